@@ -1,0 +1,133 @@
+// TraceWriter: the typed C++ API of libhdtrace, the fast path under hdTrace.h.
+//
+// One TraceWriter owns one trace (.trc + .info) and belongs to one thread.
+// Attributes are typed (integers, escaped strings), so no format string is
+// parsed per call; a state is assembled in per-depth buffers that are reused,
+// so a steady stream of states allocates nothing, and it reaches the file
+// through one large buffer written with write(2).
+#pragma once
+
+#include <hdtrace/Timestamp.hpp>
+#include <hdtrace/hdTrace.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hdtrace {
+
+struct TraceOptions {
+    std::string directory;            // empty: the working directory; created if missing
+    std::string program;              // first part of the file name
+    std::vector<std::string> levels;  // topology levels, e.g. host, rank, thread
+    bool forceFlush = false;          // every top-level state reaches the file when it ends
+    int nestedDepth = 0;              // nested levels written below a top-level state
+    size_t bufferBytes = 1 << 20;     // size of the output buffer
+};
+
+class OutputBuffer;
+
+class TraceWriter {
+public:
+    // Creates both files and writes the XML prolog. Returns nullptr on
+    // failure, with a message naming the file and the reason in *error.
+    static std::unique_ptr<TraceWriter> create(const TraceOptions &options,
+                                               std::string *error = nullptr);
+    ~TraceWriter();  // close()
+    TraceWriter(const TraceWriter &) = delete;
+    TraceWriter &operator=(const TraceWriter &) = delete;
+
+    const std::string &tracePath() const { return tracePath_; }
+    const std::string &infoPath() const { return infoPath_; }
+    // Whole epoch seconds at creation; every time in the trace is relative to it.
+    int64_t timeAdjustment() const { return timeAdjustmentSeconds_; }
+
+    // --- States. Results are 0 or an errno value (see hdTrace.h).
+    int beginState(std::string_view name, Timestamp start = Timestamp::now());
+    int endState(Timestamp end = Timestamp::now());
+    // An event without duration: <Event name='N' time='T'/>.
+    int event(std::string_view name, Timestamp at = Timestamp::now());
+
+    // Attributes go to the open child element if there is one, else to the
+    // innermost open state; they are ignored when no state is open or the
+    // state is not written (see isWriting()).
+    void attribute(std::string_view name, int64_t value);
+    void attribute(std::string_view name, std::string_view text);  // escaped
+    void attribute(std::string_view name, const char *text) {
+        attribute(name, std::string_view(text ? text : ""));
+    }
+    // Pre-formatted attribute text such as " a='1' b='2'", appended as given.
+    void rawAttributes(std::string_view text);
+    // A child element of the innermost open state, e.g. <Data .../>.
+    void beginElement(std::string_view name);
+    void endElement();
+
+    int depth() const { return depth_; }
+    // Whether the innermost open state will be written; callers may skip
+    // gathering attributes when it is not.
+    bool isWriting() const { return depth_ > 0 && frameWritten_[depth_ - 1]; }
+
+    // --- The .info sidecar: text is written immediately and as given.
+    int writeInfo(std::string_view text);
+
+    // --- Settings.
+    void setForceFlush(bool on) { forceFlush_ = on; }
+    bool forceFlush() const { return forceFlush_; }
+    int setNestedDepth(int depth);  // EINVAL unless 0 <= depth < HD_LOG_MAX_DEPTH
+    int nestedDepth() const { return nestedDepth_; }
+    void setEnabled(bool on) { enabled_ = on; }
+    bool enabled() const { return enabled_; }
+    // States that were tracked but not written: nested too deep, or begun
+    // while the trace was disabled.
+    uint64_t droppedStates() const { return droppedStates_; }
+
+    int flush();
+    // Ends open states, writes </Program>, closes both files. Idempotent.
+    int close();
+    bool isClosed() const { return closed_; }
+    // Whether a write failed; the trace then stops and the program goes on.
+    bool hasFailed() const { return failed_; }
+
+    // In the child of fork(): forget the files without writing to them, so
+    // that the parent's traces stay intact. Called by the fork handler.
+    void abandonAfterFork();
+
+private:
+    explicit TraceWriter(const TraceOptions &options);
+
+    struct Frame {
+        std::string head;      // "<Name a='1' b='2'" (attributes in call order)
+        std::string children;  // child elements, already indented
+        std::string nested;    // completed nested states, already indented
+        size_t nameLength = 0;
+        Timestamp start;
+        bool childOpen = false;
+    };
+
+    std::string &attributeTarget();
+    void writeState(Frame &frame, int frameDepth, Timestamp end);
+    int appendOutput(const char *text, size_t length);
+    void fail(const char *what, int error);
+
+    std::string tracePath_;
+    std::string infoPath_;
+    int traceFd_ = -1;
+    int infoFd_ = -1;
+    int64_t timeAdjustmentSeconds_ = 0;
+    int64_t timeBaseNanoseconds_ = 0;
+    std::unique_ptr<OutputBuffer> output_;
+    Frame frames_[HD_LOG_MAX_DEPTH];
+    std::string topLevelElement_;
+    bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
+    int depth_ = 0;
+    int nestedDepth_ = 0;
+    bool forceFlush_ = false;
+    bool enabled_ = true;
+    bool closed_ = false;
+    bool failed_ = false;
+    uint64_t droppedStates_ = 0;
+};
+
+}  // namespace hdtrace

@@ -1,0 +1,156 @@
+#include <hdtrace/Format.hpp>
+
+#include <cstring>
+
+namespace hdtrace {
+namespace {
+
+// "00" "01" ... "99": two digits per step halves the divisions.
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+char *formatUnsigned(char *out, uint64_t value) {
+    char reversed[20];
+    char *end = reversed + sizeof reversed;
+    char *p = end;
+    while (value >= 100) {
+        const unsigned pair = static_cast<unsigned>(value % 100) * 2;
+        value /= 100;
+        *--p = kDigitPairs[pair + 1];
+        *--p = kDigitPairs[pair];
+    }
+    if (value >= 10) {
+        const unsigned pair = static_cast<unsigned>(value) * 2;
+        *--p = kDigitPairs[pair + 1];
+        *--p = kDigitPairs[pair];
+    } else {
+        *--p = static_cast<char>('0' + value);
+    }
+    const size_t length = static_cast<size_t>(end - p);
+    std::memcpy(out, p, length);
+    return out + length;
+}
+
+// Length of the valid UTF-8 sequence at text[0], or 0 when it is not valid
+// UTF-8 or encodes a code point that XML 1.0 does not allow.
+size_t validUtf8Length(const unsigned char *text, size_t available) {
+    const unsigned char lead = text[0];
+    size_t length;
+    uint32_t codePoint;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+        codePoint = lead & 0x1Fu;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        codePoint = lead & 0x0Fu;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        codePoint = lead & 0x07u;
+    } else {
+        return 0;
+    }
+    if (available < length) return 0;
+    for (size_t i = 1; i < length; ++i) {
+        if ((text[i] & 0xC0u) != 0x80u) return 0;
+        codePoint = (codePoint << 6) | (text[i] & 0x3Fu);
+    }
+    // Overlong forms, surrogates, U+FFFE/U+FFFF and anything past U+10FFFF.
+    if ((length == 3 && codePoint < 0x800) || (length == 4 && codePoint < 0x10000)) return 0;
+    if (codePoint >= 0xD800 && codePoint <= 0xDFFF) return 0;
+    if (codePoint == 0xFFFE || codePoint == 0xFFFF || codePoint > 0x10FFFF) return 0;
+    return length;
+}
+
+void appendCodePoint(std::string &out, uint32_t codePoint) {
+    if (codePoint < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (codePoint >> 6)));
+        out.push_back(static_cast<char>(0x80 | (codePoint & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xE0 | (codePoint >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (codePoint & 0x3F)));
+    }
+}
+
+bool needsEscape(unsigned char c) {
+    return c < 0x20 || c >= 0x80 || c == '&' || c == '<' || c == '>' || c == '\'' || c == '"';
+}
+
+}  // namespace
+
+char *formatInteger(char *out, int64_t value) {
+    if (value < 0) {
+        *out++ = '-';
+        // Negate in unsigned arithmetic so that INT64_MIN works.
+        return formatUnsigned(out, 0 - static_cast<uint64_t>(value));
+    }
+    return formatUnsigned(out, static_cast<uint64_t>(value));
+}
+
+char *formatRelativeTime(char *out, int64_t nanosecondsSinceBase) {
+    uint64_t magnitude = static_cast<uint64_t>(nanosecondsSinceBase);
+    if (nanosecondsSinceBase < 0) {
+        *out++ = '-';
+        magnitude = 0 - magnitude;
+    }
+    out = formatUnsigned(out, magnitude / 1000000000);
+    *out++ = '.';
+    uint32_t fraction = static_cast<uint32_t>(magnitude % 1000000000);
+    for (int i = 8; i >= 0; --i) {
+        out[i] = static_cast<char>('0' + fraction % 10);
+        fraction /= 10;
+    }
+    return out + 9;
+}
+
+void appendXmlEscaped(std::string &out, std::string_view text) {
+    const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
+    const size_t size = text.size();
+    size_t plainStart = 0;
+    size_t i = 0;
+    while (i < size) {
+        const unsigned char c = bytes[i];
+        if (!needsEscape(c)) {
+            ++i;
+            continue;
+        }
+        out.append(text.data() + plainStart, i - plainStart);
+        if (c >= 0x80) {
+            const size_t length = validUtf8Length(bytes + i, size - i);
+            if (length > 0) {
+                out.append(text.data() + i, length);
+                i += length;
+            } else {
+                appendCodePoint(out, c);  // Latin-1 reading of a stray byte
+                ++i;
+            }
+            plainStart = i;
+            continue;
+        }
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '\'': out += "&apos;"; break;
+            case '"': out += "&quot;"; break;
+            case '\t': out += "&#x9;"; break;
+            case '\n': out += "&#xA;"; break;
+            case '\r': out += "&#xD;"; break;
+            default: appendCodePoint(out, 0x2400u + c); break;  // Control Pictures
+        }
+        ++i;
+        plainStart = i;
+    }
+    out.append(text.data() + plainStart, size - plainStart);
+}
+
+std::string xmlEscaped(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    appendXmlEscaped(out, text);
+    return out;
+}
+
+}  // namespace hdtrace

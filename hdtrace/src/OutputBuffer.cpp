@@ -1,0 +1,43 @@
+#include "OutputBuffer.hpp"
+
+#include <errno.h>
+#include <unistd.h>
+
+namespace hdtrace {
+
+OutputBuffer::OutputBuffer(int fd, size_t capacity)
+    : fd_(fd), capacity_(capacity), data_(new char[capacity]) {}
+
+char *OutputBuffer::claim(size_t length) {
+    if (length > capacity_) return nullptr;
+    if (committed() + length > capacity_ && !flush()) return nullptr;
+    return data_.get() + committed();
+}
+
+bool OutputBuffer::writeThrough(const char *text, size_t length) {
+    return flush() && writeAll(text, length);
+}
+
+bool OutputBuffer::flush() {
+    const size_t length = committed();
+    if (length == 0) return true;
+    if (!writeAll(data_.get(), length)) return false;
+    committed_.store(0, std::memory_order_release);
+    return true;
+}
+
+bool OutputBuffer::writeAll(const char *text, size_t length) {
+    while (length > 0) {
+        const ssize_t written = ::write(fd_, text, length);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            lastError_ = errno;
+            return false;
+        }
+        text += written;
+        length -= static_cast<size_t>(written);
+    }
+    return true;
+}
+
+}  // namespace hdtrace

@@ -1,0 +1,46 @@
+// OutputBuffer: a fixed-size byte buffer in front of a file descriptor.
+//
+// Text is claimed, filled and then committed, one complete XML element at a
+// time, so the committed prefix is always whole elements: writing it with a
+// plain write(2) is all it takes to save a trace, even from a signal handler.
+// The buffer never reallocates, for the same reason.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+
+namespace hdtrace {
+
+class OutputBuffer {
+public:
+    OutputBuffer(int fd, size_t capacity);
+
+    // Room for length bytes after the committed text, flushing first when
+    // needed. nullptr when length exceeds the capacity (use writeThrough) or
+    // when flushing failed (see lastError).
+    char *claim(size_t length);
+    // Makes length bytes of the last claim part of the committed text.
+    void commit(size_t length) {
+        committed_.store(committed_.load(std::memory_order_relaxed) + length,
+                         std::memory_order_release);
+    }
+    // Flushes, then writes text straight to the file.
+    bool writeThrough(const char *text, size_t length);
+    // Writes the committed text to the file. False on a write error.
+    bool flush();
+
+    size_t committed() const { return committed_.load(std::memory_order_acquire); }
+    int lastError() const { return lastError_; }
+
+private:
+    bool writeAll(const char *text, size_t length);
+
+    int fd_;
+    size_t capacity_;
+    std::unique_ptr<char[]> data_;
+    std::atomic<size_t> committed_{0};
+    int lastError_ = 0;
+};
+
+}  // namespace hdtrace

@@ -1,0 +1,326 @@
+#include <hdtrace/TraceWriter.hpp>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include <hdtrace/Format.hpp>
+#include <hdtrace/TraceNames.hpp>
+
+#include "OutputBuffer.hpp"
+#include "TraceRegistry.hpp"
+
+namespace hdtrace {
+namespace {
+
+constexpr std::string_view kIndentSpaces = "                                  ";
+
+void appendIndent(std::string &out, int depth) {
+    out.append(kIndentSpaces.data(), static_cast<size_t>(2 * depth));
+}
+
+// mkdir -p; true when the directory exists afterwards.
+bool makeDirectories(const std::string &path) {
+    if (path.empty()) return true;
+    std::string prefix;
+    size_t position = 0;
+    while (position != std::string::npos) {
+        position = path.find('/', position + 1);
+        prefix = path.substr(0, position);
+        if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) return false;
+    }
+    struct stat info;
+    return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+int openForWriting(const std::string &path) {
+    return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+bool writeAll(int fd, const char *text, size_t length) {
+    while (length > 0) {
+        const ssize_t written = ::write(fd, text, length);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        text += written;
+        length -= static_cast<size_t>(written);
+    }
+    return true;
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const TraceOptions &options)
+    : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush) {
+    for (Frame &frame : frames_) frame.head.reserve(256);
+}
+
+std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, std::string *error) {
+    auto report = [error](const std::string &message) {
+        if (error) *error = message;
+        return nullptr;
+    };
+    if (options.nestedDepth < 0 || options.nestedDepth >= HD_LOG_MAX_DEPTH)
+        return report("nested depth " + std::to_string(options.nestedDepth) +
+                      " is outside 0.." + std::to_string(HD_LOG_MAX_DEPTH - 1));
+
+    std::unique_ptr<TraceWriter> writer(new TraceWriter(options));
+    if (!makeDirectories(options.directory))
+        return report("cannot create directory '" + options.directory +
+                      "': " + std::strerror(errno));
+    std::string base = options.directory.empty() ? std::string() : options.directory + "/";
+    base += traceBaseName(options.program, options.levels);
+    writer->tracePath_ = base + ".trc";
+    writer->infoPath_ = base + ".info";
+
+    writer->traceFd_ = openForWriting(writer->tracePath_);
+    if (writer->traceFd_ < 0)
+        return report("cannot create '" + writer->tracePath_ + "': " + std::strerror(errno));
+    writer->infoFd_ = openForWriting(writer->infoPath_);
+    if (writer->infoFd_ < 0) {
+        const int openError = errno;
+        ::close(writer->traceFd_);
+        ::unlink(writer->tracePath_.c_str());
+        writer->traceFd_ = -1;
+        return report("cannot create '" + writer->infoPath_ + "': " + std::strerror(openError));
+    }
+
+    writer->timeAdjustmentSeconds_ = Timestamp::now().wholeSeconds();
+    writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
+    writer->output_ = std::make_unique<OutputBuffer>(
+        writer->traceFd_, options.bufferBytes < 4096 ? 4096 : options.bufferBytes);
+
+    std::string prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='";
+    appendInteger(prolog, writer->timeAdjustmentSeconds_);
+    prolog += "'>\n";
+    // Straight to the file, so that even a trace of a killed process has its prolog.
+    if (!writer->output_->writeThrough(prolog.data(), prolog.size())) {
+        const int writeError = writer->output_->lastError();
+        return report("cannot write '" + writer->tracePath_ + "': " + std::strerror(writeError));
+    }
+    registry::add(writer.get());
+    return writer;
+}
+
+TraceWriter::~TraceWriter() {
+    close();
+    // A writer that failed in create() was never registered; remove() ignores it.
+    registry::remove(this);
+    if (traceFd_ >= 0) ::close(traceFd_);
+    if (infoFd_ >= 0) ::close(infoFd_);
+}
+
+int TraceWriter::setNestedDepth(int depth) {
+    if (depth < 0 || depth >= HD_LOG_MAX_DEPTH) return EINVAL;
+    nestedDepth_ = depth;
+    return 0;
+}
+
+int TraceWriter::beginState(std::string_view name, Timestamp start) {
+    if (closed_) return EBADF;
+    if (depth_ >= HD_LOG_MAX_DEPTH) return EOVERFLOW;
+    const bool parentWritten = depth_ == 0 || frameWritten_[depth_ - 1];
+    const bool written = enabled_ && !failed_ && parentWritten && depth_ <= nestedDepth_;
+    frameWritten_[depth_] = written;
+    if (written) {
+        Frame &frame = frames_[depth_];
+        frame.head.assign(1, '<');
+        frame.head.append(name.data(), name.size());
+        frame.nameLength = name.size();
+        frame.children.clear();
+        frame.nested.clear();
+        frame.start = start;
+        frame.childOpen = false;
+    } else {
+        ++droppedStates_;
+    }
+    ++depth_;
+    return 0;
+}
+
+int TraceWriter::endState(Timestamp end) {
+    if (closed_) return EBADF;
+    if (depth_ == 0) return EPERM;
+    const int frameDepth = --depth_;
+    if (!frameWritten_[frameDepth]) return 0;
+    Frame &frame = frames_[frameDepth];
+    if (frame.childOpen) endElement();
+    writeState(frame, frameDepth, end);
+    if (frameDepth == 0 && forceFlush_) return flush();
+    return failed_ ? EIO : 0;
+}
+
+void TraceWriter::writeState(Frame &frame, int frameDepth, Timestamp end) {
+    // A top-level state is assembled in a reused buffer and copied into the
+    // output buffer in one piece; a nested one goes straight into its
+    // parent's list of nested states.
+    std::string &out = frameDepth == 0 ? topLevelElement_ : frames_[frameDepth - 1].nested;
+    if (frameDepth == 0) out.clear();
+
+    if (!frame.nested.empty()) {
+        appendIndent(out, frameDepth);
+        out += "<Nested>\n";
+        out += frame.nested;
+        appendIndent(out, frameDepth);
+        out += "</Nested>\n";
+    }
+    appendIndent(out, frameDepth);
+    out += frame.head;
+    char number[kMaxNumberChars];
+    out += " time='";
+    out.append(number, formatRelativeTime(number, frame.start.nanoseconds - timeBaseNanoseconds_));
+    out += "' end='";
+    out.append(number, formatRelativeTime(number, end.nanoseconds - timeBaseNanoseconds_));
+    if (frame.children.empty()) {
+        out += "'/>\n";
+    } else {
+        out += "'>\n";
+        out += frame.children;
+        appendIndent(out, frameDepth);
+        out += "</";
+        out.append(frame.head, 1, frame.nameLength);
+        out += ">\n";
+    }
+    if (frameDepth == 0) appendOutput(out.data(), out.size());
+}
+
+int TraceWriter::event(std::string_view name, Timestamp at) {
+    if (closed_) return EBADF;
+    if (depth_ > 0 && !isWriting()) return 0;
+    if (depth_ == 0 && (!enabled_ || failed_)) return failed_ ? EIO : 0;
+    std::string element;
+    appendIndent(element, depth_);
+    element += "<Event name='";
+    appendXmlEscaped(element, name);
+    element += "' time='";
+    char number[kMaxNumberChars];
+    element.append(number, formatRelativeTime(number, at.nanoseconds - timeBaseNanoseconds_));
+    element += "'/>\n";
+    if (depth_ > 0) {
+        // Inside a state, an event is one of its child elements.
+        Frame &frame = frames_[depth_ - 1];
+        if (frame.childOpen) endElement();
+        frame.children += element;
+        return 0;
+    }
+    return appendOutput(element.data(), element.size());
+}
+
+std::string &TraceWriter::attributeTarget() {
+    Frame &frame = frames_[depth_ - 1];
+    return frame.childOpen ? frame.children : frame.head;
+}
+
+void TraceWriter::attribute(std::string_view name, int64_t value) {
+    if (!isWriting()) return;
+    std::string &out = attributeTarget();
+    out += ' ';
+    out.append(name.data(), name.size());
+    out += "='";
+    appendInteger(out, value);
+    out += '\'';
+}
+
+void TraceWriter::attribute(std::string_view name, std::string_view text) {
+    if (!isWriting()) return;
+    std::string &out = attributeTarget();
+    out += ' ';
+    out.append(name.data(), name.size());
+    out += "='";
+    appendXmlEscaped(out, text);
+    out += '\'';
+}
+
+void TraceWriter::rawAttributes(std::string_view text) {
+    if (!isWriting()) return;
+    attributeTarget().append(text.data(), text.size());
+}
+
+void TraceWriter::beginElement(std::string_view name) {
+    if (!isWriting()) return;
+    Frame &frame = frames_[depth_ - 1];
+    if (frame.childOpen) endElement();
+    appendIndent(frame.children, depth_);
+    frame.children += '<';
+    frame.children.append(name.data(), name.size());
+    frame.childOpen = true;
+}
+
+void TraceWriter::endElement() {
+    if (!isWriting()) return;
+    Frame &frame = frames_[depth_ - 1];
+    if (!frame.childOpen) return;
+    frame.children += "/>\n";
+    frame.childOpen = false;
+}
+
+int TraceWriter::appendOutput(const char *text, size_t length) {
+    if (failed_) return EIO;
+    if (char *space = output_->claim(length)) {
+        std::memcpy(space, text, length);
+        output_->commit(length);
+        return 0;
+    }
+    if (output_->lastError() == 0 && output_->writeThrough(text, length)) return 0;
+    fail(tracePath_.c_str(), output_->lastError());
+    return EIO;
+}
+
+int TraceWriter::flush() {
+    if (closed_) return EBADF;
+    if (failed_) return EIO;
+    if (!output_->flush()) {
+        fail(tracePath_.c_str(), output_->lastError());
+        return EIO;
+    }
+    return 0;
+}
+
+int TraceWriter::writeInfo(std::string_view text) {
+    if (closed_) return EBADF;
+    if (failed_) return EIO;
+    if (!writeAll(infoFd_, text.data(), text.size())) {
+        fail(infoPath_.c_str(), errno);
+        return EIO;
+    }
+    return 0;
+}
+
+void TraceWriter::fail(const char *what, int error) {
+    if (failed_) return;
+    failed_ = true;
+    std::fprintf(stderr,
+                 "hdtrace: cannot write '%s': %s; this trace stops here, the program goes on\n",
+                 what, std::strerror(error));
+}
+
+int TraceWriter::close() {
+    if (closed_) return 0;
+    const Timestamp now = Timestamp::now();
+    while (depth_ > 0) endState(now);
+    static constexpr std::string_view kEpilog = "</Program>\n";
+    appendOutput(kEpilog.data(), kEpilog.size());
+    if (!failed_ && !output_->flush()) fail(tracePath_.c_str(), output_->lastError());
+    ::close(traceFd_);
+    ::close(infoFd_);
+    traceFd_ = infoFd_ = -1;
+    closed_ = true;
+    registry::remove(this);
+    return failed_ ? EIO : 0;
+}
+
+void TraceWriter::abandonAfterFork() {
+    if (closed_) return;
+    ::close(traceFd_);
+    ::close(infoFd_);
+    traceFd_ = infoFd_ = -1;
+    closed_ = true;
+}
+
+}  // namespace hdtrace
