@@ -22,4 +22,32 @@ std::string traceBaseName(std::string_view program, const std::vector<std::strin
     return name;
 }
 
+std::optional<TraceFileName> parseTraceFileName(std::string_view path, size_t levelCount) {
+    TraceFileName parsed;
+    const size_t slash = path.rfind('/');
+    if (slash != std::string_view::npos) {
+        parsed.directory = std::string(path.substr(0, slash));
+        path.remove_prefix(slash + 1);
+    }
+    for (std::string_view extension : {std::string_view("trc"), std::string_view("info")}) {
+        if (path.size() > extension.size() + 1 &&
+            path.substr(path.size() - extension.size() - 1) == "." + std::string(extension)) {
+            parsed.extension = std::string(extension);
+            path.remove_suffix(extension.size() + 1);
+            break;
+        }
+    }
+    parsed.levels.resize(levelCount);
+    for (size_t i = levelCount; i-- > 0;) {
+        const size_t separator = path.rfind('_');
+        if (separator == std::string_view::npos) return std::nullopt;
+        parsed.levels[i] = std::string(path.substr(separator + 1));
+        path.remove_suffix(path.size() - separator);
+        if (parsed.levels[i].empty()) return std::nullopt;
+    }
+    if (path.empty()) return std::nullopt;
+    parsed.program = std::string(path);
+    return parsed;
+}
+
 }  // namespace hdtrace

@@ -1,6 +1,7 @@
 // File names of a trace: <program>_<level1>_..._<levelN>.trc and .info.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,5 +15,18 @@ std::string sanitizeNamePart(std::string_view part);
 
 // "<program>_<level1>_..._<levelN>" with every part sanitised.
 std::string traceBaseName(std::string_view program, const std::vector<std::string> &levels);
+
+// The parts of a trace file name such as "dir/my-app_node01_3_0.trc".
+struct TraceFileName {
+    std::string directory;            // "" when the path has no '/'
+    std::string program;              // may itself contain '_' (older traces)
+    std::vector<std::string> levels;  // e.g. host, rank, thread
+    std::string extension;            // "trc", "info", or "" for a bare base name
+};
+
+// Splits a trace file name from the right: the last levelCount '_'-separated
+// parts are the levels, the rest is the program. nullopt when there are too
+// few parts or one of them is empty.
+std::optional<TraceFileName> parseTraceFileName(std::string_view path, size_t levelCount = 3);
 
 }  // namespace hdtrace
