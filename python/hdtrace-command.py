@@ -1,0 +1,7 @@
+#!/usr/bin/python3
+"""The installed `hdtrace` command."""
+import sys
+
+from hdtrace.cli import main
+
+sys.exit(main())

@@ -1,0 +1,136 @@
+// hdtrace._core: the C++ reader for the Python package.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/Project.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceReader.hpp>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "EventConversion.hpp"
+#include "MergerBinding.hpp"
+
+namespace py = pybind11;
+using namespace hdtrace::reader;
+
+namespace {
+
+// A std::vector handed to numpy without a copy: the array owns the vector.
+template <typename T>
+py::array_t<T> toArray(std::vector<T> &&values) {
+    auto *owned = new std::vector<T>(std::move(values));
+    py::capsule owner(owned, [](void *pointer) { delete static_cast<std::vector<T> *>(pointer); });
+    return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
+}
+
+TraceOptions makeOptions(std::vector<std::string> names, std::optional<int64_t> fromNs,
+                         std::optional<int64_t> toNs, bool partial) {
+    TraceOptions options;
+    options.filter.names = std::move(names);
+    if (fromNs) options.filter.fromNs = *fromNs;
+    if (toNs) options.filter.toNs = *toNs;
+    options.partial = partial;
+    return options;
+}
+
+// Iterates the top-level calls of one trace as tuples (see eventToTuple).
+class PyTraceReader {
+  public:
+    PyTraceReader(const std::string &path, std::vector<std::string> names,
+                  std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial)
+        : reader_(path, makeOptions(std::move(names), fromNs, toNs, partial)) {}
+
+    py::tuple next() {
+        if (!reader_.next(event_)) throw py::stop_iteration();
+        return hdtrace::python::eventToTuple(event_);
+    }
+    std::optional<std::string> damage() const { return reader_.damage(); }
+    int timeFractionDigits() const { return reader_.timeFractionDigits(); }
+
+  private:
+    TraceReader reader_;
+    Event event_;
+};
+
+py::dict readColumns(const std::string &path, std::vector<std::string> names,
+                     std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial,
+                     std::optional<LocalToWorldTable> localToWorld) {
+    ColumnsResult result;
+    {
+        py::gil_scoped_release release;
+        result = readEventColumns(path, makeOptions(std::move(names), fromNs, toNs, partial),
+                                  localToWorld ? &*localToWorld : nullptr);
+    }
+    EventColumns &columns = result.columns;
+    py::dict out;
+    out["names"] = columns.names;
+    out["name_code"] = toArray(std::move(columns.nameCode));
+    out["start_ns"] = toArray(std::move(columns.startNs));
+    out["end_ns"] = toArray(std::move(columns.endNs));
+    out["size"] = toArray(std::move(columns.size));
+    out["offset"] = toArray(std::move(columns.offset));
+    out["rid"] = toArray(std::move(columns.rid));
+    out["peer"] = toArray(std::move(columns.peer));
+    out["tag"] = toArray(std::move(columns.tag));
+    out["cid"] = toArray(std::move(columns.cid));
+    out["fid"] = toArray(std::move(columns.fid));
+    out["completion_row"] = toArray(std::move(columns.completionRow));
+    out["completion_rid"] = toArray(std::move(columns.completionRid));
+    out["open_row"] = toArray(std::move(columns.openRow));
+    out["open_fid"] = toArray(std::move(columns.openFid));
+    out["open_name"] = columns.openName;
+    out["untranslated_peers"] = columns.untranslatedPeers;
+    out["damage"] = result.damage;
+    out["time_fraction_digits"] = result.timeFractionDigits;
+    return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, module) {
+    module.doc() = "C++ reader of HDTrace projects and traces (streaming, libxml2 SAX2)";
+
+    static py::exception<ReadError> readError(module, "ReadError", PyExc_ValueError);
+    py::register_exception_translator([](std::exception_ptr pointer) {
+        try {
+            if (pointer) std::rethrow_exception(pointer);
+        } catch (const ReadError &error) {
+            py::object instance = py::handle(readError.ptr())(error.what());
+            instance.attr("file") = error.file();
+            instance.attr("line") = error.line();
+            instance.attr("column") = error.column();
+            instance.attr("problem") = error.problem();
+            PyErr_SetObject(readError.ptr(), instance.ptr());
+        }
+    });
+
+    module.attr("NO_VALUE_32") = kNoValue32;
+
+    module.def(
+        "read_project",
+        [](const std::string &path) { return hdtrace::python::projectToDict(readProject(path)); },
+        py::arg("path"), "Reads a .proj into plain dicts and lists.");
+
+    py::class_<PyTraceReader>(module, "TraceReader")
+        .def(py::init<const std::string &, std::vector<std::string>, std::optional<int64_t>,
+                      std::optional<int64_t>, bool>(),
+             py::arg("path"), py::arg("names") = std::vector<std::string>(),
+             py::arg("from_ns") = py::none(), py::arg("to_ns") = py::none(),
+             py::arg("partial") = false)
+        .def("__iter__", [](PyTraceReader &self) -> PyTraceReader & { return self; })
+        .def("__next__", &PyTraceReader::next)
+        .def_property_readonly("damage", &PyTraceReader::damage)
+        .def_property_readonly("time_fraction_digits", &PyTraceReader::timeFractionDigits);
+
+    module.def("read_columns", &readColumns, py::arg("path"),
+               py::arg("names") = std::vector<std::string>(), py::arg("from_ns") = py::none(),
+               py::arg("to_ns") = py::none(), py::arg("partial") = false,
+               py::arg("local_to_world") = py::none(),
+               "Reads the top-level calls of a trace into numpy columns.");
+
+    hdtrace::python::bindMerger(module);
+}

@@ -1,0 +1,25 @@
+// Exact conversion of the decimal text in trace attributes. Times are parsed
+// digit by digit into integer nanoseconds, never through a double, so that
+// the nine digits our writer emits survive unchanged.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace hdtrace::reader {
+
+struct ParsedTime {
+    int64_t nanoseconds = 0;
+    int fractionDigits =
+        0;  // digits after the point as written (9 in our traces, 6 in the original's)
+};
+
+// "[-]SEC[.FRAC]" to nanoseconds; digits beyond the ninth are truncated.
+// nullopt for anything else (exponents, spaces, empty text, overflow).
+std::optional<ParsedTime> parseDecimalSeconds(std::string_view text);
+
+// A whole decimal number "[-]DIGITS"; nullopt for anything else or overflow.
+std::optional<int64_t> parseInteger(std::string_view text);
+
+}  // namespace hdtrace::reader

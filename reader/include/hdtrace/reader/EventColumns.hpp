@@ -1,0 +1,50 @@
+// A trace read straight into columns, one value per top-level call, for the
+// numpy table of the Python package: no object per call is built.
+//
+// Missing values: size, offset, cid, fid and rid are -1 where a call has no
+// such attribute; peer and tag are kNoValue32 (MPI uses -1 for wildcards).
+#pragma once
+
+#include <cstdint>
+#include <hdtrace/reader/TraceParser.hpp>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hdtrace::reader {
+
+constexpr int32_t kNoValue32 = std::numeric_limits<int32_t>::min();
+
+// cid -> world rank of each local rank, for traces whose ranks are local
+// to the communicator (the original implementation's).
+using LocalToWorldTable = std::unordered_map<int64_t, std::vector<int32_t>>;
+
+struct EventColumns {
+    std::vector<std::string> names;  // name code -> call name
+    std::vector<int32_t> nameCode;
+    std::vector<int64_t> startNs, endNs;
+    std::vector<int64_t> size, offset, rid;
+    std::vector<int32_t> peer, tag, cid, fid;
+    // Requests completed by Wait/Test calls: one entry per <For rid=.../>.
+    std::vector<int64_t> completionRow, completionRid;
+    // File_open calls: row, fid, file name.
+    std::vector<int64_t> openRow, openFid;
+    std::vector<std::string> openName;
+    // Ranks in attributes that could not be translated (unknown cid or rank).
+    int64_t untranslatedPeers = 0;
+
+    size_t rows() const { return nameCode.size(); }
+};
+
+struct ColumnsResult {
+    EventColumns columns;
+    std::optional<std::string> damage;  // see TraceParser::damage()
+    int timeFractionDigits = -1;
+};
+
+// Reads the whole trace at path. localToWorld may be null (ranks are world ranks).
+ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
+                               const LocalToWorldTable *localToWorld);
+
+}  // namespace hdtrace::reader

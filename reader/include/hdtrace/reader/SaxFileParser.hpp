@@ -1,0 +1,97 @@
+// A libxml2 SAX2 push parser over one file, read in fixed-size chunks so
+// that memory stays constant whatever the file's length.
+//
+// Safety: no DTD is accepted (a document type declaration is an error), no
+// entity is declared, loaded or substituted, and the network is never used
+// (XML_PARSE_NONET; neither XML_PARSE_NOENT nor XML_PARSE_DTDLOAD).
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct _xmlParserCtxt;
+
+namespace hdtrace::reader {
+
+// The attributes of one start tag, valid during the startElement callback.
+class AttributeList {
+  public:
+    AttributeList(const unsigned char **raw, int count, std::vector<std::string> &scratch)
+        : raw_(raw), count_(count), scratch_(scratch) {}
+    int size() const { return count_; }
+    std::string_view name(int index) const;
+    // The value with every character and entity reference decoded.
+    std::string_view value(int index) const;
+    // The value of the attribute called name, or nullptr-data view when absent.
+    bool find(std::string_view attributeName, std::string_view *valueOut) const;
+
+  private:
+    const unsigned char **raw_;  // libxml2's (localname, prefix, URI, value, end) quintuples
+    int count_;
+    std::vector<std::string> &scratch_;
+};
+
+class SaxHandler {
+  public:
+    virtual ~SaxHandler() = default;
+    virtual void startElement(std::string_view name, const AttributeList &attributes) = 0;
+    virtual void endElement(std::string_view name) = 0;
+    virtual void characters(std::string_view /*text*/) {}
+};
+
+class SaxFileParser {
+  public:
+    // Opens path; throws ReadError when it cannot be opened.
+    SaxFileParser(std::string path, SaxHandler &handler, size_t chunkBytes = 256 * 1024);
+    ~SaxFileParser();
+    SaxFileParser(const SaxFileParser &) = delete;
+    SaxFileParser &operator=(const SaxFileParser &) = delete;
+
+    // Parses the next chunk; false once the document is complete or stopped.
+    // Throws ReadError (file, line, column, problem) on malformed input,
+    // a truncated file, a DTD, or an error reported through fail().
+    bool parseNextChunk();
+    void parseAll() {
+        while (parseNextChunk()) {
+        }
+    }
+
+    // For handlers: end parsing early without error.
+    void stop();
+    // For handlers: end parsing with an error at the current position.
+    void fail(std::string problem);
+    int line() const;
+    int column() const;
+    const std::string &path() const { return path_; }
+
+  private:
+    static void onStartElement(void *context, const unsigned char *localName,
+                               const unsigned char *prefix, const unsigned char *uri,
+                               int namespaceCount, const unsigned char **namespaces,
+                               int attributeCount, int defaultedCount,
+                               const unsigned char **attributes);
+    static void onEndElement(void *context, const unsigned char *localName,
+                             const unsigned char *prefix, const unsigned char *uri);
+    static void onCharacters(void *context, const unsigned char *text, int length);
+    static void onInternalSubset(void *context, const unsigned char *name,
+                                 const unsigned char *externalId, const unsigned char *systemId);
+    void throwParseError();
+
+    std::string path_;
+    SaxHandler &handler_;
+    std::FILE *file_ = nullptr;
+    _xmlParserCtxt *context_ = nullptr;
+    std::vector<char> chunk_;
+    std::vector<std::string> scratch_;
+    std::string failure_;
+    int failureLine_ = 0;
+    int failureColumn_ = 0;
+    bool failed_ = false;
+    bool stopped_ = false;
+    bool finished_ = false;
+};
+
+}  // namespace hdtrace::reader

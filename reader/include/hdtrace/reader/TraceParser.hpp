@@ -1,0 +1,94 @@
+// The structure of a .trc trace: <Program timeAdjustment=S> holding one
+// element per call. A <Nested> block belongs to the element that follows it
+// (the call that contains the nested calls); blocks may nest. Each complete
+// top-level call is handed to an EventSink, so memory stays constant.
+#pragma once
+
+#include <cstdint>
+#include <hdtrace/reader/Event.hpp>
+#include <hdtrace/reader/SaxFileParser.hpp>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hdtrace::reader {
+
+class EventSink {
+  public:
+    virtual ~EventSink() = default;
+    // event is only valid during the call; it is reused for the next one.
+    virtual void onEvent(const Event &event) = 0;
+};
+
+struct TraceFilter {
+    // Top-level calls with one of these names; empty: every call. Other calls
+    // are skipped without decoding their attributes or children.
+    std::vector<std::string> names;
+    // Calls that overlap [fromNs, toNs] (absolute nanoseconds). Top-level
+    // calls are written in start order, so parsing stops at the first call
+    // that starts after toNs.
+    int64_t fromNs = std::numeric_limits<int64_t>::min();
+    int64_t toNs = std::numeric_limits<int64_t>::max();
+
+    bool hasTimeWindow() const {
+        return fromNs != std::numeric_limits<int64_t>::min() ||
+               toNs != std::numeric_limits<int64_t>::max();
+    }
+};
+
+struct TraceOptions {
+    TraceFilter filter;
+    // Whether damage (malformed or truncated XML) ends the trace quietly,
+    // keeping every complete call before it, instead of throwing ReadError.
+    bool partial = false;
+};
+
+class TraceParser : private SaxHandler {
+  public:
+    TraceParser(const std::string &path, EventSink &sink, TraceOptions options = {});
+
+    // Parses the next chunk; false when the trace is done. Throws ReadError on
+    // damage unless options.partial, in which case damage() tells what happened.
+    bool parseNextChunk();
+    void parseAll() {
+        while (parseNextChunk()) {
+        }
+    }
+
+    // The error that ended a partial read, if any ("file:line:column: problem").
+    const std::optional<std::string> &damage() const { return damage_; }
+    // Whole-second base of the times (0 when the root has no timeAdjustment,
+    // as in the seed's older traces with absolute times).
+    int64_t timeAdjustmentNs() const { return timeAdjustmentNs_; }
+    // Digits after the point in the first time value seen (9: our writer; 6: the original's);
+    // -1 before any time was read.
+    int timeFractionDigits() const { return timeFractionDigits_; }
+
+  private:
+    enum class FrameKind { Call, Nested, Skipped };
+    struct Frame {
+        FrameKind kind = FrameKind::Call;
+        Event event;
+        std::vector<Event> collected;  // Nested: the calls of this block
+        std::vector<Event> pending;    // nested calls waiting for the next element here
+    };
+
+    void startElement(std::string_view name, const AttributeList &attributes) override;
+    void endElement(std::string_view name) override;
+    bool acceptsName(std::string_view name) const;
+    bool parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds);
+
+    SaxFileParser parser_;
+    EventSink &sink_;
+    TraceOptions options_;
+    std::vector<Frame> frames_;  // indexed by element depth; 1 is <Program>
+    int depth_ = 0;
+    int skipBelowDepth_ = 0;  // > 0: ignore everything deeper than this
+    int64_t timeAdjustmentNs_ = 0;
+    int timeFractionDigits_ = -1;
+    std::optional<std::string> damage_;
+    bool done_ = false;
+};
+
+}  // namespace hdtrace::reader

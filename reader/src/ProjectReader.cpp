@@ -1,0 +1,242 @@
+#include <hdtrace/TraceNames.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
+#include <hdtrace/reader/Project.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/SaxFileParser.hpp>
+#include <utility>
+
+namespace hdtrace::reader {
+namespace {
+
+enum class Section { None, Description, FileList, Topology, Communicators, Datatypes, Other };
+
+// Builds a Project from the SAX events of a .proj. The element path is kept
+// as a stack of names; each section interprets its own elements.
+class ProjectHandler : public SaxHandler {
+  public:
+    explicit ProjectHandler(Project &project) : project_(project) {}
+    void setParser(SaxFileParser *parser) { parser_ = parser; }
+
+    void startElement(std::string_view name, const AttributeList &attributes) override;
+    void endElement(std::string_view name) override;
+    void characters(std::string_view text) override {
+        if (collectText_) text_.append(text);
+    }
+
+  private:
+    std::optional<int64_t> integerAttribute(const AttributeList &attributes, std::string_view name,
+                                            std::string_view element);
+    std::string textAttribute(const AttributeList &attributes, std::string_view name) {
+        std::string_view value;
+        return attributes.find(name, &value) ? std::string(value) : std::string();
+    }
+    void startTopology(std::string_view name, const AttributeList &attributes);
+    void startDatatypes(std::string_view name, const AttributeList &attributes);
+
+    Project &project_;
+    SaxFileParser *parser_ = nullptr;
+    std::vector<std::string> path_;
+    Section section_ = Section::None;
+    bool collectText_ = false;
+    std::string text_;
+    // Topology: the labels of the open nodes, and whether each has a child node.
+    std::vector<std::string> labels_;
+    std::vector<bool> nodeHasChild_;
+    // Datatypes: the type elements under construction (type, then its children).
+    std::vector<DatatypeElement> typeStack_;
+};
+
+std::optional<int64_t> ProjectHandler::integerAttribute(const AttributeList &attributes,
+                                                        std::string_view name,
+                                                        std::string_view element) {
+    std::string_view value;
+    if (!attributes.find(name, &value)) {
+        parser_->fail("<" + std::string(element) + "> has no " + std::string(name) + "= attribute");
+        return std::nullopt;
+    }
+    auto number = parseInteger(value);
+    if (!number) {
+        parser_->fail("<" + std::string(element) + "> " + std::string(name) + "='" +
+                      std::string(value) + "' is not an integer");
+    }
+    return number;
+}
+
+void ProjectHandler::startElement(std::string_view name, const AttributeList &attributes) {
+    path_.emplace_back(name);
+    size_t depth = path_.size();
+    if (depth == 1) {
+        if (name != "Application") {
+            parser_->fail("the root element is <" + std::string(name) +
+                          ">, but a project's root is <Application>");
+            return;
+        }
+        project_.name = textAttribute(attributes, "name");
+        return;
+    }
+    if (depth == 2) {
+        if (name == "Description")
+            section_ = Section::Description;
+        else if (name == "FileList")
+            section_ = Section::FileList;
+        else if (name == "Topology")
+            section_ = Section::Topology;
+        else if (name == "CommunicatorList")
+            section_ = Section::Communicators;
+        else if (name == "Datatypes")
+            section_ = Section::Datatypes;
+        else
+            section_ = Section::Other;  // later additions are ignored
+        if (section_ == Section::Description) {
+            collectText_ = true;
+            text_.clear();
+        }
+        return;
+    }
+    switch (section_) {
+        case Section::FileList:
+            if (name == "File" && depth == 3) {
+                project_.files.push_back(
+                    ProjectFile{textAttribute(attributes, "name"), {}, {}, {}});
+            } else if (!project_.files.empty() && (name == "InitialSize" || name == "ChunkSize")) {
+                collectText_ = true;
+                text_.clear();
+            } else if (!project_.files.empty() && name == "Distribution") {
+                std::string_view value;
+                if (attributes.find("implementation", &value)) {
+                    project_.distributionStyle = DistributionStyle::Implementation;
+                    project_.files.back().distribution = std::string(value);
+                } else if (attributes.find("class", &value)) {
+                    if (project_.distributionStyle == DistributionStyle::Unknown)
+                        project_.distributionStyle = DistributionStyle::Class;
+                    project_.files.back().distribution = std::string(value);
+                }
+            }
+            break;
+        case Section::Topology:
+            startTopology(name, attributes);
+            break;
+        case Section::Communicators:
+            if (name == "Communicator" && depth == 3) {
+                project_.communicators.push_back(
+                    Communicator{textAttribute(attributes, "name"), {}});
+            } else if (name == "Rank" && depth == 4) {
+                auto global = integerAttribute(attributes, "global", name);
+                auto local = global ? integerAttribute(attributes, "local", name) : std::nullopt;
+                auto cid = local ? integerAttribute(attributes, "cid", name) : std::nullopt;
+                if (cid) project_.communicators.back().members.push_back({*global, *local, *cid});
+            }
+            break;
+        case Section::Datatypes:
+            startDatatypes(name, attributes);
+            break;
+        default:
+            break;
+    }
+}
+
+void ProjectHandler::startTopology(std::string_view name, const AttributeList &attributes) {
+    if (name == "Level") {
+        std::string level = textAttribute(attributes, "type");
+        if (level.empty()) level = textAttribute(attributes, "name");  // the seed's layout
+        project_.levels.push_back(level);
+        return;
+    }
+    if (name != "Node" && name != "Label") return;
+    std::string_view label;
+    if (!attributes.find(name == "Node" ? "name" : "value", &label)) {
+        parser_->fail("<" + std::string(name) + "> in <Topology> has no " +
+                      (name == "Node" ? "name=" : "value=") + " attribute");
+        return;
+    }
+    if (!nodeHasChild_.empty()) nodeHasChild_.back() = true;
+    labels_.emplace_back(label);
+    nodeHasChild_.push_back(false);
+}
+
+void ProjectHandler::startDatatypes(std::string_view name, const AttributeList &attributes) {
+    size_t depth = path_.size();
+    if (depth == 3) {
+        if (name == "Rank") {
+            project_.datatypes.push_back(RankDatatypes{
+                textAttribute(attributes, "name"), textAttribute(attributes, "thread"), {}});
+        }
+        return;
+    }
+    if (project_.datatypes.empty()) return;
+    DatatypeElement element;
+    element.combiner = std::string(name);
+    element.line = parser_->line();
+    for (int index = 0; index < attributes.size(); ++index) {
+        element.attributes.push_back(
+            Attribute{std::string(attributes.name(index)), std::string(attributes.value(index))});
+    }
+    typeStack_.push_back(std::move(element));
+}
+
+void ProjectHandler::endElement(std::string_view name) {
+    size_t depth = path_.size();
+    path_.pop_back();
+    if (collectText_ && (name == "Description" || name == "InitialSize" || name == "ChunkSize")) {
+        collectText_ = false;
+        if (name == "Description") {
+            project_.description = text_;
+        } else if (name == "ChunkSize") {
+            project_.files.back().chunkSize = text_;
+        } else {
+            std::string trimmed = text_;
+            trimmed.erase(0, trimmed.find_first_not_of(" \t\r\n"));
+            trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
+            auto size = parseInteger(trimmed);
+            if (!size) {
+                parser_->fail("<InitialSize> '" + trimmed + "' is not an integer");
+                return;
+            }
+            project_.files.back().initialSize = size;
+        }
+    }
+    if (depth == 2) {
+        section_ = Section::None;
+        return;
+    }
+    if (section_ == Section::Topology && (name == "Node" || name == "Label") && !labels_.empty()) {
+        if (!nodeHasChild_.back()) {
+            std::string stem = project_.path;
+            std::string directory;
+            if (size_t slash = stem.rfind('/'); slash != std::string::npos) {
+                directory = stem.substr(0, slash + 1);
+                stem = stem.substr(slash + 1);
+            }
+            if (size_t dot = stem.rfind('.'); dot != std::string::npos) stem.resize(dot);
+            project_.leaves.push_back(
+                TopologyLeaf{labels_, directory + traceBaseName(stem, labels_) + ".trc"});
+        }
+        labels_.pop_back();
+        nodeHasChild_.pop_back();
+    }
+    if (section_ == Section::Datatypes && depth >= 4 && !typeStack_.empty()) {
+        DatatypeElement element = std::move(typeStack_.back());
+        typeStack_.pop_back();
+        if (typeStack_.empty())
+            project_.datatypes.back().types.push_back(std::move(element));
+        else
+            typeStack_.back().children.push_back(std::move(element));
+    }
+}
+
+}  // namespace
+
+Project readProject(const std::string &path) {
+    Project project;
+    project.path = path;
+    ProjectHandler handler(project);
+    SaxFileParser parser(path, handler, 64 * 1024);
+    handler.setParser(&parser);
+    parser.parseAll();
+    if (project.name.empty() && project.leaves.empty())
+        throw ReadError(path, 0, 0,
+                        "not an HDTrace project: no <Application name=...> and no topology");
+    return project;
+}
+
+}  // namespace hdtrace::reader

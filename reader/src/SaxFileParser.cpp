@@ -1,0 +1,166 @@
+#include <libxml/SAX2.h>
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+
+#include <cerrno>
+#include <cstring>
+#include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/SaxFileParser.hpp>
+#include <utility>
+
+namespace hdtrace::reader {
+namespace {
+
+std::string_view view(const unsigned char *begin, const unsigned char *end) {
+    return {reinterpret_cast<const char *>(begin), static_cast<size_t>(end - begin)};
+}
+
+std::string_view view(const unsigned char *text) {
+    return text ? std::string_view(reinterpret_cast<const char *>(text)) : std::string_view();
+}
+
+// Without entity substitution libxml2 hands '&' in attribute values on as
+// the character reference "&#38;" (every other reference is decoded).
+constexpr std::string_view kEscapedAmpersand = "&#38;";
+
+}  // namespace
+
+std::string_view AttributeList::name(int index) const {
+    return view(raw_[index * 5]);
+}
+
+std::string_view AttributeList::value(int index) const {
+    std::string_view text = view(raw_[index * 5 + 3], raw_[index * 5 + 4]);
+    if (text.find(kEscapedAmpersand) == std::string_view::npos) return text;
+    std::string decoded;
+    size_t pos = 0;
+    for (size_t hit; (hit = text.find(kEscapedAmpersand, pos)) != std::string_view::npos;
+         pos = hit + kEscapedAmpersand.size()) {
+        decoded.append(text.substr(pos, hit - pos));
+        decoded.push_back('&');
+    }
+    decoded.append(text.substr(pos));
+    scratch_.push_back(std::move(decoded));
+    return scratch_.back();
+}
+
+bool AttributeList::find(std::string_view attributeName, std::string_view *valueOut) const {
+    for (int index = 0; index < count_; ++index) {
+        if (name(index) == attributeName) {
+            *valueOut = value(index);
+            return true;
+        }
+    }
+    return false;
+}
+
+SaxFileParser::SaxFileParser(std::string path, SaxHandler &handler, size_t chunkBytes)
+    : path_(std::move(path)), handler_(handler), chunk_(chunkBytes) {
+    file_ = std::fopen(path_.c_str(), "rb");
+    if (!file_) throw ReadError(path_, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+
+    xmlSAXHandler sax;
+    std::memset(&sax, 0, sizeof sax);
+    sax.initialized = XML_SAX2_MAGIC;
+    sax.startElementNs = &SaxFileParser::onStartElement;
+    sax.endElementNs = &SaxFileParser::onEndElement;
+    sax.characters = &SaxFileParser::onCharacters;
+    sax.internalSubset = &SaxFileParser::onInternalSubset;
+    context_ = xmlCreatePushParserCtxt(&sax, this, nullptr, 0, path_.c_str());
+    if (!context_) {
+        std::fclose(file_);
+        throw ReadError(path_, 0, 0, "cannot create an XML parser");
+    }
+    xmlCtxtUseOptions(context_, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+}
+
+SaxFileParser::~SaxFileParser() {
+    if (context_) xmlFreeParserCtxt(context_);
+    if (file_) std::fclose(file_);
+}
+
+bool SaxFileParser::parseNextChunk() {
+    if (finished_) return false;
+    size_t length = std::fread(chunk_.data(), 1, chunk_.size(), file_);
+    if (length < chunk_.size() && std::ferror(file_)) {
+        finished_ = true;
+        throw ReadError(path_, 0, 0, std::string("read failed: ") + std::strerror(errno));
+    }
+    bool last = length < chunk_.size() && std::feof(file_);
+    scratch_.clear();
+    int status = xmlParseChunk(context_, chunk_.data(), static_cast<int>(length), last ? 1 : 0);
+    if (failed_) {
+        finished_ = true;
+        throw ReadError(path_, failureLine_, failureColumn_, failure_);
+    }
+    if (stopped_) {
+        finished_ = true;
+        return false;
+    }
+    if (status != 0 || !context_->wellFormed) throwParseError();
+    if (last) finished_ = true;
+    return !finished_;
+}
+
+void SaxFileParser::throwParseError() {
+    finished_ = true;
+    const xmlError *error = xmlCtxtGetLastError(context_);
+    std::string problem = error && error->message ? error->message : "malformed XML";
+    while (!problem.empty() && (problem.back() == '\n' || problem.back() == ' '))
+        problem.pop_back();
+    int line = error ? error->line : 0;
+    int column = error ? error->int2 : 0;
+    throw ReadError(path_, line, column, problem);
+}
+
+void SaxFileParser::stop() {
+    stopped_ = true;
+    xmlStopParser(context_);
+}
+
+void SaxFileParser::fail(std::string problem) {
+    if (failed_) return;
+    failed_ = true;
+    failure_ = std::move(problem);
+    failureLine_ = line();
+    failureColumn_ = column();
+    xmlStopParser(context_);
+}
+
+int SaxFileParser::line() const {
+    return xmlSAX2GetLineNumber(context_);
+}
+int SaxFileParser::column() const {
+    return xmlSAX2GetColumnNumber(context_);
+}
+
+void SaxFileParser::onStartElement(void *context, const unsigned char *localName,
+                                   const unsigned char *, const unsigned char *, int,
+                                   const unsigned char **, int attributeCount, int,
+                                   const unsigned char **attributes) {
+    auto *self = static_cast<SaxFileParser *>(context);
+    if (self->failed_ || self->stopped_) return;
+    AttributeList list(attributes, attributeCount, self->scratch_);
+    self->handler_.startElement(view(localName), list);
+}
+
+void SaxFileParser::onEndElement(void *context, const unsigned char *localName,
+                                 const unsigned char *, const unsigned char *) {
+    auto *self = static_cast<SaxFileParser *>(context);
+    if (self->failed_ || self->stopped_) return;
+    self->handler_.endElement(view(localName));
+}
+
+void SaxFileParser::onCharacters(void *context, const unsigned char *text, int length) {
+    auto *self = static_cast<SaxFileParser *>(context);
+    if (self->failed_ || self->stopped_) return;
+    self->handler_.characters(view(text, text + length));
+}
+
+void SaxFileParser::onInternalSubset(void *context, const unsigned char *, const unsigned char *,
+                                     const unsigned char *) {
+    auto *self = static_cast<SaxFileParser *>(context);
+    self->fail("a document type declaration (DTD) is not allowed in HDTrace files");
+}
+
+}  // namespace hdtrace::reader

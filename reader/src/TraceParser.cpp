@@ -1,0 +1,169 @@
+#include <algorithm>
+#include <hdtrace/reader/DecimalNumber.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceParser.hpp>
+#include <iterator>
+#include <utility>
+
+namespace hdtrace::reader {
+
+TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options)
+    : parser_(path, *this), sink_(sink), options_(std::move(options)), frames_(8) {}
+
+bool TraceParser::parseNextChunk() {
+    if (done_) return false;
+    try {
+        if (parser_.parseNextChunk()) return true;
+    } catch (const ReadError &error) {
+        done_ = true;
+        if (!options_.partial) throw;
+        damage_ = error.what();
+        return false;
+    }
+    done_ = true;  // complete, or stopped on purpose at the end of the time window
+    return false;
+}
+
+bool TraceParser::acceptsName(std::string_view name) const {
+    if (options_.filter.names.empty()) return true;
+    return std::find(options_.filter.names.begin(), options_.filter.names.end(), name) !=
+           options_.filter.names.end();
+}
+
+bool TraceParser::parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds) {
+    auto parsed = parseDecimalSeconds(text);
+    if (!parsed) {
+        parser_.fail("attribute " + std::string(name) + "='" + std::string(text) +
+                     "' is not a time in seconds");
+        return false;
+    }
+    if (timeFractionDigits_ < 0) timeFractionDigits_ = parsed->fractionDigits;
+    *nanoseconds = timeAdjustmentNs_ + parsed->nanoseconds;
+    return true;
+}
+
+void TraceParser::startElement(std::string_view name, const AttributeList &attributes) {
+    ++depth_;
+    if (skipBelowDepth_ > 0) return;
+    if (static_cast<size_t>(depth_) >= frames_.size()) frames_.resize(frames_.size() * 2);
+
+    if (depth_ == 1) {
+        if (name != "Program") {
+            parser_.fail("the root element is <" + std::string(name) +
+                         ">, but a trace's root is <Program>");
+            return;
+        }
+        std::string_view adjustment;
+        if (attributes.find("timeAdjustment", &adjustment)) {
+            auto parsed = parseDecimalSeconds(adjustment);
+            if (!parsed) {
+                parser_.fail("timeAdjustment='" + std::string(adjustment) +
+                             "' is not a number of seconds");
+                return;
+            }
+            timeAdjustmentNs_ = parsed->nanoseconds;
+        }
+        frames_[1].pending.clear();
+        return;
+    }
+
+    Frame &parent = frames_[depth_ - 1];
+    Frame &frame = frames_[depth_];
+    if (name == "Nested") {
+        frame.kind = FrameKind::Nested;
+        frame.collected.clear();
+        frame.pending.clear();
+        return;
+    }
+
+    bool topLevel = depth_ == 2;
+    if (topLevel && !acceptsName(name)) {
+        frame.kind = FrameKind::Skipped;
+        skipBelowDepth_ = depth_;
+        parent.pending.clear();
+        return;
+    }
+
+    frame.kind = FrameKind::Call;
+    frame.pending.clear();
+    Event &event = frame.event;
+    event.clear();
+    event.name.assign(name);
+    event.line = parser_.line();
+    for (int index = 0; index < attributes.size(); ++index) {
+        std::string_view attributeName = attributes.name(index);
+        if (attributeName == "time") {
+            if (!parseTime(attributeName, attributes.value(index), &event.startNs)) return;
+            event.hasStart = true;
+        } else if (attributeName == "end") {
+            if (!parseTime(attributeName, attributes.value(index), &event.endNs)) return;
+            event.hasEnd = true;
+        } else {
+            event.attributes.push_back(
+                Attribute{std::string(attributeName), std::string(attributes.value(index))});
+        }
+    }
+    if (!event.hasEnd && event.hasStart) event.endNs = event.startNs;
+
+    if (topLevel && options_.filter.hasTimeWindow()) {
+        if (event.hasStart && event.startNs > options_.filter.toNs) {
+            parser_.stop();
+            return;
+        }
+        if (!event.hasStart || event.endNs < options_.filter.fromNs) {
+            frame.kind = FrameKind::Skipped;
+            skipBelowDepth_ = depth_;
+            parent.pending.clear();
+            return;
+        }
+    }
+
+    if (!parent.pending.empty()) {
+        event.children.insert(event.children.end(), std::make_move_iterator(parent.pending.begin()),
+                              std::make_move_iterator(parent.pending.end()));
+        parent.pending.clear();
+    }
+}
+
+void TraceParser::endElement(std::string_view) {
+    int depth = depth_--;
+    if (skipBelowDepth_ > 0) {
+        if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
+        return;
+    }
+    if (depth == 1) {
+        // Nested calls at the very end with no call after them (a process
+        // that ended inside a call): keep them as top-level calls.
+        for (const Event &orphan : frames_[1].pending)
+            sink_.onEvent(orphan);
+        frames_[1].pending.clear();
+        return;
+    }
+    Frame &frame = frames_[depth];
+    Frame &parent = frames_[depth - 1];
+    if (frame.kind == FrameKind::Nested) {
+        std::vector<Event> &target = parent.pending;
+        target.insert(target.end(), std::make_move_iterator(frame.collected.begin()),
+                      std::make_move_iterator(frame.collected.end()));
+        target.insert(target.end(), std::make_move_iterator(frame.pending.begin()),
+                      std::make_move_iterator(frame.pending.end()));
+        frame.collected.clear();
+        frame.pending.clear();
+        return;
+    }
+    Event &event = frame.event;
+    if (!frame.pending.empty()) {
+        event.children.insert(event.children.end(), std::make_move_iterator(frame.pending.begin()),
+                              std::make_move_iterator(frame.pending.end()));
+        frame.pending.clear();
+    }
+    if (depth == 2) {
+        sink_.onEvent(event);
+    } else if (parent.kind == FrameKind::Nested) {
+        parent.collected.push_back(std::move(event));
+    } else {
+        parent.event.children.push_back(std::move(event));
+    }
+}
+
+}  // namespace hdtrace::reader
