@@ -10,7 +10,6 @@
  * writes <dir>/hdtrace-states_<host>_0_0.trc and .info.
  */
 #include <hdtrace/hdTrace.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

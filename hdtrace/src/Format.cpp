@@ -1,6 +1,5 @@
-#include <hdtrace/Format.hpp>
-
 #include <cstring>
+#include <hdtrace/Format.hpp>
 
 namespace hdtrace {
 namespace {
@@ -11,26 +10,35 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+int decimalDigits(uint64_t value) {
+    int digits = 1;
+    for (;;) {
+        if (value < 10) return digits;
+        if (value < 100) return digits + 1;
+        if (value < 1000) return digits + 2;
+        if (value < 10000) return digits + 3;
+        value /= 10000;
+        digits += 4;
+    }
+}
+
+// Writes the digits in place from the right, two at a time: no temporary,
+// no variable-length copy.
 char *formatUnsigned(char *out, uint64_t value) {
-    char reversed[20];
-    char *end = reversed + sizeof reversed;
+    char *end = out + decimalDigits(value);
     char *p = end;
     while (value >= 100) {
-        const unsigned pair = static_cast<unsigned>(value % 100) * 2;
+        p -= 2;
+        std::memcpy(p, kDigitPairs + 2 * (value % 100), 2);
         value /= 100;
-        *--p = kDigitPairs[pair + 1];
-        *--p = kDigitPairs[pair];
     }
     if (value >= 10) {
-        const unsigned pair = static_cast<unsigned>(value) * 2;
-        *--p = kDigitPairs[pair + 1];
-        *--p = kDigitPairs[pair];
+        p -= 2;
+        std::memcpy(p, kDigitPairs + 2 * value, 2);
     } else {
         *--p = static_cast<char>('0' + value);
     }
-    const size_t length = static_cast<size_t>(end - p);
-    std::memcpy(out, p, length);
-    return out + length;
+    return end;
 }
 
 // Length of the valid UTF-8 sequence at text[0], or 0 when it is not valid
@@ -63,15 +71,21 @@ size_t validUtf8Length(const unsigned char *text, size_t available) {
     return length;
 }
 
-void appendCodePoint(std::string &out, uint32_t codePoint) {
+char *writeCodePoint(char *out, uint32_t codePoint) {
     if (codePoint < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (codePoint >> 6)));
-        out.push_back(static_cast<char>(0x80 | (codePoint & 0x3F)));
+        *out++ = static_cast<char>(0xC0 | (codePoint >> 6));
+        *out++ = static_cast<char>(0x80 | (codePoint & 0x3F));
     } else {
-        out.push_back(static_cast<char>(0xE0 | (codePoint >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (codePoint & 0x3F)));
+        *out++ = static_cast<char>(0xE0 | (codePoint >> 12));
+        *out++ = static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+        *out++ = static_cast<char>(0x80 | (codePoint & 0x3F));
     }
+    return out;
+}
+
+char *writeLiteral(char *out, std::string_view literal) {
+    std::memcpy(out, literal.data(), literal.size());
+    return out + literal.size();
 }
 
 bool needsEscape(unsigned char c) {
@@ -98,14 +112,16 @@ char *formatRelativeTime(char *out, int64_t nanosecondsSinceBase) {
     out = formatUnsigned(out, magnitude / 1000000000);
     *out++ = '.';
     uint32_t fraction = static_cast<uint32_t>(magnitude % 1000000000);
-    for (int i = 8; i >= 0; --i) {
-        out[i] = static_cast<char>('0' + fraction % 10);
-        fraction /= 10;
+    out[8] = static_cast<char>('0' + fraction % 10);
+    fraction /= 10;
+    for (int pairStart = 6; pairStart >= 0; pairStart -= 2) {
+        std::memcpy(out + pairStart, kDigitPairs + 2 * (fraction % 100), 2);
+        fraction /= 100;
     }
     return out + 9;
 }
 
-void appendXmlEscaped(std::string &out, std::string_view text) {
+char *escapeXml(char *out, std::string_view text) {
     const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
     const size_t size = text.size();
     size_t plainStart = 0;
@@ -116,34 +132,62 @@ void appendXmlEscaped(std::string &out, std::string_view text) {
             ++i;
             continue;
         }
-        out.append(text.data() + plainStart, i - plainStart);
+        std::memcpy(out, text.data() + plainStart, i - plainStart);
+        out += i - plainStart;
         if (c >= 0x80) {
             const size_t length = validUtf8Length(bytes + i, size - i);
             if (length > 0) {
-                out.append(text.data() + i, length);
+                std::memcpy(out, text.data() + i, length);
+                out += length;
                 i += length;
             } else {
-                appendCodePoint(out, c);  // Latin-1 reading of a stray byte
+                out = writeCodePoint(out, c);  // Latin-1 reading of a stray byte
                 ++i;
             }
             plainStart = i;
             continue;
         }
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '\'': out += "&apos;"; break;
-            case '"': out += "&quot;"; break;
-            case '\t': out += "&#x9;"; break;
-            case '\n': out += "&#xA;"; break;
-            case '\r': out += "&#xD;"; break;
-            default: appendCodePoint(out, 0x2400u + c); break;  // Control Pictures
+            case '&':
+                out = writeLiteral(out, "&amp;");
+                break;
+            case '<':
+                out = writeLiteral(out, "&lt;");
+                break;
+            case '>':
+                out = writeLiteral(out, "&gt;");
+                break;
+            case '\'':
+                out = writeLiteral(out, "&apos;");
+                break;
+            case '"':
+                out = writeLiteral(out, "&quot;");
+                break;
+            case '\t':
+                out = writeLiteral(out, "&#x9;");
+                break;
+            case '\n':
+                out = writeLiteral(out, "&#xA;");
+                break;
+            case '\r':
+                out = writeLiteral(out, "&#xD;");
+                break;
+            default:
+                out = writeCodePoint(out, 0x2400u + c);
+                break;  // Control Pictures
         }
         ++i;
         plainStart = i;
     }
-    out.append(text.data() + plainStart, size - plainStart);
+    std::memcpy(out, text.data() + plainStart, size - plainStart);
+    return out + (size - plainStart);
+}
+
+void appendXmlEscaped(std::string &out, std::string_view text) {
+    const size_t oldSize = out.size();
+    out.resize(oldSize + kMaxEscapedBytesPerByte * text.size());
+    char *end = escapeXml(out.data() + oldSize, text);
+    out.resize(static_cast<size_t>(end - out.data()));
 }
 
 std::string xmlEscaped(std::string_view text) {

@@ -13,7 +13,7 @@
 namespace hdtrace {
 
 class OutputBuffer {
-public:
+  public:
     OutputBuffer(int fd, size_t capacity);
 
     // Room for length bytes after the committed text, flushing first when
@@ -33,7 +33,7 @@ public:
     size_t committed() const { return committed_.load(std::memory_order_acquire); }
     int lastError() const { return lastError_; }
 
-private:
+  private:
     bool writeAll(const char *text, size_t length);
 
     int fd_;

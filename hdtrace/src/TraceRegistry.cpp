@@ -4,10 +4,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <hdtrace/TraceWriter.hpp>
 #include <mutex>
 #include <vector>
-
-#include <hdtrace/TraceWriter.hpp>
 
 namespace hdtrace {
 namespace registry {
@@ -25,14 +24,16 @@ void closeAllAtExit() {
         std::lock_guard<std::mutex> lock(*registryMutex);
         writers = *openWriters;
     }
-    for (TraceWriter *writer : writers) writer->close();  // close() calls remove()
+    for (TraceWriter *writer : writers)
+        writer->close();  // close() calls remove()
 }
 
 void abandonAllInForkChild() {
     // The child has one thread; the mutex may have been held by a thread that
     // no longer exists here, so it is replaced rather than taken.
     registryMutex = new std::mutex;
-    for (TraceWriter *writer : *openWriters) writer->abandonAfterFork();
+    for (TraceWriter *writer : *openWriters)
+        writer->abandonAfterFork();
     openWriters->clear();
 }
 

@@ -1,5 +1,3 @@
-#include <hdtrace/TraceWriter.hpp>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,9 +5,9 @@
 
 #include <cstdio>
 #include <cstring>
-
 #include <hdtrace/Format.hpp>
 #include <hdtrace/TraceNames.hpp>
+#include <hdtrace/TraceWriter.hpp>
 
 #include "OutputBuffer.hpp"
 #include "TraceRegistry.hpp"
@@ -18,9 +16,19 @@ namespace hdtrace {
 namespace {
 
 constexpr std::string_view kIndentSpaces = "                                  ";
+static_assert(kIndentSpaces.size() >= 2 * HD_LOG_MAX_DEPTH, "indent for every depth");
 
-void appendIndent(std::string &out, int depth) {
-    out.append(kIndentSpaces.data(), static_cast<size_t>(2 * depth));
+char *writeText(char *out, std::string_view text) {
+    std::memcpy(out, text.data(), text.size());
+    return out + text.size();
+}
+
+char *writeIndent(char *out, int depth) {
+    return writeText(out, kIndentSpaces.substr(0, static_cast<size_t>(2 * depth)));
+}
+
+void appendIndent(TextBuffer &out, int depth) {
+    out.append(kIndentSpaces.substr(0, static_cast<size_t>(2 * depth)));
 }
 
 // mkdir -p; true when the directory exists afterwards.
@@ -57,9 +65,7 @@ bool writeAll(int fd, const char *text, size_t length) {
 }  // namespace
 
 TraceWriter::TraceWriter(const TraceOptions &options)
-    : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush) {
-    for (Frame &frame : frames_) frame.head.reserve(256);
-}
+    : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush) {}
 
 std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, std::string *error) {
     auto report = [error](const std::string &message) {
@@ -67,8 +73,8 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
         return nullptr;
     };
     if (options.nestedDepth < 0 || options.nestedDepth >= HD_LOG_MAX_DEPTH)
-        return report("nested depth " + std::to_string(options.nestedDepth) +
-                      " is outside 0.." + std::to_string(HD_LOG_MAX_DEPTH - 1));
+        return report("nested depth " + std::to_string(options.nestedDepth) + " is outside 0.." +
+                      std::to_string(HD_LOG_MAX_DEPTH - 1));
 
     std::unique_ptr<TraceWriter> writer(new TraceWriter(options));
     if (!makeDirectories(options.directory))
@@ -104,6 +110,7 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
         const int writeError = writer->output_->lastError();
         return report("cannot write '" + writer->tracePath_ + "': " + std::strerror(writeError));
     }
+    writer->closed_ = false;
     registry::add(writer.get());
     return writer;
 }
@@ -130,8 +137,9 @@ int TraceWriter::beginState(std::string_view name, Timestamp start) {
     frameWritten_[depth_] = written;
     if (written) {
         Frame &frame = frames_[depth_];
-        frame.head.assign(1, '<');
-        frame.head.append(name.data(), name.size());
+        frame.head.clear();
+        frame.head.append('<');
+        frame.head.append(name);
         frame.nameLength = name.size();
         frame.children.clear();
         frame.nested.clear();
@@ -156,46 +164,59 @@ int TraceWriter::endState(Timestamp end) {
     return failed_ ? EIO : 0;
 }
 
-void TraceWriter::writeState(Frame &frame, int frameDepth, Timestamp end) {
-    // A top-level state is assembled in a reused buffer and copied into the
-    // output buffer in one piece; a nested one goes straight into its
-    // parent's list of nested states.
-    std::string &out = frameDepth == 0 ? topLevelElement_ : frames_[frameDepth - 1].nested;
-    if (frameDepth == 0) out.clear();
+size_t TraceWriter::maxRenderedSize(const Frame &frame, int frameDepth) const {
+    constexpr size_t kFixedText = sizeof("<Nested>\n</Nested>\n time='' end=''>\n</>\n");
+    return kFixedText + 3 * 2 * static_cast<size_t>(frameDepth) + frame.nested.size() +
+           frame.head.size() + 2 * kMaxNumberChars + frame.children.size() + frame.nameLength;
+}
 
+char *TraceWriter::renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const {
     if (!frame.nested.empty()) {
-        appendIndent(out, frameDepth);
-        out += "<Nested>\n";
-        out += frame.nested;
-        appendIndent(out, frameDepth);
-        out += "</Nested>\n";
+        out = writeIndent(out, frameDepth);
+        out = writeText(out, "<Nested>\n");
+        out = writeText(out, frame.nested.view());
+        out = writeIndent(out, frameDepth);
+        out = writeText(out, "</Nested>\n");
     }
-    appendIndent(out, frameDepth);
-    out += frame.head;
-    char number[kMaxNumberChars];
-    out += " time='";
-    out.append(number, formatRelativeTime(number, frame.start.nanoseconds - timeBaseNanoseconds_));
-    out += "' end='";
-    out.append(number, formatRelativeTime(number, end.nanoseconds - timeBaseNanoseconds_));
-    if (frame.children.empty()) {
-        out += "'/>\n";
-    } else {
-        out += "'>\n";
-        out += frame.children;
-        appendIndent(out, frameDepth);
-        out += "</";
-        out.append(frame.head, 1, frame.nameLength);
-        out += ">\n";
+    out = writeIndent(out, frameDepth);
+    out = writeText(out, frame.head.view());
+    out = writeText(out, " time='");
+    out = formatRelativeTime(out, frame.start.nanoseconds - timeBaseNanoseconds_);
+    out = writeText(out, "' end='");
+    out = formatRelativeTime(out, end.nanoseconds - timeBaseNanoseconds_);
+    if (frame.children.empty()) return writeText(out, "'/>\n");
+    out = writeText(out, "'>\n");
+    out = writeText(out, frame.children.view());
+    out = writeIndent(out, frameDepth);
+    out = writeText(out, "</");
+    out = writeText(out, frame.head.view().substr(1, frame.nameLength));
+    return writeText(out, ">\n");
+}
+
+void TraceWriter::writeState(Frame &frame, int frameDepth, Timestamp end) {
+    const size_t maxSize = maxRenderedSize(frame, frameDepth);
+    if (frameDepth > 0) {
+        // A nested state joins its parent's list of nested states.
+        TextBuffer &parentNested = frames_[frameDepth - 1].nested;
+        parentNested.commit(renderState(parentNested.reserve(maxSize), frame, frameDepth, end));
+        return;
     }
-    if (frameDepth == 0) appendOutput(out.data(), out.size());
+    if (failed_) return;
+    // A top-level state is rendered straight into the output buffer.
+    if (char *space = output_->claim(maxSize)) {
+        output_->commit(static_cast<size_t>(renderState(space, frame, 0, end) - space));
+        return;
+    }
+    oversizedState_.clear();
+    oversizedState_.commit(renderState(oversizedState_.reserve(maxSize), frame, 0, end));
+    appendOutput(oversizedState_.data(), oversizedState_.size());
 }
 
 int TraceWriter::event(std::string_view name, Timestamp at) {
     if (closed_) return EBADF;
     if (depth_ > 0 && !isWriting()) return 0;
     if (depth_ == 0 && (!enabled_ || failed_)) return failed_ ? EIO : 0;
-    std::string element;
-    appendIndent(element, depth_);
+    std::string element(kIndentSpaces.substr(0, static_cast<size_t>(2 * depth_)));
     element += "<Event name='";
     appendXmlEscaped(element, name);
     element += "' time='";
@@ -206,40 +227,46 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
         // Inside a state, an event is one of its child elements.
         Frame &frame = frames_[depth_ - 1];
         if (frame.childOpen) endElement();
-        frame.children += element;
+        frame.children.append(element);
         return 0;
     }
     return appendOutput(element.data(), element.size());
 }
 
-std::string &TraceWriter::attributeTarget() {
+TextBuffer &TraceWriter::attributeTarget() {
     Frame &frame = frames_[depth_ - 1];
     return frame.childOpen ? frame.children : frame.head;
 }
 
 void TraceWriter::attribute(std::string_view name, int64_t value) {
     if (!isWriting()) return;
-    std::string &out = attributeTarget();
-    out += ' ';
-    out.append(name.data(), name.size());
-    out += "='";
-    appendInteger(out, value);
-    out += '\'';
+    TextBuffer &out = attributeTarget();
+    char *p = out.reserve(name.size() + 4 + kMaxNumberChars);
+    *p++ = ' ';
+    p = writeText(p, name);
+    *p++ = '=';
+    *p++ = '\'';
+    p = formatInteger(p, value);
+    *p++ = '\'';
+    out.commit(p);
 }
 
 void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
-    std::string &out = attributeTarget();
-    out += ' ';
-    out.append(name.data(), name.size());
-    out += "='";
-    appendXmlEscaped(out, text);
-    out += '\'';
+    TextBuffer &out = attributeTarget();
+    char *p = out.reserve(name.size() + 4 + kMaxEscapedBytesPerByte * text.size());
+    *p++ = ' ';
+    p = writeText(p, name);
+    *p++ = '=';
+    *p++ = '\'';
+    p = escapeXml(p, text);
+    *p++ = '\'';
+    out.commit(p);
 }
 
 void TraceWriter::rawAttributes(std::string_view text) {
     if (!isWriting()) return;
-    attributeTarget().append(text.data(), text.size());
+    attributeTarget().append(text);
 }
 
 void TraceWriter::beginElement(std::string_view name) {
@@ -247,8 +274,8 @@ void TraceWriter::beginElement(std::string_view name) {
     Frame &frame = frames_[depth_ - 1];
     if (frame.childOpen) endElement();
     appendIndent(frame.children, depth_);
-    frame.children += '<';
-    frame.children.append(name.data(), name.size());
+    frame.children.append('<');
+    frame.children.append(name);
     frame.childOpen = true;
 }
 
@@ -256,7 +283,7 @@ void TraceWriter::endElement() {
     if (!isWriting()) return;
     Frame &frame = frames_[depth_ - 1];
     if (!frame.childOpen) return;
-    frame.children += "/>\n";
+    frame.children.append("/>\n");
     frame.childOpen = false;
 }
 
@@ -303,7 +330,8 @@ void TraceWriter::fail(const char *what, int error) {
 int TraceWriter::close() {
     if (closed_) return 0;
     const Timestamp now = Timestamp::now();
-    while (depth_ > 0) endState(now);
+    while (depth_ > 0)
+        endState(now);
     static constexpr std::string_view kEpilog = "</Program>\n";
     appendOutput(kEpilog.data(), kEpilog.size());
     if (!failed_ && !output_->flush()) fail(tracePath_.c_str(), output_->lastError());

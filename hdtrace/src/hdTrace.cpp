@@ -1,17 +1,15 @@
 // The C API of hdTrace.h, a thin layer over TraceWriter that adds argument
 // checks, printf-style formatting and errno reporting.
-#include <hdtrace/hdTrace.h>
-
 #include <errno.h>
+#include <hdtrace/hdTrace.h>
 
 #include <cstdarg>
 #include <cstdio>
+#include <hdtrace/TraceWriter.hpp>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <hdtrace/TraceWriter.hpp>
 
 struct hdTraceHandle {
     std::unique_ptr<hdtrace::TraceWriter> writer;  // null once finalized
@@ -29,7 +27,9 @@ int fail(int error) {
     return -1;
 }
 
-int result(int error) { return error == 0 ? 0 : fail(error); }
+int result(int error) {
+    return error == 0 ? 0 : fail(error);
+}
 
 // 0 when the handle is usable, else the errno value that describes why not.
 int checkHandle(hdTrace trace) {

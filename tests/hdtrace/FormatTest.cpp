@@ -2,10 +2,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <hdtrace/Format.hpp>
 #include <limits>
 #include <string>
-
-#include <hdtrace/Format.hpp>
 
 namespace hdtrace {
 namespace {
@@ -22,9 +21,18 @@ std::string timeText(int64_t nanoseconds) {
 }
 
 TEST(Format, IntegersMatchPrintf) {
-    const int64_t samples[] = {0,     1,      9,          10,         99,
-                               100,   -1,     -10,        12345678,   1275069445,
-                               -1946157050,   std::numeric_limits<int64_t>::max(),
+    const int64_t samples[] = {0,
+                               1,
+                               9,
+                               10,
+                               99,
+                               100,
+                               -1,
+                               -10,
+                               12345678,
+                               1275069445,
+                               -1946157050,
+                               std::numeric_limits<int64_t>::max(),
                                std::numeric_limits<int64_t>::min()};
     for (int64_t value : samples) {
         char expected[32];
@@ -67,9 +75,9 @@ TEST(Format, KeepsValidUtf8) {
 }
 
 TEST(Format, ReadsInvalidUtf8AsLatin1) {
-    EXPECT_EQ(xmlEscaped("caf\xe9"), "caf\xc3\xa9");                  // lone Latin-1 byte
-    EXPECT_EQ(xmlEscaped("\xc3"), "\xc3\x83");                        // truncated sequence
-    EXPECT_EQ(xmlEscaped("\xc0\xaf"), "\xc3\x80\xc2\xaf");            // overlong '/'
+    EXPECT_EQ(xmlEscaped("caf\xe9"), "caf\xc3\xa9");                    // lone Latin-1 byte
+    EXPECT_EQ(xmlEscaped("\xc3"), "\xc3\x83");                          // truncated sequence
+    EXPECT_EQ(xmlEscaped("\xc0\xaf"), "\xc3\x80\xc2\xaf");              // overlong '/'
     EXPECT_EQ(xmlEscaped("\xed\xa0\x80"), "\xc3\xad\xc2\xa0\xc2\x80");  // surrogate
     EXPECT_EQ(xmlEscaped("\xef\xbf\xbe"), "\xc3\xaf\xc2\xbf\xc2\xbe");  // U+FFFE
 }

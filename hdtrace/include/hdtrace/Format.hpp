@@ -34,4 +34,10 @@ void appendXmlEscaped(std::string &out, std::string_view text);
 
 std::string xmlEscaped(std::string_view text);
 
+// The raw form behind appendXmlEscaped: writes the escaped text at out, which
+// must have room for kMaxEscapedBytesPerByte * text.size() bytes, and
+// returns the end.
+constexpr size_t kMaxEscapedBytesPerByte = 6;  // "&quot;"
+char *escapeXml(char *out, std::string_view text);
+
 }  // namespace hdtrace

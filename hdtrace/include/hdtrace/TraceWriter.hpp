@@ -7,10 +7,11 @@
 // through one large buffer written with write(2).
 #pragma once
 
-#include <hdtrace/Timestamp.hpp>
 #include <hdtrace/hdTrace.h>
 
 #include <cstdint>
+#include <hdtrace/TextBuffer.hpp>
+#include <hdtrace/Timestamp.hpp>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,7 +31,7 @@ struct TraceOptions {
 class OutputBuffer;
 
 class TraceWriter {
-public:
+  public:
     // Creates both files and writes the XML prolog. Returns nullptr on
     // failure, with a message naming the file and the reason in *error.
     static std::unique_ptr<TraceWriter> create(const TraceOptions &options,
@@ -94,20 +95,22 @@ public:
     // that the parent's traces stay intact. Called by the fork handler.
     void abandonAfterFork();
 
-private:
+  private:
     explicit TraceWriter(const TraceOptions &options);
 
     struct Frame {
-        std::string head;      // "<Name a='1' b='2'" (attributes in call order)
-        std::string children;  // child elements, already indented
-        std::string nested;    // completed nested states, already indented
+        TextBuffer head;      // "<Name a='1' b='2'" (attributes in call order)
+        TextBuffer children;  // child elements, already indented
+        TextBuffer nested;    // completed nested states, already indented
         size_t nameLength = 0;
         Timestamp start;
         bool childOpen = false;
     };
 
-    std::string &attributeTarget();
+    TextBuffer &attributeTarget();
     void writeState(Frame &frame, int frameDepth, Timestamp end);
+    size_t maxRenderedSize(const Frame &frame, int frameDepth) const;
+    char *renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const;
     int appendOutput(const char *text, size_t length);
     void fail(const char *what, int error);
 
@@ -119,13 +122,13 @@ private:
     int64_t timeBaseNanoseconds_ = 0;
     std::unique_ptr<OutputBuffer> output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
-    std::string topLevelElement_;
+    TextBuffer oversizedState_;  // a state larger than the output buffer
     bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
     int depth_ = 0;
     int nestedDepth_ = 0;
     bool forceFlush_ = false;
     bool enabled_ = true;
-    bool closed_ = false;
+    bool closed_ = true;  // until create() has opened both files
     bool failed_ = false;
     uint64_t droppedStates_ = 0;
 };

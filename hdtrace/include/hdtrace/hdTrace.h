@@ -56,8 +56,7 @@ int hdT_logStateEnd(hdTrace trace);
 /* Append attributes to the innermost open state, printf-style, e.g.
  * "size='%lld' cid='%d'". The text is written as given: escape values
  * yourself. */
-int hdT_logAttributes(hdTrace trace, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+int hdT_logAttributes(hdTrace trace, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* Add a child element <elementName attributes/> to the innermost open state;
  * format as for hdT_logAttributes (NULL for no attributes). */

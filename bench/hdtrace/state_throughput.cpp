@@ -1,0 +1,124 @@
+// bench_hdtrace_states: the cost of writing one MPI-like state with
+// libhdtrace, and the write throughput.
+//
+// A typical state is a <Send> with six integer attributes; each state reads
+// the clock twice (start and end), as the MPI wrapper does. The benchmark
+// writes N states through the typed C++ API and through the printf-style C
+// API, and prints ns per state, bytes per state and MB/s. Target (issue #2):
+// at most 100 ns per state through the typed API. No assertions: figures only.
+//
+//     bench_hdtrace_states [states=2000000] [directory=$TMPDIR or /tmp]
+#include <hdtrace/hdTrace.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <hdtrace/TraceWriter.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Figures {
+    double nanosecondsPerState;
+    double bytesPerState;
+    double megabytesPerSecond;
+};
+
+long long fileSize(const std::string &path) {
+    struct stat info;
+    return stat(path.c_str(), &info) == 0 ? static_cast<long long>(info.st_size) : -1;
+}
+
+Figures runTyped(const std::string &directory, long states) {
+    hdtrace::TraceOptions options;
+    options.directory = directory;
+    options.program = "bench-typed";
+    options.levels = {"host", "0", "0"};
+    std::string error;
+    auto writer = hdtrace::TraceWriter::create(options, &error);
+    if (!writer) {
+        std::fprintf(stderr, "bench: %s\n", error.c_str());
+        std::exit(1);
+    }
+    const auto begin = Clock::now();
+    for (long i = 0; i < states; ++i) {
+        writer->beginState("Send", hdtrace::Timestamp::now());
+        writer->attribute("size", int64_t{8} * (i & 1023));
+        writer->attribute("count", i & 1023);
+        writer->attribute("tid", int64_t{1275069445});
+        writer->attribute("toRank", i & 15);
+        writer->attribute("toTag", int64_t{42});
+        writer->attribute("cid", int64_t{0});
+        writer->endState(hdtrace::Timestamp::now());
+    }
+    writer->close();
+    const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    const double bytes = static_cast<double>(fileSize(writer->tracePath()));
+    unlink(writer->tracePath().c_str());
+    unlink(writer->infoPath().c_str());
+    return {seconds * 1e9 / states, bytes / states, bytes / seconds / 1e6};
+}
+
+Figures runCApi(const std::string &directory, long states) {
+    const char *levels[] = {"host", "0", "0"};
+    hdTrace trace = hdT_createTrace(directory.c_str(), "bench-capi", 3, levels);
+    if (!trace) {
+        std::perror("bench: hdT_createTrace");
+        std::exit(1);
+    }
+    const auto begin = Clock::now();
+    for (long i = 0; i < states; ++i) {
+        hdT_logStateStart(trace, "Send");
+        hdT_logAttributes(trace,
+                          "size='%lld' count='%ld' tid='%d' toRank='%ld' toTag='%d' cid='%d'",
+                          8LL * (i & 1023), i & 1023, 1275069445, i & 15, 42, 0);
+        hdT_logStateEnd(trace);
+    }
+    hdT_finalize(trace);
+    const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    const std::string path = directory + "/bench-capi_host_0_0.trc";
+    const double bytes = static_cast<double>(fileSize(path));
+    unlink(path.c_str());
+    unlink((directory + "/bench-capi_host_0_0.info").c_str());
+    return {seconds * 1e9 / states, bytes / states, bytes / seconds / 1e6};
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const long states = argc > 1 ? std::atol(argv[1]) : 2000000;
+    const char *tmp = std::getenv("TMPDIR");
+    const std::string directory = argc > 2 ? argv[2] : (tmp && *tmp ? tmp : "/tmp");
+    constexpr int kRepetitions = 5;
+
+    std::printf("libhdtrace state benchmark: %ld states per run, median of %d runs, in %s\n",
+                states, kRepetitions, directory.c_str());
+    std::printf("%-28s %12s %14s %10s\n", "API", "ns/state", "bytes/state", "MB/s");
+    for (const char *api : {"typed C++ (TraceWriter)", "printf-style C (hdTrace.h)"}) {
+        std::vector<double> nanoseconds, bytes, throughput;
+        for (int repetition = 0; repetition < kRepetitions; ++repetition) {
+            const Figures figures =
+                api[0] == 't' ? runTyped(directory, states) : runCApi(directory, states);
+            nanoseconds.push_back(figures.nanosecondsPerState);
+            bytes.push_back(figures.bytesPerState);
+            throughput.push_back(figures.megabytesPerSecond);
+        }
+        std::printf("%-28s %12.1f %14.1f %10.1f\n", api, median(nanoseconds), median(bytes),
+                    median(throughput));
+    }
+    std::printf(
+        "target: <= 100 ns per state through the typed API "
+        "(6 attributes and two clock reads per state)\n");
+    return 0;
+}

@@ -1,0 +1,97 @@
+#include "TestSupport.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace hdtrace::test {
+
+ScratchDirectory::ScratchDirectory() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/hdtrace-test-XXXXXX";
+    if (!mkdtemp(pattern.data())) ADD_FAILURE() << "mkdtemp failed for " << pattern;
+    path_ = pattern;
+}
+
+ScratchDirectory::~ScratchDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
+std::string readFile(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+const std::string &Element::attribute(const std::string &key) const {
+    for (const auto &[attributeName, value] : attributes) {
+        if (attributeName == key) return value;
+    }
+    static const std::string missing = "<missing>";
+    ADD_FAILURE() << "<" << name << "> at line " << line << " has no attribute " << key;
+    return missing;
+}
+
+bool Element::hasAttribute(const std::string &key) const {
+    for (const auto &attribute : attributes) {
+        if (attribute.first == key) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> Element::attributeNames() const {
+    std::vector<std::string> names;
+    for (const auto &attribute : attributes)
+        names.push_back(attribute.first);
+    return names;
+}
+
+namespace {
+
+Element convert(xmlNode *node) {
+    Element element;
+    element.name = reinterpret_cast<const char *>(node->name);
+    element.line = static_cast<int>(xmlGetLineNo(node));
+    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
+        xmlChar *value = xmlNodeListGetString(node->doc, attribute->children, 1);
+        element.attributes.emplace_back(reinterpret_cast<const char *>(attribute->name),
+                                        value ? reinterpret_cast<const char *>(value) : "");
+        xmlFree(value);
+    }
+    for (xmlNode *child = node->children; child; child = child->next) {
+        if (child->type == XML_ELEMENT_NODE) element.children.push_back(convert(child));
+    }
+    return element;
+}
+
+}  // namespace
+
+Element parseXmlFile(const std::string &path) {
+    xmlDoc *document = xmlReadFile(path.c_str(), nullptr, XML_PARSE_NONET);
+    if (!document) {
+        ADD_FAILURE() << path << " is not well-formed XML:\n" << readFile(path);
+        return Element{};
+    }
+    Element root = convert(xmlDocGetRootElement(document));
+    xmlFreeDoc(document);
+    return root;
+}
+
+long long parseTime(const std::string &text) {
+    static const std::regex format(R"((-?)(\d+)\.(\d{9}))");
+    std::smatch match;
+    if (!std::regex_match(text, match, format)) {
+        ADD_FAILURE() << "time '" << text << "' is not [-]SEC.FRAC with 9 digits";
+        return 0;
+    }
+    const long long magnitude = std::stoll(match[2]) * 1000000000LL + std::stoll(match[3]);
+    return match[1].length() ? -magnitude : magnitude;
+}
+
+}  // namespace hdtrace::test
