@@ -1,0 +1,300 @@
+#include "CommunicatorUnifier.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace hdtrace::merger {
+namespace {
+
+// A member set as sorted runs of world ranks (first, count).
+using MemberSet = std::vector<std::pair<int64_t, int64_t>>;
+
+struct MemberSetHash {
+    size_t operator()(const MemberSet &set) const {
+        uint64_t hash = 1469598103934665603ull;
+        for (const auto &[first, count] : set) {
+            hash = (hash ^ static_cast<uint64_t>(first)) * 1099511628211ull;
+            hash = (hash ^ static_cast<uint64_t>(count)) * 1099511628211ull;
+        }
+        return static_cast<size_t>(hash);
+    }
+};
+
+// (kind, member set(s), position among this rank's communicators with them)
+struct CommKey {
+    bool inter = false;
+    uint32_t first = 0;   // interned member set (the lower one for an intercommunicator)
+    uint32_t second = 0;  // the other group of an intercommunicator
+    uint32_t position = 0;
+    bool operator==(const CommKey &other) const {
+        return inter == other.inter && first == other.first && second == other.second &&
+               position == other.position;
+    }
+};
+
+struct CommKeyHash {
+    size_t operator()(const CommKey &key) const {
+        uint64_t hash = key.inter ? 0x9e3779b97f4a7c15ull : 0;
+        hash = (hash ^ key.first) * 0x100000001b3ull;
+        hash = (hash ^ key.second) * 0x100000001b3ull;
+        hash = (hash ^ key.position) * 0x100000001b3ull;
+        return static_cast<size_t>(hash ^ (hash >> 29));
+    }
+};
+
+bool sameMap(const RankMap &a, const RankMap &b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].world != b[i].world || a[i].local != b[i].local || a[i].length != b[i].length)
+            return false;
+    return true;
+}
+
+// Sorts by world rank and merges runs that continue in both world and local
+// rank, so that the seed's one-entry-per-member maps and the compact runs
+// give the same canonical map. Returns what is wrong, or "".
+std::string canonicalize(RankMap &map, int64_t worldSize) {
+    if (map.empty()) return "the map is empty";
+    if (!std::is_sorted(map.begin(), map.end(),
+                        [](const RankRun &a, const RankRun &b) { return a.world < b.world; }))
+        std::sort(map.begin(), map.end(),
+                  [](const RankRun &a, const RankRun &b) { return a.world < b.world; });
+    RankMap merged;
+    merged.reserve(map.size());
+    for (const RankRun &run : map) {
+        if (run.world + run.length > worldSize)
+            return "the map names world rank " + std::to_string(run.world + run.length - 1) +
+                   ", but the run has ranks 0.." + std::to_string(worldSize - 1);
+        if (!merged.empty()) {
+            RankRun &last = merged.back();
+            if (run.world < last.world + last.length)
+                return "the map names world rank " + std::to_string(run.world) + " twice";
+            if (run.world == last.world + last.length && run.local == last.local + last.length) {
+                last.length += run.length;
+                continue;
+            }
+        }
+        merged.push_back(run);
+    }
+    map.swap(merged);
+    // The local ranks must be exactly 0..size-1.
+    std::vector<std::pair<int64_t, int64_t>> locals;
+    locals.reserve(map.size());
+    for (const RankRun &run : map)
+        locals.emplace_back(run.local, run.length);
+    std::sort(locals.begin(), locals.end());
+    int64_t next = 0;
+    for (const auto &[local, length] : locals) {
+        if (local != next)
+            return local < next ? "the map gives local rank " + std::to_string(local) + " twice"
+                                : "the map has no member with local rank " + std::to_string(next);
+        next += length;
+    }
+    return "";
+}
+
+MemberSet memberSetOf(const RankMap &map) {
+    MemberSet set;
+    for (const RankRun &run : map) {
+        if (!set.empty() && set.back().first + set.back().second == run.world)
+            set.back().second += run.length;
+        else
+            set.emplace_back(run.world, run.length);
+    }
+    return set;
+}
+
+bool contains(const RankMap &map, int64_t world) {
+    auto after =
+        std::upper_bound(map.begin(), map.end(), world,
+                         [](int64_t rank, const RankRun &run) { return rank < run.world; });
+    if (after == map.begin()) return false;
+    --after;
+    return world < after->world + after->length;
+}
+
+// The lowest world rank in both sorted maps, or -1; linear in their runs.
+int64_t firstSharedRank(const RankMap &a, const RankMap &b) {
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const int64_t low = std::max(a[i].world, b[j].world);
+        const int64_t aEnd = a[i].world + a[i].length;
+        const int64_t bEnd = b[j].world + b[j].length;
+        if (low < std::min(aEnd, bEnd)) return low;
+        if (aEnd < bEnd)
+            ++i;
+        else
+            ++j;
+    }
+    return -1;
+}
+
+struct Entry {
+    UnifiedCommunicator communicator;
+    RankMap firstGroup;           // canonical; the whole map of an intracommunicator
+    RankMap secondGroup;          // intercommunicators only
+    std::vector<int64_t> prefix;  // members before each run of communicator.members
+    SourceLine definedAt;
+    int64_t definedBy = 0;
+    bool world = false;
+};
+
+class Unifier {
+  public:
+    Unifier(const RunModel &run, Diagnostics &diagnostics)
+        : run_(run),
+          diagnostics_(diagnostics),
+          worldSize_(static_cast<int64_t>(run.ranks.size())) {}
+
+    void addRank(const RankModel &rank) {
+        std::vector<const LocatedComm *> comms;
+        comms.reserve(rank.comms.size());
+        for (const LocatedComm &comm : rank.comms)
+            comms.push_back(&comm);
+        std::stable_sort(comms.begin(), comms.end(),
+                         [](const auto *a, const auto *b) { return a->record.id < b->record.id; });
+        positions_.clear();
+        const LocatedComm *previous = nullptr;
+        for (const LocatedComm *comm : comms) {
+            if (previous && previous->record.id == comm->record.id) {
+                // Another thread's line for the same communicator.
+                if (!sameRaw(previous->record, comm->record))
+                    problem(*comm, "communicator id=" + std::to_string(comm->record.id) +
+                                       " is defined differently at " + place(previous->source));
+                continue;
+            }
+            previous = comm;
+            addEntry(rank, *comm);
+        }
+    }
+
+    std::vector<UnifiedCommunicator> finish() {
+        std::vector<UnifiedCommunicator> result;
+        result.reserve(entries_.size());
+        for (Entry &entry : entries_) {
+            if (entry.world) entry.communicator.name = "WORLD";
+            result.push_back(std::move(entry.communicator));
+        }
+        return result;
+    }
+
+  private:
+    static bool sameRaw(const CommRecord &a, const CommRecord &b) {
+        return a.intercommunicator == b.intercommunicator && sameMap(a.map, b.map) &&
+               sameMap(a.remote, b.remote);
+    }
+
+    std::string place(const SourceLine &source) const {
+        return run_.infoPathOf(source) + ":" + std::to_string(source.line);
+    }
+
+    void problem(const LocatedComm &comm, const std::string &what) {
+        diagnostics_.problem(run_.infoPathOf(comm.source), comm.source.line, "Comm line: " + what,
+                             "this rank's entry of the communicator");
+    }
+
+    uint32_t intern(MemberSet set) {
+        const auto [found, added] =
+            memberSets_.emplace(std::move(set), static_cast<uint32_t>(memberSets_.size()));
+        (void)added;
+        return found->second;
+    }
+
+    void addEntry(const RankModel &rank, const LocatedComm &comm) {
+        const std::string idText = "communicator id=" + std::to_string(comm.record.id);
+        RankMap group = comm.record.map;
+        std::string wrong = canonicalize(group, worldSize_);
+        if (!wrong.empty()) return problem(comm, idText + ": " + wrong);
+        if (!contains(group, rank.rank))
+            return problem(comm, idText + ": the map does not contain this rank (" +
+                                     std::to_string(rank.rank) + ")");
+        RankMap remote;
+        CommKey key;
+        key.inter = comm.record.intercommunicator;
+        key.first = intern(memberSetOf(group));
+        if (key.inter) {
+            remote = comm.record.remote;
+            wrong = canonicalize(remote, worldSize_);
+            if (!wrong.empty()) return problem(comm, idText + ": remote group: " + wrong);
+            const int64_t shared = firstSharedRank(group, remote);
+            if (shared >= 0)
+                return problem(
+                    comm, idText + ": world rank " + std::to_string(shared) + " is in both groups");
+            key.second = intern(memberSetOf(remote));
+            if (key.second < key.first) {
+                std::swap(key.first, key.second);
+                std::swap(group, remote);
+            }
+        }
+        key.position = positions_[key]++;
+
+        const auto [found, added] = index_.emplace(key, static_cast<uint32_t>(entries_.size()));
+        if (added) {
+            entries_.push_back(makeEntry(rank, comm, key, std::move(group), std::move(remote)));
+        } else {
+            Entry &entry = entries_[found->second];
+            if (!sameMap(entry.firstGroup, group) || !sameMap(entry.secondGroup, remote))
+                return problem(comm, idText + " contradicts rank " +
+                                         std::to_string(entry.definedBy) + "'s map at " +
+                                         place(entry.definedAt) +
+                                         ": same members and position, different local ranks");
+            if (entry.communicator.name.empty()) entry.communicator.name = comm.record.name;
+        }
+        Entry &entry = entries_[found->second];
+        entry.communicator.cids[memberIndex(entry, rank.rank)] = comm.record.id;
+    }
+
+    Entry makeEntry(const RankModel &rank, const LocatedComm &comm, const CommKey &key,
+                    RankMap group, RankMap remote) {
+        Entry entry;
+        entry.definedAt = comm.source;
+        entry.definedBy = rank.rank;
+        entry.communicator.name = comm.record.name;
+        entry.communicator.intercommunicator = key.inter;
+        RankMap &members = entry.communicator.members;
+        members.reserve(group.size() + remote.size());
+        std::merge(group.begin(), group.end(), remote.begin(), remote.end(),
+                   std::back_inserter(members),
+                   [](const RankRun &a, const RankRun &b) { return a.world < b.world; });
+        int64_t count = 0;
+        entry.prefix.reserve(members.size());
+        for (const RankRun &run : members) {
+            entry.prefix.push_back(count);
+            count += run.length;
+        }
+        entry.communicator.cids.assign(static_cast<size_t>(count), -1);
+        entry.world = !key.inter && key.position == 0 && group.size() == 1 && group[0].world == 0 &&
+                      group[0].length == worldSize_;
+        entry.firstGroup = std::move(group);
+        entry.secondGroup = std::move(remote);
+        return entry;
+    }
+
+    static size_t memberIndex(const Entry &entry, int64_t world) {
+        const RankMap &members = entry.communicator.members;
+        auto after =
+            std::upper_bound(members.begin(), members.end(), world,
+                             [](int64_t rank, const RankRun &run) { return rank < run.world; });
+        const size_t run = static_cast<size_t>(after - members.begin()) - 1;
+        return static_cast<size_t>(entry.prefix[run] + (world - members[run].world));
+    }
+
+    const RunModel &run_;
+    Diagnostics &diagnostics_;
+    int64_t worldSize_;
+    std::unordered_map<MemberSet, uint32_t, MemberSetHash> memberSets_;
+    std::unordered_map<CommKey, uint32_t, CommKeyHash> index_;
+    std::unordered_map<CommKey, uint32_t, CommKeyHash> positions_;  // of the current rank
+    std::vector<Entry> entries_;
+};
+
+}  // namespace
+
+std::vector<UnifiedCommunicator> unifyCommunicators(const RunModel &run, Diagnostics &diagnostics) {
+    Unifier unifier(run, diagnostics);
+    for (const RankModel &rank : run.ranks)
+        unifier.addRank(rank);
+    return unifier.finish();
+}
+
+}  // namespace hdtrace::merger

@@ -1,0 +1,32 @@
+// How the merger reports a problem in its input: as a MergeError that stops
+// the merge, or, with --force, as a warning that says what was dropped.
+#pragma once
+
+#include <hdtrace/merger/Merger.hpp>
+#include <string>
+#include <vector>
+
+namespace hdtrace::merger {
+
+// "file:line: what", "file: what" or "what".
+std::string formatPlace(const std::string &file, size_t line, const std::string &what);
+
+class Diagnostics {
+  public:
+    explicit Diagnostics(bool force) : force_(force) {}
+
+    // Throws MergeError(file, line, what) unless forced; then records
+    // "file:line: what; dropped: <dropped>" and returns, and the caller drops it.
+    void problem(const std::string &file, size_t line, const std::string &what,
+                 const std::string &dropped);
+    void warning(const std::string &file, size_t line, const std::string &what);
+
+    bool forced() const { return force_; }
+    std::vector<std::string> &warnings() { return warnings_; }
+
+  private:
+    bool force_;
+    std::vector<std::string> warnings_;
+};
+
+}  // namespace hdtrace::merger

@@ -1,0 +1,91 @@
+// The records of a .info sidecar, one per line (seed sections 2.3.3, 2.3.5,
+// 2.3.6; the Mpi header line and compact maps of the format notes), and the
+// parser of a single line.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hdtrace::merger {
+
+// The MPI library's values of the constants that SUBARRAY and DARRAY
+// integers carry. They differ between implementations.
+struct MpiConstants {
+    std::string library;
+    int64_t orderC = 0;
+    int64_t orderFortran = 1;
+    int64_t distributeBlock = 0;
+    int64_t distributeCyclic = 1;
+    int64_t distributeNone = 2;
+    int64_t distributeDfltDarg = -1;
+};
+
+// Open MPI's values: the fallback for traces without an Mpi line.
+inline MpiConstants openMpiConstants() {
+    MpiConstants constants;
+    constants.library = "Open MPI (assumed)";
+    return constants;
+}
+
+// world..world+length-1 -> local..local+length-1
+struct RankRun {
+    int64_t world;
+    int64_t local;
+    int64_t length;
+};
+using RankMap = std::vector<RankRun>;
+
+struct FileRecord {
+    std::string name;
+    int64_t size = 0;
+    int64_t id = 0;
+};
+
+struct CommRecord {
+    int64_t id = 0;
+    std::string name;
+    RankMap map;     // the (local) group
+    RankMap remote;  // the remote group of an intercommunicator
+    bool intercommunicator = false;
+};
+
+struct TypeRecord {
+    int64_t id = 0;
+    std::string combiner;  // without the MPI_COMBINER_ prefix, e.g. "VECTOR"
+    std::string name;
+    std::vector<int64_t> integers;
+    std::vector<int64_t> addresses;
+    std::vector<int64_t> types;
+};
+
+struct InfoLine {
+    enum class Kind { Ignored, Mpi, File, Comm, Type };
+    Kind kind = Kind::Ignored;
+    MpiConstants mpi;
+    FileRecord file;
+    CommRecord comm;
+    TypeRecord type;
+};
+
+// What is wrong with a line; the reader adds the file and line number.
+class InfoSyntaxError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Parses one line (without its newline). Empty lines and lines of kinds this
+// version does not know give Kind::Ignored; a known kind with a missing,
+// malformed or unterminated attribute throws InfoSyntaxError.
+void parseInfoLine(std::string_view text, InfoLine &out);
+
+// Decodes the XML escapes the writer puts into names (&amp; &lt; &gt;
+// &apos; &quot; &#N; &#xH;). Throws InfoSyntaxError on an unknown one.
+std::string unescapeInfoValue(std::string_view text);
+
+// Parses "w->l;" and "w1..w2->l1..l2;" entries.
+RankMap parseRankMap(std::string_view text);
+
+}  // namespace hdtrace::merger

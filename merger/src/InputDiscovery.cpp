@@ -1,0 +1,276 @@
+#include "InputDiscovery.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <hdtrace/TraceNames.hpp>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace hdtrace::merger {
+namespace {
+
+std::string directoryOf(const std::string &path) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return "";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+std::string baseNameOf(const std::string &path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string joinPath(const std::string &directory, const std::string &name) {
+    if (directory.empty()) return name;
+    if (directory.back() == '/') return directory + name;
+    return directory + "/" + name;
+}
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+    return text.size() > suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool parseNumber(const std::string &text, int64_t &value) {
+    const char *end = text.data() + text.size();
+    const auto [ptr, error] = std::from_chars(text.data(), end, value);
+    return !text.empty() && error == std::errc() && ptr == end && value >= 0;
+}
+
+// The names in each directory, listed once.
+class DirectoryListings {
+  public:
+    // nullptr when the directory cannot be read; *error says why.
+    const std::unordered_set<std::string> *names(const std::string &directory, std::string *error) {
+        auto found = listings_.find(directory);
+        if (found != listings_.end()) {
+            if (!found->second) *error = errors_[directory];
+            return found->second.get();
+        }
+        DIR *handle = opendir(directory.empty() ? "." : directory.c_str());
+        if (!handle) {
+            errors_[directory] = *error = std::strerror(errno);
+            listings_[directory] = nullptr;
+            return nullptr;
+        }
+        auto names = std::make_unique<std::unordered_set<std::string>>();
+        while (const dirent *entry = readdir(handle))
+            names->insert(entry->d_name);
+        closedir(handle);
+        return (listings_[directory] = std::move(names)).get();
+    }
+
+  private:
+    std::unordered_map<std::string, std::unique_ptr<std::unordered_set<std::string>>> listings_;
+    std::unordered_map<std::string, std::string> errors_;
+};
+
+struct Candidate {
+    std::string basePath;
+    std::string input;  // the argument it came from, for messages
+};
+
+class Discovery {
+  public:
+    explicit Discovery(Diagnostics &diagnostics) : diagnostics_(diagnostics) {}
+
+    void addInput(const std::string &input) {
+        if (input.empty()) {
+            diagnostics_.problem("", 0, "an empty input name", "it");
+            return;
+        }
+        struct stat status {};
+        if (stat(input.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
+            addDirectory(input);
+            return;
+        }
+        if (endsWith(input, ".info") || endsWith(input, ".trc")) {
+            const std::string base = input.substr(0, input.rfind('.'));
+            if (!exists(input)) {
+                diagnostics_.problem(input, 0, "no such file", "this input");
+                return;
+            }
+            add({base, input});
+            return;
+        }
+        if (exists(input + ".info") || exists(input + ".trc")) {
+            add({input, input});
+            return;
+        }
+        addProgramPrefix(input);
+    }
+
+    DiscoveredRun finish() {
+        DiscoveredRun run;
+        if (candidates_.empty()) throw MergeError("", 0, "empty input: no traces found");
+        std::map<std::string, std::string> programs;  // program -> first file of it
+        std::vector<TraceSource> traces;
+        for (const Candidate &candidate : candidates_) {
+            const std::string name = baseNameOf(candidate.basePath);
+            auto parsed = parseTraceFileName(name + ".trc");
+            TraceSource trace;
+            if (!parsed || !parseNumber(parsed->levels[1], trace.rank) ||
+                !parseNumber(parsed->levels[2], trace.thread)) {
+                diagnostics_.problem(candidate.input, 0,
+                                     "not a trace name <program>_<host>_<rank>_<thread> with a "
+                                     "numeric rank and thread",
+                                     "this input");
+                continue;
+            }
+            if (run.program.empty()) run.program = parsed->program;
+            if (parsed->program != run.program) {
+                diagnostics_.problem(candidate.input, 0,
+                                     "files from two different programs: '" + parsed->program +
+                                         "' here, '" + run.program + "' in " +
+                                         programs[run.program],
+                                     "the traces of '" + parsed->program + "'");
+                continue;
+            }
+            programs.emplace(parsed->program, candidate.input);
+            trace.basePath = candidate.basePath;
+            trace.directory = directoryOf(candidate.basePath);
+            trace.host = parsed->levels[0];
+            trace.rankText = parsed->levels[1];
+            trace.threadText = parsed->levels[2];
+            std::string error;
+            const auto *names = listings_.names(trace.directory, &error);
+            if (!names) {
+                diagnostics_.problem(trace.directory.empty() ? "." : trace.directory, 0,
+                                     "cannot list the directory: " + error, "its traces");
+                continue;
+            }
+            trace.hasInfo = names->count(name + ".info") > 0;
+            trace.hasTrace = names->count(name + ".trc") > 0;
+            traces.push_back(std::move(trace));
+        }
+        std::stable_sort(traces.begin(), traces.end(), [](const auto &a, const auto &b) {
+            return a.rank != b.rank ? a.rank < b.rank : a.thread < b.thread;
+        });
+        for (TraceSource &trace : traces) {
+            if (!run.traces.empty()) {
+                const TraceSource &previous = run.traces.back();
+                if (previous.rank == trace.rank && previous.thread == trace.thread) {
+                    if (previous.basePath != trace.basePath)
+                        diagnostics_.problem(
+                            trace.basePath, 0,
+                            "rank " + trace.rankText + " thread " + trace.threadText +
+                                " has a second trace; the first is " + previous.basePath,
+                            "this trace");
+                    continue;  // the same trace named twice (e.g. its .info and .trc)
+                }
+                if (previous.rank == trace.rank && previous.host != trace.host) {
+                    diagnostics_.problem(trace.basePath, 0,
+                                         "rank " + trace.rankText + " is on host '" + trace.host +
+                                             "' here but on '" + previous.host + "' in " +
+                                             previous.basePath,
+                                         "this trace");
+                    continue;
+                }
+            }
+            if (!trace.hasTrace) {
+                diagnostics_.problem(trace.infoPath(), 0, ".info with no .trc beside it",
+                                     "this trace");
+                continue;
+            }
+            if (!trace.hasInfo) {
+                diagnostics_.problem(trace.tracePath(), 0, "no .info beside this trace",
+                                     "its files, communicators and datatypes");
+            }
+            run.traces.push_back(std::move(trace));
+        }
+        if (run.traces.empty()) throw MergeError("", 0, "empty input: no usable traces");
+        run.directory = run.traces.front().directory;
+        for (const TraceSource &trace : run.traces) {
+            if (trace.directory != run.directory) {
+                diagnostics_.warning(trace.basePath, 0,
+                                     "traces of the run are in several directories; the tools "
+                                     "look for them beside the .proj only");
+                break;
+            }
+        }
+        return run;
+    }
+
+  private:
+    bool exists(const std::string &path) {
+        std::string error;
+        const auto *names = listings_.names(directoryOf(path), &error);
+        return names && names->count(baseNameOf(path)) > 0;
+    }
+
+    void add(Candidate candidate) {
+        if (seen_.insert(candidate.basePath).second) candidates_.push_back(std::move(candidate));
+    }
+
+    void addDirectory(const std::string &directory) {
+        std::string error;
+        const auto *names = listings_.names(directory, &error);
+        if (!names) {
+            diagnostics_.problem(directory, 0, "cannot list the directory: " + error, "it");
+            return;
+        }
+        std::vector<std::string> sorted(names->begin(), names->end());
+        std::sort(sorted.begin(), sorted.end());
+        const size_t before = candidates_.size();
+        for (const std::string &name : sorted) {
+            if (!endsWith(name, ".info") && !endsWith(name, ".trc")) continue;
+            if (!parseTraceFileName(name)) continue;
+            add({joinPath(directory, name.substr(0, name.rfind('.'))), joinPath(directory, name)});
+        }
+        if (candidates_.size() == before)
+            diagnostics_.problem(directory, 0, "empty input: no .info or .trc files in it", "it");
+    }
+
+    void addProgramPrefix(const std::string &prefix) {
+        const std::string directory = directoryOf(prefix);
+        const std::string program = baseNameOf(prefix);
+        std::string error;
+        const auto *names = listings_.names(directory, &error);
+        if (!names) {
+            diagnostics_.problem(prefix, 0, "no such file, and cannot list its directory: " + error,
+                                 "this input");
+            return;
+        }
+        std::vector<std::string> sorted;
+        for (const std::string &name : *names) {
+            if (!endsWith(name, ".info") && !endsWith(name, ".trc")) continue;
+            auto parsed = parseTraceFileName(name);
+            if (parsed && parsed->program == program) sorted.push_back(name);
+        }
+        if (sorted.empty()) {
+            diagnostics_.problem(prefix, 0,
+                                 "no such file, and no traces " + program +
+                                     "_<host>_<rank>_<thread>.info/.trc beside it",
+                                 "this input");
+            return;
+        }
+        std::sort(sorted.begin(), sorted.end());
+        for (const std::string &name : sorted)
+            add({joinPath(directory, name.substr(0, name.rfind('.'))), joinPath(directory, name)});
+    }
+
+    Diagnostics &diagnostics_;
+    DirectoryListings listings_;
+    std::vector<Candidate> candidates_;
+    std::unordered_set<std::string> seen_;
+};
+
+}  // namespace
+
+DiscoveredRun discoverTraces(const std::vector<std::string> &inputs, Diagnostics &diagnostics) {
+    if (inputs.empty()) throw MergeError("", 0, "empty input: no .info or .trc files given");
+    Discovery discovery(diagnostics);
+    for (const std::string &input : inputs)
+        discovery.addInput(input);
+    return discovery.finish();
+}
+
+}  // namespace hdtrace::merger

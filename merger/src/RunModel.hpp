@@ -1,0 +1,72 @@
+// What the merger knows about a run after reading it: its traces, and per
+// rank the communicators and datatypes of its .info files (all threads).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "InfoLine.hpp"
+
+namespace hdtrace::merger {
+
+// One process-and-thread trace: <directory>/<program>_<host>_<rank>_<thread>.
+struct TraceSource {
+    std::string basePath;  // without .trc / .info
+    std::string directory;
+    std::string host;
+    std::string rankText;    // as in the file name (the Topology node name)
+    std::string threadText;  // as in the file name
+    int64_t rank = 0;
+    int64_t thread = 0;
+    bool hasInfo = false;
+    bool hasTrace = false;
+
+    std::string infoPath() const { return basePath + ".info"; }
+    std::string tracePath() const { return basePath + ".trc"; }
+};
+
+// Where a record came from, for messages.
+struct SourceLine {
+    uint32_t trace = 0;  // index into RunModel::traces
+    uint32_t line = 0;
+};
+
+struct LocatedComm {
+    CommRecord record;
+    SourceLine source;
+};
+
+struct LocatedType {
+    TypeRecord record;
+    SourceLine source;
+};
+
+struct RankModel {
+    int64_t rank = 0;
+    bool present = false;          // some trace of this rank exists
+    std::vector<uint32_t> traces;  // indices into RunModel::traces, by thread
+    bool hasMpiLine = false;
+    MpiConstants constants;
+    std::vector<LocatedComm> comms;  // every thread's, in file order
+    std::vector<LocatedType> types;  // every thread's, in file order
+};
+
+struct ProjectFile {
+    std::string name;
+    int64_t initialSize = 0;
+};
+
+struct RunModel {
+    std::string program;
+    std::string directory;            // where the traces are
+    std::vector<TraceSource> traces;  // by rank, then thread
+    std::vector<RankModel> ranks;     // index = world rank, 0..N-1
+    std::vector<ProjectFile> files;   // unique names, in order of first sight
+
+    std::string infoPathOf(const SourceLine &source) const {
+        return traces[source.trace].infoPath();
+    }
+};
+
+}  // namespace hdtrace::merger

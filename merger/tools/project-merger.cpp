@@ -1,0 +1,134 @@
+// project-merger: the command around hdtrace::merger::merge(). Options are
+// parsed with GLib's GOptionContext (GNU-style --help and --version).
+#include <glib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <hdtrace/merger/Merger.hpp>
+#include <string>
+
+namespace {
+
+// A bar on stderr while the .info files are read, only for a terminal and
+// runs large enough to take a moment.
+class ProgressBar {
+  public:
+    static constexpr size_t kMinimumFiles = 300;
+
+    void update(size_t done, size_t total) {
+        if (total <= kMinimumFiles || !isatty(STDERR_FILENO)) return;
+        const int width = 40;
+        const int filled = static_cast<int>(static_cast<double>(done) / total * width);
+        std::fprintf(stderr, "\rproject-merger: reading [%.*s%*s] %zu/%zu .info files", filled,
+                     "========================================", width - filled, "", done, total);
+        shown_ = true;
+        if (done == total) finish();
+    }
+
+    void finish() {
+        if (shown_) std::fputc('\n', stderr);
+        shown_ = false;
+    }
+
+  private:
+    bool shown_ = false;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    gchar *output = nullptr;
+    gchar *description = nullptr;
+    gchar *distributionClass = nullptr;
+    gchar *chunkSize = nullptr;
+    gboolean force = FALSE;
+    gboolean quiet = FALSE;
+    gboolean version = FALSE;
+    gchar **inputs = nullptr;
+    const std::string defaultsText = std::string("CLASS of the file distribution (default ") +
+                                     hdtrace::merger::kDefaultDistributionClass + ")";
+    GOptionEntry entries[] = {
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+         "write the project description to FILE (default: <program>.proj beside the traces)",
+         "FILE"},
+        {"description", 'd', 0, G_OPTION_ARG_STRING, &description,
+         "TEXT of the project's <Description>", "TEXT"},
+        {"distribution-class", 0, 0, G_OPTION_ARG_STRING, &distributionClass, defaultsText.c_str(),
+         "CLASS"},
+        {"chunk-size", 0, 0, G_OPTION_ARG_STRING, &chunkSize,
+         "SIZE of the distribution's chunks (default 64K)", "SIZE"},
+        {"force", 0, 0, G_OPTION_ARG_NONE, &force,
+         "write what can be merged and list what was dropped as warnings, instead of failing",
+         nullptr},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "print nothing but errors and warnings",
+         nullptr},
+        {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", nullptr},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, nullptr, "INPUT…"},
+        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+
+    GOptionContext *context =
+        g_option_context_new("INPUT… - unify the .info files of a traced run into <program>.proj");
+    g_option_context_set_summary(
+        context,
+        "An INPUT is a .info file, a .trc file, a trace base name (dir/app_host_0_0),\n"
+        "a directory holding the run, or a program prefix (dir/app), in any mix.");
+    g_option_context_set_description(
+        context,
+        "Exit status: 0 when the project file was written, 1 on bad input or an\n"
+        "output error (nothing is written then), 2 on a usage error.\n"
+        "Report bugs at the HDTrace repository.");
+    g_option_context_add_main_entries(context, entries, nullptr);
+    GError *error = nullptr;
+    const bool parsed = g_option_context_parse(context, &argc, &argv, &error);
+    g_option_context_free(context);
+    if (!parsed) {
+        std::fprintf(stderr, "project-merger: %s\nTry 'project-merger --help'.\n", error->message);
+        g_error_free(error);
+        return 2;
+    }
+    if (version) {
+        std::printf("project-merger (HDTrace) %s\n", HDTRACE_VERSION);
+        return 0;
+    }
+
+    hdtrace::merger::MergeOptions options;
+    for (gchar **input = inputs; input && *input; ++input)
+        options.inputs.emplace_back(*input);
+    if (output) options.outputPath = output;
+    if (description) options.description = description;
+    if (distributionClass) options.distributionClass = distributionClass;
+    if (chunkSize) options.chunkSize = chunkSize;
+    options.force = force;
+    ProgressBar progress;
+    options.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
+    g_free(output);
+    g_free(description);
+    g_free(distributionClass);
+    g_free(chunkSize);
+    g_strfreev(inputs);
+
+    if (options.inputs.empty()) {
+        std::fprintf(stderr,
+                     "project-merger: empty input: no .info, .trc, directory or program given\n"
+                     "Try 'project-merger --help'.\n");
+        return 2;
+    }
+    try {
+        const hdtrace::merger::MergeResult result = hdtrace::merger::merge(options);
+        for (const std::string &warning : result.warnings)
+            std::fprintf(stderr, "project-merger: warning: %s\n", warning.c_str());
+        if (!quiet)
+            std::printf("%s: %zu ranks, %zu traces, %zu files, %zu communicators, %zu datatypes\n",
+                        result.outputPath.c_str(), result.rankCount, result.traceCount,
+                        result.fileCount, result.communicatorCount, result.datatypeCount);
+        return 0;
+    } catch (const hdtrace::merger::MergeError &mergeError) {
+        progress.finish();
+        std::fprintf(stderr, "project-merger: error: %s\n", mergeError.what());
+    } catch (const std::exception &unexpected) {
+        progress.finish();
+        std::fprintf(stderr, "project-merger: error: %s\n", unexpected.what());
+    }
+    std::fprintf(stderr, "project-merger: no project file written\n");
+    return 1;
+}
