@@ -1,0 +1,222 @@
+// merger_bench: time and peak memory of merge() on generated runs.
+//
+// For each size it writes a run into a temporary directory: per rank one
+// .trc and one .info with the Mpi line, three File lines, 10 communicators
+// (compact maps: WORLD, SELF, dups, row/column/half/pair splits, a rotated
+// quad and an intercommunicator between neighbouring rows) and 20 datatypes
+// (4 named, 16 derived covering the combiners of Appendix B). Every 16th rank
+// also has a second thread. The merge runs in a forked child, so that its
+// peak RSS (wait4) is the merge's alone.
+//
+// Usage: merger_bench [ranks...]   (default 1024 4096 16384)
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <hdtrace/merger/Merger.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+void writeFile(const std::string &path, const std::string &content) {
+    FILE *file = std::fopen(path.c_str(), "w");
+    if (!file || std::fwrite(content.data(), 1, content.size(), file) != content.size()) {
+        std::perror(path.c_str());
+        std::exit(1);
+    }
+    std::fclose(file);
+}
+
+std::string range(long first, long count) {
+    return count == 1 ? std::to_string(first)
+                      : std::to_string(first) + ".." + std::to_string(first + count - 1);
+}
+
+std::string run(long world, long local, long count) {
+    return range(world, count) + "->" + range(local, count) + ";";
+}
+
+std::string comm(long id, const std::string &map, const char *name,
+                 const std::string &remote = "") {
+    std::string line = "Comm map='" + map + "'";
+    if (!remote.empty()) line += " remote='" + remote + "'";
+    return line + " id=" + std::to_string(id) + " name='" + name + "'\n";
+}
+
+std::string infoOf(long rank, long ranks, size_t *lines) {
+    std::string info =
+        "Mpi library='Open MPI v4.1.4' order_c=0 order_fortran=1 distribute_block=0 "
+        "distribute_cyclic=1 distribute_none=2 distribute_dflt_darg=-1\n";
+    const long row = rank / 64 * 64;
+    const long column = rank % 64;
+    const long half = rank / (ranks / 2) * (ranks / 2);
+    const long pair = rank / 2 * 2;
+    const long quad = rank / 4 * 4;
+    const long neighbour = (rank / 64 ^ 1) * 64;
+    info += comm(0, run(0, 0, ranks), "WORLD");
+    info += comm(1, run(rank, 0, 1), "SELF");
+    info += comm(2, run(0, 0, ranks), "");
+    info += comm(3, run(row, 0, 64), "row");
+    info += comm(4, run(row, 0, 64), "");
+    std::string columnMap;
+    for (long k = 0; k < ranks / 64; ++k)
+        columnMap += run(column + 64 * k, k, 1);
+    info += comm(5, columnMap, "column");
+    info += comm(6, run(half, 0, ranks / 2), "");
+    info += comm(7, run(pair, 0, 2), "");
+    info += comm(8, run(quad, 3, 1) + run(quad + 1, 0, 3), "rotated");
+    info += comm(9, run(row, 0, 64), "rows", run(neighbour, 0, 64));
+    info += "File name=\"/scratch/shared output.dat\" Size=0 id=0\n";
+    info +=
+        "File name=\"/scratch/checkpoint." + std::to_string(rank % 8) + "\" Size=1048576 id=1\n";
+    info += "File name=\"/scratch/rank-" + std::to_string(rank) +
+            ".log\" Size=" + std::to_string(rank * 512) + " id=2\n";
+    info +=
+        "Type id='6' combiner='MPI_COMBINER_NAMED' name='MPI_INT'\n"
+        "Type id='17' combiner='MPI_COMBINER_NAMED' name='MPI_DOUBLE'\n"
+        "Type id='1' combiner='MPI_COMBINER_NAMED' name='MPI_CHAR'\n"
+        "Type id='3' combiner='MPI_COMBINER_NAMED' name='MPI_BYTE'\n"
+        "Type id='16777216' combiner='MPI_COMBINER_CONTIGUOUS' name='' integers='4;' "
+        "addresses='' types='6;'\n"
+        "Type id='16777217' combiner='MPI_COMBINER_VECTOR' name='' integers='8;2;16;' "
+        "addresses='' types='17;'\n"
+        "Type id='16777218' combiner='MPI_COMBINER_HVECTOR' name='' integers='8;2;' "
+        "addresses='256;' types='17;'\n"
+        "Type id='16777219' combiner='MPI_COMBINER_INDEXED' name='' integers='3;1;2;3;0;4;10;' "
+        "addresses='' types='6;'\n"
+        "Type id='16777220' combiner='MPI_COMBINER_HINDEXED' name='' integers='2;4;4;' "
+        "addresses='0;64;' types='1;'\n"
+        "Type id='16777221' combiner='MPI_COMBINER_INDEXED_BLOCK' name='' "
+        "integers='3;2;0;5;9;' addresses='' types='6;'\n"
+        "Type id='16777222' combiner='MPI_COMBINER_HINDEXED_BLOCK' name='' integers='2;3;' "
+        "addresses='0;100;' types='3;'\n"
+        "Type id='16777223' combiner='MPI_COMBINER_STRUCT' name='particle' "
+        "integers='3;1;3;8;' addresses='0;8;32;' types='6;17;1;'\n"
+        "Type id='16777224' combiner='MPI_COMBINER_RESIZED' name='' addresses='0;48;' "
+        "types='16777223;'\n"
+        "Type id='16777225' combiner='MPI_COMBINER_DUP' name='' types='16777224;'\n"
+        "Type id='16777226' combiner='MPI_COMBINER_SUBARRAY' name='' "
+        "integers='2;100;100;10;20;" +
+        std::to_string(rank % 10) +
+        ";5;0;' addresses='' types='17;'\n"
+        "Type id='16777227' combiner='MPI_COMBINER_DARRAY' name='' integers='" +
+        std::to_string(ranks) + ";" + std::to_string(rank) + ";2;" + std::to_string(ranks) +
+        ";64;0;1;-1;2;64;" + std::to_string(ranks / 64) +
+        ";0;' addresses='' types='17;'\n"
+        "Type id='16777228' combiner='MPI_COMBINER_CONTIGUOUS' name='' integers='2;' "
+        "addresses='' types='16777225;'\n"
+        "Type id='16777229' combiner='MPI_COMBINER_VECTOR' name='' integers='2;1;3;' "
+        "addresses='' types='16777226;'\n"
+        "Type id='16777230' combiner='MPI_COMBINER_STRUCT' name='' integers='2;1;1;' "
+        "addresses='0;4096;' types='16777216;16777218;'\n"
+        "Type id='16777231' combiner='MPI_COMBINER_RESIZED' name='' addresses='-8;128;' "
+        "types='16777217;'\n";
+    *lines += 1 + 10 + 3 + 20;
+    return info;
+}
+
+long peakRssKiB() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+void benchmark(long ranks) {
+    char directoryTemplate[] = "/tmp/merger-bench-XXXXXX";
+    const char *directory = mkdtemp(directoryTemplate);
+    if (!directory) {
+        std::perror("mkdtemp");
+        std::exit(1);
+    }
+    size_t lines = 0;
+    size_t traces = 0;
+    for (long rank = 0; rank < ranks; ++rank) {
+        const long threads = rank % 16 == 0 ? 2 : 1;
+        for (long thread = 0; thread < threads; ++thread) {
+            const std::string base = std::string(directory) + "/bench_node" +
+                                     std::to_string(rank / 32) + "_" + std::to_string(rank) + "_" +
+                                     std::to_string(thread);
+            writeFile(base + ".trc",
+                      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                      "<Program timeAdjustment='0'>\n</Program>\n");
+            writeFile(base + ".info", thread == 0 ? infoOf(rank, ranks, &lines) : "");
+            ++traces;
+        }
+    }
+
+    int pipeEnds[2];
+    if (pipe(pipeEnds) != 0) std::exit(1);
+    const pid_t child = fork();
+    if (child == 0) {
+        close(pipeEnds[0]);
+        hdtrace::merger::MergeOptions options;
+        options.inputs = {directory};
+        double seconds = -1;
+        char report[256];
+        try {
+            const auto start = std::chrono::steady_clock::now();
+            const auto result = hdtrace::merger::merge(options);
+            seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            struct stat status {};
+            stat(result.outputPath.c_str(), &status);
+            std::snprintf(report, sizeof report, "%.3f %zu %zu %lld", seconds,
+                          result.communicatorCount, result.datatypeCount,
+                          static_cast<long long>(status.st_size));
+        } catch (const std::exception &error) {
+            std::snprintf(report, sizeof report, "error %s", error.what());
+        }
+        if (write(pipeEnds[1], report, std::strlen(report) + 1) < 0) _exit(2);
+        _exit(0);
+    }
+    close(pipeEnds[1]);
+    char report[256] = {};
+    if (read(pipeEnds[0], report, sizeof report - 1) < 0) std::exit(1);
+    close(pipeEnds[0]);
+    int status = 0;
+    rusage usage{};
+    wait4(child, &status, 0, &usage);
+    double seconds = 0;
+    size_t communicators = 0, datatypes = 0;
+    long long projBytes = 0;
+    if (std::sscanf(report, "%lf %zu %zu %lld", &seconds, &communicators, &datatypes, &projBytes) !=
+        4) {
+        std::fprintf(stderr, "merger_bench: %ld ranks: %s\n", ranks, report);
+        std::exit(1);
+    }
+    std::printf(
+        "%7ld ranks %7zu traces %8zu .info lines  merge %7.3f s  peak RSS %7.1f MiB  "
+        "%7zu communicators %8zu datatypes  .proj %7.1f MiB\n",
+        ranks, traces, lines, seconds, static_cast<double>(usage.ru_maxrss) / 1024, communicators,
+        datatypes, static_cast<double>(projBytes) / (1 << 20));
+    std::fflush(stdout);
+    const std::string remove = std::string("rm -rf '") + directory + "'";
+    if (std::system(remove.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", directory);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::vector<long> sizes;
+    for (int i = 1; i < argc; ++i)
+        sizes.push_back(std::atol(argv[i]));
+    if (sizes.empty()) sizes = {1024, 4096, 16384};
+    std::printf(
+        "merger_bench: merge() of generated runs (10 communicators, 20 datatypes, "
+        "3 files per rank); parent RSS %ld KiB\n",
+        peakRssKiB());
+    for (long ranks : sizes) {
+        if (ranks < 128 || ranks % 128 != 0) {
+            std::fprintf(stderr, "merger_bench: ranks must be a multiple of 128\n");
+            return 2;
+        }
+        benchmark(ranks);
+    }
+    return 0;
+}
