@@ -8,7 +8,6 @@
 // at most 100 ns per state through the typed API. No assertions: figures only.
 //
 //     bench_hdtrace_states [states=2000000] [directory=$TMPDIR or /tmp]
-#include <hdtrace/hdTrace.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,9 +15,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <hdtrace/TraceWriter.hpp>
 #include <string>
 #include <vector>
+
+#include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/hdTrace.h>
 
 namespace {
 

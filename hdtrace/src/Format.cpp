@@ -1,4 +1,5 @@
 #include <cstring>
+
 #include <hdtrace/Format.hpp>
 
 namespace hdtrace {

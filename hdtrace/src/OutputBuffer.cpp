@@ -20,10 +20,31 @@ bool OutputBuffer::writeThrough(const char *text, size_t length) {
 
 bool OutputBuffer::flush() {
     const size_t length = committed();
-    if (length == 0) return true;
-    if (!writeAll(data_.get(), length)) return false;
+    while (written_.load(std::memory_order_relaxed) < length) {
+        const size_t done = written_.load(std::memory_order_relaxed);
+        const ssize_t written = ::write(fd_, data_.get() + done, length - done);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            lastError_ = errno;
+            return false;
+        }
+        written_.store(done + static_cast<size_t>(written), std::memory_order_release);
+    }
+    // In this order, a crash in between sees written >= committed: nothing to add.
     committed_.store(0, std::memory_order_release);
+    written_.store(0, std::memory_order_release);
     return true;
+}
+
+void OutputBuffer::writePendingForCrash() {
+    const size_t length = committed();
+    size_t done = written_.load(std::memory_order_acquire);
+    while (done < length) {
+        const ssize_t written = ::write(fd_, data_.get() + done, length - done);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return;
+        done += static_cast<size_t>(written);
+    }
 }
 
 bool OutputBuffer::writeAll(const char *text, size_t length) {

@@ -29,6 +29,9 @@ class OutputBuffer {
     bool writeThrough(const char *text, size_t length);
     // Writes the committed text to the file. False on a write error.
     bool flush();
+    // Async-signal-safe: writes the committed text that is not in the file
+    // yet, leaving the buffer's bookkeeping alone (the process is dying).
+    void writePendingForCrash();
 
     size_t committed() const { return committed_.load(std::memory_order_acquire); }
     int lastError() const { return lastError_; }
@@ -40,6 +43,9 @@ class OutputBuffer {
     size_t capacity_;
     std::unique_ptr<char[]> data_;
     std::atomic<size_t> committed_{0};
+    // How much of the committed text a flush in progress has written, so that
+    // a crash in the middle of it writes only the rest.
+    std::atomic<size_t> written_{0};
     int lastError_ = 0;
 };
 

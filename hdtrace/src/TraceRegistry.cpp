@@ -3,43 +3,36 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include <algorithm>
-#include <hdtrace/TraceWriter.hpp>
+#include <atomic>
+#include <cstdio>
 #include <mutex>
-#include <vector>
+
+#include <hdtrace/TraceWriter.hpp>
 
 namespace hdtrace {
 namespace registry {
 namespace {
 
-// Allocated once and never destroyed: the exit handler may run after static
-// destructors, and the pointers keep the objects reachable for leak checkers.
-std::mutex *registryMutex = nullptr;
-std::vector<TraceWriter *> *openWriters = nullptr;
+// A fixed array of atomic slots rather than a container behind a mutex: a
+// signal handler must be able to walk it without taking a lock or seeing a
+// reallocation.
+std::atomic<TraceWriter *> slots[kMaxRegisteredTraces];
 std::once_flag installOnce;
+std::atomic<bool> overflowReported{false};
 
 void closeAllAtExit() {
-    std::vector<TraceWriter *> writers;
-    {
-        std::lock_guard<std::mutex> lock(*registryMutex);
-        writers = *openWriters;
+    for (auto &slot : slots) {
+        if (TraceWriter *writer = slot.load()) writer->close();  // close() calls remove()
     }
-    for (TraceWriter *writer : writers)
-        writer->close();  // close() calls remove()
 }
 
 void abandonAllInForkChild() {
-    // The child has one thread; the mutex may have been held by a thread that
-    // no longer exists here, so it is replaced rather than taken.
-    registryMutex = new std::mutex;
-    for (TraceWriter *writer : *openWriters)
-        writer->abandonAfterFork();
-    openWriters->clear();
+    for (auto &slot : slots) {
+        if (TraceWriter *writer = slot.exchange(nullptr)) writer->abandonAfterFork();
+    }
 }
 
 void install() {
-    registryMutex = new std::mutex;
-    openWriters = new std::vector<TraceWriter *>;
     atexit(closeAllAtExit);
     pthread_atfork(nullptr, nullptr, abandonAllInForkChild);
 }
@@ -48,15 +41,29 @@ void install() {
 
 void add(TraceWriter *writer) {
     std::call_once(installOnce, install);
-    std::lock_guard<std::mutex> lock(*registryMutex);
-    openWriters->push_back(writer);
+    for (auto &slot : slots) {
+        TraceWriter *expected = nullptr;
+        if (slot.compare_exchange_strong(expected, writer)) return;
+    }
+    if (!overflowReported.exchange(true)) {
+        std::fprintf(stderr,
+                     "hdtrace: more than %d traces open; the others are not closed at exit "
+                     "or on a crash\n",
+                     kMaxRegisteredTraces);
+    }
 }
 
 void remove(TraceWriter *writer) {
-    if (!registryMutex) return;
-    std::lock_guard<std::mutex> lock(*registryMutex);
-    auto found = std::find(openWriters->begin(), openWriters->end(), writer);
-    if (found != openWriters->end()) openWriters->erase(found);
+    for (auto &slot : slots) {
+        TraceWriter *expected = writer;
+        if (slot.compare_exchange_strong(expected, nullptr)) return;
+    }
+}
+
+void closeAllForCrash() {
+    for (auto &slot : slots) {
+        if (TraceWriter *writer = slot.load()) writer->closeForCrash();
+    }
 }
 
 }  // namespace registry

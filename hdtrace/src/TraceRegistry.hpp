@@ -1,7 +1,8 @@
-// The process-wide list of open traces, for the two moments when the library
-// must act on all of them: process exit (close them, so that every trace is
-// well-formed XML) and fork (the child must not write into the parent's
-// files). Touched only when a trace is created or closed, never per state.
+// The process-wide list of open traces, for the moments when the library must
+// act on all of them: process exit (close them, so that every trace is
+// well-formed XML), fork (the child must not write into the parent's files)
+// and a fatal signal (write what is complete). Touched when a trace is
+// created or closed, never per state.
 #pragma once
 
 namespace hdtrace {
@@ -10,8 +11,15 @@ class TraceWriter;
 
 namespace registry {
 
+// Open traces beyond this many are still written and closed by their owner,
+// but not at exit or on a crash (one warning says so).
+constexpr int kMaxRegisteredTraces = 4096;
+
 void add(TraceWriter *writer);
 void remove(TraceWriter *writer);
+
+// Async-signal-safe: TraceWriter::closeForCrash() on every open trace.
+void closeAllForCrash();
 
 }  // namespace registry
 }  // namespace hdtrace

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+
 #include <hdtrace/Format.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
@@ -320,8 +321,7 @@ int TraceWriter::writeInfo(std::string_view text) {
 }
 
 void TraceWriter::fail(const char *what, int error) {
-    if (failed_) return;
-    failed_ = true;
+    if (failed_.exchange(true)) return;
     std::fprintf(stderr,
                  "hdtrace: cannot write '%s': %s; this trace stops here, the program goes on\n",
                  what, std::strerror(error));
@@ -341,6 +341,15 @@ int TraceWriter::close() {
     closed_ = true;
     registry::remove(this);
     return failed_ ? EIO : 0;
+}
+
+void TraceWriter::closeForCrash() {
+    if (closed_ || crashClosed_.exchange(true)) return;
+    failed_.store(true);
+    output_->writePendingForCrash();
+    static constexpr char kEpilog[] = "</Program>\n";
+    ssize_t ignored = ::write(traceFd_, kEpilog, sizeof kEpilog - 1);
+    (void)ignored;
 }
 
 void TraceWriter::abandonAfterFork() {

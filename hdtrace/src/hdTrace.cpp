@@ -1,15 +1,17 @@
 // The C API of hdTrace.h, a thin layer over TraceWriter that adds argument
 // checks, printf-style formatting and errno reporting.
 #include <errno.h>
-#include <hdtrace/hdTrace.h>
 
 #include <cstdarg>
 #include <cstdio>
-#include <hdtrace/TraceWriter.hpp>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include <hdtrace/CrashHandlers.hpp>
+#include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/hdTrace.h>
 
 struct hdTraceHandle {
     std::unique_ptr<hdtrace::TraceWriter> writer;  // null once finalized
@@ -181,6 +183,11 @@ int hdT_finalize(hdTrace trace) {
         finalizedHandles.emplace_back(trace);
     }
     return result(closeError);
+}
+
+int hdT_installCrashHandlers(void) {
+    hdtrace::installCrashHandlers();
+    return 0;
 }
 
 }  // extern "C"

@@ -1,12 +1,14 @@
 // The C API of hdTrace.h: formatting, argument checks and errno, the close at
 // exit, and fork safety.
 #include <errno.h>
-#include <gtest/gtest.h>
-#include <hdtrace/hdTrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
+
+#include <gtest/gtest.h>
+
+#include <hdtrace/hdTrace.h>
 
 #include "TestSupport.hpp"
 

@@ -1,10 +1,11 @@
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <cstdio>
-#include <hdtrace/Format.hpp>
 #include <limits>
 #include <string>
+
+#include <gtest/gtest.h>
+
+#include <hdtrace/Format.hpp>
 
 namespace hdtrace {
 namespace {

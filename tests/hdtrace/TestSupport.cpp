@@ -1,12 +1,12 @@
 #include "TestSupport.hpp"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 namespace hdtrace::test {
 

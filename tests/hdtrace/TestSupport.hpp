@@ -2,12 +2,12 @@
 // a trace, read back with libxml2.
 #pragma once
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-
 #include <map>
 #include <string>
 #include <vector>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 
 namespace hdtrace::test {
 

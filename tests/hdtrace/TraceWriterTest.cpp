@@ -2,7 +2,6 @@
 // libxml2 and checked value by value.
 #include <errno.h>
 #include <fcntl.h>
-#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,9 +9,12 @@
 
 #include <algorithm>
 #include <csignal>
-#include <hdtrace/TraceWriter.hpp>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+
+#include <hdtrace/TraceWriter.hpp>
 
 #include "TestSupport.hpp"
 

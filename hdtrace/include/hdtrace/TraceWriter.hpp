@@ -7,15 +7,16 @@
 // through one large buffer written with write(2).
 #pragma once
 
-#include <hdtrace/hdTrace.h>
-
+#include <atomic>
 #include <cstdint>
-#include <hdtrace/TextBuffer.hpp>
-#include <hdtrace/Timestamp.hpp>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <hdtrace/TextBuffer.hpp>
+#include <hdtrace/Timestamp.hpp>
+#include <hdtrace/hdTrace.h>
 
 namespace hdtrace {
 
@@ -95,6 +96,11 @@ class TraceWriter {
     // that the parent's traces stay intact. Called by the fork handler.
     void abandonAfterFork();
 
+    // Async-signal-safe, for a dying process: writes every complete element
+    // and </Program>, then stops the trace (later states are dropped, so the
+    // file stays well-formed if the process lives on). Open states are lost.
+    void closeForCrash();
+
   private:
     explicit TraceWriter(const TraceOptions &options);
 
@@ -129,7 +135,9 @@ class TraceWriter {
     bool forceFlush_ = false;
     bool enabled_ = true;
     bool closed_ = true;  // until create() has opened both files
-    bool failed_ = false;
+    // Atomic because closeForCrash() may set it from a signal handler.
+    std::atomic<bool> failed_{false};
+    std::atomic<bool> crashClosed_{false};
     uint64_t droppedStates_ = 0;
 };
 

@@ -85,6 +85,12 @@ int hdT_isEnabled(hdTrace trace);
  * not be used afterwards; calls that still use it fail with EBADF. */
 int hdT_finalize(hdTrace trace);
 
+/* Install handlers for SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGTERM that
+ * write every complete state of every open trace and close its XML, then
+ * let the signal proceed as before (an earlier handler is called; otherwise
+ * the default action, with the same exit status and core dump). */
+int hdT_installCrashHandlers(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,181 @@
+// Crash safety: a process that dies of a fatal signal leaves well-formed
+// traces holding every state completed before the signal, and the signal
+// proceeds as it would have without the library.
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <hdtrace/CrashHandlers.hpp>
+#include <hdtrace/TraceWriter.hpp>
+
+#include "TestSupport.hpp"
+
+namespace hdtrace {
+namespace {
+
+using test::Element;
+using test::parseXmlFile;
+using test::readFile;
+using test::ScratchDirectory;
+
+constexpr int kStatesBeforeCrash = 3000;  // more than one 64 KiB buffer holds
+
+// In a child: writes states (some flushed, the rest buffered), leaves one
+// state open, then runs crash(). Returns the child's wait status.
+template <typename Crash>
+int crashingChild(const ScratchDirectory &directory, Crash crash) {
+    const pid_t child = fork();
+    if (child == 0) {
+        rlimit noCore{0, 0};
+        setrlimit(RLIMIT_CORE, &noCore);
+        TraceOptions options;
+        options.directory = directory.path();
+        options.program = "crash";
+        options.levels = {"host", "0", "0"};
+        options.bufferBytes = 64 * 1024;
+        auto writer = TraceWriter::create(options);
+        if (!writer) _exit(100);
+        installCrashHandlers();
+        for (int i = 0; i < kStatesBeforeCrash; ++i) {
+            writer->beginState("Send");
+            writer->attribute("index", int64_t{i});
+            writer->endState();
+        }
+        writer->beginState("Open");  // in flight when the signal comes
+        crash();
+        _exit(101);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return status;
+}
+
+void expectCompleteTrace(const ScratchDirectory &directory) {
+    const std::string path = directory.path() + "/crash_host_0_0.trc";
+    const std::string text = readFile(path);
+    ASSERT_GE(text.size(), 11u);
+    EXPECT_EQ(text.substr(text.size() - 11), "</Program>\n");
+    Element root = parseXmlFile(path);
+    ASSERT_EQ(root.children.size(), static_cast<size_t>(kStatesBeforeCrash));
+    for (int i = 0; i < kStatesBeforeCrash; ++i) {
+        ASSERT_EQ(root.children[i].attribute("index"), std::to_string(i));
+    }
+}
+
+TEST(Crash, FatalSignalsKeepTheirDefaultActionAndLeaveWellFormedTraces) {
+    for (int signalNumber : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGTERM}) {
+        SCOPED_TRACE(strsignal(signalNumber));
+        ScratchDirectory directory;
+        const int status = crashingChild(directory, [signalNumber] { raise(signalNumber); });
+        ASSERT_TRUE(WIFSIGNALED(status)) << "status " << status;
+        EXPECT_EQ(WTERMSIG(status), signalNumber);
+        expectCompleteTrace(directory);
+    }
+}
+
+TEST(Crash, ARealSegmentationFaultIsCaught) {
+    ScratchDirectory directory;
+    const int status = crashingChild(directory, [] {
+        volatile int *nowhere = nullptr;
+        *nowhere = 1;
+    });
+    ASSERT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+    expectCompleteTrace(directory);
+}
+
+TEST(Crash, AbortIsCaught) {
+    ScratchDirectory directory;
+    const int status = crashingChild(directory, [] { abort(); });
+    ASSERT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(WTERMSIG(status), SIGABRT);
+    expectCompleteTrace(directory);
+}
+
+void exitWith42(int) {
+    _exit(42);
+}
+
+TEST(Crash, ChainsToTheProgramsOwnHandler) {
+    // The program installs its handler first, as programs do before MPI_Init.
+    ScratchDirectory directory;
+    const pid_t child = fork();
+    if (child == 0) {
+        signal(SIGTERM, exitWith42);
+        TraceOptions options;
+        options.directory = directory.path();
+        options.program = "chain";
+        options.levels = {"host", "0", "0"};
+        auto writer = TraceWriter::create(options);
+        installCrashHandlers();
+        writer->beginState("Barrier");
+        writer->endState();
+        raise(SIGTERM);
+        _exit(101);
+    }
+    int chainStatus = 0;
+    waitpid(child, &chainStatus, 0);
+    ASSERT_TRUE(WIFEXITED(chainStatus)) << chainStatus;
+    EXPECT_EQ(WEXITSTATUS(chainStatus), 42);
+    Element root = parseXmlFile(directory.path() + "/chain_host_0_0.trc");
+    ASSERT_EQ(root.children.size(), 1u);
+    EXPECT_EQ(root.children[0].name, "Barrier");
+}
+
+TEST(Crash, IgnoredSignalsStayIgnoredAndTheTraceGoesOnWellFormed) {
+    ScratchDirectory directory;
+    const pid_t child = fork();
+    if (child == 0) {
+        signal(SIGTERM, SIG_IGN);
+        TraceOptions options;
+        options.directory = directory.path();
+        options.program = "ignored";
+        options.levels = {"host", "0", "0"};
+        auto writer = TraceWriter::create(options);
+        installCrashHandlers();
+        writer->beginState("Before");
+        writer->endState();
+        raise(SIGTERM);
+        writer->beginState("After");
+        writer->endState();
+        writer->close();
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    Element root = parseXmlFile(directory.path() + "/ignored_host_0_0.trc");
+    ASSERT_EQ(root.children.size(), 2u);
+    EXPECT_EQ(root.children[1].name, "After");
+}
+
+// A program whose own handler survives the signal keeps running; its trace
+// was closed by the crash path and stays well-formed, without later states.
+TEST(Crash, ATraceClosedForACrashStaysWellFormedIfTheProcessLivesOn) {
+    ScratchDirectory directory;
+    TraceOptions options;
+    options.directory = directory.path();
+    options.program = "survivor";
+    options.levels = {"host", "0", "0"};
+    auto writer = TraceWriter::create(options);
+    ASSERT_TRUE(writer);
+    writer->beginState("Before");
+    writer->endState();
+    closeAllTracesForCrash();
+    writer->beginState("After");
+    writer->endState();
+    writer->close();
+    Element root = parseXmlFile(writer->tracePath());
+    ASSERT_EQ(root.children.size(), 1u);
+    EXPECT_EQ(root.children[0].name, "Before");
+}
+
+}  // namespace
+}  // namespace hdtrace
