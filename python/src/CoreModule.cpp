@@ -78,6 +78,8 @@ py::dict readColumns(const std::string &path, std::vector<std::string> names,
     out["tag"] = toArray(std::move(columns.tag));
     out["cid"] = toArray(std::move(columns.cid));
     out["fid"] = toArray(std::move(columns.fid));
+    out["recv_peer"] = toArray(std::move(columns.recvPeer));
+    out["recv_tag"] = toArray(std::move(columns.recvTag));
     out["completion_row"] = toArray(std::move(columns.completionRow));
     out["completion_rid"] = toArray(std::move(columns.completionRid));
     out["open_row"] = toArray(std::move(columns.openRow));

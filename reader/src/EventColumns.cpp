@@ -60,6 +60,7 @@ void ColumnSink::onEvent(const Event &event) {
     int64_t size = -1, offset = -1, rid = -1, cid = -1, fid = -1;
     int64_t sizeFallback = -1;
     int64_t peer = kNoValue32, tag = kNoValue32;
+    int64_t recvPeer = kNoValue32, recvTag = kNoValue32;
     int peerPriority = 99, tagPriority = 99;
     const std::string *fileName = nullptr;
 
@@ -93,10 +94,10 @@ void ColumnSink::onEvent(const Event &event) {
             case 'f':
                 if (name == "fid")
                     fid = integerOr(attribute.value, -1);
-                else if (name == "fromRank" && peerPriority > 2)
-                    peer = integerOr(attribute.value, kNoValue32), peerPriority = 2;
-                else if (name == "fromTag" && tagPriority > 2)
-                    tag = integerOr(attribute.value, kNoValue32), tagPriority = 2;
+                else if (name == "fromRank")
+                    recvPeer = integerOr(attribute.value, kNoValue32);
+                else if (name == "fromTag")
+                    recvTag = integerOr(attribute.value, kNoValue32);
                 break;
             case 'c':
                 if (name == "cid") cid = integerOr(attribute.value, -1);
@@ -126,7 +127,15 @@ void ColumnSink::onEvent(const Event &event) {
         }
     }
     if (size < 0) size = sizeFallback;
-    if (peer != kNoValue32) peer = toWorld(cid, peer);
+    if (recvPeer != kNoValue32) {
+        recvPeer = toWorld(cid, recvPeer);
+        if (peerPriority > 2) peer = recvPeer, peerPriority = 2;
+    }
+    if (recvTag != kNoValue32 && tagPriority > 2) tag = recvTag, tagPriority = 2;
+    if (peer != kNoValue32 && peerPriority != 2) peer = toWorld(cid, peer);
+    bool sendAndReceive = event.name == "Sendrecv" || event.name == "Sendrecv_replace";
+    columns_.recvPeer.push_back(static_cast<int32_t>(sendAndReceive ? recvPeer : kNoValue32));
+    columns_.recvTag.push_back(static_cast<int32_t>(sendAndReceive ? recvTag : kNoValue32));
     if (fileName && event.name == "File_open") {
         columns_.openRow.push_back(row);
         columns_.openFid.push_back(fid);

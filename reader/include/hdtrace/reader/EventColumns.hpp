@@ -1,6 +1,10 @@
 // A trace read straight into columns, one value per top-level call, for the
 // numpy table of the Python package: no object per call is built.
 //
+// peer is the first of toRank, fromRank, root/rootRank, source that the call
+// has, as a world rank; tag the first of toTag, fromTag, tag. size is size,
+// else sendSize, else recvSize, else the size of a <Data> child (split
+// collectives); offset likewise falls back to <Data>.
 // Missing values: size, offset, cid, fid and rid are -1 where a call has no
 // such attribute; peer and tag are kNoValue32 (MPI uses -1 for wildcards).
 #pragma once
@@ -26,6 +30,9 @@ struct EventColumns {
     std::vector<int64_t> startNs, endNs;
     std::vector<int64_t> size, offset, rid;
     std::vector<int32_t> peer, tag, cid, fid;
+    // The receive side of Sendrecv and Sendrecv_replace (fromRank, fromTag);
+    // kNoValue32 elsewhere. peer/tag hold toRank/toTag for them.
+    std::vector<int32_t> recvPeer, recvTag;
     // Requests completed by Wait/Test calls: one entry per <For rid=.../>.
     std::vector<int64_t> completionRow, completionRid;
     // File_open calls: row, fid, file name.

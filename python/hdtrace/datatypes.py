@@ -1,0 +1,335 @@
+"""Datatypes of the project file (seed Appendix B), decoded into type maps.
+
+Every Datatype knows its size (bytes of data), lower bound and extent, and
+its flattened blocks: the (offset, length) byte ranges of one instance, in
+type-map order, with touching neighbours merged. The rules are the MPI
+standard's type-map rules; STRUCT gets no alignment padding (the standard
+leaves that epsilon to the implementation). Named types take their size
+from the LP64 Linux table below; an unknown named type has size None and a
+note saying so, and so has every type built on it.
+"""
+import itertools
+from dataclasses import dataclass, field
+
+from . import _core
+
+#: (size, extent, blocks) of the predefined types on LP64 Linux.
+_PAIR_TYPES = {
+    "MPI_FLOAT_INT": (8, 8, ((0, 4), (4, 4))),
+    "MPI_DOUBLE_INT": (12, 16, ((0, 8), (8, 4))),
+    "MPI_LONG_INT": (12, 16, ((0, 8), (8, 4))),
+    "MPI_2INT": (8, 8, ((0, 4), (4, 4))),
+    "MPI_SHORT_INT": (6, 8, ((0, 2), (4, 4))),
+    "MPI_LONG_DOUBLE_INT": (20, 32, ((0, 16), (16, 4))),
+    "MPI_2REAL": (8, 8, ((0, 4), (4, 4))),
+    "MPI_2DOUBLE_PRECISION": (16, 16, ((0, 8), (8, 8))),
+    "MPI_2INTEGER": (8, 8, ((0, 4), (4, 4))),
+}
+NAMED_TYPE_SIZES = {
+    "MPI_CHAR": 1, "MPI_SIGNED_CHAR": 1, "MPI_UNSIGNED_CHAR": 1, "MPI_BYTE": 1, "MPI_PACKED": 1,
+    "MPI_C_BOOL": 1, "MPI_INT8_T": 1, "MPI_UINT8_T": 1, "MPI_CHARACTER": 1, "MPI_INTEGER1": 1,
+    "MPI_SHORT": 2, "MPI_UNSIGNED_SHORT": 2, "MPI_INT16_T": 2, "MPI_UINT16_T": 2,
+    "MPI_INTEGER2": 2,
+    "MPI_INT": 4, "MPI_UNSIGNED": 4, "MPI_FLOAT": 4, "MPI_WCHAR": 4, "MPI_INT32_T": 4,
+    "MPI_UINT32_T": 4, "MPI_INTEGER": 4, "MPI_REAL": 4, "MPI_LOGICAL": 4, "MPI_INTEGER4": 4,
+    "MPI_REAL4": 4,
+    "MPI_LONG": 8, "MPI_UNSIGNED_LONG": 8, "MPI_LONG_LONG_INT": 8, "MPI_LONG_LONG": 8,
+    "MPI_UNSIGNED_LONG_LONG": 8, "MPI_DOUBLE": 8, "MPI_INT64_T": 8, "MPI_UINT64_T": 8,
+    "MPI_AINT": 8, "MPI_OFFSET": 8, "MPI_COUNT": 8, "MPI_DOUBLE_PRECISION": 8,
+    "MPI_INTEGER8": 8, "MPI_REAL8": 8, "MPI_COMPLEX": 8, "MPI_C_FLOAT_COMPLEX": 8,
+    "MPI_C_COMPLEX": 8,
+    "MPI_LONG_DOUBLE": 16, "MPI_DOUBLE_COMPLEX": 16, "MPI_C_DOUBLE_COMPLEX": 16,
+    "MPI_REAL16": 16,
+    "MPI_C_LONG_DOUBLE_COMPLEX": 32,
+    "MPI_LB": 0, "MPI_UB": 0,
+}
+
+
+@dataclass
+class Datatype:
+    """One datatype of a rank, as decoded from the project file."""
+    id: int
+    combiner: str                 # NAMED, DUP, CONTIGUOUS, VECTOR, ..., DARRAY
+    name: str                     # the MPI name of named types; "" for most derived ones
+    params: dict                  # the element's attributes (ints where numeric)
+    children: list                # the Datatypes it is built from (in Appendix B order)
+    size: object = None           # bytes of data, None when unknown
+    lb: object = None             # lower bound in bytes
+    extent: object = None         # extent in bytes
+    blocks: object = None         # [(offset, length), ...] of one instance
+    note: str = None              # why size is None
+    details: list = field(default_factory=list)  # the raw child elements (BLOCK, Dimension, ...)
+
+    @property
+    def ub(self):
+        return None if self.lb is None else self.lb + self.extent
+
+
+def _number(text):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return text
+
+
+class _Decoder:
+    def __init__(self, rank, elements, project_path):
+        self.rank = rank
+        self.path = project_path
+        self.types = {}
+        for element in elements:
+            self.decode(element)
+
+    def fail(self, element, problem):
+        raise _core.ReadError(f"{self.path}:{element['line']}: <{element['combiner']}> "
+                              f"of rank {self.rank}: {problem}")
+
+    def param(self, element, params, *names):
+        for name in names:
+            if name in params and isinstance(params[name], int):
+                return params[name]
+        self.fail(element, f"needs an integer {names[0]}= attribute")
+
+    def referenced(self, element, type_id):
+        if type_id not in self.types:
+            self.fail(element, f"references type {type_id}, which is not defined before it")
+        return self.types[type_id]
+
+    def decode(self, element):
+        params = {name: _number(value) for name, value in element["attributes"]}
+        combiner = element["combiner"]
+        if not isinstance(params.get("id"), int):
+            self.fail(element, "has no integer id= attribute")
+        details = [{name: _number(value) for name, value in child["attributes"]}
+                   for child in element["children"]]
+        datatype = Datatype(params["id"], combiner, str(params.get("name", "")), params, [],
+                            details=details)
+        handler = getattr(self, "decode_" + combiner.lower(), None)
+        if handler is None:
+            datatype.note = f"combiner {combiner} is not known to this reader"
+        else:
+            # entries: list of (displacement in bytes, Datatype); or a finished map.
+            result = handler(element, params, details, datatype)
+            if result is not None:
+                entries, lb_ub = result
+                self.combine(datatype, entries, lb_ub)
+        self.types[datatype.id] = datatype
+
+    # A type map built from copies of other types at byte displacements.
+    def combine(self, datatype, entries, lb_ub=None):
+        unknown = [old for _, old in entries if old.size is None]
+        if unknown:
+            datatype.note = f"built on type {unknown[0].id}, whose size is unknown"
+            return
+        blocks = []
+        for displacement, old in entries:
+            for offset, length in old.blocks:
+                if length == 0:
+                    continue
+                offset += displacement
+                if blocks and blocks[-1][0] + blocks[-1][1] == offset:
+                    blocks[-1] = (blocks[-1][0], blocks[-1][1] + length)
+                else:
+                    blocks.append((offset, length))
+        datatype.blocks = blocks
+        datatype.size = sum(old.size for _, old in entries)
+        if lb_ub is not None:
+            datatype.lb, ub = lb_ub
+        elif entries:
+            datatype.lb = min(d + old.lb for d, old in entries)
+            ub = max(d + old.lb + old.extent for d, old in entries)
+        else:
+            datatype.lb, ub = 0, 0
+        datatype.extent = ub - datatype.lb
+
+    def decode_named(self, element, params, details, datatype):
+        name = datatype.name
+        if name in _PAIR_TYPES:
+            size, extent, blocks = _PAIR_TYPES[name]
+        elif name in NAMED_TYPE_SIZES:
+            size = extent = NAMED_TYPE_SIZES[name]
+            blocks = ((0, size),) if size else ()
+        else:
+            datatype.note = f"named type {name!r} is not in the LP64 size table"
+            return None
+        merged = []
+        for offset, length in blocks:
+            if merged and merged[-1][0] + merged[-1][1] == offset:
+                merged[-1] = (merged[-1][0], merged[-1][1] + length)
+            else:
+                merged.append((offset, length))
+        datatype.size, datatype.lb, datatype.extent, datatype.blocks = size, 0, extent, merged
+        return None
+
+    def old(self, element, params, datatype):
+        old = self.referenced(element, self.param(element, params, "oldType"))
+        datatype.children = [old]
+        return old
+
+    def decode_dup(self, element, params, details, datatype):
+        old = self.old(element, params, datatype)
+        return [(0, old)], None
+
+    def decode_contiguous(self, element, params, details, datatype):
+        old = self.old(element, params, datatype)
+        count = self.param(element, params, "count")
+        return [(i * (old.extent or 0), old) for i in range(count)], None
+
+    def _vector(self, element, params, datatype, stride_in_bytes):
+        old = self.old(element, params, datatype)
+        count = self.param(element, params, "count")
+        blocklength = self.param(element, params, "blocklength", "blockLength")
+        stride = self.param(element, params, "stride")
+        extent = old.extent or 0
+        step = stride if stride_in_bytes else stride * extent
+        return [(i * step + j * extent, old) for i in range(count) for j in range(blocklength)], None
+
+    def decode_vector(self, element, params, details, datatype):
+        return self._vector(element, params, datatype, False)
+
+    def decode_hvector(self, element, params, details, datatype):
+        return self._vector(element, params, datatype, True)
+
+    decode_hvector_integer = decode_hvector
+
+    def decode_resized(self, element, params, details, datatype):
+        old = self.old(element, params, datatype)
+        lb = self.param(element, params, "lowerBound", "lb")
+        extent = self.param(element, params, "extend", "extent")  # the seed spells it "extend"
+        return [(0, old)], (lb, lb + extent)
+
+    def _indexed(self, element, params, details, datatype, in_bytes, block_length=None):
+        old = self.old(element, params, datatype)
+        extent = old.extent or 0
+        entries = []
+        for detail in details:
+            length = block_length if block_length is not None else detail.get("len")
+            index = detail.get("index", detail.get("displacement"))
+            if not isinstance(length, int) or not isinstance(index, int):
+                self.fail(element, f"has a block without integer length and index: {detail}")
+            start = index if in_bytes else index * extent
+            entries.extend((start + j * extent, old) for j in range(length))
+        return entries, None
+
+    def decode_indexed(self, element, params, details, datatype):
+        return self._indexed(element, params, details, datatype, False)
+
+    def decode_hindexed(self, element, params, details, datatype):
+        return self._indexed(element, params, details, datatype, True)
+
+    decode_hindexed_integer = decode_hindexed
+
+    def decode_indexed_block(self, element, params, details, datatype):
+        length = self.param(element, params, "blockLength", "blocklength")
+        return self._indexed(element, params, details, datatype, False, length)
+
+    def decode_hindexed_block(self, element, params, details, datatype):
+        length = self.param(element, params, "blockLength", "blocklength")
+        return self._indexed(element, params, details, datatype, True, length)
+
+    def decode_struct(self, element, params, details, datatype):
+        entries = []
+        for detail in details:
+            old = self.referenced(element, detail.get("id"))
+            datatype.children.append(old)
+            displacement, length = detail.get("displacement"), detail.get("blocklen")
+            if not isinstance(displacement, int) or not isinstance(length, int):
+                self.fail(element, f"has a <Type> without integer displacement and blocklen: {detail}")
+            extent = old.extent or 0
+            entries.extend((displacement + j * extent, old) for j in range(length))
+        return entries, None
+
+    decode_struct_integer = decode_struct
+
+    def _order_c(self, element, params):
+        order = params.get("order", "MPI_ORDER_C")
+        if order not in ("MPI_ORDER_C", "MPI_ORDER_FORTRAN"):
+            self.fail(element, f"order={order!r} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN")
+        return order == "MPI_ORDER_C"
+
+    def _array_entries(self, old, sizes, index_lists, order_c):
+        """Elements of a multi-dimensional array, in type-map order."""
+        extent = old.extent or 0
+        dims = len(sizes)
+        strides = [0] * dims
+        step = extent
+        for dim in (reversed(range(dims)) if order_c else range(dims)):
+            strides[dim] = step
+            step *= sizes[dim]
+        loops = index_lists if order_c else list(reversed(index_lists))
+        entries = []
+        for combo in itertools.product(*loops):
+            indices = combo if order_c else tuple(reversed(combo))
+            entries.append((sum(i * s for i, s in zip(indices, strides)), old))
+        return entries, (0, step)
+
+    def decode_subarray(self, element, params, details, datatype):
+        old = self.old(element, params, datatype)
+        order_c = self._order_c(element, params)
+        sizes, index_lists = [], []
+        for detail in details:
+            size, subsize, start = (detail.get(key) for key in ("size", "subsize", "start"))
+            if not all(isinstance(v, int) for v in (size, subsize, start)):
+                self.fail(element, f"has a <Dimension> without integer size, subsize, start: {detail}")
+            if start < 0 or subsize < 0 or start + subsize > size:
+                self.fail(element, f"<Dimension size={size} subsize={subsize} start={start}> "
+                                   "does not fit")
+            sizes.append(size)
+            index_lists.append(range(start, start + subsize))
+        ndims = params.get("ndims", len(details))
+        if ndims != len(details):
+            self.fail(element, f"ndims={ndims} but {len(details)} <Dimension> elements")
+        return self._array_entries(old, sizes, index_lists, order_c)
+
+    def decode_darray(self, element, params, details, datatype):
+        old = self.old(element, params, datatype)
+        order_c = self._order_c(element, params)
+        nprocs = self.param(element, params, "size")
+        rank = self.param(element, params, "rank")
+        psizes = [detail.get("psize") for detail in details]
+        if any(not isinstance(p, int) or p < 1 for p in psizes):
+            self.fail(element, "needs a positive integer psize= on every <Dimension>")
+        product = 1
+        for p in psizes:
+            product *= p
+        if product != nprocs:
+            self.fail(element, f"the process grid {psizes} does not hold size={nprocs} processes")
+        # The process grid is always row-major, whatever the array order.
+        coords, rest = [], rank
+        for p in reversed(psizes):
+            coords.append(rest % p)
+            rest //= p
+        coords.reverse()
+        sizes, index_lists = [], []
+        for detail, coord, psize in zip(details, coords, psizes):
+            gsize, distrib, darg = detail.get("gsize"), detail.get("distrib"), detail.get("darg")
+            if not isinstance(gsize, int):
+                self.fail(element, f"has a <Dimension> without an integer gsize: {detail}")
+            default = darg in ("MPI_DISTRIBUTE_DFLT_DARG", None) or (isinstance(darg, int) and darg < 0)
+            if distrib == "MPI_DISTRIBUTE_BLOCK":
+                block = -(-gsize // psize) if default else darg
+                indices = range(coord * block, min((coord + 1) * block, gsize))
+            elif distrib == "MPI_DISTRIBUTE_CYCLIC":
+                block = 1 if default else darg
+                indices = [i for i in range(gsize) if (i // block) % psize == coord]
+            elif distrib == "MPI_DISTRIBUTE_NONE":
+                indices = range(gsize)
+            else:
+                self.fail(element, f"distrib={distrib!r} is not an MPI_DISTRIBUTE_ constant")
+            sizes.append(gsize)
+            index_lists.append(indices)
+        return self._array_entries(old, sizes, index_lists, order_c)
+
+
+def decode_datatypes(raw_ranks, project_path):
+    """{rank: {id: Datatype}} from _core.read_project()'s 'datatypes'."""
+    result = {}
+    for rank_text, _thread, elements in raw_ranks:
+        try:
+            rank = int(rank_text)
+        except ValueError:
+            raise _core.ReadError(f"{project_path}: <Rank name={rank_text!r}> in <Datatypes> "
+                                  "is not an integer rank") from None
+        decoded = _Decoder(rank, elements, project_path).types
+        result.setdefault(rank, {}).update(decoded)
+    return result

@@ -1,0 +1,302 @@
+"""Project: a .proj and the traces its topology names."""
+import heapq
+import os
+import warnings
+from dataclasses import dataclass, field
+
+from . import _core
+from .datatypes import decode_datatypes
+from .errors import MissingTraceError, TraceDamageWarning
+from .events import Event
+
+
+@dataclass(frozen=True)
+class ProjectFile:
+    """An entry of <FileList>."""
+    name: str
+    initial_size: object  # int, or None when absent
+    distribution: str
+    chunk_size: str
+
+
+@dataclass(frozen=True)
+class TopologyLeaf:
+    """One traced process and thread: a leaf of the topology tree."""
+    host: str
+    rank: int
+    thread: int
+    path: str            # the .trc file
+    labels: tuple = ()   # the labels of every level, as written
+
+
+@dataclass
+class Topology:
+    levels: list
+    leaves: list
+
+    def __iter__(self):
+        return iter(self.leaves)
+
+    def __len__(self):
+        return len(self.leaves)
+
+    @property
+    def ranks(self):
+        return sorted({leaf.rank for leaf in self.leaves})
+
+    def leaf(self, rank, thread=0):
+        for leaf in self.leaves:
+            if leaf.rank == rank and leaf.thread == thread:
+                return leaf
+        raise KeyError(f"no trace for rank {rank} thread {thread} in the topology")
+
+
+@dataclass(frozen=True)
+class Member:
+    world: int   # rank in MPI_COMM_WORLD
+    local: int   # rank in the communicator
+    cid: int     # the id the member's own trace uses for the communicator
+
+
+@dataclass
+class Communicator:
+    """One communicator of the run, as listed in <CommunicatorList>."""
+    index: int
+    name: str
+    members: list = field(default_factory=list)
+
+    @property
+    def size(self):
+        return len(self.members)
+
+    @property
+    def world_ranks(self):
+        """World ranks of the members, ordered by local rank."""
+        return [member.world for member in sorted(self.members, key=lambda m: m.local)]
+
+    def to_world(self, local):
+        for member in self.members:
+            if member.local == local:
+                return member.world
+        raise KeyError(f"communicator {self.index} ({self.name!r}) has no local rank {local}")
+
+    def to_local(self, world):
+        for member in self.members:
+            if member.world == world:
+                return member.local
+        raise KeyError(f"world rank {world} is not in communicator {self.index} ({self.name!r})")
+
+    def cid_of(self, world):
+        """The id by which world rank `world` refers to this communicator in its trace."""
+        for member in self.members:
+            if member.world == world:
+                return member.cid
+        raise KeyError(f"world rank {world} is not in communicator {self.index} ({self.name!r})")
+
+
+class Communicators:
+    """The communicators of a project; lookup(rank, cid) finds the one a trace means."""
+
+    def __init__(self, communicators):
+        self._list = communicators
+        self._by_rank_cid = {}
+        for communicator in communicators:
+            for member in communicator.members:
+                self._by_rank_cid.setdefault((member.world, member.cid), communicator)
+
+    def __iter__(self):
+        return iter(self._list)
+
+    def __len__(self):
+        return len(self._list)
+
+    def __getitem__(self, index):
+        return self._list[index]
+
+    def lookup(self, rank, cid):
+        """The communicator that world rank `rank` calls `cid` in its trace."""
+        try:
+            return self._by_rank_cid[(rank, cid)]
+        except KeyError:
+            raise KeyError(f"rank {rank} has no communicator with cid {cid}") from None
+
+    def get(self, rank, cid, default=None):
+        return self._by_rank_cid.get((rank, cid), default)
+
+    def local_to_world_table(self, rank):
+        """{cid: [world rank of local rank 0, 1, ...]} for the traces of world rank `rank`."""
+        table = {}
+        for communicator in self._list:
+            cid = next((m.cid for m in communicator.members if m.world == rank), None)
+            if cid is None:
+                continue
+            size = max(m.local for m in communicator.members) + 1
+            worlds = [-1] * size
+            for member in communicator.members:
+                worlds[member.local] = member.world
+            table[cid] = worlds
+        return table
+
+
+def _as_int(label, what, project_path):
+    try:
+        return int(label)
+    except ValueError:
+        raise _core.ReadError(f"{project_path}: topology {what} label {label!r} is not an integer") from None
+
+
+def open(path, partial=False, ranks=None):  # noqa: A001 - the package's entry point
+    """Opens a project description (.proj).
+
+    partial -- read damaged (e.g. truncated) traces up to the damage, with a
+               TraceDamageWarning, instead of raising ReadError; missing trace
+               files are then warned about and read as empty.
+    ranks   -- "world" or "local": whether ranks in trace attributes are world
+               ranks or local to their communicator. Default: decided per
+               dialect (see Project.ranks_in_traces).
+    """
+    return Project(path, partial=partial, ranks=ranks)
+
+
+class Project:
+    """A project: its metadata, topology, communicators, datatypes and traces."""
+
+    def __init__(self, path, partial=False, ranks=None):
+        self.path = os.fspath(path)
+        self.partial = partial
+        raw = _core.read_project(self.path)
+        self.name = raw["name"]
+        self.description = raw["description"]
+        self.files = [ProjectFile(**entry) for entry in raw["files"]]
+        self.distribution_style = raw["distribution_style"]
+        leaves = []
+        for labels, trace_path in raw["leaves"]:
+            if len(labels) < 3:
+                raise _core.ReadError(
+                    f"{self.path}: topology leaf {'_'.join(labels)} has {len(labels)} levels, "
+                    "expected host, rank and thread")
+            leaves.append(TopologyLeaf(labels[0], _as_int(labels[1], "rank", self.path),
+                                       _as_int(labels[2], "thread", self.path),
+                                       trace_path, tuple(labels)))
+        leaves.sort(key=lambda leaf: (leaf.rank, leaf.thread))
+        self.topology = Topology(raw["levels"], leaves)
+        self.communicators = Communicators([
+            Communicator(index, name, [Member(*member) for member in members])
+            for index, (name, members) in enumerate(raw["communicators"])])
+        self._raw_datatypes = raw["datatypes"]
+        self._datatypes = None
+        self._table = None
+
+        missing = [leaf.path for leaf in leaves if not os.path.isfile(leaf.path)]
+        self.missing_traces = missing
+        if missing:
+            error = MissingTraceError(self.path, missing)
+            if not partial:
+                raise error
+            warnings.warn(str(error), TraceDamageWarning, stacklevel=3)
+
+        if ranks not in (None, "world", "local"):
+            raise ValueError(f"ranks must be 'world', 'local' or None, not {ranks!r}")
+        self.ranks_in_traces = ranks or self._detect_rank_kind()
+
+    # --- dialects
+    def _detect_rank_kind(self):
+        """'world' for what our merger writes (<Distribution implementation=>),
+        'local' for the original implementation and the seed (class=). Without
+        any <Distribution>, a trace with 9 fraction digits in its times is ours."""
+        if self.distribution_style == "implementation":
+            return "world"
+        if self.distribution_style == "class":
+            return "local"
+        for leaf in self.topology.leaves:
+            if leaf.path in self.missing_traces:
+                continue
+            reader = _core.TraceReader(leaf.path, partial=True)
+            for _ in reader:
+                break
+            digits = reader.time_fraction_digits
+            if digits >= 0:
+                return "world" if digits == 9 else "local"
+        return "world"
+
+    @property
+    def dialect(self):
+        """'hdtrace' (our wrapper and merger) or 'original' (the original implementation, the seed)."""
+        return "hdtrace" if self.ranks_in_traces == "world" else "original"
+
+    @property
+    def directory(self):
+        return os.path.dirname(self.path)
+
+    @property
+    def datatypes(self):
+        """{rank: {type id: Datatype}} decoded from <Datatypes>."""
+        if self._datatypes is None:
+            self._datatypes = decode_datatypes(self._raw_datatypes, self.path)
+        return self._datatypes
+
+    # --- events
+    def _window_ns(self, window):
+        if window is None:
+            return None, None
+        start, end = window
+        to_ns = lambda seconds: None if seconds is None else int(round(seconds * 1e9))  # noqa: E731
+        return to_ns(start), to_ns(end)
+
+    def _reader(self, leaf, names, window):
+        from_ns, to_ns = self._window_ns(window)
+        return _core.TraceReader(leaf.path, list(names or ()), from_ns, to_ns, self.partial)
+
+    def _warn_damage(self, damage):
+        if damage:
+            warnings.warn(f"trace is damaged, kept every complete call before the damage: {damage}",
+                          TraceDamageWarning, stacklevel=4)
+
+    def trace(self, rank, thread=0, names=None, window=None):
+        """Iterates the top-level calls of one trace as Event objects.
+
+        names  -- only calls with these names (others are skipped unparsed)
+        window -- (start, end) in absolute float seconds; calls that overlap it.
+                  Either bound may be None.
+        """
+        leaf = self.topology.leaf(rank, thread)
+        if leaf.path in self.missing_traces:
+            return
+        reader = self._reader(leaf, names, window)
+        for raw in reader:
+            yield Event._from_raw(raw, leaf.rank, leaf.thread)
+        self._warn_damage(reader.damage)
+
+    def events(self, names=None, window=None):
+        """Every top-level call of every trace, merged in start-time order."""
+        streams = [self.trace(leaf.rank, leaf.thread, names, window)
+                   for leaf in self.topology.leaves if leaf.path not in self.missing_traces]
+        return heapq.merge(*streams, key=lambda event: (event.start_ns is None, event.start_ns or 0))
+
+    # --- tables
+    def to_numpy(self, names=None, window=None):
+        """A numpy structured array, one row per top-level call of every trace,
+        sorted by start time. Columns: see hdtrace.TABLE_COLUMNS."""
+        from .table import read_table
+        if names is None and window is None:
+            return self._full_table().array
+        return read_table(self, names, window).array
+
+    def to_dataframe(self, names=None, window=None):
+        """to_numpy() as a pandas DataFrame; needs pandas."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Project.to_dataframe() needs pandas, which is not installed; "
+                              "use Project.to_numpy() instead") from None
+        return pandas.DataFrame(self.to_numpy(names, window))
+
+    def _full_table(self):
+        from .table import read_table
+        if self._table is None:
+            self._table = read_table(self, None, None)
+        return self._table
+
+    def __repr__(self):
+        return (f"<hdtrace.Project {self.name!r} {len(self.topology)} traces, "
+                f"{len(self.communicators)} communicators, dialect {self.dialect}>")

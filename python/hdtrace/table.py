@@ -1,0 +1,102 @@
+"""The numpy table of a project: one row per top-level call, filled by the C++ reader."""
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _core
+from .errors import TraceDamageWarning
+
+#: peer or tag where a call has none (MPI's own wildcards stay -1, PROC_NULL -2, ROOT -3).
+NO_PEER = _core.NO_VALUE_32
+NO_TAG = _core.NO_VALUE_32
+
+#: The columns of Project.to_numpy(). size, offset, cid, fid and rid are -1
+#: where the call has no such value; peer and tag are NO_PEER / NO_TAG.
+TABLE_COLUMNS = (
+    ("rank", np.int32), ("thread", np.int32), ("name", None),
+    ("start", np.float64), ("end", np.float64), ("duration", np.float64),
+    ("size", np.int64), ("peer", np.int32), ("tag", np.int32), ("cid", np.int32),
+    ("fid", np.int32), ("offset", np.int64), ("rid", np.int64),
+    ("start_ns", np.int64), ("end_ns", np.int64),
+)
+_COPIED = ("size", "peer", "tag", "cid", "fid", "offset", "rid", "start_ns", "end_ns")
+
+
+@dataclass
+class Table:
+    array: np.ndarray           # the structured array of to_numpy()
+    recv_peer: np.ndarray       # Sendrecv's source (world), NO_PEER elsewhere
+    recv_tag: np.ndarray
+    completion_row: np.ndarray  # rows of Wait/Test calls ...
+    completion_rid: np.ndarray  # ... and the rid of each <For> child
+    open_row: np.ndarray        # File_open rows, their fid and file name
+    open_fid: np.ndarray
+    open_name: list
+
+
+def _read_one(project, leaf, names, window):
+    from_ns, to_ns = project._window_ns(window)
+    table = None
+    if project.ranks_in_traces == "local":
+        table = project.communicators.local_to_world_table(leaf.rank)
+    columns = _core.read_columns(leaf.path, list(names or ()), from_ns, to_ns, project.partial,
+                                 table)
+    if columns["damage"]:
+        warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                      f"{columns['damage']}", TraceDamageWarning, stacklevel=4)
+    return columns
+
+
+def read_table(project, names, window):
+    parts = [(leaf, _read_one(project, leaf, names, window)) for leaf in project.topology.leaves
+             if leaf.path not in project.missing_traces]
+    all_names = sorted({name for _, columns in parts for name in columns["names"]})
+    code_of = {name: code for code, name in enumerate(all_names)}
+    width = max((len(name) for name in all_names), default=1)
+    name_table = np.array(all_names or [""], dtype=f"U{width}")
+
+    dtype = [(column, kind if kind is not None else f"U{width}") for column, kind in TABLE_COLUMNS]
+    rows = sum(len(columns["name_code"]) for _, columns in parts)
+    array = np.empty(rows, dtype=dtype)
+    codes = np.empty(rows, dtype=np.int32)
+    extra = {key: np.empty(rows, dtype=np.int32) for key in ("recv_peer", "recv_tag")}
+    completion_row, completion_rid, open_row, open_fid, open_name = [], [], [], [], []
+    position = 0
+    for leaf, columns in parts:
+        count = len(columns["name_code"])
+        part = slice(position, position + count)
+        array["rank"][part] = leaf.rank
+        array["thread"][part] = leaf.thread
+        recode = np.array([code_of[name] for name in columns["names"]] or [0], dtype=np.int32)
+        codes[part] = recode[columns["name_code"]]
+        for column in _COPIED:
+            array[column][part] = columns[column]
+        for key, values in extra.items():
+            values[part] = columns[key]
+        completion_row.append(columns["completion_row"] + position)
+        completion_rid.append(columns["completion_rid"])
+        open_row.append(columns["open_row"] + position)
+        open_fid.append(columns["open_fid"])
+        open_name.extend(columns["open_name"])
+        position += count
+
+    array["name"] = name_table[codes]
+    array["start"] = array["start_ns"] / 1e9
+    array["end"] = array["end_ns"] / 1e9
+    array["duration"] = (array["end_ns"] - array["start_ns"]) / 1e9
+
+    join = lambda chunks: np.concatenate(chunks) if chunks else np.empty(0, np.int64)  # noqa: E731
+    completion_row, completion_rid = join(completion_row), join(completion_rid)
+    open_row, open_fid = join(open_row), join(open_fid)
+    if len(parts) > 1:
+        order = np.argsort(array["start_ns"], kind="stable")
+        array = array[order]
+        for key in extra:
+            extra[key] = extra[key][order]
+        new_row = np.empty(rows, dtype=np.int64)
+        new_row[order] = np.arange(rows)
+        completion_row = new_row[completion_row]
+        open_row = new_row[open_row]
+    return Table(array, extra["recv_peer"], extra["recv_tag"], completion_row, completion_rid,
+                 open_row, open_fid, open_name)
