@@ -1,0 +1,162 @@
+#include "Call.hpp"
+
+#include <string>
+
+#include <hdtrace/hdtracempi.h>
+
+namespace hdtracempi {
+
+void Call::forChild(int64_t rid) {
+    hdtrace::TraceWriter &writer = *context_->writer;
+    writer.beginElement("For");
+    writer.attribute("rid", rid);
+    writer.endElement();
+}
+
+void Call::dataChild(int64_t offset, int64_t count, MPI_Datatype type) {
+    const int64_t size = dataSize(count, type);
+    const int64_t tid = typeId(type);
+    hdtrace::TraceWriter &writer = *context_->writer;
+    writer.beginElement("Data");
+    writer.attribute("offset", offset);
+    writer.attribute("size", size);
+    writer.attribute("count", count);
+    writer.attribute("tid", tid);
+    writer.endElement();
+}
+
+void Call::infoChildren(MPI_Info info) {
+    if (!gRuntime->config.fileInfo || info == MPI_INFO_NULL) return;
+    int keys = 0;
+    if (PMPI_Info_get_nkeys(info, &keys) != MPI_SUCCESS) return;
+    hdtrace::TraceWriter &writer = *context_->writer;
+    std::string value;
+    for (int i = 0; i < keys; ++i) {
+        char key[MPI_MAX_INFO_KEY + 1] = "";
+        int valueLength = 0, found = 0;
+        if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS) continue;
+        PMPI_Info_get_valuelen(info, key, &valueLength, &found);
+        if (!found) continue;
+        value.assign(static_cast<size_t>(valueLength) + 1, '\0');
+        PMPI_Info_get(info, key, valueLength, &value[0], &found);
+        value.resize(static_cast<size_t>(valueLength));
+        writer.beginElement("Info");
+        writer.attribute("key", key);
+        writer.attribute("value", std::string_view(value.c_str()));
+        writer.endElement();
+    }
+}
+
+void Call::completionChildren(const Completions &completions) {
+    for (int i = 0; i < completions.count(); ++i)
+        if (completions.done(i)) forChild(completions.rid(i));
+}
+
+int64_t Call::individualPosition(MPI_File fh) {
+    MPI_Offset position = 0, bytes = 0;
+    if (PMPI_File_get_position(fh, &position) != MPI_SUCCESS) return -1;
+    if (PMPI_File_get_byte_offset(fh, position, &bytes) != MPI_SUCCESS) return -1;
+    return bytes;
+}
+
+int64_t Call::sharedPosition(MPI_File fh) {
+    MPI_Offset position = 0, bytes = 0;
+    if (PMPI_File_get_position_shared(fh, &position) != MPI_SUCCESS) return -1;
+    if (PMPI_File_get_byte_offset(fh, position, &bytes) != MPI_SUCCESS) return -1;
+    return bytes;
+}
+
+int64_t Call::ownEntry(MPI_Comm comm, const int counts[]) {
+    int rank = 0;
+    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || !counts) return 0;
+    return counts[rank];
+}
+
+int64_t Call::requestCreated(int result, const MPI_Request *request, bool persistent) {
+    if (result != MPI_SUCCESS) return -1;
+    return gRuntime->requests.created(*request, persistent);
+}
+
+int64_t Call::requestStarted(int result, MPI_Request request) {
+    const int64_t rid = gRuntime->requests.find(request).rid;
+    if (result == MPI_SUCCESS) gRuntime->requests.started(request);
+    return rid;
+}
+
+int64_t Call::commCreated(int result, const MPI_Comm *comm) {
+    if (result != MPI_SUCCESS) return -1;
+    return context_->declare(gRuntime->comms.created(*comm));
+}
+
+int64_t Call::fileOpened(int result, const char *name, const MPI_File *fh) {
+    if (result != MPI_SUCCESS) return context_->declare(gRuntime->files.named(name, false));
+    return context_->declare(gRuntime->files.opened(name, *fh));
+}
+
+int64_t Call::splitBegun(int result, MPI_File fh) {
+    if (result != MPI_SUCCESS) return -1;
+    const int64_t rid = gRuntime->requests.newId();
+    gRuntime->files.beginSplit(fh, rid);
+    return rid;
+}
+
+// --- Completions
+
+Completions::Completions(int count, const MPI_Request requests[])
+    : entries_(inline_), count_(count > 0 && requests ? count : 0) {
+    if (count_ > kInline) entries_ = new Item[static_cast<size_t>(count_)];
+    for (int i = 0; i < count_; ++i)
+        entries_[i] = Item{requests[i], gRuntime->requests.find(requests[i]), false};
+}
+
+Completions::~Completions() {
+    if (entries_ != inline_) delete[] entries_;
+}
+
+void Completions::complete(int i) {
+    Item &item = entries_[i];
+    // Null, unknown and inactive (persistent, not started) requests complete nothing.
+    if (item.done || item.entry.rid < 0 || !item.entry.active) return;
+    item.done = true;
+    gRuntime->requests.completed(item.handle);
+}
+
+void Completions::completeNulled(const MPI_Request requestsAfter[]) {
+    for (int i = 0; i < count_; ++i)
+        if (!entries_[i].entry.persistent && requestsAfter[i] == MPI_REQUEST_NULL) complete(i);
+}
+
+void Completions::all(int result, bool flag, const MPI_Request requestsAfter[]) {
+    if (result != MPI_SUCCESS) return completeNulled(requestsAfter);
+    if (!flag) return;
+    for (int i = 0; i < count_; ++i)
+        complete(i);
+}
+
+void Completions::one(int result, int index, const MPI_Request requestsAfter[]) {
+    if (result != MPI_SUCCESS) return completeNulled(requestsAfter);
+    if (index != MPI_UNDEFINED && index >= 0 && index < count_) complete(index);
+}
+
+void Completions::some(int result, int outcount, const int indices[],
+                       const MPI_Request requestsAfter[]) {
+    if (result != MPI_SUCCESS) return completeNulled(requestsAfter);
+    if (outcount == MPI_UNDEFINED) return;
+    for (int k = 0; k < outcount; ++k)
+        if (indices[k] >= 0 && indices[k] < count_) complete(indices[k]);
+}
+
+void Completions::started(int result) {
+    for (int i = 0; i < count_; ++i) {
+        Item &item = entries_[i];
+        if (result != MPI_SUCCESS || item.entry.rid < 0) continue;
+        item.done = true;  // listed as started
+        gRuntime->requests.started(item.handle);
+    }
+}
+
+int testNestedBody(int depth) {
+    return depth > 0 ? MPI_hdT_Test_nested(depth - 1) : MPI_SUCCESS;
+}
+
+}  // namespace hdtracempi

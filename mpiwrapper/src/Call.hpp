@@ -1,0 +1,172 @@
+// Call: what a generated wrapper uses to record one MPI call. It takes the
+// times, opens and closes the call's state in the thread's trace, and turns
+// handles and ranks into the ids and world ranks of the trace. The
+// machinery lives in the registries; a wrapper stays a few lines.
+#pragma once
+
+#include <string_view>
+
+#include <mpi.h>
+
+#include <hdtrace/Timestamp.hpp>
+#include <hdtrace/TraceWriter.hpp>
+
+#include "PortableValues.hpp"
+#include "Runtime.hpp"
+#include "ThreadContext.hpp"
+
+namespace hdtracempi {
+
+enum class Logging { Always, Ordinary };
+
+class Completions;
+
+class Call {
+  public:
+    // Active when the calling thread is traced and not already inside the
+    // wrapper's own code.
+    Call() {
+        ThreadContext *context = tracedThread();
+        if (context && context->internalDepth == 0) {
+            context_ = context;
+            ++context_->internalDepth;
+        }
+    }
+    ~Call() { finish(); }
+    Call(const Call &) = delete;
+    Call &operator=(const Call &) = delete;
+
+    bool active() const { return context_ != nullptr; }
+
+    // Opens the call's state now, before the MPI call, so that MPI calls
+    // made inside it become nested states.
+    void begin(std::string_view tag, Logging logging,
+               hdtrace::Timestamp start = hdtrace::Timestamp::now()) {
+        if (logging == Logging::Ordinary && !gRuntime->config.allFunctions) return;
+        began_ = context_->writer->beginState(tag, start) == 0;
+    }
+    // Around the MPI call: calls MPI makes inside it are traced (nested).
+    // Both do nothing once finish() ended the call early (MPI_Abort).
+    void enterLibrary() {
+        if (context_) --context_->internalDepth;
+    }
+    void leaveLibrary() {
+        end_ = hdtrace::Timestamp::now();
+        ended_ = true;
+        if (context_) ++context_->internalDepth;
+    }
+    void endedAt(hdtrace::Timestamp end) {
+        end_ = end;
+        ended_ = true;
+    }
+    // Whether attributes will be written; skip gathering them otherwise.
+    bool writing() const { return began_ && context_->writer->isWriting(); }
+
+    // Ends the state (at the time the MPI call returned). Idempotent.
+    void finish() {
+        if (!context_) return;
+        if (began_) context_->writer->endState(ended_ ? end_ : hdtrace::Timestamp::now());
+        began_ = false;
+        --context_->internalDepth;
+        context_ = nullptr;
+    }
+
+    // --- Attributes and child elements.
+    void attribute(std::string_view name, int64_t value) {
+        context_->writer->attribute(name, value);
+    }
+    void attribute(std::string_view name, const char *text) {
+        context_->writer->attribute(name, text);
+    }
+    void forChild(int64_t rid);
+    void dataChild(int64_t offset, int64_t count, MPI_Datatype type);
+    void infoChildren(MPI_Info info);  // when HDTRACE_FILE_INFO=1
+    void completionChildren(const Completions &completions);
+
+    // --- Values of attributes.
+    int64_t commId(MPI_Comm comm) { return context_->declare(context_->comm(comm)); }
+    int64_t worldRank(MPI_Comm comm, int rank) {
+        const CommRecord *record = context_->comm(comm);
+        return record ? record->worldRankOfPeer(rank) : portableRank(rank);
+    }
+    // Source and tag that matched: from the status when the call succeeded.
+    int64_t matchedRank(int result, MPI_Comm comm, int requested, const MPI_Status *status) {
+        return worldRank(comm, result == MPI_SUCCESS ? status->MPI_SOURCE : requested);
+    }
+    int64_t matchedTag(int result, int requested, const MPI_Status *status) {
+        return portableTag(result == MPI_SUCCESS ? status->MPI_TAG : requested);
+    }
+    int64_t typeId(MPI_Datatype type) { return context_->type(type).id; }
+    int64_t dataSize(int64_t count, MPI_Datatype type) { return count * context_->type(type).size; }
+    int64_t fileId(MPI_File fh) { return context_->declare(gRuntime->files.find(fh)); }
+    // The individual (or shared) file pointer, in bytes; -1 when MPI cannot say.
+    int64_t individualPosition(MPI_File fh);
+    int64_t sharedPosition(MPI_File fh);
+    // recvcounts[rank of this process in comm]: the own block of a v-collective.
+    static int64_t ownEntry(MPI_Comm comm, const int counts[]);
+
+    // --- Hooks that keep the registries up to date; they run whether or not
+    // the call is written.
+    int64_t requestCreated(int result, const MPI_Request *request, bool persistent);
+    int64_t requestStarted(int result, MPI_Request request);
+    void requestFreed(MPI_Request request) { gRuntime->requests.freed(request); }
+    int64_t commCreated(int result, const MPI_Comm *comm);
+    void commFreed(MPI_Comm comm) { gRuntime->comms.forget(comm); }
+    void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
+    int64_t fileOpened(int result, const char *name, const MPI_File *fh);
+    void fileClosed(MPI_File fh) { gRuntime->files.closed(fh); }
+    int64_t fileIdOfName(const char *name) {
+        return context_->declare(gRuntime->files.named(name, true));
+    }
+    int64_t splitBegun(int result, MPI_File fh);
+    int64_t splitEnded(MPI_File fh) { return gRuntime->files.endSplit(fh); }
+
+  private:
+    ThreadContext *context_ = nullptr;
+    hdtrace::Timestamp end_;
+    bool ended_ = false;
+    bool began_ = false;
+};
+
+// The requests a completion call (Wait*, Test*, Startall) was given, mapped
+// to rids BEFORE the call: MPI sets completed requests to MPI_REQUEST_NULL.
+class Completions {
+  public:
+    Completions(int count, const MPI_Request requests[]);
+    ~Completions();
+    Completions(const Completions &) = delete;
+    Completions &operator=(const Completions &) = delete;
+
+    // After the call; each marks what completed and updates the registry.
+    // requestsAfter is the program's array after the call: on an error,
+    // the non-persistent requests MPI set to MPI_REQUEST_NULL completed.
+    void all(int result, bool flag,
+             const MPI_Request requestsAfter[]);  // Wait, Waitall, Test, Testall
+    void one(int result, int index, const MPI_Request requestsAfter[]);  // Waitany, Testany
+    void some(int result, int outcount, const int indices[], const MPI_Request requestsAfter[]);
+    void started(int result);  // Startall
+
+    int count() const { return count_; }
+    int64_t rid(int i) const { return entries_[i].entry.rid; }
+    bool done(int i) const { return entries_[i].done; }
+
+  private:
+    void complete(int i);
+    void completeNulled(const MPI_Request requestsAfter[]);
+
+    struct Item {
+        MPI_Request handle;
+        RequestRegistry::Entry entry;
+        bool done;
+    };
+    static constexpr int kInline = 16;  // no allocation for the usual small arrays
+    Item inline_[kInline];
+    Item *entries_;
+    int count_;
+};
+
+// MPI_hdT_Test_nested's work: calls MPI_hdT_Test_nested(depth - 1) through
+// the traced symbol while depth > 0.
+int testNestedBody(int depth);
+
+}  // namespace hdtracempi

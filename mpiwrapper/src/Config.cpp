@@ -1,0 +1,45 @@
+#include "Config.hpp"
+
+#include <strings.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hdtracempi {
+namespace {
+
+void readSwitch(const char *variable, bool &value, bool reportProblems) {
+    const char *text = std::getenv(variable);
+    if (!text) return;
+    // Accept the seed's 0/1 and the common spellings; anything else is a mistake.
+    static const char *const kOn[] = {"1", "yes", "on", "true"};
+    static const char *const kOff[] = {"0", "no", "off", "false", ""};
+    for (const char *on : kOn)
+        if (strcasecmp(text, on) == 0) {
+            value = true;
+            return;
+        }
+    for (const char *off : kOff)
+        if (strcasecmp(text, off) == 0) {
+            value = false;
+            return;
+        }
+    if (reportProblems)
+        std::fprintf(stderr, "hdtracempi: warning: %s='%s' is not 0 or 1; using the default %d\n",
+                     variable, text, value ? 1 : 0);
+}
+
+}  // namespace
+
+Config readConfig(bool reportProblems) {
+    Config config;
+    if (const char *directory = std::getenv("HDTRACE_DIR")) config.directory = directory;
+    readSwitch("HDTRACE_FORCE_FLUSH", config.forceFlush, reportProblems);
+    readSwitch("HDTRACE_NESTED", config.nested, reportProblems);
+    readSwitch("HDTRACE_FILE_INFO", config.fileInfo, reportProblems);
+    readSwitch("HDTRACE_ALL_FUNCTIONS", config.allFunctions, reportProblems);
+    readSwitch("HDTRACE_VERBOSE", config.verbose, reportProblems);
+    return config;
+}
+
+}  // namespace hdtracempi

@@ -1,0 +1,21 @@
+// Config: the environment variables that steer the wrapper (seed section 3.1).
+#pragma once
+
+#include <string>
+
+namespace hdtracempi {
+
+struct Config {
+    std::string directory;     // HDTRACE_DIR; empty: the working directory
+    bool forceFlush = false;   // HDTRACE_FORCE_FLUSH
+    bool nested = false;       // HDTRACE_NESTED: write nested calls
+    bool fileInfo = false;     // HDTRACE_FILE_INFO: <Info> children of file calls
+    bool allFunctions = true;  // HDTRACE_ALL_FUNCTIONS: write ordinary functions
+    bool verbose = false;      // HDTRACE_VERBOSE
+};
+
+// Reads the environment. A value that is not 0 or 1 keeps the default and,
+// when reportProblems is set, gets one warning on stderr.
+Config readConfig(bool reportProblems);
+
+}  // namespace hdtracempi

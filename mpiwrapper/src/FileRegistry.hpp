@@ -1,0 +1,49 @@
+// FileRegistry: file ids (seed section 2.3.3). One id per file name, kept
+// when the name is opened again; open handles map to that id. Each handle
+// also holds the rid of its pending split collective (section 2.3.7).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include <mpi.h>
+
+namespace hdtracempi {
+
+struct FileRecord {
+    int64_t id = -1;
+    std::string infoLine;  // carries the size at the first open
+};
+
+class FileRegistry {
+  public:
+    // After a successful MPI_File_open: the name's record (made now, with
+    // the file's current size, on the first open) now also belongs to fh.
+    const FileRecord *opened(const char *name, MPI_File fh);
+    // The record of a name (MPI_File_delete, a failed open); made with size
+    // 0 when makeIfMissing and the name was never seen, else nullptr.
+    const FileRecord *named(const char *name, bool makeIfMissing);
+    const FileRecord *find(MPI_File fh);  // nullptr for unknown handles
+    void closed(MPI_File fh);             // before MPI_File_close
+
+    // Split collectives: only one can be pending per file handle.
+    void beginSplit(MPI_File fh, int64_t rid);
+    int64_t endSplit(MPI_File fh);  // -1 when none was pending
+
+  private:
+    const FileRecord *makeRecord(const std::string &name, int64_t size);
+
+    struct OpenFile {
+        const FileRecord *record = nullptr;
+        int64_t pendingSplitRid = -1;
+    };
+    std::mutex mutex_;
+    std::unordered_map<std::string, const FileRecord *> byName_;
+    std::unordered_map<MPI_File, OpenFile> byHandle_;
+    std::deque<FileRecord> records_;
+};
+
+}  // namespace hdtracempi

@@ -1,0 +1,126 @@
+#include "InfoLines.hpp"
+
+#include <hdtrace/Format.hpp>
+
+namespace hdtracempi {
+namespace {
+
+template <typename Number>
+void appendList(std::string &out, const std::vector<Number> &values) {
+    for (Number value : values) {
+        hdtrace::appendInteger(out, static_cast<int64_t>(value));
+        out += ';';
+    }
+}
+
+void appendConstant(std::string &out, const char *key, int64_t value) {
+    out += ' ';
+    out += key;
+    out += '=';
+    hdtrace::appendInteger(out, value);
+}
+
+}  // namespace
+
+std::string mpiLibraryLine() {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int length = 0;
+    PMPI_Get_library_version(version, &length);
+    std::string_view library(version, static_cast<size_t>(length > 0 ? length : 0));
+    library = library.substr(0, library.find_first_of("\r\n,"));
+    std::string line = "Mpi library='";
+    hdtrace::appendXmlEscaped(line, library);
+    line += '\'';
+    appendConstant(line, "order_c", MPI_ORDER_C);
+    appendConstant(line, "order_fortran", MPI_ORDER_FORTRAN);
+    appendConstant(line, "distribute_block", MPI_DISTRIBUTE_BLOCK);
+    appendConstant(line, "distribute_cyclic", MPI_DISTRIBUTE_CYCLIC);
+    appendConstant(line, "distribute_none", MPI_DISTRIBUTE_NONE);
+    appendConstant(line, "distribute_dflt_darg", MPI_DISTRIBUTE_DFLT_DARG);
+    line += '\n';
+    return line;
+}
+
+std::string fileLine(std::string_view name, int64_t initialSize, int64_t id) {
+    std::string line = "File name=\"";
+    hdtrace::appendXmlEscaped(line, name);
+    line += "\" Size=";
+    hdtrace::appendInteger(line, initialSize);
+    line += " id=";
+    hdtrace::appendInteger(line, id);
+    line += '\n';
+    return line;
+}
+
+void appendRankMap(std::string &out, const std::vector<int> &worldRankOfLocal) {
+    const size_t count = worldRankOfLocal.size();
+    size_t first = 0;
+    while (first < count) {
+        // Extend the run while both the world and the local rank step by 1.
+        size_t last = first;
+        while (last + 1 < count && worldRankOfLocal[last + 1] == worldRankOfLocal[last] + 1)
+            ++last;
+        hdtrace::appendInteger(out, worldRankOfLocal[first]);
+        if (last > first) {
+            out += "..";
+            hdtrace::appendInteger(out, worldRankOfLocal[last]);
+        }
+        out += "->";
+        hdtrace::appendInteger(out, static_cast<int64_t>(first));
+        if (last > first) {
+            out += "..";
+            hdtrace::appendInteger(out, static_cast<int64_t>(last));
+        }
+        out += ';';
+        first = last + 1;
+    }
+}
+
+std::string commLine(int64_t id, std::string_view name, const std::vector<int> &localGroup,
+                     const std::vector<int> *remoteGroup) {
+    std::string line = "Comm map='";
+    appendRankMap(line, localGroup);
+    line += '\'';
+    if (remoteGroup) {
+        line += " remote='";
+        appendRankMap(line, *remoteGroup);
+        line += '\'';
+    }
+    line += " id=";
+    hdtrace::appendInteger(line, id);
+    line += " name='";
+    hdtrace::appendXmlEscaped(line, name);
+    line += "'\n";
+    return line;
+}
+
+std::string namedTypeLine(int64_t id, std::string_view name) {
+    std::string line = "Type id='";
+    hdtrace::appendInteger(line, id);
+    line += "' combiner='MPI_COMBINER_NAMED' name='";
+    hdtrace::appendXmlEscaped(line, name);
+    line += "'\n";
+    return line;
+}
+
+std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
+                            const std::vector<int> &integers,
+                            const std::vector<MPI_Aint> &addresses,
+                            const std::vector<int64_t> &typeIds) {
+    std::string line = "Type id='";
+    hdtrace::appendInteger(line, id);
+    line += "' combiner='";
+    line += combiner;
+    line += "' name='";
+    hdtrace::appendXmlEscaped(line, name);
+    line += "' integers='";
+    appendList(line, integers);
+    line += "' addresses='";
+    appendList(line, addresses);
+    line += "' types='";
+    appendList(line, typeIds);
+    line += "'\n";
+    return line;
+}
+
+}  // namespace hdtracempi

@@ -1,0 +1,32 @@
+// InfoLines: the text of the .info sidecar lines (TRACE-FORMAT.md), one
+// object per line, names escaped as XML attribute values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mpi.h>
+
+namespace hdtracempi {
+
+// The first line: the MPI library and the constants the merger decodes.
+std::string mpiLibraryLine();
+
+std::string fileLine(std::string_view name, int64_t initialSize, int64_t id);
+
+// Appends "w1..w2->l1..l2;" runs (or "w->l;" for single members) for a
+// group whose local rank i is world rank worldRankOfLocal[i].
+void appendRankMap(std::string &out, const std::vector<int> &worldRankOfLocal);
+
+std::string commLine(int64_t id, std::string_view name, const std::vector<int> &localGroup,
+                     const std::vector<int> *remoteGroup);
+
+std::string namedTypeLine(int64_t id, std::string_view name);
+std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
+                            const std::vector<int> &integers,
+                            const std::vector<MPI_Aint> &addresses,
+                            const std::vector<int64_t> &typeIds);
+
+}  // namespace hdtracempi

@@ -1,0 +1,123 @@
+#include "Runtime.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "InfoLines.hpp"
+#include "ThreadContext.hpp"
+
+namespace hdtracempi {
+
+std::atomic<bool> gTracing{false};
+Runtime *gRuntime = nullptr;
+
+namespace {
+
+thread_local ThreadContext *tThreadContext = nullptr;
+thread_local bool tThreadUntraced = false;  // creating this thread's trace failed
+
+// Every context made, so that MPI_Finalize can close their traces.
+std::mutex gContextsMutex;
+std::vector<ThreadContext *> *gContexts = nullptr;
+
+std::string programName(int *argc, char ***argv) {
+    std::string path;
+    if (argc && argv && *argv && *argc > 0 && (*argv)[0]) {
+        path = (*argv)[0];
+    } else {
+        char buffer[4096];
+        const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+        path = length > 0 ? std::string(buffer, static_cast<size_t>(length)) : "program";
+    }
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+ThreadContext *createThreadContext() {
+    const int threadIndex = gRuntime->nextThreadIndex.fetch_add(1, std::memory_order_relaxed);
+    hdtrace::TraceOptions options;
+    options.directory = gRuntime->config.directory;
+    options.program = gRuntime->program;
+    options.levels = {gRuntime->host, std::to_string(gRuntime->worldRank),
+                      std::to_string(threadIndex)};
+    options.forceFlush = gRuntime->config.forceFlush;
+    options.nestedDepth = gRuntime->config.nested ? HD_LOG_MAX_DEPTH - 1 : 0;
+    std::string error;
+    std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
+    if (!writer) {
+        std::fprintf(stderr, "hdtracempi: warning: %s; rank %d thread %d runs untraced\n",
+                     error.c_str(), gRuntime->worldRank, threadIndex);
+        tThreadUntraced = true;
+        return nullptr;
+    }
+    if (gRuntime->config.verbose)
+        std::fprintf(stderr, "hdtracempi: rank %d thread %d traces into %s\n", gRuntime->worldRank,
+                     threadIndex, writer->tracePath().c_str());
+    writer->writeInfo(gRuntime->mpiLibraryLine);
+    auto *context = new ThreadContext;
+    context->writer = std::move(writer);
+    {
+        std::lock_guard<std::mutex> lock(gContextsMutex);
+        gContexts->push_back(context);
+    }
+    tThreadContext = context;
+    return context;
+}
+
+}  // namespace
+
+void startTracing(int initResult, int *argc, char ***argv) {
+    if (initResult != MPI_SUCCESS || gRuntime) return;
+    gRuntime = new Runtime;
+    gContexts = new std::vector<ThreadContext *>;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &gRuntime->worldRank);
+    // One warning per process group is enough: only rank 0 reports bad values.
+    gRuntime->config = readConfig(gRuntime->worldRank == 0);
+    gRuntime->program = programName(argc, argv);
+    char host[256] = "localhost";
+    if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    gRuntime->host = host;
+    gRuntime->mpiLibraryLine = mpiLibraryLine();
+    gRuntime->comms.start();
+
+    // Made before tracing is switched on, so that this thread is thread 0.
+    // Without it the whole process runs untraced, after one warning.
+    ThreadContext *context = createThreadContext();
+    if (!context) return;
+    // WORLD and SELF are declared at once, in this order (TRACE-FORMAT.md).
+    context->comm(MPI_COMM_WORLD);
+    context->comm(MPI_COMM_SELF);
+    gTracing.store(true, std::memory_order_release);
+}
+
+void stopTracing() {
+    if (!gTracing.exchange(false, std::memory_order_acq_rel)) return;
+    std::lock_guard<std::mutex> lock(gContextsMutex);
+    for (ThreadContext *context : *gContexts) {
+        if (gRuntime->config.verbose && context->writer->droppedStates() > 0)
+            std::fprintf(stderr, "hdtracempi: %s: %llu nested calls not written\n",
+                         context->writer->tracePath().c_str(),
+                         static_cast<unsigned long long>(context->writer->droppedStates()));
+        context->writer->close();
+    }
+}
+
+ThreadContext *tracedThread() {
+    if (!gTracing.load(std::memory_order_acquire)) return nullptr;
+    if (ThreadContext *context = tThreadContext) return context;
+    if (tThreadUntraced) return nullptr;
+    ThreadContext *context = createThreadContext();
+    if (context) {
+        // A new thread's .info starts with WORLD and SELF, as thread 0's does.
+        context->comm(MPI_COMM_WORLD);
+        context->comm(MPI_COMM_SELF);
+    }
+    return context;
+}
+
+}  // namespace hdtracempi

@@ -1,0 +1,110 @@
+#include "TypeRegistry.hpp"
+
+#include "InfoLines.hpp"
+
+namespace hdtracempi {
+namespace {
+
+const char *combinerName(int combiner) {
+    struct Entry {
+        int value;
+        const char *name;
+    };
+#define HDTRACEMPI_COMBINER(name) \
+    { name, #name }
+    static const Entry kCombiners[] = {
+        HDTRACEMPI_COMBINER(MPI_COMBINER_NAMED),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_DUP),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_CONTIGUOUS),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_VECTOR),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_HVECTOR),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_INDEXED),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_HINDEXED),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_INDEXED_BLOCK),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_HINDEXED_BLOCK),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_STRUCT),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_SUBARRAY),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_DARRAY),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_F90_REAL),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_F90_COMPLEX),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_F90_INTEGER),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_RESIZED),
+#if !defined(OPEN_MPI)
+        // The MPI-1 Fortran forms; Open MPI 4 removed their names.
+        HDTRACEMPI_COMBINER(MPI_COMBINER_HVECTOR_INTEGER),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_HINDEXED_INTEGER),
+        HDTRACEMPI_COMBINER(MPI_COMBINER_STRUCT_INTEGER),
+#endif
+    };
+#undef HDTRACEMPI_COMBINER
+    for (const Entry &entry : kCombiners)
+        if (entry.value == combiner) return entry.name;
+    return "MPI_COMBINER_UNKNOWN";
+}
+
+bool isNamed(MPI_Datatype type) {
+    int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+    PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+}  // namespace
+
+const TypeRecord *TypeRegistry::find(MPI_Datatype type) {
+    if (type == MPI_DATATYPE_NULL) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = byHandle_.find(type);
+    if (found != byHandle_.end()) return found->second;
+    const TypeRecord *record = decode(type);
+    byHandle_[type] = record;
+    return record;
+}
+
+void TypeRegistry::forget(MPI_Datatype type) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (byHandle_.erase(type)) generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+// Called with mutex_ held. The handles get_contents returns are not entered
+// into byHandle_: they are freed here, and their values may be reused.
+const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
+    int integerCount = 0, addressCount = 0, typeCount = 0, combiner = MPI_COMBINER_NAMED;
+    PMPI_Type_get_envelope(type, &integerCount, &addressCount, &typeCount, &combiner);
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int nameLength = 0;
+    PMPI_Type_get_name(type, name, &nameLength);
+
+    if (combiner == MPI_COMBINER_NAMED) {
+        const int64_t id = MPI_Type_c2f(type);
+        auto known = namedById_.find(id);
+        if (known != namedById_.end()) return known->second;
+        TypeRecord &record = records_.emplace_back();
+        record.id = id;
+        record.infoLine = namedTypeLine(id, name);
+        namedById_[id] = &record;
+        return &record;
+    }
+
+    std::vector<int> integers(static_cast<size_t>(integerCount));
+    std::vector<MPI_Aint> addresses(static_cast<size_t>(addressCount));
+    std::vector<MPI_Datatype> types(static_cast<size_t>(typeCount));
+    PMPI_Type_get_contents(type, integerCount, addressCount, typeCount, integers.data(),
+                           addresses.data(), types.data());
+    std::vector<const TypeRecord *> children;
+    std::vector<int64_t> childIds;
+    for (MPI_Datatype child : types) {
+        auto known = byHandle_.find(child);
+        const TypeRecord *childRecord = known != byHandle_.end() ? known->second : decode(child);
+        children.push_back(childRecord);
+        childIds.push_back(childRecord->id);
+        if (!isNamed(child)) PMPI_Type_free(&child);
+    }
+    TypeRecord &record = records_.emplace_back();
+    record.id = nextDerivedId_++;
+    record.children = std::move(children);
+    record.infoLine =
+        derivedTypeLine(record.id, combinerName(combiner), name, integers, addresses, childIds);
+    return &record;
+}
+
+}  // namespace hdtracempi

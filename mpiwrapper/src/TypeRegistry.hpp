@@ -1,0 +1,48 @@
+// TypeRegistry: datatype ids and their decoding through
+// MPI_Type_get_envelope / MPI_Type_get_contents (seed section 2.3.5,
+// Appendix B). Process-wide; records are immutable and never deleted.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <mpi.h>
+
+namespace hdtracempi {
+
+struct TypeRecord {
+    int64_t id = -1;
+    std::vector<const TypeRecord *> children;  // the types the line references
+    std::string infoLine;
+};
+
+// Derived types are numbered from here, clear of every library's
+// predefined MPI_Type_c2f values (TRACE-FORMAT.md).
+constexpr int64_t kFirstDerivedTypeId = int64_t(1) << 24;
+
+class TypeRegistry {
+  public:
+    // The record of type, decoded now (with every type it is built from) if
+    // the handle is new; nullptr for MPI_DATATYPE_NULL.
+    const TypeRecord *find(MPI_Datatype type);
+    // Before MPI_Type_free: the handle may name another type later.
+    void forget(MPI_Datatype type);
+    uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+
+  private:
+    const TypeRecord *decode(MPI_Datatype type);
+
+    std::mutex mutex_;
+    std::unordered_map<MPI_Datatype, const TypeRecord *> byHandle_;
+    std::unordered_map<int64_t, const TypeRecord *> namedById_;
+    std::deque<TypeRecord> records_;
+    int64_t nextDerivedId_ = kFirstDerivedTypeId;
+    std::atomic<uint64_t> generation_{0};
+};
+
+}  // namespace hdtracempi

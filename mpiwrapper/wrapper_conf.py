@@ -1,0 +1,380 @@
+# wrapper_conf.py: what libhdtracempi logs for each function of functions.h
+# (the seed's scripts/wrapper_conf.py). scripts/generate-wrappers.py reads it.
+#
+# Each entry of FUNCTIONS maps an MPI function to
+#   tag       the element name (the function name without MPI_, Appendix A);
+#   attrs     the attributes in Appendix A order, each (name, kind, C args...):
+#             the kind says how the value is computed from the C arguments
+#             (see KINDS); time and end follow automatically;
+#   children  statements that write child elements (<For>, <Data>, <Info>);
+#   status    the MPI_Status* parameter the wrapper reads (a local status
+#             stands in for MPI_STATUS_IGNORE), available as statusSeen;
+#   before / after / last
+#             statements run before the MPI call, after it, and after the
+#             attributes; they keep the registries up to date and run
+#             whether or not the call is written. Names they declare
+#             (const int64_t rid = ...) may be used by attrs and children;
+#   call      replaces the PMPI call (for functions HDTrace defines itself);
+#   init      the MPI call creates the trace (MPI_Init, MPI_Init_thread).
+# An entry without attrs and children is an *ordinary* function: logged with
+# time and end only while HDTRACE_ALL_FUNCTIONS=1. Functions in NOT_LOGGED
+# run their hooks but write nothing.
+#
+# The generator fails when a function of functions.h has no entry, when an
+# entry names a function functions.h lacks, or when an expression names an
+# argument the prototype does not have.
+
+# How each kind of attribute is computed: a C++ expression over the C
+# arguments {0}, {1}, ..., and whether it is taken before the MPI call.
+KINDS = {
+    'int': ('static_cast<int64_t>({0})', 'after'),
+    'string': ('{0}', 'after'),
+    'size': ('call.dataSize({0}, {1})', 'after'),          # count, type: bytes, 64-bit
+    'type': ('call.typeId({0})', 'after'),                 # type id (declared in .info)
+    'comm': ('call.commId({0})', 'after'),                 # communicator id
+    'commBefore': ('call.commId({0})', 'before'),          # ... of a handle the call frees
+    'rank': ('call.worldRank({0}, {1})', 'after'),         # comm, rank: world rank of the peer
+    'tag': ('hdtracempi::portableTag({0})', 'after'),
+    'matchedRank': ('call.matchedRank(result, {0}, {1}, statusSeen)', 'after'),  # comm, source
+    'matchedTag': ('call.matchedTag(result, {0}, statusSeen)', 'after'),         # tag
+    'file': ('call.fileId({0})', 'after'),                 # file id
+    'fileBefore': ('call.fileId({0})', 'before'),          # ... of a handle the call closes
+    'fileName': ('call.fileIdOfName({0})', 'before'),      # file id of a name
+    'position': ('call.individualPosition({0})', 'before'),  # individual pointer, bytes
+    'sharedPosition': ('call.sharedPosition({0})', 'before'),
+    'positionAfter': ('call.individualPosition({0})', 'after'),
+    'sharedPositionAfter': ('call.sharedPosition({0})', 'after'),
+    'whence': ('hdtracempi::whenceName({0})', 'after'),
+}
+
+
+def in_place(buf, used, alternative):
+    """`used`, or `alternative` when the program passed MPI_IN_PLACE as buf:
+    MPI then ignores `used`, and the wrapper must not read it."""
+    return f'{buf} == MPI_IN_PLACE ? {alternative} : {used}'
+
+
+NEW_REQUEST = 'const int64_t rid = call.requestCreated(result, request, false);'
+NEW_PERSISTENT_REQUEST = 'const int64_t rid = call.requestCreated(result, request, true);'
+INFO = 'call.infoChildren(info);'
+
+
+def send(tag, rid=False):
+    """Send, Bsend, ... (A.10, A.56, A.59-61, A.65, A.69, A.72)."""
+    attrs = [('size', 'size', 'count', 'datatype'), ('count', 'int', 'count'),
+             ('tid', 'type', 'datatype'), ('toRank', 'rank', 'comm', 'dest'),
+             ('toTag', 'tag', 'tag'), ('cid', 'comm', 'comm')]
+    if not rid:
+        return dict(tag=tag, attrs=attrs)
+    return dict(tag=tag, attrs=attrs + [('rid', 'int', 'rid')],
+                after=NEW_PERSISTENT_REQUEST if tag.endswith('_init') else NEW_REQUEST)
+
+
+def receive(tag, persistent=False):
+    """Irecv (A.58) and Recv_init: the requested source and tag."""
+    return dict(tag=tag, attrs=[('fromRank', 'rank', 'comm', 'source'), ('fromTag', 'tag', 'tag'),
+                                ('cid', 'comm', 'comm'), ('rid', 'int', 'rid')],
+                after=NEW_PERSISTENT_REQUEST if persistent else NEW_REQUEST)
+
+
+def rooted_reduction(tag):
+    return dict(tag=tag, attrs=[('size', 'size', 'count', 'datatype'), ('rootRank', 'rank', 'comm', 'root'),
+                                ('cid', 'comm', 'comm'), ('count', 'int', 'count'),
+                                ('tid', 'type', 'datatype')])
+
+
+def reduction(tag):
+    return dict(tag=tag, attrs=[('size', 'size', 'count', 'datatype'), ('cid', 'comm', 'comm'),
+                                ('count', 'int', 'count'), ('tid', 'type', 'datatype')])
+
+
+def completion(tag, update):
+    """Wait*, Test*: one <For rid/> per request that completed in the call."""
+    return dict(tag=tag, before=f'hdtracempi::Completions completions({tag_requests[tag]});',
+                after=update, children='call.completionChildren(completions);')
+
+
+tag_requests = {
+    'Wait': '1, request', 'Test': '1, request', 'Waitall': 'count, array_of_requests',
+    'Testall': 'count, array_of_requests', 'Waitany': 'count, array_of_requests',
+    'Testany': 'count, array_of_requests', 'Waitsome': 'incount, array_of_requests',
+    'Testsome': 'incount, array_of_requests',
+}
+
+# File data access. `offset` is the explicit offset (etype units) or the
+# individual file pointer before the call (bytes).
+DATA = [('size', 'size', 'count', 'datatype'), ('count', 'int', 'count'), ('tid', 'type', 'datatype')]
+
+
+def file_access(tag, offset):
+    """File_read, File_write_at, ... (A.23, A.24, A.27, A.28, A.42, ...)."""
+    return dict(tag=tag, attrs=[('fid', 'file', 'fh'), offset] + DATA)
+
+
+def file_shared_access(tag):
+    """File_read_shared, File_read_ordered, ... (A.31, A.34, A.50, A.53)."""
+    return dict(tag=tag, attrs=[('fid', 'file', 'fh')] + DATA)
+
+
+def file_nonblocking(tag, offset=None):
+    """File_iread, File_iwrite_at, ... (A.15-A.20): offset and data unless shared."""
+    attrs = [('fid', 'file', 'fh'), ('rid', 'int', 'rid')]
+    if offset:
+        attrs += [offset] + DATA
+    return dict(tag=tag, attrs=attrs, after=NEW_REQUEST)
+
+
+def split_begin(tag, data_offset, attrs_offset=None):
+    """*_begin (A.25, A.29, A.32, A.44, A.48, A.51): rid bound to the file and
+    one <Data offset size count tid/> child."""
+    attrs = [('fid', 'file', 'fh'), ('rid', 'int', 'rid')]
+    if attrs_offset:
+        attrs += [('offset', 'int', attrs_offset)] + DATA
+    before = ''
+    if data_offset in ('individual', 'shared'):
+        before = ('const int64_t dataOffset = call.writing() ? call.%s(fh) : -1;' %
+                  ('individualPosition' if data_offset == 'individual' else 'sharedPosition'))
+        data_offset = 'dataOffset'
+    return dict(tag=tag, attrs=attrs, before=before,
+                after='const int64_t rid = call.splitBegun(result, fh);',
+                children=f'call.dataChild({data_offset}, count, datatype);')
+
+
+# *_end (A.26, A.30, ...) is written as a Wait for the begin's rid (NOTES.md).
+SPLIT_END = dict(tag='Wait', after='const int64_t rid = call.splitEnded(fh);',
+                 children='if (rid >= 0) call.forChild(rid);')
+
+
+def comm_constructor(tag, old, new):
+    """Comm_dup, Comm_split, ...: the input communicator and the new one."""
+    return dict(tag=tag, attrs=[('cid', 'comm', old), ('newCid', 'int', 'newCid')],
+                after=f'const int64_t newCid = call.commCreated(result, {new});')
+
+
+def ordinary(tag, **hooks):
+    return dict(tag=tag, **hooks)
+
+
+FUNCTIONS = {
+    # --- Environment
+    'MPI_Init': ordinary('Init', init=True),
+    'MPI_Init_thread': ordinary('Init_thread', init=True),
+    'MPI_Finalize': ordinary('Finalize', last='call.finish();\nhdtracempi::stopTracing();'),
+    # Written, and every trace closed, before the call: MPI_Abort does not return.
+    'MPI_Abort': ordinary('Abort', before='call.finish();\nhdtracempi::stopTracing();'),
+
+    # --- Point-to-point
+    'MPI_Send': send('Send'),
+    'MPI_Bsend': send('Bsend'),
+    'MPI_Ssend': send('Ssend'),
+    'MPI_Rsend': send('Rsend'),
+    'MPI_Recv': dict(tag='Recv', status='status',
+                     attrs=[('fromRank', 'matchedRank', 'comm', 'source'),
+                            ('fromTag', 'matchedTag', 'tag'), ('cid', 'comm', 'comm')]),
+    'MPI_Sendrecv': dict(tag='Sendrecv', status='status',
+                         attrs=[('size', 'size', 'sendcount', 'sendtype'),
+                                ('toRank', 'rank', 'comm', 'dest'), ('toTag', 'tag', 'sendtag'),
+                                ('fromRank', 'matchedRank', 'comm', 'source'),
+                                ('fromTag', 'matchedTag', 'recvtag'), ('cid', 'comm', 'comm'),
+                                ('count', 'int', 'sendcount'), ('tid', 'type', 'sendtype')]),
+    'MPI_Sendrecv_replace': dict(tag='Sendrecv_replace', status='status',
+                                 attrs=[('sendSize', 'size', 'count', 'datatype'),
+                                        ('toRank', 'rank', 'comm', 'dest'),
+                                        ('toTag', 'tag', 'sendtag'),
+                                        ('fromRank', 'matchedRank', 'comm', 'source'),
+                                        ('fromTag', 'matchedTag', 'recvtag'),
+                                        ('cid', 'comm', 'comm'), ('count', 'int', 'count'),
+                                        ('tid', 'type', 'datatype')]),
+    'MPI_Isend': send('Isend', rid=True),
+    'MPI_Ibsend': send('Ibsend', rid=True),
+    'MPI_Issend': send('Issend', rid=True),
+    'MPI_Irsend': send('Irsend', rid=True),
+    'MPI_Irecv': receive('Irecv'),
+    'MPI_Probe': ordinary('Probe'),
+    'MPI_Iprobe': dict(tag='Iprobe', attrs=[('source', 'rank', 'comm', 'source'),
+                                            ('tag', 'tag', 'tag'), ('cid', 'comm', 'comm')]),
+
+    # --- Persistent requests: the attributes of Isend / Irecv, with the new rid.
+    'MPI_Send_init': send('Send_init', rid=True),
+    'MPI_Bsend_init': send('Bsend_init', rid=True),
+    'MPI_Ssend_init': send('Ssend_init', rid=True),
+    'MPI_Rsend_init': send('Rsend_init', rid=True),
+    'MPI_Recv_init': receive('Recv_init', persistent=True),
+    'MPI_Start': dict(tag='Start', attrs=[('rid', 'int', 'rid')],
+                      before='const MPI_Request started = *request;',
+                      after='const int64_t rid = call.requestStarted(result, started);'),
+    'MPI_Startall': dict(tag='Startall',
+                         before='hdtracempi::Completions completions(count, array_of_requests);',
+                         after='completions.started(result);',
+                         children='call.completionChildren(completions);'),
+    'MPI_Request_free': dict(tag='Request_free', before='call.requestFreed(*request);'),
+
+    # --- Completion: which requests were matched.
+    'MPI_Wait': completion('Wait', 'completions.all(result, true, request);'),
+    'MPI_Waitall': completion('Waitall', 'completions.all(result, true, array_of_requests);'),
+    'MPI_Waitany': completion('Waitany', 'completions.one(result, *index, array_of_requests);'),
+    'MPI_Waitsome': completion(
+        'Waitsome', 'completions.some(result, *outcount, array_of_indices, array_of_requests);'),
+    'MPI_Test': completion('Test', 'completions.all(result, *flag, request);'),
+    'MPI_Testall': completion('Testall', 'completions.all(result, *flag, array_of_requests);'),
+    'MPI_Testany': completion('Testany', 'completions.one(result, *index, array_of_requests);'),
+    'MPI_Testsome': completion(
+        'Testsome', 'completions.some(result, *outcount, array_of_indices, array_of_requests);'),
+
+    # --- Collectives
+    'MPI_Barrier': dict(tag='Barrier', attrs=[('cid', 'comm', 'comm')]),
+    'MPI_Bcast': dict(tag='Bcast', attrs=[('size', 'size', 'count', 'datatype'),
+                                          ('rootRank', 'rank', 'comm', 'root'),
+                                          ('cid', 'comm', 'comm'), ('count', 'int', 'count'),
+                                          ('tid', 'type', 'datatype')]),
+    'MPI_Gather': dict(tag='Gather', attrs=[
+        ('size', 'size', in_place('sendbuf', 'sendcount', 'recvcount'),
+         in_place('sendbuf', 'sendtype', 'recvtype')),
+        ('recvSize', 'size', 'recvcount', 'recvtype'),
+        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        ('count', 'int', in_place('sendbuf', 'sendcount', 'recvcount')),
+        ('tid', 'type', in_place('sendbuf', 'sendtype', 'recvtype')),
+        ('recvCount', 'int', 'recvcount'), ('recvtid', 'type', 'recvtype')]),
+    'MPI_Gatherv': dict(tag='Gatherv', attrs=[
+        ('size', 'size', in_place('sendbuf', 'sendcount', 'call.ownEntry(comm, recvcounts)'),
+         in_place('sendbuf', 'sendtype', 'recvtype')),
+        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        ('count', 'int', in_place('sendbuf', 'sendcount', 'call.ownEntry(comm, recvcounts)')),
+        ('tid', 'type', in_place('sendbuf', 'sendtype', 'recvtype'))]),
+    'MPI_Scatter': dict(tag='Scatter', attrs=[
+        ('size', 'size', 'sendcount', 'sendtype'),
+        ('recvSize', 'size', in_place('recvbuf', 'recvcount', 'sendcount'),
+         in_place('recvbuf', 'recvtype', 'sendtype')),
+        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        ('count', 'int', 'sendcount'), ('tid', 'type', 'sendtype'),
+        ('recvCount', 'int', in_place('recvbuf', 'recvcount', 'sendcount')),
+        ('recvtid', 'type', in_place('recvbuf', 'recvtype', 'sendtype'))]),
+    'MPI_Scatterv': dict(tag='Scatterv', attrs=[
+        ('recvSize', 'size', in_place('recvbuf', 'recvcount', 'call.ownEntry(comm, sendcounts)'),
+         in_place('recvbuf', 'recvtype', 'sendtype')),
+        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        ('recvCount', 'int', in_place('recvbuf', 'recvcount', 'call.ownEntry(comm, sendcounts)')),
+        ('recvtid', 'type', in_place('recvbuf', 'recvtype', 'sendtype'))]),
+    'MPI_Allgather': dict(tag='Allgather', attrs=[
+        ('size', 'size', in_place('sendbuf', 'sendcount', 'recvcount'),
+         in_place('sendbuf', 'sendtype', 'recvtype')),
+        ('recvSize', 'size', 'recvcount', 'recvtype'), ('cid', 'comm', 'comm'),
+        ('count', 'int', in_place('sendbuf', 'sendcount', 'recvcount')),
+        ('tid', 'type', in_place('sendbuf', 'sendtype', 'recvtype')),
+        ('recvCount', 'int', 'recvcount'), ('recvtid', 'type', 'recvtype')]),
+    'MPI_Allgatherv': dict(tag='Allgatherv', attrs=[
+        ('size', 'size', in_place('sendbuf', 'sendcount', 'call.ownEntry(comm, recvcounts)'),
+         in_place('sendbuf', 'sendtype', 'recvtype')),
+        ('cid', 'comm', 'comm'),
+        ('count', 'int', in_place('sendbuf', 'sendcount', 'call.ownEntry(comm, recvcounts)')),
+        ('tid', 'type', in_place('sendbuf', 'sendtype', 'recvtype'))]),
+    'MPI_Alltoall': dict(tag='Alltoall', attrs=[
+        ('size', 'size', in_place('sendbuf', 'sendcount', 'recvcount'),
+         in_place('sendbuf', 'sendtype', 'recvtype')),
+        ('cid', 'comm', 'comm'),
+        ('count', 'int', in_place('sendbuf', 'sendcount', 'recvcount')),
+        ('tid', 'type', in_place('sendbuf', 'sendtype', 'recvtype'))]),
+    'MPI_Alltoallv': dict(tag='Alltoallv', attrs=[('cid', 'comm', 'comm')]),
+    'MPI_Reduce': rooted_reduction('Reduce'),
+    'MPI_Allreduce': reduction('Allreduce'),
+    'MPI_Reduce_scatter': dict(tag='Reduce_scatter', attrs=[('cid', 'comm', 'comm')]),
+    'MPI_Scan': reduction('Scan'),
+    'MPI_Exscan': reduction('Exscan'),
+
+    # --- Communicators: ids in creation order.
+    'MPI_Comm_dup': comm_constructor('Comm_dup', 'comm', 'newcomm'),
+    'MPI_Comm_split': comm_constructor('Comm_split', 'comm', 'newcomm'),
+    'MPI_Comm_create': comm_constructor('Comm_create', 'comm', 'newcomm'),
+    'MPI_Cart_create': comm_constructor('Cart_create', 'old_comm', 'comm_cart'),
+    'MPI_Graph_create': comm_constructor('Graph_create', 'comm_old', 'comm_graph'),
+    'MPI_Intercomm_create': comm_constructor('Intercomm_create', 'local_comm', 'newintercomm'),
+    'MPI_Intercomm_merge': comm_constructor('Intercomm_merge', 'intercomm', 'newintercomm'),
+    'MPI_Comm_free': dict(tag='Comm_free', attrs=[('cid', 'commBefore', '*comm')],
+                          before='call.commFreed(*comm);'),
+
+    # --- Datatypes: decoded into .info when first used, not when made.
+    'MPI_Type_contiguous': ordinary('Type_contiguous'),
+    'MPI_Type_vector': dict(tag='Type_vector', attrs=[('oldTid', 'type', 'oldtype')]),
+    'MPI_Type_create_hvector': ordinary('Type_create_hvector'),
+    'MPI_Type_indexed': ordinary('Type_indexed'),
+    'MPI_Type_create_hindexed': ordinary('Type_create_hindexed'),
+    'MPI_Type_create_indexed_block': ordinary('Type_create_indexed_block'),
+    'MPI_Type_create_hindexed_block': ordinary('Type_create_hindexed_block'),
+    'MPI_Type_create_struct': ordinary('Type_create_struct'),
+    'MPI_Type_create_subarray': ordinary('Type_create_subarray'),
+    'MPI_Type_create_darray': ordinary('Type_create_darray'),
+    'MPI_Type_create_resized': ordinary('Type_create_resized'),
+    'MPI_Type_dup': ordinary('Type_dup'),
+    'MPI_Type_commit': dict(tag='Type_commit', attrs=[('tid', 'type', '*type')]),
+    'MPI_Type_free': ordinary('Type_free', before='call.typeFreed(*type);'),
+
+    # --- Files
+    'MPI_File_open': dict(tag='File_open', attrs=[('cid', 'comm', 'comm'), ('name', 'string', 'filename'),
+                                                  ('flags', 'int', 'amode'), ('fid', 'int', 'fid')],
+                          after='const int64_t fid = call.fileOpened(result, filename, fh);',
+                          children=INFO),
+    'MPI_File_close': dict(tag='File_close', attrs=[('fid', 'fileBefore', '*fh')],
+                           before='call.fileClosed(*fh);'),
+    'MPI_File_delete': dict(tag='File_delete', attrs=[('fid', 'fileName', 'filename')],
+                            children=INFO),
+    'MPI_File_set_size': dict(tag='File_set_size', attrs=[('fid', 'file', 'fh'), ('size', 'int', 'size')]),
+    'MPI_File_preallocate': dict(tag='File_preallocate',
+                                 attrs=[('fid', 'file', 'fh'), ('size', 'int', 'size')]),
+    'MPI_File_get_size': dict(tag='File_get_size', attrs=[
+        ('fid', 'file', 'fh'), ('size', 'int', 'result == MPI_SUCCESS ? *size : -1')]),
+    'MPI_File_set_info': dict(tag='File_set_info', attrs=[('fid', 'file', 'fh')], children=INFO),
+    'MPI_File_set_view': dict(tag='File_set_view', attrs=[
+        ('fid', 'file', 'fh'), ('offset', 'int', 'disp'), ('etid', 'type', 'etype'),
+        ('filetid', 'type', 'filetype'), ('representation', 'string', 'datarep')], children=INFO),
+    'MPI_File_set_atomicity': dict(tag='File_set_atomicity',
+                                   attrs=[('fid', 'file', 'fh'), ('flag', 'int', 'flag')]),
+    'MPI_File_sync': dict(tag='File_sync', attrs=[('fid', 'file', 'fh')]),
+    'MPI_File_seek': dict(tag='File_seek', attrs=[
+        ('fid', 'file', 'fh'), ('relative-offset', 'int', 'offset'), ('whence', 'whence', 'whence'),
+        ('offset', 'positionAfter', 'fh')]),
+    'MPI_File_seek_shared': dict(tag='File_seek_shared', attrs=[
+        ('fid', 'file', 'fh'), ('relative-offset', 'int', 'offset'), ('whence', 'whence', 'whence'),
+        ('offset', 'sharedPositionAfter', 'fh')]),
+    'MPI_File_get_position': ordinary('File_get_position'),
+    'MPI_File_get_position_shared': ordinary('File_get_position_shared'),
+
+    'MPI_File_read': file_access('File_read', ('offset', 'position', 'fh')),
+    'MPI_File_read_all': file_access('File_read_all', ('offset', 'position', 'fh')),
+    'MPI_File_read_at': file_access('File_read_at', ('offset', 'int', 'offset')),
+    'MPI_File_read_at_all': file_access('File_read_at_all', ('offset', 'int', 'offset')),
+    'MPI_File_read_shared': file_shared_access('File_read_shared'),
+    'MPI_File_read_ordered': file_shared_access('File_read_ordered'),
+    'MPI_File_write': file_access('File_write', ('offset', 'position', 'fh')),
+    'MPI_File_write_all': file_access('File_write_all', ('offset', 'position', 'fh')),
+    'MPI_File_write_at': file_access('File_write_at', ('offset', 'int', 'offset')),
+    'MPI_File_write_at_all': file_access('File_write_at_all', ('offset', 'int', 'offset')),
+    'MPI_File_write_shared': file_shared_access('File_write_shared'),
+    'MPI_File_write_ordered': file_shared_access('File_write_ordered'),
+
+    'MPI_File_iread': file_nonblocking('File_iread', ('offset', 'position', 'fh')),
+    'MPI_File_iread_at': file_nonblocking('File_iread_at', ('offset', 'int', 'offset')),
+    'MPI_File_iread_shared': file_nonblocking('File_iread_shared'),
+    'MPI_File_iwrite': file_nonblocking('File_iwrite', ('offset', 'position', 'fh')),
+    'MPI_File_iwrite_at': file_nonblocking('File_iwrite_at', ('offset', 'int', 'offset')),
+    'MPI_File_iwrite_shared': file_nonblocking('File_iwrite_shared'),
+
+    'MPI_File_read_all_begin': split_begin('File_read_all_begin', 'individual'),
+    'MPI_File_read_all_end': SPLIT_END,
+    'MPI_File_read_at_all_begin': split_begin('File_read_at_all_begin', 'offset', 'offset'),
+    'MPI_File_read_at_all_end': SPLIT_END,
+    'MPI_File_read_ordered_begin': split_begin('File_read_ordered_begin', 'shared'),
+    'MPI_File_read_ordered_end': SPLIT_END,
+    'MPI_File_write_all_begin': split_begin('File_write_all_begin', 'individual'),
+    'MPI_File_write_all_end': SPLIT_END,
+    'MPI_File_write_at_all_begin': split_begin('File_write_at_all_begin', 'offset'),
+    'MPI_File_write_at_all_end': SPLIT_END,
+    'MPI_File_write_ordered_begin': split_begin('File_write_ordered_begin', 'shared'),
+    'MPI_File_write_ordered_end': SPLIT_END,
+
+    # --- HDTrace's own (A.75): nested calls of known depth.
+    'MPI_hdT_Test_nested': dict(tag='hdT_Test_nested', attrs=[('depth', 'int', 'depth')],
+                                call='hdtracempi::testNestedBody(depth)'),
+}
+
+# Wrapped for their hooks, never written.
+NOT_LOGGED = {'MPI_Request_free'}

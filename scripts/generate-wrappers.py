@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Write the PMPI wrappers of libhdtracempi (seed section 2.3.1).
+
+    generate-wrappers.py FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP
+
+FUNCTIONS_H lists the C prototypes of the traced functions; WRAPPER_CONF_PY
+says, per function, what is logged (see its header). The output is one C++
+file of extern "C" MPI_X definitions that call PMPI_X through the runtime's
+hdtracempi::Call. Any mismatch between the two inputs is an error naming the
+function and what is wrong; nothing is written then.
+"""
+import os
+import re
+import runpy
+import sys
+import tempfile
+
+PROTOTYPE = re.compile(r'^\s*int\s+(\w+)\s*\(([^)]*)\)\s*;', re.M)
+IDENTIFIER = re.compile(r'(?<![.\w>:])([A-Za-z_]\w*)')
+DECLARED = re.compile(r'\b(?:int64_t|int|MPI_\w+|auto|hdtracempi::\w+)\s*\*?\s*(?:const\s+)?(\w+)\s*[=(;]')
+# Names an expression may use besides the arguments of its function.
+KNOWN = {'call', 'result', 'statusSeen', 'hdtracempi', 'static_cast', 'int64_t', 'const', 'true',
+         'false', 'nullptr', 'if', 'int', 'auto'}
+ENTRY_KEYS = {'tag', 'attrs', 'children', 'status', 'before', 'after', 'last', 'call', 'init'}
+
+
+class ConfigError(Exception):
+    pass
+
+
+def parse_prototypes(path):
+    text = re.sub(r'/\*.*?\*/', '', open(path).read(), flags=re.S)
+    functions = {}
+    for match in PROTOTYPE.finditer(text):
+        name, params = match.group(1), match.group(2).strip()
+        args = []
+        if params != 'void':
+            for param in params.split(','):
+                arg = re.search(r'(\w+)\s*(\[\s*\])?\s*$', param.strip())
+                if not arg:
+                    raise ConfigError(f'{path}: {name}: cannot read the parameter "{param}"')
+                args.append(arg.group(1))
+        if name in functions:
+            raise ConfigError(f'{path}: {name} is listed twice')
+        functions[name] = (params, args)
+    if not functions:
+        raise ConfigError(f'{path}: no prototypes found')
+    return functions
+
+
+def check_names(function, args, entry, what, code, declared):
+    for name in IDENTIFIER.findall(code):
+        if name in args or name in KNOWN or name in declared or name.startswith(('MPI_', 'PMPI_')):
+            continue
+        raise ConfigError(f'{function}: {what} uses "{name}", which is not an argument of '
+                          f'{function}({", ".join(args)})')
+
+
+def check_entry(function, args, entry, kinds):
+    unknown = set(entry) - ENTRY_KEYS
+    if unknown:
+        raise ConfigError(f'{function}: unknown key(s) {sorted(unknown)}')
+    if 'tag' not in entry:
+        raise ConfigError(f'{function}: entry has no tag')
+    hooks = ' '.join(entry.get(key, '') for key in ('before', 'after', 'last'))
+    declared = set(DECLARED.findall(hooks))
+    if entry.get('status') and entry['status'] not in args:
+        raise ConfigError(f'{function}: status "{entry["status"]}" is not an argument of {function}')
+    for attr in entry.get('attrs', []):
+        name, kind, values = attr[0], attr[1], attr[2:]
+        if kind not in kinds:
+            raise ConfigError(f'{function}: attribute {name}: unknown kind "{kind}"')
+        needed = len(set(re.findall(r'\{(\d+)\}', kinds[kind][0])))
+        if len(values) != needed:
+            raise ConfigError(f'{function}: attribute {name} of kind {kind} needs {needed} '
+                              f'argument(s), has {len(values)}')
+        if 'statusSeen' in kinds[kind][0] and not entry.get('status'):
+            raise ConfigError(f'{function}: attribute {name} reads the status, but the entry '
+                              f'names no status argument')
+        for value in values:
+            check_names(function, args, entry, f'attribute {name}', value, declared)
+    for key in ('before', 'after', 'last', 'children', 'call'):
+        check_names(function, args, entry, key, entry.get(key, ''), declared)
+
+
+def indent(code, spaces):
+    return ''.join(' ' * spaces + line + '\n' for line in code.splitlines() if line.strip())
+
+
+def wrapper(function, params, args, entry, kinds, logged):
+    tag = entry['tag']
+    ordinary = not entry.get('attrs') and not entry.get('children')
+    logging = 'hdtracempi::Logging::' + ('Ordinary' if ordinary else 'Always')
+    status = entry.get('status')
+    call_args = ', '.join('statusSeen' if a == status else a for a in args)
+    pass_args = ', '.join(args)
+    library = entry.get('call') or f'P{function}({pass_args})'
+    library_used = entry.get('call') or f'P{function}({call_args})'
+    attrs = entry.get('attrs', [])
+    summary = f'<{tag}' + ''.join(' ' + a[0] for a in attrs) + '>' if logged else 'not logged'
+
+    out = [f'// {function}: {summary}\n', f'extern "C" int {function}({params}) {{\n']
+    if entry.get('init'):
+        out.append('    const hdtrace::Timestamp start = hdtrace::Timestamp::now();\n')
+        out.append(f'    const int result = {library};\n')
+        out.append('    const hdtrace::Timestamp end = hdtrace::Timestamp::now();\n')
+        out.append('    hdtracempi::startTracing(result, argc, argv);\n')
+        out.append('    hdtracempi::Call call;\n')
+        out.append('    if (!call.active()) return result;\n')
+        out.append(f'    call.begin("{tag}", {logging}, start);\n')
+        out.append('    call.endedAt(end);\n')
+        out.append('    return result;\n}\n\n')
+        return ''.join(out)
+
+    out.append('    hdtracempi::Call call;\n')
+    out.append(f'    if (!call.active()) return {library};\n')
+    if logged:
+        out.append(f'    call.begin("{tag}", {logging});\n')
+    if status:
+        out.append('    MPI_Status ignoredStatus;\n')
+        out.append(f'    MPI_Status *const statusSeen = {status} == MPI_STATUS_IGNORE ? '
+                   f'&ignoredStatus : {status};\n')
+    values = {}
+    for attr in attrs:
+        name, kind, exprs = attr[0], attr[1], attr[2:]
+        template, when = kinds[kind]
+        value = template.format(*[f'({e})' if ' ' in e else e for e in exprs])
+        if when == 'before':
+            local = 'before_' + re.sub(r'\W', '_', name)
+            out.append(f'    const auto {local} = call.writing() ? {value} : 0;\n')
+            value = local
+        values[name] = value
+    out.append(indent(entry.get('before', ''), 4))
+    out.append('    call.enterLibrary();\n')
+    out.append(f'    const int result = {library_used};\n')
+    out.append('    call.leaveLibrary();\n')
+    out.append(indent(entry.get('after', ''), 4))
+    if attrs or entry.get('children'):
+        out.append('    if (call.writing()) {\n')
+        for attr in attrs:
+            out.append(f'        call.attribute("{attr[0]}", {values[attr[0]]});\n')
+        out.append(indent(entry.get('children', ''), 8))
+        out.append('    }\n')
+    out.append(indent(entry.get('last', ''), 4))
+    out.append('    return result;\n}\n\n')
+    return ''.join(out)
+
+
+def generate(functions_h, conf_py):
+    functions = parse_prototypes(functions_h)
+    conf = runpy.run_path(conf_py)
+    entries, kinds, not_logged = conf['FUNCTIONS'], conf['KINDS'], conf.get('NOT_LOGGED', set())
+    errors = []
+    for name in functions:
+        if name not in entries:
+            errors.append(f'{name} is in {functions_h} but has no entry in {conf_py}')
+    for name in entries:
+        if name not in functions:
+            errors.append(f'{conf_py}: {name} has an entry but is not in {functions_h}')
+    for name in not_logged:
+        if name not in functions:
+            errors.append(f'{conf_py}: NOT_LOGGED names {name}, which is not in {functions_h}')
+    for name, (params, args) in functions.items():
+        if name in entries:
+            try:
+                check_entry(name, args, entries[name], kinds)
+            except ConfigError as error:
+                errors.append(str(error))
+    if errors:
+        raise ConfigError('\n'.join(errors))
+
+    parts = [f'// Generated by scripts/generate-wrappers.py from {os.path.basename(functions_h)}\n'
+             f'// and {os.path.basename(conf_py)}. Do not edit; edit those instead.\n'
+             '// clang-format off\n'
+             '#include <mpi.h>\n\n'
+             '#include <hdtrace/Timestamp.hpp>\n'
+             '#include <hdtrace/hdtracempi.h>\n\n'
+             '#include "Call.hpp"\n\n']
+    for name, (params, args) in functions.items():
+        parts.append(wrapper(name, params, args, entries[name], kinds, name not in not_logged))
+    return ''.join(parts)
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    functions_h, conf_py, output = sys.argv[1:]
+    try:
+        text = generate(functions_h, conf_py)
+    except (ConfigError, OSError, SyntaxError, KeyError) as error:
+        sys.exit(f'generate-wrappers.py: error:\n{error}')
+    # Written whole or not at all.
+    directory = os.path.dirname(os.path.abspath(output))
+    with tempfile.NamedTemporaryFile('w', dir=directory, delete=False) as temporary:
+        temporary.write(text)
+    os.replace(temporary.name, output)
+
+
+if __name__ == '__main__':
+    main()
