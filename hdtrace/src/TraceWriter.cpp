@@ -234,24 +234,6 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
     return appendOutput(element.data(), element.size());
 }
 
-TextBuffer &TraceWriter::attributeTarget() {
-    Frame &frame = frames_[depth_ - 1];
-    return frame.childOpen ? frame.children : frame.head;
-}
-
-void TraceWriter::attribute(std::string_view name, int64_t value) {
-    if (!isWriting()) return;
-    TextBuffer &out = attributeTarget();
-    char *p = out.reserve(name.size() + 4 + kMaxNumberChars);
-    *p++ = ' ';
-    p = writeText(p, name);
-    *p++ = '=';
-    *p++ = '\'';
-    p = formatInteger(p, value);
-    *p++ = '\'';
-    out.commit(p);
-}
-
 void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();

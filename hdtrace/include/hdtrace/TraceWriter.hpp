@@ -9,11 +9,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <hdtrace/Format.hpp>
 #include <hdtrace/TextBuffer.hpp>
 #include <hdtrace/Timestamp.hpp>
 #include <hdtrace/hdTrace.h>
@@ -55,7 +57,7 @@ class TraceWriter {
     // Attributes go to the open child element if there is one, else to the
     // innermost open state; they are ignored when no state is open or the
     // state is not written (see isWriting()).
-    void attribute(std::string_view name, int64_t value);
+    void attribute(std::string_view name, int64_t value);          // inline, below
     void attribute(std::string_view name, std::string_view text);  // escaped
     void attribute(std::string_view name, const char *text) {
         attribute(name, std::string_view(text ? text : ""));
@@ -113,7 +115,10 @@ class TraceWriter {
         bool childOpen = false;
     };
 
-    TextBuffer &attributeTarget();
+    TextBuffer &attributeTarget() {
+        Frame &frame = frames_[depth_ - 1];
+        return frame.childOpen ? frame.children : frame.head;
+    }
     void writeState(Frame &frame, int frameDepth, Timestamp end);
     size_t maxRenderedSize(const Frame &frame, int frameDepth) const;
     char *renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const;
@@ -140,5 +145,21 @@ class TraceWriter {
     std::atomic<bool> crashClosed_{false};
     uint64_t droppedStates_ = 0;
 };
+
+// Inline: integer attributes are most of what the MPI wrapper writes, and a
+// call per attribute would cost more than formatting it.
+inline void TraceWriter::attribute(std::string_view name, int64_t value) {
+    if (!isWriting()) return;
+    TextBuffer &out = attributeTarget();
+    char *p = out.reserve(name.size() + 4 + kMaxNumberChars);
+    *p++ = ' ';
+    std::memcpy(p, name.data(), name.size());
+    p += name.size();
+    *p++ = '=';
+    *p++ = '\'';
+    p = formatInteger(p, value);
+    *p++ = '\'';
+    out.commit(p);
+}
 
 }  // namespace hdtrace
