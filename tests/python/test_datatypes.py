@@ -1,0 +1,127 @@
+"""Datatypes of every Appendix B combiner against hand-computed type maps."""
+import pytest
+
+import hdtrace
+
+TYPES = """
+  <NAMED id='1' name='MPI_INT'/>
+  <NAMED id='2' name='MPI_DOUBLE'/>
+  <NAMED id='3' name='MPI_DOUBLE_INT'/>
+  <NAMED id='4' name='MPI_FANCY'/>
+  <DUP id='10' name='' oldType='1'/>
+  <CONTIGUOUS id='11' name='' count='3' oldType='1'/>
+  <VECTOR id='12' name='' count='3' blocklength='2' stride='4' oldType='1'/>
+  <HVECTOR id='13' name='' count='2' blocklength='1' stride='10' oldType='2'/>
+  <HVECTOR_INTEGER id='14' name='' count='2' blocklength='1' stride='-8' oldType='1'/>
+  <RESIZED id='15' name='' lowerBound='-4' extend='16' oldType='1'/>
+  <INDEXED id='16' name='' count='2' oldType='1'>
+    <BLOCK len='2' index='5'/>
+    <BLOCK len='1' index='0'/>
+  </INDEXED>
+  <HINDEXED id='17' name='' count='2' oldType='2'>
+    <BLOCK len='1' index='3'/>
+    <BLOCK len='2' index='16'/>
+  </HINDEXED>
+  <INDEXED_BLOCK id='18' name='' count='2' oldType='1' blockLength='2'>
+    <Block displacement='1'/>
+    <Block displacement='4'/>
+  </INDEXED_BLOCK>
+  <STRUCT id='19' name='pair' count='2'>
+    <Type id='1' displacement='0' blocklen='2'/>
+    <Type id='2' displacement='16' blocklen='1'/>
+  </STRUCT>
+  <STRUCT_INTEGER id='20' name='' count='1'>
+    <Type id='12' displacement='100' blocklen='1'/>
+  </STRUCT_INTEGER>
+  <SUBARRAY id='21' name='' count='2' ndims='2' order='MPI_ORDER_C' oldType='1'>
+    <Dimension size='4' subsize='2' start='1'/>
+    <Dimension size='3' subsize='2' start='1'/>
+  </SUBARRAY>
+  <SUBARRAY id='22' name='' count='2' ndims='2' order='MPI_ORDER_FORTRAN' oldType='1'>
+    <Dimension size='4' subsize='2' start='1'/>
+    <Dimension size='3' subsize='2' start='1'/>
+  </SUBARRAY>
+  <DARRAY id='23' name='' size='4' order='MPI_ORDER_C' rank='3' dims='2' oldType='1'>
+    <Dimension gsize='4' distrib='MPI_DISTRIBUTE_BLOCK' darg='MPI_DISTRIBUTE_DFLT_DARG' psize='2'/>
+    <Dimension gsize='6' distrib='MPI_DISTRIBUTE_CYCLIC' darg='1' psize='2'/>
+  </DARRAY>
+  <CONTIGUOUS id='24' name='' count='2' oldType='4'/>
+  <HINDEXED_BLOCK id='25' name='' count='2' oldType='2' blockLength='1'>
+    <Block displacement='0'/>
+    <Block displacement='8'/>
+  </HINDEXED_BLOCK>
+"""
+
+# id: (combiner, size, lb, extent, blocks), computed by hand from the MPI type-map rules.
+EXPECTED = {
+    1: ("NAMED", 4, 0, 4, [(0, 4)]),
+    2: ("NAMED", 8, 0, 8, [(0, 8)]),
+    3: ("NAMED", 12, 0, 16, [(0, 12)]),
+    10: ("DUP", 4, 0, 4, [(0, 4)]),
+    11: ("CONTIGUOUS", 12, 0, 12, [(0, 12)]),
+    12: ("VECTOR", 24, 0, 40, [(0, 8), (16, 8), (32, 8)]),
+    13: ("HVECTOR", 16, 0, 18, [(0, 8), (10, 8)]),
+    14: ("HVECTOR_INTEGER", 8, -8, 12, [(0, 4), (-8, 4)]),
+    15: ("RESIZED", 4, -4, 16, [(0, 4)]),
+    16: ("INDEXED", 12, 0, 28, [(20, 8), (0, 4)]),
+    17: ("HINDEXED", 24, 3, 29, [(3, 8), (16, 16)]),
+    18: ("INDEXED_BLOCK", 16, 4, 20, [(4, 8), (16, 8)]),
+    19: ("STRUCT", 16, 0, 24, [(0, 8), (16, 8)]),
+    20: ("STRUCT_INTEGER", 24, 100, 40, [(100, 8), (116, 8), (132, 8)]),
+    21: ("SUBARRAY", 16, 0, 48, [(16, 8), (28, 8)]),
+    22: ("SUBARRAY", 16, 0, 48, [(20, 8), (36, 8)]),
+    23: ("DARRAY", 24, 0, 96, [(52, 4), (60, 4), (68, 4), (76, 4), (84, 4), (92, 4)]),
+    25: ("HINDEXED_BLOCK", 16, 0, 16, [(0, 16)]),
+}
+
+
+@pytest.fixture
+def datatypes(copy_project):
+    proj = copy_project("ours")
+    text = proj.read_text()
+    start = text.index("<Rank name='0'>") + len("<Rank name='0'>")
+    end = text.index("</Rank>", start)
+    proj.write_text(text[:start] + TYPES + text[end:])
+    return hdtrace.open(proj).datatypes[0]
+
+
+@pytest.mark.parametrize("type_id", sorted(EXPECTED))
+def test_combiner(datatypes, type_id):
+    datatype = datatypes[type_id]
+    combiner, size, lb, extent, blocks = EXPECTED[type_id]
+    assert (datatype.combiner, datatype.size, datatype.lb, datatype.extent, datatype.blocks) == (
+        combiner, size, lb, extent, blocks)
+    assert datatype.ub == lb + extent
+    assert datatype.note is None
+
+
+def test_children_reference_the_decoded_types(datatypes):
+    assert [child.id for child in datatypes[19].children] == [1, 2]
+    assert datatypes[19].name == "pair"
+    assert datatypes[12].children == [datatypes[1]]
+    assert datatypes[21].params["ndims"] == 2 and datatypes[21].params["order"] == "MPI_ORDER_C"
+    assert datatypes[16].details == [{"len": 2, "index": 5}, {"len": 1, "index": 0}]
+
+
+def test_unknown_named_type_has_no_size_and_a_note(datatypes):
+    assert datatypes[4].size is None and datatypes[4].blocks is None
+    assert "MPI_FANCY" in datatypes[4].note and "not in the LP64 size table" in datatypes[4].note
+    assert datatypes[24].size is None and "type 4" in datatypes[24].note
+
+
+def test_reference_to_an_undefined_type_is_an_error(copy_project):
+    proj = copy_project("ours")
+    proj.write_text(proj.read_text().replace("oldType='1275069445'", "oldType='77'"))
+    with pytest.raises(hdtrace.ReadError, match=r"app.proj:\d+: <VECTOR> of rank 0: references "
+                                                r"type 77, which is not defined before it"):
+        hdtrace.open(proj).datatypes
+
+
+def test_our_project_vector(data_dir):
+    vector = hdtrace.open(data_dir / "ours" / "app.proj").datatypes[0][16777216]
+    assert (vector.size, vector.extent, vector.blocks) == (8, 16, [(0, 4), (12, 4)])
+
+
+def test_original_struct(data_dir):
+    struct = hdtrace.open(data_dir / "original" / "orig.proj").datatypes[0][2]
+    assert (struct.size, struct.lb, struct.extent, struct.blocks) == (20, 0, 24, [(0, 4), (8, 16)])

@@ -1,0 +1,91 @@
+"""Project.to_numpy(): the columns, and peer ranks as world ranks in both dialects."""
+import numpy as np
+
+import hdtrace
+from expected import expected_events
+
+NO = hdtrace.NO_PEER
+
+
+def rows(table, rank, columns):
+    return [tuple(row) for row in table[table["rank"] == rank][list(columns)].tolist()]
+
+
+def test_columns_of_our_traces(data_dir):
+    table = hdtrace.open(data_dir / "ours" / "app.proj").to_numpy()
+    assert table.dtype.names == tuple(name for name, _ in hdtrace.TABLE_COLUMNS)
+    columns = ("name", "size", "peer", "tag", "cid", "fid", "offset", "rid")
+    assert rows(table, 0, columns) == [
+        ("Init", -1, NO, NO, -1, -1, -1, -1),
+        ("Send", 8, 1, 5, 0, -1, -1, -1),
+        # cid 2 is the reversed communicator; our ranks are world ranks already.
+        ("Isend", 4, 1, 6, 2, -1, -1, 0),
+        ("hdT_Test_nested", -1, NO, NO, -1, -1, -1, -1),
+        ("Wait", -1, NO, NO, -1, -1, -1, -1),
+        ("File_open", -1, NO, NO, 0, 0, -1, -1),
+        ("File_write_at", 400, NO, NO, -1, 0, 0, -1),
+        ("File_write_all_begin", 40, NO, NO, -1, 0, 400, 1),  # from <Data>
+        ("Wait", -1, NO, NO, -1, -1, -1, -1),
+        ("File_read_at", 16, NO, NO, -1, 0, 0, -1),
+        ("File_close", -1, NO, NO, -1, 0, -1, -1),
+        ("Event", -1, NO, NO, -1, -1, -1, -1),
+        ("Finalize", -1, NO, NO, -1, -1, -1, -1),
+    ]
+    assert rows(table, 1, ("name", "peer", "tag", "cid", "rid")) == [
+        ("Init", NO, NO, -1, -1), ("Recv", 0, 5, 0, -1), ("Irecv", 0, 6, 3, 0),
+        ("hdT_Test_nested", NO, NO, -1, -1), ("Waitall", NO, NO, -1, -1),
+        ("Send", 0, 99, 0, -1), ("Finalize", NO, NO, -1, -1)]
+
+
+def test_times_and_order(data_dir):
+    project = hdtrace.open(data_dir / "ours" / "app.proj")
+    table = project.to_numpy()
+    assert np.all(np.diff(table["start_ns"]) >= 0)
+    assert len(table) == sum(len(expected_events(leaf.path)) for leaf in project.topology)
+    send = table[(table["rank"] == 0) & (table["name"] == "Send")][0]
+    assert send["start_ns"] == 1_700_000_000_100_000_001
+    assert send["end_ns"] == 1_700_000_000_100_000_500
+    assert send["duration"] == (500 - 1) / 1e9
+    assert send["start"] == send["start_ns"] / 1e9
+    events = list(project.events())
+    assert [(e.rank, e.name, e.start_ns, e.end_ns) for e in events] == [
+        (int(r["rank"]), str(r["name"]), int(r["start_ns"]), int(r["end_ns"])) for r in table]
+
+
+def test_original_peers_are_translated_to_world_ranks(data_dir):
+    table = hdtrace.open(data_dir / "original" / "orig.proj").to_numpy()
+    # Communicator cid 1 is reversed: local 0 is world 1, local 1 is world 0.
+    assert rows(table, 0, ("name", "peer", "tag", "cid", "fid", "size")) == [
+        ("Bcast", 0, NO, 1, -1, 4),           # rootRank='1' (local) is world 0
+        ("File_open", NO, NO, 0, 0, -1),
+        ("Sendrecv", 1, 1, 1, -1, 8),          # toRank='0' (local) is world 1
+        ("File_write_at", NO, NO, -1, 0, 16),
+        ("Finalize", NO, NO, -1, -1, -1)]
+    assert rows(table, 1, ("name", "peer")) == [("Bcast", 0), ("Sendrecv", 0), ("Finalize", NO)]
+
+
+def test_filters(data_dir):
+    project = hdtrace.open(data_dir / "ours" / "app.proj")
+    table = project.to_numpy(names=["Send", "Recv"])
+    assert sorted(set(table["name"])) == ["Recv", "Send"]
+    assert len(table) == 3
+    base = 1_700_000_000
+    window = project.to_numpy(window=(base + 0.6, base + 0.7))
+    assert list(zip(window["rank"], window["name"])) == [
+        (0, "File_write_at"), (1, "Send"), (0, "File_write_all_begin"), (0, "Wait"),
+        (0, "File_read_at")]
+
+
+def test_fixture_table_matches_the_xml(fixtures_dir):
+    project = hdtrace.open(fixtures_dir / "original-traces" / "partdiff" / "partdiff-par.proj")
+    table = project.to_numpy()
+    for leaf in project.topology:
+        expected = expected_events(leaf.path)
+        mine = table[table["rank"] == leaf.rank]
+        assert list(mine["name"]) == [event["name"] for event in expected]
+        assert list(mine["start_ns"]) == [event["start_ns"] for event in expected]
+        sizes = [event["attrs"].get("size", -1) for event in expected]
+        assert list(mine["size"]) == sizes
+    # In partdiff every communicator maps local to world identically.
+    sends = table[table["name"] == "Sendrecv"]
+    assert len(sends) == 4000 and set(sends["peer"]) <= {0, 1, 2, 3, 4}
