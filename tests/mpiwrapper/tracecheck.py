@@ -1,0 +1,658 @@
+"""Reading libhdtracempi's output and comparing it with what a test program did.
+
+A test program (programs/*.c, see programs/expect.h) writes one JSON line per
+traced call into <expect dir>/<rank>.jsonl. This module runs such programs
+under mpiexec, parses the `.trc` (ElementTree) and the `.info` (its own
+parser, strict about the layout of mpiwrapper/TRACE-FORMAT.md), and compares
+the trace element by element with the expectations, resolving the ids that
+only the wrapper knows (types, communicators, files, requests) through the
+`.info`. Every mismatch raises TraceMismatch naming the file, the element's
+position and what differs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import decimal
+import json
+import os
+import pathlib
+import re
+import socket
+import subprocess
+import xml.etree.ElementTree as ET
+
+MPIEXEC_TIMEOUT = 90
+DERIVED_TYPE_BASE = 1 << 24
+PROLOG = b'<?xml version="1.0" encoding="UTF-8"?>'
+TIME_RE = re.compile(r"-?[0-9]+\.[0-9]{9}\Z")
+INT_RE = re.compile(r"-?[0-9]+\Z")
+
+# Calls the test programs make only to compute their expectations. Whether
+# the wrapper traces them is not specified; if it does, they must be
+# ordinary (time and end only), and the comparison steps over them.
+BOOKKEEPING_CALLS = frozenset("""
+    Comm_rank Comm_size Comm_group Comm_remote_group Comm_remote_size Comm_test_inter
+    Comm_get_name Group_size Group_rank Group_translate_ranks Group_free Type_size
+    Type_get_name Type_get_extent Type_get_envelope Type_get_contents Type_c2f Get_count
+    Get_library_version Get_version Pack_size Buffer_attach Buffer_detach Error_string
+    Error_class Info_create Info_set Info_free Info_get_nkeys Info_get_nthkey Info_get
+    File_get_byte_offset File_get_info File_get_view Get_address Comm_set_errhandler
+    File_set_errhandler Wtime Wtick Initialized Finalized Topo_test Cartdim_get Cart_coords
+    Graphdims_get Get_processor_name
+""".split())
+
+
+class TraceMismatch(AssertionError):
+    """The wrapper's output differs from the specification or the program."""
+
+
+# ---------------------------------------------------------------- names
+
+def sanitize(part: str) -> str:
+    """A file-name part as the wrapper writes it: [A-Za-z0-9.-] kept, others '-'."""
+    return re.sub(r"[^A-Za-z0-9.-]", "-", part)
+
+
+def trace_base(directory: pathlib.Path, program: str, rank: int, thread: int = 0) -> pathlib.Path:
+    host = sanitize(socket.gethostname())
+    return pathlib.Path(directory) / f"{sanitize(program)}_{host}_{rank}_{thread}"
+
+
+# ---------------------------------------------------------------- running
+
+def mpi_env(**overrides) -> dict:
+    """The environment for mpiexec: no inherited HDTRACE_* settings, root allowed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HDTRACE_")}
+    env.pop("LD_PRELOAD", None)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    for key, value in overrides.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = str(value)
+    return env
+
+
+def mpiexec(program: pathlib.Path, nranks: int, env: dict, cwd: pathlib.Path,
+            args=(), timeout: int = MPIEXEC_TIMEOUT) -> subprocess.CompletedProcess:
+    """Run program on nranks ranks; never hangs (timeout), never raises on exit codes."""
+    command = ["mpiexec", "--oversubscribe", "--bind-to", "none", "-n", str(nranks),
+               str(program), *map(str, args)]
+    try:
+        return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
+                              errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError(f"{' '.join(command)} did not finish within {timeout} s; "
+                             f"stdout: {error.stdout!r} stderr: {error.stderr!r}") from None
+
+
+def per_rank_lines(stdout: str) -> list[str]:
+    """The program's 'r<rank> ...' lines, grouped by rank, each rank's in its order."""
+    def rank_of(line):
+        match = re.match(r"r([0-9]+) ", line)
+        return int(match.group(1)) if match else -1
+    return sorted(stdout.splitlines(), key=rank_of)
+
+
+def read_expectations(expect_dir: pathlib.Path, rank: int) -> list[dict]:
+    path = pathlib.Path(expect_dir) / f"{rank}.jsonl"
+    if not path.is_file():
+        raise TraceMismatch(f"{path}: the test program wrote no expectations")
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+# ---------------------------------------------------------------- .info
+
+_ENTITY_RE = re.compile(r"&(amp|lt|gt|apos|quot|#[0-9]+|#x[0-9a-fA-F]+);|&")
+_NAMED_ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "apos": "'", "quot": '"'}
+
+
+def xml_unescape(text: str, where: str) -> str:
+    def replace(match):
+        entity = match.group(1)
+        if entity is None:
+            raise TraceMismatch(f"{where}: bare '&' in an escaped value: {text!r}")
+        if entity.startswith("#x"):
+            return chr(int(entity[2:], 16))
+        if entity.startswith("#"):
+            return chr(int(entity[1:]))
+        return _NAMED_ENTITIES[entity]
+    return _ENTITY_RE.sub(replace, text)
+
+
+_FIELD_RE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)=(?:'([^']*)'|\"([^\"]*)\"|([^\s'\"]+))")
+
+# The exact layout of each line kind: (key, quote) in order.
+_LAYOUTS = {
+    "File": [("name", '"'), ("Size", ""), ("id", "")],
+    "Comm": [("map", "'"), ("id", ""), ("name", "'")],
+    "InterComm": [("map", "'"), ("remote", "'"), ("id", ""), ("name", "'")],
+    "NamedType": [("id", "'"), ("combiner", "'"), ("name", "'")],
+    "DerivedType": [("id", "'"), ("combiner", "'"), ("name", "'"), ("integers", "'"),
+                    ("addresses", "'"), ("types", "'")],
+}
+_HEADER_RE = re.compile(
+    r"Mpi library='([^']*)' order_c=(-?[0-9]+) order_fortran=(-?[0-9]+) "
+    r"distribute_block=(-?[0-9]+) distribute_cyclic=(-?[0-9]+) distribute_none=(-?[0-9]+) "
+    r"distribute_dflt_darg=(-?[0-9]+)\Z")
+
+
+def _fields(line: str, start: int, where: str) -> list[tuple[str, str, str]]:
+    """key, quote, raw value of each field of line from start (single spaces between)."""
+    fields, pos = [], start
+    while pos < len(line):
+        match = _FIELD_RE.match(line, pos)
+        if not match:
+            raise TraceMismatch(f"{where}: cannot read a key=value field at column {pos + 1}: "
+                                f"{line!r}")
+        quote = "'" if match.group(2) is not None else '"' if match.group(3) is not None else ""
+        value = next(g for g in match.groups()[1:] if g is not None)
+        fields.append((match.group(1), quote, value))
+        pos = match.end()
+        if pos < len(line):
+            if line[pos] != " ":
+                raise TraceMismatch(f"{where}: expected one space after {match.group(0)!r}")
+            pos += 1
+            if pos == len(line):
+                raise TraceMismatch(f"{where}: trailing space")
+    return fields
+
+
+def parse_semicolon_list(text: str, where: str) -> list[int]:
+    """'a;b;' -> [a, b]; '' -> []. Every element must be followed by ';'."""
+    if text == "":
+        return []
+    if not text.endswith(";"):
+        raise TraceMismatch(f"{where}: list {text!r} does not end with ';'")
+    items = text[:-1].split(";")
+    for item in items:
+        if not INT_RE.match(item):
+            raise TraceMismatch(f"{where}: list {text!r} holds the non-integer {item!r}")
+    return [int(item) for item in items]
+
+
+def parse_map(text: str, where: str) -> list[tuple[int, int]]:
+    """A communicator map 'w->l;w1..w2->l1..l2;' as (world, local) pairs, in written order.
+
+    Runs must have equal lengths and step by 1, and a maximal run of
+    consecutive members must be written as one range (TRACE-FORMAT.md)."""
+    if not text.endswith(";"):
+        raise TraceMismatch(f"{where}: map {text!r} does not end with ';'")
+    pairs, runs = [], []
+    for entry in text[:-1].split(";"):
+        match = re.fullmatch(r"([0-9]+)(?:\.\.([0-9]+))?->([0-9]+)(?:\.\.([0-9]+))?", entry)
+        if not match or (match.group(2) is None) != (match.group(4) is None):
+            raise TraceMismatch(f"{where}: bad map entry {entry!r} in {text!r}")
+        w1, l1 = int(match.group(1)), int(match.group(3))
+        w2 = int(match.group(2)) if match.group(2) else w1
+        l2 = int(match.group(4)) if match.group(4) else l1
+        if match.group(2) is not None and (w2 <= w1 or w2 - w1 != l2 - l1):
+            raise TraceMismatch(f"{where}: map run {entry!r} has unequal or empty ranges")
+        if runs and runs[-1][1] + 1 == w1 and runs[-1][3] + 1 == l1:
+            raise TraceMismatch(f"{where}: map {text!r} splits the run of consecutive members "
+                                f"before {entry!r}; it must be written as one range w1..w2->l1..l2")
+        runs.append((w1, w2, l1, l2))
+        pairs.extend((w1 + k, l1 + k) for k in range(w2 - w1 + 1))
+    worlds = [w for w, _ in pairs]
+    locals_ = sorted(l for _, l in pairs)
+    if len(set(worlds)) != len(worlds) or locals_ != list(range(len(pairs))):
+        raise TraceMismatch(f"{where}: map {text!r} is not a bijection onto 0..n-1")
+    return pairs
+
+
+@dataclasses.dataclass
+class Info:
+    path: pathlib.Path
+    header: dict
+    files: dict      # fid -> {"name", "size", "line"}
+    comms: dict      # cid -> {"map": {world: local}, "map_text", "remote", "name", "line"}
+    types: dict      # tid -> {"combiner", "name", "integers", "addresses", "types", "line"}
+    comm_order: list
+    file_order: list
+    type_order: list
+
+
+def parse_info(path: pathlib.Path) -> Info:
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise TraceMismatch(f"{path}: missing")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TraceMismatch(f"{path}: not UTF-8 ({error})") from None
+    if not text.endswith("\n"):
+        raise TraceMismatch(f"{path}: does not end with a newline")
+    lines = text[:-1].split("\n")
+    match = _HEADER_RE.match(lines[0])
+    if not match:
+        raise TraceMismatch(f"{path}:1: header line is not the TRACE-FORMAT.md layout: "
+                            f"{lines[0]!r}")
+    keys = ["order_c", "order_fortran", "distribute_block", "distribute_cyclic",
+            "distribute_none", "distribute_dflt_darg"]
+    header = {"library": xml_unescape(match.group(1), f"{path}:1")}
+    header.update({k: int(v) for k, v in zip(keys, match.groups()[1:])})
+    info = Info(path, header, {}, {}, {}, [], [], [])
+    for number, line in enumerate(lines[1:], start=2):
+        where = f"{path}:{number}"
+        kind, _, _ = line.partition(" ")
+        fields = _fields(line, len(kind) + 1, where)
+        layout = [(k, q) for k, q, _ in fields]
+        values = {k: v for k, _, v in fields}
+        if kind == "File":
+            _expect_layout(layout, "File", where)
+            fid = _int(values["id"], where)
+            if fid in info.files:
+                raise TraceMismatch(f"{where}: file id {fid} defined twice")
+            info.files[fid] = {"name": xml_unescape(values["name"], where),
+                               "size": _int(values["Size"], where), "line": number}
+            info.file_order.append(fid)
+        elif kind == "Comm":
+            inter = "remote" in values
+            _expect_layout(layout, "InterComm" if inter else "Comm", where)
+            cid = _int(values["id"], where)
+            if cid in info.comms:
+                raise TraceMismatch(f"{where}: communicator id {cid} defined twice")
+            info.comms[cid] = {
+                "map": dict(parse_map(values["map"], where)), "map_text": values["map"],
+                "remote": dict(parse_map(values["remote"], where)) if inter else None,
+                "name": xml_unescape(values["name"], where), "line": number}
+            info.comm_order.append(cid)
+        elif kind == "Type":
+            named = values.get("combiner") == "MPI_COMBINER_NAMED"
+            _expect_layout(layout, "NamedType" if named else "DerivedType", where)
+            tid = _int(values["id"], where)
+            if tid in info.types:
+                raise TraceMismatch(f"{where}: type id {tid} defined twice (ids are never reused)")
+            entry = {"combiner": values["combiner"], "name": xml_unescape(values["name"], where),
+                     "line": number, "integers": [], "addresses": [], "types": []}
+            if not named:
+                for key in ("integers", "addresses", "types"):
+                    entry[key] = parse_semicolon_list(values[key], f"{where}: {key}")
+                for child in entry["types"]:
+                    if child not in info.types:
+                        raise TraceMismatch(f"{where}: type {tid} references type {child}, "
+                                            "which no earlier line defines (children first)")
+            info.types[tid] = entry
+            info.type_order.append(tid)
+        else:
+            raise TraceMismatch(f"{where}: unknown line kind {kind!r}: {line!r}")
+    return info
+
+
+def _int(text: str, where: str) -> int:
+    if not INT_RE.match(text):
+        raise TraceMismatch(f"{where}: {text!r} is not an integer")
+    return int(text)
+
+
+def _expect_layout(layout, kind, where):
+    if layout != _LAYOUTS[kind]:
+        want = " ".join(f"{k}={q}..{q}" for k, q in _LAYOUTS[kind])
+        got = " ".join(f"{k}={q}..{q}" for k, q in layout)
+        raise TraceMismatch(f"{where}: {kind} line layout is '{got}', expected '{want}'")
+
+
+# ---------------------------------------------------------------- .trc
+
+@dataclasses.dataclass
+class Trace:
+    path: pathlib.Path
+    root: ET.Element
+    time_adjustment: int
+
+    @property
+    def elements(self) -> list[ET.Element]:
+        return list(self.root)
+
+
+def parse_trc(path: pathlib.Path) -> Trace:
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise TraceMismatch(f"{path}: missing")
+    raw = path.read_bytes()
+    if not raw.startswith(PROLOG):
+        raise TraceMismatch(f"{path}: does not start with the prolog {PROLOG!r}: {raw[:60]!r}")
+    try:
+        root = ET.fromstring(raw)
+    except ET.ParseError as error:
+        raise TraceMismatch(f"{path}: not well-formed XML: {error}") from None
+    if root.tag != "Program" or list(root.attrib) != ["timeAdjustment"]:
+        raise TraceMismatch(f"{path}: root is <{root.tag} {root.attrib}>, expected "
+                            "<Program timeAdjustment='S'>")
+    if not re.fullmatch(r"[0-9]+", root.attrib["timeAdjustment"]):
+        raise TraceMismatch(f"{path}: timeAdjustment {root.attrib['timeAdjustment']!r} "
+                            "is not whole seconds")
+    double_quoted = re.search(rb"<[A-Za-z][^<>]*?=\"", raw[len(PROLOG):])
+    if double_quoted:
+        raise TraceMismatch(f"{path}: attribute values must use single quotes: "
+                            f"{double_quoted.group(0)!r}")
+    trace = Trace(path, root, int(root.attrib["timeAdjustment"]))
+    check_times(trace)
+    return trace
+
+
+def parse_trc_prefix(path: pathlib.Path) -> list[ET.Element]:
+    """The complete top-level elements of a trace that may be cut short."""
+    parser = ET.XMLPullParser(events=("start", "end"))
+    elements, depth = [], 0
+    try:
+        parser.feed(pathlib.Path(path).read_bytes())
+        for event, element in parser.read_events():
+            if event == "start":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 1:
+                    elements.append(element)
+    except ET.ParseError:
+        pass
+    return elements
+
+
+def _timed(element: ET.Element) -> bool:
+    return element.tag not in ("Nested", "For", "Data", "Info", "Block", "Type")
+
+
+def _check_time_attrs(element, where):
+    for key in ("time", "end"):
+        value = element.attrib.get(key)
+        if value is None or not TIME_RE.match(value):
+            raise TraceMismatch(f"{where}: <{element.tag}> {key}={value!r} is not SEC.FRAC "
+                                "with 9 fraction digits")
+    start, end = decimal.Decimal(element.attrib["time"]), decimal.Decimal(element.attrib["end"])
+    if end < start:
+        raise TraceMismatch(f"{where}: <{element.tag}> ends ({end}) before it starts ({start})")
+    return start, end
+
+
+def check_times(trace: Trace):
+    """time/end format, end >= time, calls in order, nested calls inside their caller."""
+    def walk(elements, where, lower, upper):
+        previous_end = lower
+        pending_nested = []
+        for index, element in enumerate(elements):
+            here = f"{where}[{index}]"
+            if element.tag == "Nested":
+                if element.attrib:
+                    raise TraceMismatch(f"{here}: <Nested> has attributes {element.attrib}")
+                pending_nested.append((element, here))
+                continue
+            start, end = _check_time_attrs(element, here)
+            if previous_end is not None and start < previous_end:
+                raise TraceMismatch(f"{here}: <{element.tag}> starts at {start}, before the "
+                                    f"previous call ended ({previous_end})")
+            if upper is not None and end > upper:
+                raise TraceMismatch(f"{here}: nested <{element.tag}> ends after its caller")
+            for nested, nested_where in pending_nested:
+                walk(list(nested), nested_where, start, end)
+            pending_nested = []
+            previous_end = end
+        if pending_nested:
+            raise TraceMismatch(f"{pending_nested[0][1]}: <Nested> block not followed by the "
+                                "call that contains it")
+    walk(trace.elements, str(trace.path), None, None)
+
+
+def is_ordinary(element: ET.Element) -> bool:
+    return list(element.attrib) == ["time", "end"] and len(element) == 0
+
+
+def describe(element: ET.Element) -> str:
+    return ET.tostring(element, encoding="unicode").strip()[:400]
+
+
+# ---------------------------------------------------------------- comparison
+
+class Checker:
+    """Compares one rank's trace and .info with that rank's expectations."""
+
+    def __init__(self, trace: Trace, info: Info, expectations: list[dict]):
+        self.trace, self.info = trace, info
+        self.calls = [r for r in expectations if r["kind"] == "call"]
+        self.typedefs = {r["label"]: r for r in expectations if r["kind"] == "typedef"}
+        self.file_lines = {}
+        for record in expectations:
+            if record["kind"] == "file":
+                self.file_lines.setdefault(record["name"], record["size"])
+        self.mpi = next((r for r in expectations if r["kind"] == "mpi"), None)
+        self.rids, self.types, self.comms, self.files = {}, {}, {}, {}
+        self.checked_types = set()
+        self.rid_order = []
+
+    # -- the whole comparison
+    def check(self, allow_nested: bool = False):
+        self.check_header()
+        elements = self.trace.elements
+        position = 0
+        for number, expected in enumerate(self.calls):
+            while True:
+                if position >= len(elements):
+                    raise TraceMismatch(
+                        f"{self.trace.path}: trace ends before expected call #{number} "
+                        f"<{expected['tag']}> {self._show(expected)}")
+                element = elements[position]
+                if element.tag == "Nested" and not allow_nested:
+                    raise TraceMismatch(f"{self.trace.path}[{position}]: <Nested> block although "
+                                        "nested calls are not traced (HDTRACE_NESTED=0)")
+                if element.tag == expected["tag"] or element.tag == "Nested":
+                    break
+                if element.tag in BOOKKEEPING_CALLS and is_ordinary(element):
+                    position += 1
+                    continue
+                raise TraceMismatch(
+                    f"{self.trace.path}[{position}]: found {describe(element)}, expected call "
+                    f"#{number} <{expected['tag']}> {self._show(expected)}")
+            if element.tag == "Nested":
+                position += 1
+                continue
+            self.compare(expected, element, f"{self.trace.path}[{position}]", timed=True)
+            position += 1
+        for index, element in enumerate(elements[position:], start=position):
+            if not (element.tag in BOOKKEEPING_CALLS and is_ordinary(element)):
+                raise TraceMismatch(f"{self.trace.path}[{index}]: unexpected trailing element "
+                                    f"{describe(element)}")
+
+    @staticmethod
+    def _show(expected):
+        return json.dumps(expected)[:400]
+
+    def check_header(self):
+        if self.mpi is None:
+            return
+        header = self.info.header
+        for key in ("library", "order_c", "order_fortran", "distribute_block",
+                    "distribute_cyclic", "distribute_none", "distribute_dflt_darg"):
+            if header[key] != self.mpi[key]:
+                raise TraceMismatch(f"{self.info.path}:1: {key} is {header[key]!r}, the MPI "
+                                    f"library says {self.mpi[key]!r}")
+        world, self_ = self.info.comms.get(0), self.info.comms.get(1)
+        size = self.mpi["world_size"]
+        if not world or world["name"] != "WORLD" or world["map"] != {r: r for r in range(size)}:
+            raise TraceMismatch(f"{self.info.path}: no Comm line id=0 name='WORLD' mapping "
+                                f"0..{size - 1} to itself: {world}")
+        if size >= 2 and world["map_text"] != f"0..{size - 1}->0..{size - 1};":
+            raise TraceMismatch(f"{self.info.path}: WORLD map is {world['map_text']!r}, expected "
+                                f"'0..{size - 1}->0..{size - 1};'")
+        if not self_ or self_["name"] != "SELF" or len(self_["map"]) != 1:
+            raise TraceMismatch(f"{self.info.path}: no Comm line id=1 name='SELF': {self_}")
+        if self.info.comm_order[:2] != [0, 1]:
+            raise TraceMismatch(f"{self.info.path}: the first Comm lines must be WORLD (0) and "
+                                f"SELF (1), found ids {self.info.comm_order[:2]}")
+
+    def compare(self, expected: dict, element: ET.Element, where: str, timed: bool):
+        names = [name for name, _ in expected["attrs"]] + (["time", "end"] if timed else [])
+        if list(element.attrib) != names:
+            raise TraceMismatch(f"{where}: <{element.tag}> has attributes {list(element.attrib)}, "
+                                f"expected {names} (Appendix A order, then time, end); "
+                                f"element: {describe(element)}")
+        for name, value in expected["attrs"]:
+            self.compare_value(value, element.attrib[name], f"{where} <{element.tag}> {name}")
+        children = list(element)
+        if len(children) != len(expected["children"]):
+            raise TraceMismatch(f"{where}: <{element.tag}> has {len(children)} children, expected "
+                                f"{len(expected['children'])}: {describe(element)} vs "
+                                f"{self._show(expected)}")
+        for index, (child_expected, child) in enumerate(zip(expected["children"], children)):
+            if child.tag != child_expected["tag"]:
+                raise TraceMismatch(f"{where}/{index}: child <{child.tag}>, expected "
+                                    f"<{child_expected['tag']}>")
+            self.compare(child_expected, child, f"{where}/{child.tag}[{index}]", timed=False)
+
+    def compare_value(self, expected, actual: str, where: str):
+        if isinstance(expected, int):
+            if not INT_RE.match(actual) or int(actual) != expected:
+                raise TraceMismatch(f"{where}: is {actual!r}, expected {expected}")
+            return
+        if "str" in expected:
+            if actual != expected["str"]:
+                raise TraceMismatch(f"{where}: is {actual!r}, expected {expected['str']!r}")
+            return
+        if not INT_RE.match(actual):
+            raise TraceMismatch(f"{where}: {actual!r} is not an integer")
+        value = int(actual)
+        if "any" in expected:
+            return
+        if "named" in expected or "dtype" in expected:
+            self.resolve_type(expected, value, where)
+        elif "comm" in expected:
+            self.resolve_comm(expected, value, where)
+        elif "file" in expected:
+            self.resolve_file(expected["file"], value, where)
+        elif "rid" in expected:
+            self.resolve_rid(expected["rid"], value, where)
+        else:
+            raise AssertionError(f"unknown expectation {expected!r}")
+
+    def resolve_rid(self, label: str, rid: int, where: str):
+        split = label.startswith("split:")
+        if label in self.rids:
+            if self.rids[label] != rid:
+                raise TraceMismatch(f"{where}: rid {rid}, but request '{label}' was logged as "
+                                    f"rid {self.rids[label]}")
+            return
+        if rid < 0:
+            raise TraceMismatch(f"{where}: negative rid {rid}")
+        for other, other_rid in self.rids.items():
+            if other_rid == rid and not (split and other.startswith("split:")):
+                raise TraceMismatch(f"{where}: rid {rid} of request '{label}' is already the rid "
+                                    f"of request '{other}' (rids are never reused)")
+        self.rids[label] = rid
+        self.rid_order.append(rid)
+
+    def resolve_type(self, expected: dict, tid: int, where: str):
+        entry = self.info.types.get(tid)
+        if entry is None:
+            raise TraceMismatch(f"{where}: type id {tid} has no Type line in {self.info.path}")
+        if "named" in expected:
+            if tid != expected["id"]:
+                raise TraceMismatch(f"{where}: {expected['named']} logged as {tid}, expected its "
+                                    f"MPI_Type_c2f value {expected['id']}")
+            if entry["combiner"] != "MPI_COMBINER_NAMED" or entry["name"] != expected["named"]:
+                raise TraceMismatch(f"{where}: Type line of {tid} (line {entry['line']}) says "
+                                    f"{entry['combiner']} {entry['name']!r}, expected "
+                                    f"MPI_COMBINER_NAMED {expected['named']!r}")
+            return
+        label = expected["dtype"]
+        if label in self.types:
+            if self.types[label] != tid:
+                raise TraceMismatch(f"{where}: type '{label}' logged as {tid}, earlier as "
+                                    f"{self.types[label]}")
+            return
+        for other, other_tid in self.types.items():
+            if other_tid == tid:
+                raise TraceMismatch(f"{where}: types '{label}' and '{other}' share id {tid} "
+                                    "(derived type ids are never reused)")
+        if tid < DERIVED_TYPE_BASE:
+            raise TraceMismatch(f"{where}: derived type '{label}' has id {tid} < 2^24")
+        self.types[label] = tid
+        typedef = self.typedefs.get(label)
+        if typedef is None:
+            raise AssertionError(f"test program bug: no typedef for '{label}'")
+        line = f"{self.info.path}:{entry['line']}"
+        for key in ("combiner", "name", "integers", "addresses"):
+            if entry[key] != typedef[key]:
+                raise TraceMismatch(f"{line}: type '{label}' (id {tid}): {key} is {entry[key]!r}, "
+                                    f"the program passed {typedef[key]!r}")
+        if len(entry["types"]) != len(typedef["types"]):
+            raise TraceMismatch(f"{line}: type '{label}': types {entry['types']}, the program "
+                                f"passed {typedef['types']}")
+        for child_tid, child in zip(entry["types"], typedef["types"]):
+            self.resolve_type(child, child_tid, f"{line}: types of '{label}'")
+
+    def resolve_comm(self, expected: dict, cid: int, where: str):
+        label = expected["comm"]
+        if label in self.comms:
+            if self.comms[label] != cid:
+                raise TraceMismatch(f"{where}: communicator '{label}' logged as cid {cid}, "
+                                    f"earlier as {self.comms[label]}")
+        else:
+            for other, other_cid in self.comms.items():
+                if other_cid == cid:
+                    raise TraceMismatch(f"{where}: communicators '{label}' and '{other}' share "
+                                        f"cid {cid}")
+            self.comms[label] = cid
+        fixed = {"WORLD": 0, "SELF": 1}
+        if label in fixed and cid != fixed[label]:
+            raise TraceMismatch(f"{where}: MPI_COMM_{label} logged as cid {cid}, "
+                                f"expected {fixed[label]}")
+        entry = self.info.comms.get(cid)
+        if entry is None:
+            raise TraceMismatch(f"{where}: cid {cid} has no Comm line in {self.info.path}")
+        line = f"{self.info.path}:{entry['line']}"
+        members = {w: l for l, w in enumerate(expected["members"])}
+        if entry["map"] != members:
+            raise TraceMismatch(f"{line}: map of communicator '{label}' (cid {cid}) is "
+                                f"{entry['map_text']!r}, its members (world ranks by local "
+                                f"rank) are {expected['members']}")
+        remote = expected.get("remote")
+        if remote is None and entry["remote"] is not None:
+            raise TraceMismatch(f"{line}: intracommunicator '{label}' has a remote= group")
+        if remote is not None:
+            want = {w: l for l, w in enumerate(remote)}
+            if entry["remote"] != want:
+                raise TraceMismatch(f"{line}: remote group of '{label}' is {entry['remote']}, "
+                                    f"expected world ranks {remote}")
+
+    def resolve_file(self, name: str, fid: int, where: str):
+        if name in self.files and self.files[name] != fid:
+            raise TraceMismatch(f"{where}: file {name!r} logged as fid {fid}, earlier as "
+                                f"{self.files[name]}")
+        for other, other_fid in self.files.items():
+            if other_fid == fid and other != name:
+                raise TraceMismatch(f"{where}: files {name!r} and {other!r} share fid {fid}")
+        self.files[name] = fid
+        entry = self.info.files.get(fid)
+        if entry is None:
+            raise TraceMismatch(f"{where}: fid {fid} has no File line in {self.info.path}")
+        if entry["name"] != name:
+            raise TraceMismatch(f"{self.info.path}:{entry['line']}: fid {fid} is named "
+                                f"{entry['name']!r}, expected {name!r}")
+        if name in self.file_lines and entry["size"] != self.file_lines[name]:
+            raise TraceMismatch(f"{self.info.path}:{entry['line']}: Size of {name!r} is "
+                                f"{entry['size']}, it had {self.file_lines[name]} bytes at its "
+                                "first open")
+
+
+def load_rank(trace_dir, expect_dir, program: str, rank: int):
+    base = trace_base(trace_dir, program, rank)
+    trace = parse_trc(base.with_suffix(".trc"))
+    info = parse_info(base.with_suffix(".info"))
+    return Checker(trace, info, read_expectations(expect_dir, rank))
+
+
+def check_run(trace_dir, expect_dir, program: str, nranks: int, allow_nested=False):
+    """Compare every rank's trace with its expectations; returns the checkers."""
+    trace_dir = pathlib.Path(trace_dir)
+    checkers = []
+    for rank in range(nranks):
+        checker = load_rank(trace_dir, expect_dir, program, rank)
+        checker.check(allow_nested=allow_nested)
+        checkers.append(checker)
+    extra = sorted(p.name for p in trace_dir.glob("*.trc")
+                   if p.with_suffix("") not in {trace_base(trace_dir, program, r)
+                                                for r in range(nranks)})
+    if extra:
+        raise TraceMismatch(f"{trace_dir}: unexpected trace files {extra}")
+    return checkers
