@@ -142,9 +142,7 @@ struct Entry {
 class Unifier {
   public:
     Unifier(const RunModel &run, Diagnostics &diagnostics)
-        : run_(run),
-          diagnostics_(diagnostics),
-          worldSize_(static_cast<int64_t>(run.ranks.size())) {}
+        : run_(run), diagnostics_(diagnostics), worldSize_(run.worldSize) {}
 
     void addRank(const RankModel &rank) {
         std::vector<const LocatedComm *> comms;

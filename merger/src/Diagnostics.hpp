@@ -2,9 +2,10 @@
 // the merge, or, with --force, as a warning that says what was dropped.
 #pragma once
 
-#include <hdtrace/merger/Merger.hpp>
 #include <string>
 #include <vector>
+
+#include <hdtrace/merger/Merger.hpp>
 
 namespace hdtrace::merger {
 

@@ -65,6 +65,15 @@ class AttributeList {
 
     int64_t integer(std::string_view key) const { return parseInteger(key, required(key)); }
 
+    std::string unescaped(std::string_view key) const {
+        const std::string_view value = required(key);
+        try {
+            return unescapeInfoValue(value);
+        } catch (const InfoSyntaxError &error) {
+            fail(std::string(key) + ": " + error.what());
+        }
+    }
+
     int64_t parseInteger(std::string_view key, std::string_view text) const {
         int64_t value = 0;
         const char *end = text.data() + text.size();
@@ -128,7 +137,7 @@ bool startsWith(std::string_view text, std::string_view prefix) {
 }
 
 void parseMpi(const AttributeList &attributes, MpiConstants &out) {
-    out.library = unescapeInfoValue(attributes.required("library"));
+    out.library = attributes.unescaped("library");
     out.orderC = attributes.integer("order_c");
     out.orderFortran = attributes.integer("order_fortran");
     out.distributeBlock = attributes.integer("distribute_block");
@@ -138,14 +147,14 @@ void parseMpi(const AttributeList &attributes, MpiConstants &out) {
 }
 
 void parseFile(const AttributeList &attributes, FileRecord &out) {
-    out.name = unescapeInfoValue(attributes.required("name"));
+    out.name = attributes.unescaped("name");
     out.size = attributes.integer("Size");
     out.id = attributes.integer("id");
 }
 
 void parseComm(const AttributeList &attributes, CommRecord &out) {
     out.id = attributes.integer("id");
-    out.name = unescapeInfoValue(attributes.required("name"));
+    out.name = attributes.unescaped("name");
     try {
         out.map = parseRankMap(attributes.required("map"));
         const std::string_view *remote = attributes.find("remote");
@@ -162,7 +171,7 @@ void parseType(const AttributeList &attributes, TypeRecord &out) {
     if (!startsWith(combiner, "MPI_COMBINER_") || combiner.size() == 13)
         attributes.fail("combiner '" + std::string(combiner) + "' is not MPI_COMBINER_<X>");
     out.combiner = std::string(combiner.substr(13));
-    out.name = unescapeInfoValue(attributes.required("name"));
+    out.name = attributes.unescaped("name");
     out.integers = attributes.integerList("integers");
     out.addresses = attributes.integerList("addresses");
     out.types = attributes.integerList("types");

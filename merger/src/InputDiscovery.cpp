@@ -7,11 +7,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <hdtrace/TraceNames.hpp>
 #include <map>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <hdtrace/TraceNames.hpp>
 
 namespace hdtrace::merger {
 namespace {

@@ -2,6 +2,7 @@
 // with the datatypes of each rank ordered and decoded as they are written.
 #include <climits>
 #include <cstdlib>
+
 #include <hdtrace/merger/Merger.hpp>
 
 #include "CommunicatorUnifier.hpp"

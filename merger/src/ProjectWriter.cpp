@@ -1,16 +1,18 @@
 #include "ProjectWriter.hpp"
 
 #include <fcntl.h>
-#include <libxml/xmlwriter.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
+
+#include <libxml/xmlwriter.h>
+
 #include <hdtrace/Format.hpp>
 #include <hdtrace/merger/Merger.hpp>
-#include <unordered_map>
 
 #include "CommunicatorUnifier.hpp"
 

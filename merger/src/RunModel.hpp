@@ -63,6 +63,8 @@ struct RunModel {
     std::vector<TraceSource> traces;  // by rank, then thread
     std::vector<RankModel> ranks;     // index = world rank, 0..N-1
     std::vector<ProjectFile> files;   // unique names, in order of first sight
+    // Ranks 0..worldSize-1 exist: the traced ranks and every rank a map names.
+    int64_t worldSize = 0;
 
     std::string infoPathOf(const SourceLine &source) const {
         return traces[source.trace].infoPath();

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <unordered_map>
@@ -110,6 +111,71 @@ class Reader {
     std::unordered_map<std::string, size_t> fileIndex_;
 };
 
+int64_t highestNamedRank(const RankMap &map) {
+    int64_t highest = -1;
+    for (const RankRun &run : map)
+        highest = std::max(highest, run.world + run.length - 1);
+    return highest;
+}
+
+// The world is every traced rank and every rank a map names. A rank that a
+// map names but that has no trace is a gap; one far beyond the traced ranks
+// is a bad line (it would also make the communicator tables huge).
+void checkWorldSize(RunModel &run, int64_t highestRank, Diagnostics &diagnostics) {
+    const int64_t limit = std::max<int64_t>(2 * (highestRank + 1), highestRank + 1 + 1024);
+    run.worldSize = highestRank + 1;
+    SourceLine namedAt{};
+    for (RankModel &rank : run.ranks) {
+        auto kept = rank.comms.begin();
+        for (auto comm = rank.comms.begin(); comm != rank.comms.end(); ++comm) {
+            const int64_t highest =
+                std::max(highestNamedRank(comm->record.map), highestNamedRank(comm->record.remote));
+            if (highest >= limit) {
+                diagnostics.problem(
+                    run.infoPathOf(comm->source), comm->source.line,
+                    "Comm line: communicator id=" + std::to_string(comm->record.id) +
+                        " names world rank " + std::to_string(highest) +
+                        ", far beyond the highest traced rank " + std::to_string(highestRank),
+                    "the line");
+                continue;
+            }
+            if (highest >= run.worldSize) {
+                run.worldSize = highest + 1;
+                namedAt = comm->source;
+            }
+            if (kept != comm) *kept = std::move(*comm);
+            ++kept;
+        }
+        rank.comms.erase(kept, rank.comms.end());
+    }
+
+    std::string missing;
+    int64_t missingCount = 0;
+    for (int64_t rank = 0; rank < run.worldSize; ++rank) {
+        if (rank < static_cast<int64_t>(run.ranks.size()) && run.ranks[size_t(rank)].present)
+            continue;
+        if (++missingCount <= 10) missing += (missing.empty() ? "" : ", ") + std::to_string(rank);
+        if (missingCount > 10) {
+            // Count the rest without visiting them.
+            int64_t presentAbove = 0;
+            for (int64_t above = rank + 1; above < static_cast<int64_t>(run.ranks.size()); ++above)
+                presentAbove += run.ranks[size_t(above)].present ? 1 : 0;
+            missingCount += run.worldSize - rank - 1 - presentAbove;
+            missing += ", ...";
+            break;
+        }
+    }
+    if (missingCount == 0) return;
+    std::string what = "gaps in the rank numbers: no trace of rank " + missing + " (" +
+                       std::to_string(missingCount) + " of 0.." +
+                       std::to_string(run.worldSize - 1) + ")";
+    const bool named = run.worldSize > highestRank + 1;
+    if (named) what += "; this map names world rank " + std::to_string(run.worldSize - 1);
+    diagnostics.problem(named ? run.infoPathOf(namedAt) : run.traces.back().basePath,
+                        named ? namedAt.line : 0, what,
+                        "nothing; those ranks have no trace in the .proj");
+}
+
 }  // namespace
 
 RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
@@ -136,21 +202,7 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
         if (progress && (index % 64 == 63 || index + 1 == total)) progress(index + 1, total);
     }
 
-    std::string missing;
-    size_t missingCount = 0;
-    for (const RankModel &rank : run.ranks) {
-        if (rank.present) continue;
-        if (++missingCount <= 10)
-            missing += (missing.empty() ? "" : ", ") + std::to_string(rank.rank);
-    }
-    if (missingCount > 0) {
-        if (missingCount > 10) missing += ", ...";
-        diagnostics.problem(run.traces.back().basePath, 0,
-                            "gaps in the rank numbers: no trace of rank " + missing + " (" +
-                                std::to_string(missingCount) + " of 0.." +
-                                std::to_string(highestRank) + ")",
-                            "nothing; those ranks are missing from the .proj");
-    }
+    checkWorldSize(run, highestRank, diagnostics);
     return run;
 }
 
