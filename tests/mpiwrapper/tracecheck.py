@@ -418,7 +418,7 @@ class Checker:
                 self.file_lines.setdefault(record["name"], record["size"])
         self.mpi = next((r for r in expectations if r["kind"] == "mpi"), None)
         self.rids, self.types, self.comms, self.files = {}, {}, {}, {}
-        self.checked_types = set()
+        self.type_aliases = []
         self.rid_order = []
 
     # -- the whole comparison
@@ -436,23 +436,26 @@ class Checker:
                 if element.tag == "Nested" and not allow_nested:
                     raise TraceMismatch(f"{self.trace.path}[{position}]: <Nested> block although "
                                         "nested calls are not traced (HDTRACE_NESTED=0)")
-                if element.tag == expected["tag"] or element.tag == "Nested":
+                if element.tag == expected["tag"]:
                     break
-                if element.tag in BOOKKEEPING_CALLS and is_ordinary(element):
+                if element.tag == "Nested" or (element.tag in BOOKKEEPING_CALLS
+                                               and is_ordinary(element)):
                     position += 1
                     continue
                 raise TraceMismatch(
                     f"{self.trace.path}[{position}]: found {describe(element)}, expected call "
                     f"#{number} <{expected['tag']}> {self._show(expected)}")
-            if element.tag == "Nested":
-                position += 1
-                continue
             self.compare(expected, element, f"{self.trace.path}[{position}]", timed=True)
             position += 1
         for index, element in enumerate(elements[position:], start=position):
             if not (element.tag in BOOKKEEPING_CALLS and is_ordinary(element)):
                 raise TraceMismatch(f"{self.trace.path}[{index}]: unexpected trailing element "
                                     f"{describe(element)}")
+        if self.type_aliases:
+            raise TraceMismatch(f"{self.info.path}: Type lines differ from the program's types "
+                                "(a type passed to a constructor must be referenced by the id it "
+                                "has in the trace, under its own name):\n  "
+                                + "\n  ".join(self.type_aliases))
 
     @staticmethod
     def _show(expected):
@@ -462,7 +465,8 @@ class Checker:
         if self.mpi is None:
             return
         header = self.info.header
-        for key in ("library", "order_c", "order_fortran", "distribute_block",
+        # (the library name is checked by its own test, check_library_line)
+        for key in ("order_c", "order_fortran", "distribute_block",
                     "distribute_cyclic", "distribute_none", "distribute_dflt_darg"):
             if header[key] != self.mpi[key]:
                 raise TraceMismatch(f"{self.info.path}:1: {key} is {header[key]!r}, the MPI "
@@ -480,6 +484,13 @@ class Checker:
         if self.info.comm_order[:2] != [0, 1]:
             raise TraceMismatch(f"{self.info.path}: the first Comm lines must be WORLD (0) and "
                                 f"SELF (1), found ids {self.info.comm_order[:2]}")
+
+    def check_library_line(self):
+        """library= is the first line of MPI_Get_library_version (TRACE-FORMAT.md)."""
+        if self.info.header["library"] != self.mpi["library"]:
+            raise TraceMismatch(f"{self.info.path}:1: library is {self.info.header['library']!r}, "
+                                "the first line of MPI_Get_library_version is "
+                                f"{self.mpi['library']!r}")
 
     def compare(self, expected: dict, element: ET.Element, where: str, timed: bool):
         names = [name for name, _ in expected["attrs"]] + (["time", "end"] if timed else [])
@@ -555,23 +566,37 @@ class Checker:
                                     f"MPI_COMBINER_NAMED {expected['named']!r}")
             return
         label = expected["dtype"]
+        alias = False
         if label in self.types:
-            if self.types[label] != tid:
+            if self.types[label] == tid:
+                return
+            if " types of " not in where:
                 raise TraceMismatch(f"{where}: type '{label}' logged as {tid}, earlier as "
                                     f"{self.types[label]}")
-            return
+            # A constructor's argument written under another id: compare the
+            # line with what the program passed, and report the alias at the end.
+            self.type_aliases.append(f"'{label}' is {self.types[label]} in the trace but "
+                                     f"{tid} at {where}")
+            alias = True
         for other, other_tid in self.types.items():
-            if other_tid == tid:
+            if other_tid == tid and other != label:
                 raise TraceMismatch(f"{where}: types '{label}' and '{other}' share id {tid} "
                                     "(derived type ids are never reused)")
         if tid < DERIVED_TYPE_BASE:
             raise TraceMismatch(f"{where}: derived type '{label}' has id {tid} < 2^24")
-        self.types[label] = tid
+        if not alias:
+            self.types[label] = tid
         typedef = self.typedefs.get(label)
         if typedef is None:
             raise AssertionError(f"test program bug: no typedef for '{label}'")
         line = f"{self.info.path}:{entry['line']}"
         for key in ("combiner", "name", "integers", "addresses"):
+            if key == "name" and entry[key] != typedef[key]:
+                # reported at the end, so that the rest is still compared
+                self.type_aliases.append(f"{line}: type '{label}' (id {tid}) is named "
+                                         f"{entry[key]!r}, the program's type is named "
+                                         f"{typedef[key]!r}")
+                continue
             if entry[key] != typedef[key]:
                 raise TraceMismatch(f"{line}: type '{label}' (id {tid}): {key} is {entry[key]!r}, "
                                     f"the program passed {typedef[key]!r}")

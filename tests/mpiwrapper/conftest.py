@@ -1,0 +1,110 @@
+"""Fixtures of the libhdtracempi end-to-end tests: build the run, cache it."""
+import dataclasses
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import tracecheck  # noqa: E402
+
+# Open MPI 4.1.4's OMPIO hangs in MPI_File_read_all_begin after a split
+# collective write (also without any wrapper), so the MPI-IO programs use ROMIO.
+IO_ENV = {"OMPI_MCA_io": "romio321"}
+
+
+@dataclasses.dataclass
+class Run:
+    program: str            # the executable's name, as in the trace file names
+    nranks: int
+    result: subprocess.CompletedProcess
+    trace_dir: pathlib.Path
+    expect_dir: pathlib.Path
+    work_dir: pathlib.Path
+    started: float
+    finished: float
+
+    def assert_ok(self):
+        assert self.result.returncode == 0, (
+            f"{self.program} exited with {self.result.returncode}\n"
+            f"stdout:\n{self.result.stdout}\nstderr:\n{self.result.stderr}")
+
+    def check(self, allow_nested=False):
+        """Exit code 0, then every rank's trace against its expectations."""
+        self.assert_ok()
+        checkers = tracecheck.check_run(self.trace_dir, self.expect_dir, self.program,
+                                        self.nranks, allow_nested=allow_nested)
+        for checker in checkers:
+            adjustment = checker.trace.time_adjustment
+            assert self.started - 2 <= adjustment <= self.finished + 1, (
+                f"{checker.trace.path}: timeAdjustment {adjustment} is not the start of this "
+                f"run ({self.started:.0f}..{self.finished:.0f})")
+            for element in checker.trace.elements:
+                if "time" in element.attrib:
+                    absolute = adjustment + float(element.attrib["time"])
+                    assert self.started - 2 <= absolute <= self.finished + 2, (
+                        f"{checker.trace.path}: <{element.tag}> time {element.attrib['time']} + "
+                        f"{adjustment} lies outside the run")
+        return checkers
+
+
+class Runner:
+    def __init__(self, build_dir: pathlib.Path, factory):
+        self.programs = build_dir / "tests" / "mpiwrapper"
+        self.shared_library = build_dir / "mpiwrapper" / "libhdtracempi.so"
+        self.factory = factory
+        self.cache = {}
+
+    def path(self, name: str) -> pathlib.Path:
+        path = self.programs / name
+        if not path.is_file():
+            pytest.fail(f"{path} is missing: build the tests (scripts/build) first")
+        return path
+
+    def run(self, name, nranks, env=None, args=(), cached=True, trace_dir=None,
+            preload=False) -> Run:
+        env = dict(env or {})
+        key = (name, nranks, tuple(sorted(env.items())), tuple(args), preload)
+        if cached and trace_dir is None and key in self.cache:
+            return self.cache[key]
+        base = self.factory.mktemp(name)
+        work = base / "work"
+        expect = base / "expected"
+        work.mkdir()
+        expect.mkdir()
+        if trace_dir is None:
+            trace_dir = base / "traces"
+            trace_dir.mkdir()
+        if name.startswith("fileio"):
+            env = {**IO_ENV, **env}
+        if preload:
+            if not self.shared_library.is_file():
+                pytest.fail(f"{self.shared_library} is missing")
+            env["LD_PRELOAD"] = str(self.shared_library)
+        full_env = tracecheck.mpi_env(HDTRACE_DIR=trace_dir, HDTRACE_EXPECT_DIR=expect, **env)
+        started = time.time()
+        result = tracecheck.mpiexec(self.path(name), nranks, full_env, work, args)
+        run = Run(name, nranks, result, pathlib.Path(trace_dir), expect, work, started,
+                  time.time())
+        if cached:
+            self.cache[key] = run
+        return run
+
+
+@pytest.fixture(scope="session")
+def runner(build_dir, tmp_path_factory):
+    return Runner(build_dir, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def max_nested_levels():
+    """HD_LOG_MAX_DEPTH - 1, from libhdtrace's header (TRACE-FORMAT.md)."""
+    header = (pathlib.Path(__file__).resolve().parents[2] / "hdtrace" / "include" / "hdtrace"
+              / "hdTrace.h").read_text()
+    import re
+    match = re.search(r"#define HD_LOG_MAX_DEPTH ([0-9]+)", header)
+    assert match, "HD_LOG_MAX_DEPTH not found in hdTrace.h"
+    return int(match.group(1)) - 1
