@@ -11,14 +11,15 @@ The parsing is done by hdtrace._core, a streaming C++ reader (libxml2 SAX2).
 """
 from .errors import MissingTraceError, ReadError, TraceDamageWarning
 from .events import Event
+from .merging import MergeError, merge
 from .messages import MessageMatches, match_messages
 from .project import Communicator, Project, TopologyLeaf, open
 from .statistics import Stats, stats
 from .table import NO_PEER, NO_TAG, TABLE_COLUMNS
 
 __all__ = [
-    "Communicator", "Event", "MessageMatches", "MissingTraceError", "NO_PEER", "NO_TAG",
+    "Communicator", "Event", "MergeError", "MessageMatches", "MissingTraceError", "NO_PEER", "NO_TAG",
     "Project", "ReadError", "Stats", "TABLE_COLUMNS", "TopologyLeaf", "TraceDamageWarning",
-    "match_messages", "open", "stats",
+    "match_messages", "merge", "open", "stats",
 ]
 __version__ = "0.1.0"

@@ -91,14 +91,29 @@ def _find_project_merger():
     return shutil.which("project-merger")
 
 
-def command_merge(args, rest):
-    if getattr(_core, "HAVE_MERGER", False) and hasattr(_core, "merge"):
-        return _core.merge(rest)
-    merger = _find_project_merger()
-    if merger is None:
-        raise SystemExit("hdtrace merge: this build has no merger library, and no project-merger "
-                         "program was found (build with -DHDTRACE_BUILD_MERGER=ON)")
-    return subprocess.call([merger, *rest])
+def command_merge(args):
+    """The merger through the bindings (or, in a build without it, the project-merger program)."""
+    if not getattr(_core, "HAVE_MERGER", False):
+        merger = _find_project_merger()
+        if merger is None:
+            print("hdtrace merge: this build has no merger library, and no project-merger "
+                  "program was found (build with -DHDTRACE_BUILD_MERGER=ON)", file=sys.stderr)
+            return 1
+        return subprocess.call([merger, *args.original_argv])
+    try:
+        result = _core.merge(args.inputs, args.output or "", args.description or "",
+                             args.distribution_class, args.chunk_size, args.force)
+    except (_core.MergeError, OSError) as error:
+        print(f"hdtrace merge: error: {error}\nhdtrace merge: no project file written",
+              file=sys.stderr)
+        return 1
+    for warning in result["warnings"]:
+        print(f"hdtrace merge: warning: {warning}", file=sys.stderr)
+    if not args.quiet:
+        print(f"{result['output_path']}: {result['ranks']} ranks, {result['traces']} traces, "
+              f"{result['files']} files, {result['communicators']} communicators, "
+              f"{result['datatypes']} datatypes")
+    return 0
 
 
 def build_parser():
@@ -107,10 +122,28 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     merge = commands.add_parser(
-        "merge", help="merge the .info files of a run into a project (.proj)", add_help=False,
-        description="Runs the project merger; every argument goes to it "
-                    "(`hdtrace merge --help` shows its options).")
-    merge.set_defaults(handler=None)
+        "merge", help="merge the .info files of a run into a project (.proj)",
+        description="Unifies the .info files of a traced run into <program>.proj, like "
+                    "project-merger. An INPUT is a .info file, a .trc file, a trace base name "
+                    "(dir/app_host_0_0), a directory holding the run, or a program prefix "
+                    "(dir/app), in any mix. Exit status: 0 when the project was written, 1 on "
+                    "bad input (nothing is written then), 2 on a usage error.")
+    merge.add_argument("inputs", nargs="+", metavar="INPUT")
+    merge.add_argument("-o", "--output", metavar="FILE",
+                       help="write the project to FILE (default: <program>.proj beside the traces)")
+    merge.add_argument("-d", "--description", metavar="TEXT", help="TEXT of the <Description>")
+    merge.add_argument("--distribution-class", metavar="CLASS",
+                       default=getattr(_core, "DEFAULT_DISTRIBUTION_CLASS",
+                                       "de.hd.pvs.piosim.model.inputOutput.distribution.SimpleStripe"),
+                       help="CLASS of the file distribution (default %(default)s)")
+    merge.add_argument("--chunk-size", metavar="SIZE",
+                       default=getattr(_core, "DEFAULT_CHUNK_SIZE", "64K"),
+                       help="SIZE of the distribution's chunks (default %(default)s)")
+    merge.add_argument("--force", action="store_true",
+                       help="write what can be merged and list what was dropped as warnings")
+    merge.add_argument("-q", "--quiet", action="store_true",
+                       help="print nothing but errors and warnings")
+    merge.set_defaults(handler=command_merge)
 
     def add_project(sub):
         sub.add_argument("project", help="the project description (.proj)")
@@ -141,10 +174,9 @@ def build_parser():
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "merge":
-        return command_merge(None, argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.original_argv = argv[1:]
     try:
         return args.handler(args)
     except (ReadError, MissingTraceError, OSError) as error:

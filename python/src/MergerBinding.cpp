@@ -1,10 +1,73 @@
 #include "MergerBinding.hpp"
 
+#ifdef HDTRACE_HAVE_MERGER
+#include <string>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include <hdtrace/merger/Merger.hpp>
+#endif
+
+namespace py = pybind11;
+
 namespace hdtrace::python {
 
-void bindMerger(pybind11::module_ &module) {
+#ifdef HDTRACE_HAVE_MERGER
+namespace {
+
+py::dict mergeProject(std::vector<std::string> inputs, std::string output, std::string description,
+                      std::string distributionClass, std::string chunkSize, bool force) {
+    merger::MergeOptions options;
+    options.inputs = std::move(inputs);
+    options.outputPath = std::move(output);
+    options.description = std::move(description);
+    options.distributionClass = std::move(distributionClass);
+    options.chunkSize = std::move(chunkSize);
+    options.force = force;
+    merger::MergeResult result;
+    {
+        py::gil_scoped_release release;
+        result = merger::merge(options);
+    }
+    py::dict out;
+    out["output_path"] = result.outputPath;
+    out["warnings"] = result.warnings;
+    out["program"] = result.program;
+    out["traces"] = result.traceCount;
+    out["ranks"] = result.rankCount;
+    out["files"] = result.fileCount;
+    out["communicators"] = result.communicatorCount;
+    out["datatypes"] = result.datatypeCount;
+    return out;
+}
+
+}  // namespace
+#endif
+
+void bindMerger(py::module_ &module) {
 #ifdef HDTRACE_HAVE_MERGER
     module.attr("HAVE_MERGER") = true;
+    module.attr("DEFAULT_DISTRIBUTION_CLASS") = merger::kDefaultDistributionClass;
+    module.attr("DEFAULT_CHUNK_SIZE") = merger::kDefaultChunkSize;
+    static py::exception<merger::MergeError> mergeError(module, "MergeError", PyExc_ValueError);
+    py::register_exception_translator([](std::exception_ptr pointer) {
+        try {
+            if (pointer) std::rethrow_exception(pointer);
+        } catch (const merger::MergeError &error) {
+            py::object instance = py::handle(mergeError.ptr())(error.what());
+            instance.attr("file") = error.file();
+            instance.attr("line") = error.line();
+            instance.attr("detail") = error.detail();
+            PyErr_SetObject(mergeError.ptr(), instance.ptr());
+        }
+    });
+    module.def("merge", &mergeProject, py::arg("inputs"), py::arg("output") = std::string(),
+               py::arg("description") = std::string(),
+               py::arg("distribution_class") = std::string(merger::kDefaultDistributionClass),
+               py::arg("chunk_size") = std::string(merger::kDefaultChunkSize),
+               py::arg("force") = false,
+               "Merges the .info files of a run into a .proj (hdtrace::merger::merge).");
 #else
     // Without the library the Python command runs the project-merger program.
     module.attr("HAVE_MERGER") = false;
