@@ -169,6 +169,12 @@ def build_parser():
     events.add_argument("--to", dest="end", type=float, metavar="SECONDS",
                         help="only calls that start at or before this absolute time")
     events.set_defaults(handler=command_events)
+
+    # Seeing a trace: each of these modules adds its own subcommand.
+    from . import export, plot_io, view
+    view.register(commands)
+    plot_io.register(commands)
+    export.register(commands)
     return parser
 
 

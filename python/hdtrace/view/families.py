@@ -1,0 +1,36 @@
+"""Function families: the colour groups of the timeline and the categories of the exports."""
+
+POINT_TO_POINT = "point-to-point"
+COLLECTIVE = "collective"
+FILE_IO = "file I/O"
+WAIT = "wait"
+OTHER = "other"
+
+#: In legend order.
+FAMILIES = (POINT_TO_POINT, COLLECTIVE, FILE_IO, WAIT, OTHER)
+
+_POINT_TO_POINT = frozenset({
+    "Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend", "Recv", "Irecv",
+    "Sendrecv", "Sendrecv_replace", "Probe", "Iprobe", "Send_init", "Bsend_init", "Rsend_init",
+    "Ssend_init", "Recv_init", "Start", "Startall",
+})
+_COLLECTIVE = frozenset({
+    "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
+    "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
+    "Reduce_scatter_block", "Scan", "Exscan",
+})
+_WAIT = frozenset({"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testany",
+                   "Testsome"})
+
+
+def family_of(name):
+    """The family of a call name (the MPI function without MPI_)."""
+    if name in _POINT_TO_POINT:
+        return POINT_TO_POINT
+    if name in _COLLECTIVE:
+        return COLLECTIVE
+    if name.startswith("File_"):
+        return FILE_IO
+    if name in _WAIT:
+        return WAIT
+    return OTHER

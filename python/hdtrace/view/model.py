@@ -1,0 +1,106 @@
+"""Timeline: every call of a project (nested ones too) in flat columns, with matched messages.
+
+The HTML view and the Chrome and OTF2 exports are all drawn from this one
+model, so that they agree on what a row, a call and a message are.
+"""
+from dataclasses import dataclass, field
+
+from ..messages import match_messages
+from .families import family_of
+
+
+@dataclass(frozen=True)
+class Row:
+    """One traced process and thread."""
+    rank: int
+    thread: int
+    host: str
+
+    @property
+    def label(self):
+        return f"rank {self.rank} thread {self.thread}" if self.thread else f"rank {self.rank}"
+
+
+@dataclass
+class Timeline:
+    name: str
+    rows: list                     # Row, by rank then thread
+    names: list                    # distinct call names, sorted
+    origin_ns: int                 # the earliest start of any call (absolute ns since the epoch)
+    # One entry per call, in row order, then in document order within a row
+    # (a call's nested calls right after it).
+    row: list = field(default_factory=list)        # index into rows
+    name_index: list = field(default_factory=list)  # index into names
+    depth: list = field(default_factory=list)       # 0: top level; 1: nested in the call before ...
+    parent: list = field(default_factory=list)      # index of the enclosing call, -1 at top level
+    start_ns: list = field(default_factory=list)    # absolute ns
+    end_ns: list = field(default_factory=list)
+    attrs: list = field(default_factory=list)       # dict per call
+    elements: list = field(default_factory=list)    # [(tag, attrs dict)] of <For>, <Data>, <Info>
+    # Matched point-to-point messages: (send call, receive call, tag, size).
+    messages: list = field(default_factory=list)
+    unmatched_sends: int = 0
+    unmatched_receives: int = 0
+
+    def __len__(self):
+        return len(self.row)
+
+    def family(self, call):
+        return family_of(self.names[self.name_index[call]])
+
+    def call_name(self, call):
+        return self.names[self.name_index[call]]
+
+
+def build_timeline(project, with_messages=True):
+    """Reads every trace of `project` (an hdtrace.Project) into a Timeline."""
+    leaves = sorted(project.topology.leaves, key=lambda leaf: (leaf.rank, leaf.thread))
+    leaves = [leaf for leaf in leaves if leaf.path not in project.missing_traces]
+    rows = [Row(leaf.rank, leaf.thread, leaf.host) for leaf in leaves]
+    timeline = Timeline(project.name, rows, [], 0)
+    raw_names = []
+    top_level_index = {}
+
+    def add(event, row_index, depth, parent):
+        index = len(timeline.row)
+        timeline.row.append(row_index)
+        raw_names.append(event.name)
+        timeline.depth.append(depth)
+        timeline.parent.append(parent)
+        start = event.start_ns
+        timeline.start_ns.append(start)
+        timeline.end_ns.append(event.end_ns if event.end_ns is not None else start)
+        timeline.attrs.append(event.attrs)
+        timeline.elements.append([(child.name, child.attrs) for child in event.elements])
+        for child in event.nested:
+            add(child, row_index, depth + 1, index)
+        return index
+
+    for row_index, leaf in enumerate(leaves):
+        for event in project.trace(leaf.rank, leaf.thread):
+            if event.start_ns is None:
+                continue
+            index = add(event, row_index, 0, -1)
+            top_level_index.setdefault((leaf.rank, leaf.thread, event.start_ns, event.name), index)
+
+    timeline.names = sorted(set(raw_names))
+    code = {name: i for i, name in enumerate(timeline.names)}
+    timeline.name_index = [code[name] for name in raw_names]
+    timeline.origin_ns = min(timeline.start_ns) if timeline.start_ns else 0
+
+    if with_messages and timeline.row:
+        matches = match_messages(project)
+        table = project.to_numpy()
+
+        def call_of(table_row):
+            record = table[table_row]
+            return top_level_index.get((int(record["rank"]), int(record["thread"]),
+                                        int(record["start_ns"]), str(record["name"])))
+
+        for pair in matches.pairs.tolist():
+            send, receive = call_of(pair[0]), call_of(pair[1])
+            if send is not None and receive is not None:
+                timeline.messages.append((send, receive, int(pair[4]), int(pair[6])))
+        timeline.unmatched_sends = len(matches.unmatched_sends)
+        timeline.unmatched_receives = len(matches.unmatched_recvs)
+    return timeline
