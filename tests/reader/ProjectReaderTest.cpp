@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include <hdtrace/reader/Project.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+
+#include "TestFiles.hpp"
+
+using namespace hdtrace::reader;
+using hdtrace::reader::testing::TemporaryFile;
+
+TEST(ProjectReader, OurLayout) {
+    const std::string directory = std::string(HDTRACE_READER_TEST_DATA) + "/ours/";
+    Project project = readProject(directory + "app.proj");
+    EXPECT_EQ(project.name, "app");
+    EXPECT_EQ(project.description, "two ranks & a file");
+    EXPECT_EQ(project.distributionStyle, DistributionStyle::Implementation);
+    ASSERT_EQ(project.files.size(), 1u);
+    EXPECT_EQ(project.files[0].name, "out & data.bin");
+    EXPECT_EQ(project.files[0].initialSize, 1024);
+    EXPECT_EQ(project.files[0].chunkSize, "64K");
+    EXPECT_EQ(project.levels, (std::vector<std::string>{"Hostname", "Rank", "Thread"}));
+    ASSERT_EQ(project.leaves.size(), 2u);
+    EXPECT_EQ(project.leaves[1].labels, (std::vector<std::string>{"node01", "1", "0"}));
+    EXPECT_EQ(project.leaves[1].tracePath, directory + "app_node01_1_0.trc");
+    ASSERT_EQ(project.communicators.size(), 2u);
+    EXPECT_EQ(project.communicators[1].name, "reversed");
+    ASSERT_EQ(project.communicators[1].members.size(), 2u);
+    EXPECT_EQ(project.communicators[1].members[0].global, 0);
+    EXPECT_EQ(project.communicators[1].members[0].local, 1);
+    EXPECT_EQ(project.communicators[1].members[0].cid, 2);
+    ASSERT_EQ(project.datatypes.size(), 2u);
+    ASSERT_EQ(project.datatypes[0].types.size(), 2u);
+    EXPECT_EQ(project.datatypes[0].types[1].combiner, "VECTOR");
+    EXPECT_EQ(project.datatypes[1].rank, "1");
+}
+
+TEST(ProjectReader, SeedLayout) {
+    Project project = readProject(std::string(HDTRACE_READER_TEST_DATA) + "/seed/seed.proj");
+    EXPECT_EQ(project.distributionStyle, DistributionStyle::Class);
+    EXPECT_EQ(project.levels, (std::vector<std::string>{"Hostname", "Rank", "Thread"}));
+    ASSERT_EQ(project.leaves.size(), 2u);
+    EXPECT_EQ(project.leaves[0].labels, (std::vector<std::string>{"node01", "1", "0"}));
+    EXPECT_EQ(project.files[0].chunkSize, "64K");
+    EXPECT_EQ(project.datatypes[0].thread, "0");
+}
+
+TEST(ProjectReader, StructTypesKeepTheirChildren) {
+    Project project = readProject(std::string(HDTRACE_READER_TEST_DATA) + "/original/orig.proj");
+    const DatatypeElement &type = project.datatypes[1].types[2];
+    EXPECT_EQ(type.combiner, "STRUCT");
+    ASSERT_EQ(type.children.size(), 2u);
+    EXPECT_EQ(type.children[1].combiner, "Type");
+    EXPECT_EQ(type.children[1].attributes[1].name, "displacement");
+    EXPECT_EQ(type.children[1].attributes[1].value, "8");
+}
+
+TEST(ProjectReader, BadValuesNameTheLine) {
+    TemporaryFile file(
+        "<?xml version='1.0'?>\n<Application name='x'>\n<CommunicatorList>\n"
+        "<Communicator name='WORLD'>\n<Rank global='0' local='0'/>\n</Communicator>\n"
+        "</CommunicatorList>\n</Application>\n",
+        ".proj");
+    try {
+        readProject(file.path());
+        FAIL() << "no error";
+    } catch (const ReadError &error) {
+        EXPECT_EQ(error.line(), 5);
+        EXPECT_EQ(error.problem(), "<Rank> has no cid= attribute");
+    }
+}

@@ -1,0 +1,32 @@
+// Temporary files for the reader tests.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace hdtrace::reader::testing {
+
+// A file with the given text, removed when the object goes.
+class TemporaryFile {
+  public:
+    explicit TemporaryFile(const std::string &text, const std::string &suffix = ".trc") {
+        char pattern[] = "/tmp/hdtrace-reader-test-XXXXXX";
+        int fd = mkstemp(pattern);
+        close(fd);
+        std::remove(pattern);
+        path_ = std::string(pattern) + suffix;
+        std::ofstream(path_, std::ios::binary) << text;
+    }
+    ~TemporaryFile() { std::remove(path_.c_str()); }
+    TemporaryFile(const TemporaryFile &) = delete;
+    TemporaryFile &operator=(const TemporaryFile &) = delete;
+    const std::string &path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+}  // namespace hdtrace::reader::testing
