@@ -1,0 +1,81 @@
+"""The wrapper never changes what the program does.
+
+Each program prints, per rank, the return codes, status fields, error
+classes and received data of its calls. The same source is built with the
+wrapper (<name>_traced) and without (<name>_plain); both runs must print the
+same, exit the same, and the traced one must print nothing of its own.
+"""
+import pytest
+
+import tracecheck
+
+# program, ranks
+PROGRAMS = [("p2p", 4), ("nonblocking", 2), ("collectives", 4), ("fileio", 2),
+            ("datatypes", 2), ("comms", 4), ("errors", 2)]
+
+
+def _lines(run):
+    return tracecheck.per_rank_lines(run.result.stdout)
+
+
+@pytest.mark.parametrize("name,nranks", PROGRAMS, ids=[name for name, _ in PROGRAMS])
+def test_same_output_as_untraced(runner, name, nranks):
+    plain = runner.run(f"{name}_plain", nranks)
+    traced = runner.run(f"{name}_traced", nranks)
+    assert plain.result.returncode == 0, plain.result.stderr
+    assert traced.result.returncode == plain.result.returncode, traced.result.stderr
+    assert _lines(traced) == _lines(plain)
+    assert all(line.startswith("r") for line in _lines(plain)), "noise on stdout"
+
+
+@pytest.mark.parametrize("name,nranks", PROGRAMS, ids=[name for name, _ in PROGRAMS])
+def test_silent(runner, name, nranks):
+    """Nothing on stderr, and nothing on stdout but the program's lines."""
+    plain = runner.run(f"{name}_plain", nranks)
+    traced = runner.run(f"{name}_traced", nranks)
+    assert traced.result.stderr == plain.result.stderr == ""
+    assert len(traced.result.stdout.splitlines()) == len(plain.result.stdout.splitlines())
+
+
+def test_errors_trace_is_well_formed(runner):
+    """Erroneous calls under MPI_ERRORS_RETURN still give a complete, well-formed trace."""
+    run = runner.run("errors_traced", 2)
+    run.assert_ok()
+    for rank in range(2):
+        base = tracecheck.trace_base(run.trace_dir, "errors_traced", rank)
+        trace = tracecheck.parse_trc(base.with_suffix(".trc"))
+        tracecheck.parse_info(base.with_suffix(".info"))
+        tags = [element.tag for element in trace.elements]
+        assert tags[0] == "Init" and tags[-1] == "Finalize", tags
+        # the Allreduce after the errors is logged like any other
+        good = [e for e in trace.elements if e.tag == "Allreduce"]
+        assert good and list(good[-1].attrib) == ["size", "cid", "count", "tid", "time", "end"]
+        assert good[-1].attrib["size"] == "4" and good[-1].attrib["count"] == "1"
+
+
+def _signature(element):
+    """An element without its times: tag, attributes, children."""
+    attributes = tuple((k, v) for k, v in element.attrib.items() if k not in ("time", "end"))
+    return (element.tag, attributes, tuple(_signature(child) for child in element))
+
+
+@pytest.mark.parametrize("name,nranks", [("p2p", 4), ("fileio", 2)])
+def test_ld_preload_gives_the_linked_trace(runner, name, nranks):
+    """libhdtracempi.so preloaded into the untraced build traces it like the static library."""
+    preloaded = runner.run(f"{name}_plain", nranks, preload=True)
+    preloaded.assert_ok()
+    linked = runner.run(f"{name}_traced", nranks)
+    linked.assert_ok()
+    assert _lines(preloaded) == _lines(linked)
+    assert preloaded.result.stderr == ""
+    for rank in range(nranks):
+        a = tracecheck.parse_trc(
+            tracecheck.trace_base(preloaded.trace_dir, f"{name}_plain", rank).with_suffix(".trc"))
+        b = tracecheck.parse_trc(
+            tracecheck.trace_base(linked.trace_dir, f"{name}_traced", rank).with_suffix(".trc"))
+        sig_a = [_signature(e) for e in a.elements]
+        sig_b = [_signature(e) for e in b.elements]
+        assert sig_a == sig_b, f"rank {rank}: the preloaded and the linked traces differ"
+        info_a = tracecheck.trace_base(preloaded.trace_dir, f"{name}_plain", rank)
+        info_b = tracecheck.trace_base(linked.trace_dir, f"{name}_traced", rank)
+        assert info_a.with_suffix(".info").read_text() == info_b.with_suffix(".info").read_text()
