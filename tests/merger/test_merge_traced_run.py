@@ -1,0 +1,237 @@
+"""End to end: trace programs/merge_e2e.c with libhdtracempi, merge the run
+with project-merger, and check the .proj against what the program did: for
+every communicator the members and their local ranks (and cids from the
+trace), for every type its size, lower bound and extent computed from the
+Appendix B elements alone."""
+import math
+import os
+import pathlib
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+RANKS = 4
+PROGRAM = "merge-e2e"  # the wrapper sanitises merge_e2e: '_' separates the levels
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+# Sizes of the named types the program uses (x86-64, Open MPI and MPICH alike).
+NAMED_SIZES = {"MPI_INT": 4, "MPI_DOUBLE": 8, "MPI_CHAR": 1, "MPI_FLOAT": 4, "MPI_SHORT": 2,
+               "MPI_BYTE": 1}
+
+
+@pytest.fixture(scope="module")
+def traced_run(build_dir, tmp_path_factory):
+    program = build_dir / "tests" / "merger" / "merge_e2e"
+    merger = build_dir / "merger" / "project-merger"
+    for needed in (program, merger):
+        if not os.access(needed, os.X_OK):
+            pytest.fail(f"{needed} is missing: build with HDTRACE_BUILD_MPI=ON and "
+                        "HDTRACE_BUILD_MERGER=ON (scripts/build)")
+    base = tmp_path_factory.mktemp("merge_e2e")
+    traces = base / "traces"
+    expected = base / "expected"
+    traces.mkdir()
+    expected.mkdir()
+    env = dict(os.environ, HDTRACE_DIR=str(traces), **MPI_ENV)
+    result = subprocess.run(["mpiexec", "-n", str(RANKS), "--oversubscribe", str(program),
+                             str(expected)], env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, f"merge_e2e failed:\n{result.stdout}\n{result.stderr}"
+    merged = subprocess.run([str(merger), str(traces / PROGRAM)], capture_output=True,
+                            text=True, timeout=60)
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stderr == "", merged.stderr
+    return traces, expected
+
+
+def expectations(expected: pathlib.Path, rank: int):
+    comms, types = [], []
+    for line in (expected / f"expect_{rank}.txt").read_text().splitlines():
+        kind, label, *rest = line.split()
+        if kind == "comm":
+            members = sorted(tuple(int(x) for x in member.split(":")) for member in rest)
+            comms.append((label, members))
+        else:
+            types.append((label, *(int(x) for x in rest)))
+    return comms, types
+
+
+def trace_of(traces: pathlib.Path, rank: int) -> ET.Element:
+    found = list(traces.glob(f"{PROGRAM}_*_{rank}_0.trc"))
+    assert len(found) == 1, found
+    return ET.parse(found[0]).getroot()
+
+
+def test_project_sections(traced_run):
+    traces, _ = traced_run
+    root = ET.parse(traces / f"{PROGRAM}.proj").getroot()
+    assert root.tag == "Application" and root.get("name") == PROGRAM
+    assert [child.tag for child in root] == ["Description", "FileList", "Topology",
+                                            "CommunicatorList", "Datatypes"]
+    ranks = sorted(int(rank.get("name")) for rank in root.findall("Topology/Node/Node"))
+    assert ranks == list(range(RANKS))
+    assert sorted(int(r.get("name")) for r in root.findall("Datatypes/Rank")) == list(range(RANKS))
+
+
+def test_every_communicator_has_its_members_and_ranks(traced_run):
+    traces, expected = traced_run
+    root = ET.parse(traces / f"{PROGRAM}.proj").getroot()
+    communicators = root.findall("CommunicatorList/Communicator")
+    assert sum(1 for c in communicators if c.get("name") == "WORLD") == 1
+    # (global rank, cid) -> the communicator element holding that member
+    by_member = {}
+    for index, communicator in enumerate(communicators):
+        globals_ = [int(r.get("global")) for r in communicator.findall("Rank")]
+        assert globals_ == sorted(globals_), "members in ascending global rank"
+        for member in communicator.findall("Rank"):
+            if member.get("cid") is not None:
+                key = (int(member.get("global")), int(member.get("cid")))
+                assert key not in by_member, f"rank/cid {key} in two communicators"
+                by_member[key] = index
+    label_of = {}
+    for rank in range(RANKS):
+        comms, _ = expectations(expected, rank)
+        barriers = [int(e.get("cid")) for e in trace_of(traces, rank) if e.tag == "Barrier"]
+        assert len(barriers) == len(comms), f"rank {rank}: a Barrier per communicator"
+        for (label, members), cid in zip(comms, barriers):
+            assert (rank, cid) in by_member, f"rank {rank}: {label} (cid {cid}) is not merged"
+            communicator = communicators[by_member[(rank, cid)]]
+            written = sorted((int(r.get("global")), int(r.get("local")))
+                             for r in communicator.findall("Rank"))
+            assert written == members, f"rank {rank}: {label}"
+            if label == "world":
+                assert communicator.get("name") == "WORLD"
+            label_of.setdefault(label, set()).add(by_member[(rank, cid)])
+    # One element per distinct communicator: each label is one element, and
+    # different labels (world and its dup, the two equal splits) are apart.
+    for label in ("world", "dup", "cart", "partial", "selfdup"):
+        assert len(label_of[label]) == 1, label
+    assert len(label_of["splitA"]) == 2 and len(label_of["splitB"]) == 2  # odd and even
+    assert len(label_of["inter"]) == 1
+    assert label_of["splitA"].isdisjoint(label_of["splitB"])
+    assert label_of["world"] != label_of["dup"]
+    # The rank outside 'partial' is not a member of it.
+    partial = communicators[next(iter(label_of["partial"]))]
+    assert RANKS - 1 not in [int(r.get("global")) for r in partial.findall("Rank")]
+
+
+class Layout:
+    """Size, lower bound and upper bound of the types of one <Rank>."""
+
+    def __init__(self, rank_element):
+        self.elements = {}
+        for element in rank_element:
+            assert element.get("id") not in self.elements, "each type once"
+            for referenced in self.references(element):
+                assert referenced in self.elements, (
+                    f"type {element.get('id')} comes before type {referenced} it references")
+            self.elements[element.get("id")] = element
+        self.cache = {}
+
+    @staticmethod
+    def references(element):
+        if element.tag in ("STRUCT", "STRUCT_INTEGER"):
+            return [child.get("id") for child in element.findall("Type")]
+        return [element.get("oldType")] if element.get("oldType") is not None else []
+
+    def layout(self, type_id):
+        if type_id not in self.cache:
+            self.cache[type_id] = self.compute(self.elements[type_id])
+        return self.cache[type_id]
+
+    @staticmethod
+    def placed(child, offsets):
+        size, lb, ub = child
+        offsets = list(offsets)
+        return (size * len(offsets), min(offsets) + lb, max(offsets) + ub)
+
+    def compute(self, e):
+        tag = e.tag
+        get = lambda name: int(e.get(name))  # noqa: E731
+        if tag == "NAMED":
+            size = NAMED_SIZES[e.get("name")]
+            return (size, 0, size)
+        old = self.layout(e.get("oldType")) if e.get("oldType") is not None else None
+        extent = old[2] - old[1] if old else 0
+        if tag == "DUP":
+            return old
+        if tag == "CONTIGUOUS":
+            return self.placed(old, (i * extent for i in range(get("count"))))
+        if tag in ("VECTOR", "HVECTOR", "HVECTOR_INTEGER"):
+            stride = get("stride") * (extent if tag == "VECTOR" else 1)
+            return self.placed(old, (j * stride + k * extent for j in range(get("count"))
+                                     for k in range(get("blocklength"))))
+        if tag in ("INDEXED", "HINDEXED", "HINDEXED_INTEGER"):
+            unit = extent if tag == "INDEXED" else 1
+            blocks = e.findall("BLOCK")
+            assert len(blocks) == get("count")
+            return self.placed(old, (int(b.get("index")) * unit + k * extent for b in blocks
+                                     for k in range(int(b.get("len")))))
+        if tag in ("INDEXED_BLOCK", "HINDEXED_BLOCK"):
+            unit = extent if tag == "INDEXED_BLOCK" else 1
+            blocks = e.findall("Block")
+            assert len(blocks) == get("count")
+            return self.placed(old, (int(b.get("displacement")) * unit + k * extent
+                                     for b in blocks for k in range(get("blockLength"))))
+        if tag in ("STRUCT", "STRUCT_INTEGER"):
+            size, lb, ub = 0, math.inf, -math.inf
+            for child in e.findall("Type"):
+                c = self.layout(child.get("id"))
+                s, l, u = self.placed(c, (int(child.get("displacement")) + k * (c[2] - c[1])
+                                          for k in range(int(child.get("blocklen")))))
+                size, lb, ub = size + s, min(lb, l), max(ub, u)
+            return (size, lb, ub)
+        if tag == "RESIZED":
+            return (old[0], get("lowerBound"), get("lowerBound") + get("extend"))
+        if tag == "SUBARRAY":
+            dims = e.findall("Dimension")
+            assert len(dims) == get("ndims") == get("count")
+            assert e.get("order") in ("MPI_ORDER_C", "MPI_ORDER_FORTRAN")
+            count = math.prod(int(d.get("subsize")) for d in dims)
+            return (count * old[0], 0, math.prod(int(d.get("size")) for d in dims) * extent)
+        if tag == "DARRAY":
+            dims = e.findall("Dimension")
+            assert len(dims) == get("dims")
+            psizes = [int(d.get("psize")) for d in dims]
+            coords, rest = [], get("rank")
+            for p in reversed(psizes):  # the process grid is row-major
+                coords.insert(0, rest % p)
+                rest //= p
+            count = 1
+            for d, coord in zip(dims, coords):
+                gsize, psize, distrib = int(d.get("gsize")), int(d.get("psize")), d.get("distrib")
+                darg = d.get("darg")
+                if distrib == "MPI_DISTRIBUTE_NONE":
+                    local = gsize
+                elif distrib == "MPI_DISTRIBUTE_BLOCK":
+                    block = -(-gsize // psize) if darg == "MPI_DISTRIBUTE_DFLT_DARG" else int(darg)
+                    local = max(0, min(block, gsize - coord * block))
+                else:
+                    block = 1 if darg == "MPI_DISTRIBUTE_DFLT_DARG" else int(darg)
+                    local = sum(1 for i in range(gsize) if (i // block) % psize == coord)
+                count *= local
+            return (count * old[0], 0, math.prod(int(d.get("gsize")) for d in dims) * extent)
+        raise AssertionError(f"unexpected element {tag}")
+
+
+def test_every_type_decodes_to_its_size_and_extent(traced_run):
+    traces, expected = traced_run
+    root = ET.parse(traces / f"{PROGRAM}.proj").getroot()
+    for rank in range(RANKS):
+        rank_elements = root.findall(f"Datatypes/Rank[@name='{rank}']")
+        assert len(rank_elements) == 1
+        layout = Layout(rank_elements[0])
+        _, types = expectations(expected, rank)
+        commits = [e.get("tid") for e in trace_of(traces, rank) if e.tag == "Type_commit"]
+        assert len(commits) == len(types) == 14
+        for (label, size, lb, extent), tid in zip(types, commits):
+            element = layout.elements[tid]
+            written = layout.layout(tid)
+            assert (written[0], written[1], written[2] - written[1]) == (size, lb, extent), (
+                f"rank {rank}: {label} <{element.tag}>")
+        tags = {layout.elements[tid].tag for tid in commits}
+        assert tags == {"CONTIGUOUS", "VECTOR", "HVECTOR", "INDEXED", "HINDEXED",
+                        "INDEXED_BLOCK", "HINDEXED_BLOCK", "STRUCT", "RESIZED", "DUP",
+                        "SUBARRAY", "DARRAY"}
