@@ -1,5 +1,6 @@
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 #include "InfoLine.hpp"
@@ -113,7 +114,8 @@ int64_t parseRank(std::string_view entry, std::string_view text, const char *rol
     const auto [ptr, error] = std::from_chars(text.data(), end, value);
     if (text.empty())
         throw InfoSyntaxError("map entry '" + std::string(entry) + "' has no " + role + " rank");
-    if (error != std::errc() || ptr != end || value < 0)
+    // Ranks are C ints; the bound also keeps range arithmetic from overflowing.
+    if (error != std::errc() || ptr != end || value < 0 || value > INT32_MAX)
         throw InfoSyntaxError("map entry '" + std::string(entry) + "': '" + std::string(text) +
                               "' is not a " + role + " rank");
     return value;

@@ -1,5 +1,7 @@
 // merge(): discovery -> reading -> communicator unification -> writing,
 // with the datatypes of each rank ordered and decoded as they are written.
+#include <sys/stat.h>
+
 #include <climits>
 #include <cstdlib>
 
@@ -39,7 +41,10 @@ std::string outputPathFor(const MergeOptions &options, const RunModel &run,
     const std::string tracesDirectory = run.directory.empty() ? "." : run.directory;
     if (options.outputPath.empty())
         return run.directory.empty() ? expectedName : run.directory + "/" + expectedName;
-    const std::string &output = options.outputPath;
+    std::string output = options.outputPath;
+    struct stat status {};
+    if (stat(output.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
+        output = (output.back() == '/' ? output : output + "/") + expectedName;
     if (baseNameOf(output) != expectedName)
         diagnostics.warning(output, 0,
                             "the tools expect the project file to be named " + expectedName +

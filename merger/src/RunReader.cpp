@@ -1,6 +1,7 @@
 #include "RunReader.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,9 +14,16 @@ namespace {
 
 // The whole file, or false with *error set.
 bool readWholeFile(const std::string &path, std::string &content, std::string *error) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO in place of a .info must not hang the merge.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         *error = std::strerror(errno);
+        return false;
+    }
+    struct stat status {};
+    if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+        *error = "not a regular file";
+        close(fd);
         return false;
     }
     content.clear();

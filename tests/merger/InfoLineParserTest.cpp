@@ -108,6 +108,9 @@ TEST(InfoLineParser, NamesWhatIsWrong) {
     EXPECT_EQ(errorOf("Comm map='->0;' id=1 name=''"),
               "Comm line: map entry '->0' has no world rank");
     EXPECT_EQ(errorOf("Comm map='0;' id=1 name=''"), "Comm line: map entry '0' has no '->'");
+    EXPECT_EQ(errorOf("Comm map='0..9223372036854775807->0..9223372036854775807;' id=1 name=''"),
+              "Comm line: map entry '0..9223372036854775807->0..9223372036854775807': "
+              "'9223372036854775807' is not a world rank");
     EXPECT_EQ(errorOf("Comm map='0..3->0..2;' id=1 name=''"),
               "Comm line: map entry '0..3->0..2': the two ranges differ in length");
     EXPECT_EQ(errorOf("Comm map='3..0->0..3;' id=1 name=''"),

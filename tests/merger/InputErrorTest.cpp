@@ -66,8 +66,18 @@ TEST(InputErrors, AnUnreadableInfo) {
     run.write("app_h_1_0.trc", "");
     const Failure failure = failureOf({run.path()});
     EXPECT_EQ(failure.file, run.file("app_h_1_0.info"));
-    EXPECT_EQ(failure.detail, "cannot read: Is a directory");
+    EXPECT_EQ(failure.detail, "cannot read: not a regular file");
     expectNoOutput(run);
+}
+
+TEST(InputErrors, AFifoInPlaceOfAnInfoDoesNotHang) {
+    RunDirectory run;
+    addGoodRank(run, 0, 2);
+    ASSERT_EQ(mkfifo(run.file("app_h_1_0.info").c_str(), 0644), 0);
+    run.write("app_h_1_0.trc", "");
+    const Failure failure = failureOf({run.path()});
+    EXPECT_EQ(failure.file, run.file("app_h_1_0.info"));
+    EXPECT_EQ(failure.detail, "cannot read: not a regular file");
 }
 
 TEST(InputErrors, AnInfoWithoutItsTrace) {

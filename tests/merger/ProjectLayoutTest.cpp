@@ -109,12 +109,14 @@ TEST(ProjectLayout, NamesWithQuotesAmpersandsAndOtherCharactersStayWellFormed) {
                      "File name=\"it&apos;s &quot;a&quot; &amp; &lt;b&gt; caf&#233; \xc3\xa9\" "
                      "Size=1 id=0\n"
                      "File name=\"raw latin-1 \xe9 and control &#1;\" Size=2 id=1\n"
+                     "File name=\"tab&#9;newline&#10;return&#13;\" Size=3 id=2\n"
                      "Comm map='0->0;' id=2 name='&apos;q&apos; &amp; \"dq\"'\n");
     const MergeResult result = mergeDirectory(run);
     ProjectXml project(result.outputPath);
     ASSERT_TRUE(project.valid());
     const auto files = project.elements("/Application/FileList/File");
-    ASSERT_EQ(files.size(), 2u);
+    ASSERT_EQ(files.size(), 3u);
+    EXPECT_EQ(files[2].at("name"), "tab\tnewline\nreturn\r");
     EXPECT_EQ(files[0].at("name"), "it's \"a\" & <b> caf\xc3\xa9 \xc3\xa9");
     // Not UTF-8: read as Latin-1; a control character becomes its symbol.
     EXPECT_EQ(files[1].at("name"), "raw latin-1 \xc3\xa9 and control \xe2\x90\x81");
@@ -181,6 +183,10 @@ TEST(ProjectLayout, AnOutputNameTheToolsCannotUseIsWarnedAbout) {
               std::string::npos);
     EXPECT_TRUE(elsewhere.exists("app.proj"));
     result = mergeInputs({run.path()}, run.file("app.proj"));
+    EXPECT_TRUE(result.warnings.empty());
+    // A directory as -o means <program>.proj in it.
+    result = mergeInputs({run.path()}, run.path());
+    EXPECT_EQ(result.outputPath, run.file("app.proj"));
     EXPECT_TRUE(result.warnings.empty());
 }
 
