@@ -126,14 +126,16 @@ def file_nonblocking(tag, offset=None):
 
 def split_begin(tag, data_offset, attrs_offset=None):
     """*_begin (A.25, A.29, A.32, A.44, A.48, A.51): rid bound to the file and
-    one <Data offset size count tid/> child."""
+    one <Data offset size count tid/> child. data_offset: 'individual' (the
+    individual pointer before the call), an argument, or -1 for the ordered
+    calls, whose place in the file depends on the other ranks: the shared
+    pointer read before the call races with them."""
     attrs = [('fid', 'file', 'fh'), ('rid', 'int', 'rid')]
     if attrs_offset:
         attrs += [('offset', 'int', attrs_offset)] + DATA
     before = ''
-    if data_offset in ('individual', 'shared'):
-        before = ('const int64_t dataOffset = call.writing() ? call.%s(fh) : -1;' %
-                  ('individualPosition' if data_offset == 'individual' else 'sharedPosition'))
+    if data_offset == 'individual':
+        before = 'const int64_t dataOffset = call.writing() ? call.individualPosition(fh) : -1;'
         data_offset = 'dataOffset'
     return dict(tag=tag, attrs=attrs, before=before,
                 after='const int64_t rid = call.splitBegun(result, fh);',
@@ -153,6 +155,12 @@ def comm_constructor(tag, old, new):
 
 def ordinary(tag, **hooks):
     return dict(tag=tag, **hooks)
+
+
+def constructor(tag, inputs='1, &oldtype'):
+    """Type constructors: the registry learns which of the program's types the
+    new one is built from."""
+    return dict(tag=tag, after=f'call.typeCreated(result, newtype, {inputs});')
 
 
 FUNCTIONS = {
@@ -292,19 +300,20 @@ FUNCTIONS = {
     'MPI_Comm_free': dict(tag='Comm_free', attrs=[('cid', 'commBefore', '*comm')],
                           before='call.commFreed(*comm);'),
 
-    # --- Datatypes: decoded into .info when first used, not when made.
-    'MPI_Type_contiguous': ordinary('Type_contiguous'),
-    'MPI_Type_vector': dict(tag='Type_vector', attrs=[('oldTid', 'type', 'oldtype')]),
-    'MPI_Type_create_hvector': ordinary('Type_create_hvector'),
-    'MPI_Type_indexed': ordinary('Type_indexed'),
-    'MPI_Type_create_hindexed': ordinary('Type_create_hindexed'),
-    'MPI_Type_create_indexed_block': ordinary('Type_create_indexed_block'),
-    'MPI_Type_create_hindexed_block': ordinary('Type_create_hindexed_block'),
-    'MPI_Type_create_struct': ordinary('Type_create_struct'),
-    'MPI_Type_create_subarray': ordinary('Type_create_subarray'),
-    'MPI_Type_create_darray': ordinary('Type_create_darray'),
-    'MPI_Type_create_resized': ordinary('Type_create_resized'),
-    'MPI_Type_dup': ordinary('Type_dup'),
+    # --- Datatypes: decoded into .info when first used, not when made; ordinary
+    # but for Type_vector (A.74) and Type_commit (A.73).
+    'MPI_Type_contiguous': constructor('Type_contiguous'),
+    'MPI_Type_vector': dict(constructor('Type_vector'), attrs=[('oldTid', 'type', 'oldtype')]),
+    'MPI_Type_create_hvector': constructor('Type_create_hvector'),
+    'MPI_Type_indexed': constructor('Type_indexed'),
+    'MPI_Type_create_hindexed': constructor('Type_create_hindexed'),
+    'MPI_Type_create_indexed_block': constructor('Type_create_indexed_block'),
+    'MPI_Type_create_hindexed_block': constructor('Type_create_hindexed_block'),
+    'MPI_Type_create_struct': constructor('Type_create_struct', 'count, array_of_types'),
+    'MPI_Type_create_subarray': constructor('Type_create_subarray'),
+    'MPI_Type_create_darray': constructor('Type_create_darray'),
+    'MPI_Type_create_resized': constructor('Type_create_resized'),
+    'MPI_Type_dup': constructor('Type_dup', '1, &type'),
     'MPI_Type_commit': dict(tag='Type_commit', attrs=[('tid', 'type', '*type')]),
     'MPI_Type_free': ordinary('Type_free', before='call.typeFreed(*type);'),
 
@@ -362,13 +371,13 @@ FUNCTIONS = {
     'MPI_File_read_all_end': SPLIT_END,
     'MPI_File_read_at_all_begin': split_begin('File_read_at_all_begin', 'offset', 'offset'),
     'MPI_File_read_at_all_end': SPLIT_END,
-    'MPI_File_read_ordered_begin': split_begin('File_read_ordered_begin', 'shared'),
+    'MPI_File_read_ordered_begin': split_begin('File_read_ordered_begin', '-1'),
     'MPI_File_read_ordered_end': SPLIT_END,
     'MPI_File_write_all_begin': split_begin('File_write_all_begin', 'individual'),
     'MPI_File_write_all_end': SPLIT_END,
     'MPI_File_write_at_all_begin': split_begin('File_write_at_all_begin', 'offset'),
     'MPI_File_write_at_all_end': SPLIT_END,
-    'MPI_File_write_ordered_begin': split_begin('File_write_ordered_begin', 'shared'),
+    'MPI_File_write_ordered_begin': split_begin('File_write_ordered_begin', '-1'),
     'MPI_File_write_ordered_end': SPLIT_END,
 
     # --- HDTrace's own (A.75): nested calls of known depth.

@@ -113,6 +113,10 @@ class Call {
     int64_t commCreated(int result, const MPI_Comm *comm);
     void commFreed(MPI_Comm comm) { gRuntime->comms.forget(comm); }
     void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
+    void typeCreated(int result, const MPI_Datatype *newType, int count,
+                     const MPI_Datatype inputs[]) {
+        if (result == MPI_SUCCESS) gRuntime->types.constructed(*newType, count, inputs);
+    }
     int64_t fileOpened(int result, const char *name, const MPI_File *fh);
     void fileClosed(MPI_File fh) { gRuntime->files.closed(fh); }
     int64_t fileIdOfName(const char *name) {

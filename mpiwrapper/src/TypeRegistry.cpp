@@ -53,6 +53,10 @@ bool isNamed(MPI_Datatype type) {
 const TypeRecord *TypeRegistry::find(MPI_Datatype type) {
     if (type == MPI_DATATYPE_NULL) return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
+    return findLocked(type);
+}
+
+const TypeRecord *TypeRegistry::findLocked(MPI_Datatype type) {
     auto found = byHandle_.find(type);
     if (found != byHandle_.end()) return found->second;
     const TypeRecord *record = decode(type);
@@ -60,8 +64,22 @@ const TypeRecord *TypeRegistry::find(MPI_Datatype type) {
     return record;
 }
 
+void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[]) {
+    if (newType == MPI_DATATYPE_NULL || count < 0 || !inputs) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<const TypeRecord *> records;
+    for (int i = 0; i < count; ++i) {
+        if (inputs[i] == MPI_DATATYPE_NULL) return;
+        records.push_back(findLocked(inputs[i]));
+    }
+    // A handle seen before was freed by the program and now names this type.
+    if (byHandle_.erase(newType)) generation_.fetch_add(1, std::memory_order_acq_rel);
+    inputsOf_[newType] = std::move(records);
+}
+
 void TypeRegistry::forget(MPI_Datatype type) {
     std::lock_guard<std::mutex> lock(mutex_);
+    inputsOf_.erase(type);
     if (byHandle_.erase(type)) generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -90,11 +108,19 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
     std::vector<MPI_Datatype> types(static_cast<size_t>(typeCount));
     PMPI_Type_get_contents(type, integerCount, addressCount, typeCount, integers.data(),
                            addresses.data(), types.data());
+    auto inputs = inputsOf_.find(type);
+    const bool inputsKnown = inputs != inputsOf_.end() && inputs->second.size() == types.size();
     std::vector<const TypeRecord *> children;
     std::vector<int64_t> childIds;
-    for (MPI_Datatype child : types) {
-        auto known = byHandle_.find(child);
-        const TypeRecord *childRecord = known != byHandle_.end() ? known->second : decode(child);
+    for (size_t i = 0; i < types.size(); ++i) {
+        MPI_Datatype child = types[i];
+        const TypeRecord *childRecord = nullptr;
+        if (inputsKnown) {
+            childRecord = inputs->second[i];
+        } else {
+            auto known = byHandle_.find(child);
+            childRecord = known != byHandle_.end() ? known->second : decode(child);
+        }
         children.push_back(childRecord);
         childIds.push_back(childRecord->id);
         if (!isNamed(child)) PMPI_Type_free(&child);

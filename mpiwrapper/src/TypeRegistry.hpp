@@ -30,16 +30,24 @@ class TypeRegistry {
     // The record of type, decoded now (with every type it is built from) if
     // the handle is new; nullptr for MPI_DATATYPE_NULL.
     const TypeRecord *find(MPI_Datatype type);
+    // After a type constructor: the types newType is built from, as the
+    // program passed them. MPI_Type_get_contents returns new handles for
+    // them (Open MPI returns duplicates, named "Dup "), so the decoding of
+    // newType refers to these records instead: the ids the program's own
+    // types have in the trace.
+    void constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[]);
     // Before MPI_Type_free: the handle may name another type later.
     void forget(MPI_Datatype type);
     uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
   private:
     const TypeRecord *decode(MPI_Datatype type);
+    const TypeRecord *findLocked(MPI_Datatype type);
 
     std::mutex mutex_;
     std::unordered_map<MPI_Datatype, const TypeRecord *> byHandle_;
     std::unordered_map<int64_t, const TypeRecord *> namedById_;
+    std::unordered_map<MPI_Datatype, std::vector<const TypeRecord *>> inputsOf_;
     std::deque<TypeRecord> records_;
     int64_t nextDerivedId_ = kFirstDerivedTypeId;
     std::atomic<uint64_t> generation_{0};
