@@ -8,6 +8,7 @@
 
 static long long bytes(int count, MPI_Datatype type) {
     int size = 0;
+    if (type == MPI_DATATYPE_NULL) return 0; /* TRACE-FORMAT.md */
     MPI_Type_size(type, &size);
     return (long long)count * size;
 }
@@ -120,6 +121,17 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     tc_say("%s Gather in place rc=%d data=%ld", name, rc,
            rank == root ? checksum(recv, 3 * size) : 0L);
 
+    /* The receive type of a non-root Gather may be MPI_DATATYPE_NULL: tid -1, size 0. */
+    if (rank == root) {
+        rc = MPI_Gather(send, 1, MPI_INT, recv, 1, MPI_INT, root, comm);
+        expect_gather("Gather", comm, root, 1, MPI_INT, 1, MPI_INT);
+    } else {
+        rc = MPI_Gather(send, 1, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, comm);
+        expect_gather("Gather", comm, root, 1, MPI_INT, 0, MPI_DATATYPE_NULL);
+    }
+    tc_say("%s Gather null type rc=%d data=%ld", name, rc,
+           rank == root ? checksum(recv, size) : 0L);
+
     rc = MPI_Gatherv(send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, root, comm);
     tc_say("%s Gatherv rc=%d data=%ld", name, rc, rank == root ? checksum(recv, 8 * size) : 0L);
     ex_begin("Gatherv");
@@ -129,6 +141,29 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     ex_int("count", rank + 1);
     ex_type("tid", MPI_INT);
     ex_end();
+
+    /* Gatherv in place at the root: count is the root's own recvcounts entry. */
+    if (rank == root) {
+        rc = MPI_Gatherv(MPI_IN_PLACE, 4321, MPI_DOUBLE, recv, counts, displs, MPI_INT, root, comm);
+        ex_begin("Gatherv");
+        ex_int("size", bytes(counts[rank], MPI_INT));
+        ex_int("root", tc_world_rank(comm, root));
+        ex_comm("cid", comm);
+        ex_int("count", counts[rank]);
+        ex_type("tid", MPI_INT);
+        ex_end();
+    } else {
+        rc = MPI_Gatherv(send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, root, comm);
+        ex_begin("Gatherv");
+        ex_int("size", bytes(rank + 1, MPI_INT));
+        ex_int("root", tc_world_rank(comm, root));
+        ex_comm("cid", comm);
+        ex_int("count", rank + 1);
+        ex_type("tid", MPI_INT);
+        ex_end();
+    }
+    tc_say("%s Gatherv in place rc=%d data=%ld", name, rc,
+           rank == root ? checksum(recv, 8 * size) : 0L);
 
     rc = MPI_Scatter(send, 2, MPI_DOUBLE, drecv, 4, MPI_INT, 0, comm);
     tc_say("%s Scatter rc=%d", name, rc);
@@ -141,6 +176,28 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     ex_int("root", tc_world_rank(comm, root));
     ex_comm("cid", comm);
     ex_int("recvCount", rank + 1);
+    ex_type("recvtid", MPI_INT);
+    ex_end();
+
+    /* Scatter and Scatterv in place at the root: recvCount, recvtid and
+     * recvSize describe the root's own block of the send side. */
+    if (rank == root) {
+        rc = MPI_Scatter(send, 3, MPI_INT, MPI_IN_PLACE, 999, MPI_DOUBLE, root, comm);
+        expect_gather("Scatter", comm, root, 3, MPI_INT, 3, MPI_INT);
+    } else {
+        rc = MPI_Scatter(send, 3, MPI_INT, recv, 3, MPI_INT, root, comm);
+        expect_gather("Scatter", comm, root, 3, MPI_INT, 3, MPI_INT);
+    }
+    tc_say("%s Scatter in place rc=%d data=%ld", name, rc, checksum(recv, 3));
+    rc = MPI_Scatterv(send, counts, displs, MPI_INT, rank == root ? MPI_IN_PLACE : (void *)recv,
+                      rank == root ? 888 : rank + 1, rank == root ? MPI_DOUBLE : MPI_INT, root,
+                      comm);
+    tc_say("%s Scatterv in place rc=%d data=%ld", name, rc, checksum(recv, rank + 1));
+    ex_begin("Scatterv");
+    ex_int("recvSize", bytes(counts[rank], MPI_INT));
+    ex_int("root", tc_world_rank(comm, root));
+    ex_comm("cid", comm);
+    ex_int("recvCount", counts[rank]);
     ex_type("recvtid", MPI_INT);
     ex_end();
 
@@ -180,6 +237,19 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     ex_int("size", bytes(rank + 1, MPI_INT));
     ex_comm("cid", comm);
     ex_int("count", rank + 1);
+    ex_type("tid", MPI_INT);
+    ex_end();
+
+    /* Allgatherv in place: count is this process's own recvcounts entry. */
+    for (int i = 0; i < 4 * size; ++i)
+        recv[i] = rank * 7 + i;
+    rc = MPI_Allgatherv(MPI_IN_PLACE, 55, MPI_DOUBLE, recv, gathered_counts, gathered_displs,
+                        MPI_INT, comm);
+    tc_say("%s Allgatherv in place rc=%d data=%ld", name, rc, checksum(recv, 4 * size));
+    ex_begin("Allgatherv");
+    ex_int("size", bytes(gathered_counts[rank], MPI_INT));
+    ex_comm("cid", comm);
+    ex_int("count", gathered_counts[rank]);
     ex_type("tid", MPI_INT);
     ex_end();
 

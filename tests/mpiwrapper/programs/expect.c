@@ -290,6 +290,10 @@ void ex_str(const char *name, const char *value) {
 
 void ex_type(const char *name, MPI_Datatype type) {
     begin_attr(name);
+    if (type == MPI_DATATYPE_NULL) { /* TRACE-FORMAT.md: written as -1 */
+        put("-1]");
+        return;
+    }
     put_type_value(type);
     put("]");
 }

@@ -348,13 +348,21 @@ int main(int argc, char **argv) {
         tc_say("data=%ld", checksum(in, 2 * size));
         expect_end_call(read_at_label);
     }
+    /* Ordered begins log the shared pointer before the call, in bytes; the
+     * Barrier makes sure that no rank has moved it yet. */
+    barrier();
+    position = shared_offset();
+    positions_done();
     rc = MPI_File_write_ordered_begin(fh, out, 1, MPI_INT);
-    label = expect_begin_call("File_write_ordered_begin", 0, 1, MPI_INT, 1);
+    label = expect_begin_call("File_write_ordered_begin", position, 1, MPI_INT, 0);
     rc = MPI_File_write_ordered_end(fh, out, &status);
     say_io("File_write_ordered_end", rc, &status);
     expect_end_call(label);
+    barrier();
+    position = shared_offset();
+    positions_done();
     rc = MPI_File_read_ordered_begin(fh, in, 1, MPI_INT);
-    label = expect_begin_call("File_read_ordered_begin", 0, 1, MPI_INT, 1);
+    label = expect_begin_call("File_read_ordered_begin", position, 1, MPI_INT, 0);
     rc = MPI_File_read_ordered_end(fh, in, &status);
     say_io("File_read_ordered_end", rc, &status);
     expect_end_call(label);
@@ -532,6 +540,7 @@ int main(int argc, char **argv) {
     /* ---- deleting a file never opened gives it a new fid ---- */
     char plain_name[64];
     snprintf(plain_name, sizeof plain_name, "never-opened-%d.dat", rank);
+    expect_file_line(plain_name, 0); /* TRACE-FORMAT.md: Size=0 when never opened */
     FILE *plain = fopen(plain_name, "w");
     fputs("0123456789", plain);
     fclose(plain);

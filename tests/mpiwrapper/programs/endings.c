@@ -1,0 +1,27 @@
+/* endings.c: a Barrier, then the end given as argument: "exit" (exit(0)
+ * without MPI_Finalize), "abort" (MPI_Abort), "segv" or "sigabrt" (a fatal
+ * signal). The trace must be well-formed XML in every case. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expect.h"
+
+int main(int argc, char **argv) {
+    tc_init(&argc, &argv);
+    const char *how = argc > 1 ? argv[1] : "";
+    MPI_Barrier(MPI_COMM_WORLD);
+    ex_begin("Barrier");
+    ex_comm("cid", MPI_COMM_WORLD);
+    ex_end();
+    tc_say("ending by %s", how);
+    if (strcmp(how, "exit") == 0) exit(0);
+    if (strcmp(how, "abort") == 0) {
+        ex_plain("Abort");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    if (strcmp(how, "segv") == 0) raise(SIGSEGV);
+    if (strcmp(how, "sigabrt") == 0) raise(SIGABRT);
+    tc_finalize();
+    return 0;
+}

@@ -1,0 +1,54 @@
+"""How a traced program ends: the trace is well-formed XML after a normal
+exit, exit() without MPI_Finalize, MPI_Abort and a fatal signal (NOTES.md),
+and holds every call made before the end."""
+import pytest
+
+import tracecheck
+
+# argument, the calls the trace must end with
+ENDINGS = {
+    "exit": ["Init", "Barrier"],
+    "abort": ["Init", "Barrier", "Abort"],
+    "segv": ["Init", "Barrier"],
+    "sigabrt": ["Init", "Barrier"],
+}
+
+
+@pytest.mark.parametrize("how", sorted(ENDINGS))
+def test_trace_is_complete_after(runner, how):
+    run = runner.run("endings_traced", 1, args=[how])
+    assert run.result.returncode != 0, f"ending by {how} should fail the job"
+    assert f"r0 ending by {how}" in run.result.stdout
+    base = tracecheck.trace_base(run.trace_dir, "endings_traced", 0)
+    trace = tracecheck.parse_trc(base.with_suffix(".trc"))  # well-formed, times in order
+    info = tracecheck.parse_info(base.with_suffix(".info"))
+    expected = [r for r in tracecheck.read_expectations(run.expect_dir, 0) if r["kind"] == "call"]
+    assert [r["tag"] for r in expected] == ENDINGS[how]
+    calls = [e for e in trace.elements
+             if not (e.tag in tracecheck.BOOKKEEPING_CALLS and tracecheck.is_ordinary(e))]
+    assert [e.tag for e in calls] == ENDINGS[how]
+    checker = tracecheck.Checker(trace, info, tracecheck.read_expectations(run.expect_dir, 0))
+    for record, element in zip(expected, calls):
+        checker.compare(record, element, str(trace.path), timed=True)
+
+
+def test_normal_end_writes_finalize_last(runner):
+    run = runner.run("endings_traced", 1, args=["normal"])
+    checker = run.check()[0]
+    assert checker.trace.elements[-1].tag == "Finalize"
+
+
+def test_nested_calls_inside_mpi_io(runner):
+    """HDTRACE_NESTED=1 on the MPI-IO program: the top-level trace is unchanged,
+    and no <Nested> block is the first child of an element with <Data> children."""
+    run = runner.run("fileio_traced", 2, env={"HDTRACE_NESTED": "1"})
+    run.assert_ok()
+    for rank in range(2):
+        base = tracecheck.trace_base(run.trace_dir, "fileio_traced", rank)
+        trace = tracecheck.parse_trc(base.with_suffix(".trc"))
+        for element in trace.root.iter():
+            children = list(element)
+            if any(child.tag == "Data" for child in children):
+                assert children[0].tag != "Nested", (
+                    f"{trace.path}: <{element.tag}> starts with a <Nested> block")
+    run.check(allow_nested=True, type_findings=False)
