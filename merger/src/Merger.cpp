@@ -81,10 +81,9 @@ MergeResult merge(const MergeOptions &options) {
     for (const RankModel &rank : run.ranks) {
         if (!rank.present) continue;
         ++result.rankCount;
-        if (!rank.hasMpiLine && !warnedAboutConstants && !rank.traces.empty()) {
+        if (!rank.hasMpiLine && !rank.types.empty() && !warnedAboutConstants) {
             warnedAboutConstants = true;
-            const TraceSource &trace = run.traces[rank.traces.front()];
-            diagnostics.warning(trace.hasInfo ? trace.infoPath() : trace.tracePath(), 0,
+            diagnostics.warning(run.infoPathOf(rank.types.front().source), 0,
                                 "no 'Mpi library=' line (older trace?): the constants of "
                                 "SUBARRAY and DARRAY types are decoded with Open MPI's values "
                                 "(this warning is given once)");

@@ -234,3 +234,37 @@ TEST(InputErrors, ForceMergesWhatItCanAndSaysWhatWasDropped) {
 
 }  // namespace
 }  // namespace hdtrace::merger::testing
+
+namespace hdtrace::merger::testing {
+namespace {
+
+TEST(InputErrors, ForceKeepsTheFirstProgramAndTracesWithoutInfo) {
+    RunDirectory run;
+    addGoodRank(run, 0, 2, "app");
+    run.write("app_h_1_0.trc", "");  // no .info: in the Topology, nothing else
+    addGoodRank(run, 1, 2, "other");
+    MergeOptions options;
+    options.inputs = {run.file("app"), run.file("other")};
+    options.force = true;
+    const MergeResult result = merge(options);
+    EXPECT_EQ(result.program, "app");
+    EXPECT_EQ(result.traceCount, 2u);
+    ASSERT_EQ(result.warnings.size(), 2u);
+    EXPECT_EQ(result.warnings[0], run.file("other_h_1_0.info") +
+                                      ": files from two different programs: 'other' here, "
+                                      "'app' in " +
+                                      run.file("app_h_0_0.info") +
+                                      "; dropped the traces of 'other'");
+    EXPECT_EQ(result.warnings[1], run.file("app_h_1_0.trc") +
+                                      ": no .info beside this trace; dropped its files, "
+                                      "communicators and datatypes");
+    ProjectXml project(result.outputPath);
+    EXPECT_EQ(project.elements("/Application/Topology/Node/Node").size(), 2u);
+    // Rank 1 is in WORLD (from rank 0's map) without a cid.
+    const auto world = project.elements("/Application/CommunicatorList/Communicator[1]/Rank");
+    ASSERT_EQ(world.size(), 2u);
+    EXPECT_EQ(world[1].count("cid"), 0u);
+}
+
+}  // namespace
+}  // namespace hdtrace::merger::testing
