@@ -1,11 +1,14 @@
 // project-merger: the command around hdtrace::merger::merge(). Options are
 // parsed with GLib's GOptionContext (GNU-style --help and --version).
-#include <glib.h>
 #include <unistd.h>
 
+#include <clocale>
 #include <cstdio>
-#include <hdtrace/merger/Merger.hpp>
 #include <string>
+
+#include <glib.h>
+
+#include <hdtrace/merger/Merger.hpp>
 
 namespace {
 
@@ -37,6 +40,8 @@ class ProgressBar {
 }  // namespace
 
 int main(int argc, char **argv) {
+    // GLib prints --help in the user's character set.
+    std::setlocale(LC_ALL, "");
     gchar *output = nullptr;
     gchar *description = nullptr;
     gchar *distributionClass = nullptr;
@@ -63,11 +68,11 @@ int main(int argc, char **argv) {
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "print nothing but errors and warnings",
          nullptr},
         {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", nullptr},
-        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, nullptr, "INPUT…"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, nullptr, "INPUT..."},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
 
     GOptionContext *context =
-        g_option_context_new("INPUT… - unify the .info files of a traced run into <program>.proj");
+        g_option_context_new("- unify the .info files of a traced run into <program>.proj");
     g_option_context_set_summary(
         context,
         "An INPUT is a .info file, a .trc file, a trace base name (dir/app_host_0_0),\n"
