@@ -89,7 +89,12 @@ class Runner:
             if not self.shared_library.is_file():
                 pytest.fail(f"{self.shared_library} is missing")
             env["LD_PRELOAD"] = str(self.shared_library)
-        full_env = tracecheck.mpi_env(HDTRACE_DIR=trace_dir, HDTRACE_EXPECT_DIR=expect, **env)
+        if trace_dir == "cwd":  # HDTRACE_DIR unset: the traces go to the working directory
+            trace_dir = work
+            env["HDTRACE_DIR"] = None
+        else:
+            env.setdefault("HDTRACE_DIR", trace_dir)
+        full_env = tracecheck.mpi_env(HDTRACE_EXPECT_DIR=expect, **env)
         started = time.time()
         result = tracecheck.mpiexec(self.path(name), nranks, full_env, work, args)
         run = Run(name, nranks, result, pathlib.Path(trace_dir), expect, work, started,

@@ -119,6 +119,11 @@ def test_hdtrace_dir_created_if_missing(runner, tmp_path):
     run.check()
 
 
+def test_default_directory_is_the_working_directory(runner):
+    run = runner.run("p2p_traced", 2, trace_dir="cwd", cached=False)
+    run.check()
+
+
 def test_unwritable_hdtrace_dir(runner, tmp_path):
     """A trace that cannot be written: one warning, the program unchanged."""
     blocker = tmp_path / "a-file"

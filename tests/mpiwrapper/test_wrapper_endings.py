@@ -52,3 +52,19 @@ def test_nested_calls_inside_mpi_io(runner):
                 assert children[0].tag != "Nested", (
                     f"{trace.path}: <{element.tag}> starts with a <Nested> block")
     run.check(allow_nested=True, type_findings=False)
+
+
+def test_file_name_with_control_character_and_invalid_utf8(runner):
+    """Any file name gives a well-formed trace and a one-line-per-object .info."""
+    run = runner.run("endings_traced", 1, args=["oddname"])
+    run.assert_ok()
+    base = tracecheck.trace_base(run.trace_dir, "endings_traced", 0)
+    trace = tracecheck.parse_trc(base.with_suffix(".trc"))  # well-formed XML, UTF-8
+    info = tracecheck.parse_info(base.with_suffix(".info"))  # UTF-8, one object per line
+    tags = [e.tag for e in trace.elements]
+    assert ["File_open", "File_close", "File_delete"] == [t for t in tags if t.startswith("File")]
+    assert len(info.files) == 1
+    name = next(iter(info.files.values()))["name"]
+    opened = next(e for e in trace.elements if e.tag == "File_open").attrib["name"]
+    assert name == opened, "the .info and the trace spell the name differently"
+    assert name.startswith("ctl") and name.endswith("-name.dat"), name

@@ -22,6 +22,20 @@ int main(int argc, char **argv) {
     }
     if (strcmp(how, "segv") == 0) raise(SIGSEGV);
     if (strcmp(how, "sigabrt") == 0) raise(SIGABRT);
+    if (strcmp(how, "oddname") == 0) {
+        /* A control character and a byte that is not UTF-8 in a file name. */
+        const char *name = "ctl\001-\377-name.dat";
+        MPI_File file;
+        tc_check(MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                               MPI_INFO_NULL, &file),
+                 "MPI_File_open");
+        MPI_File_close(&file);
+        MPI_File_delete(name, MPI_INFO_NULL);
+    }
+    if (strcmp(how, "oddname") == 0) {
+        MPI_Finalize(); /* the file calls have no expectations */
+        return 0;
+    }
     tc_finalize();
     return 0;
 }

@@ -230,6 +230,28 @@ int main(int argc, char **argv) {
             tc_say("Request_free rc=%d null=%d", rc, p[i] == MPI_REQUEST_NULL);
         }
 
+        /* Rsend_init, started once the receiver has posted its receive. */
+        rc = MPI_Recv(NULL, 0, MPI_INT, partner, 98, world, &status);
+        ex_begin("Recv");
+        ex_int("fromRank", partner);
+        ex_int("fromTag", 98);
+        ex_comm("cid", world);
+        ex_end();
+        MPI_Request ready;
+        rc = MPI_Rsend_init(out, 4, MPI_INT, partner, 14, world, &ready);
+        tc_say("Rsend_init rc=%d", rc);
+        expect_isend("Rsend_init", 4, MPI_INT, 14, "persistent-rsend");
+        rc = MPI_Start(&ready);
+        ex_begin("Start");
+        ex_rid("rid", "persistent-rsend");
+        ex_end();
+        rc = MPI_Wait(&ready, MPI_STATUS_IGNORE);
+        ex_begin("Wait");
+        ex_for("persistent-rsend");
+        ex_end();
+        rc = MPI_Request_free(&ready);
+        tc_say("Request_free rc=%d", rc);
+
         /* A message for the receiver's Iprobe. */
         rc = MPI_Send(out, 9, MPI_INT, partner, 13, world);
         ex_begin("Send");
@@ -357,6 +379,24 @@ int main(int argc, char **argv) {
         ex_end();
         for (int i = 0; i < 3; ++i)
             MPI_Request_free(&p[i]);
+
+        /* The receive for the Rsend_init, posted before the handshake. */
+        rc = MPI_Irecv(in, 4, MPI_INT, partner, 14, world, &request);
+        expect_irecv("Irecv", partner, 14, "rsend-init-receive");
+        rc = MPI_Send(NULL, 0, MPI_INT, partner, 98, world);
+        ex_begin("Send");
+        ex_int("size", 0);
+        ex_int("count", 0);
+        ex_type("tid", MPI_INT);
+        ex_int("toRank", partner);
+        ex_int("toTag", 98);
+        ex_comm("cid", world);
+        ex_end();
+        rc = MPI_Wait(&request, &status);
+        say_status("Wait for Rsend_init", &status);
+        ex_begin("Wait");
+        ex_for("rsend-init-receive");
+        ex_end();
 
         /* Iprobe until the message is there, then receive it. */
         do {
