@@ -138,6 +138,31 @@ def test_unwritable_hdtrace_dir(runner, tmp_path):
     assert re.search(r"hdtrace|trace", warnings[0], re.I), warnings[0]
 
 
+def test_disk_full(runner, tmp_path):
+    """Trace files that fail on every write (/dev/full, as on a full disk): at
+    most one warning, the program's output and exit code unchanged. A wrapper
+    that replaces the files instead of writing through them must then write a
+    correct trace."""
+    import os
+    import socket
+    trace_dir = tmp_path / "full"
+    trace_dir.mkdir()
+    base = tracecheck.trace_base(trace_dir, "fileio_traced", 0)
+    for suffix in (".trc", ".info"):
+        os.symlink("/dev/full", base.with_suffix(suffix))
+    run = runner.run("fileio_traced", 1, trace_dir=trace_dir, cached=False)
+    plain = runner.run("fileio_plain", 1)
+    assert run.result.returncode == 0, run.result.stderr
+    assert tracecheck.per_rank_lines(run.result.stdout) == \
+        tracecheck.per_rank_lines(plain.result.stdout)
+    warnings = [line for line in run.result.stderr.splitlines() if line.strip()]
+    if base.with_suffix(".trc").is_symlink():
+        assert len(warnings) == 1, f"expected one warning, stderr was {run.result.stderr!r}"
+    else:
+        assert warnings == []
+        run.check(type_findings=False)
+
+
 def test_verbose_reports_on_stderr(runner):
     run = runner.run("p2p_traced", 2, env={"HDTRACE_VERBOSE": "1"})
     run.check()

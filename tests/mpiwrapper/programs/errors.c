@@ -11,6 +11,17 @@ static void report(const char *what, int rc) {
     tc_say("%s rc_is_success=%d class=%d", what, rc == MPI_SUCCESS, error_class);
 }
 
+static int handler_calls;
+
+/* A user error handler: counts and prints each invocation. */
+static void count_errors(MPI_Comm *comm, int *code, ...) {
+    (void)comm;
+    int error_class = -1;
+    MPI_Error_class(*code, &error_class);
+    ++handler_calls;
+    tc_say("error handler called: class=%d", error_class);
+}
+
 int main(int argc, char **argv) {
     tc_init(&argc, &argv);
     int size = tc_size(), buffer[4] = {1, 2, 3, 4};
@@ -36,6 +47,20 @@ int main(int argc, char **argv) {
     report("File_open of a missing file",
            MPI_File_open(MPI_COMM_WORLD, "no-such-dir/no-such-file.dat", MPI_MODE_RDONLY,
                          MPI_INFO_NULL, &file));
+    /* A user error handler is called exactly as often as without the wrapper. */
+    MPI_Errhandler handler;
+    MPI_Comm_create_errhandler(count_errors, &handler);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler);
+    report("Send with a negative count (user handler)",
+           MPI_Send(buffer, -1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+    report("Bcast of MPI_DATATYPE_NULL (user handler)",
+           MPI_Bcast(buffer, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
+    report("Gather with a bad root (user handler)",
+           MPI_Gather(buffer, 1, MPI_INT, buffer + 1, 1, MPI_INT, -7, MPI_COMM_WORLD));
+    tc_say("handler calls=%d", handler_calls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&handler);
+
     /* The program goes on afterwards. */
     int sum = 0;
     report("Allreduce after the errors",
