@@ -52,26 +52,19 @@ def read_table(project, names, window):
     parts = [(leaf, _read_one(project, leaf, names, window)) for leaf in project.topology.leaves
              if leaf.path not in project.missing_traces]
     all_names = sorted({name for _, columns in parts for name in columns["names"]})
-    code_of = {name: code for code, name in enumerate(all_names)}
     width = max((len(name) for name in all_names), default=1)
-    name_table = np.array(all_names or [""], dtype=f"U{width}")
 
     dtype = [(column, kind if kind is not None else f"U{width}") for column, kind in TABLE_COLUMNS]
     rows = sum(len(columns["name_code"]) for _, columns in parts)
     array = np.empty(rows, dtype=dtype)
-    codes = np.empty(rows, dtype=np.int32)
     extra = {key: np.empty(rows, dtype=np.int32) for key in ("recv_peer", "recv_tag")}
     completion_row, completion_rid, open_row, open_fid, open_name = [], [], [], [], []
     position = 0
     for leaf, columns in parts:
         count = len(columns["name_code"])
         part = slice(position, position + count)
-        array["rank"][part] = leaf.rank
-        array["thread"][part] = leaf.thread
-        recode = np.array([code_of[name] for name in columns["names"]] or [0], dtype=np.int32)
-        codes[part] = recode[columns["name_code"]]
-        for column in _COPIED:
-            array[column][part] = columns[column]
+        # One pass in C++ writes whole rows (see TableFill.cpp).
+        _core.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"])
         for key, values in extra.items():
             values[part] = columns[key]
         completion_row.append(columns["completion_row"] + position)
@@ -80,11 +73,6 @@ def read_table(project, names, window):
         open_fid.append(columns["open_fid"])
         open_name.extend(columns["open_name"])
         position += count
-
-    array["name"] = name_table[codes]
-    array["start"] = array["start_ns"] / 1e9
-    array["end"] = array["end_ns"] / 1e9
-    array["duration"] = (array["end_ns"] - array["start_ns"]) / 1e9
 
     join = lambda chunks: np.concatenate(chunks) if chunks else np.empty(0, np.int64)  # noqa: E731
     completion_row, completion_rid = join(completion_row), join(completion_rid)

@@ -1,4 +1,8 @@
 // hdtrace._core: the C++ reader for the Python package.
+#include <memory>
+#include <optional>
+#include <utility>
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -7,12 +11,10 @@
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
-#include <memory>
-#include <optional>
-#include <utility>
 
 #include "EventConversion.hpp"
 #include "MergerBinding.hpp"
+#include "TableFill.hpp"
 
 namespace py = pybind11;
 using namespace hdtrace::reader;
@@ -135,4 +137,5 @@ PYBIND11_MODULE(_core, module) {
                "Reads the top-level calls of a trace into numpy columns.");
 
     hdtrace::python::bindMerger(module);
+    hdtrace::python::bindTableFill(module);
 }

@@ -2,9 +2,10 @@
 
 #include <array>
 #include <cstdlib>
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <string>
 #include <string_view>
+
+#include <hdtrace/reader/DecimalNumber.hpp>
 
 namespace py = pybind11;
 

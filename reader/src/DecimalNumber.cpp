@@ -1,6 +1,7 @@
 #include <charconv>
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <limits>
+
+#include <hdtrace/reader/DecimalNumber.hpp>
 
 namespace hdtrace::reader {
 

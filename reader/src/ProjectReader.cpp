@@ -1,9 +1,10 @@
+#include <utility>
+
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/SaxFileParser.hpp>
-#include <utility>
 
 namespace hdtrace::reader {
 namespace {

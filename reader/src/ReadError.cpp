@@ -1,5 +1,6 @@
-#include <hdtrace/reader/ReadError.hpp>
 #include <utility>
+
+#include <hdtrace/reader/ReadError.hpp>
 
 namespace hdtrace::reader {
 namespace {

@@ -1,12 +1,13 @@
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 
-#include <cerrno>
-#include <cstring>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/SaxFileParser.hpp>
-#include <utility>
 
 namespace hdtrace::reader {
 namespace {

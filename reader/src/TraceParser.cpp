@@ -1,9 +1,10 @@
 #include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceParser.hpp>
-#include <iterator>
-#include <utility>
 
 namespace hdtrace::reader {
 
@@ -22,6 +23,27 @@ bool TraceParser::parseNextChunk() {
     }
     done_ = true;  // complete, or stopped on purpose at the end of the time window
     return false;
+}
+
+bool TraceParser::startProgram(SaxFileParser &parser, std::string_view name,
+                               const AttributeList &attributes, int64_t *adjustmentNs) {
+    *adjustmentNs = 0;
+    if (name != "Program") {
+        parser.fail("the root element is <" + std::string(name) +
+                    ">, but a trace's root is <Program>");
+        return false;
+    }
+    std::string_view adjustment;
+    if (attributes.find("timeAdjustment", &adjustment)) {
+        auto parsed = parseDecimalSeconds(adjustment);
+        if (!parsed) {
+            parser.fail("timeAdjustment='" + std::string(adjustment) +
+                        "' is not a number of seconds");
+            return false;
+        }
+        *adjustmentNs = parsed->nanoseconds;
+    }
+    return true;
 }
 
 bool TraceParser::acceptsName(std::string_view name) const {
@@ -48,21 +70,7 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
     if (static_cast<size_t>(depth_) >= frames_.size()) frames_.resize(frames_.size() * 2);
 
     if (depth_ == 1) {
-        if (name != "Program") {
-            parser_.fail("the root element is <" + std::string(name) +
-                         ">, but a trace's root is <Program>");
-            return;
-        }
-        std::string_view adjustment;
-        if (attributes.find("timeAdjustment", &adjustment)) {
-            auto parsed = parseDecimalSeconds(adjustment);
-            if (!parsed) {
-                parser_.fail("timeAdjustment='" + std::string(adjustment) +
-                             "' is not a number of seconds");
-                return;
-            }
-            timeAdjustmentNs_ = parsed->nanoseconds;
-        }
+        startProgram(parser_, name, attributes, &timeAdjustmentNs_);
         frames_[1].pending.clear();
         return;
     }
@@ -87,7 +95,13 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
     frame.kind = FrameKind::Call;
     frame.pending.clear();
     Event &event = frame.event;
+    // The frame's Event is reused call after call: its attribute strings are
+    // assigned in place, so a steady stream of calls allocates nothing.
+    std::vector<Attribute> reused;
+    reused.swap(event.attributes);
     event.clear();
+    event.attributes.swap(reused);
+    size_t attributeCount = 0;
     event.name.assign(name);
     event.line = parser_.line();
     for (int index = 0; index < attributes.size(); ++index) {
@@ -99,10 +113,13 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
             if (!parseTime(attributeName, attributes.value(index), &event.endNs)) return;
             event.hasEnd = true;
         } else {
-            event.attributes.push_back(
-                Attribute{std::string(attributeName), std::string(attributes.value(index))});
+            if (attributeCount == event.attributes.size()) event.attributes.emplace_back();
+            Attribute &attribute = event.attributes[attributeCount++];
+            attribute.name.assign(attributeName);
+            attribute.value.assign(attributes.value(index));
         }
     }
+    event.attributes.resize(attributeCount);
     if (!event.hasEnd && event.hasStart) event.endNs = event.startNs;
 
     if (topLevel && options_.filter.hasTimeWindow()) {

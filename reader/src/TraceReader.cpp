@@ -1,5 +1,6 @@
-#include <hdtrace/reader/TraceReader.hpp>
 #include <utility>
+
+#include <hdtrace/reader/TraceReader.hpp>
 
 namespace hdtrace::reader {
 

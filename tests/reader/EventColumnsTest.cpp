@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/ReadError.hpp>
 
 #include "TestFiles.hpp"
 
@@ -72,4 +73,28 @@ TEST(EventColumns, UntranslatableRanksAreCounted) {
     ColumnsResult result = readEventColumns(file.path(), {}, &table);
     EXPECT_EQ(result.columns.peer[0], 0);
     EXPECT_EQ(result.columns.untranslatedPeers, 3);
+}
+
+TEST(EventColumns, PartialTraceKeepsOnlyCompleteCalls) {
+    std::string text = kTrace;
+    TemporaryFile file(text.substr(0, text.find("<For rid='7'/>")));
+    TraceOptions options;
+    options.partial = true;
+    ColumnsResult result = readEventColumns(file.path(), options, nullptr);
+    EXPECT_EQ(result.columns.rows(), 5u);
+    EXPECT_TRUE(result.columns.completionRow.empty());
+    ASSERT_TRUE(result.damage);
+    EXPECT_NE(result.damage->find(file.path() + ":8:"), std::string::npos) << *result.damage;
+    options.partial = false;
+    EXPECT_THROW(readEventColumns(file.path(), options, nullptr), ReadError);
+}
+
+TEST(EventColumns, NestedCallsAreNotRows) {
+    TemporaryFile file(
+        "<Program><Nested><Send toRank='1' time='1' end='2'/></Nested>"
+        "<Bcast rootRank='0' time='0.5' end='3'><For rid='1'/></Bcast></Program>");
+    ColumnsResult result = readEventColumns(file.path(), {}, nullptr);
+    ASSERT_EQ(result.columns.rows(), 1u);
+    EXPECT_EQ(result.columns.names[0], "Bcast");
+    EXPECT_EQ(result.columns.completionRow, (std::vector<int64_t>{0}));
 }

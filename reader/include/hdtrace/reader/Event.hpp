@@ -28,7 +28,7 @@ struct Event {
     // The attribute's value, or nullptr when the element has none by that name.
     const std::string *attribute(std::string_view attributeName) const {
         for (const Attribute &attribute : attributes)
-            if (attribute.name == attributeName) return &attribute.value;
+            if (std::string_view(attribute.name) == attributeName) return &attribute.value;
         return nullptr;
     }
 

@@ -10,11 +10,12 @@
 #pragma once
 
 #include <cstdint>
-#include <hdtrace/reader/TraceParser.hpp>
 #include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include <hdtrace/reader/TraceParser.hpp>
 
 namespace hdtrace::reader {
 
@@ -42,6 +43,12 @@ struct EventColumns {
     int64_t untranslatedPeers = 0;
 
     size_t rows() const { return nameCode.size(); }
+    void reserve(size_t calls) {
+        for (auto *column : {&startNs, &endNs, &size, &offset, &rid})
+            column->reserve(calls);
+        for (auto *column : {&nameCode, &peer, &tag, &cid, &fid, &recvPeer, &recvTag})
+            column->reserve(calls);
+    }
 };
 
 struct ColumnsResult {

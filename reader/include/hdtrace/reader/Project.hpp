@@ -4,10 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <hdtrace/reader/Event.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <hdtrace/reader/Event.hpp>
 
 namespace hdtrace::reader {
 

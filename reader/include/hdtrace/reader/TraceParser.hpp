@@ -5,12 +5,13 @@
 #pragma once
 
 #include <cstdint>
-#include <hdtrace/reader/Event.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <hdtrace/reader/Event.hpp>
+#include <hdtrace/reader/SaxFileParser.hpp>
 
 namespace hdtrace::reader {
 
@@ -61,6 +62,10 @@ class TraceParser : private SaxHandler {
     // Whole-second base of the times (0 when the root has no timeAdjustment,
     // as in the seed's older traces with absolute times).
     int64_t timeAdjustmentNs() const { return timeAdjustmentNs_; }
+    // Checks the root element (<Program>) and reads its timeAdjustment into
+    // *adjustmentNs (0 when absent). On error, fails the parser and returns false.
+    static bool startProgram(SaxFileParser &parser, std::string_view name,
+                             const AttributeList &attributes, int64_t *adjustmentNs);
     // Digits after the point in the first time value seen (9: our writer; 6: the original's);
     // -1 before any time was read.
     int timeFractionDigits() const { return timeFractionDigits_; }

@@ -3,8 +3,9 @@
 #pragma once
 
 #include <deque>
-#include <hdtrace/reader/TraceParser.hpp>
 #include <string>
+
+#include <hdtrace/reader/TraceParser.hpp>
 
 namespace hdtrace::reader {
 

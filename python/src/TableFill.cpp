@@ -1,0 +1,125 @@
+#include "TableFill.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace hdtrace::python {
+namespace {
+
+struct Field {
+    size_t offset = 0;
+    size_t size = 0;
+};
+
+Field fieldOf(const py::dtype &dtype, const char *name, const char *expectedKind,
+              size_t expectedSize) {
+    py::dict fields = dtype.attr("fields");
+    if (!fields.contains(name))
+        throw std::invalid_argument(std::string("table has no column ") + name);
+    py::tuple field = fields[name];
+    py::dtype type = field[0];
+    Field result{field[1].cast<size_t>(), static_cast<size_t>(type.itemsize())};
+    std::string kind(1, type.kind());
+    if (kind != expectedKind || (expectedSize && result.size != expectedSize))
+        throw std::invalid_argument(std::string("column ") + name + " has the wrong type");
+    return result;
+}
+
+template <typename T>
+const T *columnData(const py::dict &columns, const char *name, size_t rows) {
+    auto array = columns[name].cast<py::array_t<T, py::array::c_style>>();
+    if (static_cast<size_t>(array.size()) != rows)
+        throw std::invalid_argument(std::string("column ") + name + " has the wrong length");
+    return array.data();
+}
+
+template <typename T>
+void put(char *row, const Field &field, T value) {
+    std::memcpy(row + field.offset, &value, sizeof value);
+}
+
+// table[position:position+n] = the calls of one trace. names[code] is the
+// text of each name code of that trace.
+void fillTable(py::array table, size_t position, const py::dict &columns, int32_t rank,
+               int32_t thread, const std::vector<std::string> &names) {
+    py::dtype dtype = table.dtype();
+    const Field rankField = fieldOf(dtype, "rank", "i", 4),
+                threadField = fieldOf(dtype, "thread", "i", 4);
+    const Field nameField = fieldOf(dtype, "name", "U", 0);
+    const Field start = fieldOf(dtype, "start", "f", 8), end = fieldOf(dtype, "end", "f", 8),
+                duration = fieldOf(dtype, "duration", "f", 8);
+    const Field size = fieldOf(dtype, "size", "i", 8), offset = fieldOf(dtype, "offset", "i", 8),
+                rid = fieldOf(dtype, "rid", "i", 8);
+    const Field peer = fieldOf(dtype, "peer", "i", 4), tag = fieldOf(dtype, "tag", "i", 4),
+                cid = fieldOf(dtype, "cid", "i", 4), fid = fieldOf(dtype, "fid", "i", 4);
+    const Field startNs = fieldOf(dtype, "start_ns", "i", 8),
+                endNs = fieldOf(dtype, "end_ns", "i", 8);
+
+    const size_t rows = py::len(columns["name_code"]);
+    if (table.ndim() != 1 || position + rows > static_cast<size_t>(table.shape(0)))
+        throw std::invalid_argument("the table is too small for these rows");
+    const int32_t *codes = columnData<int32_t>(columns, "name_code", rows);
+    const int64_t *starts = columnData<int64_t>(columns, "start_ns", rows);
+    const int64_t *ends = columnData<int64_t>(columns, "end_ns", rows);
+    const int64_t *sizes = columnData<int64_t>(columns, "size", rows);
+    const int64_t *offsets = columnData<int64_t>(columns, "offset", rows);
+    const int64_t *rids = columnData<int64_t>(columns, "rid", rows);
+    const int32_t *peers = columnData<int32_t>(columns, "peer", rows);
+    const int32_t *tags = columnData<int32_t>(columns, "tag", rows);
+    const int32_t *cids = columnData<int32_t>(columns, "cid", rows);
+    const int32_t *fids = columnData<int32_t>(columns, "fid", rows);
+
+    // Each name as the UCS-4 text of the fixed-width "U" column (names are ASCII tags).
+    const size_t width = nameField.size / 4;
+    std::vector<std::vector<uint32_t>> encoded;
+    for (const std::string &name : names) {
+        if (name.size() > width)
+            throw std::invalid_argument("name " + name + " is wider than the column");
+        std::vector<uint32_t> text(width, 0);
+        for (size_t i = 0; i < name.size(); ++i)
+            text[i] = static_cast<unsigned char>(name[i]);
+        encoded.push_back(std::move(text));
+    }
+
+    char *data = static_cast<char *>(table.mutable_data());
+    const size_t itemSize = static_cast<size_t>(table.itemsize());
+    for (size_t i = 0; i < rows; ++i) {
+        char *row = data + (position + i) * itemSize;
+        if (codes[i] < 0 || static_cast<size_t>(codes[i]) >= encoded.size())
+            throw std::invalid_argument("name code out of range");
+        std::memcpy(row + nameField.offset, encoded[static_cast<size_t>(codes[i])].data(),
+                    nameField.size);
+        put(row, rankField, rank);
+        put(row, threadField, thread);
+        put(row, start, static_cast<double>(starts[i]) / 1e9);
+        put(row, end, static_cast<double>(ends[i]) / 1e9);
+        put(row, duration, static_cast<double>(ends[i] - starts[i]) / 1e9);
+        put(row, size, sizes[i]);
+        put(row, offset, offsets[i]);
+        put(row, rid, rids[i]);
+        put(row, peer, peers[i]);
+        put(row, tag, tags[i]);
+        put(row, cid, cids[i]);
+        put(row, fid, fids[i]);
+        put(row, startNs, starts[i]);
+        put(row, endNs, ends[i]);
+    }
+}
+
+}  // namespace
+
+void bindTableFill(py::module_ &module) {
+    module.def("fill_table", &fillTable, py::arg("table"), py::arg("position"), py::arg("columns"),
+               py::arg("rank"), py::arg("thread"), py::arg("names"),
+               "Writes the rows of one trace (read_columns) into the structured table.");
+}
+
+}  // namespace hdtrace::python
