@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -82,8 +83,87 @@ def test_bad_input_exits_non_zero_with_the_location(build_dir, tmp_path, copy_pr
     assert missing.returncode == 1 and "cannot open" in missing.stderr
 
 
-def test_merge_reaches_the_merger(build_dir):
-    result = run(build_dir, "merge", "--help")
-    assert result.returncode in (0, 1)
-    text = (result.stdout + result.stderr).lower()
-    assert "merge" in text
+INFO_HEADER = ("Mpi library='Open MPI v4.1.4' order_c=56 order_fortran=57 distribute_block=121 "
+               "distribute_cyclic=122 distribute_none=123 distribute_dflt_darg=-49767\n")
+
+
+def write_run(directory, data_dir):
+    """A two-rank run as the wrapper leaves it: .trc (ours) and .info per rank."""
+    directory.mkdir()
+    for rank in (0, 1):
+        trace = (data_dir / "ours" / f"app_node01_{rank}_0.trc").read_text()
+        (directory / f"run_node01_{rank}_0.trc").write_text(trace)
+        (directory / f"run_node01_{rank}_0.info").write_text(
+            INFO_HEADER + "Comm map='0..1->0..1;' id=0 name='WORLD'\n"
+            f"Comm map='{rank}->0;' id=1 name='SELF'\n"
+            "Type id='6' combiner='MPI_COMBINER_NAMED' name='MPI_INT'\n"
+            'File name="out.bin" Size=0 id=0\n')
+
+
+def test_merge_writes_a_project_that_opens(build_dir, data_dir, tmp_path):
+    run_dir = tmp_path / "run"
+    write_run(run_dir, data_dir)
+    result = run(build_dir, "merge", run_dir, "-d", "merged & read", "--chunk-size", "1M")
+    assert result.returncode == 0, result.stderr
+    proj = run_dir / "run.proj"
+    assert result.stdout.startswith(f"{proj}: 2 ranks, 2 traces, 1 files")
+    root = ET.parse(proj).getroot()
+    assert root.find("Description").text == "merged & read"
+    assert root.find("FileList/File/Distribution/ChunkSize").text == "1M"
+    project = hdtrace.open(proj)
+    assert project.dialect == "hdtrace"
+    assert project.description == "merged & read"
+    assert [(leaf.host, leaf.rank, leaf.thread) for leaf in project.topology] == [
+        ("node01", 0, 0), ("node01", 1, 0)]
+    assert project.communicators[0].name == "WORLD"
+    assert project.datatypes[0][6].size == 4
+    assert len(project.to_numpy()) == 13 + 7
+
+
+def test_merge_through_the_python_api(data_dir, tmp_path):
+    run_dir = tmp_path / "run"
+    write_run(run_dir, data_dir)
+    result = hdtrace.merge(run_dir, output=tmp_path / "run" / "run.proj")
+    assert result["ranks"] == 2 and result["output_path"] == str(run_dir / "run.proj")
+    with pytest.raises(hdtrace.MergeError):
+        hdtrace.merge(tmp_path / "nothing-here")
+
+
+def test_merge_bad_input_writes_nothing(build_dir, data_dir, tmp_path):
+    run_dir = tmp_path / "run"
+    write_run(run_dir, data_dir)
+    (run_dir / "run_node01_1_0.info").write_text(INFO_HEADER + "Comm map='broken\n")
+    result = run(build_dir, "merge", run_dir)
+    assert result.returncode == 1
+    assert "run_node01_1_0.info" in result.stderr and "no project file written" in result.stderr
+    assert not (run_dir / "run.proj").exists()
+    usage = run(build_dir, "merge")
+    assert usage.returncode == 2 and "usage: hdtrace merge" in usage.stderr
+
+
+def test_install_puts_the_package_and_the_command_in_place(build_dir, data_dir, tmp_path):
+    stage = tmp_path / "stage"
+    installed = subprocess.run(["cmake", "--install", str(build_dir)], capture_output=True,
+                               text=True, timeout=120, env=dict(os.environ, DESTDIR=str(stage)))
+    assert installed.returncode == 0, installed.stderr
+    site = sysconfig_platlib()
+    package = stage / site.lstrip("/") / "hdtrace"
+    assert (package / "__init__.py").is_file()
+    assert list(package.glob("_core*.so"))
+    commands = list(stage.rglob("bin/hdtrace"))
+    assert len(commands) == 1 and os.access(commands[0], os.X_OK)
+    env = dict(os.environ, PYTHONPATH=str(package.parent))
+    result = subprocess.run([str(commands[0]), "stats", str(data_dir / "ours" / "app.proj")],
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "File_write_at" in result.stdout
+    imported = subprocess.run(["/usr/bin/python3", "-c", "import hdtrace; print(hdtrace.__file__)"],
+                              env=env, capture_output=True, text=True, timeout=60)
+    assert imported.stdout.strip() == str(package / "__init__.py")
+
+
+def sysconfig_platlib():
+    output = subprocess.run(["/usr/bin/python3", "-c",
+                             "import sysconfig; print(sysconfig.get_paths()['platlib'])"],
+                            capture_output=True, text=True, check=True)
+    return output.stdout.strip()
