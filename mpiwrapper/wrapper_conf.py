@@ -126,16 +126,15 @@ def file_nonblocking(tag, offset=None):
 
 def split_begin(tag, data_offset, attrs_offset=None):
     """*_begin (A.25, A.29, A.32, A.44, A.48, A.51): rid bound to the file and
-    one <Data offset size count tid/> child. data_offset: 'individual' (the
-    individual pointer before the call), an argument, or -1 for the ordered
-    calls, whose place in the file depends on the other ranks: the shared
-    pointer read before the call races with them."""
+    one <Data offset size count tid/> child. data_offset: 'individual' or
+    'shared' (that file pointer before the call, in bytes), or an argument."""
     attrs = [('fid', 'file', 'fh'), ('rid', 'int', 'rid')]
     if attrs_offset:
         attrs += [('offset', 'int', attrs_offset)] + DATA
     before = ''
-    if data_offset == 'individual':
-        before = 'const int64_t dataOffset = call.writing() ? call.individualPosition(fh) : -1;'
+    if data_offset in ('individual', 'shared'):
+        before = ('const int64_t dataOffset = call.writing() ? call.%sPosition(fh) : -1;' %
+                  data_offset)
         data_offset = 'dataOffset'
     return dict(tag=tag, attrs=attrs, before=before,
                 after='const int64_t rid = call.splitBegun(result, fh);',
@@ -209,13 +208,14 @@ FUNCTIONS = {
     'MPI_Rsend_init': send('Rsend_init', rid=True),
     'MPI_Recv_init': receive('Recv_init', persistent=True),
     'MPI_Start': dict(tag='Start', attrs=[('rid', 'int', 'rid')],
-                      before='const MPI_Request started = *request;',
-                      after='const int64_t rid = call.requestStarted(result, started);'),
+                      before='const int64_t rid = call.requestRid(request);',
+                      after='call.requestStarted(result, *request, rid);'),
     'MPI_Startall': dict(tag='Startall',
                          before='hdtracempi::Completions completions(count, array_of_requests);',
                          after='completions.started(result);',
                          children='call.completionChildren(completions);'),
-    'MPI_Request_free': dict(tag='Request_free', before='call.requestFreed(*request);'),
+    'MPI_Request_free': dict(tag='Request_free',
+                             before='call.requestFreed(*request, call.requestRid(request));'),
 
     # --- Completion: which requests were matched.
     'MPI_Wait': completion('Wait', 'completions.all(result, true, request);'),
@@ -371,13 +371,13 @@ FUNCTIONS = {
     'MPI_File_read_all_end': SPLIT_END,
     'MPI_File_read_at_all_begin': split_begin('File_read_at_all_begin', 'offset', 'offset'),
     'MPI_File_read_at_all_end': SPLIT_END,
-    'MPI_File_read_ordered_begin': split_begin('File_read_ordered_begin', '-1'),
+    'MPI_File_read_ordered_begin': split_begin('File_read_ordered_begin', 'shared'),
     'MPI_File_read_ordered_end': SPLIT_END,
     'MPI_File_write_all_begin': split_begin('File_write_all_begin', 'individual'),
     'MPI_File_write_all_end': SPLIT_END,
     'MPI_File_write_at_all_begin': split_begin('File_write_at_all_begin', 'offset'),
     'MPI_File_write_at_all_end': SPLIT_END,
-    'MPI_File_write_ordered_begin': split_begin('File_write_ordered_begin', '-1'),
+    'MPI_File_write_ordered_begin': split_begin('File_write_ordered_begin', 'shared'),
     'MPI_File_write_ordered_end': SPLIT_END,
 
     # --- HDTrace's own (A.75): nested calls of known depth.

@@ -74,13 +74,7 @@ int64_t Call::ownEntry(MPI_Comm comm, const int counts[]) {
 
 int64_t Call::requestCreated(int result, const MPI_Request *request, bool persistent) {
     if (result != MPI_SUCCESS) return -1;
-    return gRuntime->requests.created(*request, persistent);
-}
-
-int64_t Call::requestStarted(int result, MPI_Request request) {
-    const int64_t rid = gRuntime->requests.find(request).rid;
-    if (result == MPI_SUCCESS) gRuntime->requests.started(request);
-    return rid;
+    return gRuntime->requests.created(request, persistent);
 }
 
 int64_t Call::commCreated(int result, const MPI_Comm *comm) {
@@ -103,27 +97,36 @@ int64_t Call::splitBegun(int result, MPI_File fh) {
 // --- Completions
 
 Completions::Completions(int count, const MPI_Request requests[])
-    : entries_(inline_), count_(count > 0 && requests ? count : 0) {
-    if (count_ > kInline) entries_ = new Item[static_cast<size_t>(count_)];
-    for (int i = 0; i < count_; ++i)
-        entries_[i] = Item{requests[i], gRuntime->requests.find(requests[i]), false};
+    : items_(inline_), rids_(inlineRids_), count_(count > 0 && requests ? count : 0) {
+    if (count_ > kInline) {
+        items_ = new Item[static_cast<size_t>(count_)];
+        rids_ = new int64_t[static_cast<size_t>(count_)];
+    }
+    int matched = 0;
+    for (int i = 0; i < count_; ++i) {
+        items_[i] = Item{requests[i], gRuntime->requests.find(&requests[i], rids_, matched), false};
+        if (items_[i].entry.rid >= 0) rids_[matched++] = items_[i].entry.rid;
+    }
 }
 
 Completions::~Completions() {
-    if (entries_ != inline_) delete[] entries_;
+    if (items_ != inline_) {
+        delete[] items_;
+        delete[] rids_;
+    }
 }
 
 void Completions::complete(int i) {
-    Item &item = entries_[i];
+    Item &item = items_[i];
     // Null, unknown and inactive (persistent, not started) requests complete nothing.
     if (item.done || item.entry.rid < 0 || !item.entry.active) return;
     item.done = true;
-    gRuntime->requests.completed(item.handle);
+    gRuntime->requests.completed(item.handle, item.entry.rid);
 }
 
 void Completions::completeNulled(const MPI_Request requestsAfter[]) {
     for (int i = 0; i < count_; ++i)
-        if (!entries_[i].entry.persistent && requestsAfter[i] == MPI_REQUEST_NULL) complete(i);
+        if (!items_[i].entry.persistent && requestsAfter[i] == MPI_REQUEST_NULL) complete(i);
 }
 
 void Completions::all(int result, bool flag, const MPI_Request requestsAfter[]) {
@@ -148,10 +151,10 @@ void Completions::some(int result, int outcount, const int indices[],
 
 void Completions::started(int result) {
     for (int i = 0; i < count_; ++i) {
-        Item &item = entries_[i];
+        Item &item = items_[i];
         if (result != MPI_SUCCESS || item.entry.rid < 0) continue;
         item.done = true;  // listed as started
-        gRuntime->requests.started(item.handle);
+        gRuntime->requests.started(item.handle, item.entry.rid);
     }
 }
 

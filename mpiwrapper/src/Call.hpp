@@ -108,8 +108,12 @@ class Call {
     // --- Hooks that keep the registries up to date; they run whether or not
     // the call is written.
     int64_t requestCreated(int result, const MPI_Request *request, bool persistent);
-    int64_t requestStarted(int result, MPI_Request request);
-    void requestFreed(MPI_Request request) { gRuntime->requests.freed(request); }
+    // Before MPI_Start / MPI_Request_free: the rid of *request.
+    int64_t requestRid(const MPI_Request *request) { return gRuntime->requests.find(request).rid; }
+    void requestStarted(int result, MPI_Request request, int64_t rid) {
+        if (result == MPI_SUCCESS) gRuntime->requests.started(request, rid);
+    }
+    void requestFreed(MPI_Request request, int64_t rid) { gRuntime->requests.freed(request, rid); }
     int64_t commCreated(int result, const MPI_Comm *comm);
     void commFreed(MPI_Comm comm) { gRuntime->comms.forget(comm); }
     void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
@@ -151,8 +155,8 @@ class Completions {
     void started(int result);  // Startall
 
     int count() const { return count_; }
-    int64_t rid(int i) const { return entries_[i].entry.rid; }
-    bool done(int i) const { return entries_[i].done; }
+    int64_t rid(int i) const { return items_[i].entry.rid; }
+    bool done(int i) const { return items_[i].done; }
 
   private:
     void complete(int i);
@@ -165,7 +169,9 @@ class Completions {
     };
     static constexpr int kInline = 16;  // no allocation for the usual small arrays
     Item inline_[kInline];
-    Item *entries_;
+    int64_t inlineRids_[kInline];
+    Item *items_;
+    int64_t *rids_;  // the rids matched so far, so that no rid is matched twice
     int count_;
 };
 

@@ -27,7 +27,7 @@ std::string mpiLibraryLine() {
     int length = 0;
     PMPI_Get_library_version(version, &length);
     std::string_view library(version, static_cast<size_t>(length > 0 ? length : 0));
-    library = library.substr(0, library.find_first_of("\r\n"));
+    library = library.substr(0, library.find_first_of(std::string_view("\r\n\0", 3)));
     std::string line = "Mpi library='";
     hdtrace::appendXmlEscaped(line, library);
     line += '\'';

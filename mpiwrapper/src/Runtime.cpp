@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <hdtrace/CrashHandlers.hpp>
+
 #include "InfoLines.hpp"
 #include "ThreadContext.hpp"
 
@@ -92,6 +94,9 @@ void startTracing(int initResult, int *argc, char ***argv) {
     // WORLD and SELF are declared at once, in this order (TRACE-FORMAT.md).
     context->comm(MPI_COMM_WORLD);
     context->comm(MPI_COMM_SELF);
+    // After MPI's own handlers, which ours then call: a fatal signal first
+    // completes the traces, then proceeds as without the wrapper.
+    hdtrace::installCrashHandlers();
     gTracing.store(true, std::memory_order_release);
 }
 
