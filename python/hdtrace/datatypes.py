@@ -11,7 +11,7 @@ note saying so, and so has every type built on it.
 import itertools
 from dataclasses import dataclass, field
 
-from . import _core
+from .errors import read_error
 
 #: (size, extent, blocks) of the predefined types on LP64 Linux.
 _PAIR_TYPES = {
@@ -81,8 +81,8 @@ class _Decoder:
             self.decode(element)
 
     def fail(self, element, problem):
-        raise _core.ReadError(f"{self.path}:{element['line']}: <{element['combiner']}> "
-                              f"of rank {self.rank}: {problem}")
+        raise read_error(self.path, element["line"], 0,
+                         f"<{element['combiner']}> of rank {self.rank}: {problem}")
 
     def param(self, element, params, *names):
         for name in names:
@@ -328,8 +328,8 @@ def decode_datatypes(raw_ranks, project_path):
         try:
             rank = int(rank_text)
         except ValueError:
-            raise _core.ReadError(f"{project_path}: <Rank name={rank_text!r}> in <Datatypes> "
-                                  "is not an integer rank") from None
+            raise read_error(project_path, 0, 0, f"<Rank name={rank_text!r}> in <Datatypes> "
+                             "is not an integer rank") from None
         decoded = _Decoder(rank, elements, project_path).types
         result.setdefault(rank, {}).update(decoded)
     return result

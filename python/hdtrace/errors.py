@@ -7,6 +7,14 @@ from . import _core
 ReadError = _core.ReadError
 
 
+def read_error(file, line, column, problem):
+    """A ReadError raised from Python, with the same attributes as the C++ reader's."""
+    where = str(file) + (f":{line}" if line else "") + (f":{column}" if line and column else "")
+    error = ReadError(f"{where}: {problem}")
+    error.file, error.line, error.column, error.problem = str(file), line, column, problem
+    return error
+
+
 class MissingTraceError(FileNotFoundError):
     """A trace file named by the project's topology does not exist."""
 

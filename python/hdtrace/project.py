@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from . import _core
 from .datatypes import decode_datatypes
-from .errors import MissingTraceError, TraceDamageWarning
+from .errors import MissingTraceError, TraceDamageWarning, read_error
 from .events import Event
 
 
@@ -142,7 +142,8 @@ def _as_int(label, what, project_path):
     try:
         return int(label)
     except ValueError:
-        raise _core.ReadError(f"{project_path}: topology {what} label {label!r} is not an integer") from None
+        raise read_error(project_path, 0, 0,
+                         f"topology {what} label {label!r} is not an integer") from None
 
 
 def open(path, partial=False, ranks=None):  # noqa: A001 - the package's entry point
@@ -172,9 +173,9 @@ class Project:
         leaves = []
         for labels, trace_path in raw["leaves"]:
             if len(labels) < 3:
-                raise _core.ReadError(
-                    f"{self.path}: topology leaf {'_'.join(labels)} has {len(labels)} levels, "
-                    "expected host, rank and thread")
+                raise read_error(self.path, 0, 0,
+                                 f"topology leaf {'_'.join(labels)} has {len(labels)} levels, "
+                                 "expected host, rank and thread")
             leaves.append(TopologyLeaf(labels[0], _as_int(labels[1], "rank", self.path),
                                        _as_int(labels[2], "thread", self.path),
                                        trace_path, tuple(labels)))

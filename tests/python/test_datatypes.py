@@ -112,9 +112,10 @@ def test_unknown_named_type_has_no_size_and_a_note(datatypes):
 def test_reference_to_an_undefined_type_is_an_error(copy_project):
     proj = copy_project("ours")
     proj.write_text(proj.read_text().replace("oldType='1275069445'", "oldType='77'"))
-    with pytest.raises(hdtrace.ReadError, match=r"app.proj:\d+: <VECTOR> of rank 0: references "
-                                                r"type 77, which is not defined before it"):
+    with pytest.raises(hdtrace.ReadError, match=r"app.proj:24: <VECTOR> of rank 0: references "
+                                                r"type 77, which is not defined before it") as caught:
         hdtrace.open(proj).datatypes
+    assert (caught.value.file, caught.value.line) == (str(proj), 24)
 
 
 def test_our_project_vector(data_dir):

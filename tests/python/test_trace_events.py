@@ -109,3 +109,17 @@ def test_events_merges_all_ranks_in_time_order(data_dir):
     assert {event.rank for event in events} == {0, 1}
     # Both ranks' Init start at the same absolute nanosecond.
     assert [(e.rank, e.name) for e in events[:2]] == [(0, "Init"), (1, "Init")]
+
+
+def test_fixture_traces_match_the_xml(fixtures_dir):
+    """Every call of the original implementation's traces, nested blocks included."""
+    project = hdtrace.open(fixtures_dir / "original-traces" / "partdiff" / "partdiff-par.proj")
+    total = 0
+    for leaf in project.topology:
+        events = [as_dict(event) for event in project.trace(leaf.rank, leaf.thread)]
+        assert events == expected_events(leaf.path)
+        total += len(events)
+    assert total == len(project.to_numpy())
+    first = next(project.trace(0))
+    assert (first.name, first.start_ns) == ("Allgather", 1_247_131_125_954_060_000)
+    assert [child.name for child in first.nested] == ["Sendrecv"] * 3
