@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include <hdtrace/reader/DecimalNumber.hpp>
 
@@ -53,16 +54,32 @@ py::object convertAttribute(const reader::Attribute &attribute) {
     return py::str(attribute.value);
 }
 
+namespace {
+
+// Attribute and call names repeat call after call: one Python str each,
+// made once (the reader runs under the GIL, so a plain map is safe).
+py::object internedName(const std::string &name) {
+    static auto *names =
+        new std::unordered_map<std::string, py::object>();  // lives as long as the module
+    auto found = names->find(name);
+    if (found != names->end()) return found->second;
+    py::object text = py::str(name);
+    if (names->size() < 4096) names->emplace(name, text);
+    return text;
+}
+
+}  // namespace
+
 py::tuple eventToTuple(const reader::Event &event) {
     py::dict attributes;
     for (const reader::Attribute &attribute : event.attributes)
-        attributes[py::str(attribute.name)] = convertAttribute(attribute);
-    py::list children;
-    for (const reader::Event &child : event.children)
-        children.append(eventToTuple(child));
+        attributes[internedName(attribute.name)] = convertAttribute(attribute);
+    py::list children(event.children.size());
+    for (size_t index = 0; index < event.children.size(); ++index)
+        children[index] = eventToTuple(event.children[index]);
     py::object start = event.hasStart ? py::object(py::int_(event.startNs)) : py::none();
     py::object end = event.hasStart ? py::object(py::int_(event.endNs)) : py::none();
-    return py::make_tuple(event.name, start, end, attributes, children, event.line);
+    return py::make_tuple(internedName(event.name), start, end, attributes, children, event.line);
 }
 
 namespace {

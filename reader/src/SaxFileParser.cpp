@@ -88,6 +88,12 @@ bool SaxFileParser::parseNextChunk() {
         throw ReadError(path_, 0, 0, std::string("read failed: ") + std::strerror(errno));
     }
     bool last = length < chunk_.size() && std::feof(file_);
+    bytesRead_ += length;
+    if (last && bytesRead_ == 0) {
+        // libxml2 would call it "extra content"; say what it is.
+        finished_ = true;
+        throw ReadError(path_, 0, 0, "the file is empty");
+    }
     scratch_.clear();
     int status = xmlParseChunk(context_, chunk_.data(), static_cast<int>(length), last ? 1 : 0);
     if (failed_) {

@@ -160,3 +160,24 @@ TEST(TraceReader, ManyChunksInConstantMemory) {
     }
     EXPECT_EQ(count, calls);
 }
+
+TEST(TraceReader, EmptyFileIsNamedAsSuch) {
+    TemporaryFile file("");
+    try {
+        readAll(file.path());
+        FAIL() << "no error";
+    } catch (const ReadError &error) {
+        EXPECT_EQ(std::string(error.what()), file.path() + ": the file is empty");
+    }
+}
+
+TEST(TraceReader, ContentAfterTheRootIsAnError) {
+    TemporaryFile file("<Program><Init time='1' end='2'/></Program>\n<Extra/>\n");
+    try {
+        readAll(file.path());
+        FAIL() << "no error";
+    } catch (const ReadError &error) {
+        EXPECT_EQ(error.line(), 2);
+        EXPECT_NE(error.problem().find("Extra content"), std::string::npos) << error.problem();
+    }
+}

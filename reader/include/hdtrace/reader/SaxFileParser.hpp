@@ -89,6 +89,7 @@ class SaxFileParser {
     std::string failure_;
     int failureLine_ = 0;
     int failureColumn_ = 0;
+    size_t bytesRead_ = 0;
     bool failed_ = false;
     bool stopped_ = false;
     bool finished_ = false;
