@@ -167,3 +167,17 @@ def sysconfig_platlib():
                              "import sysconfig; print(sysconfig.get_paths()['platlib'])"],
                             capture_output=True, text=True, check=True)
     return output.stdout.strip()
+
+
+def test_merge_falls_back_to_the_project_merger_program(build_dir, data_dir, tmp_path, monkeypatch,
+                                                        capsys):
+    """A build without the merger library runs the project-merger program instead."""
+    from hdtrace import _core, cli
+    merger_dir = build_dir / "merger"
+    assert (merger_dir / "project-merger").is_file(), "build project-merger for this test"
+    monkeypatch.setattr(_core, "HAVE_MERGER", False)
+    monkeypatch.setenv("PATH", f"{merger_dir}{os.pathsep}{os.environ['PATH']}")
+    run_dir = tmp_path / "run"
+    write_run(run_dir, data_dir)
+    assert cli.main(["merge", str(run_dir), "-d", "via the program"]) == 0
+    assert ET.parse(run_dir / "run.proj").getroot().find("Description").text == "via the program"
