@@ -26,7 +26,7 @@ struct UnifiedCommunicator {
     // member's local rank being its rank within its own group.
     RankMap members;
     // Per member (in the order of `members` expanded), the id the member's
-    // .info gives it, or -1 when that rank never named it.
+    // .info gives it, or -1 when that rank never named it (written as cid='-1').
     std::vector<int64_t> cids;
 };
 

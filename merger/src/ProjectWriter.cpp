@@ -239,8 +239,8 @@ void ProjectWriter::communicators(const std::vector<UnifiedCommunicator> &commun
                 startElement("Rank");
                 attribute("global", number(run.world + i));
                 attribute("local", number(run.local + i));
-                if (communicator.cids[member] >= 0)
-                    attribute("cid", number(communicator.cids[member]));
+                // -1: this member's .info never names the communicator.
+                attribute("cid", number(communicator.cids[member]));
                 endElement();
             }
         }

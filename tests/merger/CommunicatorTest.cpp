@@ -9,7 +9,7 @@ namespace {
 
 struct Communicator {
     std::string name;
-    std::vector<std::string> members;  // "global:local:cid", cid "-" when absent
+    std::vector<std::string> members;  // "global:local:cid" ("-" for a missing cid)
 };
 
 std::vector<Communicator> communicatorsOf(const std::string &projectPath) {
@@ -104,7 +104,7 @@ TEST(Communicators, RanksThatNumberTheirCommunicatorsDifferently) {
     EXPECT_EQ(membersOf(communicators, "WORLD"), (Members{"0:0:0", "1:1:0"}));
 }
 
-TEST(Communicators, AMemberThatNeverNamesItIsListedWithoutCid) {
+TEST(Communicators, AMemberThatNeverNamesItIsListedWithCidMinusOne) {
     RunDirectory run;
     for (int rank = 0; rank < 3; ++rank) {
         std::string info = standardHeader(rank, 3);
@@ -114,7 +114,7 @@ TEST(Communicators, AMemberThatNeverNamesItIsListedWithoutCid) {
     const MergeResult result = mergeDirectory(run);
     EXPECT_TRUE(result.warnings.empty());
     EXPECT_EQ(membersOf(communicatorsOf(result.outputPath), "partly"),
-              (Members{"0:1:2", "1:2:2", "2:0:-"}));
+              (Members{"0:1:2", "1:2:2", "2:0:-1"}));
 }
 
 TEST(Communicators, TheSeedsMapFormAndCompactRunsAgree) {
@@ -206,7 +206,7 @@ TEST(Communicators, ForceDropsTheContradictingEntry) {
               std::string::npos)
         << result.warnings[0];
     EXPECT_NE(result.warnings[0].find("dropped this rank's entry"), std::string::npos);
-    EXPECT_EQ(membersOf(communicatorsOf(result.outputPath), "c"), (Members{"0:0:2", "1:1:-"}));
+    EXPECT_EQ(membersOf(communicatorsOf(result.outputPath), "c"), (Members{"0:0:2", "1:1:-1"}));
 }
 
 TEST(Communicators, MapsThatCannotBeRightAreErrors) {

@@ -223,11 +223,11 @@ TEST(InputErrors, ForceMergesWhatItCanAndSaysWhatWasDropped) {
                   ":2: gaps in the rank numbers: no trace of rank 2 (1 of 0..2); this map names "
                   "world rank 2; dropped nothing; those ranks have no trace in the .proj");
     ProjectXml project(result.outputPath);
-    // Rank 2 stays a member of WORLD, without a cid: it has no .info.
+    // Rank 2 stays a member of WORLD, with cid -1: it has no .info.
     const auto world = project.elements("/Application/CommunicatorList/Communicator[1]/Rank");
     ASSERT_EQ(world.size(), 3u);
     EXPECT_EQ(world[2].at("global"), "2");
-    EXPECT_EQ(world[2].count("cid"), 0u);
+    EXPECT_EQ(world[2].at("cid"), "-1");
     EXPECT_EQ(project.elements("/Application/FileList/File").at(0).at("name"), "kept");
     EXPECT_EQ(project.elements("/Application/Topology/Node/Node").size(), 2u);
 }
@@ -260,10 +260,10 @@ TEST(InputErrors, ForceKeepsTheFirstProgramAndTracesWithoutInfo) {
                                       "communicators and datatypes");
     ProjectXml project(result.outputPath);
     EXPECT_EQ(project.elements("/Application/Topology/Node/Node").size(), 2u);
-    // Rank 1 is in WORLD (from rank 0's map) without a cid.
+    // Rank 1 is in WORLD (from rank 0's map) with cid -1.
     const auto world = project.elements("/Application/CommunicatorList/Communicator[1]/Rank");
     ASSERT_EQ(world.size(), 2u);
-    EXPECT_EQ(world[1].count("cid"), 0u);
+    EXPECT_EQ(world[1].at("cid"), "-1");
 }
 
 }  // namespace

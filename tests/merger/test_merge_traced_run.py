@@ -86,7 +86,8 @@ def test_every_communicator_has_its_members_and_ranks(traced_run):
         globals_ = [int(r.get("global")) for r in communicator.findall("Rank")]
         assert globals_ == sorted(globals_), "members in ascending global rank"
         for member in communicator.findall("Rank"):
-            if member.get("cid") is not None:
+            assert member.get("cid") is not None, "every member has a cid"
+            if member.get("cid") != "-1":
                 key = (int(member.get("global")), int(member.get("cid")))
                 assert key not in by_member, f"rank/cid {key} in two communicators"
                 by_member[key] = index
