@@ -102,7 +102,7 @@ class Reader {
         }
         if (records == 0 && trace.thread == run_.traces[rank.traces.front()].thread)
             diagnostics_.problem(path, 0, "empty input: the .info holds no records",
-                                 "nothing else");
+                                 "nothing: the rank has no files, communicators or datatypes");
     }
 
   private:
