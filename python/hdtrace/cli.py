@@ -7,8 +7,6 @@ import shutil
 import subprocess
 import sys
 
-import numpy as np
-
 from . import _core
 from .errors import MissingTraceError, ReadError
 

@@ -4,7 +4,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest

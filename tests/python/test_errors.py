@@ -1,5 +1,4 @@
 """Damaged input: malformed or truncated XML, DTDs, missing traces."""
-import warnings
 
 import pytest
 
