@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -47,6 +49,17 @@ bool parseNumber(const std::string &text, int64_t &value) {
 }
 
 // The names in each directory, listed once.
+std::string realDirectory(const std::string &directory) {
+    char resolved[PATH_MAX];
+    return realpath(directory.empty() ? "." : directory.c_str(), resolved) ? resolved : directory;
+}
+
+// The same files named twice, e.g. as "dir/x" and "./dir/x".
+bool sameTrace(const TraceSource &a, const TraceSource &b) {
+    return a.basePath == b.basePath || (baseNameOf(a.basePath) == baseNameOf(b.basePath) &&
+                                        realDirectory(a.directory) == realDirectory(b.directory));
+}
+
 class DirectoryListings {
   public:
     // nullptr when the directory cannot be read; *error says why.
@@ -159,7 +172,7 @@ class Discovery {
             if (!run.traces.empty()) {
                 const TraceSource &previous = run.traces.back();
                 if (previous.rank == trace.rank && previous.thread == trace.thread) {
-                    if (previous.basePath != trace.basePath)
+                    if (!sameTrace(previous, trace))
                         diagnostics_.problem(
                             trace.basePath, 0,
                             "rank " + trace.rankText + " thread " + trace.threadText +

@@ -156,6 +156,8 @@ TEST(ProjectLayout, EveryFormOfInputFindsTheSameRun) {
         {run.file("app_h_0_0.trc"), run.file("app_h_1_0.trc"), run.file("app_h_2_0.trc")},
         {run.file("app_h_2_0"), run.file("app_h_0_0.info"), run.file("app_h_1_0.trc")},
         {run.file("app_h_1_0.info"), run.path(), run.file("app")},
+        // The same traces under two spellings of their directory.
+        {run.path() + "/", run.path() + "/./app_h_1_0.info", run.file("app")},
     };
     for (const auto &inputs : forms) {
         const MergeResult result = mergeInputs(inputs);
