@@ -527,6 +527,11 @@ class Checker:
         value = int(actual)
         if "any" in expected:
             return
+        if "range" in expected:
+            low, high = expected["range"]
+            if not low <= value <= high:
+                raise TraceMismatch(f"{where}: is {value}, expected {low}..{high}")
+            return
         if "named" in expected or "dtype" in expected:
             self.resolve_type(expected, value, where)
         elif "comm" in expected:

@@ -281,6 +281,11 @@ void ex_any_int(const char *name) {
     put("{\"any\":\"int\"}]");
 }
 
+void ex_int_range(const char *name, long long lo, long long hi) {
+    begin_attr(name);
+    put("{\"range\":[%lld,%lld]}]", lo, hi);
+}
+
 void ex_str(const char *name, const char *value) {
     begin_attr(name);
     put("{\"str\":");

@@ -14,6 +14,7 @@
  *   {"file": "name"}                         the file opened under that name
  *   {"rid": "label"}                         a request (same label = same rid)
  *   {"str": "text"}, {"any": "int"}          a string; any integer
+ *   {"range": [lo, hi]}                      an integer within lo..hi
  *
  * Without HDTRACE_EXPECT_DIR nothing is written, so the same program also
  * runs untraced. Everything the program prints on stdout (return codes,
@@ -41,6 +42,8 @@ void tc_check(int rc, const char *what);
 void ex_begin(const char *tag);
 void ex_int(const char *name, long long value);
 void ex_any_int(const char *name);
+/* An integer lo <= value <= hi (for values racing with other ranks). */
+void ex_int_range(const char *name, long long lo, long long hi);
 void ex_str(const char *name, const char *value);
 void ex_type(const char *name, MPI_Datatype type);
 void ex_comm(const char *name, MPI_Comm comm);
