@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -84,14 +83,20 @@ Element parseXmlFile(const std::string &path) {
 }
 
 long long parseTime(const std::string &text) {
-    static const std::regex format(R"((-?)(\d+)\.(\d{9}))");
-    std::smatch match;
-    if (!std::regex_match(text, match, format)) {
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::string unsignedText = text.substr(negative ? 1 : 0);
+    const size_t point = unsignedText.find('.');
+    auto allDigits = [](const std::string &part) {
+        return !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (point == std::string::npos || !allDigits(unsignedText.substr(0, point)) ||
+        unsignedText.size() - point - 1 != 9 || !allDigits(unsignedText.substr(point + 1))) {
         ADD_FAILURE() << "time '" << text << "' is not [-]SEC.FRAC with 9 digits";
         return 0;
     }
-    const long long magnitude = std::stoll(match[2]) * 1000000000LL + std::stoll(match[3]);
-    return match[1].length() ? -magnitude : magnitude;
+    const long long magnitude = std::stoll(unsignedText.substr(0, point)) * 1000000000LL +
+                                std::stoll(unsignedText.substr(point + 1));
+    return negative ? -magnitude : magnitude;
 }
 
 }  // namespace hdtrace::test
