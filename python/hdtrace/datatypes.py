@@ -6,12 +6,16 @@ type-map order, with touching neighbours merged. The rules are the MPI
 standard's type-map rules; STRUCT gets no alignment padding (the standard
 leaves that epsilon to the implementation). Named types take their size
 from the LP64 Linux table below; an unknown named type has size None and a
-note saying so, and so has every type built on it.
+note saying so, and so has every type built on it. A type map of more than
+MAX_BLOCKS blocks keeps its exact size, lb and extent but is not flattened.
 """
 import itertools
 from dataclasses import dataclass, field
 
 from .errors import read_error
+
+#: Type maps with more blocks than this are not flattened (blocks is None, with a note).
+MAX_BLOCKS = 1_000_000
 
 #: (size, extent, blocks) of the predefined types on LP64 Linux.
 _PAIR_TYPES = {
@@ -108,39 +112,66 @@ class _Decoder:
         if handler is None:
             datatype.note = f"combiner {combiner} is not known to this reader"
         else:
-            # entries: list of (displacement in bytes, Datatype); or a finished map.
             result = handler(element, params, details, datatype)
             if result is not None:
-                entries, lb_ub = result
-                self.combine(datatype, entries, lb_ub)
+                runs, lb_ub = result
+                self.combine(datatype, runs, lb_ub)
         self.types[datatype.id] = datatype
 
-    # A type map built from copies of other types at byte displacements.
-    def combine(self, datatype, entries, lb_ub=None):
-        unknown = [old for _, old in entries if old.size is None]
+    # A type map built from copies of other types. Each run is
+    # (start, count, step, old, outer_count, outer_step): copies of old at the
+    # byte displacements start + j * outer_step + i * step, j outer, i inner,
+    # so a million-element CONTIGUOUS or VECTOR stays one run.
+    def combine(self, datatype, runs, lb_ub=None):
+        runs = [run for run in runs if run[1] > 0 and run[4] > 0]
+        unknown = [run[3] for run in runs if run[3].size is None]
         if unknown:
             datatype.note = f"built on type {unknown[0].id}, whose size is unknown"
             return
-        blocks = []
-        for displacement, old in entries:
-            for offset, length in old.blocks:
-                if length == 0:
-                    continue
-                offset += displacement
-                if blocks and blocks[-1][0] + blocks[-1][1] == offset:
-                    blocks[-1] = (blocks[-1][0], blocks[-1][1] + length)
-                else:
-                    blocks.append((offset, length))
-        datatype.blocks = blocks
-        datatype.size = sum(old.size for _, old in entries)
+        datatype.size = sum(count * outer * old.size for _, count, _, old, outer, _ in runs)
         if lb_ub is not None:
             datatype.lb, ub = lb_ub
-        elif entries:
-            datatype.lb = min(d + old.lb for d, old in entries)
-            ub = max(d + old.lb + old.extent for d, old in entries)
+        elif runs:
+            low = high = None
+            for start, count, step, old, outer, outer_step in runs:
+                first = start + min(0, (count - 1) * step) + min(0, (outer - 1) * outer_step)
+                last = start + max(0, (count - 1) * step) + max(0, (outer - 1) * outer_step)
+                low = first + old.lb if low is None else min(low, first + old.lb)
+                top = last + old.lb + old.extent
+                high = top if high is None else max(high, top)
+            datatype.lb, ub = low, high
         else:
             datatype.lb, ub = 0, 0
         datatype.extent = ub - datatype.lb
+
+        def collapses(count, step, old):  # the copies touch: one block per run
+            return len(old.blocks) == 1 and old.blocks[0][1] == step and count > 1
+        estimate = sum(outer if collapses(count, step, old) else count * outer * len(old.blocks)
+                       for _, count, step, old, outer, _ in runs)
+        if estimate > MAX_BLOCKS:
+            datatype.note = (f"its type map has about {estimate} blocks, more than are "
+                             f"flattened ({MAX_BLOCKS}); size, lb and extent are exact")
+            return
+        blocks = []
+
+        def append(offset, length):
+            if length == 0:
+                return
+            if blocks and blocks[-1][0] + blocks[-1][1] == offset:
+                blocks[-1] = (blocks[-1][0], blocks[-1][1] + length)
+            else:
+                blocks.append((offset, length))
+
+        for start, count, step, old, outer, outer_step in runs:
+            for j in range(outer):
+                base = start + j * outer_step
+                if collapses(count, step, old):
+                    append(base + old.blocks[0][0], count * step)
+                    continue
+                for i in range(count):
+                    for offset, length in old.blocks:
+                        append(base + i * step + offset, length)
+        datatype.blocks = blocks
 
     def decode_named(self, element, params, details, datatype):
         name = datatype.name
@@ -168,12 +199,12 @@ class _Decoder:
 
     def decode_dup(self, element, params, details, datatype):
         old = self.old(element, params, datatype)
-        return [(0, old)], None
+        return [(0, 1, 0, old, 1, 0)], None
 
     def decode_contiguous(self, element, params, details, datatype):
         old = self.old(element, params, datatype)
         count = self.param(element, params, "count")
-        return [(i * (old.extent or 0), old) for i in range(count)], None
+        return [(0, count, old.extent or 0, old, 1, 0)], None
 
     def _vector(self, element, params, datatype, stride_in_bytes):
         old = self.old(element, params, datatype)
@@ -182,7 +213,7 @@ class _Decoder:
         stride = self.param(element, params, "stride")
         extent = old.extent or 0
         step = stride if stride_in_bytes else stride * extent
-        return [(i * step + j * extent, old) for i in range(count) for j in range(blocklength)], None
+        return [(0, blocklength, extent, old, count, step)], None
 
     def decode_vector(self, element, params, details, datatype):
         return self._vector(element, params, datatype, False)
@@ -196,20 +227,19 @@ class _Decoder:
         old = self.old(element, params, datatype)
         lb = self.param(element, params, "lowerBound", "lb")
         extent = self.param(element, params, "extend", "extent")  # the seed spells it "extend"
-        return [(0, old)], (lb, lb + extent)
+        return [(0, 1, 0, old, 1, 0)], (lb, lb + extent)
 
     def _indexed(self, element, params, details, datatype, in_bytes, block_length=None):
         old = self.old(element, params, datatype)
         extent = old.extent or 0
-        entries = []
+        runs = []
         for detail in details:
             length = block_length if block_length is not None else detail.get("len")
             index = detail.get("index", detail.get("displacement"))
             if not isinstance(length, int) or not isinstance(index, int):
                 self.fail(element, f"has a block without integer length and index: {detail}")
-            start = index if in_bytes else index * extent
-            entries.extend((start + j * extent, old) for j in range(length))
-        return entries, None
+            runs.append((index if in_bytes else index * extent, length, extent, old, 1, 0))
+        return runs, None
 
     def decode_indexed(self, element, params, details, datatype):
         return self._indexed(element, params, details, datatype, False)
@@ -228,16 +258,15 @@ class _Decoder:
         return self._indexed(element, params, details, datatype, True, length)
 
     def decode_struct(self, element, params, details, datatype):
-        entries = []
+        runs = []
         for detail in details:
             old = self.referenced(element, detail.get("id"))
             datatype.children.append(old)
             displacement, length = detail.get("displacement"), detail.get("blocklen")
             if not isinstance(displacement, int) or not isinstance(length, int):
                 self.fail(element, f"has a <Type> without integer displacement and blocklen: {detail}")
-            extent = old.extent or 0
-            entries.extend((displacement + j * extent, old) for j in range(length))
-        return entries, None
+            runs.append((displacement, length, old.extent or 0, old, 1, 0))
+        return runs, None
 
     decode_struct_integer = decode_struct
 
@@ -247,21 +276,35 @@ class _Decoder:
             self.fail(element, f"order={order!r} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN")
         return order == "MPI_ORDER_C"
 
-    def _array_entries(self, old, sizes, index_lists, order_c):
-        """Elements of a multi-dimensional array, in type-map order."""
+    def _array_runs(self, old, sizes, index_lists, order_c):
+        """Elements of a multi-dimensional array in type-map order, as runs
+        along the fastest dimension; the extent is the whole array's."""
         extent = old.extent or 0
         dims = len(sizes)
+        order = list(reversed(range(dims))) if order_c else list(range(dims))  # fastest first
         strides = [0] * dims
         step = extent
-        for dim in (reversed(range(dims)) if order_c else range(dims)):
+        for dim in order:
             strides[dim] = step
             step *= sizes[dim]
-        loops = index_lists if order_c else list(reversed(index_lists))
-        entries = []
-        for combo in itertools.product(*loops):
-            indices = combo if order_c else tuple(reversed(combo))
-            entries.append((sum(i * s for i, s in zip(indices, strides)), old))
-        return entries, (0, step)
+        if dims == 0:
+            return [], (0, step)
+        fastest = order[0]
+        # Consecutive indices of the fastest dimension form one run.
+        pieces = []
+        for index in index_lists[fastest]:
+            if pieces and pieces[-1][0] + pieces[-1][1] == index:
+                pieces[-1][1] += 1
+            else:
+                pieces.append([index, 1])
+        slower = [index_lists[dim] for dim in reversed(order[1:])]  # slowest first
+        slower_dims = list(reversed(order[1:]))
+        runs = []
+        for combo in itertools.product(*slower):
+            base = sum(index * strides[dim] for index, dim in zip(combo, slower_dims))
+            for first, count in pieces:
+                runs.append((base + first * strides[fastest], count, extent, old, 1, 0))
+        return runs, (0, step)
 
     def decode_subarray(self, element, params, details, datatype):
         old = self.old(element, params, datatype)
@@ -279,7 +322,7 @@ class _Decoder:
         ndims = params.get("ndims", len(details))
         if ndims != len(details):
             self.fail(element, f"ndims={ndims} but {len(details)} <Dimension> elements")
-        return self._array_entries(old, sizes, index_lists, order_c)
+        return self._array_runs(old, sizes, index_lists, order_c)
 
     def decode_darray(self, element, params, details, datatype):
         old = self.old(element, params, datatype)
@@ -318,7 +361,7 @@ class _Decoder:
                 self.fail(element, f"distrib={distrib!r} is not an MPI_DISTRIBUTE_ constant")
             sizes.append(gsize)
             index_lists.append(indices)
-        return self._array_entries(old, sizes, index_lists, order_c)
+        return self._array_runs(old, sizes, index_lists, order_c)
 
 
 def decode_datatypes(raw_ranks, project_path):

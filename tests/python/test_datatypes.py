@@ -126,3 +126,39 @@ def test_our_project_vector(data_dir):
 def test_original_struct(data_dir):
     struct = hdtrace.open(data_dir / "original" / "orig.proj").datatypes[0][2]
     assert (struct.size, struct.lb, struct.extent, struct.blocks) == (20, 0, 24, [(0, 4), (8, 16)])
+
+
+BIG_TYPES = """
+  <NAMED id='1' name='MPI_INT'/>
+  <NAMED id='2' name='MPI_BYTE'/>
+  <CONTIGUOUS id='30' name='' count='1073741824' oldType='2'/>
+  <VECTOR id='31' name='' count='2000000' blocklength='1' stride='2' oldType='1'/>
+  <SUBARRAY id='32' name='' count='2' ndims='2' order='MPI_ORDER_C' oldType='1'>
+    <Dimension size='1000' subsize='500' start='250'/>
+    <Dimension size='1000' subsize='500' start='100'/>
+  </SUBARRAY>
+  <CONTIGUOUS id='33' name='' count='3' oldType='32'/>
+"""
+
+
+def test_large_types_stay_cheap(copy_project):
+    proj = copy_project("ours")
+    text = proj.read_text()
+    start = text.index("<Rank name='0'>") + len("<Rank name='0'>")
+    end = text.index("</Rank>", start)
+    proj.write_text(text[:start] + BIG_TYPES + text[end:])
+    types = hdtrace.open(proj).datatypes[0]
+    # A gigabyte of bytes is one block.
+    assert (types[30].size, types[30].extent, types[30].blocks) == (2**30, 2**30, [(0, 2**30)])
+    # Two million separate ints are more than are flattened; the rest is exact.
+    vector = types[31]
+    assert (vector.size, vector.lb, vector.extent) == (8_000_000, 0, ((2_000_000 - 1) * 2 + 1) * 4)
+    assert vector.blocks is None and "2000000 blocks" in vector.note
+    # 500 rows of 500 ints inside a 1000 x 1000 array.
+    sub = types[32]
+    assert (sub.size, sub.lb, sub.extent) == (500 * 500 * 4, 0, 1000 * 1000 * 4)
+    assert len(sub.blocks) == 500
+    assert sub.blocks[0] == ((250 * 1000 + 100) * 4, 2000)
+    assert sub.blocks[-1] == ((749 * 1000 + 100) * 4, 2000)
+    assert types[33].size == 3 * sub.size and len(types[33].blocks) == 1500
+    assert types[33].blocks[500][0] == sub.extent + sub.blocks[0][0]
