@@ -69,6 +69,17 @@ class Datatype:
         return None if self.lb is None else self.lb + self.extent
 
 
+class _Huge:
+    """Stands for `elements` copies of `old` in more than MAX_BLOCKS blocks."""
+
+    def __init__(self, old, elements, blocks):
+        self.id = old.id
+        self.size = None if old.size is None else old.size * elements
+        self.lb, self.extent = 0, 0
+        self.blocks = []
+        self.block_estimate = blocks
+
+
 def _number(text):
     try:
         return int(text)
@@ -146,7 +157,8 @@ class _Decoder:
 
         def collapses(count, step, old):  # the copies touch: one block per run
             return len(old.blocks) == 1 and old.blocks[0][1] == step and count > 1
-        estimate = sum(outer if collapses(count, step, old) else count * outer * len(old.blocks)
+        estimate = sum(getattr(old, "block_estimate", 0) or
+                       (outer if collapses(count, step, old) else count * outer * len(old.blocks))
                        for _, count, step, old, outer, _ in runs)
         if estimate > MAX_BLOCKS:
             datatype.note = (f"its type map has about {estimate} blocks, more than are "
@@ -299,6 +311,16 @@ class _Decoder:
                 pieces.append([index, 1])
         slower = [index_lists[dim] for dim in reversed(order[1:])]  # slowest first
         slower_dims = list(reversed(order[1:]))
+        run_count = len(pieces)
+        for indices in slower:
+            run_count *= len(indices)
+        if run_count > MAX_BLOCKS:
+            # Too many rows to list: one stand-in run with the exact size and
+            # extent, whose block count makes combine() decline to flatten it.
+            elements = 1
+            for indices in index_lists:
+                elements *= len(indices)
+            return [(0, 1, 0, _Huge(old, elements, run_count), 1, 0)], (0, step)
         runs = []
         for combo in itertools.product(*slower):
             base = sum(index * strides[dim] for index, dim in zip(combo, slower_dims))

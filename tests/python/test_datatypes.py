@@ -138,6 +138,11 @@ BIG_TYPES = """
     <Dimension size='1000' subsize='500' start='100'/>
   </SUBARRAY>
   <CONTIGUOUS id='33' name='' count='3' oldType='32'/>
+  <SUBARRAY id='34' name='' count='3' ndims='3' order='MPI_ORDER_FORTRAN' oldType='1'>
+    <Dimension size='4000' subsize='10' start='0'/>
+    <Dimension size='2000' subsize='1000' start='0'/>
+    <Dimension size='2000' subsize='1001' start='1'/>
+  </SUBARRAY>
 """
 
 
@@ -162,3 +167,7 @@ def test_large_types_stay_cheap(copy_project):
     assert sub.blocks[-1] == ((749 * 1000 + 100) * 4, 2000)
     assert types[33].size == 3 * sub.size and len(types[33].blocks) == 1500
     assert types[33].blocks[500][0] == sub.extent + sub.blocks[0][0]
+    # 1001000 rows of a 3-d array: not listed, but exact.
+    cube = types[34]
+    assert (cube.size, cube.lb, cube.extent) == (10 * 1000 * 1001 * 4, 0, 4000 * 2000 * 2000 * 4)
+    assert cube.blocks is None and "1001000 blocks" in cube.note
