@@ -1,4 +1,6 @@
 """The numpy table of a project: one row per top-level call, filled by the C++ reader."""
+import concurrent.futures
+import os
 import warnings
 from dataclasses import dataclass
 
@@ -49,8 +51,15 @@ def _read_one(project, leaf, names, window):
 
 
 def read_table(project, names, window):
-    parts = [(leaf, _read_one(project, leaf, names, window)) for leaf in project.topology.leaves
-             if leaf.path not in project.missing_traces]
+    leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
+    # The C++ reader releases the GIL: traces are read on every core at once.
+    workers = min(len(leaves), os.cpu_count() or 1)
+    if workers > 1:
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            read = list(pool.map(lambda leaf: _read_one(project, leaf, names, window), leaves))
+    else:
+        read = [_read_one(project, leaf, names, window) for leaf in leaves]
+    parts = list(zip(leaves, read))
     all_names = sorted({name for _, columns in parts for name in columns["names"]})
     width = max((len(name) for name in all_names), default=1)
 
