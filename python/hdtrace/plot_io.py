@@ -196,7 +196,8 @@ def plot_accesses(io, files=None):
     handles = [Patch(facecolor=rank_colour(rank, ranks), label=f"rank {rank}") for rank in ranks]
     handles += [Patch(facecolor="grey", label="write (filled)"),
                 Patch(facecolor="none", edgecolor="grey", hatch="///", label="read (outlined)")]
-    figure.legend(handles=handles, loc="outside right upper")
+    grid[0][1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                      fontsize="small")
     return figure
 
 
