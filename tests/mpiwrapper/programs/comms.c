@@ -128,6 +128,13 @@ int main(int argc, char **argv) {
     tc_say("Intercomm_merge rc=%d rank=%d", rc, merged_rank);
     barrier(merged, "merged");
 
+    /* A communicator made behind the wrapper's back gets its id when first seen. */
+    MPI_Comm hidden;
+    PMPI_Comm_dup(world, &hidden);
+    tc_label_comm(hidden, "hidden");
+    barrier(hidden, "hidden");
+    comm_free(&hidden);
+
     comm_free(&merged);
     comm_free(&inter);
     comm_free(&parity);

@@ -555,6 +555,35 @@ int main(int argc, char **argv) {
     ex_file("fid", plain_name);
     ex_end();
 
+    /* A file handle no traced File_open returned is written fid='-1'; deleting
+     * its name later gives the name a new fid (Size=0). */
+    char hidden_name[64];
+    snprintf(hidden_name, sizeof hidden_name, "hidden-%d.dat", rank);
+    MPI_File hidden;
+    tc_check(PMPI_File_open(MPI_COMM_SELF, hidden_name, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                            MPI_INFO_NULL, &hidden),
+             "PMPI_File_open");
+    rc = MPI_File_write_at(hidden, 0, out, 2, MPI_INT, &status);
+    say_io("File_write_at hidden", rc, &status);
+    ex_begin("File_write_at");
+    ex_int("fid", -1);
+    ex_int("offset", 0);
+    ex_int("size", bytes(2, MPI_INT));
+    ex_int("count", 2);
+    ex_type("tid", MPI_INT);
+    ex_end();
+    rc = MPI_File_close(&hidden);
+    tc_say("File_close hidden rc=%d", rc);
+    ex_begin("File_close");
+    ex_int("fid", -1);
+    ex_end();
+    expect_file_line(hidden_name, 0);
+    rc = MPI_File_delete(hidden_name, MPI_INFO_NULL);
+    tc_say("File_delete hidden rc=%d", rc);
+    ex_begin("File_delete");
+    ex_file("fid", hidden_name);
+    ex_end();
+
     MPI_Barrier(world);
     ex_begin("Barrier");
     ex_comm("cid", world);

@@ -197,6 +197,25 @@ int main(int argc, char **argv) {
     ex_type("tid", MPI_INT);
     ex_end();
 
+    /* A size beyond 32 bits: 1024 elements of a 4 MiB type, to MPI_PROC_NULL
+     * (nothing is read). */
+    MPI_Datatype big;
+    int big_ints[1] = {1 << 20};
+    MPI_Datatype int_type = MPI_INT;
+    MPI_Type_contiguous(1 << 20, MPI_INT, &big);
+    ex_plain("Type_contiguous");
+    expect_typedef(big, "big", "MPI_COMBINER_CONTIGUOUS", 1, big_ints, 0, NULL, 1, &int_type);
+    MPI_Type_commit(&big);
+    ex_begin("Type_commit");
+    ex_type("tid", big);
+    ex_end();
+    rc = MPI_Send(ints, 1024, big, MPI_PROC_NULL, 20, world);
+    tc_say("Send of 4 GiB to PROC_NULL rc=%d", rc);
+    expect_send("Send", 1024, big, world, MPI_PROC_NULL, 20);
+    tc_forget_type(big);
+    MPI_Type_free(&big);
+    ex_plain("Type_free");
+
     /* On the split communicator: local ranks are translated to world ranks. */
     int half_rank = 0, half_size = 0;
     MPI_Comm_rank(half, &half_rank);
