@@ -9,6 +9,7 @@ Prints figures; asserts nothing about time. Target: >= 2 million events/s into n
 import argparse
 import os
 import pathlib
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,16 @@ def main():
         size_mb = trace.stat().st_size / 1e6
         print(f"trace: {args.events} calls, {size_mb:.1f} MB")
 
+        # The Event iterator first, so that the peak memory it reports is its own.
+        project = hdtrace.open(pathlib.Path(directory) / "bench.proj")
+        wall, cpu = time.perf_counter(), time.process_time()
+        count = sum(1 for _ in project.trace(0))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"Event iterator: {count / wall / 1e6:6.2f} M events/s wall ({wall:.3f} s), "
+              f"{count / cpu / 1e6:6.2f} M events/s CPU ({cpu:.3f} s), "
+              f"peak memory of the process {peak_mb:.0f} MB")
+
         # Best of several rounds, by wall-clock and by CPU time of this process
         # (the CPU figure is the fairer one on a shared, loaded machine).
         best_wall = best_cpu = None
@@ -48,14 +59,8 @@ def main():
             raise SystemExit(f"read {len(table)} calls, expected {args.events}")
         print(f"to_numpy:       {args.events / best_wall / 1e6:6.2f} M events/s wall "
               f"({best_wall:.3f} s, {size_mb / best_wall:.0f} MB/s), "
-              f"{args.events / best_cpu / 1e6:6.2f} M events/s CPU ({best_cpu:.3f} s)")
-
-        project = hdtrace.open(pathlib.Path(directory) / "bench.proj")
-        wall, cpu = time.perf_counter(), time.process_time()
-        count = sum(1 for _ in project.trace(0))
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        print(f"Event iterator: {count / wall / 1e6:6.2f} M events/s wall ({wall:.3f} s), "
-              f"{count / cpu / 1e6:6.2f} M events/s CPU ({cpu:.3f} s)")
+              f"{args.events / best_cpu / 1e6:6.2f} M events/s CPU ({best_cpu:.3f} s); "
+              f"table {table.nbytes / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":
