@@ -112,6 +112,15 @@ def test_unparsable_value_warns_once_and_uses_default(runner, variable):
     assert run.result.stdout.count("rc=0") == 3
 
 
+def test_unparsable_file_info_means_no_info_children(runner):
+    run = runner.run("fileio_traced", 1, env={"HDTRACE_FILE_INFO": "banana"})
+    run.assert_ok()
+    warnings = [line for line in run.result.stderr.splitlines() if line.strip()]
+    assert len(warnings) == 1 and "HDTRACE_FILE_INFO" in warnings[0], run.result.stderr
+    assert _info_children(run, 0, "fileio_traced") == []
+    run.check(type_findings=False)
+
+
 def test_hdtrace_dir_created_if_missing(runner, tmp_path):
     target = tmp_path / "not-yet-there"
     run = runner.run("p2p_traced", 2, trace_dir=target, cached=False)
