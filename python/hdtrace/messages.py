@@ -7,7 +7,9 @@ A receive with MPI_ANY_SOURCE (-1) or MPI_ANY_TAG (-1) takes the earliest
 pending send it can match. Sends to and receives from MPI_PROC_NULL (-2)
 carry no message and are left out. Non-blocking calls (Isend, Irecv, ...)
 complete in the Wait/Test call whose <For rid=.../> names their request;
-a blocking call completes at its own end.
+a blocking call completes at its own end. A persistent request (Send_init,
+Recv_init, ...) posts one message each time Start or Startall starts it;
+the pair then names the Start/Startall row.
 """
 from collections import defaultdict, deque
 from dataclasses import dataclass
@@ -20,6 +22,9 @@ SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend
 RECEIVES = frozenset({"Recv", "Irecv"})
 SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
 NONBLOCKING = frozenset({"Isend", "Ibsend", "Issend", "Irsend", "Irecv"})
+PERSISTENT_SENDS = frozenset({"Send_init", "Bsend_init", "Rsend_init", "Ssend_init"})
+PERSISTENT_RECEIVES = frozenset({"Recv_init"})
+STARTS = frozenset({"Start", "Startall"})
 ANY_SOURCE, ANY_TAG, PROC_NULL = -1, -1, -2
 
 PAIR_DTYPE = np.dtype([
@@ -48,23 +53,63 @@ class MessageMatches:
                 f"sends, {len(self.unmatched_recvs)} unmatched receives>")
 
 
-def _completion_times(array, table):
-    """{(rank, thread, rid): [(end_ns of the completing call, row), ...]} in time order."""
-    completions = defaultdict(list)
-    for row, rid in zip(table.completion_row.tolist(), table.completion_rid.tolist()):
-        key = (int(array["rank"][row]), int(array["thread"][row]), rid)
-        completions[key].append((int(array["start_ns"][row]), int(array["end_ns"][row])))
-    for values in completions.values():
-        values.sort()
-    return completions
+@dataclass
+class _Post:
+    """One message posted by a call: what the matching needs."""
+    row: int          # the call that posts it (Send, Irecv, Start, ...)
+    rank: int
+    thread: int
+    peer: int         # world rank of the other side (or a wildcard)
+    tag: int
+    cid: int
+    size: int
+    rid: object       # request id when it completes in a Wait/Test, else None
 
 
 def match_messages(project):
     table = project._full_table()
     array = table.array
-    names = array["name"]
+    names = array["name"].tolist()
+    ranks, threads = array["rank"].tolist(), array["thread"].tolist()
+    peers, tags, cids = array["peer"].tolist(), array["tag"].tolist(), array["cid"].tolist()
+    sizes, rids, start_ns = array["size"].tolist(), array["rid"].tolist(), array["start_ns"].tolist()
     communicators = project.communicators
-    completions = _completion_times(array, table)
+
+    # Wait/Test calls complete requests; Startall's <For> children start them.
+    completions = defaultdict(list)   # (rank, thread, rid) -> [(start_ns, end), ...]
+    started = []                      # (Start/Startall row, rid)
+    for row, rid in zip(table.completion_row.tolist(), table.completion_rid.tolist()):
+        if names[row] == "Startall":
+            started.append((row, rid))
+        else:
+            completions[(ranks[row], threads[row], rid)].append((start_ns[row], array["end"][row]))
+    for values in completions.values():
+        values.sort()
+    started.extend((row, rids[row]) for row, name in enumerate(names) if name == "Start")
+
+    sends, receives = [], []
+    persistent = {}
+    for row, name in enumerate(names):
+        if name in SENDS or name in SEND_RECEIVES:
+            rid = rids[row] if name in NONBLOCKING else None
+            sends.append(_Post(row, ranks[row], threads[row], peers[row], tags[row], cids[row],
+                               sizes[row], rid))
+        if name in RECEIVES:
+            rid = rids[row] if name in NONBLOCKING else None
+            receives.append(_Post(row, ranks[row], threads[row], peers[row], tags[row], cids[row],
+                                  sizes[row], rid))
+        elif name in SEND_RECEIVES:
+            receives.append(_Post(row, ranks[row], threads[row], int(table.recv_peer[row]),
+                                  int(table.recv_tag[row]), cids[row], sizes[row], None))
+        elif name in PERSISTENT_SENDS or name in PERSISTENT_RECEIVES:
+            persistent[(ranks[row], threads[row], rids[row])] = row
+    for row, rid in started:
+        template = persistent.get((ranks[row], threads[row], rid))
+        if template is None:
+            continue
+        post = _Post(row, ranks[row], threads[row], peers[template], tags[template],
+                     cids[template], sizes[template], rid)
+        (sends if names[template] in PERSISTENT_SENDS else receives).append(post)
 
     def communicator_key(rank, cid):
         found = communicators.get(rank, cid)
@@ -72,59 +117,44 @@ def match_messages(project):
 
     incomplete = []
 
-    def completion(row):
-        if names[row] not in NONBLOCKING:
-            return array["end"][row]
-        rank, thread, rid = int(array["rank"][row]), int(array["thread"][row]), int(array["rid"][row])
-        for start_ns, end_ns in completions.get((rank, thread, rid), ()):
-            if start_ns >= array["start_ns"][row]:
-                return end_ns / 1e9
-        incomplete.append(row)
+    def completion(post):
+        if post.rid is None:
+            return array["end"][post.row]
+        for at_ns, end in completions.get((post.rank, post.thread, post.rid), ()):
+            if at_ns >= start_ns[post.row]:
+                return end
+        incomplete.append(post.row)
         return np.nan
 
-    sends = defaultdict(lambda: defaultdict(deque))   # (receiver, comm) -> (sender, tag) -> rows
-    receives = []
-    is_send = np.isin(names, list(SENDS | SEND_RECEIVES))
-    is_recv = np.isin(names, list(RECEIVES | SEND_RECEIVES))
-    for row in np.flatnonzero(is_send).tolist():
-        rank, peer, tag = int(array["rank"][row]), int(array["peer"][row]), int(array["tag"][row])
-        if peer in (PROC_NULL, NO_PEER) or peer < 0:
-            continue
-        comm = communicator_key(rank, int(array["cid"][row]))
-        sends[(peer, comm)][(rank, tag)].append(row)
-    for row in np.flatnonzero(is_recv).tolist():
-        if names[row] in SEND_RECEIVES:
-            source, tag = int(table.recv_peer[row]), int(table.recv_tag[row])
-        else:
-            source, tag = int(array["peer"][row]), int(array["tag"][row])
-        if source == PROC_NULL or source == NO_PEER:
-            continue
-        receives.append((int(array["start_ns"][row]), row, source, tag))
-    receives.sort()
+    pending = defaultdict(lambda: defaultdict(deque))  # (receiver, comm) -> (sender, tag) -> posts
+    for post in sorted(sends, key=lambda p: start_ns[p.row]):
+        if post.peer < 0 or post.peer == NO_PEER:
+            continue  # MPI_PROC_NULL: no message
+        pending[(post.peer, communicator_key(post.rank, post.cid))][(post.rank, post.tag)].append(post)
 
     pairs, unmatched_recvs = [], []
-    for _, row, source, tag in receives:
-        rank = int(array["rank"][row])
-        comm = communicator_key(rank, int(array["cid"][row]))
-        pending = sends.get((rank, comm), {})
+    for post in sorted(receives, key=lambda p: start_ns[p.row]):
+        if post.peer in (PROC_NULL, NO_PEER):
+            continue
+        comm = communicator_key(post.rank, post.cid)
         best = None
-        for (sender, send_tag), queue in pending.items():
-            if not queue or (source != ANY_SOURCE and sender != source):
+        for (sender, send_tag), queue in pending.get((post.rank, comm), {}).items():
+            if not queue or (post.peer != ANY_SOURCE and sender != post.peer):
                 continue
-            if tag != ANY_TAG and send_tag != tag:
+            if post.tag != ANY_TAG and send_tag != post.tag:
                 continue
-            if best is None or array["start_ns"][queue[0]] < array["start_ns"][best[0]]:
+            if best is None or start_ns[queue[0].row] < start_ns[best[0].row]:
                 best = queue
         if best is None:
-            unmatched_recvs.append(row)
+            unmatched_recvs.append(post.row)
             continue
-        send_row = best.popleft()
-        size = int(array["size"][send_row])
-        pairs.append((send_row, row, int(array["rank"][send_row]), rank, int(array["tag"][send_row]),
-                      comm if isinstance(comm, int) else -1, size, array["start"][send_row], completion(send_row),
-                      array["start"][row], completion(row)))
-    unmatched_sends = sorted(row for per_peer in sends.values() for queue in per_peer.values()
-                             for row in queue)
+        send = best.popleft()
+        pairs.append((send.row, post.row, send.rank, post.rank, send.tag,
+                      comm if isinstance(comm, int) else -1, send.size,
+                      array["start"][send.row], completion(send),
+                      array["start"][post.row], completion(post)))
+    unmatched_sends = sorted(post.row for per_peer in pending.values()
+                             for queue in per_peer.values() for post in queue)
     result = np.array(pairs, dtype=PAIR_DTYPE) if pairs else np.empty(0, PAIR_DTYPE)
     result = result[np.argsort(result["send_start"], kind="stable")]
     return MessageMatches(result, np.array(unmatched_sends, dtype=np.int64),

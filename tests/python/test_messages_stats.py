@@ -74,3 +74,45 @@ def test_stats_of_the_fixture(fixtures_dir):
     assert len(matches.pairs) == 4004
     assert len(matches.unmatched_sends) == 0 and len(matches.unmatched_recvs) == 0
     assert np.all(matches.pairs["recv_complete"] >= matches.pairs["recv_start"])
+
+
+PERSISTENT_RANK0 = """<?xml version="1.0" encoding="UTF-8"?>
+<Program timeAdjustment='100'>
+<Send_init size='8' count='2' tid='6' toRank='1' toTag='3' cid='0' rid='5' time='0.100000000' end='0.100000001'/>
+<Start rid='5' time='0.200000000' end='0.200000001'/>
+<Wait time='0.300000000' end='0.300000100'>
+  <For rid='5'/>
+</Wait>
+<Start rid='5' time='0.400000000' end='0.400000001'/>
+<Wait time='0.500000000' end='0.500000200'>
+  <For rid='5'/>
+</Wait>
+</Program>
+"""
+PERSISTENT_RANK1 = """<?xml version="1.0" encoding="UTF-8"?>
+<Program timeAdjustment='100'>
+<Recv_init fromRank='0' fromTag='3' cid='0' rid='2' time='0.100000000' end='0.100000001'/>
+<Startall time='0.150000000' end='0.150000001'>
+  <For rid='2'/>
+</Startall>
+<Waitall time='0.250000000' end='0.350000000'>
+  <For rid='2'/>
+</Waitall>
+<Recv fromRank='0' fromTag='3' cid='0' time='0.450000000' end='0.550000000'/>
+</Program>
+"""
+
+
+def test_persistent_requests_post_a_message_per_start(copy_project):
+    proj = copy_project("ours")
+    (proj.parent / "app_node01_0_0.trc").write_text(PERSISTENT_RANK0)
+    (proj.parent / "app_node01_1_0.trc").write_text(PERSISTENT_RANK1)
+    project = hdtrace.open(proj)
+    table = project.to_numpy()
+    matches = hdtrace.match_messages(project)
+    described = [(table["name"][p["send_row"]], table["name"][p["recv_row"]], p["size"],
+                  p["send_complete"], p["recv_complete"]) for p in matches.pairs]
+    assert described == [("Start", "Startall", 8, 100.3000001, 100.35),
+                         ("Start", "Recv", 8, 100.5000002, 100.55)]
+    assert len(matches.unmatched_sends) == len(matches.unmatched_recvs) == 0
+    assert len(matches.incomplete) == 0
