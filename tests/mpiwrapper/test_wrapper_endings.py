@@ -68,3 +68,17 @@ def test_file_name_with_control_character_and_invalid_utf8(runner):
     opened = next(e for e in trace.elements if e.tag == "File_open").attrib["name"]
     assert name == opened, "the .info and the trace spell the name differently"
     assert name.startswith("ctl") and name.endswith("-name.dat"), name
+
+
+def test_init_without_argv_names_the_trace_after_the_executable(runner):
+    """MPI_Init(NULL, NULL): <program> is the basename of /proc/self/exe."""
+    run = runner.run("initnull_traced", 2)
+    run.assert_ok()
+    for rank in range(2):
+        base = tracecheck.trace_base(run.trace_dir, "initnull_traced", rank)
+        trace = tracecheck.parse_trc(base.with_suffix(".trc"))
+        tracecheck.parse_info(base.with_suffix(".info"))
+        tags = [e.tag for e in trace.elements
+                if not (e.tag in tracecheck.BOOKKEEPING_CALLS and tracecheck.is_ordinary(e))]
+        assert tags == ["Init", "Barrier", "Finalize"], tags
+    assert len(list(run.trace_dir.iterdir())) == 4
