@@ -164,3 +164,11 @@ def test_info_library_line(runner):
     for rank in range(4):
         checker = tracecheck.load_rank(run.trace_dir, run.expect_dir, "p2p_traced", rank)
         checker.check_library_line()
+
+
+@pytest.mark.parametrize("name,nranks", [("p2p", 1), ("collectives", 1), ("collectives", 2),
+                                         ("comms", 2), ("comms", 3), ("nonblocking", 4),
+                                         ("datatypes", 1), ("fileio", 4)])
+def test_other_rank_counts(runner, name, nranks):
+    """The same programs on 1 to 4 ranks (WORLD maps of one rank, odd sizes)."""
+    runner.run(f"{name}_traced", nranks).check()
