@@ -51,7 +51,7 @@ def chrome_trace(timeline):
     def middle(call):
         return _us((timeline.start_ns[call] + timeline.end_ns[call]) // 2 - origin)
 
-    for number, (send, receive, tag, size) in enumerate(timeline.messages):
+    for number, (send, receive, tag, size, _) in enumerate(timeline.messages):
         sender, receiver = rows[timeline.row[send]], rows[timeline.row[receive]]
         common = {"name": "message", "cat": "message", "id": number}
         events.append(dict(common, ph="s", pid=sender.rank, tid=sender.thread, ts=middle(send),

@@ -37,7 +37,8 @@ class Timeline:
     end_ns: list = field(default_factory=list)
     attrs: list = field(default_factory=list)       # dict per call
     elements: list = field(default_factory=list)    # [(tag, attrs dict)] of <For>, <Data>, <Info>
-    # Matched point-to-point messages: (send call, receive call, tag, size).
+    # Matched point-to-point messages: (send call, receive call, tag, size,
+    # absolute ns at which the receive completed).
     messages: list = field(default_factory=list)
     unmatched_sends: int = 0
     unmatched_receives: int = 0
@@ -100,7 +101,14 @@ def build_timeline(project, with_messages=True):
         for pair in matches.pairs.tolist():
             send, receive = call_of(pair[0]), call_of(pair[1])
             if send is not None and receive is not None:
-                timeline.messages.append((send, receive, int(pair[4]), int(pair[6])))
+                # Where the receive completed (its Wait for Irecv); float seconds, so
+                # only good to a fraction of a microsecond: for drawing, not for analysis.
+                completed = pair[10]
+                completed_ns = (timeline.end_ns[receive] if completed != completed
+                                else max(int(round(completed * 1e9)), timeline.start_ns[receive]))
+                if abs(completed_ns - timeline.end_ns[receive]) < 1000:
+                    completed_ns = timeline.end_ns[receive]   # a blocking receive: exact
+                timeline.messages.append((send, receive, int(pair[4]), int(pair[6]), completed_ns))
         timeline.unmatched_sends = len(matches.unmatched_sends)
         timeline.unmatched_receives = len(matches.unmatched_recvs)
     return timeline
