@@ -110,15 +110,22 @@ char *formatRelativeTime(char *out, int64_t nanosecondsSinceBase) {
         *out++ = '-';
         magnitude = 0 - magnitude;
     }
-    out = formatUnsigned(out, magnitude / 1000000000);
+    const uint64_t seconds = magnitude / 1000000000;
+    if (seconds < 10)  // most times of a trace: no digit count, no loop
+        *out++ = static_cast<char>('0' + seconds);
+    else
+        out = formatUnsigned(out, seconds);
     *out++ = '.';
-    uint32_t fraction = static_cast<uint32_t>(magnitude % 1000000000);
-    out[8] = static_cast<char>('0' + fraction % 10);
-    fraction /= 10;
-    for (int pairStart = 6; pairStart >= 0; pairStart -= 2) {
-        std::memcpy(out + pairStart, kDigitPairs + 2 * (fraction % 100), 2);
-        fraction /= 100;
-    }
+    // Nine digits as 1 + 4 + 4: the two halves are independent, so their
+    // divisions overlap in the CPU; this runs twice for every state.
+    const uint32_t fraction = static_cast<uint32_t>(magnitude % 1000000000);
+    const uint32_t low8 = fraction % 100000000;
+    const uint32_t high4 = low8 / 10000, low4 = low8 % 10000;
+    out[0] = static_cast<char>('0' + fraction / 100000000);
+    std::memcpy(out + 1, kDigitPairs + 2 * (high4 / 100), 2);
+    std::memcpy(out + 3, kDigitPairs + 2 * (high4 % 100), 2);
+    std::memcpy(out + 5, kDigitPairs + 2 * (low4 / 100), 2);
+    std::memcpy(out + 7, kDigitPairs + 2 * (low4 % 100), 2);
     return out + 9;
 }
 

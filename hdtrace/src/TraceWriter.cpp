@@ -139,8 +139,10 @@ int TraceWriter::beginState(std::string_view name, Timestamp start) {
     if (written) {
         Frame &frame = frames_[depth_];
         frame.head.clear();
-        frame.head.append('<');
-        frame.head.append(name);
+        char *head = frame.head.reserve(1 + name.size());
+        *head = '<';
+        std::memcpy(head + 1, name.data(), name.size());
+        frame.head.commit(head + 1 + name.size());
         frame.nameLength = name.size();
         frame.children.clear();
         frame.nested.clear();
@@ -179,7 +181,7 @@ char *TraceWriter::renderState(char *out, const Frame &frame, int frameDepth, Ti
         out = writeIndent(out, frameDepth);
         out = writeText(out, "</Nested>\n");
     }
-    out = writeIndent(out, frameDepth);
+    if (frameDepth > 0) out = writeIndent(out, frameDepth);
     out = writeText(out, frame.head.view());
     out = writeText(out, " time='");
     out = formatRelativeTime(out, frame.start.nanoseconds - timeBaseNanoseconds_);

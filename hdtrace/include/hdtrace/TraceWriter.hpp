@@ -146,9 +146,11 @@ class TraceWriter {
     uint64_t droppedStates_ = 0;
 };
 
-// Inline: integer attributes are most of what the MPI wrapper writes, and a
-// call per attribute would cost more than formatting it.
-inline void TraceWriter::attribute(std::string_view name, int64_t value) {
+// Inline, always: integer attributes are most of what the MPI wrapper
+// writes, a call per attribute would cost more than formatting it, and with
+// a literal name the copy of the name becomes a few moves.
+__attribute__((always_inline)) inline void TraceWriter::attribute(std::string_view name,
+                                                                  int64_t value) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();
     char *p = out.reserve(name.size() + 4 + kMaxNumberChars);
@@ -157,7 +159,10 @@ inline void TraceWriter::attribute(std::string_view name, int64_t value) {
     p += name.size();
     *p++ = '=';
     *p++ = '\'';
-    p = formatInteger(p, value);
+    if (static_cast<uint64_t>(value) < 10)  // ranks, tags, ids: often one digit
+        *p++ = static_cast<char>('0' + value);
+    else
+        p = formatInteger(p, value);
     *p++ = '\'';
     out.commit(p);
 }
