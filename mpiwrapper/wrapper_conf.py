@@ -90,7 +90,7 @@ def reduction(tag):
 
 def completion(tag, update):
     """Wait*, Test*: one <For rid/> per request that completed in the call."""
-    return dict(tag=tag, before=f'hdtracempi::Completions completions({tag_requests[tag]});',
+    return dict(tag=tag, before=f'hdtracempi::Completions completions(call, {tag_requests[tag]});',
                 after=update, children='call.completionChildren(completions);')
 
 
@@ -208,14 +208,15 @@ FUNCTIONS = {
     'MPI_Rsend_init': send('Rsend_init', rid=True),
     'MPI_Recv_init': receive('Recv_init', persistent=True),
     'MPI_Start': dict(tag='Start', attrs=[('rid', 'int', 'rid')],
-                      before='const int64_t rid = call.requestRid(request);',
-                      after='call.requestStarted(result, *request, rid);'),
+                      before='const auto entry = call.requestEntry(request);\n'
+                             'const int64_t rid = entry.rid;',
+                      after='call.requestStarted(result, entry);'),
     'MPI_Startall': dict(tag='Startall',
-                         before='hdtracempi::Completions completions(count, array_of_requests);',
+                         before='hdtracempi::Completions completions(call, count, array_of_requests);',
                          after='completions.started(result);',
                          children='call.completionChildren(completions);'),
     'MPI_Request_free': dict(tag='Request_free',
-                             before='call.requestFreed(*request, call.requestRid(request));'),
+                             before='call.requestFreed(call.requestEntry(request));'),
 
     # --- Completion: which requests were matched.
     'MPI_Wait': completion('Wait', 'completions.all(result, true, request);'),

@@ -66,17 +66,6 @@ int64_t Call::sharedPosition(MPI_File fh) {
     return bytes;
 }
 
-int64_t Call::ownEntry(MPI_Comm comm, const int counts[]) {
-    int rank = 0;
-    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || !counts) return 0;
-    return counts[rank];
-}
-
-int64_t Call::requestCreated(int result, const MPI_Request *request, bool persistent) {
-    if (result != MPI_SUCCESS) return -1;
-    return gRuntime->requests.created(request, persistent);
-}
-
 int64_t Call::commCreated(int result, const MPI_Comm *comm) {
     if (result != MPI_SUCCESS) return -1;
     return context_->declare(gRuntime->comms.created(*comm));
@@ -96,15 +85,18 @@ int64_t Call::splitBegun(int result, MPI_File fh) {
 
 // --- Completions
 
-Completions::Completions(int count, const MPI_Request requests[])
-    : items_(inline_), rids_(inlineRids_), count_(count > 0 && requests ? count : 0) {
+Completions::Completions(Call &call, int count, const MPI_Request requests[])
+    : table_(call.requests()),
+      items_(inline_),
+      rids_(inlineRids_),
+      count_(count > 0 && requests ? count : 0) {
     if (count_ > kInline) {
         items_ = new Item[static_cast<size_t>(count_)];
         rids_ = new int64_t[static_cast<size_t>(count_)];
     }
     int matched = 0;
     for (int i = 0; i < count_; ++i) {
-        items_[i] = Item{requests[i], gRuntime->requests.find(&requests[i], rids_, matched), false};
+        items_[i] = Item{table_.find(&requests[i], rids_, matched), false};
         if (items_[i].entry.rid >= 0) rids_[matched++] = items_[i].entry.rid;
     }
 }
@@ -121,7 +113,7 @@ void Completions::complete(int i) {
     // Null, unknown and inactive (persistent, not started) requests complete nothing.
     if (item.done || item.entry.rid < 0 || !item.entry.active) return;
     item.done = true;
-    gRuntime->requests.completed(item.handle, item.entry.rid);
+    table_.completed(item.entry);
 }
 
 void Completions::completeNulled(const MPI_Request requestsAfter[]) {
@@ -154,7 +146,7 @@ void Completions::started(int result) {
         Item &item = items_[i];
         if (result != MPI_SUCCESS || item.entry.rid < 0) continue;
         item.done = true;  // listed as started
-        gRuntime->requests.started(item.handle, item.entry.rid);
+        table_.started(item.entry);
     }
 }
 

@@ -72,7 +72,8 @@ class Call {
     }
 
     // --- Attributes and child elements.
-    void attribute(std::string_view name, int64_t value) {
+    // Always inline, so that the name is a literal where it is copied.
+    __attribute__((always_inline)) void attribute(std::string_view name, int64_t value) {
         context_->writer->attribute(name, value);
     }
     void attribute(std::string_view name, const char *text) {
@@ -84,7 +85,10 @@ class Call {
     void completionChildren(const Completions &completions);
 
     // --- Values of attributes.
-    int64_t commId(MPI_Comm comm) { return context_->declare(context_->comm(comm)); }
+    int64_t commId(MPI_Comm comm) {
+        const CommRecord *record = context_->comm(comm);
+        return record ? record->id : -1;
+    }
     int64_t worldRank(MPI_Comm comm, int rank) {
         const CommRecord *record = context_->comm(comm);
         return record ? record->worldRankOfPeer(rank) : portableRank(rank);
@@ -98,22 +102,33 @@ class Call {
     }
     int64_t typeId(MPI_Datatype type) { return context_->type(type).id; }
     int64_t dataSize(int64_t count, MPI_Datatype type) { return count * context_->type(type).size; }
-    int64_t fileId(MPI_File fh) { return context_->declare(gRuntime->files.find(fh)); }
+    int64_t fileId(MPI_File fh) {
+        const FileRecord *record = context_->file(fh);
+        return record ? record->id : -1;
+    }
     // The individual (or shared) file pointer, in bytes; -1 when MPI cannot say.
     int64_t individualPosition(MPI_File fh);
     int64_t sharedPosition(MPI_File fh);
     // recvcounts[rank of this process in comm]: the own block of a v-collective.
-    static int64_t ownEntry(MPI_Comm comm, const int counts[]);
+    int64_t ownEntry(MPI_Comm comm, const int counts[]) {
+        const CommRecord *record = context_->comm(comm);
+        return record && counts && record->localRank >= 0 ? counts[record->localRank] : 0;
+    }
 
     // --- Hooks that keep the registries up to date; they run whether or not
     // the call is written.
-    int64_t requestCreated(int result, const MPI_Request *request, bool persistent);
-    // Before MPI_Start / MPI_Request_free: the rid of *request.
-    int64_t requestRid(const MPI_Request *request) { return gRuntime->requests.find(request).rid; }
-    void requestStarted(int result, MPI_Request request, int64_t rid) {
-        if (result == MPI_SUCCESS) gRuntime->requests.started(request, rid);
+    int64_t requestCreated(int result, const MPI_Request *request, bool persistent) {
+        return result == MPI_SUCCESS ? context_->requests.created(request, persistent) : -1;
     }
-    void requestFreed(MPI_Request request, int64_t rid) { gRuntime->requests.freed(request, rid); }
+    // Before MPI_Start / MPI_Request_free: the entry (and rid) of *request.
+    RequestRegistry::Entry requestEntry(const MPI_Request *request) {
+        return context_->requests.find(request);
+    }
+    void requestStarted(int result, const RequestRegistry::Entry &entry) {
+        if (result == MPI_SUCCESS) context_->requests.started(entry);
+    }
+    void requestFreed(const RequestRegistry::Entry &entry) { context_->requests.freed(entry); }
+    RequestTable &requests() { return context_->requests; }
     int64_t commCreated(int result, const MPI_Comm *comm);
     void commFreed(MPI_Comm comm) { gRuntime->comms.forget(comm); }
     void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
@@ -140,7 +155,7 @@ class Call {
 // to rids BEFORE the call: MPI sets completed requests to MPI_REQUEST_NULL.
 class Completions {
   public:
-    Completions(int count, const MPI_Request requests[]);
+    Completions(Call &call, int count, const MPI_Request requests[]);
     ~Completions();
     Completions(const Completions &) = delete;
     Completions &operator=(const Completions &) = delete;
@@ -163,10 +178,10 @@ class Completions {
     void completeNulled(const MPI_Request requestsAfter[]);
 
     struct Item {
-        MPI_Request handle;
         RequestRegistry::Entry entry;
         bool done;
     };
+    RequestTable &table_;
     static constexpr int kInline = 16;  // no allocation for the usual small arrays
     Item inline_[kInline];
     int64_t inlineRids_[kInline];

@@ -41,6 +41,7 @@ const CommRecord *CommRegistry::makeRecord(MPI_Comm comm, const char *nameOverri
     int isInter = 0;
     PMPI_Comm_test_inter(comm, &isInter);
     record.isInter = isInter != 0;
+    if (PMPI_Comm_rank(comm, &record.localRank) != MPI_SUCCESS) record.localRank = -1;
     MPI_Group group;
     PMPI_Comm_group(comm, &group);
     record.localToWorld = worldRanksOf(group);

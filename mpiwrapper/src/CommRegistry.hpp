@@ -18,6 +18,7 @@ namespace hdtracempi {
 struct CommRecord {
     int64_t id = -1;
     bool isInter = false;
+    int localRank = -1;              // this process's rank in the local group
     std::vector<int> localToWorld;   // local group: world rank of local rank i
     std::vector<int> remoteToWorld;  // remote group of an intercommunicator
     std::string infoLine;

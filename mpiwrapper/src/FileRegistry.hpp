@@ -3,6 +3,7 @@
 // also holds the rid of its pending split collective (section 2.3.7).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -28,6 +29,9 @@ class FileRegistry {
     const FileRecord *named(const char *name, bool makeIfMissing);
     const FileRecord *find(MPI_File fh);  // nullptr for unknown handles
     void closed(MPI_File fh);             // before MPI_File_close
+    // Changes whenever a handle is closed, so that per-thread caches know
+    // when to drop their entry.
+    uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
     // Split collectives: only one can be pending per file handle.
     void beginSplit(MPI_File fh, int64_t rid);
@@ -44,6 +48,7 @@ class FileRegistry {
     std::unordered_map<std::string, const FileRecord *> byName_;
     std::unordered_map<MPI_File, OpenFile> byHandle_;
     std::deque<FileRecord> records_;
+    std::atomic<uint64_t> generation_{0};
 };
 
 }  // namespace hdtracempi

@@ -17,9 +17,10 @@ namespace hdtracempi {
 std::atomic<bool> gTracing{false};
 Runtime *gRuntime = nullptr;
 
+__thread ThreadContext *tThreadContext = nullptr;
+
 namespace {
 
-thread_local ThreadContext *tThreadContext = nullptr;
 thread_local bool tThreadUntraced = false;  // creating this thread's trace failed
 
 // Every context made, so that MPI_Finalize can close their traces.
@@ -112,9 +113,7 @@ void stopTracing() {
     }
 }
 
-ThreadContext *tracedThread() {
-    if (!gTracing.load(std::memory_order_acquire)) return nullptr;
-    if (ThreadContext *context = tThreadContext) return context;
+ThreadContext *tracedThreadSlow() {
     if (tThreadUntraced) return nullptr;
     ThreadContext *context = createThreadContext();
     if (context) {

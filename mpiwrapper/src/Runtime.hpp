@@ -41,8 +41,19 @@ void startTracing(int initResult, int *argc, char ***argv);
 // Closes every thread's trace; later calls are not traced.
 void stopTracing();
 
+// The calling thread's context once it has one. Initial-exec TLS: one load
+// from the thread pointer, no __tls_get_addr call, on every MPI call.
+extern __thread ThreadContext *tThreadContext __attribute__((tls_model("initial-exec")));
+
+// Creates the calling thread's context and trace on its first call.
+ThreadContext *tracedThreadSlow();
+
 // The calling thread's context while it is traced, creating its trace on its
 // first call; nullptr when tracing is off or the trace could not be made.
-ThreadContext *tracedThread();
+inline ThreadContext *tracedThread() {
+    if (!gTracing.load(std::memory_order_acquire)) return nullptr;
+    if (ThreadContext *context = tThreadContext) return context;
+    return tracedThreadSlow();
+}
 
 }  // namespace hdtracempi

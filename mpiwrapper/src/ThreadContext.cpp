@@ -33,37 +33,62 @@ void ThreadContext::declare(const TypeRecord *record) {
     writer->writeInfo(record->infoLine);
 }
 
-const CommRecord *ThreadContext::comm(MPI_Comm handle) {
+const CommRecord *ThreadContext::commSlow(MPI_Comm handle) {
     if (handle == MPI_COMM_NULL) return nullptr;
+    // Read before the lookup: a change made meanwhile invalidates the cache.
     const uint64_t generation = gRuntime->comms.generation();
     if (generation != commGeneration_) {
         commCache_.clear();
         commGeneration_ = generation;
     }
+    const CommRecord *record;
     auto cached = commCache_.find(handle);
-    if (cached != commCache_.end()) return cached->second;
-    const CommRecord *record = gRuntime->comms.find(handle);
-    declare(record);
-    commCache_.emplace(handle, record);
+    if (cached != commCache_.end()) {
+        record = cached->second;
+    } else {
+        record = gRuntime->comms.find(handle);
+        declare(record);
+        commCache_.emplace(handle, record);
+    }
+    lastComm_ = handle;
+    lastCommRecord_ = record;
     return record;
 }
 
-ThreadContext::TypeInfo ThreadContext::type(MPI_Datatype handle) {
+ThreadContext::TypeInfo ThreadContext::typeSlow(MPI_Datatype handle) {
     if (handle == MPI_DATATYPE_NULL) return TypeInfo{};
     const uint64_t generation = gRuntime->types.generation();
     if (generation != typeGeneration_) {
         typeCache_.clear();
         typeGeneration_ = generation;
     }
+    TypeInfo info;
     auto cached = typeCache_.find(handle);
-    if (cached != typeCache_.end()) return cached->second;
-    const TypeRecord *record = gRuntime->types.find(handle);
-    declare(record);
-    MPI_Count size = 0;
-    if (PMPI_Type_size_x(handle, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
-    const TypeInfo info{record->id, static_cast<int64_t>(size)};
-    typeCache_.emplace(handle, info);
+    if (cached != typeCache_.end()) {
+        info = cached->second;
+    } else {
+        const TypeRecord *record = gRuntime->types.find(handle);
+        declare(record);
+        MPI_Count size = 0;
+        if (PMPI_Type_size_x(handle, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
+        info = TypeInfo{record->id, static_cast<int64_t>(size)};
+        typeCache_.emplace(handle, info);
+    }
+    lastType_ = handle;
+    lastTypeInfo_ = info;
     return info;
+}
+
+const FileRecord *ThreadContext::fileSlow(MPI_File handle) {
+    const uint64_t generation = gRuntime->files.generation();
+    const FileRecord *record = gRuntime->files.find(handle);
+    declare(record);
+    if (record) {  // unknown handles are not cached: they may be opened later
+        lastFile_ = handle;
+        lastFileRecord_ = record;
+        fileGeneration_ = generation;
+    }
+    return record;
 }
 
 }  // namespace hdtracempi

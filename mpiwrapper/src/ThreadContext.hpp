@@ -1,6 +1,7 @@
 // ThreadContext: what belongs to one thread: its trace writer, the ids it
-// already declared in its own .info, and caches that make the lookups of a
-// call lock-free hash probes. Reached through a thread_local pointer.
+// already declared in its own .info, its pending requests, and caches that
+// make the lookups of a call lock-free. Reached through a thread-local
+// pointer.
 #pragma once
 
 #include <memory>
@@ -12,32 +13,68 @@
 
 #include <hdtrace/TraceWriter.hpp>
 
+#include "RequestRegistry.hpp"
 #include "Runtime.hpp"
 
 namespace hdtracempi {
 
 struct ThreadContext {
+    ThreadContext() : requests(gRuntime->requests) {}
+
     std::unique_ptr<hdtrace::TraceWriter> writer;
+    RequestTable requests;  // the requests this thread created
     // > 0 while the wrapper's own code runs: MPI calls made then (by the MPI
     // library on the wrapper's behalf) are not traced.
     int internalDepth = 0;
 
-    const CommRecord *comm(MPI_Comm comm);  // declared in this thread's .info
     struct TypeInfo {
         int64_t id = -1;
         int64_t size = 0;
     };
-    TypeInfo type(MPI_Datatype type);  // declared in this thread's .info
+
+    // Each lookup first tries the handle of the thread's previous lookup
+    // (programs use one communicator, type or file many times in a row),
+    // valid while the registry's generation is unchanged; then the
+    // thread's hash table; then the process-wide registry (under its lock).
+    // Every result is already declared in this thread's .info.
+    const CommRecord *comm(MPI_Comm handle) {
+        if (handle == lastComm_ && commGeneration_ == gRuntime->comms.generation())
+            return lastCommRecord_;
+        return commSlow(handle);
+    }
+    TypeInfo type(MPI_Datatype handle) {
+        if (handle == lastType_ && typeGeneration_ == gRuntime->types.generation())
+            return lastTypeInfo_;
+        return typeSlow(handle);
+    }
+    const FileRecord *file(MPI_File handle) {
+        if (handle == lastFile_ && fileGeneration_ == gRuntime->files.generation())
+            return lastFileRecord_;
+        return fileSlow(handle);
+    }
     int64_t declare(const FileRecord *file);
     int64_t declare(const CommRecord *comm);
 
   private:
+    const CommRecord *commSlow(MPI_Comm handle);
+    TypeInfo typeSlow(MPI_Datatype handle);
+    const FileRecord *fileSlow(MPI_File handle);
     void declare(const TypeRecord *type);
 
-    std::unordered_map<MPI_Comm, const CommRecord *> commCache_;
+    MPI_Comm lastComm_ = MPI_COMM_NULL;
+    const CommRecord *lastCommRecord_ = nullptr;
     uint64_t commGeneration_ = 0;
-    std::unordered_map<MPI_Datatype, TypeInfo> typeCache_;
+    std::unordered_map<MPI_Comm, const CommRecord *> commCache_;
+
+    MPI_Datatype lastType_ = MPI_DATATYPE_NULL;
+    TypeInfo lastTypeInfo_;
     uint64_t typeGeneration_ = 0;
+    std::unordered_map<MPI_Datatype, TypeInfo> typeCache_;
+
+    MPI_File lastFile_ = MPI_FILE_NULL;
+    const FileRecord *lastFileRecord_ = nullptr;
+    uint64_t fileGeneration_ = 0;
+
     std::vector<bool> declaredComms_;
     std::vector<bool> declaredFiles_;
     std::unordered_set<const TypeRecord *> declaredTypes_;
