@@ -34,10 +34,7 @@ int crashingChild(const ScratchDirectory &directory, Crash crash) {
     if (child == 0) {
         rlimit noCore{0, 0};
         setrlimit(RLIMIT_CORE, &noCore);
-        TraceOptions options;
-        options.directory = directory.path();
-        options.program = "crash";
-        options.levels = {"host", "0", "0"};
+        TraceOptions options = test::traceOptionsIn(directory, "crash");
         options.bufferBytes = 64 * 1024;
         auto writer = TraceWriter::create(options);
         if (!writer) _exit(100);
@@ -126,10 +123,7 @@ TEST(Crash, ChainsToTheProgramsOwnHandler) {
     const pid_t child = fork();
     if (child == 0) {
         signal(SIGTERM, exitWith42);
-        TraceOptions options;
-        options.directory = directory.path();
-        options.program = "chain";
-        options.levels = {"host", "0", "0"};
+        TraceOptions options = test::traceOptionsIn(directory, "chain");
         auto writer = TraceWriter::create(options);
         installCrashHandlers();
         writer->beginState("Barrier");
@@ -151,10 +145,7 @@ TEST(Crash, IgnoredSignalsStayIgnoredAndTheTraceGoesOnWellFormed) {
     const pid_t child = fork();
     if (child == 0) {
         signal(SIGTERM, SIG_IGN);
-        TraceOptions options;
-        options.directory = directory.path();
-        options.program = "ignored";
-        options.levels = {"host", "0", "0"};
+        TraceOptions options = test::traceOptionsIn(directory, "ignored");
         auto writer = TraceWriter::create(options);
         installCrashHandlers();
         writer->beginState("Before");
@@ -178,10 +169,7 @@ TEST(Crash, IgnoredSignalsStayIgnoredAndTheTraceGoesOnWellFormed) {
 // was closed by the crash path and stays well-formed, without later states.
 TEST(Crash, ATraceClosedForACrashStaysWellFormedIfTheProcessLivesOn) {
     ScratchDirectory directory;
-    TraceOptions options;
-    options.directory = directory.path();
-    options.program = "survivor";
-    options.levels = {"host", "0", "0"};
+    TraceOptions options = test::traceOptionsIn(directory, "survivor");
     auto writer = TraceWriter::create(options);
     ASSERT_TRUE(writer);
     writer->beginState("Before");

@@ -28,6 +28,14 @@ std::string readFile(const std::string &path) {
     return text.str();
 }
 
+TraceOptions traceOptionsIn(const ScratchDirectory &directory, const std::string &program) {
+    TraceOptions options;
+    options.directory = directory.path();
+    options.program = program;
+    options.levels = {"host", "0", "0"};
+    return options;
+}
+
 const std::string &Element::attribute(const std::string &key) const {
     for (const auto &[attributeName, value] : attributes) {
         if (attributeName == key) return value;

@@ -9,6 +9,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <hdtrace/TraceWriter.hpp>
+
 namespace hdtrace::test {
 
 // A fresh directory under $TMPDIR, removed with its files at destruction.
@@ -23,6 +25,9 @@ class ScratchDirectory {
 };
 
 std::string readFile(const std::string &path);
+
+// Options for a trace <directory>/<program>_host_0_0.trc.
+TraceOptions traceOptionsIn(const ScratchDirectory &directory, const std::string &program);
 
 // One XML element of a trace, with its attributes in document order.
 struct Element {

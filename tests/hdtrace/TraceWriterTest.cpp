@@ -28,11 +28,7 @@ using test::readFile;
 using test::ScratchDirectory;
 
 TraceOptions optionsIn(const ScratchDirectory &directory) {
-    TraceOptions options;
-    options.directory = directory.path();
-    options.program = "unit";
-    options.levels = {"host", "0", "0"};
-    return options;
+    return test::traceOptionsIn(directory, "unit");
 }
 
 std::unique_ptr<TraceWriter> createWriter(const TraceOptions &options) {
