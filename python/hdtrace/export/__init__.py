@@ -31,5 +31,7 @@ def command_export(args):
     if args.otf2:
         from .otf2 import write_otf2
         summary = write_otf2(timeline, project, args.otf2)
-        print(f"{args.otf2}: {summary}")
+        anchor, skipped = summary.pop("anchor"), summary.pop("skipped")
+        counts = ", ".join(f"{count} {kind}" for kind, count in summary.items() if count)
+        print(f"{anchor}: {counts}" + (f"; {skipped} MPI record(s) skipped" if skipped else ""))
     return 0

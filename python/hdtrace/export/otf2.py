@@ -1,0 +1,254 @@
+"""hdtrace export --otf2: the run as an OTF2 archive, written by hdtrace._otf2 (the OTF2 C library).
+
+This module decides what to record, in OTF2's terms; exporter/ encodes it.
+- one location per traced rank and thread, in one location group per rank;
+- one region per function name; every call, nested calls too, is an Enter
+  at its start and a Leave at its end;
+- point-to-point: MpiSend at the start of a blocking send, MpiRecv at the end
+  of a blocking receive (Sendrecv has both); MpiIsend / MpiIrecvRequest in the
+  non-blocking call, MpiIsendComplete / MpiIrecv in the Wait or Test whose
+  <For rid> completes it. Peers are ranks within the communicator, as OTF2
+  wants; a receive's peer, tag and size come from its matched send;
+- collectives: MpiCollectiveBegin after the Enter, MpiCollectiveEnd (operation,
+  communicator, root, bytes) before the Leave;
+- file reads and writes with a size: IoOperationBegin / IoOperationComplete on
+  one I/O handle per rank and file id, the file taken from its File_open.
+Calls whose communicator the project does not list, and peers that are
+MPI_PROC_NULL or wildcards no send resolved, get Enter/Leave only; they are
+counted in the summary as skipped.
+"""
+import numpy as np
+
+from ..view.families import COLLECTIVE, FILE_IO, POINT_TO_POINT, family_of
+
+ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
+    COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE = range(12)
+KIND_NAMES = ("ENTER", "LEAVE", "MPI_SEND", "MPI_RECV", "MPI_ISEND", "MPI_ISEND_COMPLETE",
+              "MPI_IRECV_REQUEST", "MPI_IRECV", "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END",
+              "IO_OPERATION_BEGIN", "IO_OPERATION_COMPLETE")
+
+# exporter/include/hdtrace/exporter/Otf2Run.hpp: RegionRole
+ROLE_FUNCTION, ROLE_POINT_TO_POINT, ROLE_ONE_TO_ALL, ROLE_ALL_TO_ONE, ROLE_ALL_TO_ALL, ROLE_FILE_IO = range(6)
+
+# OTF2_CollectiveOp values
+COLLECTIVE_OPS = {
+    "Barrier": 0, "Bcast": 1, "Gather": 2, "Gatherv": 3, "Scatter": 4, "Scatterv": 5,
+    "Allgather": 6, "Allgatherv": 7, "Alltoall": 8, "Alltoallv": 9, "Alltoallw": 10,
+    "Allreduce": 11, "Reduce": 12, "Reduce_scatter": 13, "Scan": 14, "Exscan": 15,
+    "Reduce_scatter_block": 16,
+}
+BLOCKING_SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend"})
+NONBLOCKING_SENDS = frozenset({"Isend", "Ibsend", "Issend", "Irsend"})
+SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
+COMPLETIONS = frozenset({"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testany",
+                         "Testsome"})
+
+
+def _role(name, family):
+    if family == POINT_TO_POINT:
+        return ROLE_POINT_TO_POINT
+    if family == COLLECTIVE:
+        if name in ("Bcast", "Scatter", "Scatterv"):
+            return ROLE_ONE_TO_ALL
+        if name in ("Gather", "Gatherv", "Reduce"):
+            return ROLE_ALL_TO_ONE
+        return ROLE_ALL_TO_ALL
+    if family == FILE_IO:
+        return ROLE_FILE_IO
+    return ROLE_FUNCTION
+
+
+def _io_mode(name):
+    if name.startswith(("File_read", "File_iread")):
+        return 0
+    if name.startswith(("File_write", "File_iwrite")):
+        return 1
+    return None
+
+
+class _RecordBuilder:
+    def __init__(self, timeline, project):
+        self.timeline = timeline
+        self.project = project
+        self.world_ranks = project.ranks_in_traces == "world"
+        self.columns = {key: [] for key in ("location", "kind", "time", "a", "b", "c", "d", "e")}
+        self.skipped = 0
+        self.files, self.file_index = [], {}
+        self.handles, self.handle_index = [], {}
+        self.io_matching = 0
+        received_by = {}
+        for send, receive, tag, size, _ in timeline.messages:
+            received_by[receive] = (send, tag, size)
+        self.received_by = received_by
+        self.children = [[] for _ in range(len(timeline))]
+        for call, parent in enumerate(timeline.parent):
+            if parent >= 0:
+                self.children[parent].append(call)
+
+    # --- helpers
+    def add(self, location, kind, time, a=0, b=0, c=0, d=0, e=0):
+        columns = self.columns
+        if columns["location"] and columns["location"][-1] == location:
+            time = max(time, columns["time"][-1])   # OTF2 needs time order per location
+        for key, value in (("location", location), ("kind", kind), ("time", time), ("a", a),
+                           ("b", b), ("c", c), ("d", d), ("e", e)):
+            columns[key].append(value)
+
+    def communicator(self, rank, attrs):
+        cid = attrs.get("cid")
+        if cid is None:
+            return None
+        return self.project.communicators.get(rank, int(cid))
+
+    def local_rank(self, communicator, peer):
+        """The peer as a rank in the communicator, or None (PROC_NULL, wildcards, not a member)."""
+        if peer is None or int(peer) < 0:
+            return None
+        peer = int(peer)
+        if not self.world_ranks:
+            return peer if peer < communicator.size else None
+        try:
+            return communicator.to_local(peer)
+        except KeyError:
+            return None
+
+    def sender_of(self, call, rank, communicator, attrs):
+        """(sender as local rank, tag, size) of a receive, from its matched send if any."""
+        match = self.received_by.get(call)
+        if match is not None:
+            send, tag, size = match
+            sender_world = self.timeline.rows[self.timeline.row[send]].rank
+            local = communicator.to_local(sender_world) if communicator else None
+            return local, tag, size
+        return self.local_rank(communicator, attrs.get("fromRank")), attrs.get("fromTag"), 0
+
+    def handle(self, rank, fid, file_names):
+        key = (rank, fid)
+        if key not in self.handle_index:
+            name = file_names.get(fid) or f"fid {fid} of rank {rank}"
+            if name not in self.file_index:
+                self.file_index[name] = len(self.files)
+                self.files.append(name)
+            self.handle_index[key] = len(self.handles)
+            self.handles.append((f"{name} (rank {rank}, fid {fid})", self.file_index[name]))
+        return self.handle_index[key]
+
+    # --- one call and its nested calls
+    def emit(self, call, location, rank, state):
+        timeline = self.timeline
+        origin = timeline.origin_ns
+        name = timeline.call_name(call)
+        attrs = timeline.attrs[call]
+        start, end = timeline.start_ns[call] - origin, timeline.end_ns[call] - origin
+        region = timeline.name_index[call]
+        self.add(location, ENTER, start, region)
+        at_end = []
+        communicator = self.communicator(rank, attrs)
+        tag = attrs.get("toTag", 0)
+
+        if name in BLOCKING_SENDS or name in NONBLOCKING_SENDS or name in SEND_RECEIVES:
+            receiver = self.local_rank(communicator, attrs.get("toRank")) if communicator else None
+            size = attrs.get("size", attrs.get("sendSize", 0))
+            if receiver is None or int(tag) < 0:
+                self.skipped += 1
+            elif name in NONBLOCKING_SENDS and "rid" in attrs:
+                self.add(location, MPI_ISEND, start, receiver, communicator.index, tag, size, attrs["rid"])
+                state["pending"][attrs["rid"]] = ("send", call)
+            else:
+                self.add(location, MPI_SEND, start, receiver, communicator.index, tag, size)
+        if name == "Irecv" and "rid" in attrs:
+            self.add(location, MPI_IRECV_REQUEST, start, e=attrs["rid"])
+            state["pending"][attrs["rid"]] = ("recv", call)
+        if name == "Recv" or name in SEND_RECEIVES:
+            sender, recv_tag, size = self.sender_of(call, rank, communicator, attrs) \
+                if communicator else (None, None, 0)
+            if sender is None or recv_tag is None or int(recv_tag) < 0:
+                self.skipped += 1
+            else:
+                at_end.append((MPI_RECV, sender, communicator.index, recv_tag, size, 0))
+        if name in COMPLETIONS:
+            for tag_name, child in timeline.elements[call]:
+                if tag_name != "For" or "rid" not in child:
+                    continue
+                pending = state["pending"].pop(child["rid"], None)
+                if pending is None:
+                    continue
+                kind, request_call = pending
+                if kind == "send":
+                    at_end.append((MPI_ISEND_COMPLETE, 0, 0, 0, 0, child["rid"]))
+                    continue
+                request_attrs = timeline.attrs[request_call]
+                request_comm = self.communicator(rank, request_attrs)
+                sender, recv_tag, size = self.sender_of(request_call, rank, request_comm, request_attrs) \
+                    if request_comm else (None, None, 0)
+                if sender is None or recv_tag is None or int(recv_tag) < 0:
+                    self.skipped += 1
+                    continue
+                at_end.append((MPI_IRECV, sender, request_comm.index, recv_tag, size, child["rid"]))
+        if name in COLLECTIVE_OPS:
+            if communicator is None:
+                self.skipped += 1
+            else:
+                self.add(location, COLLECTIVE_BEGIN, start)
+                root = attrs.get("root", attrs.get("rootRank"))
+                local_root = self.local_rank(communicator, root) if root is not None else None
+                size = attrs.get("size", 0)
+                received = attrs.get("recvSize", size)
+                at_end.append((COLLECTIVE_END, COLLECTIVE_OPS[name], communicator.index,
+                               -1 if local_root is None else local_root, max(size, 0), max(received, 0)))
+        if name == "File_open" and "fid" in attrs:
+            state["files"][attrs["fid"]] = str(attrs.get("name", ""))
+        mode = _io_mode(name)
+        if mode is not None and "fid" in attrs:
+            size = attrs.get("size")
+            if size is None:
+                data = [child for tag_name, child in timeline.elements[call] if tag_name == "Data"]
+                size = data[0].get("size") if data else None
+            if size is not None:
+                handle = self.handle(rank, attrs["fid"], state["files"])
+                self.io_matching += 1
+                self.add(location, IO_BEGIN, start, handle, mode, max(int(size), 0), self.io_matching)
+                at_end.append((IO_COMPLETE, handle, 0, max(int(size), 0), self.io_matching, 0))
+
+        for child in self.children[call]:
+            self.emit(child, location, rank, state)
+        for kind, a, b, c, d, e in at_end:
+            self.add(location, kind, end, a, b, c, d, e)
+        self.add(location, LEAVE, end, region)
+
+    def build(self):
+        timeline = self.timeline
+        calls_of_row = [[] for _ in timeline.rows]
+        for call in range(len(timeline)):
+            if timeline.parent[call] < 0:
+                calls_of_row[timeline.row[call]].append(call)
+        for location, row in enumerate(timeline.rows):
+            state = {"pending": {}, "files": {}}
+            for call in calls_of_row[location]:
+                self.emit(call, location, row.rank, state)
+        dtypes = {"location": np.uint32, "kind": np.int32, "time": np.uint64}
+        return {key: np.array(values, dtype=dtypes.get(key, np.int64))
+                for key, values in self.columns.items()}
+
+
+def write_otf2(timeline, project, directory):
+    """Writes the archive into directory (which must not exist or be empty); returns a summary."""
+    try:
+        from .. import _otf2
+    except ImportError as error:
+        raise SystemExit("hdtrace export: this build has no OTF2 writer (hdtrace._otf2; build "
+                         f"exporter/ with Debian's libotf2-trace-dev): {error}") from None
+    builder = _RecordBuilder(timeline, project)
+    records = builder.build()
+    regions = [(name, _role(name, family_of(name))) for name in timeline.names]
+    locations = [(row.rank, row.thread, row.host) for row in timeline.rows]
+    communicators = [(c.name, [int(rank) for rank in c.world_ranks]) for c in project.communicators]
+    try:
+        result = _otf2.write_archive(str(directory), timeline.name, timeline.origin_ns, regions,
+                                     locations, communicators, builder.files, builder.handles, records)
+    except RuntimeError as error:
+        raise SystemExit(f"hdtrace export: {error}") from None
+    counts = dict(zip(KIND_NAMES, result["events_by_kind"]))
+    counts["skipped"] = builder.skipped
+    counts["anchor"] = result["anchor"]
+    return counts
