@@ -11,6 +11,7 @@ import os
 import pathlib
 import re
 import shutil
+import xml.etree.ElementTree as ElementTree
 
 import pytest
 import tracegen
@@ -208,17 +209,63 @@ def test_zoom_and_pan(page, generated_run):
     page.key("0")
 
 
+def _ns(text):
+    seconds, _, fraction = text.partition(".")
+    sign = -1 if seconds.startswith("-") else 1
+    return sign * (abs(int(seconds or "0")) * 10**9 + int((fraction + "000000000")[:9]))
+
+
+def demo_window(project):
+    """From the traces themselves (ElementTree): the run's first instant, and the span
+    between the last end of Init and the first start of Finalize, in ns."""
+    stem = project.name[: -len(".proj")]
+    starts, init_ends, finalize_starts, writes = [], [], [], []
+    for trace_file in sorted(project.parent.glob(f"{stem}_*.trc")):
+        root = ElementTree.parse(trace_file).getroot()
+        adjustment = int(root.get("timeAdjustment", "0")) * 10**9
+        rank = int(trace_file.stem.split("_")[-2])
+        for element in root.iter():
+            if "time" not in element.attrib:
+                continue
+            start = adjustment + _ns(element.get("time"))
+            starts.append(start)
+            if element.tag == "Init":
+                init_ends.append(adjustment + _ns(element.get("end")))
+            if element.tag == "Finalize":
+                finalize_starts.append(start)
+            if element.tag == "File_write_at":
+                writes.append((rank, start, adjustment + _ns(element.get("end"))))
+    return min(starts), max(init_ends), min(finalize_starts), writes
+
+
 def test_screenshot_of_the_demo_run(hdtrace_command, tmp_path, browser):
-    """The README's picture: the demo-like run, with a tooltip showing."""
-    run = tracegen.generate(tmp_path / "demo", ranks=4, iterations=3)
-    path = write_page(hdtrace_command, run, tmp_path / "demo.html")
+    """The README's picture, with a tooltip showing: the MPI demo's project when
+    HDTRACE_DEMO_PROJECT names it (scripts/demo writes it), else a generated run like it."""
+    demo = os.environ.get("HDTRACE_DEMO_PROJECT")
+    if demo:
+        project = pathlib.Path(demo)
+    else:
+        project = pathlib.Path(tracegen.generate(tmp_path / "demo", ranks=4, iterations=3).project)
+    origin, window_start, window_end, writes = demo_window(project)
+    path = tmp_path / "demo.html"
+    result = hdtrace_command("view", project, "-o", path)
+    assert result.returncode == 0, result.stderr
     browser.open(path.as_uri())
+    assert browser.console_errors() == []
+    margin = (window_end - window_start) // 20
+    browser.evaluate(f"hdtraceView.setNested(true); hdtraceView.setView("
+                     f"{window_start - origin - margin}, {window_end - origin + margin})")
+    browser.evaluate("hdtraceView.render()")
+    rank, start, end = writes[min(1, len(writes) - 1)]
+    view = browser.evaluate("hdtraceView.view")
+    plot_left, plot_width = browser.evaluate("[hdtraceView.plotLeft, hdtraceView.plotWidth]")
+    x = plot_left + ((start + end) / 2 - origin - view["start"]) / (view["end"] - view["start"]) * plot_width
+    row = browser.evaluate("hdtraceView.rows").index(f"rank {rank}")
+    y = browser.evaluate(f"hdtraceView.laneTop({row}, 0) + 2")
     left, top = canvas_origin(browser)
-    call = next(c for c in run.top_level() if c.rank == 1 and c.name == "File_write_at")
-    x = (predicted_x(browser, run, call.start_ns) + predicted_x(browser, run, call.end_ns)) / 2
-    y = browser.evaluate("hdtraceView.rowTop(2) + hdtraceView.rowHeight / 2")
     browser.mouse_move(left + x, top + y)
-    assert browser.evaluate("document.getElementById('tooltip').innerText").startswith("File_write_at")
+    lines = browser.evaluate("document.getElementById('tooltip').innerText").splitlines()
+    assert lines[0] == "File_write_at" and lines[1].startswith(f"rank {rank} ")
     picture = tmp_path / "hdtrace-view.png"
     bottom = browser.evaluate("Math.max(document.getElementById('legend').getBoundingClientRect()"
                               ".bottom, document.getElementById('tooltip').getBoundingClientRect()"
@@ -226,6 +273,7 @@ def test_screenshot_of_the_demo_run(hdtrace_command, tmp_path, browser):
     image = Image.open(io.BytesIO(browser.screenshot()))
     assert image.size == (1400, 900)
     image.crop((0, 0, 1400, min(int(bottom), 900))).save(picture)
+    browser.evaluate("hdtraceView.setNested(false)")
     if os.environ.get("HDTRACE_UPDATE_SCREENSHOT") == "1":
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(picture, SCREENSHOT)
