@@ -28,10 +28,6 @@ char *writeIndent(char *out, int depth) {
     return writeText(out, kIndentSpaces.substr(0, static_cast<size_t>(2 * depth)));
 }
 
-void appendIndent(TextBuffer &out, int depth) {
-    out.append(kIndentSpaces.substr(0, static_cast<size_t>(2 * depth)));
-}
-
 // mkdir -p; true when the directory exists afterwards.
 bool makeDirectories(const std::string &path) {
     if (path.empty()) return true;
@@ -258,9 +254,12 @@ void TraceWriter::beginElement(std::string_view name) {
     if (!isWriting()) return;
     Frame &frame = frames_[depth_ - 1];
     if (frame.childOpen) endElement();
-    appendIndent(frame.children, depth_);
-    frame.children.append('<');
-    frame.children.append(name);
+    const size_t indent = static_cast<size_t>(2 * depth_);
+    char *p = frame.children.reserve(indent + 1 + name.size());
+    std::memcpy(p, kIndentSpaces.data(), indent);
+    p[indent] = '<';
+    std::memcpy(p + indent + 1, name.data(), name.size());
+    frame.children.commit(p + indent + 1 + name.size());
     frame.childOpen = true;
 }
 

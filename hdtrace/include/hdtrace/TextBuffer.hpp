@@ -19,7 +19,7 @@ class TextBuffer {
     explicit TextBuffer(size_t initialCapacity) { grow(initialCapacity); }
 
     // The write position, with room for at least length more bytes.
-    char *reserve(size_t length) {
+    __attribute__((always_inline)) char *reserve(size_t length) {
         if (capacity_ - size_ < length) grow(length);
         return data_.get() + size_;
     }
@@ -42,7 +42,8 @@ class TextBuffer {
     std::string_view view() const { return std::string_view(data_.get(), size_); }
 
   private:
-    void grow(size_t length) {
+    // Rare once warm: kept out of line so that reserve() stays small.
+    __attribute__((noinline, cold)) void grow(size_t length) {
         size_t capacity = capacity_ ? capacity_ : 256;
         while (capacity - size_ < length)
             capacity *= 2;
