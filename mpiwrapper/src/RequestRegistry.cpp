@@ -25,16 +25,6 @@ RequestTable::RequestTable(RequestRegistry &registry)
 
 RequestTable::~RequestTable() = default;  // contexts live until the process ends
 
-size_t RequestTable::hashOf(MPI_Request handle) {
-    // Handles are pointers (Open MPI) or integers (MPICH); mix all their bits.
-    uint64_t bits = 0;
-    std::memcpy(&bits, &handle, sizeof handle < sizeof bits ? sizeof handle : sizeof bits);
-    bits ^= bits >> 29;
-    bits *= 0xbf58476d1ce4e5b9ULL;
-    bits ^= bits >> 32;
-    return static_cast<size_t>(bits);
-}
-
 int64_t RequestTable::created(const MPI_Request *variable, bool persistent) {
     const int64_t rid = registry_.newId();
     const MPI_Request handle = *variable;

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -97,7 +98,14 @@ class RequestTable {
         std::atomic<uint8_t> state;
     };
 
-    static size_t hashOf(MPI_Request handle);
+    static size_t hashOf(MPI_Request handle) {
+        // Handles are pointers (Open MPI) or integers (MPICH); mix their bits.
+        uint64_t bits = 0;
+        std::memcpy(&bits, &handle, sizeof handle < sizeof bits ? sizeof handle : sizeof bits);
+        bits ^= bits >> 29;
+        bits *= 0xbf58476d1ce4e5b9ULL;
+        return static_cast<size_t>(bits ^ (bits >> 32));
+    }
     // The live slot of handle that the rules above choose; nullptr if none.
     Slot *lookup(MPI_Request handle, const MPI_Request *variable, const int64_t *excluded,
                  int excludedCount) const;
