@@ -118,7 +118,10 @@ class _RecordBuilder:
         if match is not None:
             send, tag, size = match
             sender_world = self.timeline.rows[self.timeline.row[send]].rank
-            local = communicator.to_local(sender_world) if communicator else None
+            try:
+                local = communicator.to_local(sender_world) if communicator else None
+            except KeyError:    # the sender is not in the receive's communicator
+                local = None
             return local, tag, size
         return self.local_rank(communicator, attrs.get("fromRank")), attrs.get("fromTag"), 0
 

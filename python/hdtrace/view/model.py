@@ -82,7 +82,8 @@ def build_timeline(project, with_messages=True):
             if event.start_ns is None:
                 continue
             index = add(event, row_index, 0, -1)
-            top_level_index.setdefault((leaf.rank, leaf.thread, event.start_ns, event.name), index)
+            top_level_index.setdefault((leaf.rank, leaf.thread, event.start_ns, event.name),
+                                       []).append(index)
 
     timeline.names = sorted(set(raw_names))
     code = {name: i for i, name in enumerate(timeline.names)}
@@ -91,12 +92,10 @@ def build_timeline(project, with_messages=True):
 
     if with_messages and timeline.row:
         matches = match_messages(project)
-        table = project.to_numpy()
+        call_of_row = _calls_of_table_rows(project.to_numpy(), top_level_index)
 
         def call_of(table_row):
-            record = table[table_row]
-            return top_level_index.get((int(record["rank"]), int(record["thread"]),
-                                        int(record["start_ns"]), str(record["name"])))
+            return call_of_row[table_row]
 
         for pair in matches.pairs.tolist():
             send, receive = call_of(pair[0]), call_of(pair[1])
@@ -112,3 +111,20 @@ def build_timeline(project, with_messages=True):
         timeline.unmatched_sends = len(matches.unmatched_sends)
         timeline.unmatched_receives = len(matches.unmatched_recvs)
     return timeline
+
+
+def _calls_of_table_rows(table, top_level_index):
+    """The call of each row of project.to_numpy(), whose rows match_messages refers to.
+
+    The table holds the top-level calls sorted stably by start, so calls with the
+    same rank, thread, start and name keep their document order: the n-th such
+    row is the n-th such call."""
+    seen = {}
+    calls = []
+    for key in zip(table["rank"].tolist(), table["thread"].tolist(), table["start_ns"].tolist(),
+                   table["name"].tolist()):
+        candidates = top_level_index.get(key, ())
+        position = seen.get(key, 0)
+        seen[key] = position + 1
+        calls.append(candidates[position] if position < len(candidates) else None)
+    return calls
