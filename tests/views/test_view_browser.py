@@ -302,3 +302,35 @@ def test_one_hundred_thousand_calls(hdtrace_command, tmp_path, browser):
     browser.evaluate(f"hdtraceView.setView({run_end / 2}, {run_end / 2 + run_end / 2000})")
     zoomed = browser.evaluate("(hdtraceView.render(), hdtraceView.drawn.filter(b => !b.aggregated).length)")
     assert zoomed > 0
+
+
+def test_thousands_of_ranks(hdtrace_command, tmp_path, browser):
+    """4,096 ranks share a canvas browsers accept; every call is still drawn and hoverable."""
+    ranks = 4096
+    run = tracegen.generate(tmp_path / "wide", ranks=ranks, iterations=1, second_thread_rank=None,
+                            nested=False)
+    path = write_page(hdtrace_command, run, tmp_path / "wide.html")
+    browser.open(path.as_uri())
+    assert browser.console_errors() == []
+    assert browser.evaluate("hdtraceView.rows.length") == ranks
+    height = browser.evaluate("document.getElementById('timeline').getBoundingClientRect().height")
+    assert height <= 16100
+    counts = browser.evaluate("(() => { const c = {}; for (const b of hdtraceView.drawn)"
+                              " c[b.row] = (c[b.row] || 0) + b.count; return c; })()")
+    expected = collections.Counter(call.rank for call in run.top_level())
+    assert {int(row): count for row, count in counts.items()} == dict(expected)
+
+    target = next(c for c in run.top_level() if c.rank == 3000 and c.name == "File_write_at")
+    browser.evaluate(f"hdtraceView.setView({target.start_ns - min(c.start_ns for c in run.calls) - 1000},"
+                     f" {target.end_ns - min(c.start_ns for c in run.calls) + 1000})")
+    browser.evaluate("hdtraceView.render()")
+    row_top = browser.evaluate("hdtraceView.rowTop(3000)")
+    row_height = browser.evaluate("hdtraceView.rowHeight")
+    plot_left, plot_width = browser.evaluate("[hdtraceView.plotLeft, hdtraceView.plotWidth]")
+    browser.evaluate("window.scrollTo(0, 0)")
+    left, top = canvas_origin(browser)
+    scroll = browser.evaluate(f"(window.scrollTo(0, {top + row_top - 300}), window.scrollY)")
+    browser.mouse_move(left + plot_left + plot_width / 2, top - scroll + row_top + row_height / 2)
+    lines = browser.evaluate("document.getElementById('tooltip').innerText").splitlines()
+    assert lines[0] == "File_write_at" and lines[1].startswith("rank 3000 ")
+    assert f"offset={target.attrs['offset']}" in lines

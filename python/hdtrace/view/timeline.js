@@ -10,7 +10,8 @@
   const FAMILY_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#a0a0a0"];
   const LABEL_WIDTH = 120;
   const AXIS_HEIGHT = 26;
-  const MIN_BAR_PIXELS = 1.5;   // narrower calls are merged into their pixel column
+  const MIN_BAR_PIXELS = 1.5;     // narrower calls are merged into their pixel column
+  const MAX_ROWS_HEIGHT = 16000;   // pixels for all rows together
 
   const canvas = document.getElementById("timeline");
   const context = canvas.getContext("2d");
@@ -45,9 +46,11 @@
   function xOf(t) { return LABEL_WIDTH + (t - state.start) / (state.end - state.start) * plotWidth(); }
   function timeAt(x) { return state.start + (x - LABEL_WIDTH) / plotWidth() * (state.end - state.start); }
   function laneCount() { return state.nested ? maxDepth + 1 : 1; }
-  function laneHeight() { return (state.rowHeight - 4) / laneCount(); }
+  // Rows keep a little air between them while they are tall enough.
+  function rowPadding() { return state.rowHeight >= 12 ? 2 : 0; }
+  function laneHeight() { return (state.rowHeight - 2 * rowPadding()) / laneCount(); }
   function rowTop(row) { return AXIS_HEIGHT + row * state.rowHeight; }
-  function laneTop(row, depth) { return rowTop(row) + 2 + depth * laneHeight(); }
+  function laneTop(row, depth) { return rowTop(row) + rowPadding() + depth * laneHeight(); }
 
   function formatTime(ns) {
     const abs = Math.abs(ns);
@@ -75,6 +78,9 @@
     const rows = data.rows.length;
     state.rowHeight = Math.max(8, Math.min(state.nested ? 20 * (maxDepth + 1) + 4 : 28,
                                            Math.floor((available - AXIS_HEIGHT) / Math.max(rows, 1))));
+    // Browsers refuse canvases much taller than 32,000 pixels: thousands of
+    // ranks share the height, down to a fraction of a pixel each.
+    if (rows * state.rowHeight > MAX_ROWS_HEIGHT) state.rowHeight = MAX_ROWS_HEIGHT / rows;
     const height = AXIS_HEIGHT + rows * state.rowHeight + 4;
     canvas.style.height = height + "px";
     canvas.width = Math.round(canvas.clientWidth * ratio);
@@ -120,7 +126,8 @@
   // Draws one lane: wide calls as bars, narrow ones merged per pixel column,
   // coloured by the family with the most time in that column.
   function drawLane(row, depth, lane, width) {
-    const top = laneTop(row, depth), height = Math.max(laneHeight() - 1, 1);
+    const top = laneTop(row, depth);
+    const height = laneHeight() >= 3 ? laneHeight() - 1 : Math.max(laneHeight(), 0.5);
     let column = -1, columnTime = null, columnCount = 0, columnFirst = -1;
     const flush = () => {
       if (column < 0) return;
@@ -257,7 +264,7 @@
     if (x < LABEL_WIDTH || y < AXIS_HEIGHT) return -1;
     const row = Math.floor((y - AXIS_HEIGHT) / state.rowHeight);
     if (row < 0 || row >= data.rows.length) return -1;
-    const depth = Math.floor((y - rowTop(row) - 2) / laneHeight());
+    const depth = Math.floor((y - rowTop(row) - rowPadding()) / laneHeight());
     if (depth < 0 || depth >= laneCount()) return -1;
     const lane = lanes[row][depth];
     const t = timeAt(x), slack = 3 * (state.end - state.start) / plotWidth();
