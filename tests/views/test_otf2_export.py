@@ -135,3 +135,27 @@ def test_partdiff_counts(partdiff_project, hdtrace_command, tmp_path):
     assert counts["MPI_RECV"] == receives > 0
     assert counts["MPI_COLLECTIVE_BEGIN"] == counts["MPI_COLLECTIVE_END"] == collectives > 0
     assert counts["IO_OPERATION_BEGIN"] == counts["IO_OPERATION_COMPLETE"] == io > 0
+
+
+def test_writer_rejects_bad_records_and_leaves_nothing(tmp_path):
+    """hdtrace._otf2 checks what it is given before writing: here a record that goes back
+    in time on its location, and one naming a location that does not exist."""
+    import numpy as np
+    from hdtrace import _otf2
+
+    def records(location, time):
+        count = len(time)
+        zeros = np.zeros(count, dtype=np.int64)
+        return {"location": np.array(location, dtype=np.uint32),
+                "kind": np.array([0, 1][:count] + [0] * (count - 2), dtype=np.int32),
+                "time": np.array(time, dtype=np.uint64), "a": zeros, "b": zeros, "c": zeros,
+                "d": zeros, "e": zeros}
+
+    arguments = ("run", 10**18, [("Barrier", 4)], [(0, 0, "host")], [("WORLD", [0])], [], [])
+    with pytest.raises(RuntimeError, match="goes back in time"):
+        _otf2.write_archive(str(tmp_path / "a"), *arguments, records([0, 0], [5, 4]))
+    with pytest.raises(RuntimeError, match="names location 3"):
+        _otf2.write_archive(str(tmp_path / "b"), *arguments, records([3, 3], [4, 5]))
+    assert list(tmp_path.iterdir()) == []
+    anchor = _otf2.write_archive(str(tmp_path / "c"), *arguments, records([0, 0], [4, 5]))["anchor"]
+    assert [event for event, *_ in event_lines(anchor)] == ["ENTER", "LEAVE"]
