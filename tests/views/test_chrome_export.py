@@ -3,7 +3,6 @@ import collections
 import json
 import xml.etree.ElementTree as ElementTree
 
-import pytest
 import tracegen
 
 # What the generated run's calls must be filed under (the timeline's families).
