@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import functools
 import json
 import os
 import pathlib
@@ -74,11 +75,28 @@ def mpi_env(**overrides) -> dict:
     return env
 
 
+@functools.lru_cache(maxsize=None)
+def launcher() -> tuple:
+    """The build's own mpiexec (MPIEXEC_EXECUTABLE in $HDTRACE_BUILD_DIR/CMakeCache.txt,
+    Open MPI or MPICH) and the flags it needs, as a tuple of arguments."""
+    build = pathlib.Path(os.environ.get("HDTRACE_BUILD_DIR",
+                                        pathlib.Path(__file__).resolve().parents[2] / "build"))
+    match = re.search(r"^MPIEXEC_EXECUTABLE:\w+=(.+)$",
+                      (build / "CMakeCache.txt").read_text(), re.M)
+    if not match:
+        raise AssertionError(f"{build}/CMakeCache.txt names no MPIEXEC_EXECUTABLE")
+    executable = match.group(1).strip()
+    version = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+    if "Open MPI" in version or "OpenRTE" in version:
+        return (executable, "--oversubscribe", "--bind-to", "none")
+    return (executable,)  # MPICH's Hydra: oversubscribes and passes the environment
+
+
 def mpiexec(program: pathlib.Path, nranks: int, env: dict, cwd: pathlib.Path,
             args=(), timeout: int = MPIEXEC_TIMEOUT) -> subprocess.CompletedProcess:
     """Run program on nranks ranks; never hangs (timeout), never raises on exit codes."""
-    command = ["mpiexec", "--oversubscribe", "--bind-to", "none", "-n", str(nranks),
-               str(program), *map(str, args)]
+    command = [*launcher(), "-n", str(nranks), str(program), *map(str, args)]
     try:
         return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
                               errors="replace", timeout=timeout)

@@ -39,8 +39,14 @@ int main(int argc, char **argv) {
            MPI_Bcast(buffer, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
     report("Reduce with a root outside the communicator",
            MPI_Reduce(buffer, buffer + 2, 1, MPI_INT, MPI_SUM, size + 2, MPI_COMM_WORLD));
+#ifdef MPICH_VERSION
+    /* MPICH 4.0 does not check this count and crashes in its pack code, with
+     * or without the wrapper: the case runs on Open MPI only. */
+    tc_say("Allreduce with a negative count: not run on MPICH");
+#else
     report("Allreduce with a negative count",
            MPI_Allreduce(buffer, buffer + 2, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+#endif
     MPI_Datatype null_type = MPI_DATATYPE_NULL;
     report("Type_commit of MPI_DATATYPE_NULL", MPI_Type_commit(&null_type));
     MPI_File file;
