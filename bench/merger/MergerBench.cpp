@@ -18,9 +18,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <hdtrace/merger/Merger.hpp>
 #include <string>
 #include <vector>
+
+#include <hdtrace/merger/Merger.hpp>
 
 namespace {
 

@@ -11,11 +11,12 @@
  * Cases: iprobe (1 rank), pingpong (2), isend-irecv-waitall (2),
  * allreduce (2), file-write-at (1; FILE is the file to write).
  */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <mpi.h>
 
 static double nowNanoseconds(void) {
     struct timespec ts;

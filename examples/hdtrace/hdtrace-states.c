@@ -9,11 +9,12 @@
  *
  * writes <dir>/hdtrace-states_<host>_0_0.trc and .info.
  */
-#include <hdtrace/hdTrace.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <hdtrace/hdTrace.h>
 
 static void busyWait(long nanoseconds) {
     struct timespec start, now;
