@@ -1,5 +1,6 @@
 #include "Call.hpp"
 
+#include <new>
 #include <string>
 
 #include <hdtrace/hdtracempi.h>
@@ -87,7 +88,7 @@ int64_t Call::splitBegun(int result, MPI_File fh) {
 
 Completions::Completions(Call &call, int count, const MPI_Request requests[])
     : table_(call.requests()),
-      items_(inline_),
+      items_(inline_.items),
       rids_(inlineRids_),
       count_(count > 0 && requests ? count : 0) {
     if (count_ > kInline) {
@@ -96,13 +97,13 @@ Completions::Completions(Call &call, int count, const MPI_Request requests[])
     }
     int matched = 0;
     for (int i = 0; i < count_; ++i) {
-        items_[i] = Item{table_.find(&requests[i], rids_, matched), false};
+        new (&items_[i]) Item{table_.find(&requests[i], rids_, matched), false};
         if (items_[i].entry.rid >= 0) rids_[matched++] = items_[i].entry.rid;
     }
 }
 
 Completions::~Completions() {
-    if (items_ != inline_) {
+    if (items_ != inline_.items) {
         delete[] items_;
         delete[] rids_;
     }

@@ -183,7 +183,12 @@ class Completions {
     };
     RequestTable &table_;
     static constexpr int kInline = 16;  // no allocation for the usual small arrays
-    Item inline_[kInline];
+    // Raw storage: constructing kInline default Items on every completion
+    // call would cost more than the lookups themselves.
+    union InlineItems {
+        InlineItems() {}
+        Item items[kInline];
+    } inline_;
     int64_t inlineRids_[kInline];
     Item *items_;
     int64_t *rids_;  // the rids matched so far, so that no rid is matched twice
