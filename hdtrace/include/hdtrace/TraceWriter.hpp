@@ -125,16 +125,8 @@ class TraceWriter {
     int appendOutput(const char *text, size_t length);
     void fail(const char *what, int error);
 
-    std::string tracePath_;
-    std::string infoPath_;
-    int traceFd_ = -1;
-    int infoFd_ = -1;
-    int64_t timeAdjustmentSeconds_ = 0;
-    int64_t timeBaseNanoseconds_ = 0;
-    std::unique_ptr<OutputBuffer> output_;
-    Frame frames_[HD_LOG_MAX_DEPTH];
-    TextBuffer oversizedState_;  // a state larger than the output buffer
-    bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
+    // What every state reads comes first, so that a state touches few cache
+    // lines: calls that enter the kernel (file I/O) find them evicted.
     int depth_ = 0;
     int nestedDepth_ = 0;
     bool forceFlush_ = false;
@@ -143,6 +135,16 @@ class TraceWriter {
     // Atomic because closeForCrash() may set it from a signal handler.
     std::atomic<bool> failed_{false};
     std::atomic<bool> crashClosed_{false};
+    bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
+    int64_t timeBaseNanoseconds_ = 0;
+    std::unique_ptr<OutputBuffer> output_;
+    Frame frames_[HD_LOG_MAX_DEPTH];
+    std::string tracePath_;
+    std::string infoPath_;
+    int traceFd_ = -1;
+    int infoFd_ = -1;
+    int64_t timeAdjustmentSeconds_ = 0;
+    TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
 };
 
