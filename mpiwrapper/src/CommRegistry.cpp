@@ -1,5 +1,6 @@
 #include "CommRegistry.hpp"
 
+#include "HandleGeneration.hpp"
 #include "InfoLines.hpp"
 #include "PortableValues.hpp"
 
@@ -73,14 +74,14 @@ const CommRecord *CommRegistry::created(MPI_Comm comm) {
     if (comm == MPI_COMM_NULL) return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
     const CommRecord *record = makeRecord(comm, nullptr);
-    if (byHandle_.count(comm)) generation_.fetch_add(1, std::memory_order_acq_rel);
+    if (byHandle_.count(comm)) bumpGeneration(generation_);
     byHandle_[comm] = record;
     return record;
 }
 
 void CommRegistry::forget(MPI_Comm comm) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (byHandle_.erase(comm)) generation_.fetch_add(1, std::memory_order_acq_rel);
+    if (byHandle_.erase(comm)) bumpGeneration(generation_);
 }
 
 }  // namespace hdtracempi

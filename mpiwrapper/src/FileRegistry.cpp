@@ -1,5 +1,6 @@
 #include "FileRegistry.hpp"
 
+#include "HandleGeneration.hpp"
 #include "InfoLines.hpp"
 
 namespace hdtracempi {
@@ -45,7 +46,7 @@ const FileRecord *FileRegistry::find(MPI_File fh) {
 void FileRegistry::closed(MPI_File fh) {
     std::lock_guard<std::mutex> lock(mutex_);
     byHandle_.erase(fh);
-    generation_.fetch_add(1, std::memory_order_acq_rel);
+    bumpGeneration(generation_);
 }
 
 void FileRegistry::beginSplit(MPI_File fh, int64_t rid) {

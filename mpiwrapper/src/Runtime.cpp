@@ -14,7 +14,9 @@
 
 namespace hdtracempi {
 
-std::atomic<bool> gTracing{false};
+// Together: every traced call reads both.
+alignas(64) std::atomic<bool> gTracing{false};
+std::atomic<uint64_t> gHandleGeneration{0};
 Runtime *gRuntime = nullptr;
 
 __thread ThreadContext *tThreadContext = nullptr;

@@ -36,6 +36,7 @@ void ThreadContext::declare(const TypeRecord *record) {
 const CommRecord *ThreadContext::commSlow(MPI_Comm handle) {
     if (handle == MPI_COMM_NULL) return nullptr;
     // Read before the lookup: a change made meanwhile invalidates the cache.
+    const uint64_t handleGeneration = gHandleGeneration.load(std::memory_order_acquire);
     const uint64_t generation = gRuntime->comms.generation();
     if (generation != commGeneration_) {
         commCache_.clear();
@@ -52,11 +53,13 @@ const CommRecord *ThreadContext::commSlow(MPI_Comm handle) {
     }
     lastComm_ = handle;
     lastCommRecord_ = record;
+    lastCommGeneration_ = handleGeneration;
     return record;
 }
 
 ThreadContext::TypeInfo ThreadContext::typeSlow(MPI_Datatype handle) {
     if (handle == MPI_DATATYPE_NULL) return TypeInfo{};
+    const uint64_t handleGeneration = gHandleGeneration.load(std::memory_order_acquire);
     const uint64_t generation = gRuntime->types.generation();
     if (generation != typeGeneration_) {
         typeCache_.clear();
@@ -76,17 +79,18 @@ ThreadContext::TypeInfo ThreadContext::typeSlow(MPI_Datatype handle) {
     }
     lastType_ = handle;
     lastTypeInfo_ = info;
+    lastTypeGeneration_ = handleGeneration;
     return info;
 }
 
 const FileRecord *ThreadContext::fileSlow(MPI_File handle) {
-    const uint64_t generation = gRuntime->files.generation();
+    const uint64_t handleGeneration = gHandleGeneration.load(std::memory_order_acquire);
     const FileRecord *record = gRuntime->files.find(handle);
     declare(record);
     if (record) {  // unknown handles are not cached: they may be opened later
         lastFile_ = handle;
         lastFileRecord_ = record;
-        fileGeneration_ = generation;
+        lastFileGeneration_ = handleGeneration;
     }
     return record;
 }

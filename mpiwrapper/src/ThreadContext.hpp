@@ -13,6 +13,7 @@
 
 #include <hdtrace/TraceWriter.hpp>
 
+#include "HandleGeneration.hpp"
 #include "RequestRegistry.hpp"
 #include "Runtime.hpp"
 
@@ -21,34 +22,51 @@ namespace hdtracempi {
 struct ThreadContext {
     ThreadContext() : requests(gRuntime->requests) {}
 
-    std::unique_ptr<hdtrace::TraceWriter> writer;
-    RequestTable requests;  // the requests this thread created
-    // > 0 while the wrapper's own code runs: MPI calls made then (by the MPI
-    // library on the wrapper's behalf) are not traced.
-    int internalDepth = 0;
-
     struct TypeInfo {
         int64_t id = -1;
         int64_t size = 0;
     };
 
+  private:
+    // What every call reads comes first, in as few cache lines as possible:
+    // calls that enter the kernel (file I/O) find them evicted.
+    MPI_Comm lastComm_ = MPI_COMM_NULL;
+    const CommRecord *lastCommRecord_ = nullptr;
+    uint64_t lastCommGeneration_ = 0;
+    MPI_Datatype lastType_ = MPI_DATATYPE_NULL;
+    uint64_t lastTypeGeneration_ = 0;
+    TypeInfo lastTypeInfo_;
+    MPI_File lastFile_ = MPI_FILE_NULL;
+    const FileRecord *lastFileRecord_ = nullptr;
+    uint64_t lastFileGeneration_ = 0;
+
+  public:
+    std::unique_ptr<hdtrace::TraceWriter> writer;
+    // > 0 while the wrapper's own code runs: MPI calls made then (by the MPI
+    // library on the wrapper's behalf) are not traced.
+    int internalDepth = 0;
+    RequestTable requests;  // the requests this thread created
+
     // Each lookup first tries the handle of the thread's previous lookup
     // (programs use one communicator, type or file many times in a row),
-    // valid while the registry's generation is unchanged; then the
+    // valid while no registry forgot a handle since (gHandleGeneration); then the
     // thread's hash table; then the process-wide registry (under its lock).
     // Every result is already declared in this thread's .info.
     const CommRecord *comm(MPI_Comm handle) {
-        if (handle == lastComm_ && commGeneration_ == gRuntime->comms.generation())
+        if (handle == lastComm_ &&
+            lastCommGeneration_ == gHandleGeneration.load(std::memory_order_acquire))
             return lastCommRecord_;
         return commSlow(handle);
     }
     TypeInfo type(MPI_Datatype handle) {
-        if (handle == lastType_ && typeGeneration_ == gRuntime->types.generation())
+        if (handle == lastType_ &&
+            lastTypeGeneration_ == gHandleGeneration.load(std::memory_order_acquire))
             return lastTypeInfo_;
         return typeSlow(handle);
     }
     const FileRecord *file(MPI_File handle) {
-        if (handle == lastFile_ && fileGeneration_ == gRuntime->files.generation())
+        if (handle == lastFile_ &&
+            lastFileGeneration_ == gHandleGeneration.load(std::memory_order_acquire))
             return lastFileRecord_;
         return fileSlow(handle);
     }
@@ -61,19 +79,11 @@ struct ThreadContext {
     const FileRecord *fileSlow(MPI_File handle);
     void declare(const TypeRecord *type);
 
-    MPI_Comm lastComm_ = MPI_COMM_NULL;
-    const CommRecord *lastCommRecord_ = nullptr;
     uint64_t commGeneration_ = 0;
     std::unordered_map<MPI_Comm, const CommRecord *> commCache_;
 
-    MPI_Datatype lastType_ = MPI_DATATYPE_NULL;
-    TypeInfo lastTypeInfo_;
     uint64_t typeGeneration_ = 0;
     std::unordered_map<MPI_Datatype, TypeInfo> typeCache_;
-
-    MPI_File lastFile_ = MPI_FILE_NULL;
-    const FileRecord *lastFileRecord_ = nullptr;
-    uint64_t fileGeneration_ = 0;
 
     std::vector<bool> declaredComms_;
     std::vector<bool> declaredFiles_;

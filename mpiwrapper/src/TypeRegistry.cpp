@@ -1,5 +1,6 @@
 #include "TypeRegistry.hpp"
 
+#include "HandleGeneration.hpp"
 #include "InfoLines.hpp"
 
 namespace hdtracempi {
@@ -73,14 +74,14 @@ void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Dataty
         records.push_back(findLocked(inputs[i]));
     }
     // A handle seen before was freed by the program and now names this type.
-    if (byHandle_.erase(newType)) generation_.fetch_add(1, std::memory_order_acq_rel);
+    if (byHandle_.erase(newType)) bumpGeneration(generation_);
     inputsOf_[newType] = std::move(records);
 }
 
 void TypeRegistry::forget(MPI_Datatype type) {
     std::lock_guard<std::mutex> lock(mutex_);
     inputsOf_.erase(type);
-    if (byHandle_.erase(type)) generation_.fetch_add(1, std::memory_order_acq_rel);
+    if (byHandle_.erase(type)) bumpGeneration(generation_);
 }
 
 // Called with mutex_ held. The handles get_contents returns are not entered
