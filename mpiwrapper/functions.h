@@ -8,7 +8,8 @@
  * To trace one more function: add its prototype here, with the parameter
  * names the configuration refers to, and its entry in wrapper_conf.py.
  */
-/* clang-format off: one prototype per line, as the generator and a reviewer read them. */
+/* One prototype per line, as the generator and a reviewer read them: */
+/* clang-format off */
 
 /* Environment */
 int MPI_Init(int *argc, char ***argv);
