@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "WriteFully.hpp"
+
 namespace hdtrace {
 
 OutputBuffer::OutputBuffer(int fd, size_t capacity)
@@ -15,7 +17,9 @@ char *OutputBuffer::claim(size_t length) {
 }
 
 bool OutputBuffer::writeThrough(const char *text, size_t length) {
-    return flush() && writeAll(text, length);
+    if (!flush()) return false;
+    lastError_ = writeFully(fd_, text, length);
+    return lastError_ == 0;
 }
 
 bool OutputBuffer::flush() {
@@ -38,27 +42,8 @@ bool OutputBuffer::flush() {
 
 void OutputBuffer::writePendingForCrash() {
     const size_t length = committed();
-    size_t done = written_.load(std::memory_order_acquire);
-    while (done < length) {
-        const ssize_t written = ::write(fd_, data_.get() + done, length - done);
-        if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) return;
-        done += static_cast<size_t>(written);
-    }
-}
-
-bool OutputBuffer::writeAll(const char *text, size_t length) {
-    while (length > 0) {
-        const ssize_t written = ::write(fd_, text, length);
-        if (written < 0) {
-            if (errno == EINTR) continue;
-            lastError_ = errno;
-            return false;
-        }
-        text += written;
-        length -= static_cast<size_t>(written);
-    }
-    return true;
+    const size_t done = written_.load(std::memory_order_acquire);
+    if (done < length) writeFully(fd_, data_.get() + done, length - done);
 }
 
 }  // namespace hdtrace

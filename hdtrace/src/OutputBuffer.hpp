@@ -37,8 +37,6 @@ class OutputBuffer {
     int lastError() const { return lastError_; }
 
   private:
-    bool writeAll(const char *text, size_t length);
-
     int fd_;
     size_t capacity_;
     std::unique_ptr<char[]> data_;

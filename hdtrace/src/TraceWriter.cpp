@@ -12,6 +12,7 @@
 
 #include "OutputBuffer.hpp"
 #include "TraceRegistry.hpp"
+#include "WriteFully.hpp"
 
 namespace hdtrace {
 namespace {
@@ -44,19 +45,6 @@ bool makeDirectories(const std::string &path) {
 
 int openForWriting(const std::string &path) {
     return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-}
-
-bool writeAll(int fd, const char *text, size_t length) {
-    while (length > 0) {
-        const ssize_t written = ::write(fd, text, length);
-        if (written < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        text += written;
-        length -= static_cast<size_t>(written);
-    }
-    return true;
 }
 
 }  // namespace
@@ -296,8 +284,8 @@ int TraceWriter::flush() {
 int TraceWriter::writeInfo(std::string_view text) {
     if (closed_) return EBADF;
     if (failed_) return EIO;
-    if (!writeAll(infoFd_, text.data(), text.size())) {
-        fail(infoPath_.c_str(), errno);
+    if (const int error = writeFully(infoFd_, text.data(), text.size())) {
+        fail(infoPath_.c_str(), error);
         return EIO;
     }
     return 0;
