@@ -1,4 +1,4 @@
-#include "OutputBuffer.hpp"
+#include <hdtrace/OutputBuffer.hpp>
 
 #include <errno.h>
 #include <unistd.h>
@@ -7,8 +7,11 @@
 
 namespace hdtrace {
 
-OutputBuffer::OutputBuffer(int fd, size_t capacity)
-    : fd_(fd), capacity_(capacity), data_(new char[capacity]) {}
+void OutputBuffer::attach(int fd, size_t capacity) {
+    fd_ = fd;
+    capacity_ = capacity;
+    data_.reset(new char[capacity]);
+}
 
 char *OutputBuffer::claim(size_t length) {
     if (length > capacity_) return nullptr;

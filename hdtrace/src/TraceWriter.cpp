@@ -10,7 +10,6 @@
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
 
-#include "OutputBuffer.hpp"
 #include "TraceRegistry.hpp"
 #include "WriteFully.hpp"
 
@@ -84,15 +83,15 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
 
     writer->timeAdjustmentSeconds_ = Timestamp::now().wholeSeconds();
     writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
-    writer->output_ = std::make_unique<OutputBuffer>(
-        writer->traceFd_, options.bufferBytes < 4096 ? 4096 : options.bufferBytes);
+    writer->output_.attach(writer->traceFd_,
+                           options.bufferBytes < 4096 ? 4096 : options.bufferBytes);
 
     std::string prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='";
     appendInteger(prolog, writer->timeAdjustmentSeconds_);
     prolog += "'>\n";
     // Straight to the file, so that even a trace of a killed process has its prolog.
-    if (!writer->output_->writeThrough(prolog.data(), prolog.size())) {
-        const int writeError = writer->output_->lastError();
+    if (!writer->output_.writeThrough(prolog.data(), prolog.size())) {
+        const int writeError = writer->output_.lastError();
         return report("cannot write '" + writer->tracePath_ + "': " + std::strerror(writeError));
     }
     writer->closed_ = false;
@@ -114,32 +113,21 @@ int TraceWriter::setNestedDepth(int depth) {
     return 0;
 }
 
-int TraceWriter::beginState(std::string_view name, Timestamp start) {
+int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
     if (closed_) return EBADF;
     if (depth_ >= HD_LOG_MAX_DEPTH) return EOVERFLOW;
     const bool parentWritten = depth_ == 0 || frameWritten_[depth_ - 1];
     const bool written = enabled_ && !failed_ && parentWritten && depth_ <= nestedDepth_;
     frameWritten_[depth_] = written;
-    if (written) {
-        Frame &frame = frames_[depth_];
-        frame.head.clear();
-        char *head = frame.head.reserve(1 + name.size());
-        *head = '<';
-        std::memcpy(head + 1, name.data(), name.size());
-        frame.head.commit(head + 1 + name.size());
-        frame.nameLength = name.size();
-        frame.children.clear();
-        frame.nested.clear();
-        frame.start = start;
-        frame.childOpen = false;
-    } else {
+    if (written)
+        openFrame(frames_[depth_], name, start);
+    else
         ++droppedStates_;
-    }
     ++depth_;
     return 0;
 }
 
-int TraceWriter::endState(Timestamp end) {
+int TraceWriter::endStateSlow(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
     const int frameDepth = --depth_;
@@ -152,9 +140,9 @@ int TraceWriter::endState(Timestamp end) {
 }
 
 size_t TraceWriter::maxRenderedSize(const Frame &frame, int frameDepth) const {
-    constexpr size_t kFixedText = sizeof("<Nested>\n</Nested>\n time='' end=''>\n</>\n");
-    return kFixedText + 3 * 2 * static_cast<size_t>(frameDepth) + frame.nested.size() +
-           frame.head.size() + 2 * kMaxNumberChars + frame.children.size() + frame.nameLength;
+    constexpr size_t kFixedText = sizeof("<Nested>\n</Nested>\n>\n</>\n");
+    return kFixedText + kTimesBytes + 3 * 2 * static_cast<size_t>(frameDepth) +
+           frame.nested.size() + frame.head.size() + frame.children.size() + frame.nameLength;
 }
 
 char *TraceWriter::renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const {
@@ -166,11 +154,7 @@ char *TraceWriter::renderState(char *out, const Frame &frame, int frameDepth, Ti
         out = writeText(out, "</Nested>\n");
     }
     if (frameDepth > 0) out = writeIndent(out, frameDepth);
-    out = writeText(out, frame.head.view());
-    out = writeText(out, " time='");
-    out = formatRelativeTime(out, frame.start.nanoseconds - timeBaseNanoseconds_);
-    out = writeText(out, "' end='");
-    out = formatRelativeTime(out, end.nanoseconds - timeBaseNanoseconds_);
+    out = writeHeadAndTimes(out, frame, end);
     if (frame.children.empty()) return writeText(out, "'/>\n");
     out = writeText(out, "'>\n");
     out = writeText(out, frame.children.view());
@@ -190,8 +174,8 @@ void TraceWriter::writeState(Frame &frame, int frameDepth, Timestamp end) {
     }
     if (failed_) return;
     // A top-level state is rendered straight into the output buffer.
-    if (char *space = output_->claim(maxSize)) {
-        output_->commit(static_cast<size_t>(renderState(space, frame, 0, end) - space));
+    if (char *space = output_.claim(maxSize)) {
+        output_.commit(static_cast<size_t>(renderState(space, frame, 0, end) - space));
         return;
     }
     oversizedState_.clear();
@@ -261,21 +245,21 @@ void TraceWriter::endElement() {
 
 int TraceWriter::appendOutput(const char *text, size_t length) {
     if (failed_) return EIO;
-    if (char *space = output_->claim(length)) {
+    if (char *space = output_.claim(length)) {
         std::memcpy(space, text, length);
-        output_->commit(length);
+        output_.commit(length);
         return 0;
     }
-    if (output_->lastError() == 0 && output_->writeThrough(text, length)) return 0;
-    fail(tracePath_.c_str(), output_->lastError());
+    if (output_.lastError() == 0 && output_.writeThrough(text, length)) return 0;
+    fail(tracePath_.c_str(), output_.lastError());
     return EIO;
 }
 
 int TraceWriter::flush() {
     if (closed_) return EBADF;
     if (failed_) return EIO;
-    if (!output_->flush()) {
-        fail(tracePath_.c_str(), output_->lastError());
+    if (!output_.flush()) {
+        fail(tracePath_.c_str(), output_.lastError());
         return EIO;
     }
     return 0;
@@ -305,7 +289,7 @@ int TraceWriter::close() {
         endState(now);
     static constexpr std::string_view kEpilog = "</Program>\n";
     appendOutput(kEpilog.data(), kEpilog.size());
-    if (!failed_ && !output_->flush()) fail(tracePath_.c_str(), output_->lastError());
+    if (!failed_ && !output_.flush()) fail(tracePath_.c_str(), output_.lastError());
     ::close(traceFd_);
     ::close(infoFd_);
     traceFd_ = infoFd_ = -1;
@@ -317,7 +301,7 @@ int TraceWriter::close() {
 void TraceWriter::closeForCrash() {
     if (closed_ || crashClosed_.exchange(true)) return;
     failed_.store(true);
-    output_->writePendingForCrash();
+    output_.writePendingForCrash();
     static constexpr char kEpilog[] = "</Program>\n";
     ssize_t ignored = ::write(traceFd_, kEpilog, sizeof kEpilog - 1);
     (void)ignored;

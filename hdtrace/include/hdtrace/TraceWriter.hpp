@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <hdtrace/Format.hpp>
+#include <hdtrace/OutputBuffer.hpp>
 #include <hdtrace/TextBuffer.hpp>
 #include <hdtrace/Timestamp.hpp>
 #include <hdtrace/hdTrace.h>
@@ -30,8 +31,6 @@ struct TraceOptions {
     int nestedDepth = 0;              // nested levels written below a top-level state
     size_t bufferBytes = 1 << 20;     // size of the output buffer
 };
-
-class OutputBuffer;
 
 class TraceWriter {
   public:
@@ -49,6 +48,9 @@ class TraceWriter {
     int64_t timeAdjustment() const { return timeAdjustmentSeconds_; }
 
     // --- States. Results are 0 or an errno value (see hdTrace.h).
+    // Inline for the common case (a top-level state without children or
+    // nested states, written straight into the output buffer); the rest is
+    // out of line.
     int beginState(std::string_view name, Timestamp start = Timestamp::now());
     int endState(Timestamp end = Timestamp::now());
     // An event without duration: <Event name='N' time='T'/>.
@@ -115,6 +117,32 @@ class TraceWriter {
         bool childOpen = false;
     };
 
+    int beginStateSlow(std::string_view name, Timestamp start);
+    int endStateSlow(Timestamp end);
+    void openFrame(Frame &frame, std::string_view name, Timestamp start) {
+        frame.head.clear();
+        char *head = frame.head.reserve(1 + name.size());
+        *head = '<';
+        std::memcpy(head + 1, name.data(), name.size());
+        frame.head.commit(head + 1 + name.size());
+        frame.nameLength = name.size();
+        frame.children.clear();
+        frame.nested.clear();
+        frame.start = start;
+        frame.childOpen = false;
+    }
+    // "<Name a='1' time='T' end='E'": what every state starts with.
+    static constexpr size_t kTimesBytes = sizeof(" time='' end=''") + 2 * kMaxNumberChars;
+    char *writeHeadAndTimes(char *out, const Frame &frame, Timestamp end) const {
+        const std::string_view head = frame.head.view();
+        std::memcpy(out, head.data(), head.size());
+        out += head.size();
+        std::memcpy(out, " time='", 7);
+        out = formatRelativeTime(out + 7, frame.start.nanoseconds - timeBaseNanoseconds_);
+        std::memcpy(out, "' end='", 7);
+        return formatRelativeTime(out + 7, end.nanoseconds - timeBaseNanoseconds_);
+    }
+
     TextBuffer &attributeTarget() {
         Frame &frame = frames_[depth_ - 1];
         return frame.childOpen ? frame.children : frame.head;
@@ -137,7 +165,7 @@ class TraceWriter {
     std::atomic<bool> crashClosed_{false};
     bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
     int64_t timeBaseNanoseconds_ = 0;
-    std::unique_ptr<OutputBuffer> output_;
+    OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
     std::string tracePath_;
     std::string infoPath_;
@@ -147,6 +175,33 @@ class TraceWriter {
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
 };
+
+inline int TraceWriter::beginState(std::string_view name, Timestamp start) {
+    if (depth_ == 0 && !closed_ && enabled_ && !failed_.load(std::memory_order_relaxed)) {
+        openFrame(frames_[0], name, start);
+        frameWritten_[0] = true;
+        depth_ = 1;
+        return 0;
+    }
+    return beginStateSlow(name, start);
+}
+
+inline int TraceWriter::endState(Timestamp end) {
+    if (depth_ == 1 && frameWritten_[0] && !closed_ && !forceFlush_ &&
+        !failed_.load(std::memory_order_relaxed)) {
+        const Frame &frame = frames_[0];
+        if (frame.children.empty() && frame.nested.empty()) {
+            if (char *start = output_.claimWithoutFlush(frame.head.size() + kTimesBytes + 4)) {
+                char *out = writeHeadAndTimes(start, frame, end);
+                std::memcpy(out, "'/>\n", 4);
+                output_.commit(static_cast<size_t>(out + 4 - start));
+                depth_ = 0;
+                return 0;
+            }
+        }
+    }
+    return endStateSlow(end);
+}
 
 // Inline, always: integer attributes are most of what the MPI wrapper
 // writes, a call per attribute would cost more than formatting it, and with

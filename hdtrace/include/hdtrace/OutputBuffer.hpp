@@ -4,6 +4,9 @@
 // time, so the committed prefix is always whole elements: writing it with a
 // plain write(2) is all it takes to save a trace, even from a signal handler.
 // The buffer never reallocates, for the same reason.
+//
+// Part of the public headers only because TraceWriter's inline fast path
+// claims space in it; not an API of its own.
 #pragma once
 
 #include <atomic>
@@ -14,12 +17,20 @@ namespace hdtrace {
 
 class OutputBuffer {
   public:
-    OutputBuffer(int fd, size_t capacity);
+    OutputBuffer() = default;
+    // Allocates the buffer; text goes to fd from then on.
+    void attach(int fd, size_t capacity);
 
     // Room for length bytes after the committed text, flushing first when
     // needed. nullptr when length exceeds the capacity (use writeThrough) or
     // when flushing failed (see lastError).
     char *claim(size_t length);
+    // Room for length bytes without flushing, or nullptr: the inline fast
+    // path of TraceWriter, which leaves everything else to claim().
+    char *claimWithoutFlush(size_t length) {
+        const size_t used = committed_.load(std::memory_order_relaxed);
+        return capacity_ - used >= length ? data_.get() + used : nullptr;
+    }
     // Makes length bytes of the last claim part of the committed text.
     void commit(size_t length) {
         committed_.store(committed_.load(std::memory_order_relaxed) + length,
@@ -37,8 +48,8 @@ class OutputBuffer {
     int lastError() const { return lastError_; }
 
   private:
-    int fd_;
-    size_t capacity_;
+    int fd_ = -1;
+    size_t capacity_ = 0;
     std::unique_ptr<char[]> data_;
     std::atomic<size_t> committed_{0};
     // How much of the committed text a flush in progress has written, so that
