@@ -1,7 +1,7 @@
-#include <hdtrace/OutputBuffer.hpp>
-
 #include <errno.h>
 #include <unistd.h>
+
+#include <hdtrace/OutputBuffer.hpp>
 
 #include "WriteFully.hpp"
 
