@@ -49,7 +49,7 @@ int openForWriting(const std::string &path) {
 }  // namespace
 
 TraceWriter::TraceWriter(const TraceOptions &options)
-    : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush) {}
+    : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush), clock_(options.clock) {}
 
 std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, std::string *error) {
     auto report = [error](const std::string &message) {
@@ -284,9 +284,9 @@ void TraceWriter::fail(const char *what, int error) {
 
 int TraceWriter::close() {
     if (closed_) return 0;
-    const Timestamp now = Timestamp::now();
+    const Timestamp end = now();
     while (depth_ > 0)
-        endState(now);
+        endState(end);
     static constexpr std::string_view kEpilog = "</Program>\n";
     appendOutput(kEpilog.data(), kEpilog.size());
     if (!failed_ && !output_.flush()) fail(tracePath_.c_str(), output_.lastError());

@@ -40,8 +40,12 @@ class Call {
 
     // Opens the call's state now, before the MPI call, so that MPI calls
     // made inside it become nested states.
-    void begin(std::string_view tag, Logging logging,
-               hdtrace::Timestamp start = hdtrace::Timestamp::now()) {
+    void begin(std::string_view tag, Logging logging) {
+        if (logging == Logging::Ordinary && !gRuntime->config.allFunctions) return;
+        began_ = context_->writer->beginState(tag) == 0;
+    }
+    // MPI_Init and MPI_Init_thread: times taken before the trace existed.
+    void begin(std::string_view tag, Logging logging, hdtrace::Timestamp start) {
         if (logging == Logging::Ordinary && !gRuntime->config.allFunctions) return;
         began_ = context_->writer->beginState(tag, start) == 0;
     }
@@ -51,9 +55,12 @@ class Call {
         if (context_) --context_->internalDepth;
     }
     void leaveLibrary() {
-        end_ = hdtrace::Timestamp::now();
-        ended_ = true;
-        if (context_) ++context_->internalDepth;
+        if (!context_) return;
+        if (began_) {  // an unlogged call needs no time
+            end_ = context_->writer->now();
+            ended_ = true;
+        }
+        ++context_->internalDepth;
     }
     void endedAt(hdtrace::Timestamp end) {
         end_ = end;
@@ -65,7 +72,7 @@ class Call {
     // Ends the state (at the time the MPI call returned). Idempotent.
     void finish() {
         if (!context_) return;
-        if (began_) context_->writer->endState(ended_ ? end_ : hdtrace::Timestamp::now());
+        if (began_) context_->writer->endState(ended_ ? end_ : context_->writer->now());
         began_ = false;
         --context_->internalDepth;
         context_ = nullptr;

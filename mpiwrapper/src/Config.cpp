@@ -29,6 +29,21 @@ void readSwitch(const char *variable, bool &value, bool reportProblems) {
                      variable, text, value ? 1 : 0);
 }
 
+// HDTRACE_CLOCK: "tsc" reads the TSC where the kernel trusts it (see
+// hdtrace/Clock.hpp), "realtime" calls clock_gettime for every time.
+void readClock(bool &tsc, bool reportProblems) {
+    const char *text = std::getenv("HDTRACE_CLOCK");
+    if (!text || !*text) return;
+    if (strcasecmp(text, "tsc") == 0)
+        tsc = true;
+    else if (strcasecmp(text, "realtime") == 0)
+        tsc = false;
+    else if (reportProblems)
+        std::fprintf(stderr,
+                     "hdtracempi: warning: HDTRACE_CLOCK='%s' is not tsc or realtime; using %s\n",
+                     text, tsc ? "tsc" : "realtime");
+}
+
 }  // namespace
 
 Config readConfig(bool reportProblems) {
@@ -39,6 +54,7 @@ Config readConfig(bool reportProblems) {
     readSwitch("HDTRACE_FILE_INFO", config.fileInfo, reportProblems);
     readSwitch("HDTRACE_ALL_FUNCTIONS", config.allFunctions, reportProblems);
     readSwitch("HDTRACE_VERBOSE", config.verbose, reportProblems);
+    readClock(config.tscClock, reportProblems);
     return config;
 }
 

@@ -12,10 +12,12 @@ struct Config {
     bool fileInfo = false;     // HDTRACE_FILE_INFO: <Info> children of file calls
     bool allFunctions = true;  // HDTRACE_ALL_FUNCTIONS: write ordinary functions
     bool verbose = false;      // HDTRACE_VERBOSE
+    bool tscClock = true;      // HDTRACE_CLOCK=tsc (default) or realtime
 };
 
-// Reads the environment. A value that is not 0 or 1 keeps the default and,
-// when reportProblems is set, gets one warning on stderr.
+// Reads the environment. A value that is not valid (a switch that is not 0
+// or 1, a clock that is not tsc or realtime) keeps the default and, when
+// reportProblems is set, gets one warning on stderr.
 Config readConfig(bool reportProblems);
 
 }  // namespace hdtracempi

@@ -51,6 +51,8 @@ ThreadContext *createThreadContext() {
                       std::to_string(threadIndex)};
     options.forceFlush = gRuntime->config.forceFlush;
     options.nestedDepth = gRuntime->config.nested ? HD_LOG_MAX_DEPTH - 1 : 0;
+    options.clock =
+        gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
@@ -60,8 +62,9 @@ ThreadContext *createThreadContext() {
         return nullptr;
     }
     if (gRuntime->config.verbose)
-        std::fprintf(stderr, "hdtracempi: rank %d thread %d traces into %s\n", gRuntime->worldRank,
-                     threadIndex, writer->tracePath().c_str());
+        std::fprintf(stderr, "hdtracempi: rank %d thread %d traces into %s (clock: %s)\n",
+                     gRuntime->worldRank, threadIndex, writer->tracePath().c_str(),
+                     writer->clockUsesTsc() ? "TSC anchored to CLOCK_REALTIME" : "clock_gettime");
     writer->writeInfo(gRuntime->mpiLibraryLine);
     auto *context = new ThreadContext;
     context->writer = std::move(writer);

@@ -100,7 +100,8 @@ def test_flush_default_still_complete(runner):
 
 
 @pytest.mark.parametrize("variable", ["HDTRACE_FORCE_FLUSH", "HDTRACE_NESTED",
-                                      "HDTRACE_FILE_INFO", "HDTRACE_ALL_FUNCTIONS"])
+                                      "HDTRACE_FILE_INFO", "HDTRACE_ALL_FUNCTIONS",
+                                      "HDTRACE_CLOCK"])
 def test_unparsable_value_warns_once_and_uses_default(runner, variable):
     run = runner.run("nested_traced", 1, env={variable: "banana"})
     run.assert_ok()

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include <hdtrace/Clock.hpp>
 #include <hdtrace/Format.hpp>
 #include <hdtrace/OutputBuffer.hpp>
 #include <hdtrace/TextBuffer.hpp>
@@ -30,6 +31,7 @@ struct TraceOptions {
     bool forceFlush = false;          // every top-level state reaches the file when it ends
     int nestedDepth = 0;              // nested levels written below a top-level state
     size_t bufferBytes = 1 << 20;     // size of the output buffer
+    Clock::Source clock = Clock::Source::Tsc;  // see Clock.hpp
 };
 
 class TraceWriter {
@@ -51,10 +53,19 @@ class TraceWriter {
     // Inline for the common case (a top-level state without children or
     // nested states, written straight into the output buffer); the rest is
     // out of line.
-    int beginState(std::string_view name, Timestamp start = Timestamp::now());
-    int endState(Timestamp end = Timestamp::now());
+    // Without a time, they read the writer's clock (now()).
+    int beginState(std::string_view name, Timestamp start);
+    int beginState(std::string_view name) { return beginState(name, now()); }
+    int endState(Timestamp end);
+    int endState() { return endState(now()); }
     // An event without duration: <Event name='N' time='T'/>.
-    int event(std::string_view name, Timestamp at = Timestamp::now());
+    int event(std::string_view name, Timestamp at);
+    int event(std::string_view name) { return event(name, now()); }
+
+    // The writer's clock: CLOCK_REALTIME, cheaply (see Clock.hpp). Callers
+    // that take times themselves should read this one.
+    Timestamp now() { return clock_.now(); }
+    bool clockUsesTsc() const { return clock_.usesTsc(); }
 
     // Attributes go to the open child element if there is one, else to the
     // innermost open state; they are ignored when no state is open or the
@@ -165,6 +176,7 @@ class TraceWriter {
     std::atomic<bool> crashClosed_{false};
     bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
     int64_t timeBaseNanoseconds_ = 0;
+    Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
     std::string tracePath_;

@@ -1,0 +1,91 @@
+// Clock: CLOCK_REALTIME in nanoseconds, at a fraction of clock_gettime's cost.
+//
+// Every traced call reads the clock twice, and right after a system call a
+// clock_gettime costs 25-50 ns here (the vDSO orders its TSC read behind
+// everything in flight and touches its own data page). Where the kernel
+// itself keeps time with an invariant TSC, this clock reads the TSC directly
+// and maps it onto CLOCK_REALTIME:
+//
+//   time = anchor time + (TSC - anchor TSC) * rate
+//
+// The anchor is a (TSC, clock_gettime) pair taken again every millisecond,
+// so a clock step or NTP slewing shows up within 1 ms; the rate is measured
+// over about a second between anchors. Until the first rate is known (the
+// first 10 ms), and wherever the TSC is not usable, every reading is a plain
+// clock_gettime(CLOCK_REALTIME). Readings of one Clock do not go backwards,
+// except when the system clock itself is stepped back.
+//
+// One Clock belongs to one thread (each TraceWriter has its own): no locks.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+
+#include <hdtrace/Timestamp.hpp>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace hdtrace {
+
+class Clock {
+  public:
+    enum class Source {
+        Realtime,  // clock_gettime(CLOCK_REALTIME) for every reading
+        Tsc,       // the TSC, anchored to CLOCK_REALTIME (falls back where unusable)
+    };
+    explicit Clock(Source source = Source::Tsc);
+
+    Timestamp now() {
+#if defined(__x86_64__)
+        if (rate_ != 0) {
+            const uint64_t elapsed = __rdtsc() - anchorTicks_;
+            if (elapsed < reanchorTicks_)
+                return monotonic(
+                    anchorNanoseconds_ +
+                    static_cast<int64_t>((static_cast<unsigned __int128>(elapsed) * rate_) >>
+                                         kRateShift));
+        }
+#endif
+        return slowNow();
+    }
+
+    // Whether readings come from the TSC (once calibrated) or clock_gettime.
+    bool usesTsc() const {
+        return tscUsable_;
+    }
+    // Whether this machine's TSC can serve as the clock: x86-64, invariant
+    // TSC, and the kernel's current clock source is "tsc".
+    static bool tscUsableHere();
+
+  private:
+    static constexpr int kRateShift = 32;  // rate_: nanoseconds per tick, fixed point
+    // A reading behind the previous one by less than this is re-anchoring
+    // noise and is held at the previous value; a larger step back is a step
+    // of the system clock and is passed on, as clock_gettime would show it.
+    static constexpr int64_t kMaxHeldBackNanoseconds = 1000000;
+
+    Timestamp monotonic(int64_t nanoseconds) {
+        if (nanoseconds < lastNanoseconds_ &&
+            lastNanoseconds_ - nanoseconds < kMaxHeldBackNanoseconds)
+            nanoseconds = lastNanoseconds_;
+        lastNanoseconds_ = nanoseconds;
+        return Timestamp{nanoseconds};
+    }
+    // Calibrating, re-anchoring, or no usable TSC: reads clock_gettime.
+    Timestamp slowNow();
+
+    // The hot fields first, in one cache line.
+    uint64_t anchorTicks_ = 0;
+    int64_t anchorNanoseconds_ = 0;
+    uint64_t rate_ = 0;  // 0 until calibrated
+    uint64_t reanchorTicks_ = 0;
+    int64_t lastNanoseconds_ = INT64_MIN;
+    bool tscUsable_ = false;
+    // Start of the interval the next rate is measured over.
+    uint64_t rateStartTicks_ = 0;
+    int64_t rateStartNanoseconds_ = 0;
+};
+
+}  // namespace hdtrace
