@@ -1,52 +1,139 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <initializer_list>
+
 #include <hdtrace/OutputBuffer.hpp>
 
+#include "BackgroundWriter.hpp"
 #include "WriteFully.hpp"
 
 namespace hdtrace {
 
-void OutputBuffer::attach(int fd, size_t capacity) {
+OutputBuffer::~OutputBuffer() {
+    waitForBackgroundWrites();
+}
+
+void OutputBuffer::attach(int fd, size_t capacity, bool background) {
     fd_ = fd;
-    capacity_ = capacity;
-    data_.reset(new char[capacity]);
+    halfCapacity_ = capacity / 2;
+    for (Half &half : halves_)
+        half.data.reset(new char[halfCapacity_]);
+    background_ = background;
 }
 
 char *OutputBuffer::claim(size_t length) {
-    if (length > capacity_) return nullptr;
-    if (committed() + length > capacity_ && !flush()) return nullptr;
-    return data_.get() + committed();
+    if (length > halfCapacity_) return nullptr;
+    if (char *space = claimWithoutFlush(length)) return space;
+    if (!switchHalves()) return nullptr;
+    return claimWithoutFlush(length);
+}
+
+bool OutputBuffer::switchHalves() {
+    Half &full = *active_;
+    BackgroundWriter *writer = background_ ? BackgroundWriter::get() : nullptr;
+    if (!writer) return writeHalf(full);  // and fill it again
+    Half &next = other();
+    waitUntilWritten(next);  // long done, unless the disk is slower than the program
+    if (takeBackgroundError()) return false;
+    // next is empty, so moving its offset cannot mislead a crash handler.
+    next.offset.store(full.offset.load(std::memory_order_relaxed) +
+                          static_cast<int64_t>(full.length.load(std::memory_order_relaxed)),
+                      std::memory_order_relaxed);
+    active_ = &next;
+    writer->enqueue(*this, full);
+    return true;
+}
+
+bool OutputBuffer::writeHalf(Half &half) {
+    const size_t length = half.length.load(std::memory_order_relaxed);
+    const int64_t offset = half.offset.load(std::memory_order_relaxed);
+    if (length > 0) {
+        if (const int error = writeFullyAt(fd_, half.data.get(), length, offset)) {
+            lastError_ = error;
+            return false;
+        }
+        noteWrittenUpTo(offset + static_cast<int64_t>(length));
+    }
+    // In this order: a crash handler in between sees an empty half, and the
+    // end of the file in writtenEnd_.
+    half.length.store(0, std::memory_order_release);
+    half.offset.store(offset + static_cast<int64_t>(length), std::memory_order_relaxed);
+    return true;
+}
+
+void OutputBuffer::writeQueuedHalf(Half &half) {
+    const size_t length = half.length.load(std::memory_order_acquire);
+    const int64_t offset = half.offset.load(std::memory_order_relaxed);
+    if (const int error = writeFullyAt(fd_, half.data.get(), length, offset)) {
+        int none = 0;
+        backgroundError_.compare_exchange_strong(none, error);
+    } else {
+        noteWrittenUpTo(offset + static_cast<int64_t>(length));
+    }
+    half.length.store(0, std::memory_order_release);
+}
+
+void OutputBuffer::waitUntilWritten(Half &half) {
+    if (half.length.load(std::memory_order_acquire) == 0) return;
+    if (BackgroundWriter *writer = BackgroundWriter::get()) writer->waitUntilWritten(half);
+}
+
+bool OutputBuffer::takeBackgroundError() {
+    const int error = backgroundError_.load(std::memory_order_acquire);
+    if (error == 0) return false;
+    lastError_ = error;
+    return true;
+}
+
+void OutputBuffer::noteWrittenUpTo(int64_t end) {
+    int64_t known = writtenEnd_.load(std::memory_order_relaxed);
+    while (known < end && !writtenEnd_.compare_exchange_weak(known, end)) {
+    }
+}
+
+bool OutputBuffer::flush() {
+    if (background_) {
+        waitUntilWritten(other());
+        if (takeBackgroundError()) return false;
+    }
+    return writeHalf(*active_);
 }
 
 bool OutputBuffer::writeThrough(const char *text, size_t length) {
     if (!flush()) return false;
-    lastError_ = writeFully(fd_, text, length);
-    return lastError_ == 0;
-}
-
-bool OutputBuffer::flush() {
-    const size_t length = committed();
-    while (written_.load(std::memory_order_relaxed) < length) {
-        const size_t done = written_.load(std::memory_order_relaxed);
-        const ssize_t written = ::write(fd_, data_.get() + done, length - done);
-        if (written < 0) {
-            if (errno == EINTR) continue;
-            lastError_ = errno;
-            return false;
-        }
-        written_.store(done + static_cast<size_t>(written), std::memory_order_release);
-    }
-    // In this order, a crash in between sees written >= committed: nothing to add.
-    committed_.store(0, std::memory_order_release);
-    written_.store(0, std::memory_order_release);
+    const int64_t offset = active_->offset.load(std::memory_order_relaxed);
+    lastError_ = writeFullyAt(fd_, text, length, offset);
+    if (lastError_ != 0) return false;
+    noteWrittenUpTo(offset + static_cast<int64_t>(length));
+    active_->offset.store(offset + static_cast<int64_t>(length), std::memory_order_relaxed);
     return true;
 }
 
-void OutputBuffer::writePendingForCrash() {
-    const size_t length = committed();
-    const size_t done = written_.load(std::memory_order_acquire);
-    if (done < length) writeFully(fd_, data_.get() + done, length - done);
+void OutputBuffer::closeForCrash(const char *epilog, size_t epilogLength) {
+    int64_t end = writtenEnd_.load(std::memory_order_acquire);
+    // Older half first; a half the background writer is writing right now
+    // gets the same bytes at the same place twice.
+    for (Half *half : {&other(), active_}) {
+        const size_t length = half->length.load(std::memory_order_acquire);
+        if (length == 0) continue;
+        const int64_t offset = half->offset.load(std::memory_order_relaxed);
+        writeFullyAt(fd_, half->data.get(), length, offset);
+        if (offset + static_cast<int64_t>(length) > end)
+            end = offset + static_cast<int64_t>(length);
+    }
+    writeFullyAt(fd_, epilog, epilogLength, end);
+    // Whatever lies beyond (the start of an oversized state that was being
+    // written) would follow the epilog; cut it off.
+    if (::ftruncate(fd_, end + static_cast<int64_t>(epilogLength)) != 0) {
+        // Nothing more can be done in a dying process.
+    }
+}
+
+void OutputBuffer::abandon() {
+    background_ = false;
+    for (Half &half : halves_)
+        half.length.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace hdtrace

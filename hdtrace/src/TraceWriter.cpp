@@ -84,7 +84,8 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     writer->timeAdjustmentSeconds_ = Timestamp::now().wholeSeconds();
     writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
     writer->output_.attach(writer->traceFd_,
-                           options.bufferBytes < 4096 ? 4096 : options.bufferBytes);
+                           options.bufferBytes < 4096 ? 4096 : options.bufferBytes,
+                           options.backgroundWrites);
 
     std::string prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='";
     appendInteger(prolog, writer->timeAdjustmentSeconds_);
@@ -290,6 +291,9 @@ int TraceWriter::close() {
     static constexpr std::string_view kEpilog = "</Program>\n";
     appendOutput(kEpilog.data(), kEpilog.size());
     if (!failed_ && !output_.flush()) fail(tracePath_.c_str(), output_.lastError());
+    // Even after a failure: the background writer must be done with the
+    // descriptor before its number can be given to another file.
+    output_.waitForBackgroundWrites();
     ::close(traceFd_);
     ::close(infoFd_);
     traceFd_ = infoFd_ = -1;
@@ -301,14 +305,13 @@ int TraceWriter::close() {
 void TraceWriter::closeForCrash() {
     if (closed_ || crashClosed_.exchange(true)) return;
     failed_.store(true);
-    output_.writePendingForCrash();
     static constexpr char kEpilog[] = "</Program>\n";
-    ssize_t ignored = ::write(traceFd_, kEpilog, sizeof kEpilog - 1);
-    (void)ignored;
+    output_.closeForCrash(kEpilog, sizeof kEpilog - 1);
 }
 
 void TraceWriter::abandonAfterFork() {
     if (closed_) return;
+    output_.abandon();
     ::close(traceFd_);
     ::close(infoFd_);
     traceFd_ = infoFd_ = -1;

@@ -54,6 +54,7 @@ Config readConfig(bool reportProblems) {
     readSwitch("HDTRACE_FILE_INFO", config.fileInfo, reportProblems);
     readSwitch("HDTRACE_ALL_FUNCTIONS", config.allFunctions, reportProblems);
     readSwitch("HDTRACE_VERBOSE", config.verbose, reportProblems);
+    readSwitch("HDTRACE_WRITER_THREAD", config.writerThread, reportProblems);
     readClock(config.tscClock, reportProblems);
     return config;
 }

@@ -13,6 +13,7 @@ struct Config {
     bool allFunctions = true;  // HDTRACE_ALL_FUNCTIONS: write ordinary functions
     bool verbose = false;      // HDTRACE_VERBOSE
     bool tscClock = true;      // HDTRACE_CLOCK=tsc (default) or realtime
+    bool writerThread = true;  // HDTRACE_WRITER_THREAD: write traces from a background thread
 };
 
 // Reads the environment. A value that is not valid (a switch that is not 0

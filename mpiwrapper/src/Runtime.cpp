@@ -53,6 +53,7 @@ ThreadContext *createThreadContext() {
     options.nestedDepth = gRuntime->config.nested ? HD_LOG_MAX_DEPTH - 1 : 0;
     options.clock =
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;
+    options.backgroundWrites = gRuntime->config.writerThread;
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
@@ -62,9 +63,11 @@ ThreadContext *createThreadContext() {
         return nullptr;
     }
     if (gRuntime->config.verbose)
-        std::fprintf(stderr, "hdtracempi: rank %d thread %d traces into %s (clock: %s)\n",
+        std::fprintf(stderr,
+                     "hdtracempi: rank %d thread %d traces into %s (clock: %s; written by: %s)\n",
                      gRuntime->worldRank, threadIndex, writer->tracePath().c_str(),
-                     writer->clockUsesTsc() ? "TSC anchored to CLOCK_REALTIME" : "clock_gettime");
+                     writer->clockUsesTsc() ? "TSC anchored to CLOCK_REALTIME" : "clock_gettime",
+                     options.backgroundWrites ? "a background thread" : "the traced thread");
     writer->writeInfo(gRuntime->mpiLibraryLine);
     auto *context = new ThreadContext;
     context->writer = std::move(writer);

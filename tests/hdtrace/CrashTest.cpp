@@ -14,6 +14,7 @@
 #include <hdtrace/CrashHandlers.hpp>
 #include <hdtrace/TraceWriter.hpp>
 
+#include "BackgroundWriter.hpp"
 #include "TestSupport.hpp"
 
 namespace hdtrace {
@@ -26,10 +27,17 @@ using test::ScratchDirectory;
 
 constexpr int kStatesBeforeCrash = 3000;  // more than one 64 KiB buffer holds
 
+struct CrashSetup {
+    int states = kStatesBeforeCrash;
+    // Keep the background writer from writing, so that full halves of the
+    // buffer are still queued when the signal comes.
+    bool holdBackgroundWrites = false;
+};
+
 // In a child: writes states (some flushed, the rest buffered), leaves one
 // state open, then runs crash(). Returns the child's wait status.
 template <typename Crash>
-int crashingChild(const ScratchDirectory &directory, Crash crash) {
+int crashingChild(const ScratchDirectory &directory, Crash crash, CrashSetup setup = {}) {
     const pid_t child = fork();
     if (child == 0) {
         rlimit noCore{0, 0};
@@ -39,11 +47,16 @@ int crashingChild(const ScratchDirectory &directory, Crash crash) {
         auto writer = TraceWriter::create(options);
         if (!writer) _exit(100);
         installCrashHandlers();
-        for (int i = 0; i < kStatesBeforeCrash; ++i) {
+        const size_t prologBytes = readFile(writer->tracePath()).size();
+        if (setup.holdBackgroundWrites) BackgroundWriter::holdForTesting(true);
+        for (int i = 0; i < setup.states; ++i) {
             writer->beginState("Send");
             writer->attribute("index", int64_t{i});
             writer->endState();
         }
+        // Held: a full half is queued, yet nothing but the prolog is in the file.
+        if (setup.holdBackgroundWrites && readFile(writer->tracePath()).size() != prologBytes)
+            _exit(102);
         writer->beginState("Open");  // in flight when the signal comes
         crash();
         _exit(101);
@@ -74,14 +87,14 @@ void expectDiedOf(int status, int signalNumber) {
     EXPECT_EQ(WTERMSIG(status), signalNumber);
 }
 
-void expectCompleteTrace(const ScratchDirectory &directory) {
+void expectCompleteTrace(const ScratchDirectory &directory, int states = kStatesBeforeCrash) {
     const std::string path = directory.path() + "/crash_host_0_0.trc";
     const std::string text = readFile(path);
     ASSERT_GE(text.size(), 11u);
     EXPECT_EQ(text.substr(text.size() - 11), "</Program>\n");
     Element root = parseXmlFile(path);
-    ASSERT_EQ(root.children.size(), static_cast<size_t>(kStatesBeforeCrash));
-    for (int i = 0; i < kStatesBeforeCrash; ++i) {
+    ASSERT_EQ(root.children.size(), static_cast<size_t>(states));
+    for (int i = 0; i < states; ++i) {
         ASSERT_EQ(root.children[i].attribute("index"), std::to_string(i));
     }
 }
@@ -93,6 +106,24 @@ TEST(Crash, FatalSignalsKeepTheirDefaultActionAndLeaveWellFormedTraces) {
         const int status = crashingChild(directory, [signalNumber] { raise(signalNumber); });
         expectDiedOf(status, signalNumber);
         expectCompleteTrace(directory);
+    }
+}
+
+// The crash path writes the halves the background writer has not written
+// yet: here one full 32 KiB half is queued and the other half partly filled.
+TEST(Crash, HalvesStillQueuedForTheBackgroundWriterAreSaved) {
+    for (int signalNumber : {SIGSEGV, SIGTERM}) {
+        SCOPED_TRACE(strsignal(signalNumber));
+        ScratchDirectory directory;
+        CrashSetup setup;
+        setup.states = 900;  // about 50 KB: more than one half, less than two
+        setup.holdBackgroundWrites = true;
+        const int status = crashingChild(
+            directory, [signalNumber] { raise(signalNumber); }, setup);
+        ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 102)
+            << "the held background writer wrote anyway";
+        expectDiedOf(status, signalNumber);
+        expectCompleteTrace(directory, setup.states);
     }
 }
 

@@ -39,7 +39,7 @@ def test_call_times_lie_within_the_programs_clock_readings(runner, clock):
     run.assert_ok()
     uses_tsc = clock == "tsc" and tsc_clock_expected()
     said = "TSC anchored to CLOCK_REALTIME" if uses_tsc else "clock_gettime"
-    assert f"(clock: {said})" in run.result.stderr, run.result.stderr
+    assert f"(clock: {said};" in run.result.stderr, run.result.stderr
 
     brackets = [tuple(map(int, line.split())) for line in run.result.stdout.splitlines()
                 if re.fullmatch(r"\d+ \d+", line)]

@@ -101,7 +101,7 @@ def test_flush_default_still_complete(runner):
 
 @pytest.mark.parametrize("variable", ["HDTRACE_FORCE_FLUSH", "HDTRACE_NESTED",
                                       "HDTRACE_FILE_INFO", "HDTRACE_ALL_FUNCTIONS",
-                                      "HDTRACE_CLOCK"])
+                                      "HDTRACE_CLOCK", "HDTRACE_WRITER_THREAD"])
 def test_unparsable_value_warns_once_and_uses_default(runner, variable):
     run = runner.run("nested_traced", 1, env={variable: "banana"})
     run.assert_ok()
@@ -171,6 +171,18 @@ def test_disk_full(runner, tmp_path):
     else:
         assert warnings == []
         run.check(type_findings=False)
+
+
+@pytest.mark.parametrize("writer_thread", ["0", "1"])
+def test_writer_thread_on_and_off_give_complete_traces(runner, writer_thread):
+    """HDTRACE_WRITER_THREAD only moves the writing; every call is in the trace."""
+    run = runner.run("p2p_traced", 2,
+                     env={"HDTRACE_WRITER_THREAD": writer_thread, "HDTRACE_VERBOSE": "1"})
+    run.check()
+    said = "a background thread" if writer_thread == "1" else "the traced thread"
+    lines = [line for line in run.result.stderr.splitlines() if "traces into" in line]
+    assert len(lines) == 2 and all(f"written by: {said})" in line for line in lines), \
+        run.result.stderr
 
 
 def test_verbose_reports_on_stderr(runner):

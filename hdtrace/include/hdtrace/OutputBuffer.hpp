@@ -1,9 +1,16 @@
-// OutputBuffer: a fixed-size byte buffer in front of a file descriptor.
+// OutputBuffer: the text of a trace on its way to the file.
 //
-// Text is claimed, filled and then committed, one complete XML element at a
-// time, so the committed prefix is always whole elements: writing it with a
-// plain write(2) is all it takes to save a trace, even from a signal handler.
-// The buffer never reallocates, for the same reason.
+// Two halves: the program's thread fills one while a background thread
+// (BackgroundWriter) writes the other, so the program never waits for the
+// kernel to copy its trace into the page cache. Text is claimed, filled and
+// committed one complete XML element at a time, and every byte has a fixed
+// place in the file (each half knows its file offset; writes are pwrite(2)).
+// So a crash handler saves the trace by writing whatever both halves hold at
+// their offsets: a byte written twice lands in the same place. The halves
+// never reallocate, for the same reason.
+//
+// Without the background thread (BufferOptions::background false, or when it
+// cannot be started) a full half is written by the caller, as before.
 //
 // Part of the public headers only because TraceWriter's inline fast path
 // claims space in it; not an API of its own.
@@ -11,6 +18,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 namespace hdtrace {
@@ -18,44 +26,83 @@ namespace hdtrace {
 class OutputBuffer {
   public:
     OutputBuffer() = default;
-    // Allocates the buffer; text goes to fd from then on.
-    void attach(int fd, size_t capacity);
+    ~OutputBuffer();  // waits for a half still being written
+    OutputBuffer(const OutputBuffer &) = delete;
+    OutputBuffer &operator=(const OutputBuffer &) = delete;
 
-    // Room for length bytes after the committed text, flushing first when
-    // needed. nullptr when length exceeds the capacity (use writeThrough) or
-    // when flushing failed (see lastError).
+    // Allocates two halves of capacity / 2 bytes; text goes to fd, from
+    // file offset 0, from then on.
+    void attach(int fd, size_t capacity, bool background);
+
+    // Room for length bytes after the committed text, handing a full half to
+    // the background writer (or writing it) first when needed. nullptr when
+    // length exceeds a half (use writeThrough) or writing failed (lastError).
     char *claim(size_t length);
-    // Room for length bytes without flushing, or nullptr: the inline fast
+    // Room for length bytes without any writing, or nullptr: the inline fast
     // path of TraceWriter, which leaves everything else to claim().
     char *claimWithoutFlush(size_t length) {
-        const size_t used = committed_.load(std::memory_order_relaxed);
-        return capacity_ - used >= length ? data_.get() + used : nullptr;
+        const size_t used = active_->length.load(std::memory_order_relaxed);
+        return halfCapacity_ - used >= length ? active_->data.get() + used : nullptr;
     }
     // Makes length bytes of the last claim part of the committed text.
     void commit(size_t length) {
-        committed_.store(committed_.load(std::memory_order_relaxed) + length,
-                         std::memory_order_release);
+        active_->length.store(active_->length.load(std::memory_order_relaxed) + length,
+                              std::memory_order_release);
     }
-    // Flushes, then writes text straight to the file.
+    // Writes everything committed, then text, to the file, and waits until
+    // both are there.
     bool writeThrough(const char *text, size_t length);
-    // Writes the committed text to the file. False on a write error.
+    // Writes the committed text to the file and waits until it is there.
     bool flush();
-    // Async-signal-safe: writes the committed text that is not in the file
-    // yet, leaving the buffer's bookkeeping alone (the process is dying).
-    void writePendingForCrash();
+    // Async-signal-safe, for a dying process: writes what both halves hold,
+    // then epilog after the last committed byte, and cuts the file there.
+    // The buffer is not used afterwards.
+    void closeForCrash(const char *epilog, size_t epilogLength);
+    // Returns once the background writer has nothing of this buffer left.
+    void waitForBackgroundWrites() {
+        if (background_) waitUntilWritten(other());
+    }
+    // In a fork() child: forgets both halves without writing them.
+    void abandon();
 
-    size_t committed() const { return committed_.load(std::memory_order_acquire); }
+    // The errno of the first failed write, 0 while all went well.
     int lastError() const { return lastError_; }
 
   private:
+    friend class BackgroundWriter;
+
+    struct Half {
+        std::unique_ptr<char[]> data;
+        // Committed bytes. For the half not being filled: > 0 while it is
+        // queued or being written, set to 0 by whoever wrote it.
+        std::atomic<size_t> length{0};
+        // File offset of data[0]; changed only while length is 0.
+        std::atomic<int64_t> offset{0};
+    };
+
+    Half &other() { return active_ == &halves_[0] ? halves_[1] : halves_[0]; }
+    // Makes sure the other half is written, then fills that one next.
+    bool switchHalves();
+    bool writeHalf(Half &half);  // pwrite, then empties the half
+    void waitUntilWritten(Half &half);
+    bool takeBackgroundError();
+    void noteWrittenUpTo(int64_t end);
+    void writeQueuedHalf(Half &half);  // on the background writer's thread
+
+    Half *active_ = &halves_[0];  // hot: the fast path reads it first
+    size_t halfCapacity_ = 0;
+    Half halves_[2];
     int fd_ = -1;
-    size_t capacity_ = 0;
-    std::unique_ptr<char[]> data_;
-    std::atomic<size_t> committed_{0};
-    // How much of the committed text a flush in progress has written, so that
-    // a crash in the middle of it writes only the rest.
-    std::atomic<size_t> written_{0};
+    bool background_ = false;
     int lastError_ = 0;
+    // Everything before this file offset is written: where the epilog goes
+    // when no half holds anything.
+    std::atomic<int64_t> writtenEnd_{0};
+    // Set by the background writer when its pwrite failed.
+    std::atomic<int> backgroundError_{0};
+    // The background writer's queue is a list through these fields.
+    OutputBuffer *nextQueued_ = nullptr;
+    Half *queuedHalf_ = nullptr;
 };
 
 }  // namespace hdtrace

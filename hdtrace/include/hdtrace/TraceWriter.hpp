@@ -30,7 +30,10 @@ struct TraceOptions {
     std::vector<std::string> levels;  // topology levels, e.g. host, rank, thread
     bool forceFlush = false;          // every top-level state reaches the file when it ends
     int nestedDepth = 0;              // nested levels written below a top-level state
-    size_t bufferBytes = 1 << 20;     // size of the output buffer
+    size_t bufferBytes = 1 << 20;     // size of the output buffer (two halves)
+    // Full halves are written by a background thread (one per process), so
+    // that the traced thread does not wait for write(2); see OutputBuffer.hpp.
+    bool backgroundWrites = true;
     Clock::Source clock = Clock::Source::Tsc;  // see Clock.hpp
 };
 

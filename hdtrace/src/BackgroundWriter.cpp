@@ -1,0 +1,115 @@
+#include "BackgroundWriter.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+
+#include <atomic>
+
+namespace hdtrace {
+namespace {
+
+// Plain pthread objects, so that a fork() child can reset them (one of them
+// may have been locked by the writer thread, which the child does not have).
+pthread_mutex_t gMutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t gWork = PTHREAD_COND_INITIALIZER;  // something queued, or released
+pthread_cond_t gDone = PTHREAD_COND_INITIALIZER;  // a half was written
+OutputBuffer *gQueueHead = nullptr;
+OutputBuffer *gQueueTail = nullptr;
+bool gHeld = false;
+
+enum State { kNotStarted, kStarting, kRunning, kCannotStart };
+std::atomic<int> gState{kNotStarted};
+bool gForkHandlerInstalled = false;  // set once, inherited by children
+BackgroundWriter *gWriter = nullptr;
+
+void resetInForkChild() {
+    gMutex = PTHREAD_MUTEX_INITIALIZER;
+    gWork = PTHREAD_COND_INITIALIZER;
+    gDone = PTHREAD_COND_INITIALIZER;
+    gQueueHead = gQueueTail = nullptr;
+    gHeld = false;
+    gState.store(kNotStarted);
+}
+
+}  // namespace
+
+BackgroundWriter *BackgroundWriter::get() {
+    int state = gState.load(std::memory_order_acquire);
+    if (state == kRunning) return gWriter;
+    if (state == kCannotStart) return nullptr;
+    int expected = kNotStarted;
+    if (gState.compare_exchange_strong(expected, kStarting)) {
+        if (!gForkHandlerInstalled) {
+            pthread_atfork(nullptr, nullptr, resetInForkChild);
+            gForkHandlerInstalled = true;
+        }
+        if (!gWriter) gWriter = new BackgroundWriter;  // never destroyed: it outlives exit()
+        // The thread inherits this mask: all signals blocked.
+        sigset_t all, previous;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &previous);
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        pthread_t thread;
+        const bool started = pthread_create(&thread, &attributes, threadMain, gWriter) == 0;
+        pthread_attr_destroy(&attributes);
+        pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+        gState.store(started ? kRunning : kCannotStart, std::memory_order_release);
+        return started ? gWriter : nullptr;
+    }
+    while ((state = gState.load(std::memory_order_acquire)) == kStarting)
+        sched_yield();
+    return state == kRunning ? gWriter : nullptr;
+}
+
+void *BackgroundWriter::threadMain(void *self) {
+    static_cast<BackgroundWriter *>(self)->run();
+    return nullptr;
+}
+
+void BackgroundWriter::run() {
+    pthread_mutex_lock(&gMutex);
+    for (;;) {
+        while (!gQueueHead || gHeld)
+            pthread_cond_wait(&gWork, &gMutex);
+        OutputBuffer *buffer = gQueueHead;
+        gQueueHead = buffer->nextQueued_;
+        if (!gQueueHead) gQueueTail = nullptr;
+        OutputBuffer::Half *half = buffer->queuedHalf_;
+        pthread_mutex_unlock(&gMutex);
+        buffer->writeQueuedHalf(*half);
+        pthread_mutex_lock(&gMutex);
+        pthread_cond_broadcast(&gDone);
+    }
+}
+
+void BackgroundWriter::enqueue(OutputBuffer &buffer, OutputBuffer::Half &half) {
+    pthread_mutex_lock(&gMutex);
+    buffer.queuedHalf_ = &half;
+    buffer.nextQueued_ = nullptr;
+    if (gQueueTail)
+        gQueueTail->nextQueued_ = &buffer;
+    else
+        gQueueHead = &buffer;
+    gQueueTail = &buffer;
+    pthread_cond_signal(&gWork);
+    pthread_mutex_unlock(&gMutex);
+}
+
+void BackgroundWriter::waitUntilWritten(const OutputBuffer::Half &half) {
+    pthread_mutex_lock(&gMutex);
+    while (half.length.load(std::memory_order_acquire) != 0)
+        pthread_cond_wait(&gDone, &gMutex);
+    pthread_mutex_unlock(&gMutex);
+}
+
+void BackgroundWriter::holdForTesting(bool hold) {
+    pthread_mutex_lock(&gMutex);
+    gHeld = hold;
+    pthread_cond_broadcast(&gWork);
+    pthread_mutex_unlock(&gMutex);
+}
+
+}  // namespace hdtrace

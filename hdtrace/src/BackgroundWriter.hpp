@@ -1,0 +1,35 @@
+// BackgroundWriter: the one thread per process that writes full halves of
+// every trace's OutputBuffer, so that the traced threads never spend their
+// time in write(2).
+//
+// Started with the first full half. It blocks every signal, so that signals
+// meant for the program reach the program's threads. A fork() child starts
+// without it (threads do not survive fork) and gets a new one on demand.
+#pragma once
+
+#include <hdtrace/OutputBuffer.hpp>
+
+namespace hdtrace {
+
+class BackgroundWriter {
+  public:
+    // The process's writer, started on first use; nullptr when no thread can
+    // be started (the caller then writes itself).
+    static BackgroundWriter *get();
+
+    // Queues half of buffer; the writer pwrites it and then sets its length
+    // to 0. A buffer has at most one half queued at a time.
+    void enqueue(OutputBuffer &buffer, OutputBuffer::Half &half);
+    // Returns once half's length is 0.
+    void waitUntilWritten(const OutputBuffer::Half &half);
+
+    // For tests: while held, queued halves stay queued (and unwritten).
+    static void holdForTesting(bool hold);
+
+  private:
+    BackgroundWriter() = default;
+    void run();
+    static void *threadMain(void *self);
+};
+
+}  // namespace hdtrace
