@@ -13,6 +13,23 @@
 
 namespace hdtrace {
 
+// Copies text to out and returns the end: 16 bytes per step, the last step
+// overlapping the one before, so that the copy of a state's head (usually 30
+// to 100 bytes) needs no call into the C library.
+inline char *copyText(char *out, std::string_view text) {
+    const char *in = text.data();
+    const size_t size = text.size();
+    if (size < 16) {
+        std::memcpy(out, in, size);
+        return out + size;
+    }
+    size_t done = 0;
+    for (; done + 16 <= size; done += 16)
+        std::memcpy(out + done, in + done, 16);
+    if (done < size) std::memcpy(out + size - 16, in + size - 16, 16);
+    return out + size;
+}
+
 class TextBuffer {
   public:
     TextBuffer() = default;

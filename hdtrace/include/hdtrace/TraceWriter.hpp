@@ -58,7 +58,10 @@ class TraceWriter {
     // out of line.
     // Without a time, they read the writer's clock (now()).
     int beginState(std::string_view name, Timestamp start);
-    int beginState(std::string_view name) { return beginState(name, now()); }
+    // Inline, always, so that a literal name is copied by a few moves.
+    __attribute__((always_inline)) int beginState(std::string_view name) {
+        return beginState(name, now());
+    }
     int endState(Timestamp end);
     int endState() { return endState(now()); }
     // An event without duration: <Event name='N' time='T'/>.
@@ -148,9 +151,7 @@ class TraceWriter {
     // "<Name a='1' time='T' end='E'": what every state starts with.
     static constexpr size_t kTimesBytes = sizeof(" time='' end=''") + 2 * kMaxNumberChars;
     char *writeHeadAndTimes(char *out, const Frame &frame, Timestamp end) const {
-        const std::string_view head = frame.head.view();
-        std::memcpy(out, head.data(), head.size());
-        out += head.size();
+        out = copyText(out, frame.head.view());
         std::memcpy(out, " time='", 7);
         out = formatRelativeTime(out + 7, frame.start.nanoseconds - timeBaseNanoseconds_);
         std::memcpy(out, "' end='", 7);
@@ -191,7 +192,8 @@ class TraceWriter {
     uint64_t droppedStates_ = 0;
 };
 
-inline int TraceWriter::beginState(std::string_view name, Timestamp start) {
+__attribute__((always_inline)) inline int TraceWriter::beginState(std::string_view name,
+                                                                  Timestamp start) {
     if (depth_ == 0 && !closed_ && enabled_ && !failed_.load(std::memory_order_relaxed)) {
         openFrame(frames_[0], name, start);
         frameWritten_[0] = true;
