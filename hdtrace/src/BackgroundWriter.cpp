@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 
@@ -65,6 +66,17 @@ BackgroundWriter *BackgroundWriter::get() {
 }
 
 void *BackgroundWriter::threadMain(void *self) {
+    pthread_setname_np(pthread_self(), "hdtrace-writer");
+    // Not bound to the core of the thread that started it (MPI launchers bind
+    // each rank to one): on a CPU of its own the kernel's copy of the trace
+    // neither takes the rank's time nor evicts the rank's caches. The kernel
+    // narrows the set to the CPUs this process's cpuset allows.
+    cpu_set_t everywhere;
+    CPU_ZERO(&everywhere);
+    const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
+    for (long cpu = 0; cpu < cpus && cpu < CPU_SETSIZE; ++cpu)
+        CPU_SET(static_cast<int>(cpu), &everywhere);
+    ::sched_setaffinity(0, sizeof everywhere, &everywhere);
     static_cast<BackgroundWriter *>(self)->run();
     return nullptr;
 }

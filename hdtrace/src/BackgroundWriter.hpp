@@ -2,9 +2,11 @@
 // every trace's OutputBuffer, so that the traced threads never spend their
 // time in write(2).
 //
-// Started with the first full half. It blocks every signal, so that signals
-// meant for the program reach the program's threads. A fork() child starts
-// without it (threads do not survive fork) and gets a new one on demand.
+// Started with the first full half, named "hdtrace-writer", and free to run
+// on any CPU of the process's cpuset (not only on the core the launcher bound
+// the rank to). It blocks every signal, so that signals meant for the
+// program reach the program's threads. A fork() child starts without it
+// (threads do not survive fork) and gets a new one on demand.
 #pragma once
 
 #include <hdtrace/OutputBuffer.hpp>
