@@ -8,25 +8,44 @@
 namespace hdtracempi {
 namespace {
 
-void readSwitch(const char *variable, bool &value, bool reportProblems) {
-    const char *text = std::getenv(variable);
-    if (!text) return;
-    // Accept the seed's 0/1 and the common spellings; anything else is a mistake.
+// Accept the seed's 0/1 and the common spellings; anything else is a mistake.
+bool parseSwitch(const char *text, bool &value) {
     static const char *const kOn[] = {"1", "yes", "on", "true"};
     static const char *const kOff[] = {"0", "no", "off", "false", ""};
     for (const char *on : kOn)
         if (strcasecmp(text, on) == 0) {
             value = true;
-            return;
+            return true;
         }
     for (const char *off : kOff)
         if (strcasecmp(text, off) == 0) {
             value = false;
-            return;
+            return true;
         }
+    return false;
+}
+
+void readSwitch(const char *variable, bool &value, bool reportProblems) {
+    const char *text = std::getenv(variable);
+    if (!text || parseSwitch(text, value)) return;
     if (reportProblems)
         std::fprintf(stderr, "hdtracempi: warning: %s='%s' is not 0 or 1; using the default %d\n",
                      variable, text, value ? 1 : 0);
+}
+
+void readWriterThread(Config::WriterThread &value, bool reportProblems) {
+    const char *text = std::getenv("HDTRACE_WRITER_THREAD");
+    if (!text) return;
+    bool on = false;
+    if (strcasecmp(text, "auto") == 0)
+        value = Config::WriterThread::Auto;
+    else if (parseSwitch(text, on))
+        value = on ? Config::WriterThread::On : Config::WriterThread::Off;
+    else if (reportProblems)
+        std::fprintf(stderr,
+                     "hdtracempi: warning: HDTRACE_WRITER_THREAD='%s' is not 0, 1 or auto; "
+                     "using auto\n",
+                     text);
 }
 
 // HDTRACE_CLOCK: "tsc" reads the TSC where the kernel trusts it (see
@@ -54,7 +73,7 @@ Config readConfig(bool reportProblems) {
     readSwitch("HDTRACE_FILE_INFO", config.fileInfo, reportProblems);
     readSwitch("HDTRACE_ALL_FUNCTIONS", config.allFunctions, reportProblems);
     readSwitch("HDTRACE_VERBOSE", config.verbose, reportProblems);
-    readSwitch("HDTRACE_WRITER_THREAD", config.writerThread, reportProblems);
+    readWriterThread(config.writerThread, reportProblems);
     readClock(config.tscClock, reportProblems);
     return config;
 }

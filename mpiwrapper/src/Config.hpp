@@ -13,11 +13,14 @@ struct Config {
     bool allFunctions = true;  // HDTRACE_ALL_FUNCTIONS: write ordinary functions
     bool verbose = false;      // HDTRACE_VERBOSE
     bool tscClock = true;      // HDTRACE_CLOCK=tsc (default) or realtime
-    bool writerThread = true;  // HDTRACE_WRITER_THREAD: write traces from a background thread
+    // HDTRACE_WRITER_THREAD: write traces from a background thread; Auto: when
+    // this node has more CPUs than ranks.
+    enum class WriterThread { Auto, Off, On } writerThread = WriterThread::Auto;
 };
 
 // Reads the environment. A value that is not valid (a switch that is not 0
-// or 1, a clock that is not tsc or realtime) keeps the default and, when
+// or 1, a clock that is not tsc or realtime, a writer thread that is not 0,
+// 1 or auto) keeps the default and, when
 // reportProblems is set, gets one warning on stderr.
 Config readConfig(bool reportProblems);
 

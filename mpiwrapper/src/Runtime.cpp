@@ -53,7 +53,7 @@ ThreadContext *createThreadContext() {
     options.nestedDepth = gRuntime->config.nested ? HD_LOG_MAX_DEPTH - 1 : 0;
     options.clock =
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;
-    options.backgroundWrites = gRuntime->config.writerThread;
+    options.backgroundWrites = gRuntime->backgroundWrites;
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
@@ -63,11 +63,13 @@ ThreadContext *createThreadContext() {
         return nullptr;
     }
     if (gRuntime->config.verbose)
-        std::fprintf(stderr,
-                     "hdtracempi: rank %d thread %d traces into %s (clock: %s; written by: %s)\n",
-                     gRuntime->worldRank, threadIndex, writer->tracePath().c_str(),
-                     writer->clockUsesTsc() ? "TSC anchored to CLOCK_REALTIME" : "clock_gettime",
-                     options.backgroundWrites ? "a background thread" : "the traced thread");
+        std::fprintf(
+            stderr,
+            "hdtracempi: rank %d thread %d traces into %s (clock: %s; written by: %s, %s)\n",
+            gRuntime->worldRank, threadIndex, writer->tracePath().c_str(),
+            writer->clockUsesTsc() ? "TSC anchored to CLOCK_REALTIME" : "clock_gettime",
+            options.backgroundWrites ? "a background thread" : "the traced thread",
+            gRuntime->backgroundWritesReason.c_str());
     writer->writeInfo(gRuntime->mpiLibraryLine);
     auto *context = new ThreadContext;
     context->writer = std::move(writer);
@@ -79,6 +81,31 @@ ThreadContext *createThreadContext() {
     return context;
 }
 
+// Whether a background thread writes this process's traces. Auto: when the
+// node has a CPU to spare for it, that is more CPUs than ranks; otherwise the
+// thread would take turns with a rank. Counting the ranks of the node takes
+// one collective over MPI_COMM_WORLD, here inside MPI_Init, which every rank
+// is in anyway.
+bool decideBackgroundWrites(Config::WriterThread choice, std::string *reason) {
+    if (choice != Config::WriterThread::Auto) {
+        const bool on = choice == Config::WriterThread::On;
+        *reason = on ? "HDTRACE_WRITER_THREAD=1" : "HDTRACE_WRITER_THREAD=0";
+        return on;
+    }
+    int ranksOnNode = 1;
+    MPI_Comm node = MPI_COMM_NULL;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+            MPI_SUCCESS &&
+        node != MPI_COMM_NULL) {
+        PMPI_Comm_size(node, &ranksOnNode);
+        PMPI_Comm_free(&node);
+    }
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    *reason = "auto: " + std::to_string(ranksOnNode) + " ranks on " + std::to_string(cpus) +
+              " CPUs of this node";
+    return cpus > ranksOnNode;
+}
+
 }  // namespace
 
 void startTracing(int initResult, int *argc, char ***argv) {
@@ -88,6 +115,8 @@ void startTracing(int initResult, int *argc, char ***argv) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &gRuntime->worldRank);
     // One warning per process group is enough: only rank 0 reports bad values.
     gRuntime->config = readConfig(gRuntime->worldRank == 0);
+    gRuntime->backgroundWrites =
+        decideBackgroundWrites(gRuntime->config.writerThread, &gRuntime->backgroundWritesReason);
     gRuntime->program = programName(argc, argv);
     char host[256] = "localhost";
     if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");

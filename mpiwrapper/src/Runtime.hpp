@@ -26,7 +26,9 @@ struct Runtime {
     std::string program;  // trace file name parts
     std::string host;
     int worldRank = 0;
-    std::string mpiLibraryLine;  // first line of every .info
+    std::string mpiLibraryLine;          // first line of every .info
+    bool backgroundWrites = true;        // see Config::WriterThread
+    std::string backgroundWritesReason;  // for HDTRACE_VERBOSE
     std::atomic<int> nextThreadIndex{0};
 };
 

@@ -1,4 +1,5 @@
 """The environment variables of the wrapper (TRACE-FORMAT.md, "Environment")."""
+import os
 import re
 
 import pytest
@@ -173,16 +174,28 @@ def test_disk_full(runner, tmp_path):
         run.check(type_findings=False)
 
 
-@pytest.mark.parametrize("writer_thread", ["0", "1"])
-def test_writer_thread_on_and_off_give_complete_traces(runner, writer_thread):
-    """HDTRACE_WRITER_THREAD only moves the writing; every call is in the trace."""
-    run = runner.run("p2p_traced", 2,
-                     env={"HDTRACE_WRITER_THREAD": writer_thread, "HDTRACE_VERBOSE": "1"})
+@pytest.mark.parametrize("writer_thread,nranks", [("0", 2), ("1", 2), ("auto", 1), ("auto", 2),
+                                                  (None, 2)])
+def test_writer_thread_settings_give_complete_traces(runner, writer_thread, nranks):
+    """HDTRACE_WRITER_THREAD only moves the writing; every call is in the trace.
+    auto (the default) uses the thread when the node has more CPUs than ranks."""
+    env = {"HDTRACE_VERBOSE": "1"}
+    if writer_thread is not None:
+        env["HDTRACE_WRITER_THREAD"] = writer_thread
+    run = runner.run("p2p_traced" if nranks == 2 else "nested_traced", nranks, env=env)
     run.check()
-    said = "a background thread" if writer_thread == "1" else "the traced thread"
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN")
+    if writer_thread in ("0", "1"):
+        background = writer_thread == "1"
+        reason = f"HDTRACE_WRITER_THREAD={writer_thread}"
+    else:
+        background = cpus > nranks
+        reason = f"auto: {nranks} ranks on {cpus} CPUs of this node"
+    said = "a background thread" if background else "the traced thread"
     lines = [line for line in run.result.stderr.splitlines() if "traces into" in line]
-    assert len(lines) == 2 and all(f"written by: {said})" in line for line in lines), \
-        run.result.stderr
+    assert len(lines) == nranks, run.result.stderr
+    for line in lines:
+        assert line.endswith(f"written by: {said}, {reason})"), line
 
 
 def test_verbose_reports_on_stderr(runner):
