@@ -4,7 +4,7 @@
 // Attributes are typed (integers, escaped strings), so no format string is
 // parsed per call; a state is assembled in per-depth buffers that are reused,
 // so a steady stream of states allocates nothing, and it reaches the file
-// through one large buffer written with write(2).
+// through an OutputBuffer whose full halves a background thread writes.
 #pragma once
 
 #include <atomic>
