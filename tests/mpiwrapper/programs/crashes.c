@@ -1,4 +1,7 @@
-/* crashes.c: three MPI_Allreduce calls, then the end given as argument:
+/* crashes.c: MPI_Allreduce calls (three, or as many as the second argument
+ * says: enough to fill several halves of the trace buffer, so that the end
+ * finds some still queued for the background writer), then the end given
+ * as first argument:
  *   segv, bus, abrt, fpe, term   raise that signal;
  *   segv-fault, fpe-fault        a real fault (null store, division by zero);
  *   own-<signal>                 the program's own handler, installed before
@@ -42,7 +45,8 @@ int main(int argc, char **argv) {
     }
     MPI_Init(&argc, &argv);
     double value = 1.0, sum = 0.0;
-    for (int i = 0; i < 3; ++i)
+    const int calls = argc > 2 ? atoi(argv[2]) : 3;
+    for (int i = 0; i < calls; ++i)
         MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     printf("ending by %s\n", how);
     fflush(stdout);
