@@ -172,16 +172,6 @@ TEST(Communicators, ThreadsOfOneRankShareItsCommunicators) {
     EXPECT_EQ(membersOf(communicators, "t"), (Members{"0:1:2", "1:0:2"}));
 }
 
-MergeError mergeError(const RunDirectory &run) {
-    try {
-        mergeDirectory(run);
-    } catch (const MergeError &error) {
-        return error;
-    }
-    ADD_FAILURE() << "the merge succeeded";
-    return MergeError("", 0, "");
-}
-
 TEST(Communicators, AMapThatContradictsAnotherRanksIsAnError) {
     RunDirectory run;
     run.addTrace("app", "h", 0, 0, standardHeader(0, 2) + "Comm map='0->0;1->1;' id=2 name=''\n");

@@ -189,16 +189,6 @@ TEST(Datatypes, OneRankElementPerRankWithTheThreadsTypesOnce) {
     EXPECT_TRUE(typesOfRank(result.outputPath, 1).empty());
 }
 
-MergeError mergeError(const RunDirectory &run) {
-    try {
-        mergeDirectory(run);
-    } catch (const MergeError &error) {
-        return error;
-    }
-    ADD_FAILURE() << "the merge succeeded";
-    return MergeError("", 0, "");
-}
-
 TEST(Datatypes, BadTypeLinesAreErrorsWithFileAndLine) {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"Type id='400' combiner='MPI_COMBINER_VECTOR' name='' integers='1;1;1;' types='99;'",

@@ -165,4 +165,14 @@ MergeResult mergeDirectory(const RunDirectory &run, bool force) {
     return merge(options);
 }
 
+MergeError mergeError(const RunDirectory &run) {
+    try {
+        mergeDirectory(run);
+    } catch (const MergeError &error) {
+        return error;
+    }
+    ADD_FAILURE() << "the merge succeeded";
+    return MergeError("", 0, "");
+}
+
 }  // namespace hdtrace::merger::testing

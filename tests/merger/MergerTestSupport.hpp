@@ -61,5 +61,7 @@ class ProjectXml {
 };
 
 MergeResult mergeDirectory(const RunDirectory &run, bool force = false);
+// The error a merge of run must end with; a failed expectation if it succeeds.
+MergeError mergeError(const RunDirectory &run);
 
 }  // namespace hdtrace::merger::testing
