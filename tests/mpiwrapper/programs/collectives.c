@@ -54,13 +54,6 @@ static void expect_cid_only(const char *tag, MPI_Comm comm) {
     ex_end();
 }
 
-static long checksum(const int *v, int n) {
-    long s = 0;
-    for (int i = 0; i < n; ++i)
-        s += (long)v[i] * (i + 1);
-    return s;
-}
-
 static void run_collectives(MPI_Comm comm, const char *name) {
     int rank, size, rc;
     MPI_Comm_rank(comm, &rank);
@@ -81,19 +74,19 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     expect_cid_only("Barrier", comm);
 
     rc = MPI_Bcast(send, 5, MPI_INT, root, comm);
-    tc_say("%s Bcast rc=%d data=%ld", name, rc, checksum(send, 5));
+    tc_say("%s Bcast rc=%d data=%ld", name, rc, tc_checksum(send, 5));
     expect_rooted("Bcast", comm, root, 5, MPI_INT);
     for (int i = 0; i < 64; ++i)
         send[i] = rank * 100 + i;
 
     rc = MPI_Reduce(send, recv, 6, MPI_INT, MPI_SUM, root, comm);
-    tc_say("%s Reduce rc=%d data=%ld", name, rc, rank == root ? checksum(recv, 6) : 0L);
+    tc_say("%s Reduce rc=%d data=%ld", name, rc, rank == root ? tc_checksum(recv, 6) : 0L);
     expect_rooted("Reduce", comm, root, 6, MPI_INT);
 
     /* MPI_IN_PLACE at the root of Reduce. */
     memcpy(recv, send, sizeof send);
     rc = MPI_Reduce(rank == 0 ? MPI_IN_PLACE : send, recv, 3, MPI_INT, MPI_MAX, 0, comm);
-    tc_say("%s Reduce in place rc=%d data=%ld", name, rc, rank == 0 ? checksum(recv, 3) : 0L);
+    tc_say("%s Reduce in place rc=%d data=%ld", name, rc, rank == 0 ? tc_checksum(recv, 3) : 0L);
     expect_rooted("Reduce", comm, 0, 3, MPI_INT);
 
     rc = MPI_Allreduce(dsend, drecv, 4, MPI_DOUBLE, MPI_SUM, comm);
@@ -106,7 +99,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
 
     /* Gather: the receive arguments are passed (and logged) on every rank. */
     rc = MPI_Gather(send, 2, MPI_INT, recv, 2, MPI_INT, root, comm);
-    tc_say("%s Gather rc=%d data=%ld", name, rc, rank == root ? checksum(recv, 2 * size) : 0L);
+    tc_say("%s Gather rc=%d data=%ld", name, rc, rank == root ? tc_checksum(recv, 2 * size) : 0L);
     expect_gather("Gather", comm, root, 2, MPI_INT, 2, MPI_INT);
     /* MPI_IN_PLACE at the root: the send count/type (here nonsense) are not read. */
     for (int i = 0; i < 3 * size; ++i)
@@ -119,7 +112,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         expect_gather("Gather", comm, root, 3, MPI_INT, 3, MPI_INT);
     }
     tc_say("%s Gather in place rc=%d data=%ld", name, rc,
-           rank == root ? checksum(recv, 3 * size) : 0L);
+           rank == root ? tc_checksum(recv, 3 * size) : 0L);
 
     /* The receive type of a non-root Gather may be MPI_DATATYPE_NULL: tid -1, size 0. */
     if (rank == root) {
@@ -130,10 +123,10 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         expect_gather("Gather", comm, root, 1, MPI_INT, 0, MPI_DATATYPE_NULL);
     }
     tc_say("%s Gather null type rc=%d data=%ld", name, rc,
-           rank == root ? checksum(recv, size) : 0L);
+           rank == root ? tc_checksum(recv, size) : 0L);
 
     rc = MPI_Gatherv(send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, root, comm);
-    tc_say("%s Gatherv rc=%d data=%ld", name, rc, rank == root ? checksum(recv, 8 * size) : 0L);
+    tc_say("%s Gatherv rc=%d data=%ld", name, rc, rank == root ? tc_checksum(recv, 8 * size) : 0L);
     ex_begin("Gatherv");
     ex_int("size", bytes(rank + 1, MPI_INT));
     ex_int("root", tc_world_rank(comm, root));
@@ -163,14 +156,14 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         ex_end();
     }
     tc_say("%s Gatherv in place rc=%d data=%ld", name, rc,
-           rank == root ? checksum(recv, 8 * size) : 0L);
+           rank == root ? tc_checksum(recv, 8 * size) : 0L);
 
     rc = MPI_Scatter(send, 2, MPI_DOUBLE, drecv, 4, MPI_INT, 0, comm);
     tc_say("%s Scatter rc=%d", name, rc);
     expect_gather("Scatter", comm, 0, 2, MPI_DOUBLE, 4, MPI_INT);
 
     rc = MPI_Scatterv(send, counts, displs, MPI_INT, recv, rank + 1, MPI_INT, root, comm);
-    tc_say("%s Scatterv rc=%d data=%ld", name, rc, checksum(recv, rank + 1));
+    tc_say("%s Scatterv rc=%d data=%ld", name, rc, tc_checksum(recv, rank + 1));
     ex_begin("Scatterv");
     ex_int("recvSize", bytes(rank + 1, MPI_INT));
     ex_int("root", tc_world_rank(comm, root));
@@ -188,11 +181,11 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         rc = MPI_Scatter(send, 3, MPI_INT, recv, 3, MPI_INT, root, comm);
         expect_gather("Scatter", comm, root, 3, MPI_INT, 3, MPI_INT);
     }
-    tc_say("%s Scatter in place rc=%d data=%ld", name, rc, checksum(recv, 3));
+    tc_say("%s Scatter in place rc=%d data=%ld", name, rc, tc_checksum(recv, 3));
     rc = MPI_Scatterv(send, counts, displs, MPI_INT, rank == root ? MPI_IN_PLACE : (void *)recv,
                       rank == root ? 888 : rank + 1, rank == root ? MPI_DOUBLE : MPI_INT, root,
                       comm);
-    tc_say("%s Scatterv in place rc=%d data=%ld", name, rc, checksum(recv, rank + 1));
+    tc_say("%s Scatterv in place rc=%d data=%ld", name, rc, tc_checksum(recv, rank + 1));
     ex_begin("Scatterv");
     ex_int("recvSize", bytes(counts[rank], MPI_INT));
     ex_int("root", tc_world_rank(comm, root));
@@ -216,7 +209,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     for (int i = 0; i < 2 * size; ++i)
         recv[i] = rank;
     rc = MPI_Allgather(MPI_IN_PLACE, 777, MPI_DOUBLE, recv, 2, MPI_INT, comm);
-    tc_say("%s Allgather in place rc=%d data=%ld", name, rc, checksum(recv, 2 * size));
+    tc_say("%s Allgather in place rc=%d data=%ld", name, rc, tc_checksum(recv, 2 * size));
     ex_begin("Allgather");
     ex_int("size", bytes(2, MPI_INT));
     ex_int("recvSize", bytes(2, MPI_INT));
@@ -232,7 +225,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         gathered_counts[i] = i + 1, gathered_displs[i] = 4 * i;
     rc = MPI_Allgatherv(send, rank + 1, MPI_INT, recv, gathered_counts, gathered_displs, MPI_INT,
                         comm);
-    tc_say("%s Allgatherv rc=%d data=%ld", name, rc, checksum(recv, 4 * size));
+    tc_say("%s Allgatherv rc=%d data=%ld", name, rc, tc_checksum(recv, 4 * size));
     ex_begin("Allgatherv");
     ex_int("size", bytes(rank + 1, MPI_INT));
     ex_comm("cid", comm);
@@ -245,7 +238,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         recv[i] = rank * 7 + i;
     rc = MPI_Allgatherv(MPI_IN_PLACE, 55, MPI_DOUBLE, recv, gathered_counts, gathered_displs,
                         MPI_INT, comm);
-    tc_say("%s Allgatherv in place rc=%d data=%ld", name, rc, checksum(recv, 4 * size));
+    tc_say("%s Allgatherv in place rc=%d data=%ld", name, rc, tc_checksum(recv, 4 * size));
     ex_begin("Allgatherv");
     ex_int("size", bytes(gathered_counts[rank], MPI_INT));
     ex_comm("cid", comm);
@@ -254,12 +247,12 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     ex_end();
 
     rc = MPI_Alltoall(send, 2, MPI_INT, recv, 2, MPI_INT, comm);
-    tc_say("%s Alltoall rc=%d data=%ld", name, rc, checksum(recv, 2 * size));
+    tc_say("%s Alltoall rc=%d data=%ld", name, rc, tc_checksum(recv, 2 * size));
     expect_simple("Alltoall", comm, 2, MPI_INT);
     for (int i = 0; i < 3 * size; ++i)
         recv[i] = rank * 10 + i;
     rc = MPI_Alltoall(MPI_IN_PLACE, 99, MPI_DOUBLE, recv, 3, MPI_INT, comm);
-    tc_say("%s Alltoall in place rc=%d data=%ld", name, rc, checksum(recv, 3 * size));
+    tc_say("%s Alltoall in place rc=%d data=%ld", name, rc, tc_checksum(recv, 3 * size));
     expect_simple("Alltoall", comm, 3, MPI_INT);
 
     int scounts[16], sdispls[16], rcounts[16], rdispls[16];
@@ -268,18 +261,18 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         rcounts[i] = 1 + (i + rank) % 2, rdispls[i] = 2 * i;
     }
     rc = MPI_Alltoallv(send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT, comm);
-    tc_say("%s Alltoallv rc=%d data=%ld", name, rc, checksum(recv, 2 * size));
+    tc_say("%s Alltoallv rc=%d data=%ld", name, rc, tc_checksum(recv, 2 * size));
     expect_cid_only("Alltoallv", comm);
 
     int rs_counts[16];
     for (int i = 0; i < size; ++i)
         rs_counts[i] = 2;
     rc = MPI_Reduce_scatter(send, recv, rs_counts, MPI_INT, MPI_SUM, comm);
-    tc_say("%s Reduce_scatter rc=%d data=%ld", name, rc, checksum(recv, 2));
+    tc_say("%s Reduce_scatter rc=%d data=%ld", name, rc, tc_checksum(recv, 2));
     expect_cid_only("Reduce_scatter", comm);
 
     rc = MPI_Scan(send, recv, 4, MPI_INT, MPI_SUM, comm);
-    tc_say("%s Scan rc=%d data=%ld", name, rc, checksum(recv, 4));
+    tc_say("%s Scan rc=%d data=%ld", name, rc, tc_checksum(recv, 4));
     expect_simple("Scan", comm, 4, MPI_INT);
     memcpy(drecv, dsend, sizeof dsend);
     rc = MPI_Scan(MPI_IN_PLACE, drecv, 3, MPI_DOUBLE, MPI_SUM, comm);
@@ -288,11 +281,11 @@ static void run_collectives(MPI_Comm comm, const char *name) {
 
     memset(recv, 0, 8 * sizeof(int));
     rc = MPI_Exscan(send, recv, 5, MPI_INT, MPI_SUM, comm);
-    tc_say("%s Exscan rc=%d data=%ld", name, rc, rank > 0 ? checksum(recv, 5) : 0L);
+    tc_say("%s Exscan rc=%d data=%ld", name, rc, rank > 0 ? tc_checksum(recv, 5) : 0L);
     expect_simple("Exscan", comm, 5, MPI_INT);
     memcpy(recv, send, 8 * sizeof(int));
     rc = MPI_Exscan(MPI_IN_PLACE, recv, 2, MPI_INT, MPI_PROD, comm);
-    tc_say("%s Exscan in place rc=%d data=%ld", name, rc, rank > 0 ? checksum(recv, 2) : 0L);
+    tc_say("%s Exscan in place rc=%d data=%ld", name, rc, rank > 0 ? tc_checksum(recv, 2) : 0L);
     expect_simple("Exscan", comm, 2, MPI_INT);
 }
 

@@ -37,6 +37,8 @@ int tc_size(void);
 void tc_say(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* Abort with a message when an MPI call returned an error. */
 void tc_check(int rc, const char *what);
+/* A position-weighted sum of n ints, printed to compare data traced and untraced. */
+long tc_checksum(const int *v, int n);
 
 /* One expected trace element: begin, attributes in order, children, end. */
 void ex_begin(const char *tag);

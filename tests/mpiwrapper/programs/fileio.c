@@ -150,13 +150,6 @@ static void barrier(void) {
     ex_end();
 }
 
-static long checksum(const int *v, int n) {
-    long s = 0;
-    for (int i = 0; i < n; ++i)
-        s += (long)v[i] * (i + 1);
-    return s;
-}
-
 static void say_io(const char *what, int rc, MPI_Status *status) {
     int count = -7;
     MPI_Get_count(status, MPI_INT, &count);
@@ -245,11 +238,11 @@ int main(int argc, char **argv) {
     ex_end();
     rc = MPI_File_read_at(fh, ((rank + 1) % size) * 8, in, 8, MPI_INT, &status);
     say_io("File_read_at", rc, &status);
-    tc_say("data=%ld", checksum(in, 8));
+    tc_say("data=%ld", tc_checksum(in, 8));
     expect_access("File_read_at", data_name, ((rank + 1) % size) * 8, 8, MPI_INT);
     rc = MPI_File_read_at_all(fh, 100, in, 4 * size, MPI_INT, &status);
     say_io("File_read_at_all", rc, &status);
-    tc_say("data=%ld", checksum(in, 4 * size));
+    tc_say("data=%ld", tc_checksum(in, 4 * size));
     expect_access("File_read_at_all", data_name, 100, 4 * size, MPI_INT);
 
     /* the individual file pointer: seeks (Set, Cur, End), reads, writes */
@@ -268,7 +261,7 @@ int main(int argc, char **argv) {
     position = offset_before_access();
     rc = MPI_File_read(fh, in, 4, MPI_INT, &status);
     say_io("File_read", rc, &status);
-    tc_say("data=%ld", checksum(in, 4));
+    tc_say("data=%ld", tc_checksum(in, 4));
     expect_access("File_read", data_name, position, 4, MPI_INT);
     position = offset_before_access();
     rc = MPI_File_write_all(fh, out + 4, 3, MPI_INT, &status);
@@ -347,7 +340,7 @@ int main(int argc, char **argv) {
         ex_end();
         rc = MPI_File_read_at_all_end(fh, in, &status);
         say_io("File_read_at_all_end", rc, &status);
-        tc_say("data=%ld", checksum(in, 2 * size));
+        tc_say("data=%ld", tc_checksum(in, 2 * size));
         expect_end_call(read_at_label);
     }
     /* Ordered begins log the shared pointer read just before the call, in
@@ -426,7 +419,7 @@ int main(int argc, char **argv) {
     ex_end();
     rc = MPI_Wait(&requests[0], &status);
     say_io("Wait iread_at", rc, &status);
-    tc_say("data=%ld", checksum(in, 3));
+    tc_say("data=%ld", tc_checksum(in, 3));
     ex_begin("Wait");
     ex_for("iread_at");
     ex_end();
@@ -472,7 +465,7 @@ int main(int argc, char **argv) {
     position = offset_before_access();
     rc = MPI_File_read(fh, in, 2, MPI_INT, &status);
     say_io("File_read strided", rc, &status);
-    tc_say("data=%ld", checksum(in, 2));
+    tc_say("data=%ld", tc_checksum(in, 2));
     expect_access("File_read", data_name, position, 2, MPI_INT);
     rc = MPI_File_write_at(fh, 5, out, 1, MPI_INT, &status);
     say_io("File_write_at strided", rc, &status);
