@@ -45,15 +45,19 @@ bool OutputBuffer::switchHalves() {
     return true;
 }
 
+int OutputBuffer::writeAt(const char *text, size_t length, int64_t offset) {
+    if (length == 0) return 0;
+    const int error = writeFullyAt(fd_, text, length, offset);
+    if (error == 0) noteWrittenUpTo(offset + static_cast<int64_t>(length));
+    return error;
+}
+
 bool OutputBuffer::writeHalf(Half &half) {
     const size_t length = half.length.load(std::memory_order_relaxed);
     const int64_t offset = half.offset.load(std::memory_order_relaxed);
-    if (length > 0) {
-        if (const int error = writeFullyAt(fd_, half.data.get(), length, offset)) {
-            lastError_ = error;
-            return false;
-        }
-        noteWrittenUpTo(offset + static_cast<int64_t>(length));
+    if (const int error = writeAt(half.data.get(), length, offset)) {
+        lastError_ = error;
+        return false;
     }
     // In this order: a crash handler in between sees an empty half, and the
     // end of the file in writtenEnd_.
@@ -65,11 +69,9 @@ bool OutputBuffer::writeHalf(Half &half) {
 void OutputBuffer::writeQueuedHalf(Half &half) {
     const size_t length = half.length.load(std::memory_order_acquire);
     const int64_t offset = half.offset.load(std::memory_order_relaxed);
-    if (const int error = writeFullyAt(fd_, half.data.get(), length, offset)) {
+    if (const int error = writeAt(half.data.get(), length, offset)) {
         int none = 0;
         backgroundError_.compare_exchange_strong(none, error);
-    } else {
-        noteWrittenUpTo(offset + static_cast<int64_t>(length));
     }
     half.length.store(0, std::memory_order_release);
 }
@@ -103,9 +105,8 @@ bool OutputBuffer::flush() {
 bool OutputBuffer::writeThrough(const char *text, size_t length) {
     if (!flush()) return false;
     const int64_t offset = active_->offset.load(std::memory_order_relaxed);
-    lastError_ = writeFullyAt(fd_, text, length, offset);
+    lastError_ = writeAt(text, length, offset);
     if (lastError_ != 0) return false;
-    noteWrittenUpTo(offset + static_cast<int64_t>(length));
     active_->offset.store(offset + static_cast<int64_t>(length), std::memory_order_relaxed);
     return true;
 }

@@ -9,8 +9,8 @@
 // their offsets: a byte written twice lands in the same place. The halves
 // never reallocate, for the same reason.
 //
-// Without the background thread (BufferOptions::background false, or when it
-// cannot be started) a full half is written by the caller, as before.
+// Without the background thread (attach(..., background = false), or when it
+// cannot be started) the caller writes a full half itself and fills it again.
 //
 // Part of the public headers only because TraceWriter's inline fast path
 // claims space in it; not an API of its own.
@@ -86,6 +86,8 @@ class OutputBuffer {
     bool writeHalf(Half &half);  // pwrite, then empties the half
     void waitUntilWritten(Half &half);
     bool takeBackgroundError();
+    // pwrite(2)s all of text at offset; on success, notes it in writtenEnd_.
+    int writeAt(const char *text, size_t length, int64_t offset);
     void noteWrittenUpTo(int64_t end);
     void writeQueuedHalf(Half &half);  // on the background writer's thread
 
