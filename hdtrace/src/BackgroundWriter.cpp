@@ -22,7 +22,6 @@ bool gHeld = false;
 enum State { kNotStarted, kStarting, kRunning, kCannotStart };
 std::atomic<int> gState{kNotStarted};
 bool gForkHandlerInstalled = false;  // set once, inherited by children
-BackgroundWriter *gWriter = nullptr;
 
 void resetInForkChild() {
     gMutex = PTHREAD_MUTEX_INITIALIZER;
@@ -35,17 +34,16 @@ void resetInForkChild() {
 
 }  // namespace
 
-BackgroundWriter *BackgroundWriter::get() {
+bool BackgroundWriter::start() {
     int state = gState.load(std::memory_order_acquire);
-    if (state == kRunning) return gWriter;
-    if (state == kCannotStart) return nullptr;
+    if (state == kRunning) return true;
+    if (state == kCannotStart) return false;
     int expected = kNotStarted;
     if (gState.compare_exchange_strong(expected, kStarting)) {
         if (!gForkHandlerInstalled) {
             pthread_atfork(nullptr, nullptr, resetInForkChild);
             gForkHandlerInstalled = true;
         }
-        if (!gWriter) gWriter = new BackgroundWriter;  // never destroyed: it outlives exit()
         // The thread inherits this mask: all signals blocked.
         sigset_t all, previous;
         sigfillset(&all);
@@ -54,18 +52,18 @@ BackgroundWriter *BackgroundWriter::get() {
         pthread_attr_init(&attributes);
         pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
         pthread_t thread;
-        const bool started = pthread_create(&thread, &attributes, threadMain, gWriter) == 0;
+        const bool started = pthread_create(&thread, &attributes, threadMain, nullptr) == 0;
         pthread_attr_destroy(&attributes);
         pthread_sigmask(SIG_SETMASK, &previous, nullptr);
         gState.store(started ? kRunning : kCannotStart, std::memory_order_release);
-        return started ? gWriter : nullptr;
+        return started;
     }
     while ((state = gState.load(std::memory_order_acquire)) == kStarting)
         sched_yield();
-    return state == kRunning ? gWriter : nullptr;
+    return state == kRunning;
 }
 
-void *BackgroundWriter::threadMain(void *self) {
+void *BackgroundWriter::threadMain(void *) {
     pthread_setname_np(pthread_self(), "hdtrace-writer");
     // Not bound to the core of the thread that started it (MPI launchers bind
     // each rank to one): on a CPU of its own the kernel's copy of the trace
@@ -77,7 +75,7 @@ void *BackgroundWriter::threadMain(void *self) {
     for (long cpu = 0; cpu < cpus && cpu < CPU_SETSIZE; ++cpu)
         CPU_SET(static_cast<int>(cpu), &everywhere);
     ::sched_setaffinity(0, sizeof everywhere, &everywhere);
-    static_cast<BackgroundWriter *>(self)->run();
+    run();
     return nullptr;
 }
 

@@ -15,23 +15,22 @@ namespace hdtrace {
 
 class BackgroundWriter {
   public:
-    // The process's writer, started on first use; nullptr when no thread can
-    // be started (the caller then writes itself).
-    static BackgroundWriter *get();
+    // Starts the process's writer thread unless it runs already; false when
+    // no thread can be started (the caller then writes itself).
+    static bool start();
 
     // Queues half of buffer; the writer pwrites it and then sets its length
     // to 0. A buffer has at most one half queued at a time.
-    void enqueue(OutputBuffer &buffer, OutputBuffer::Half &half);
+    static void enqueue(OutputBuffer &buffer, OutputBuffer::Half &half);
     // Returns once half's length is 0.
-    void waitUntilWritten(const OutputBuffer::Half &half);
+    static void waitUntilWritten(const OutputBuffer::Half &half);
 
     // For tests: while held, queued halves stay queued (and unwritten).
     static void holdForTesting(bool hold);
 
   private:
-    BackgroundWriter() = default;
-    void run();
-    static void *threadMain(void *self);
+    static void run();
+    static void *threadMain(void *);
 };
 
 }  // namespace hdtrace

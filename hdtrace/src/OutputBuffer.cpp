@@ -31,8 +31,7 @@ char *OutputBuffer::claim(size_t length) {
 
 bool OutputBuffer::switchHalves() {
     Half &full = *active_;
-    BackgroundWriter *writer = background_ ? BackgroundWriter::get() : nullptr;
-    if (!writer) return writeHalf(full);  // and fill it again
+    if (!background_ || !BackgroundWriter::start()) return writeHalf(full);  // and fill it again
     Half &next = other();
     waitUntilWritten(next);  // long done, unless the disk is slower than the program
     if (takeBackgroundError()) return false;
@@ -41,7 +40,7 @@ bool OutputBuffer::switchHalves() {
                           static_cast<int64_t>(full.length.load(std::memory_order_relaxed)),
                       std::memory_order_relaxed);
     active_ = &next;
-    writer->enqueue(*this, full);
+    BackgroundWriter::enqueue(*this, full);
     return true;
 }
 
@@ -77,8 +76,9 @@ void OutputBuffer::writeQueuedHalf(Half &half) {
 }
 
 void OutputBuffer::waitUntilWritten(Half &half) {
-    if (half.length.load(std::memory_order_acquire) == 0) return;
-    if (BackgroundWriter *writer = BackgroundWriter::get()) writer->waitUntilWritten(half);
+    // A half that is not being filled holds text only while it is queued,
+    // so the writer thread runs.
+    if (half.length.load(std::memory_order_acquire) != 0) BackgroundWriter::waitUntilWritten(half);
 }
 
 bool OutputBuffer::takeBackgroundError() {
