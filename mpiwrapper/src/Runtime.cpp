@@ -10,6 +10,7 @@
 #include <hdtrace/CrashHandlers.hpp>
 
 #include "InfoLines.hpp"
+#include "NodeRanks.hpp"
 #include "ThreadContext.hpp"
 
 namespace hdtracempi {
@@ -83,27 +84,18 @@ ThreadContext *createThreadContext() {
 
 // Whether a background thread writes this process's traces. Auto: when the
 // node has a CPU to spare for it, that is more CPUs than ranks; otherwise the
-// thread would take turns with a rank. Counting the ranks of the node takes
-// one collective over MPI_COMM_WORLD, here inside MPI_Init, which every rank
-// is in anyway.
-bool decideBackgroundWrites(Config::WriterThread choice, std::string *reason) {
+// thread would take turns with a rank.
+bool decideBackgroundWrites(Config::WriterThread choice, int worldSize, std::string *reason) {
     if (choice != Config::WriterThread::Auto) {
         const bool on = choice == Config::WriterThread::On;
         *reason = on ? "HDTRACE_WRITER_THREAD=1" : "HDTRACE_WRITER_THREAD=0";
         return on;
     }
-    int ranksOnNode = 1;
-    MPI_Comm node = MPI_COMM_NULL;
-    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-            MPI_SUCCESS &&
-        node != MPI_COMM_NULL) {
-        PMPI_Comm_size(node, &ranksOnNode);
-        PMPI_Comm_free(&node);
-    }
+    const NodeRanks ranks = countNodeRanks(worldSize);
     const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-    *reason = "auto: " + std::to_string(ranksOnNode) + " ranks on " + std::to_string(cpus) +
-              " CPUs of this node";
-    return cpus > ranksOnNode;
+    *reason = "auto: " + std::to_string(ranks.count) + " ranks on " + std::to_string(cpus) +
+              " CPUs of this node, from " + ranks.source;
+    return cpus > ranks.count;
 }
 
 }  // namespace
@@ -113,10 +105,12 @@ void startTracing(int initResult, int *argc, char ***argv) {
     gRuntime = new Runtime;
     gContexts = new std::vector<ThreadContext *>;
     PMPI_Comm_rank(MPI_COMM_WORLD, &gRuntime->worldRank);
+    int worldSize = 1;
+    PMPI_Comm_size(MPI_COMM_WORLD, &worldSize);
     // One warning per process group is enough: only rank 0 reports bad values.
     gRuntime->config = readConfig(gRuntime->worldRank == 0);
-    gRuntime->backgroundWrites =
-        decideBackgroundWrites(gRuntime->config.writerThread, &gRuntime->backgroundWritesReason);
+    gRuntime->backgroundWrites = decideBackgroundWrites(gRuntime->config.writerThread, worldSize,
+                                                        &gRuntime->backgroundWritesReason);
     gRuntime->program = programName(argc, argv);
     char host[256] = "localhost";
     if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");

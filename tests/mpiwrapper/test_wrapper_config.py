@@ -190,7 +190,14 @@ def test_writer_thread_settings_give_complete_traces(runner, writer_thread, nran
         reason = f"HDTRACE_WRITER_THREAD={writer_thread}"
     else:
         background = cpus > nranks
-        reason = f"auto: {nranks} ranks on {cpus} CPUs of this node"
+        # how many ranks share the node: the launcher says (issue #17)
+        if nranks == 1:
+            source = "a world of one rank"
+        elif "--oversubscribe" in tracecheck.launcher():  # Open MPI's mpiexec
+            source = "OMPI_COMM_WORLD_LOCAL_SIZE"
+        else:  # MPICH's Hydra
+            source = "MPI_LOCALNRANKS"
+        reason = f"auto: {nranks} ranks on {cpus} CPUs of this node, from {source}"
     said = "a background thread" if background else "the traced thread"
     lines = [line for line in run.result.stderr.splitlines() if "traces into" in line]
     assert len(lines) == nranks, run.result.stderr
