@@ -1,5 +1,34 @@
 // Runtime: the process-wide state of the wrapper (configuration, registries,
 // naming of the traces) and its life cycle from MPI_Init to MPI_Finalize.
+//
+// The MPI calls the wrapper makes on its own behalf. A tracer must leave the
+// library as the program would find it without the tracer (issue #17): it
+// creates no communicator, window, file, datatype or request of its own, so
+// that the program's handles and context ids are the same traced and
+// untraced. (The generated wrappers forward each program call to its PMPI_
+// twin; those are the program's calls, not the wrapper's.)
+// tests/mpiwrapper/test_own_objects.py checks that every PMPI_ call in src/
+// and wrapper_conf.py is listed here, and every entry is used.
+//   own-mpi-call PMPI_Comm_rank, PMPI_Comm_size, PMPI_Comm_test_inter,
+//     PMPI_Comm_get_name, PMPI_Group_size, PMPI_Type_size_x,
+//     PMPI_Type_get_envelope, PMPI_Type_get_name, PMPI_File_get_size,
+//     PMPI_File_get_position, PMPI_File_get_position_shared,
+//     PMPI_File_get_byte_offset, PMPI_Info_get_nkeys, PMPI_Info_get_nthkey,
+//     PMPI_Info_get_valuelen, PMPI_Info_get, PMPI_Get_library_version:
+//     queries; they create and change nothing.
+//   own-mpi-call PMPI_Allgather: once in MPI_Init over MPI_COMM_WORLD, only
+//     when HDTRACE_WRITER_THREAD=auto and the launcher does not say how many
+//     ranks share the node (NodeRanks.hpp). A collective allocates no
+//     context id and no handle; every rank is inside MPI_Init.
+//   own-mpi-call PMPI_Comm_group, PMPI_Comm_remote_group,
+//     PMPI_Group_translate_ranks, PMPI_Group_free: a communicator's members
+//     as world ranks, once per communicator. The group is the
+//     communicator's own (both libraries return it with its reference count
+//     raised) and is released at once; no communicator, no context id.
+//   own-mpi-call PMPI_Type_get_contents, PMPI_Type_free: decoding a derived
+//     type. get_contents hands back the program's own constituent types
+//     with their reference count raised (MPI-3.1 section 4.1.13), and
+//     Type_free of those returns the count to where it was; no type is made.
 #pragma once
 
 #include <atomic>
