@@ -75,6 +75,10 @@ def _parse(run):
     ranks = {}
     for line in run.result.stdout.splitlines():
         fields = line.split()
+        if not fields:  # Hydra may break the stream between two ranks' lines
+            continue
+        assert len(fields) >= 3 and re.fullmatch(r"r[0-9]+", fields[0]), \
+            f"unexpected line {line!r} in\n{run.result.stdout}"
         rank = int(fields[0][1:])
         calls, handles = ranks.setdefault(rank, ({}, {}))
         if fields[1] == "calls":
@@ -102,6 +106,12 @@ def _compare(plain, traced, kind):
     for rank in plain_ranks:
         plain_calls, plain_handles = plain_ranks[rank]
         traced_calls, traced_handles = traced_ranks[rank]
+        if "--oversubscribe" not in tracecheck.launcher():
+            # MPICH: the wrapper's MPI_Comm_group makes MPICH create the
+            # group it then keeps with the communicator (Runtime.hpp), so
+            # groups the program makes later get other handle values. They
+            # behave the same; no context id or other object is involved.
+            plain_handles.pop("group"), traced_handles.pop("group")
         assert traced_handles == plain_handles, (
             f"rank {rank}: handles traced {traced_handles} untraced {plain_handles}")
         assert set(traced_calls) == set(forwards), traced_calls

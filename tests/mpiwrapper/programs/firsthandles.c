@@ -12,10 +12,10 @@
  * FIRSTHANDLES_HIDE_LAUNCHER set, the program first removes the launcher's
  * count of ranks per node from its environment.
  *
- * The program also counts, per phase, the calls that reach the library's
- * object-creating PMPI_ entry points: it defines them itself (they
- * interpose on libmpi's, for the wrapper linked in or preloaded) and
- * forwards to the library. It prints "r<rank> calls <phase> <name>:<n> ...".
+ * The program also counts, per phase, the calls that the program or the
+ * wrapper make to the library's object-creating PMPI_ entry points: it
+ * defines them itself (they interpose on libmpi's, for the wrapper linked
+ * in or preloaded) and forwards to the library. It prints "r<rank> calls <phase> <name>:<n> ...".
  * The library never calls these symbols for the program's MPI_X calls
  * (Open MPI's MPI_X do not call PMPI_X; MPICH's are the same function), so
  * a traced run may show exactly one call more than an untraced run, that of
@@ -23,28 +23,81 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <mpi.h>
 
 static int rank, size;
 
 /* ---- counting interposers */
 enum {
-    kCommSplitType, kCommSplit, kCommDup, kCommDupWithInfo, kCommCreate, kCommCreateGroup,
-    kCartCreate, kCartSub, kGraphCreate, kDistGraphCreate, kDistGraphCreateAdjacent,
-    kIntercommCreate, kIntercommMerge, kCommFree, kTypeContiguous, kTypeDup, kTypeFree,
-    kWinCreate, kWinAllocate, kWinFree, kFileOpen, kFileClose, kIsend, kIrecv, kRequestFree,
+    kCommSplitType,
+    kCommSplit,
+    kCommDup,
+    kCommDupWithInfo,
+    kCommCreate,
+    kCommCreateGroup,
+    kCartCreate,
+    kCartSub,
+    kGraphCreate,
+    kDistGraphCreate,
+    kDistGraphCreateAdjacent,
+    kIntercommCreate,
+    kIntercommMerge,
+    kCommFree,
+    kTypeContiguous,
+    kTypeDup,
+    kTypeFree,
+    kWinCreate,
+    kWinAllocate,
+    kWinFree,
+    kFileOpen,
+    kFileClose,
+    kIsend,
+    kIrecv,
+    kRequestFree,
     kCounted
 };
-static const char *const kNames[kCounted] = {
-    "Comm_split_type", "Comm_split", "Comm_dup", "Comm_dup_with_info", "Comm_create",
-    "Comm_create_group", "Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create",
-    "Dist_graph_create_adjacent", "Intercomm_create", "Intercomm_merge", "Comm_free",
-    "Type_contiguous", "Type_dup", "Type_free", "Win_create", "Win_allocate", "Win_free",
-    "File_open", "File_close", "Isend", "Irecv", "Request_free"};
+static const char *const kNames[kCounted] = {"Comm_split_type",
+                                             "Comm_split",
+                                             "Comm_dup",
+                                             "Comm_dup_with_info",
+                                             "Comm_create",
+                                             "Comm_create_group",
+                                             "Cart_create",
+                                             "Cart_sub",
+                                             "Graph_create",
+                                             "Dist_graph_create",
+                                             "Dist_graph_create_adjacent",
+                                             "Intercomm_create",
+                                             "Intercomm_merge",
+                                             "Comm_free",
+                                             "Type_contiguous",
+                                             "Type_dup",
+                                             "Type_free",
+                                             "Win_create",
+                                             "Win_allocate",
+                                             "Win_free",
+                                             "File_open",
+                                             "File_close",
+                                             "Isend",
+                                             "Irecv",
+                                             "Request_free"};
 static long counts[kCounted];
+
+/* Whether the call comes from the program's own code or the wrapper's
+ * (linked in, or preloaded as libhdtracempi.so), not from inside the MPI
+ * library: MPICH's ROMIO, entered through PMPI_File_open, itself calls
+ * PMPI_Comm_dup and PMPI_Type_free, which are the library's business. */
+static int from_program_or_wrapper(void *return_address) {
+    Dl_info caller, program;
+    if (!dladdr(return_address, &caller) || !dladdr((void *)&from_program_or_wrapper, &program))
+        return 1;
+    return caller.dli_fbase == program.dli_fbase ||
+           (caller.dli_fname && strstr(caller.dli_fname, "libhdtracempi"));
+}
 
 static void *next_symbol(const char *name) {
     void *symbol = dlsym(RTLD_NEXT, name);
@@ -55,12 +108,12 @@ static void *next_symbol(const char *name) {
     return symbol;
 }
 
-#define COUNTED(index, name, params, args)                          \
-    int P##name params {                                            \
-        static int(*next) params;                                   \
-        if (!next) next = (int(*) params)next_symbol("P" #name);    \
-        ++counts[index];                                            \
-        return next args;                                           \
+#define COUNTED(index, name, params, args)                                         \
+    int P##name params {                                                           \
+        static int(*next) params;                                                  \
+        if (!next) next = (int(*) params)next_symbol("P" #name);                   \
+        if (from_program_or_wrapper(__builtin_return_address(0))) ++counts[index]; \
+        return next args;                                                          \
     }
 
 COUNTED(kCommSplitType, MPI_Comm_split_type,
@@ -90,11 +143,9 @@ COUNTED(kDistGraphCreate, MPI_Dist_graph_create,
          const int weights[], MPI_Info info, int reorder, MPI_Comm *out),
         (comm, n, sources, degrees, dests, weights, info, reorder, out))
 COUNTED(kDistGraphCreateAdjacent, MPI_Dist_graph_create_adjacent,
-        (MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
-         int outdegree, const int dests[], const int destweights[], MPI_Info info, int reorder,
-         MPI_Comm *out),
-        (comm, indegree, sources, sourceweights, outdegree, dests, destweights, info, reorder,
-         out))
+        (MPI_Comm comm, int indegree, const int sources[], const int sourceweights[], int outdegree,
+         const int dests[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *out),
+        (comm, indegree, sources, sourceweights, outdegree, dests, destweights, info, reorder, out))
 COUNTED(kIntercommCreate, MPI_Intercomm_create,
         (MPI_Comm local, int leader, MPI_Comm peer, int remote, int tag, MPI_Comm *out),
         (local, leader, peer, remote, tag, out))
@@ -126,18 +177,26 @@ COUNTED(kIrecv, MPI_Irecv,
         (buf, count, type, source, tag, comm, request))
 COUNTED(kRequestFree, MPI_Request_free, (MPI_Request * request), (request))
 
-/* Prints the calls counted since the previous phase. */
+/* Prints the calls counted since the previous phase, as one write: MPICH
+ * makes stdout unbuffered in MPI_Init. */
 static void phase(const char *name) {
     static long before[kCounted];
-    printf("r%d calls %s", rank, name);
+    char line[2048];
+    int length = snprintf(line, sizeof line, "r%d calls %s", rank, name);
     for (int i = 0; i < kCounted; ++i) {
-        if (counts[i] != before[i]) printf(" %s:%ld", kNames[i], counts[i] - before[i]);
+        if (counts[i] != before[i] && length < (int)sizeof line)
+            length += snprintf(line + length, sizeof line - (size_t)length, " %s:%ld", kNames[i],
+                               counts[i] - before[i]);
         before[i] = counts[i];
     }
-    printf("\n");
+    if (length > (int)sizeof line - 2) length = (int)sizeof line - 2;
+    line[length++] = '\n';
+    fwrite(line, 1, (size_t)length, stdout);
 }
 
-static void say(const char *what, long value) { printf("r%d %s %ld\n", rank, what, value); }
+static void say(const char *what, long value) {
+    printf("r%d %s %ld\n", rank, what, value);
+}
 
 static MPI_Comm first_comm(const char *kind) {
     MPI_Comm comm = MPI_COMM_NULL;
