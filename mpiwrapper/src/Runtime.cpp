@@ -1,5 +1,6 @@
 #include "Runtime.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,6 +30,14 @@ thread_local bool tThreadUntraced = false;  // creating this thread's trace fail
 // Every context made, so that MPI_Finalize can close their traces.
 std::mutex gContextsMutex;
 std::vector<ThreadContext *> *gContexts = nullptr;
+// Contexts whose thread ended, each with its trace still open: the next new
+// thread continues that trace (TRACE-FORMAT.md, "Threads"). Under
+// gContextsMutex.
+std::vector<ThreadContext *> *gFreeContexts = nullptr;
+// Its destructor hands a thread's context back when the thread ends.
+pthread_key_t gThreadEndKey;
+// One warning per process when a thread's trace cannot be made.
+std::atomic<bool> gUntracedThreadReported{false};
 
 std::string programName(int *argc, char ***argv) {
     std::string path;
@@ -58,8 +67,11 @@ ThreadContext *createThreadContext() {
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
-        std::fprintf(stderr, "hdtracempi: warning: %s; rank %d thread %d runs untraced\n",
-                     error.c_str(), gRuntime->worldRank, threadIndex);
+        if (!gUntracedThreadReported.exchange(true))
+            std::fprintf(stderr,
+                         "hdtracempi: warning: %s; rank %d thread %d runs untraced (later "
+                         "threads that fail so are not reported)\n",
+                         error.c_str(), gRuntime->worldRank, threadIndex);
         tThreadUntraced = true;
         return nullptr;
     }
@@ -74,12 +86,37 @@ ThreadContext *createThreadContext() {
     writer->writeInfo(gRuntime->mpiLibraryLine);
     auto *context = new ThreadContext;
     context->writer = std::move(writer);
+    context->threadIndex = threadIndex;
     {
         std::lock_guard<std::mutex> lock(gContextsMutex);
         gContexts->push_back(context);
     }
     tThreadContext = context;
+    pthread_setspecific(gThreadEndKey, context);
     return context;
+}
+
+// A context left by a thread that ended, the one with the lowest thread
+// number, so that the traces in use stay few and their numbers small.
+ThreadContext *takeFreeContext() {
+    std::lock_guard<std::mutex> lock(gContextsMutex);
+    if (gFreeContexts->empty()) return nullptr;
+    auto lowest = gFreeContexts->begin();
+    for (auto it = gFreeContexts->begin(); it != gFreeContexts->end(); ++it)
+        if ((*it)->threadIndex < (*lowest)->threadIndex) lowest = it;
+    ThreadContext *context = *lowest;
+    gFreeContexts->erase(lowest);
+    return context;
+}
+
+// At the end of a thread with a context: another thread may continue its
+// trace. A thread that ends inside an MPI call (pthread_exit from a
+// callback) keeps its context: its trace has a state still open.
+void threadEnded(void *value) {
+    const auto *context = static_cast<const ThreadContext *>(value);
+    if (context->internalDepth != 0 || context->writer->depth() != 0) return;
+    std::lock_guard<std::mutex> lock(gContextsMutex);
+    gFreeContexts->push_back(static_cast<ThreadContext *>(value));
 }
 
 // Whether a background thread writes this process's traces. Auto: when the
@@ -104,6 +141,8 @@ void startTracing(int initResult, int *argc, char ***argv) {
     if (initResult != MPI_SUCCESS || gRuntime) return;
     gRuntime = new Runtime;
     gContexts = new std::vector<ThreadContext *>;
+    gFreeContexts = new std::vector<ThreadContext *>;
+    pthread_key_create(&gThreadEndKey, threadEnded);
     PMPI_Comm_rank(MPI_COMM_WORLD, &gRuntime->worldRank);
     int worldSize = 1;
     PMPI_Comm_size(MPI_COMM_WORLD, &worldSize);
@@ -146,6 +185,11 @@ void stopTracing() {
 
 ThreadContext *tracedThreadSlow() {
     if (tThreadUntraced) return nullptr;
+    if (ThreadContext *context = takeFreeContext()) {
+        tThreadContext = context;
+        pthread_setspecific(gThreadEndKey, context);
+        return context;
+    }
     ThreadContext *context = createThreadContext();
     if (context) {
         // A new thread's .info starts with WORLD and SELF, as thread 0's does.

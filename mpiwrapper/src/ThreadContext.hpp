@@ -42,6 +42,7 @@ struct ThreadContext {
 
   public:
     std::unique_ptr<hdtrace::TraceWriter> writer;
+    int threadIndex = 0;  // the <thread> of the trace's name
     // > 0 while the wrapper's own code runs: MPI calls made then (by the MPI
     // library on the wrapper's behalf) are not traced.
     int internalDepth = 0;

@@ -70,7 +70,7 @@ class Runner:
         return path
 
     def run(self, name, nranks, env=None, args=(), cached=True, trace_dir=None,
-            preload=False) -> Run:
+            preload=False, timeout=tracecheck.MPIEXEC_TIMEOUT) -> Run:
         env = dict(env or {})
         key = (name, nranks, tuple(sorted(env.items())), tuple(args), preload)
         if cached and trace_dir is None and key in self.cache:
@@ -96,7 +96,7 @@ class Runner:
             env.setdefault("HDTRACE_DIR", trace_dir)
         full_env = tracecheck.mpi_env(HDTRACE_EXPECT_DIR=expect, **env)
         started = time.time()
-        result = tracecheck.mpiexec(self.path(name), nranks, full_env, work, args)
+        result = tracecheck.mpiexec(self.path(name), nranks, full_env, work, args, timeout)
         run = Run(name, nranks, result, pathlib.Path(trace_dir), expect, work, started,
                   time.time())
         if cached:

@@ -1,6 +1,7 @@
 /* threads.c: MPI_Init_thread, then two threads, one after the other, make
- * MPI calls on a duplicate of MPI_COMM_WORLD: each thread gets a trace of
- * its own, numbered 1 and 2 in the order of their first MPI call. */
+ * MPI calls on a duplicate of MPI_COMM_WORLD: the first gets trace 1, and the
+ * second, started after the first ended, continues it (TRACE-FORMAT.md,
+ * "Threads"). */
 #include <pthread.h>
 #include <stdio.h>
 

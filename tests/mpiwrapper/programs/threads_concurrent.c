@@ -21,6 +21,7 @@ static MPI_Comm comms[THREADS];
 static int rank, peer;
 static MPI_Request mainRequest;
 static int mainValue = -1;
+static pthread_barrier_t allStarted;
 
 static void check(int rc, const char *what, int t) {
     if (rc != MPI_SUCCESS) {
@@ -43,6 +44,9 @@ static void *work(void *argument) {
         }
         check(MPI_Irecv(in, count, MPI_INT, peer, 1000 * t + i, comms[t], &requests[0]),
               "MPI_Irecv", t);
+        /* every thread has made its first MPI call before any can end, so
+         * that each has a trace of its own (none continues another's) */
+        if (i == 0) pthread_barrier_wait(&allStarted);
         check(MPI_Isend(out, count, MPI_INT, peer, 1000 * t + i, comms[t], &requests[1]),
               "MPI_Isend", t);
         check(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall", t);
@@ -75,6 +79,7 @@ int main(int argc, char **argv) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
     MPI_Irecv(&mainValue, 1, MPI_INT, peer, 77, MPI_COMM_WORLD, &mainRequest);
     pthread_t threads[THREADS];
+    pthread_barrier_init(&allStarted, NULL, THREADS);
     for (int t = 0; t < THREADS; ++t)
         pthread_create(&threads[t], NULL, work, (void *)(long)t);
     MPI_Send(&rank, 1, MPI_INT, peer, 77, MPI_COMM_WORLD);
