@@ -12,6 +12,7 @@
 
 #include "InfoLines.hpp"
 #include "NodeRanks.hpp"
+#include "ProcessExit.hpp"
 #include "ThreadContext.hpp"
 
 namespace hdtracempi {
@@ -168,6 +169,7 @@ void startTracing(int initResult, int *argc, char ***argv) {
     // After MPI's own handlers, which ours then call: a fatal signal first
     // completes the traces, then proceeds as without the wrapper.
     hdtrace::installCrashHandlers();
+    completeTracesOnExit();
     gTracing.store(true, std::memory_order_release);
 }
 

@@ -1,0 +1,65 @@
+"""A fatal MPI error (issue #18): the job ends as untraced, and the traces keep
+every call before the error.
+
+Open MPI's MPI_ERRORS_ARE_FATAL handler ends the process with _exit(),
+which runs no atexit handler and raises no signal; the wrapper defines
+_exit (mpiwrapper/src/ProcessExit.cpp) and completes the traces there, so
+every trace is well-formed and holds every call before the error.
+
+MPICH under Hydra reports the error to its process manager, which kills
+every rank with SIGKILL: nothing in the process runs after that, so a trace
+ends where its last write ended (TRACE-FORMAT.md, "Files and names"). With
+HDTRACE_FORCE_FLUSH=1 that is after the last complete call; the test checks
+that, and that readers keep those calls.
+
+On both, the exit status and stderr are those of the untraced run.
+MPI_ERRORS_ABORT (MPI-4) cannot be tried here: Open MPI 4.1 lacks it, and
+MPICH 4.0.2 fails an assertion in MPI_Comm_set_errhandler when given it.
+"""
+import re
+
+import pytest
+
+import tracecheck
+
+NRANKS = 2
+
+
+def _open_mpi():
+    return "--oversubscribe" in tracecheck.launcher()
+
+
+def _normalised(stderr):
+    """stderr without what differs from run to run: process ids, job ids, addresses."""
+    lines = []
+    for line in stderr.splitlines():
+        line = re.sub(r"0x[0-9a-fA-F]+", "0xN", line)
+        line = re.sub(r"[0-9]{3,}", "N", line)
+        lines.append(line.replace("fatal_traced", "fatal_plain"))
+    return sorted(lines)
+
+
+@pytest.mark.parametrize("preload", [False, True], ids=["linked", "preloaded"])
+def test_fatal_error_keeps_traces_and_ending(runner, preload):
+    env = {} if _open_mpi() else {"HDTRACE_FORCE_FLUSH": "1"}
+    plain = runner.run("fatal_plain", NRANKS, args=())
+    assert plain.result.returncode != 0, "the untraced program did not fail"
+    traced = runner.run("fatal_plain" if preload else "fatal_traced", NRANKS, args=(),
+                        env=env, preload=preload)
+    assert traced.result.returncode == plain.result.returncode, traced.result.stderr
+    # rank 0 prints before its failing call; the other rank may be ended first
+    assert "r0 before" in traced.result.stdout.splitlines()
+    assert _normalised(traced.result.stderr) == _normalised(plain.result.stderr)
+
+    for rank in range(NRANKS):
+        path = tracecheck.trace_base(traced.trace_dir, traced.program, rank).with_suffix(".trc")
+        if _open_mpi():
+            # well-formed: parse_trc raises on a trace without </Program>
+            tags = [element.tag for element in tracecheck.parse_trc(path).elements]
+        else:
+            tags = [element.tag for element in tracecheck.parse_trc_prefix(path)]
+        assert tags[:1] == ["Init"], f"{path}: {tags}"
+        if rank == 0:  # every call before the error, and nothing after it
+            assert tags == ["Init", "Allreduce", "Barrier"], f"{path}: {tags}"
+        else:
+            assert tags == ["Init", "Allreduce", "Barrier"][:len(tags)], f"{path}: {tags}"
