@@ -5,9 +5,10 @@
  * neighbour counts are checked, and it is freed.
  * Prints "r<rank> <shape> reorder=<r> in=<indegree> out=<outdegree> weighted=<w>".
  */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <mpi.h>
 
 static int rank, size;
 
@@ -16,12 +17,11 @@ static void report(const char *shape, int reorder, MPI_Comm graph, int in_expect
     int in, out, weighted;
     MPI_Dist_graph_neighbors_count(graph, &in, &out, &weighted);
     if (in != in_expected || out != out_expected) {
-        fprintf(stderr, "r%d %s: in %d out %d, expected %d %d\n", rank, shape, in, out,
-                in_expected, out_expected);
+        fprintf(stderr, "r%d %s: in %d out %d, expected %d %d\n", rank, shape, in, out, in_expected,
+                out_expected);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    printf("r%d %s reorder=%d in=%d out=%d weighted=%d\n", rank, shape, reorder, in, out,
-           weighted);
+    printf("r%d %s reorder=%d in=%d out=%d weighted=%d\n", rank, shape, reorder, in, out, weighted);
     MPI_Comm_free(&graph);
 }
 
@@ -81,16 +81,16 @@ int main(int argc, char **argv) {
                                        MPI_UNWEIGHTED, MPI_INFO_NULL, reorder, &graph);
         report("adjacent-ring-unweighted", reorder, graph, 1, 1);
         int leaves = 0;
-        for (int r = 1; r < size; ++r) all[leaves++] = r;
+        for (int r = 1; r < size; ++r)
+            all[leaves++] = r;
         int hub[1] = {0};
         if (rank == 0)
-            MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, leaves, all, MPI_UNWEIGHTED, leaves,
-                                           all, MPI_UNWEIGHTED, MPI_INFO_NULL, reorder, &graph);
+            MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, leaves, all, MPI_UNWEIGHTED, leaves, all,
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, reorder, &graph);
         else
             MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, hub, MPI_UNWEIGHTED, 1, hub,
                                            MPI_UNWEIGHTED, MPI_INFO_NULL, reorder, &graph);
-        report("adjacent-star", reorder, graph, rank == 0 ? size - 1 : 1,
-               rank == 0 ? size - 1 : 1);
+        report("adjacent-star", reorder, graph, rank == 0 ? size - 1 : 1, rank == 0 ? size - 1 : 1);
     }
     free(all);
     free(degrees);
