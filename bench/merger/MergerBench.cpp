@@ -9,6 +9,10 @@
 // peak RSS (wait4) is the merge's alone.
 //
 // Usage: merger_bench [ranks...]   (default 1024 4096 16384)
+//        merger_bench --threads N    (one rank with N traces, one per thread,
+//                                     each .info with WORLD and SELF, as a
+//                                     program with N threads alive at once
+//                                     writes them; issue #18)
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -128,28 +132,50 @@ long peakRssKiB() {
     return usage.ru_maxrss;
 }
 
-void benchmark(long ranks) {
+const char *const kEmptyTrace =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='0'>\n</Program>\n";
+
+// Writes the generated run; returns its directory.
+std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *traces) {
     char directoryTemplate[] = "/tmp/merger-bench-XXXXXX";
     const char *directory = mkdtemp(directoryTemplate);
     if (!directory) {
         std::perror("mkdtemp");
         std::exit(1);
     }
-    size_t lines = 0;
-    size_t traces = 0;
+    if (threadsOfRankZero > 0) {  // one rank, many threads
+        for (long thread = 0; thread < threadsOfRankZero; ++thread) {
+            const std::string base =
+                std::string(directory) + "/bench_node0_0_" + std::to_string(thread);
+            writeFile(base + ".trc", kEmptyTrace);
+            writeFile(base + ".info",
+                      "Mpi library='Open MPI v4.1.4' order_c=0 order_fortran=1 "
+                      "distribute_block=0 distribute_cyclic=1 distribute_none=2 "
+                      "distribute_dflt_darg=-1\n" +
+                          comm(0, run(0, 0, 1), "WORLD") + comm(1, run(0, 0, 1), "SELF"));
+            *lines += 3;
+            ++*traces;
+        }
+        return directory;
+    }
     for (long rank = 0; rank < ranks; ++rank) {
         const long threads = rank % 16 == 0 ? 2 : 1;
         for (long thread = 0; thread < threads; ++thread) {
             const std::string base = std::string(directory) + "/bench_node" +
                                      std::to_string(rank / 32) + "_" + std::to_string(rank) + "_" +
                                      std::to_string(thread);
-            writeFile(base + ".trc",
-                      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                      "<Program timeAdjustment='0'>\n</Program>\n");
-            writeFile(base + ".info", thread == 0 ? infoOf(rank, ranks, &lines) : "");
-            ++traces;
+            writeFile(base + ".trc", kEmptyTrace);
+            writeFile(base + ".info", thread == 0 ? infoOf(rank, ranks, lines) : "");
+            ++*traces;
         }
     }
+    return directory;
+}
+
+void benchmark(long ranks, long threadsOfRankZero) {
+    size_t lines = 0;
+    size_t traces = 0;
+    const std::string directory = writeRun(ranks, threadsOfRankZero, &lines, &traces);
 
     int pipeEnds[2];
     if (pipe(pipeEnds) != 0) std::exit(1);
@@ -197,13 +223,24 @@ void benchmark(long ranks) {
         ranks, traces, lines, seconds, static_cast<double>(usage.ru_maxrss) / 1024, communicators,
         datatypes, static_cast<double>(projBytes) / (1 << 20));
     std::fflush(stdout);
-    const std::string remove = std::string("rm -rf '") + directory + "'";
-    if (std::system(remove.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", directory);
+    const std::string remove = "rm -rf '" + directory + "'";
+    if (std::system(remove.c_str()) != 0)
+        std::fprintf(stderr, "could not remove %s\n", directory.c_str());
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
+    if (argc == 3 && std::strcmp(argv[1], "--threads") == 0) {
+        const long threads = std::atol(argv[2]);
+        if (threads < 1) {
+            std::fprintf(stderr, "merger_bench: --threads needs a positive number\n");
+            return 2;
+        }
+        std::printf("merger_bench: merge() of one rank with %ld traces (threads)\n", threads);
+        benchmark(1, threads);
+        return 0;
+    }
     std::vector<long> sizes;
     for (int i = 1; i < argc; ++i)
         sizes.push_back(std::atol(argv[i]));
@@ -217,7 +254,7 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "merger_bench: ranks must be a multiple of 128\n");
             return 2;
         }
-        benchmark(ranks);
+        benchmark(ranks, 0);
     }
     return 0;
 }
