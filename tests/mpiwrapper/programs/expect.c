@@ -155,6 +155,11 @@ int tc_world_rank(MPI_Comm comm, int rank) {
     return members[rank];
 }
 
+void ex_root(MPI_Comm comm, int root) {
+    ex_int("root", tc_world_rank(comm, root));
+    ex_int("rootRank", tc_world_rank(comm, root));
+}
+
 static int find_type(MPI_Datatype type) {
     for (int i = ntypes - 1; i >= 0; --i)
         if (types[i].type == type) return i;
