@@ -349,9 +349,11 @@ FUNCTIONS = {
     'MPI_File_seek': dict(tag='File_seek', attrs=[
         ('fid', 'file', 'fh'), ('relative-offset', 'int', 'offset'), ('whence', 'whence', 'whence'),
         ('offset', 'positionAfter', 'fh')]),
+    # The pointer right after the collective seek, race-free (SharedSeek.hpp).
     'MPI_File_seek_shared': dict(tag='File_seek_shared', attrs=[
         ('fid', 'file', 'fh'), ('relative-offset', 'int', 'offset'), ('whence', 'whence', 'whence'),
-        ('offset', 'sharedPositionAfter', 'fh')]),
+        ('offset', 'int', 'hdtracempi::lastSharedSeekPosition()')],
+        call='hdtracempi::seekShared(fh, offset, whence)'),
     'MPI_File_get_position': ordinary('File_get_position'),
     'MPI_File_get_position_shared': ordinary('File_get_position_shared'),
 

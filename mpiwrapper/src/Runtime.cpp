@@ -10,6 +10,7 @@
 #include <hdtrace/CrashHandlers.hpp>
 
 #include "InfoLines.hpp"
+#include "TestHooks.hpp"
 #include "ThreadContext.hpp"
 
 namespace hdtracempi {
@@ -42,7 +43,8 @@ std::string programName(int *argc, char ***argv) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-ThreadContext *createThreadContext() {
+// earliestTime: a time the trace will hold that was taken before it existed.
+ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
     const int threadIndex = gRuntime->nextThreadIndex.fetch_add(1, std::memory_order_relaxed);
     hdtrace::TraceOptions options;
     options.directory = gRuntime->config.directory;
@@ -54,6 +56,7 @@ ThreadContext *createThreadContext() {
     options.clock =
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;
     options.backgroundWrites = gRuntime->backgroundWrites;
+    options.earliestTime = earliestTime;
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
@@ -108,7 +111,7 @@ bool decideBackgroundWrites(Config::WriterThread choice, std::string *reason) {
 
 }  // namespace
 
-void startTracing(int initResult, int *argc, char ***argv) {
+void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp initStart) {
     if (initResult != MPI_SUCCESS || gRuntime) return;
     gRuntime = new Runtime;
     gContexts = new std::vector<ThreadContext *>;
@@ -127,7 +130,8 @@ void startTracing(int initResult, int *argc, char ***argv) {
 
     // Made before tracing is switched on, so that this thread is thread 0.
     // Without it the whole process runs untraced, after one warning.
-    ThreadContext *context = createThreadContext();
+    testHookBeforeTrace(initStart);
+    ThreadContext *context = createThreadContext(initStart);
     if (!context) return;
     // WORLD and SELF are declared at once, in this order (TRACE-FORMAT.md).
     context->comm(MPI_COMM_WORLD);

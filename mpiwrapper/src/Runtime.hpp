@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include <hdtrace/Timestamp.hpp>
+
 #include "CommRegistry.hpp"
 #include "Config.hpp"
 #include "FileRegistry.hpp"
@@ -38,8 +40,9 @@ extern std::atomic<bool> gTracing;
 extern Runtime *gRuntime;
 
 // After PMPI_Init/PMPI_Init_thread: reads the configuration, names the
-// traces and opens the calling thread's trace (thread 0).
-void startTracing(int initResult, int *argc, char ***argv);
+// traces and opens the calling thread's trace (thread 0), whose
+// timeAdjustment is at or before initStart, the start of the MPI_Init call.
+void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp initStart);
 // Closes every thread's trace; later calls are not traced.
 void stopTracing();
 
