@@ -231,3 +231,41 @@ def test_merged_predefined_types_are_the_tools_names_or_byte_layouts(predefined_
     checked = subprocess.run(["/usr/bin/python3", "-m", "hdtrace", "check", str(project)],
                              env=env, capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# ---------------------------------------------------------------- hdtrace check
+
+CHECKED_RUNS = [("p2p_traced", 4, {}, []), ("nonblocking_traced", 3, {}, []),
+                ("collectives_traced", 4, {}, []), ("fileio_traced", 2, {}, []),
+                ("datatypes_traced", 2, {}, []), ("comms_traced", 4, {}, []),
+                ("seekshared_traced", 3, {"OMPI_MCA_io": "romio321"}, []),
+                ("predefined_traced", 1, {}, ["predefined.dat"])]
+
+
+@pytest.mark.parametrize("program,nranks,env,args", CHECKED_RUNS,
+                         ids=[f"{run[0]}-{run[1]}" for run in CHECKED_RUNS])
+def test_traced_programs_pass_hdtrace_check(runner, build_dir, tmp_path, program, nranks, env,
+                                            args):
+    """The test programs' runs, merged, load in the PIOsim tools as far as
+    `hdtrace check` can tell (the merger's own check included)."""
+    tools = tools_build_dir(build_dir)
+    if tools is None:
+        pytest.skip("no project-merger and Python package in this tree: run through "
+                    "scripts/test, which sets HDTRACE_TOOLS_BUILD_DIR for the MPICH tree")
+    run = runner.run(program, nranks, env=env, args=args)
+    run.assert_ok()
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for path in run.trace_dir.iterdir():
+        if path.suffix in (".trc", ".info"):
+            (traces / path.name).write_bytes(path.read_bytes())
+    merged = subprocess.run([str(tools / "merger" / "project-merger"),
+                             str(traces / tracecheck.sanitize(program))],
+                            capture_output=True, text=True, timeout=60)
+    assert merged.returncode == 0, merged.stderr
+    env = dict(os.environ, PYTHONPATH=str(tools / "python"))
+    checked = subprocess.run(["/usr/bin/python3", "-m", "hdtrace", "check",
+                              str(traces / f"{tracecheck.sanitize(program)}.proj")],
+                             env=env, capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert f"{nranks} trace(s) pass the PIOsim checks" in checked.stdout, checked.stdout
