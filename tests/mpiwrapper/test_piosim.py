@@ -147,12 +147,19 @@ def test_every_predefined_type_has_size_extent_and_blocks_in_the_info(predefined
     trace = tracecheck.parse_trc(base.with_suffix(".trc"))
     views = [e for e in trace.root if e.tag == "File_set_view"]
     writes = [e for e in trace.root if e.tag == "File_write_at"]
-    in_view = [tid for tid, e in types.items() if e["use"] == "view"]
-    assert len(views) == len(writes) >= len(in_view)
+    assert len(views) == len(writes)
+    viewed = set()
     for view, write in zip(views, writes):
         tid = int(view.attrib["etid"])
         assert view.attrib["filetid"] == view.attrib["etid"] and write.attrib["tid"] == str(tid)
         assert int(write.attrib["size"]) == 2 * types[tid]["size"]
+        viewed.add(tid)
+    transferred = {int(e.attrib["tid"]) for e in trace.root if e.tag == "Sendrecv"}
+    for tid, expected in types.items():
+        assert tid in (viewed if expected["use"] == "view" else transferred), expected
+    in_view = [e["name"] for e in types.values() if e["use"] == "view"]
+    print(f"in a view and a transfer: {len(in_view)}; in a transfer only: "
+          f"{[e['name'] for e in types.values() if e['use'] != 'view']}")
 
 
 def element_size_extent(element, by_id):
