@@ -5,8 +5,8 @@
  *   TYPE <macro> <MPI_Type_get_name> <MPI_Type_c2f> <size> <extent> <lb> <use>
  * (use: "view", or "transfer" (MPI_Sendrecv to oneself) for MPI_LB/MPI_UB,
  * whose size is 0 and which cannot be an etype, and on MPICH for the types
- * with holes, which its ROMIO cannot access in a file), or SKIP <macro> <why> for a name the library defines
- * as MPI_DATATYPE_NULL or with size 0 (a type it does not support). The test
+ * with holes, which its ROMIO cannot access in a file), or SKIP <macro> <why> for a name the
+ * library defines as MPI_DATATYPE_NULL or with size 0 (a type it does not support). The test
  * (test_piosim_types.py) compares these with the .info, the .proj and the
  * Python reader. Run on one rank; argv[1] is the file to write. */
 #include <stdio.h>
@@ -72,7 +72,6 @@ static void add(const char *macro, MPI_Datatype type) {
     printf("TYPE %s %s %d %d %ld %ld view\n", macro, name, MPI_Type_c2f(type), size, (long)extent,
            (long)lb);
 }
-
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
