@@ -26,7 +26,7 @@ layouts) or written again (rootRank, times), and the message says which.
 import os
 import xml.parsers.expat
 
-from .errors import ReadError
+from .errors import read_error
 
 #: The predefined types the PIOsim tools know by name, with the size they
 #: assume (hdtrace/include/hdtrace/PiosimTypes.hpp holds the same table).
@@ -253,8 +253,10 @@ def check(project_path):
     from .project import open as open_project
     problems = []
     if not os.path.isfile(project_path):
-        raise ReadError(f"{project_path}: no such project file")
+        raise read_error(project_path, 0, 0, "no such project file")
     model = check_project_file(project_path, problems)
+    if problems and problems[-1].text.startswith("not well-formed XML"):
+        return problems, 0  # no topology to find the traces by
     project = open_project(project_path, partial=True)
     leaves = [leaf for leaf in project.topology.leaves]
     by_rank = {}

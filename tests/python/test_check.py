@@ -161,3 +161,20 @@ def test_the_original_implementations_traces_say_what_to_do(build_dir, fixtures_
     assert (f"{project.parent / 'partdiff-par_node05_0_0.trc'}:{gather}: <Gather> has no "
             "rootRank") in result.stdout
     assert "trace the program again" in result.stdout
+
+
+def test_a_trace_cut_short_is_named(build_dir, tmp_path):
+    project, texts = write_run(tmp_path)
+    trace = tmp_path / "app_node01_1_0.trc"
+    trace.write_text(texts["app_node01_1_0.trc"][:texts["app_node01_1_0.trc"].index("<Waitall")])
+    result = run_check(build_dir, project)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{trace}:" in result.stdout and "not well-formed XML" in result.stdout, result.stdout
+
+
+def test_a_damaged_project_is_named_without_reading_the_traces(build_dir, tmp_path):
+    project, texts = write_run(tmp_path)
+    project.write_text(texts["app.proj"][:texts["app.proj"].index("<Datatypes>")])
+    result = run_check(build_dir, project)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.startswith(f"{project}:") and "not well-formed XML" in result.stdout
