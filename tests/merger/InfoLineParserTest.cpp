@@ -99,8 +99,9 @@ TEST(InfoLineParser, ReadsTypeLines) {
 // Issue 12: predefined types carry size, extent and, with holes, blocks;
 // older lines have none of them.
 TEST(InfoLineParser, ReadsSizesAndBlocksOfPredefinedTypes) {
-    InfoLine line = parse("Type id='53' combiner='MPI_COMBINER_NAMED' name='MPI_SHORT_INT' "
-                          "size='6' extent='8' blocks='0:2;4:4;'");
+    InfoLine line = parse(
+        "Type id='53' combiner='MPI_COMBINER_NAMED' name='MPI_SHORT_INT' "
+        "size='6' extent='8' blocks='0:2;4:4;'");
     ASSERT_EQ(line.kind, InfoLine::Kind::Type);
     EXPECT_EQ(line.type.size, 6);
     EXPECT_EQ(line.type.extent, 8);
