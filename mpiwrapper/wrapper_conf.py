@@ -77,6 +77,13 @@ def receive(tag, persistent=False):
                 after=NEW_PERSISTENT_REQUEST if persistent else NEW_REQUEST)
 
 
+def root_attrs(comm='comm', root='root'):
+    """Appendix A's `root` of Gather, Gatherv, Scatter, Scatterv (and their
+    nonblocking forms), then `rootRank` with the same world rank: the
+    simulator reads rootRank for every rooted collective (NOTES.md)."""
+    return [('root', 'rank', comm, root), ('rootRank', 'rank', comm, root)]
+
+
 def rooted_reduction(tag):
     return dict(tag=tag, attrs=[('size', 'size', 'count', 'datatype'), ('rootRank', 'rank', 'comm', 'root'),
                                 ('cid', 'comm', 'comm'), ('count', 'int', 'count'),
@@ -240,28 +247,28 @@ FUNCTIONS = {
         ('size', 'size', in_place('sendbuf', 'sendcount', 'recvcount'),
          in_place('sendbuf', 'sendtype', 'recvtype')),
         ('recvSize', 'size', 'recvcount', 'recvtype'),
-        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        *root_attrs(), ('cid', 'comm', 'comm'),
         ('count', 'int', in_place('sendbuf', 'sendcount', 'recvcount')),
         ('tid', 'type', in_place('sendbuf', 'sendtype', 'recvtype')),
         ('recvCount', 'int', 'recvcount'), ('recvtid', 'type', 'recvtype')]),
     'MPI_Gatherv': dict(tag='Gatherv', attrs=[
         ('size', 'size', in_place('sendbuf', 'sendcount', 'call.ownEntry(comm, recvcounts)'),
          in_place('sendbuf', 'sendtype', 'recvtype')),
-        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        *root_attrs(), ('cid', 'comm', 'comm'),
         ('count', 'int', in_place('sendbuf', 'sendcount', 'call.ownEntry(comm, recvcounts)')),
         ('tid', 'type', in_place('sendbuf', 'sendtype', 'recvtype'))]),
     'MPI_Scatter': dict(tag='Scatter', attrs=[
         ('size', 'size', 'sendcount', 'sendtype'),
         ('recvSize', 'size', in_place('recvbuf', 'recvcount', 'sendcount'),
          in_place('recvbuf', 'recvtype', 'sendtype')),
-        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        *root_attrs(), ('cid', 'comm', 'comm'),
         ('count', 'int', 'sendcount'), ('tid', 'type', 'sendtype'),
         ('recvCount', 'int', in_place('recvbuf', 'recvcount', 'sendcount')),
         ('recvtid', 'type', in_place('recvbuf', 'recvtype', 'sendtype'))]),
     'MPI_Scatterv': dict(tag='Scatterv', attrs=[
         ('recvSize', 'size', in_place('recvbuf', 'recvcount', 'call.ownEntry(comm, sendcounts)'),
          in_place('recvbuf', 'recvtype', 'sendtype')),
-        ('root', 'rank', 'comm', 'root'), ('cid', 'comm', 'comm'),
+        *root_attrs(), ('cid', 'comm', 'comm'),
         ('recvCount', 'int', in_place('recvbuf', 'recvcount', 'call.ownEntry(comm, sendcounts)')),
         ('recvtid', 'type', in_place('recvbuf', 'recvtype', 'sendtype'))]),
     'MPI_Allgather': dict(tag='Allgather', attrs=[
@@ -342,9 +349,11 @@ FUNCTIONS = {
     'MPI_File_seek': dict(tag='File_seek', attrs=[
         ('fid', 'file', 'fh'), ('relative-offset', 'int', 'offset'), ('whence', 'whence', 'whence'),
         ('offset', 'positionAfter', 'fh')]),
+    # The pointer right after the collective seek, race-free (SharedSeek.hpp).
     'MPI_File_seek_shared': dict(tag='File_seek_shared', attrs=[
         ('fid', 'file', 'fh'), ('relative-offset', 'int', 'offset'), ('whence', 'whence', 'whence'),
-        ('offset', 'sharedPositionAfter', 'fh')]),
+        ('offset', 'int', 'hdtracempi::lastSharedSeekPosition()')],
+        call='hdtracempi::seekShared(fh, offset, whence)'),
     'MPI_File_get_position': ordinary('File_get_position'),
     'MPI_File_get_position_shared': ordinary('File_get_position_shared'),
 

@@ -101,10 +101,13 @@ def wrapper(function, params, args, entry, kinds, logged):
 
     out = [f'// {function}: {summary}\n', f'extern "C" int {function}({params}) {{\n']
     if entry.get('init'):
+        # The trace takes its timeAdjustment from this start (NOTES.md: no
+        # negative time); the test hook may first wait for a second's end.
+        out.append('    hdtracempi::testHookBeforeInit();\n')
         out.append('    const hdtrace::Timestamp start = hdtrace::Timestamp::now();\n')
         out.append(f'    const int result = {library};\n')
         out.append('    const hdtrace::Timestamp end = hdtrace::Timestamp::now();\n')
-        out.append('    hdtracempi::startTracing(result, argc, argv);\n')
+        out.append('    hdtracempi::startTracing(result, argc, argv, start);\n')
         out.append('    hdtracempi::Call call;\n')
         out.append('    if (!call.active()) return result;\n')
         out.append(f'    call.begin("{tag}", {logging}, start);\n')
@@ -175,7 +178,9 @@ def generate(functions_h, conf_py):
              '#include <mpi.h>\n\n'
              '#include <hdtrace/Timestamp.hpp>\n'
              '#include <hdtrace/hdtracempi.h>\n\n'
-             '#include "Call.hpp"\n\n']
+             '#include "Call.hpp"\n'
+             '#include "SharedSeek.hpp"\n'
+             '#include "TestHooks.hpp"\n\n']
     for name, (params, args) in functions.items():
         parts.append(wrapper(name, params, args, entries[name], kinds, name not in not_logged))
     return ''.join(parts)

@@ -81,7 +81,11 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
         return report("cannot create '" + writer->infoPath_ + "': " + std::strerror(openError));
     }
 
-    writer->timeAdjustmentSeconds_ = Timestamp::now().wholeSeconds();
+    Timestamp origin = Timestamp::now();
+    if (options.earliestTime.nanoseconds != 0 &&
+        options.earliestTime.nanoseconds < origin.nanoseconds)
+        origin = options.earliestTime;
+    writer->timeAdjustmentSeconds_ = origin.wholeSeconds();
     writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
     writer->output_.attach(writer->traceFd_,
                            options.bufferBytes < 4096 ? 4096 : options.bufferBytes,

@@ -168,12 +168,48 @@ class Unifier {
 
     std::vector<UnifiedCommunicator> finish() {
         std::vector<UnifiedCommunicator> result;
+        std::vector<bool> world;
         result.reserve(entries_.size());
         for (Entry &entry : entries_) {
             if (entry.world) entry.communicator.name = "WORLD";
+            world.push_back(entry.world);
             result.push_back(std::move(entry.communicator));
         }
+        makeNamesUnique(result, world);
         return result;
+    }
+
+    // The Java reader keys communicators by name and keeps one per name
+    // (NOTES.md): each rank's MPI_COMM_SELF becomes "SELF <world rank>", and
+    // any other non-empty name that would repeat gets " #2", " #3", ... in
+    // list order. WORLD keeps its name; empty names may repeat.
+    static void makeNamesUnique(std::vector<UnifiedCommunicator> &communicators,
+                                const std::vector<bool> &world) {
+        std::unordered_map<std::string, int64_t> used;  // name -> last suffix given
+        // WORLD and the SELF names first: they are the tools' names for those
+        // communicators, and a program's own communicator must not take them.
+        std::vector<bool> reserved(communicators.size(), false);
+        for (size_t i = 0; i < communicators.size(); ++i) {
+            UnifiedCommunicator &communicator = communicators[i];
+            if (world[i]) {
+                reserved[i] = used.emplace("WORLD", 1).second;
+            } else if (communicator.name == "SELF" && !communicator.intercommunicator &&
+                       communicator.members.size() == 1 && communicator.members[0].length == 1) {
+                communicator.name += " " + std::to_string(communicator.members[0].world);
+                reserved[i] = used.emplace(communicator.name, 1).second;
+            }
+        }
+        for (size_t i = 0; i < communicators.size(); ++i) {
+            std::string &name = communicators[i].name;
+            if (name.empty() || reserved[i]) continue;
+            auto [found, added] = used.emplace(name, 1);
+            if (added) continue;
+            const std::string base = name;
+            do {
+                name = base + " #" + std::to_string(++found->second);
+            } while (used.count(name));
+            used.emplace(name, 1);
+        }
     }
 
   private:

@@ -1,13 +1,17 @@
 #include "DatatypeOrder.hpp"
 
+#include <algorithm>
 #include <unordered_map>
+
+#include "PredefinedLayout.hpp"
 
 namespace hdtrace::merger {
 namespace {
 
 bool sameDefinition(const TypeRecord &a, const TypeRecord &b) {
     return a.combiner == b.combiner && a.name == b.name && a.integers == b.integers &&
-           a.addresses == b.addresses && a.types == b.types;
+           a.addresses == b.addresses && a.types == b.types && a.size == b.size &&
+           a.extent == b.extent && a.blocks == b.blocks;
 }
 
 enum class State : uint8_t { Unvisited, Visiting, Written, Dropped };
@@ -44,6 +48,32 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
         }
     }
 
+    // Predefined types the tools do not know become byte layouts of the
+    // rank's MPI_BYTE (PredefinedLayout.hpp), which must come first; their
+    // inner elements take ids above every id of the rank.
+    int64_t byteId = -1, nextFreeId = 0;
+    std::vector<bool> layout(types.size(), false);
+    for (size_t index = 0; index < types.size(); ++index) {
+        const TypeRecord &record = types[index].record;
+        nextFreeId = std::max(nextFreeId, record.id + 1);
+        if (record.combiner != "NAMED") continue;
+        if (record.name == "MPI_BYTE" && byteId < 0) byteId = record.id;
+        layout[index] = predefinedForm(record) == PredefinedForm::Layout;
+    }
+    for (size_t index = 0; index < types.size(); ++index)
+        if (layout[index] && byteId < 0)
+            problem(index, "type id=" + std::to_string(types[index].record.id) + " (" +
+                               types[index].record.name +
+                               ") is written as a layout of MPI_BYTE, but the rank has no "
+                               "MPI_BYTE line");
+    const auto referenceCount = [&](size_t index) {
+        return types[index].record.types.size() + (layout[index] ? 1 : 0);
+    };
+    const auto reference = [&](size_t index, size_t next) {
+        const std::vector<int64_t> &referenced = types[index].record.types;
+        return next < referenced.size() ? referenced[next] : byteId;
+    };
+
     std::vector<TypeElement> ordered;
     ordered.reserve(types.size());
     // Depth-first with an explicit stack: a chain of types may be long.
@@ -55,8 +85,8 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
         while (!stack.empty()) {
             auto &[index, next] = stack.back();
             const TypeRecord &record = types[index].record;
-            if (next < record.types.size()) {
-                const int64_t referenced = record.types[next];
+            if (next < referenceCount(index)) {
+                const int64_t referenced = reference(index, next);
                 const auto found = byId.find(referenced);
                 if (found == byId.end()) {
                     problem(index, "type id=" + std::to_string(record.id) +
@@ -90,7 +120,16 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
                 continue;
             }
             try {
-                ordered.push_back(decodeType(record, constants));
+                std::vector<TypeElement> elements;
+                if (layout[index])
+                    elements = predefinedLayout(record, byteId, nextFreeId);
+                else
+                    elements.push_back(decodeType(record, constants));
+                for (TypeElement &element : elements) {
+                    element.originFile = run.infoPathOf(types[index].source);
+                    element.originLine = types[index].source.line;
+                    ordered.push_back(std::move(element));
+                }
                 state[index] = State::Written;
             } catch (const TypeDecodeError &error) {
                 const SourceLine &source = types[index].source;

@@ -21,6 +21,11 @@ class Diagnostics {
     void problem(const std::string &file, size_t line, const std::string &what,
                  const std::string &dropped);
     void warning(const std::string &file, size_t line, const std::string &what);
+    // What the written project would fail in the PIOsim tools (ProjectCheck):
+    // collected; throwFailedChecks() then stops the merge, unless forced:
+    // then each is a warning and the project is written anyway.
+    void failedCheck(const std::string &file, size_t line, const std::string &what);
+    void throwFailedChecks();
 
     bool forced() const { return force_; }
     std::vector<std::string> &warnings() { return warnings_; }
@@ -28,6 +33,12 @@ class Diagnostics {
   private:
     bool force_;
     std::vector<std::string> warnings_;
+    struct Failure {
+        std::string file;
+        size_t line;
+        std::string what;
+    };
+    std::vector<Failure> failures_;
 };
 
 }  // namespace hdtrace::merger

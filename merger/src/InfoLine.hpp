@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hdtrace::merger {
@@ -59,6 +60,12 @@ struct TypeRecord {
     std::vector<int64_t> integers;
     std::vector<int64_t> addresses;
     std::vector<int64_t> types;
+    // Predefined (NAMED) types of traces that carry them: size and extent in
+    // bytes (-1: the line has none, an older trace), and the data blocks
+    // (offset, length) when they are not the single block [0, size).
+    int64_t size = -1;
+    int64_t extent = -1;
+    std::vector<std::pair<int64_t, int64_t>> blocks;
 };
 
 struct InfoLine {

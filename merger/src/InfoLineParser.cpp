@@ -177,6 +177,28 @@ void parseType(const AttributeList &attributes, TypeRecord &out) {
     out.integers = attributes.integerList("integers");
     out.addresses = attributes.integerList("addresses");
     out.types = attributes.integerList("types");
+    // Since issue 12: what a predefined type's byte layout needs.
+    out.size = attributes.find("size") ? attributes.integer("size") : -1;
+    out.extent = attributes.find("extent") ? attributes.integer("extent") : -1;
+    if (out.size < -1 || out.extent < -1) attributes.fail("negative size or extent");
+    out.blocks.clear();
+    if (const std::string_view *blocks = attributes.find("blocks")) {
+        size_t pos = 0;
+        while (pos < blocks->size()) {
+            size_t end = blocks->find(';', pos);
+            if (end == std::string_view::npos) end = blocks->size();
+            const std::string_view block = blocks->substr(pos, end - pos);
+            const size_t colon = block.find(':');
+            if (colon == std::string_view::npos)
+                attributes.fail("blocks: '" + std::string(block) + "' is not offset:length");
+            const int64_t offset = attributes.parseInteger("blocks", block.substr(0, colon));
+            const int64_t length = attributes.parseInteger("blocks", block.substr(colon + 1));
+            if (offset < 0 || length <= 0)
+                attributes.fail("blocks: '" + std::string(block) + "' is not a block of data");
+            out.blocks.emplace_back(offset, length);
+            pos = end + 1;
+        }
+    }
 }
 
 void appendUtf8(std::string &out, uint32_t code) {

@@ -11,6 +11,7 @@
 #include "DatatypeOrder.hpp"
 #include "Diagnostics.hpp"
 #include "InputDiscovery.hpp"
+#include "ProjectCheck.hpp"
 #include "ProjectWriter.hpp"
 #include "RunReader.hpp"
 
@@ -71,12 +72,7 @@ MergeResult merge(const MergeOptions &options) {
     result.fileCount = run.files.size();
     result.communicatorCount = communicators.size();
 
-    ProjectWriter writer(result.outputPath);
-    writer.startApplication(run.program, options.description);
-    writer.fileList(run.files, options.distributionClass, options.chunkSize);
-    writer.topology(run);
-    writer.communicators(communicators);
-    writer.startDatatypes();
+    std::vector<RankTypes> rankTypes;
     bool warnedAboutConstants = false;
     for (const RankModel &rank : run.ranks) {
         if (!rank.present) continue;
@@ -89,10 +85,23 @@ MergeResult merge(const MergeOptions &options) {
                                 "(this warning is given once)");
         }
         const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
-        const std::vector<TypeElement> types = orderedRankTypes(run, rank, constants, diagnostics);
-        result.datatypeCount += types.size();
-        writer.datatypeRank(rank.rank, types);
+        RankTypes &types = rankTypes.emplace_back();
+        types.rank = rank.rank;
+        types.types = orderedRankTypes(run, rank, constants, diagnostics);
+        result.datatypeCount += types.types.size();
     }
+    // What the PIOsim tools would refuse stops the merge unless --force.
+    checkProject(communicators, rankTypes, diagnostics);
+    diagnostics.throwFailedChecks();
+
+    ProjectWriter writer(result.outputPath);
+    writer.startApplication(run.program, options.description);
+    writer.fileList(run.files, options.distributionClass, options.chunkSize);
+    writer.topology(run);
+    writer.communicators(communicators);
+    writer.startDatatypes();
+    for (const RankTypes &types : rankTypes)
+        writer.datatypeRank(types.rank, types.types);
     writer.commit();
     result.warnings = std::move(diagnostics.warnings());
     return result;

@@ -94,12 +94,28 @@ std::string commLine(int64_t id, std::string_view name, const std::vector<int> &
     return line;
 }
 
-std::string namedTypeLine(int64_t id, std::string_view name) {
+std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64_t extent,
+                          const std::vector<ByteBlock> &blocks) {
     std::string line = "Type id='";
     hdtrace::appendInteger(line, id);
     line += "' combiner='MPI_COMBINER_NAMED' name='";
     hdtrace::appendXmlEscaped(line, name);
-    line += "'\n";
+    line += "' size='";
+    hdtrace::appendInteger(line, size);
+    line += "' extent='";
+    hdtrace::appendInteger(line, extent);
+    line += '\'';
+    if (!blocks.empty()) {
+        line += " blocks='";
+        for (const ByteBlock &block : blocks) {
+            hdtrace::appendInteger(line, block.offset);
+            line += ':';
+            hdtrace::appendInteger(line, block.length);
+            line += ';';
+        }
+        line += '\'';
+    }
+    line += '\n';
     return line;
 }
 

@@ -23,7 +23,17 @@ void appendRankMap(std::string &out, const std::vector<int> &worldRankOfLocal);
 std::string commLine(int64_t id, std::string_view name, const std::vector<int> &localGroup,
                      const std::vector<int> *remoteGroup);
 
-std::string namedTypeLine(int64_t id, std::string_view name);
+// A contiguous run of a type's data bytes: offset from the type's start, length.
+struct ByteBlock {
+    int64_t offset;
+    int64_t length;
+};
+
+// A predefined type with what the merger needs to write it as a byte layout
+// (NOTES.md): size, extent, and its data blocks when they are not the single
+// block [0, size) (blocks empty then).
+std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64_t extent,
+                          const std::vector<ByteBlock> &blocks);
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
                             const std::vector<int> &integers,
                             const std::vector<MPI_Aint> &addresses,

@@ -13,6 +13,7 @@
 #include "InfoLines.hpp"
 #include "NodeRanks.hpp"
 #include "ProcessExit.hpp"
+#include "TestHooks.hpp"
 #include "ThreadContext.hpp"
 
 namespace hdtracempi {
@@ -53,7 +54,8 @@ std::string programName(int *argc, char ***argv) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-ThreadContext *createThreadContext() {
+// earliestTime: a time the trace will hold that was taken before it existed.
+ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
     const int threadIndex = gRuntime->nextThreadIndex.fetch_add(1, std::memory_order_relaxed);
     hdtrace::TraceOptions options;
     options.directory = gRuntime->config.directory;
@@ -65,6 +67,7 @@ ThreadContext *createThreadContext() {
     options.clock =
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;
     options.backgroundWrites = gRuntime->backgroundWrites;
+    options.earliestTime = earliestTime;
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
@@ -138,7 +141,7 @@ bool decideBackgroundWrites(Config::WriterThread choice, int worldSize, std::str
 
 }  // namespace
 
-void startTracing(int initResult, int *argc, char ***argv) {
+void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp initStart) {
     if (initResult != MPI_SUCCESS || gRuntime) return;
     gRuntime = new Runtime;
     gContexts = new std::vector<ThreadContext *>;
@@ -161,7 +164,8 @@ void startTracing(int initResult, int *argc, char ***argv) {
 
     // Made before tracing is switched on, so that this thread is thread 0.
     // Without it the whole process runs untraced, after one warning.
-    ThreadContext *context = createThreadContext();
+    testHookBeforeTrace(initStart);
+    ThreadContext *context = createThreadContext(initStart);
     if (!context) return;
     // WORLD and SELF are declared at once, in this order (TRACE-FORMAT.md).
     context->comm(MPI_COMM_WORLD);

@@ -28,6 +28,14 @@
 //     communicator's group on first request and keeps it with the
 //     communicator, so group handles the program makes later may have other
 //     values than untraced (tests/mpiwrapper/test_own_objects.py).
+//   own-mpi-call PMPI_Type_get_extent_x, PMPI_Pack_size, PMPI_Pack: the size,
+//     extent and byte blocks of a predefined type (TypeRegistry.cpp): a
+//     pack into the wrapper's own buffer on MPI_COMM_SELF; no object.
+//   own-mpi-call PMPI_File_seek_shared: after the program's collective
+//     MPI_File_seek_shared with SEEK_CUR or SEEK_END, every rank seeks by 0
+//     from the current position (SharedSeek.cpp), so that no rank moves the
+//     shared pointer before all have read it; the pointer stays where the
+//     program's seek put it, and every rank makes the extra call.
 //   own-mpi-call PMPI_Type_get_contents, PMPI_Type_free: decoding a derived
 //     type. get_contents hands back the program's own constituent types
 //     with their reference count raised (MPI-3.1 section 4.1.13), and
@@ -38,6 +46,8 @@
 #include <string>
 
 #include <mpi.h>
+
+#include <hdtrace/Timestamp.hpp>
 
 #include "CommRegistry.hpp"
 #include "Config.hpp"
@@ -70,8 +80,9 @@ extern std::atomic<bool> gTracing;
 extern Runtime *gRuntime;
 
 // After PMPI_Init/PMPI_Init_thread: reads the configuration, names the
-// traces and opens the calling thread's trace (thread 0).
-void startTracing(int initResult, int *argc, char ***argv);
+// traces and opens the calling thread's trace (thread 0), whose
+// timeAdjustment is at or before initStart, the start of the MPI_Init call.
+void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp initStart);
 // Closes every thread's trace; later calls are not traced.
 void stopTracing();
 

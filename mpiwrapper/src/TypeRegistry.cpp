@@ -1,5 +1,7 @@
 #include "TypeRegistry.hpp"
 
+#include <hdtrace/PiosimTypes.hpp>
+
 #include "HandleGeneration.hpp"
 #include "InfoLines.hpp"
 
@@ -41,6 +43,39 @@ const char *combinerName(int combiner) {
     for (const Entry &entry : kCombiners)
         if (entry.value == combiner) return entry.name;
     return "MPI_COMBINER_UNKNOWN";
+}
+
+// The data blocks of a predefined type, measured on this machine: MPI_Pack
+// (which creates no MPI object) copies the type's data bytes, in typemap
+// order, from a buffer whose every byte holds its own offset; runs of
+// consecutive offsets in the packed bytes are the blocks. Empty when the
+// data is the single block [0, size), or cannot be measured (then it is
+// taken to be that block).
+std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t extent) {
+    constexpr int64_t kMeasurable = 256;  // offsets must fit a byte
+    if (size <= 0 || extent > kMeasurable || size == extent) return {};
+    unsigned char source[kMeasurable];
+    for (int64_t i = 0; i < kMeasurable; ++i)
+        source[i] = static_cast<unsigned char>(i);
+    int packSize = 0;
+    if (PMPI_Pack_size(1, type, MPI_COMM_SELF, &packSize) != MPI_SUCCESS || packSize < size)
+        return {};
+    std::vector<unsigned char> packed(static_cast<size_t>(packSize));
+    int position = 0;
+    if (PMPI_Pack(source, 1, type, packed.data(), packSize, &position, MPI_COMM_SELF) !=
+            MPI_SUCCESS ||
+        position != size)
+        return {};
+    std::vector<ByteBlock> blocks;
+    for (int i = 0; i < position; ++i) {
+        const int64_t offset = packed[static_cast<size_t>(i)];
+        if (!blocks.empty() && blocks.back().offset + blocks.back().length == offset)
+            ++blocks.back().length;
+        else
+            blocks.push_back({offset, 1});
+    }
+    if (blocks.size() == 1 && blocks[0].offset == 0) return {};
+    return blocks;
 }
 
 bool isNamed(MPI_Datatype type) {
@@ -97,9 +132,18 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
         const int64_t id = MPI_Type_c2f(type);
         auto known = namedById_.find(id);
         if (known != namedById_.end()) return known->second;
+        MPI_Count size = 0, lowerBound = 0, extent = 0;
+        if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
+        if (PMPI_Type_get_extent_x(type, &lowerBound, &extent) != MPI_SUCCESS) extent = size;
+        // A type the PIOsim tools do not know is written as a layout of
+        // MPI_BYTE by the merger, so MPI_BYTE's line comes first.
+        std::vector<const TypeRecord *> children;
+        if (type != MPI_BYTE && !hdtrace::piosimKnowsNamed(name, size))
+            children.push_back(findLocked(MPI_BYTE));
         TypeRecord &record = records_.emplace_back();
         record.id = id;
-        record.infoLine = namedTypeLine(id, name);
+        record.children = std::move(children);
+        record.infoLine = namedTypeLine(id, name, size, extent, dataBlocks(type, size, extent));
         namedById_[id] = &record;
         return &record;
     }

@@ -1,4 +1,4 @@
-"""The hdtrace command: merge, stats, events."""
+"""The hdtrace command: merge, stats, events, check, and the views."""
 import argparse
 import csv
 import json
@@ -169,7 +169,8 @@ def build_parser():
     events.set_defaults(handler=command_events)
 
     # Seeing a trace: each of these modules adds its own subcommand.
-    from . import export, plot_io, view
+    from . import check, export, plot_io, view
+    check.register(commands)
     view.register(commands)
     plot_io.register(commands)
     export.register(commands)

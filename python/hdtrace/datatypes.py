@@ -62,6 +62,10 @@ class Datatype:
     extent: object = None         # extent in bytes
     blocks: object = None         # [(offset, length), ...] of one instance
     note: str = None              # why size is None
+    # A predefined type that the project writes as a byte layout (because the
+    # PIOsim tools do not know its name) is read back as NAMED with its MPI
+    # name; layout is then the element it was written as (CONTIGUOUS, ...).
+    layout: str = None
     details: list = field(default_factory=list)  # the raw child elements (BLOCK, Dimension, ...)
 
     @property
@@ -127,6 +131,9 @@ class _Decoder:
             if result is not None:
                 runs, lb_ub = result
                 self.combine(datatype, runs, lb_ub)
+        if combiner != "NAMED" and datatype.name.startswith("MPI_"):
+            # Only the MPI standard's predefined types have MPI_ names.
+            datatype.layout, datatype.combiner = combiner, "NAMED"
         self.types[datatype.id] = datatype
 
     # A type map built from copies of other types. Each run is

@@ -51,11 +51,13 @@ TEST(Communicators, WorldDupAndSelfAreDistinct) {
     ASSERT_EQ(communicators.size(), 5u);  // WORLD, 3 x SELF, the dup
     EXPECT_EQ(communicators[0].name, "WORLD");
     EXPECT_EQ(communicators[0].members, (Members{"0:0:0", "1:1:0", "2:2:0"}));
-    EXPECT_EQ(communicators[1].name, "SELF");
+    // Each rank's MPI_COMM_SELF is "SELF <rank>" (NOTES.md, issue 12).
+    EXPECT_EQ(communicators[1].name, "SELF 0");
     EXPECT_EQ(communicators[1].members, (Members{"0:0:1"}));
     EXPECT_EQ(communicators[2].name, "dup");
     EXPECT_EQ(communicators[2].members, (Members{"0:0:2", "1:1:2", "2:2:2"}));
-    EXPECT_EQ(membersOf(communicators, "SELF"), (Members{"0:0:1", "1:0:1", "2:0:1"}));
+    EXPECT_EQ(membersOf(communicators, "SELF 1"), (Members{"1:0:1"}));
+    EXPECT_EQ(membersOf(communicators, "SELF 2"), (Members{"2:0:1"}));
 }
 
 TEST(Communicators, WorldIsNamedWorldWhateverTheLineSays) {

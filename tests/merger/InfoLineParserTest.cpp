@@ -96,6 +96,30 @@ TEST(InfoLineParser, ReadsTypeLines) {
     EXPECT_TRUE(line.type.types.empty());
 }
 
+// Issue 12: predefined types carry size, extent and, with holes, blocks;
+// older lines have none of them.
+TEST(InfoLineParser, ReadsSizesAndBlocksOfPredefinedTypes) {
+    InfoLine line = parse(
+        "Type id='53' combiner='MPI_COMBINER_NAMED' name='MPI_SHORT_INT' "
+        "size='6' extent='8' blocks='0:2;4:4;'");
+    ASSERT_EQ(line.kind, InfoLine::Kind::Type);
+    EXPECT_EQ(line.type.size, 6);
+    EXPECT_EQ(line.type.extent, 8);
+    EXPECT_EQ(line.type.blocks, (std::vector<std::pair<int64_t, int64_t>>{{0, 2}, {4, 4}}));
+    line = parse("Type id='39' combiner='MPI_COMBINER_NAMED' name='MPI_INT'");
+    EXPECT_EQ(line.type.size, -1);
+    EXPECT_EQ(line.type.extent, -1);
+    EXPECT_TRUE(line.type.blocks.empty());
+    EXPECT_EQ(errorOf("Type id='1' combiner='MPI_COMBINER_NAMED' name='X' size='6' extent='8' "
+                      "blocks='0-2;'"),
+              "Type line: blocks: '0-2' is not offset:length");
+    EXPECT_EQ(errorOf("Type id='1' combiner='MPI_COMBINER_NAMED' name='X' size='6' extent='8' "
+                      "blocks='0:0;'"),
+              "Type line: blocks: '0:0' is not a block of data");
+    EXPECT_EQ(errorOf("Type id='1' combiner='MPI_COMBINER_NAMED' name='X' size='-6' extent='8'"),
+              "Type line: negative size or extent");
+}
+
 TEST(InfoLineParser, IgnoresEmptyAndUnknownLines) {
     EXPECT_EQ(parse("").kind, InfoLine::Kind::Ignored);
     EXPECT_EQ(parse("Request id=3 kind='x'").kind, InfoLine::Kind::Ignored);

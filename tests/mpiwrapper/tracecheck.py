@@ -146,7 +146,11 @@ _LAYOUTS = {
     "File": [("name", '"'), ("Size", ""), ("id", "")],
     "Comm": [("map", "'"), ("id", ""), ("name", "'")],
     "InterComm": [("map", "'"), ("remote", "'"), ("id", ""), ("name", "'")],
-    "NamedType": [("id", "'"), ("combiner", "'"), ("name", "'")],
+    "NamedType": [("id", "'"), ("combiner", "'"), ("name", "'"), ("size", "'"),
+                  ("extent", "'")],
+    # Issue 12: a predefined type with holes also lists its data blocks.
+    "NamedTypeBlocks": [("id", "'"), ("combiner", "'"), ("name", "'"), ("size", "'"),
+                        ("extent", "'"), ("blocks", "'")],
     "DerivedType": [("id", "'"), ("combiner", "'"), ("name", "'"), ("integers", "'"),
                     ("addresses", "'"), ("types", "'")],
 }
@@ -279,13 +283,23 @@ def parse_info(path: pathlib.Path) -> Info:
             info.comm_order.append(cid)
         elif kind == "Type":
             named = values.get("combiner") == "MPI_COMBINER_NAMED"
-            _expect_layout(layout, "NamedType" if named else "DerivedType", where)
+            kind = "DerivedType"
+            if named:
+                kind = "NamedTypeBlocks" if "blocks" in values else "NamedType"
+            _expect_layout(layout, kind, where)
             tid = _int(values["id"], where)
             if tid in info.types:
                 raise TraceMismatch(f"{where}: type id {tid} defined twice (ids are never reused)")
             entry = {"combiner": values["combiner"], "name": xml_unescape(values["name"], where),
                      "line": number, "integers": [], "addresses": [], "types": []}
-            if not named:
+            if named:
+                entry["size"] = _int(values["size"], where)
+                entry["extent"] = _int(values["extent"], where)
+                entry["blocks"] = [(0, entry["size"])] if entry["size"] else []
+                if "blocks" in values:
+                    entry["blocks"] = [tuple(_int(n, where) for n in block.split(":"))
+                                       for block in values["blocks"].rstrip(";").split(";")]
+            else:
                 for key in ("integers", "addresses", "types"):
                     entry[key] = parse_semicolon_list(values[key], f"{where}: {key}")
                 for child in entry["types"]:
@@ -589,6 +603,12 @@ class Checker:
                 raise TraceMismatch(f"{where}: Type line of {tid} (line {entry['line']}) says "
                                     f"{entry['combiner']} {entry['name']!r}, expected "
                                     f"MPI_COMBINER_NAMED {expected['named']!r}")
+            for key in ("size", "extent"):
+                if key in expected and entry[key] != expected[key]:
+                    raise TraceMismatch(f"{where}: Type line of {tid} (line {entry['line']}) "
+                                        f"says {key} {entry[key]}, the program's "
+                                        f"MPI_Type_{'size' if key == 'size' else 'get_extent'} "
+                                        f"says {expected[key]}")
             return
         label = expected["dtype"]
         alias = False

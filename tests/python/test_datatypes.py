@@ -171,3 +171,34 @@ def test_large_types_stay_cheap(copy_project):
     cube = types[34]
     assert (cube.size, cube.lb, cube.extent) == (10 * 1000 * 1001 * 4, 0, 4000 * 2000 * 2000 * 4)
     assert cube.blocks is None and "1001000 blocks" in cube.note
+
+
+# Issue 12: predefined types the PIOsim tools do not know, written as byte
+# layouts of MPI_BYTE (README.md, "Predefined types and the PIOsim tools").
+LAYOUTS = """
+  <NAMED id='1' name='MPI_BYTE'/>
+  <CONTIGUOUS id='40' name='MPI_UNSIGNED' count='4' oldType='1'/>
+  <CONTIGUOUS id='73' name='' count='12' oldType='1'/>
+  <RESIZED id='49' name='MPI_DOUBLE_INT' lowerBound='0' extend='16' oldType='73'/>
+  <STRUCT id='53' name='MPI_SHORT_INT' count='2'>
+    <Type id='1' displacement='0' blocklen='2'/>
+    <Type id='1' displacement='4' blocklen='4'/>
+  </STRUCT>
+  <CONTIGUOUS id='16777216' name='' count='2' oldType='53'/>
+"""
+
+
+def test_byte_layouts_read_back_as_the_predefined_type(copy_project):
+    proj = copy_project("ours")
+    text = proj.read_text()
+    start = text.index("<Rank name='0'>") + len("<Rank name='0'>")
+    proj.write_text(text[:start] + LAYOUTS + text[text.index("</Rank>", start):])
+    types = hdtrace.open(proj).datatypes[0]
+    read = {tid: (t.combiner, t.name, t.layout, t.size, t.extent, t.blocks)
+            for tid, t in types.items()}
+    assert read[40] == ("NAMED", "MPI_UNSIGNED", "CONTIGUOUS", 4, 4, [(0, 4)])
+    assert read[49] == ("NAMED", "MPI_DOUBLE_INT", "RESIZED", 12, 16, [(0, 12)])
+    assert read[53] == ("NAMED", "MPI_SHORT_INT", "STRUCT", 6, 8, [(0, 2), (4, 4)])
+    # The inner element stays a derived type; a type built on a layout is unchanged.
+    assert read[73][:3] == ("CONTIGUOUS", "", None)
+    assert read[16777216] == ("CONTIGUOUS", "", None, 12, 16, [(0, 2), (4, 6), (12, 4)])

@@ -35,6 +35,11 @@ struct TraceOptions {
     // that the traced thread does not wait for write(2); see OutputBuffer.hpp.
     bool backgroundWrites = true;
     Clock::Source clock = Clock::Source::Tsc;  // see Clock.hpp
+    // The earliest time the trace will hold when it was taken before the
+    // trace existed (the start of MPI_Init); zero: none. timeAdjustment is
+    // the whole second of the earlier of this and the creation time, so
+    // that no time in the trace is negative.
+    Timestamp earliestTime;
 };
 
 class TraceWriter {
@@ -49,7 +54,8 @@ class TraceWriter {
 
     const std::string &tracePath() const { return tracePath_; }
     const std::string &infoPath() const { return infoPath_; }
-    // Whole epoch seconds at creation; every time in the trace is relative to it.
+    // Whole epoch seconds at creation (or at TraceOptions::earliestTime if
+    // that is earlier); every time in the trace is relative to it.
     int64_t timeAdjustment() const { return timeAdjustmentSeconds_; }
 
     // --- States. Results are 0 or an errno value (see hdTrace.h).

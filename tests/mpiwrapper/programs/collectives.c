@@ -33,13 +33,13 @@ static void expect_rooted(const char *tag, MPI_Comm comm, int root, int count, M
     ex_end();
 }
 
-/* Gather and Scatter: size recvSize root cid count tid recvCount recvtid. */
+/* Gather and Scatter: size recvSize root rootRank cid count tid recvCount recvtid. */
 static void expect_gather(const char *tag, MPI_Comm comm, int root, int count, MPI_Datatype type,
                           int recvcount, MPI_Datatype recvtype) {
     ex_begin(tag);
     ex_int("size", bytes(count, type));
     ex_int("recvSize", bytes(recvcount, recvtype));
-    ex_int("root", tc_world_rank(comm, root));
+    ex_root(comm, root);
     ex_comm("cid", comm);
     ex_int("count", count);
     ex_type("tid", type);
@@ -129,7 +129,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     tc_say("%s Gatherv rc=%d data=%ld", name, rc, rank == root ? tc_checksum(recv, 8 * size) : 0L);
     ex_begin("Gatherv");
     ex_int("size", bytes(rank + 1, MPI_INT));
-    ex_int("root", tc_world_rank(comm, root));
+    ex_root(comm, root);
     ex_comm("cid", comm);
     ex_int("count", rank + 1);
     ex_type("tid", MPI_INT);
@@ -140,7 +140,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         rc = MPI_Gatherv(MPI_IN_PLACE, 4321, MPI_DOUBLE, recv, counts, displs, MPI_INT, root, comm);
         ex_begin("Gatherv");
         ex_int("size", bytes(counts[rank], MPI_INT));
-        ex_int("root", tc_world_rank(comm, root));
+        ex_root(comm, root);
         ex_comm("cid", comm);
         ex_int("count", counts[rank]);
         ex_type("tid", MPI_INT);
@@ -149,7 +149,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
         rc = MPI_Gatherv(send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, root, comm);
         ex_begin("Gatherv");
         ex_int("size", bytes(rank + 1, MPI_INT));
-        ex_int("root", tc_world_rank(comm, root));
+        ex_root(comm, root);
         ex_comm("cid", comm);
         ex_int("count", rank + 1);
         ex_type("tid", MPI_INT);
@@ -166,7 +166,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     tc_say("%s Scatterv rc=%d data=%ld", name, rc, tc_checksum(recv, rank + 1));
     ex_begin("Scatterv");
     ex_int("recvSize", bytes(rank + 1, MPI_INT));
-    ex_int("root", tc_world_rank(comm, root));
+    ex_root(comm, root);
     ex_comm("cid", comm);
     ex_int("recvCount", rank + 1);
     ex_type("recvtid", MPI_INT);
@@ -188,7 +188,7 @@ static void run_collectives(MPI_Comm comm, const char *name) {
     tc_say("%s Scatterv in place rc=%d data=%ld", name, rc, tc_checksum(recv, rank + 1));
     ex_begin("Scatterv");
     ex_int("recvSize", bytes(counts[rank], MPI_INT));
-    ex_int("root", tc_world_rank(comm, root));
+    ex_root(comm, root);
     ex_comm("cid", comm);
     ex_int("recvCount", counts[rank]);
     ex_type("recvtid", MPI_INT);

@@ -155,6 +155,11 @@ int tc_world_rank(MPI_Comm comm, int rank) {
     return members[rank];
 }
 
+void ex_root(MPI_Comm comm, int root) {
+    ex_int("root", tc_world_rank(comm, root));
+    ex_int("rootRank", tc_world_rank(comm, root));
+}
+
 static int find_type(MPI_Datatype type) {
     for (int i = ntypes - 1; i >= 0; --i)
         if (types[i].type == type) return i;
@@ -186,7 +191,13 @@ static void put_type_value(MPI_Datatype type) {
     }
     for (size_t k = 0; k < sizeof named_types / sizeof named_types[0]; ++k)
         if (named_types[k].type == type) {
-            put("{\"named\":\"%s\",\"id\":%d}", named_types[k].name, (int)MPI_Type_c2f(type));
+            /* Issue 12: the .info line carries size and extent. */
+            int size = 0;
+            MPI_Aint lb = 0, extent = 0;
+            MPI_Type_size(type, &size);
+            MPI_Type_get_extent(type, &lb, &extent);
+            put("{\"named\":\"%s\",\"id\":%d,\"size\":%d,\"extent\":%ld}", named_types[k].name,
+                (int)MPI_Type_c2f(type), size, (long)extent);
             return;
         }
     die("datatype neither predefined in the table nor labelled");

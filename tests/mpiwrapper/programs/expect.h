@@ -61,6 +61,9 @@ void ex_info_children(MPI_Info info);
 /* A world rank as the wrapper writes it: MPI_ANY_SOURCE -1, MPI_PROC_NULL
  * -2, MPI_ROOT -3, otherwise the world rank of `rank` in comm. */
 int tc_world_rank(MPI_Comm comm, int rank);
+/* Gather, Gatherv, Scatter, Scatterv (and their I-forms): Appendix A's root,
+ * then rootRank with the same world rank (NOTES.md). */
+void ex_root(MPI_Comm comm, int root);
 
 /* Name a communicator (after its creation) so that later ex_comm calls
  * describe it; tc_forget_comm before MPI_Comm_free. */

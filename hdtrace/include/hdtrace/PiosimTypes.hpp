@@ -1,0 +1,35 @@
+// The predefined datatypes that the PIOsim tools (simulator, viewer and
+// their Java trace reader) know by name, with the size they assume
+// (NOTES.md, "Predefined types the PIOsim tools know, and the others").
+// A predefined type is written NAMED in a .proj only when its MPI name is
+// one of these and the size is its size on the traced machine; every other
+// predefined type is written as a byte layout. The wrapper and the merger
+// both decide by this table; python/hdtrace/check.py holds the same one.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace hdtrace {
+
+struct PiosimNamedType {
+    std::string_view name;
+    int64_t size;
+};
+
+inline constexpr PiosimNamedType kPiosimNamedTypes[] = {
+    {"MPI_BYTE", 1},      {"MPI_CHAR", 1},   {"MPI_UNSIGNED_CHAR", 1},
+    {"MPI_PACKED", 1},    {"MPI_INT", 4},    {"MPI_INTEGER", 4},
+    {"MPI_FLOAT", 4},     {"MPI_DOUBLE", 8}, {"MPI_DOUBLE_PRECISION", 8},
+    {"MPI_LONG_LONG", 8}, {"MPI_LB", 0},     {"MPI_UB", 0},
+    {"MPI_LONG", 4},
+};
+
+// Whether the tools read the predefined type `name` of `size` bytes as NAMED.
+inline bool piosimKnowsNamed(std::string_view name, int64_t size) {
+    for (const PiosimNamedType &known : kPiosimNamedTypes)
+        if (known.name == name) return known.size == size;
+    return false;
+}
+
+}  // namespace hdtrace

@@ -1,0 +1,80 @@
+#include "ProjectCheck.hpp"
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <hdtrace/PiosimTypes.hpp>
+
+namespace hdtrace::merger {
+namespace {
+
+const std::string *attributeOf(const TypeElement &element, const char *name) {
+    for (const auto &[key, value] : element.attributes)
+        if (std::string(key) == name) return &value;
+    return nullptr;
+}
+
+bool toolsKnowName(const std::string &name) {
+    for (const PiosimNamedType &known : kPiosimNamedTypes)
+        if (known.name == name) return true;
+    return false;
+}
+
+void checkTypes(const RankTypes &rank, Diagnostics &diagnostics) {
+    std::unordered_set<std::string> defined;
+    const std::string rankText = "rank " + std::to_string(rank.rank) + ": ";
+    for (const TypeElement &element : rank.types) {
+        const std::string *id = attributeOf(element, "id");
+        const std::string idText = id ? *id : "?";
+        const auto fail = [&](const std::string &what) {
+            diagnostics.failedCheck(
+                element.originFile, element.originLine,
+                rankText + "<" + element.tag + " id='" + idText + "'>: " + what);
+        };
+        if (element.tag == "NAMED") {
+            const std::string *name = attributeOf(element, "name");
+            if (!name || !toolsKnowName(*name))
+                fail("the PIOsim tools know no predefined type named '" + (name ? *name : "") +
+                     "' (they refuse the whole project); the .info line has no size and "
+                     "extent, so it was written before HDTrace wrote them: trace the program "
+                     "again, then merge");
+        }
+        const auto reference = [&](const std::string *referenced) {
+            if (referenced && !defined.count(*referenced))
+                fail("references type id " + *referenced + ", not defined before it");
+        };
+        reference(attributeOf(element, "oldType"));
+        for (const TypeElement &child : element.children)
+            if (child.tag == "Type") reference(attributeOf(child, "id"));
+        if (id && !defined.insert(*id).second) fail("the id is defined twice in this rank");
+    }
+}
+
+}  // namespace
+
+void checkProject(const std::vector<UnifiedCommunicator> &communicators,
+                  const std::vector<RankTypes> &ranks, Diagnostics &diagnostics) {
+    std::unordered_map<std::string, size_t> firstWithName;
+    bool world = false;
+    for (size_t i = 0; i < communicators.size(); ++i) {
+        const std::string &name = communicators[i].name;
+        world = world || name == "WORLD";
+        if (name.empty()) continue;
+        const auto [found, added] = firstWithName.emplace(name, i);
+        if (!added)
+            diagnostics.failedCheck("", 0,
+                                    "communicator " + std::to_string(i + 1) +
+                                        " of the list is "
+                                        "named '" +
+                                        name + "' like communicator " +
+                                        std::to_string(found->second + 1) +
+                                        ": the PIOsim tools keep only one of them");
+    }
+    if (!communicators.empty() && !world)
+        diagnostics.failedCheck("", 0, "no communicator is named WORLD");
+    for (const RankTypes &rank : ranks)
+        checkTypes(rank, diagnostics);
+}
+
+}  // namespace hdtrace::merger

@@ -1,0 +1,301 @@
+"""hdtrace check: does a run load in the PIOsim tools?
+
+Checks a project (.proj) and the traces its topology names against what the
+PIOsim tools (the simulator PIOsimHD, the viewer HDJumpshot and their Java
+trace reader) need, as far as the format notes state it:
+
+- every NAMED datatype is one of the predefined types the tools know; any
+  other predefined type must be written as a byte layout (the Java reader
+  refuses the whole project on an unknown name);
+- every type references only types defined before it in its rank;
+- non-empty communicator names are unique and the world is named WORLD (the
+  reader keeps one communicator per name);
+- every rooted collective carries rootRank (the simulator reads it for all
+  of them and fails on the first Gather or Scatter without it);
+- no time is negative (relative to the trace's timeAdjustment);
+- every id a trace element uses is defined: cid/newCid in the
+  CommunicatorList for that rank, tid-like attributes in the rank's
+  Datatypes, fid by a File_open of the rank;
+- every <For rid/> names a request issued before it (in the same trace, or
+  by another thread of the rank).
+
+Each problem is reported as "file:line: problem", with what to do about it:
+traces written before these rules need to be merged again (names, type
+layouts) or written again (rootRank, times), and the message says which.
+"""
+import os
+import xml.parsers.expat
+
+from .errors import read_error
+
+#: The predefined types the PIOsim tools know by name, with the size they
+#: assume (hdtrace/include/hdtrace/PiosimTypes.hpp holds the same table).
+PIOSIM_NAMED_TYPES = {
+    "MPI_BYTE": 1, "MPI_CHAR": 1, "MPI_UNSIGNED_CHAR": 1, "MPI_PACKED": 1, "MPI_INT": 4,
+    "MPI_INTEGER": 4, "MPI_FLOAT": 4, "MPI_DOUBLE": 8, "MPI_DOUBLE_PRECISION": 8,
+    "MPI_LONG_LONG": 8, "MPI_LB": 0, "MPI_UB": 0, "MPI_LONG": 4,
+}
+
+#: Rooted collectives: the simulator reads rootRank for each of them.
+ROOTED = {"Bcast", "Reduce", "Gather", "Gatherv", "Scatter", "Scatterv",
+          "Ibcast", "Ireduce", "Igather", "Igatherv", "Iscatter", "Iscatterv"}
+
+COMM_ATTRIBUTES = ("cid", "newCid")
+TYPE_ATTRIBUTES = ("tid", "recvtid", "etid", "filetid", "oldTid", "sendTid", "recvTid")
+
+REMERGE = "merge the run again with this HDTrace's project-merger"
+RETRACE = "trace the program again with this HDTrace"
+
+
+class Problem:
+    def __init__(self, path, line, text):
+        self.path, self.line, self.text = path, line, text
+
+    def __str__(self):
+        return f"{self.path}:{self.line}: {self.text}"
+
+
+class _ProjectModel:
+    """What the checks of the traces need from the .proj, with line numbers."""
+
+    def __init__(self):
+        self.comm_names = []        # (name, line)
+        self.cids = {}              # world rank -> set of cids
+        self.types = {}             # rank -> set of type ids
+        self.trace_names = []       # leaves: (host, rank, thread) as written
+
+
+def _parse(path, start, end=None):
+    """Runs expat over a file; start/end get (name, attributes, line)."""
+    parser = xml.parsers.expat.ParserCreate()
+
+    def on_start(name, attributes):
+        start(name, attributes, parser.CurrentLineNumber)
+
+    parser.StartElementHandler = on_start
+    if end is not None:
+        parser.EndElementHandler = lambda name: end(name, parser.CurrentLineNumber)
+    with open(path, "rb") as stream:
+        try:
+            parser.ParseFile(stream)
+        except xml.parsers.expat.ExpatError as error:
+            return Problem(path, error.lineno,
+                           f"not well-formed XML ({xml.parsers.expat.ErrorString(error.code)}): "
+                           "the tools cannot read it; a trace cut short is read only up to there")
+    return None
+
+
+def _integer(text):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def check_project_file(path, problems):
+    """The .proj-level checks; returns the model the trace checks use."""
+    model = _ProjectModel()
+    stack = []
+    state = {"rank": None, "defined": set(), "communicator": None}
+
+    def start(name, attributes, line):
+        parent = stack[-1] if stack else None
+        section = stack[1] if len(stack) > 1 else None
+        stack.append(name)
+        if section is None and name in ("CommunicatorList", "Datatypes", "Topology"):
+            return
+        if section == "CommunicatorList":
+            if name == "Communicator":
+                model.comm_names.append((attributes.get("name", ""), line))
+            elif name == "Rank" and parent == "Communicator":
+                world, cid = _integer(attributes.get("global")), _integer(attributes.get("cid"))
+                if world is not None and cid is not None:
+                    model.cids.setdefault(world, set()).add(cid)
+        elif section == "Datatypes":
+            if parent == "Datatypes" and name == "Rank":
+                state["rank"] = _integer(attributes.get("name"))
+                state["defined"] = model.types.setdefault(state["rank"], set())
+                return
+            if len(stack) != 4:  # a type's child: <Type id=.../> of a STRUCT
+                if name == "Type":
+                    _reference(attributes.get("id"), line, "Type id")
+                return
+            _check_type(name, attributes, line)
+
+    def _reference(type_id, line, what):
+        if type_id is not None and _integer(type_id) not in state["defined"]:
+            problems.append(Problem(path, line, f"rank {state['rank']}: {what}='{type_id}' "
+                                    "references a type not defined before it in this rank"))
+
+    def _check_type(name, attributes, line):
+        type_name = attributes.get("name", "")
+        if name == "NAMED" and type_name not in PIOSIM_NAMED_TYPES:
+            problems.append(Problem(path, line, (
+                f"rank {state['rank']}: <NAMED name='{type_name}'> is a predefined type the "
+                "PIOsim tools do not know: their reader refuses the whole project. "
+                f"To fix: {REMERGE}, which writes it as a byte layout; if the merger says "
+                f"the .info lines lack size and extent, {RETRACE} first")))
+        if "oldType" in attributes:
+            _reference(attributes["oldType"], line, "oldType")
+        type_id = _integer(attributes.get("id"))
+        if type_id is None:
+            problems.append(Problem(path, line, f"rank {state['rank']}: <{name}> has no id"))
+        else:
+            state["defined"].add(type_id)
+
+    def end(name, line):
+        stack.pop()
+
+    damage = _parse(path, start, end)
+    if damage:
+        problems.append(damage)
+        return model
+
+    seen = {}
+    for name, line in model.comm_names:
+        if not name:
+            continue
+        if name in seen:
+            hint = (" (each rank's MPI_COMM_SELF is named 'SELF <rank>' now)"
+                    if name == "SELF" else "")
+            problems.append(Problem(path, line, (
+                f"communicator name '{name}' repeats that of line {seen[name]}: the PIOsim "
+                f"reader keeps one communicator per name, so a rank loses one. To fix: "
+                f"{REMERGE}{hint}")))
+        else:
+            seen[name] = line
+    if model.comm_names and "WORLD" not in seen:
+        problems.append(Problem(path, model.comm_names[0][1],
+                                f"no communicator is named WORLD. To fix: {REMERGE}"))
+    return model
+
+
+def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
+    """The checks of one .trc. issued_in_rank: rids issued in any trace of the rank."""
+    issued = set()
+    cids = model.cids.get(rank, set())
+    types = model.types.get(rank, set())
+    stack = []
+
+    def start(name, attributes, line):
+        stack.append(name)
+        if name in ("Program", "Nested"):
+            return
+        if name == "For":
+            rid = _integer(attributes.get("rid"))
+            if rid is not None and rid not in issued and rid not in issued_in_rank:
+                problems.append(Problem(path, line, (
+                    f"<For rid='{rid}'> in <{stack[-2] if len(stack) > 1 else '?'}> completes "
+                    f"a request no call of rank {rank} issued before it")))
+            return
+        if len(stack) > 1 and stack[-2] not in ("Program", "Nested"):
+            check_types(name, attributes, line)  # <Data tid=...>, a child of a call
+            return
+        for attribute in ("time", "end"):
+            value = attributes.get(attribute)
+            if value is not None and value.strip().startswith("-"):
+                problems.append(Problem(path, line, (
+                    f"<{name}> {attribute}='{value}' is negative: timeAdjustment was taken "
+                    f"after the call started. To fix: {RETRACE}")))
+        if name in ROOTED and "rootRank" not in attributes:
+            problems.append(Problem(path, line, (
+                f"<{name}> has no rootRank: the simulator reads rootRank for every rooted "
+                f"collective and fails loading it (NullPointerException). To fix: {RETRACE}")))
+        for attribute in COMM_ATTRIBUTES:
+            cid = _integer(attributes.get(attribute))
+            if cid is not None and cid >= 0 and cid not in cids:
+                problems.append(Problem(path, line, (
+                    f"<{name}> {attribute}='{cid}': rank {rank} has no communicator with this "
+                    "id in the project's CommunicatorList")))
+        check_types(name, attributes, line)
+        fid = _integer(attributes.get("fid"))
+        if name == "File_open" and fid is not None:
+            fids_of_rank.add(fid)
+        elif fid is not None and fid >= 0 and fid not in fids_of_rank and name != "File_delete":
+            problems.append(Problem(path, line, (
+                f"<{name}> fid='{fid}': no File_open of rank {rank} before it gave this id")))
+        rid = _integer(attributes.get("rid"))
+        if rid is not None:
+            issued.add(rid)
+
+    def check_types(name, attributes, line):
+        for attribute in TYPE_ATTRIBUTES:
+            tid = _integer(attributes.get(attribute))
+            if tid is not None and tid >= 0 and tid not in types:
+                problems.append(Problem(path, line, (
+                    f"<{name}> {attribute}='{tid}': rank {rank} has no datatype with this id "
+                    "in the project's Datatypes")))
+
+    def end(name, line):
+        stack.pop()
+
+    damage = _parse(path, start, end)
+    if damage:
+        problems.append(damage)
+
+
+def _rids_issued(path):
+    """Every rid attribute of a trace (requests issued there)."""
+    rids = set()
+
+    def start(name, attributes, line):
+        if name != "For":
+            rid = _integer(attributes.get("rid"))
+            if rid is not None:
+                rids.add(rid)
+
+    _parse(path, start)
+    return rids
+
+
+def check(project_path):
+    """All problems of a project and its traces, in file order."""
+    from .project import open as open_project
+    problems = []
+    if not os.path.isfile(project_path):
+        raise read_error(project_path, 0, 0, "no such project file")
+    model = check_project_file(project_path, problems)
+    if problems and problems[-1].text.startswith("not well-formed XML"):
+        return problems, 0  # no topology to find the traces by
+    project = open_project(project_path, partial=True)
+    leaves = [leaf for leaf in project.topology.leaves]
+    by_rank = {}
+    for leaf in leaves:
+        by_rank.setdefault(leaf.rank, []).append(leaf)
+    for rank, rank_leaves in sorted(by_rank.items()):
+        present = [leaf for leaf in rank_leaves if os.path.isfile(leaf.path)]
+        for leaf in rank_leaves:
+            if leaf not in present:
+                problems.append(Problem(project_path, 0, (
+                    f"the trace of rank {rank} thread {leaf.thread} is missing: {leaf.path}")))
+        issued = {leaf.path: _rids_issued(leaf.path) for leaf in present}
+        fids = set()
+        for leaf in sorted(present, key=lambda leaf: leaf.thread):
+            others = set().union(*[rids for path, rids in issued.items() if path != leaf.path])
+            check_trace(leaf.path, rank, model, others, problems, fids)
+    return problems, len(leaves)
+
+
+def command_check(args):
+    problems, traces = check(args.project)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"hdtrace check: {len(problems)} problem(s): the PIOsim tools would fail on "
+              f"{args.project}", flush=True)
+        return 1
+    print(f"{args.project}: {traces} trace(s) pass the PIOsim checks")
+    return 0
+
+
+def register(commands):
+    sub = commands.add_parser(
+        "check", help="check a run against what the PIOsim tools need",
+        description="Checks a project and its traces against what the PIOsim simulator and "
+                    "viewer need (format notes): known predefined type names or byte layouts, "
+                    "rootRank on rooted collectives, unique communicator names, no negative "
+                    "time, every id defined, every <For> issued. Prints 'file:line: problem' "
+                    "for each failure, with what to do (merge again, or trace again), and "
+                    "exits 1 when there is one.")
+    sub.add_argument("project", help="the project description (.proj)")
+    sub.set_defaults(handler=command_check)
