@@ -23,6 +23,9 @@ void appendRankMap(std::string &out, const std::vector<int> &worldRankOfLocal);
 std::string commLine(int64_t id, std::string_view name, const std::vector<int> &localGroup,
                      const std::vector<int> *remoteGroup);
 
+// One-sided communication: "Win id=<wid> cid=<cid> size=<bytes> dispUnit=<n> kind='<kind>'".
+std::string winLine(int64_t id, int64_t cid, int64_t size, int64_t dispUnit, std::string_view kind);
+
 std::string namedTypeLine(int64_t id, std::string_view name);
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
                             const std::vector<int> &integers,

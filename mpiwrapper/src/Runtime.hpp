@@ -10,8 +10,10 @@
 #include "CommRegistry.hpp"
 #include "Config.hpp"
 #include "FileRegistry.hpp"
+#include "MessageRegistry.hpp"
 #include "RequestRegistry.hpp"
 #include "TypeRegistry.hpp"
+#include "WinRegistry.hpp"
 
 namespace hdtracempi {
 
@@ -23,6 +25,9 @@ struct Runtime {
     TypeRegistry types;
     FileRegistry files;
     RequestRegistry requests;
+    // Matched probes and one-sided communication (TRACE-FORMAT.md).
+    MessageRegistry messages;
+    WinRegistry wins;
     std::string program;  // trace file name parts
     std::string host;
     int worldRank = 0;
