@@ -10,6 +10,12 @@ complete in the Wait/Test call whose <For rid=.../> names their request;
 a blocking call completes at its own end. A persistent request (Send_init,
 Recv_init, ...) posts one message each time Start or Startall starts it;
 the pair then names the Start/Startall row.
+
+Matched probes (MPI-3): Mrecv and Imrecv are receives like Recv and Irecv.
+They log the source and tag of the message their probe (Mprobe/Improbe)
+matched, never a wildcard, and Imrecv completes in the Wait/Test of its rid.
+Two messages with the same sender, tag and communicator that a program
+probes in one order and receives in the other are paired in receive order.
 """
 from collections import defaultdict, deque
 from dataclasses import dataclass
@@ -19,9 +25,9 @@ import numpy as np
 from .table import NO_PEER
 
 SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend"})
-RECEIVES = frozenset({"Recv", "Irecv"})
+RECEIVES = frozenset({"Recv", "Irecv", "Mrecv", "Imrecv"})
 SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
-NONBLOCKING = frozenset({"Isend", "Ibsend", "Issend", "Irsend", "Irecv"})
+NONBLOCKING = frozenset({"Isend", "Ibsend", "Issend", "Irsend", "Irecv", "Imrecv"})
 PERSISTENT_SENDS = frozenset({"Send_init", "Bsend_init", "Rsend_init", "Ssend_init"})
 PERSISTENT_RECEIVES = frozenset({"Recv_init"})
 STARTS = frozenset({"Start", "Startall"})
