@@ -3,6 +3,8 @@
  * the request: a lone Wait, a Test before and after the completion, a
  * Waitall mixing a generalized request with Isend/Irecv, and a Waitany.
  * The callbacks make no MPI calls. Runs on any number of ranks. */
+#include <stddef.h>
+
 #include "expect.h"
 
 static int query_calls, free_calls;

@@ -3,6 +3,8 @@
  * MPI_STATUS_IGNORE, zero counts, a communicator with reversed ranks, a
  * Improbe that finds nothing, and MPI_PROC_NULL sources, which give
  * MPI_MESSAGE_NO_PROC. An odd last rank does only the MPI_PROC_NULL part. */
+#include <stddef.h>
+
 #include "expect.h"
 
 static long long bytes(int count, MPI_Datatype type) {

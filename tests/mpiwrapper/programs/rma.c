@@ -106,6 +106,12 @@ static void created_window(MPI_Comm rev) {
     rc = MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     tc_say("Win_fence rc=%d memory=%ld got=%ld", rc, tc_checksum(memory, 16), tc_checksum(dst, 2));
     expect_fence(w, MPI_MODE_NOSUCCEED);
+    /* The left neighbour's lock epoch below writes this rank's memory: only
+     * after the checksum above. */
+    rc = MPI_Barrier(MPI_COMM_WORLD);
+    ex_begin("Barrier");
+    ex_comm("cid", MPI_COMM_WORLD);
+    ex_end();
 
     /* Passive target: an exclusive lock with Put, Compare_and_swap and
      * Fetch_and_op on the right neighbour, a shared lock with Get on the left. */
