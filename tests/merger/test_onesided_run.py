@@ -74,8 +74,16 @@ def test_match_messages_pairs_mrecv_and_imrecv(mprobe_project):
                  ("Send", "Imrecv", sender, receiver, 23, 28),
                  ("Send", "Imrecv", sender, receiver, 24, 0),
                  ("Send", "Mrecv", sender, receiver, 25, 12),
-                 ("Send", "Mrecv", sender, receiver, 26, 8)]
+                 ("Send", "Mrecv", sender, receiver, 26, 8),
+                 ("Send", "Mrecv", sender, receiver, 27, 12),
+                 ("Send", "Mrecv", sender, receiver, 27, 20)]
     assert got == sorted(want)
+    # Tag 27: two messages of one envelope, probed in send order and received
+    # in the other: each receive is paired with the send its probe matched.
+    for pair in matches.pairs:
+        if int(pair["tag"]) == 27:
+            assert int(table["size"][pair["recv_row"]]) == int(pair["size"]), (
+                "the receive of a message is paired with another send")
     # Imrecv completes in the Wait/Test of its rid, after it started.
     for pair in matches.pairs:
         if table["name"][pair["recv_row"]] == "Imrecv":
@@ -90,7 +98,7 @@ def test_mprobe_project_exports_show_matched_probes(mprobe_project, tmp_path):
     for name in ("Mprobe", "Improbe", "Mrecv", "Imrecv"):
         assert names.get(name) == "point-to-point", f"{name}: {names.get(name)}"
     flows = [event for event in trace["traceEvents"] if event.get("cat") == "message"]
-    assert len(flows) == 2 * 12  # a start and an end per matched message
+    assert len(flows) == 2 * 16  # a start and an end per matched message
     json.dumps(trace)
 
 
@@ -179,8 +187,8 @@ def test_otf2_export_of_matched_probes(mprobe_project, tmp_path):
     from hdtrace.export.otf2 import write_otf2
     from hdtrace.view.model import build_timeline
     summary = write_otf2(build_timeline(mprobe_project), mprobe_project, tmp_path / "archive")
-    # 4 Mrecv and 2 Imrecv per receiving rank (two receiving ranks); each of the
+    # 6 Mrecv and 2 Imrecv per receiving rank (two receiving ranks); each of the
     # 4 ranks' Imrecv of MPI_MESSAGE_NO_PROC posts a request that receives nothing,
     # as an Irecv from MPI_PROC_NULL does.
-    assert summary["MPI_RECV"] == 8 and summary["MPI_IRECV"] == 4
-    assert summary["MPI_IRECV_REQUEST"] == 4 + 4 and summary["MPI_SEND"] == 12
+    assert summary["MPI_RECV"] == 12 and summary["MPI_IRECV"] == 4
+    assert summary["MPI_IRECV_REQUEST"] == 4 + 4 and summary["MPI_SEND"] == 16

@@ -26,8 +26,8 @@ def test_mids_count_from_zero_in_probe_order(runner):
         probes = [int(e.attrib["mid"]) for e in checker.trace.elements
                   if e.tag in ("Mprobe", "Improbe") and e.attrib["mid"] != "-1"]
         if rank % 2 == 1:
-            assert probes == list(range(len(probes))) and len(probes) == 6, (
-                f"rank {rank}: probes gave mids {probes}, expected 0..5 in order")
+            assert probes == list(range(len(probes))) and len(probes) == 8, (
+                f"rank {rank}: probes gave mids {probes}, expected 0..7 in order")
         else:
             assert probes == [], f"rank {rank} received nothing, its probes gave mids {probes}"
         received = sorted(int(e.attrib["mid"]) for e in checker.trace.elements

@@ -154,6 +154,23 @@ static void receive_side(MPI_Comm world, MPI_Comm rev, int partner, int rev_part
     rc = MPI_Mrecv(got, 16, MPI_INT, &first, &status);
     say_status("Mrecv first", rc, &status, MPI_INT);
     expect_receive("Mrecv", bytes(3, MPI_INT), 16, MPI_INT, world, partner, 25, "m-first", NULL);
+
+    /* The same, with one envelope (tag 27) for both: only the mid tells which
+     * message (3 or 5 ints) each receive takes. */
+    rc = MPI_Mprobe(partner, 27, world, &first, &status);
+    say_status("Mprobe same first", rc, &status, MPI_INT);
+    expect_probe("Mprobe", world, partner, 27, "m-same-first", -1);
+    rc = MPI_Mprobe(partner, 27, world, &second, &status);
+    say_status("Mprobe same second", rc, &status, MPI_INT);
+    expect_probe("Mprobe", world, partner, 27, "m-same-second", -1);
+    rc = MPI_Mrecv(got, 16, MPI_INT, &second, &status);
+    say_status("Mrecv same second", rc, &status, MPI_INT);
+    expect_receive("Mrecv", bytes(5, MPI_INT), 16, MPI_INT, world, partner, 27, "m-same-second",
+                   NULL);
+    rc = MPI_Mrecv(got, 16, MPI_INT, &first, &status);
+    say_status("Mrecv same first", rc, &status, MPI_INT);
+    expect_receive("Mrecv", bytes(3, MPI_INT), 16, MPI_INT, world, partner, 27, "m-same-first",
+                   NULL);
 }
 
 static void send_side(MPI_Comm world, MPI_Comm rev, int partner, int rev_partner) {
@@ -179,6 +196,12 @@ static void send_side(MPI_Comm world, MPI_Comm rev, int partner, int rev_partner
     rc = MPI_Send(ints + 5, 2, MPI_INT, partner, 26, world);
     tc_say("Send rc=%d", rc);
     expect_send(2, MPI_INT, world, partner, 26);
+    rc = MPI_Send(ints, 3, MPI_INT, partner, 27, world);
+    tc_say("Send rc=%d", rc);
+    expect_send(3, MPI_INT, world, partner, 27);
+    rc = MPI_Send(ints + 8, 5, MPI_INT, partner, 27, world);
+    tc_say("Send rc=%d", rc);
+    expect_send(5, MPI_INT, world, partner, 27);
 }
 
 /* MPI_PROC_NULL: MPI_MESSAGE_NO_PROC, received at once with the null status. */
