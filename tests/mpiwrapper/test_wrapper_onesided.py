@@ -86,3 +86,39 @@ def test_preloaded(runner, name, nranks):
     """libhdtracempi.so preloaded into the untraced build: the same checks pass."""
     run = runner.run(f"{name}_plain", nranks, preload=True)
     run.check(type_findings=False)
+
+
+def test_window_used_by_another_thread(runner):
+    """A window made in thread 0 and used in thread 1: thread 1's .info declares
+    the window's communicator, then its Win line, with the same ids."""
+    nranks = 2
+    run = runner.run("rma_threads_traced", nranks)
+    run.assert_ok()
+    assert run.result.stderr == ""
+    lines = tracecheck.per_rank_lines(run.result.stdout)
+    for rank in range(nranks):
+        left = (rank + nranks - 1) % nranks
+        assert f"r{rank} memory[left]={10 + left}" in lines, lines
+        bases = [tracecheck.trace_base(run.trace_dir, "rma_threads_traced", rank, thread)
+                 for thread in range(2)]
+        traces = [tracecheck.parse_trc(base.with_suffix(".trc")) for base in bases]
+        infos = [tracecheck.parse_info(base.with_suffix(".info")) for base in bases]
+        main = {e.tag: e.attrib for e in traces[0].elements}
+        cid = int(main["Comm_dup"]["newCid"])
+        assert dict(main["Win_create"], time=None, end=None) == {
+            "cid": str(cid), "wid": "0", "size": "64", "dispUnit": "8", "time": None, "end": None}
+        assert main["Win_free"]["wid"] == "0"
+        for info in infos:
+            assert info.wins == {0: {"cid": cid, "size": 64, "dispUnit": 8, "kind": "create",
+                                     "line": info.wins[0]["line"]}}
+            assert info.comms[cid]["map"] == {r: r for r in range(nranks)}
+            assert info.comms[cid]["line"] < info.wins[0]["line"]
+        epoch = [(e.tag, dict(e.attrib)) for e in traces[1].elements]
+        for _, attrs in epoch:
+            del attrs["time"], attrs["end"]
+        double = next(tid for tid, t in infos[1].types.items() if t["name"] == "MPI_DOUBLE")
+        assert epoch == [
+            ("Win_fence", {"wid": "0", "assert": "0"}),
+            ("Put", {"size": "8", "count": "1", "tid": str(double),
+                     "targetRank": str((rank + 1) % nranks), "disp": str(rank), "wid": "0"}),
+            ("Win_fence", {"wid": "0", "assert": "0"})]
