@@ -395,5 +395,131 @@ FUNCTIONS = {
                                 call='hdtracempi::testNestedBody(depth)'),
 }
 
+
+# ---- Matched probes, one-sided communication, generalized requests (MPI-3.1;
+# TRACE-FORMAT.md sections "Matched probes", "One-sided communication",
+# "Generalized requests"). Kept in one block: added to KINDS and FUNCTIONS.
+
+KINDS.update({
+    'win': ('call.winId({0})', 'after'),                   # window id (declared in .info)
+    'winBefore': ('call.winId({0})', 'before'),            # ... of a handle the call frees
+    'target': ('call.targetRank({0}, {1})', 'after'),      # win, rank: world rank of the target
+    'op': ('hdtracempi::opName({0})', 'after'),            # MPI_SUM, ... or user
+    'lockType': ('hdtracempi::lockTypeName({0})', 'after'),  # shared / exclusive
+    'groupRanks': ('call.groupRanks({0}).c_str()', 'after'),  # 'a;b;' world ranks of a group
+})
+
+
+def message_attrs(record):
+    """What a matched probe learnt about its message (a hdtracempi::MessageRecord)."""
+    return [('fromRank', 'int', f'{record}.fromRank'), ('fromTag', 'int', f'{record}.fromTag'),
+            ('cid', 'int', f'{record}.cid'), ('mid', 'int', f'{record}.mid')]
+
+
+def message_receive(tag, rid=False):
+    """Mrecv, Imrecv: the matched message as its probe saw it (the call
+    consumes the handle, so the record is taken before it)."""
+    attrs = [('size', 'int', 'taken.size'), ('count', 'int', 'count'),
+             ('tid', 'type', 'datatype')] + message_attrs('taken')
+    entry = dict(tag=tag, attrs=attrs, before='const auto taken = call.messageTaken(message);')
+    if rid:
+        entry['attrs'] = attrs + [('rid', 'int', 'rid')]
+        entry['after'] = NEW_REQUEST
+    return entry
+
+
+def win_constructor(tag, kind, size='size', disp_unit='disp_unit'):
+    """Win_create, Win_allocate, ...: the new window's wid and its Win line."""
+    attrs = [('cid', 'comm', 'comm'), ('wid', 'int', 'wid')]
+    if kind != 'Dynamic':
+        attrs += [('size', 'int', size), ('dispUnit', 'int', disp_unit)]
+    return dict(tag=tag, attrs=attrs,
+                after=f'const int64_t wid = call.winCreated(result, win, comm, {size}, {disp_unit}, '
+                      f'hdtracempi::WinKind::{kind});')
+
+
+def rma_data(tag, count='origin_count', datatype='origin_datatype', op=None, request=False):
+    """Put, Get, the accumulates and their request forms: the origin side,
+    the target as a world rank, the displacement as passed."""
+    attrs = [('size', 'size', count, datatype), ('count', 'int', count), ('tid', 'type', datatype),
+             ('targetRank', 'target', 'win', 'target_rank'), ('disp', 'int', 'target_disp'),
+             ('wid', 'win', 'win')]
+    if op:
+        attrs.append(('op', 'op', op))
+    if not request:
+        return dict(tag=tag, attrs=attrs)
+    return dict(tag=tag, attrs=attrs + [('rid', 'int', 'rid')], after=NEW_REQUEST)
+
+
+def win_sync(tag, *more):
+    return dict(tag=tag, attrs=[('wid', 'win', 'win')] + list(more))
+
+
+# Get_accumulate with MPI_NO_OP ignores the origin: the result side is written.
+GET_ACC_COUNT = 'op == MPI_NO_OP ? result_count : origin_count'
+GET_ACC_TYPE = 'op == MPI_NO_OP ? result_datatype : origin_datatype'
+
+FUNCTIONS.update({
+    # --- Matched probes
+    'MPI_Mprobe': dict(tag='Mprobe', status='status', attrs=message_attrs('probe'),
+                       after='const auto probe = call.messageProbed(result, 1, source, tag, comm, '
+                             'message, statusSeen);'),
+    'MPI_Improbe': dict(tag='Improbe', status='status',
+                        attrs=message_attrs('probe') + [('flag', 'int', 'probeFlag')],
+                        after='const int probeFlag = result == MPI_SUCCESS && *flag;\n'
+                              'const auto probe = call.messageProbed(result, probeFlag, source, '
+                              'tag, comm, message, statusSeen);'),
+    'MPI_Mrecv': message_receive('Mrecv'),
+    'MPI_Imrecv': message_receive('Imrecv', rid=True),
+
+    # --- One-sided communication: windows
+    'MPI_Win_create': win_constructor('Win_create', 'Create'),
+    'MPI_Win_allocate': win_constructor('Win_allocate', 'Allocate'),
+    'MPI_Win_allocate_shared': win_constructor('Win_allocate_shared', 'Shared'),
+    'MPI_Win_create_dynamic': win_constructor('Win_create_dynamic', 'Dynamic', '0', '1'),
+    'MPI_Win_attach': win_sync('Win_attach', ('size', 'int', 'size')),
+    'MPI_Win_detach': win_sync('Win_detach'),
+    'MPI_Win_free': dict(tag='Win_free', attrs=[('wid', 'winBefore', '*win')],
+                         before='call.winFreed(*win);'),
+
+    # --- One-sided communication: data movement
+    'MPI_Put': rma_data('Put'),
+    'MPI_Get': rma_data('Get'),
+    'MPI_Accumulate': rma_data('Accumulate', op='op'),
+    'MPI_Get_accumulate': rma_data('Get_accumulate', GET_ACC_COUNT, GET_ACC_TYPE, op='op'),
+    'MPI_Fetch_and_op': rma_data('Fetch_and_op', '1', 'datatype', op='op'),
+    'MPI_Compare_and_swap': rma_data('Compare_and_swap', '1', 'datatype'),
+    'MPI_Rput': rma_data('Rput', request=True),
+    'MPI_Rget': rma_data('Rget', request=True),
+    'MPI_Raccumulate': rma_data('Raccumulate', op='op', request=True),
+    'MPI_Rget_accumulate': rma_data('Rget_accumulate', GET_ACC_COUNT, GET_ACC_TYPE, op='op',
+                                    request=True),
+
+    # --- One-sided communication: synchronisation
+    'MPI_Win_fence': win_sync('Win_fence', ('assert', 'int', 'assertion')),
+    'MPI_Win_lock': win_sync('Win_lock', ('targetRank', 'target', 'win', 'rank'),
+                             ('lockType', 'lockType', 'lock_type')),
+    'MPI_Win_unlock': win_sync('Win_unlock', ('targetRank', 'target', 'win', 'rank')),
+    'MPI_Win_lock_all': win_sync('Win_lock_all'),
+    'MPI_Win_unlock_all': win_sync('Win_unlock_all'),
+    'MPI_Win_flush': win_sync('Win_flush', ('targetRank', 'target', 'win', 'rank')),
+    'MPI_Win_flush_local': win_sync('Win_flush_local', ('targetRank', 'target', 'win', 'rank')),
+    'MPI_Win_flush_all': win_sync('Win_flush_all'),
+    'MPI_Win_flush_local_all': win_sync('Win_flush_local_all'),
+    'MPI_Win_sync': win_sync('Win_sync'),
+    'MPI_Win_post': win_sync('Win_post', ('ranks', 'groupRanks', 'group')),
+    'MPI_Win_start': win_sync('Win_start', ('ranks', 'groupRanks', 'group')),
+    'MPI_Win_complete': win_sync('Win_complete'),
+    'MPI_Win_wait': win_sync('Win_wait'),
+    'MPI_Win_test': win_sync('Win_test', ('flag', 'int', 'result == MPI_SUCCESS ? *flag : 0')),
+
+    # --- Generalized requests: the rid of the request (completed by a Wait/Test <For>).
+    'MPI_Grequest_start': dict(tag='Grequest_start', attrs=[('rid', 'int', 'rid')],
+                               after=NEW_REQUEST),
+    'MPI_Grequest_complete': dict(tag='Grequest_complete', attrs=[('rid', 'int', 'rid')],
+                                  before='const int64_t rid = call.requestEntry(&request).rid;'),
+})
+# ---- end of matched probes, one-sided communication, generalized requests
+
 # Wrapped for their hooks, never written.
 NOT_LOGGED = {'MPI_Request_free'}

@@ -9,7 +9,9 @@
  * (LD_PRELOAD of libhdtracempi.so), so both execute identical code.
  *
  * Cases: iprobe (1 rank), pingpong (2), isend-irecv-waitall (2),
- * allreduce (2), file-write-at (1; FILE is the file to write).
+ * allreduce (2), file-write-at (1; FILE is the file to write), put-fence (2:
+ * a one-double MPI_Put to the other rank, then MPI_Win_fence; on 1 rank to
+ * itself; Open MPI needs OMPI_MCA_osc=pt2pt in this container).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,7 @@ static double nowNanoseconds(void) {
 static void usage(void) {
     fprintf(stderr,
             "usage: bench_mpi_overhead CASE ITERATIONS [FILE]\n"
-            "cases: iprobe pingpong isend-irecv-waitall allreduce file-write-at\n");
+            "cases: iprobe pingpong isend-irecv-waitall allreduce file-write-at put-fence\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -104,6 +106,21 @@ int main(int argc, char **argv) {
         }
         end = nowNanoseconds();
         MPI_File_close(&file);
+    } else if (strcmp(benchCase, "put-fence") == 0) {
+        if (size > 2) usage();
+        double exposed[2] = {0, 0}, value = rank;
+        MPI_Win win;
+        MPI_Win_create(exposed, sizeof exposed, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+                       &win);
+        MPI_Win_fence(0, win);
+        callsPerIteration = 2;
+        start = nowNanoseconds();
+        for (long i = 0; i < iterations; ++i) {
+            MPI_Put(&value, 1, MPI_DOUBLE, size == 2 ? peer : 0, i % 2, 1, MPI_DOUBLE, win);
+            MPI_Win_fence(0, win);
+        }
+        end = nowNanoseconds();
+        MPI_Win_free(&win);
     } else {
         usage();
     }

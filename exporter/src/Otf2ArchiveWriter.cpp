@@ -47,6 +47,8 @@ OTF2_RegionRole otf2Role(RegionRole role) {
             return OTF2_REGION_ROLE_COLL_ALL2ALL;
         case RegionRole::FileIo:
             return OTF2_REGION_ROLE_FILE_IO;
+        case RegionRole::Rma:
+            return OTF2_REGION_ROLE_RMA;
         case RegionRole::Function:
             break;
     }
@@ -106,6 +108,11 @@ void checkRun(const Otf2Run &run) {
         if (records.kind[i] < 0 || records.kind[i] >= kRecordKinds)
             throw std::runtime_error("OTF2 export: record " + std::to_string(i) +
                                      " has unknown kind " + std::to_string(records.kind[i]));
+        if (records.kind[i] >= static_cast<int32_t>(RecordKind::RmaWinCreate) &&
+            (records.a[i] < 0 || static_cast<uint64_t>(records.a[i]) >= run.windows.size()))
+            throw std::runtime_error("OTF2 export: record " + std::to_string(i) + " names window " +
+                                     std::to_string(records.a[i]) + ", there are " +
+                                     std::to_string(run.windows.size()));
         if (i > 0 && records.location[i] == records.location[i - 1] &&
             records.time[i] < records.time[i - 1])
             throw std::runtime_error("OTF2 export: record " + std::to_string(i) +
@@ -185,6 +192,38 @@ void writeEvents(OTF2_Archive *archive, const Otf2Run &run, std::vector<uint64_t
                     code = OTF2_EvtWriter_IoOperationComplete(
                         writer, nullptr, time, narrow32(a, "I/O handle"), static_cast<uint64_t>(c),
                         static_cast<uint64_t>(d));
+                    break;
+                case RecordKind::RmaWinCreate:
+                    code =
+                        OTF2_EvtWriter_RmaWinCreate(writer, nullptr, time, narrow32(a, "window"));
+                    break;
+                case RecordKind::RmaWinDestroy:
+                    code =
+                        OTF2_EvtWriter_RmaWinDestroy(writer, nullptr, time, narrow32(a, "window"));
+                    break;
+                case RecordKind::RmaPut:
+                    code = OTF2_EvtWriter_RmaPut(writer, nullptr, time, narrow32(a, "window"),
+                                                 narrow32(b, "target"), static_cast<uint64_t>(d),
+                                                 static_cast<uint64_t>(e));
+                    break;
+                case RecordKind::RmaGet:
+                    code = OTF2_EvtWriter_RmaGet(writer, nullptr, time, narrow32(a, "window"),
+                                                 narrow32(b, "target"), static_cast<uint64_t>(d),
+                                                 static_cast<uint64_t>(e));
+                    break;
+                case RecordKind::RmaAtomic: {
+                    // A plain accumulate sends only; the fetching kinds also receive.
+                    const auto type = static_cast<OTF2_RmaAtomicType>(c);
+                    const uint64_t bytes = static_cast<uint64_t>(d);
+                    code = OTF2_EvtWriter_RmaAtomic(
+                        writer, nullptr, time, narrow32(a, "window"), narrow32(b, "target"), type,
+                        bytes, type == OTF2_RMA_ATOMIC_TYPE_ACCUMULATE ? 0 : bytes,
+                        static_cast<uint64_t>(e));
+                    break;
+                }
+                case RecordKind::RmaOpComplete:
+                    code = OTF2_EvtWriter_RmaOpCompleteNonBlocking(
+                        writer, nullptr, time, narrow32(a, "window"), static_cast<uint64_t>(e));
                     break;
             }
             check(code, "writing an event");
@@ -311,6 +350,17 @@ void writeDefinitions(OTF2_Archive *archive, const Otf2Run &run,
                                              strings(communicator.name), group, OTF2_UNDEFINED_COMM,
                                              OTF2_COMM_FLAG_NONE),
               "writing a communicator");
+    }
+
+    for (size_t i = 0; i < run.windows.size(); ++i) {
+        const RmaWindow &window = run.windows[i];
+        if (window.communicator >= run.communicators.size())
+            throw std::runtime_error("OTF2 export: window " + window.name +
+                                     " names no communicator");
+        check(OTF2_GlobalDefWriter_WriteRmaWin(global, static_cast<OTF2_RmaWinRef>(i),
+                                               strings(window.name), window.communicator,
+                                               OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS),
+              "writing an RMA window");
     }
 
     if (!run.ioHandles.empty()) {

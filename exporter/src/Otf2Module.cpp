@@ -30,7 +30,8 @@ py::dict writeArchive(
     const std::vector<std::tuple<uint64_t, uint64_t, std::string>> &locations,
     const std::vector<std::tuple<std::string, std::vector<uint64_t>>> &communicators,
     const std::vector<std::string> &files,
-    const std::vector<std::tuple<std::string, uint32_t>> &ioHandles, const py::dict &records) {
+    const std::vector<std::tuple<std::string, uint32_t>> &ioHandles, const py::dict &records,
+    const std::vector<std::tuple<std::string, uint32_t>> &windows) {
     Otf2Run run;
     run.name = name;
     run.originNs = originNs;
@@ -43,6 +44,8 @@ py::dict writeArchive(
     run.files = files;
     for (const auto &[handleName, file] : ioHandles)
         run.ioHandles.push_back({handleName, file});
+    for (const auto &[windowName, communicator] : windows)
+        run.windows.push_back({windowName, communicator});
     run.records.location = column<uint32_t>(records, "location");
     run.records.kind = column<int32_t>(records, "kind");
     run.records.time = column<uint64_t>(records, "time");
@@ -70,5 +73,6 @@ PYBIND11_MODULE(_otf2, module) {
     module.def("write_archive", &writeArchive, py::arg("directory"), py::arg("name"),
                py::arg("origin_ns"), py::arg("regions"), py::arg("locations"),
                py::arg("communicators"), py::arg("files"), py::arg("io_handles"),
-               py::arg("records"));
+               py::arg("records"),
+               py::arg("windows") = std::vector<std::tuple<std::string, uint32_t>>());
 }

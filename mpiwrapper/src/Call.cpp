@@ -2,6 +2,7 @@
 
 #include <new>
 #include <string>
+#include <vector>
 
 #include <hdtrace/hdtracempi.h>
 
@@ -149,6 +150,54 @@ void Completions::started(int result) {
         item.done = true;  // listed as started
         table_.started(item.entry);
     }
+}
+
+// --- Matched probes
+
+MessageRecord Call::messageProbed(int result, int flag, int source, int tag, MPI_Comm comm,
+                                  const MPI_Message *message, const MPI_Status *status) {
+    MessageRecord record;
+    record.cid = commId(comm);
+    if (result != MPI_SUCCESS || !flag) {  // nothing matched: what was asked for
+        record.fromRank = worldRank(comm, source);
+        record.fromTag = portableTag(tag);
+        return record;
+    }
+    record.fromRank = worldRank(comm, status->MPI_SOURCE);
+    record.fromTag = portableTag(status->MPI_TAG);
+    MPI_Count bytes = 0;
+    if (PMPI_Get_elements_x(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == MPI_UNDEFINED)
+        bytes = 0;
+    record.size = static_cast<int64_t>(bytes);
+    record.mid = gRuntime->messages.probed(*message, record);
+    return record;
+}
+
+// --- One-sided communication
+
+int64_t Call::winCreated(int result, const MPI_Win *win, MPI_Comm comm, int64_t size,
+                         int64_t dispUnit, WinKind kind) {
+    if (result != MPI_SUCCESS) return -1;
+    return context_->declare(
+        gRuntime->wins.created(*win, context_->comm(comm), size, dispUnit, kind));
+}
+
+std::string Call::groupRanks(MPI_Group group) {
+    std::string text;
+    int size = 0;
+    if (group == MPI_GROUP_NULL || PMPI_Group_size(group, &size) != MPI_SUCCESS) return text;
+    std::vector<int> local(static_cast<size_t>(size)), world(static_cast<size_t>(size));
+    for (int i = 0; i < size; ++i)
+        local[static_cast<size_t>(i)] = i;
+    MPI_Group worldGroup;
+    PMPI_Comm_group(MPI_COMM_WORLD, &worldGroup);
+    PMPI_Group_translate_ranks(group, size, local.data(), worldGroup, world.data());
+    PMPI_Group_free(&worldGroup);
+    for (int rank : world) {
+        text += std::to_string(portableRank(rank));
+        text += ';';
+    }
+    return text;
 }
 
 int testNestedBody(int depth) {

@@ -4,6 +4,7 @@
 // machinery lives in the registries; a wrapper stays a few lines.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include <mpi.h>
@@ -150,6 +151,34 @@ class Call {
     }
     int64_t splitBegun(int result, MPI_File fh);
     int64_t splitEnded(MPI_File fh) { return gRuntime->files.endSplit(fh); }
+
+    // --- Matched probes (TRACE-FORMAT.md, "Matched probes").
+    // After MPI_Mprobe (flag 1) / MPI_Improbe: what the probe matched, with
+    // a new mid; the requested source and tag and mid -1 when it matched
+    // nothing. Remembered by handle for the receive.
+    MessageRecord messageProbed(int result, int flag, int source, int tag, MPI_Comm comm,
+                                const MPI_Message *message, const MPI_Status *status);
+    // Before MPI_Mrecv / MPI_Imrecv, which consume the handle.
+    MessageRecord messageTaken(const MPI_Message *message) {
+        return gRuntime->messages.take(*message);
+    }
+
+    // --- One-sided communication (TRACE-FORMAT.md, "One-sided communication").
+    int64_t winId(MPI_Win win) {
+        const WinRecord *record = context_->win(win);
+        return record ? record->id : -1;
+    }
+    // A target rank in the window's group, as a world rank.
+    int64_t targetRank(MPI_Win win, int rank) {
+        const WinRecord *record = context_->win(win);
+        return record ? record->worldRankOfTarget(rank) : portableRank(rank);
+    }
+    // After a window constructor: the new wid (its Win line written), or -1.
+    int64_t winCreated(int result, const MPI_Win *win, MPI_Comm comm, int64_t size,
+                       int64_t dispUnit, WinKind kind);
+    void winFreed(MPI_Win win) { gRuntime->wins.forget(win); }
+    // The members of group as world ranks, "a;b;" (Win_post, Win_start).
+    std::string groupRanks(MPI_Group group);
 
   private:
     ThreadContext *context_ = nullptr;

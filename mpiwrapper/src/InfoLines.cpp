@@ -94,6 +94,22 @@ std::string commLine(int64_t id, std::string_view name, const std::vector<int> &
     return line;
 }
 
+std::string winLine(int64_t id, int64_t cid, int64_t size, int64_t dispUnit,
+                    std::string_view kind) {
+    std::string line = "Win id=";
+    hdtrace::appendInteger(line, id);
+    line += " cid=";
+    hdtrace::appendInteger(line, cid);
+    line += " size=";
+    hdtrace::appendInteger(line, size);
+    line += " dispUnit=";
+    hdtrace::appendInteger(line, dispUnit);
+    line += " kind='";
+    line += kind;
+    line += "'\n";
+    return line;
+}
+
 std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64_t extent,
                           const std::vector<ByteBlock> &blocks) {
     std::string line = "Type id='";

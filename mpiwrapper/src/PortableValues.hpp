@@ -27,4 +27,11 @@ inline const char *whenceName(int whence) {
     return "Unknown";
 }
 
+// MPI_Win_lock's lock type (TRACE-FORMAT.md, "One-sided communication").
+inline const char *lockTypeName(int lockType) {
+    if (lockType == MPI_LOCK_SHARED) return "shared";
+    if (lockType == MPI_LOCK_EXCLUSIVE) return "exclusive";
+    return "unknown";
+}
+
 }  // namespace hdtracempi

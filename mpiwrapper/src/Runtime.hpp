@@ -14,7 +14,8 @@
 //     PMPI_Type_get_envelope, PMPI_Type_get_name, PMPI_File_get_size,
 //     PMPI_File_get_position, PMPI_File_get_position_shared,
 //     PMPI_File_get_byte_offset, PMPI_Info_get_nkeys, PMPI_Info_get_nthkey,
-//     PMPI_Info_get_valuelen, PMPI_Info_get, PMPI_Get_library_version:
+//     PMPI_Info_get_valuelen, PMPI_Info_get, PMPI_Get_library_version,
+//     PMPI_Get_elements_x:
 //     queries; they create and change nothing.
 //   own-mpi-call PMPI_Allgather: once in MPI_Init over MPI_COMM_WORLD, only
 //     when HDTRACE_WRITER_THREAD=auto and the launcher does not say how many
@@ -52,8 +53,10 @@
 #include "CommRegistry.hpp"
 #include "Config.hpp"
 #include "FileRegistry.hpp"
+#include "MessageRegistry.hpp"
 #include "RequestRegistry.hpp"
 #include "TypeRegistry.hpp"
+#include "WinRegistry.hpp"
 
 namespace hdtracempi {
 
@@ -65,6 +68,9 @@ struct Runtime {
     TypeRegistry types;
     FileRegistry files;
     RequestRegistry requests;
+    // Matched probes and one-sided communication (TRACE-FORMAT.md).
+    MessageRegistry messages;
+    WinRegistry wins;
     std::string program;  // trace file name parts
     std::string host;
     int worldRank = 0;

@@ -95,4 +95,25 @@ const FileRecord *ThreadContext::fileSlow(MPI_File handle) {
     return record;
 }
 
+// --- One-sided communication
+
+int64_t ThreadContext::declare(const WinRecord *record) {
+    if (!record) return -1;
+    declare(record->comm);  // the Win line names its communicator
+    if (markNew(declaredWins_, record->id)) writer->writeInfo(record->infoLine);
+    return record->id;
+}
+
+const WinRecord *ThreadContext::winSlow(MPI_Win handle) {
+    const uint64_t handleGeneration = gHandleGeneration.load(std::memory_order_acquire);
+    const WinRecord *record = gRuntime->wins.find(handle);
+    declare(record);
+    if (record) {  // unknown handles are not cached: they may be created later
+        lastWin_ = handle;
+        lastWinRecord_ = record;
+        lastWinGeneration_ = handleGeneration;
+    }
+    return record;
+}
+
 }  // namespace hdtracempi

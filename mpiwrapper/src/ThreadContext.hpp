@@ -74,6 +74,16 @@ struct ThreadContext {
     int64_t declare(const FileRecord *file);
     int64_t declare(const CommRecord *comm);
 
+    // One-sided communication: the window's record (nullptr when unknown),
+    // its Win line declared first, as for communicators.
+    const WinRecord *win(MPI_Win handle) {
+        if (handle == lastWin_ &&
+            lastWinGeneration_ == gHandleGeneration.load(std::memory_order_acquire))
+            return lastWinRecord_;
+        return winSlow(handle);
+    }
+    int64_t declare(const WinRecord *win);
+
   private:
     const CommRecord *commSlow(MPI_Comm handle);
     TypeInfo typeSlow(MPI_Datatype handle);
@@ -89,6 +99,13 @@ struct ThreadContext {
     std::vector<bool> declaredComms_;
     std::vector<bool> declaredFiles_;
     std::unordered_set<const TypeRecord *> declaredTypes_;
+
+    // One-sided communication
+    const WinRecord *winSlow(MPI_Win handle);
+    MPI_Win lastWin_ = MPI_WIN_NULL;
+    const WinRecord *lastWinRecord_ = nullptr;
+    uint64_t lastWinGeneration_ = 0;
+    std::vector<bool> declaredWins_;
 };
 
 }  // namespace hdtracempi

@@ -10,6 +10,14 @@ complete in the Wait/Test call whose <For rid=.../> names their request;
 a blocking call completes at its own end. A persistent request (Send_init,
 Recv_init, ...) posts one message each time Start or Startall starts it;
 the pair then names the Start/Startall row.
+
+Matched probes (MPI-3): Mrecv and Imrecv are receives like Recv and Irecv.
+They log the source and tag of the message their probe (Mprobe/Improbe)
+matched, never a wildcard, and Imrecv completes in the Wait/Test of its rid.
+MPI matches such a message when the probe runs, so the receive takes its
+place in the matching order at the start of the probe whose `mid` it
+carries: two messages of one envelope probed in one order and received in
+the other are each paired with the send their probe matched.
 """
 from collections import defaultdict, deque
 from dataclasses import dataclass
@@ -19,12 +27,14 @@ import numpy as np
 from .table import NO_PEER
 
 SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend"})
-RECEIVES = frozenset({"Recv", "Irecv"})
+RECEIVES = frozenset({"Recv", "Irecv", "Mrecv", "Imrecv"})
 SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
-NONBLOCKING = frozenset({"Isend", "Ibsend", "Issend", "Irsend", "Irecv"})
+NONBLOCKING = frozenset({"Isend", "Ibsend", "Issend", "Irsend", "Irecv", "Imrecv"})
 PERSISTENT_SENDS = frozenset({"Send_init", "Bsend_init", "Rsend_init", "Ssend_init"})
 PERSISTENT_RECEIVES = frozenset({"Recv_init"})
 STARTS = frozenset({"Start", "Startall"})
+MATCHED_RECEIVES = frozenset({"Mrecv", "Imrecv"})
+MATCHED_PROBES = frozenset({"Mprobe", "Improbe"})
 ANY_SOURCE, ANY_TAG, PROC_NULL = -1, -1, -2
 
 PAIR_DTYPE = np.dtype([
@@ -64,6 +74,30 @@ class _Post:
     cid: int
     size: int
     rid: object       # request id when it completes in a Wait/Test, else None
+
+
+def _probe_starts(project, names, ranks, threads, start_ns):
+    """{row of an Mrecv/Imrecv: start_ns of the probe that matched its message}.
+    The table has no mid column: the few traces with such receives are read
+    again for the probes' and receives' mids only."""
+    rows = defaultdict(dict)  # (rank, thread) -> {(start_ns, name): row}
+    for row, name in enumerate(names):
+        if name in MATCHED_RECEIVES:
+            rows[(ranks[row], threads[row])][(start_ns[row], name)] = row
+    starts = {}
+    for (rank, thread), receives in rows.items():
+        probed = {}
+        for event in project.trace(rank, thread, names=sorted(MATCHED_PROBES | MATCHED_RECEIVES)):
+            mid = event.attrs.get("mid", -1)
+            if mid is None or mid < 0:
+                continue
+            if event.name in MATCHED_PROBES:
+                probed[mid] = event.start_ns
+            elif mid in probed:
+                row = receives.get((event.start_ns, event.name))
+                if row is not None:
+                    starts[row] = probed[mid]
+    return starts
 
 
 def match_messages(project):
@@ -132,8 +166,11 @@ def match_messages(project):
             continue  # MPI_PROC_NULL: no message
         pending[(post.peer, communicator_key(post.rank, post.cid))][(post.rank, post.tag)].append(post)
 
+    # A matched receive takes its message when its probe ran (see above).
+    matched_at = _probe_starts(project, names, ranks, threads, start_ns) \
+        if any(name in MATCHED_RECEIVES for name in names) else {}
     pairs, unmatched_recvs = [], []
-    for post in sorted(receives, key=lambda p: start_ns[p.row]):
+    for post in sorted(receives, key=lambda p: matched_at.get(p.row, start_ns[p.row])):
         if post.peer in (PROC_NULL, NO_PEER):
             continue
         comm = communicator_key(post.rank, post.cid)

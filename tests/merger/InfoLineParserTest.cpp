@@ -126,6 +126,14 @@ TEST(InfoLineParser, IgnoresEmptyAndUnknownLines) {
     EXPECT_EQ(parse("Comm map='0->0;' id=0 name='WORLD'\r").kind, InfoLine::Kind::Comm);
 }
 
+// TRACE-FORMAT.md, "One-sided communication": the wrapper's window lines.
+TEST(InfoLineParser, IgnoresWinLines) {
+    EXPECT_EQ(parse("Win id=0 cid=2 size=64 dispUnit=4 kind='create'").kind,
+              InfoLine::Kind::Ignored);
+    EXPECT_EQ(parse("Win id=3 cid=0 size=0 dispUnit=1 kind='dynamic'").kind,
+              InfoLine::Kind::Ignored);
+}
+
 TEST(InfoLineParser, NamesWhatIsWrong) {
     EXPECT_EQ(errorOf("Comm map='0->0;3->;' id=1 name=''"),
               "Comm line: map entry '3->' has no local rank");

@@ -153,7 +153,10 @@ _LAYOUTS = {
                         ("extent", "'"), ("blocks", "'")],
     "DerivedType": [("id", "'"), ("combiner", "'"), ("name", "'"), ("integers", "'"),
                     ("addresses", "'"), ("types", "'")],
+    # One-sided communication (TRACE-FORMAT.md)
+    "Win": [("id", ""), ("cid", ""), ("size", ""), ("dispUnit", ""), ("kind", "'")],
 }
+WIN_KINDS = ("create", "allocate", "shared", "dynamic")
 _HEADER_RE = re.compile(
     r"Mpi library='([^']*)' order_c=(-?[0-9]+) order_fortran=(-?[0-9]+) "
     r"distribute_block=(-?[0-9]+) distribute_cyclic=(-?[0-9]+) distribute_none=(-?[0-9]+) "
@@ -233,6 +236,8 @@ class Info:
     comm_order: list
     file_order: list
     type_order: list
+    wins: dict = dataclasses.field(default_factory=dict)  # wid -> {"cid", "size", "dispUnit", "kind", "line"}
+    win_order: list = dataclasses.field(default_factory=list)
 
 
 def parse_info(path: pathlib.Path) -> Info:
@@ -308,9 +313,30 @@ def parse_info(path: pathlib.Path) -> Info:
                                             "which no earlier line defines (children first)")
             info.types[tid] = entry
             info.type_order.append(tid)
+        elif kind == "Win":
+            _parse_win_line(info, layout, values, where, number)
         else:
             raise TraceMismatch(f"{where}: unknown line kind {kind!r}: {line!r}")
     return info
+
+
+def _parse_win_line(info, layout, values, where, number):
+    """Win id=<wid> cid=<cid> size=<bytes> dispUnit=<n> kind='<kind>' (one-sided communication).
+    (Another thread's .info declares windows at first use, so ids need not be in order.)"""
+    _expect_layout(layout, "Win", where)
+    wid = _int(values["id"], where)
+    if wid in info.wins:
+        raise TraceMismatch(f"{where}: window id {wid} defined twice")
+    cid = _int(values["cid"], where)
+    if cid not in info.comms:
+        raise TraceMismatch(f"{where}: window {wid} names communicator {cid}, which no earlier "
+                            "line defines")
+    if values["kind"] not in WIN_KINDS:
+        raise TraceMismatch(f"{where}: window kind {values['kind']!r} is not one of {WIN_KINDS}")
+    info.wins[wid] = {"cid": cid, "size": _int(values["size"], where),
+                      "dispUnit": _int(values["dispUnit"], where), "kind": values["kind"],
+                      "line": number}
+    info.win_order.append(wid)
 
 
 def _int(text: str, where: str) -> int:
@@ -449,6 +475,8 @@ class Checker:
             if record["kind"] == "file":
                 self.file_lines.setdefault(record["name"], record["size"])
         self.mpi = next((r for r in expectations if r["kind"] == "mpi"), None)
+        self.win_lines = {r["label"]: r for r in expectations if r["kind"] == "win"}
+        self.mids, self.wins = {}, {}  # label -> mid / wid
         self.rids, self.types, self.comms, self.files = {}, {}, {}, {}
         self.type_aliases = []
         self.rid_order = []
@@ -572,6 +600,10 @@ class Checker:
             self.resolve_file(expected["file"], value, where)
         elif "rid" in expected:
             self.resolve_rid(expected["rid"], value, where)
+        elif "mid" in expected:
+            self.resolve_label(self.mids, "message", "mid", expected["mid"], value, where)
+        elif "win" in expected:
+            self.resolve_win(expected["win"], value, where)
         else:
             raise AssertionError(f"unknown expectation {expected!r}")
 
@@ -590,6 +622,39 @@ class Checker:
                                     f"of request '{other}' (rids are never reused)")
         self.rids[label] = rid
         self.rid_order.append(rid)
+
+    # -- matched probes and one-sided communication
+    @staticmethod
+    def resolve_label(seen: dict, what: str, key: str, label: str, value: int, where: str):
+        """Same label, same id; different labels, different ids; ids >= 0."""
+        if label in seen:
+            if seen[label] != value:
+                raise TraceMismatch(f"{where}: {key} {value}, but {what} '{label}' was logged as "
+                                    f"{key} {seen[label]}")
+            return
+        if value < 0:
+            raise TraceMismatch(f"{where}: negative {key} {value} for {what} '{label}'")
+        for other, other_value in seen.items():
+            if other_value == value:
+                raise TraceMismatch(f"{where}: {key} {value} of {what} '{label}' is already the "
+                                    f"{key} of '{other}' (ids are never reused)")
+        seen[label] = value
+
+    def resolve_win(self, label: str, wid: int, where: str):
+        self.resolve_label(self.wins, "window", "wid", label, wid, where)
+        entry = self.info.wins.get(wid)
+        if entry is None:
+            raise TraceMismatch(f"{where}: wid {wid} has no Win line in {self.info.path}")
+        want = self.win_lines.get(label)
+        if want is None:
+            raise AssertionError(f"test program bug: no expect_win_line for window '{label}'")
+        line = f"{self.info.path}:{entry['line']}"
+        for key, expected_key in (("size", "size"), ("dispUnit", "dispUnit"), ("kind", "winKind")):
+            if entry[key] != want[expected_key]:
+                raise TraceMismatch(f"{line}: window '{label}' (wid {wid}): {key} is "
+                                    f"{entry[key]!r}, the program made it with "
+                                    f"{want[expected_key]!r}")
+        self.resolve_comm(want["comm"], entry["cid"], f"{line}: cid of window '{label}'")
 
     def resolve_type(self, expected: dict, tid: int, where: str):
         entry = self.info.types.get(tid)

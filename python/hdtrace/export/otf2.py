@@ -12,23 +12,35 @@ This module decides what to record, in OTF2's terms; exporter/ encodes it.
 - collectives: MpiCollectiveBegin after the Enter, MpiCollectiveEnd (operation,
   communicator, root, bytes) before the Leave;
 - file reads and writes with a size: IoOperationBegin / IoOperationComplete on
-  one I/O handle per rank and file id, the file taken from its File_open.
+  one I/O handle per rank and file id, the file taken from its File_open;
+- matched probes: Mrecv is written like Recv, Imrecv like Irecv;
+- one-sided communication: one RmaWin definition per window (the n-th window
+  each rank made on a communicator is one window), RmaWinCreate at the end of
+  its constructor and RmaWinDestroy at the end of Win_free; RmaPut, RmaGet or
+  RmaAtomic at the start of each data call (target as a rank in the window's
+  communicator), and RmaOpCompleteNonBlocking for it at the end of the Wait/
+  Test of its rid (request forms) or of the next call that completes it
+  (Win_fence, Win_unlock(_all), Win_flush(_local)(_all) for its target or
+  all, Win_complete, Win_free). Synchronisation calls are regions only.
 Calls whose communicator the project does not list, and peers that are
 MPI_PROC_NULL or wildcards no send resolved, get Enter/Leave only; they are
 counted in the summary as skipped.
 """
 import numpy as np
 
-from ..view.families import COLLECTIVE, FILE_IO, POINT_TO_POINT, family_of
+from ..view.families import COLLECTIVE, FILE_IO, ONE_SIDED, POINT_TO_POINT, family_of
 
 ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
-    COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE = range(12)
+    COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE, RMA_WIN_CREATE, RMA_WIN_DESTROY, \
+    RMA_PUT, RMA_GET, RMA_ATOMIC, RMA_OP_COMPLETE = range(18)
 KIND_NAMES = ("ENTER", "LEAVE", "MPI_SEND", "MPI_RECV", "MPI_ISEND", "MPI_ISEND_COMPLETE",
               "MPI_IRECV_REQUEST", "MPI_IRECV", "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END",
-              "IO_OPERATION_BEGIN", "IO_OPERATION_COMPLETE")
+              "IO_OPERATION_BEGIN", "IO_OPERATION_COMPLETE", "RMA_WIN_CREATE", "RMA_WIN_DESTROY",
+              "RMA_PUT", "RMA_GET", "RMA_ATOMIC", "RMA_OP_COMPLETE_NON_BLOCKING")
 
 # exporter/include/hdtrace/exporter/Otf2Run.hpp: RegionRole
-ROLE_FUNCTION, ROLE_POINT_TO_POINT, ROLE_ONE_TO_ALL, ROLE_ALL_TO_ONE, ROLE_ALL_TO_ALL, ROLE_FILE_IO = range(6)
+ROLE_FUNCTION, ROLE_POINT_TO_POINT, ROLE_ONE_TO_ALL, ROLE_ALL_TO_ONE, ROLE_ALL_TO_ALL, ROLE_FILE_IO, \
+    ROLE_RMA = range(7)
 
 # OTF2_CollectiveOp values
 COLLECTIVE_OPS = {
@@ -40,6 +52,18 @@ COLLECTIVE_OPS = {
 BLOCKING_SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend"})
 NONBLOCKING_SENDS = frozenset({"Isend", "Ibsend", "Issend", "Irsend"})
 SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
+# One-sided communication. OTF2_RmaAtomicType: ACCUMULATE 0, COMPARE_AND_SWAP 3,
+# FETCH_AND_ACCUMULATE 7.
+WIN_CONSTRUCTORS = frozenset({"Win_create", "Win_allocate", "Win_allocate_shared",
+                              "Win_create_dynamic"})
+RMA_DATA = {"Put": (RMA_PUT, 0), "Rput": (RMA_PUT, 0), "Get": (RMA_GET, 0), "Rget": (RMA_GET, 0),
+            "Accumulate": (RMA_ATOMIC, 0), "Raccumulate": (RMA_ATOMIC, 0),
+            "Get_accumulate": (RMA_ATOMIC, 7), "Rget_accumulate": (RMA_ATOMIC, 7),
+            "Fetch_and_op": (RMA_ATOMIC, 7), "Compare_and_swap": (RMA_ATOMIC, 3)}
+# Calls that complete a window's pending operations: of one target, or all.
+RMA_COMPLETE_TARGET = frozenset({"Win_unlock", "Win_flush", "Win_flush_local"})
+RMA_COMPLETE_ALL = frozenset({"Win_fence", "Win_unlock_all", "Win_flush_all",
+                              "Win_flush_local_all", "Win_complete", "Win_free"})
 COMPLETIONS = frozenset({"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testany",
                          "Testsome"})
 
@@ -55,6 +79,8 @@ def _role(name, family):
         return ROLE_ALL_TO_ALL
     if family == FILE_IO:
         return ROLE_FILE_IO
+    if family == ONE_SIDED:
+        return ROLE_RMA
     return ROLE_FUNCTION
 
 
@@ -76,6 +102,10 @@ class _RecordBuilder:
         self.files, self.file_index = [], {}
         self.handles, self.handle_index = [], {}
         self.io_matching = 0
+        self.windows, self.window_index = [], {}  # RmaWin definitions: (name, communicator)
+        self.rank_windows = {}     # (rank, wid) -> (window, communicator)
+        self.made_on = {}          # (rank, communicator index) -> windows made so far
+        self.rma_matching = 0
         received_by = {}
         for send, receive, tag, size, _ in timeline.messages:
             received_by[receive] = (send, tag, size)
@@ -136,6 +166,64 @@ class _RecordBuilder:
             self.handles.append((f"{name} (rank {rank}, fid {fid})", self.file_index[name]))
         return self.handle_index[key]
 
+    def window_created(self, rank, wid, communicator):
+        """The window a constructor made: the n-th on its communicator is one
+        definition for every member, as MPI makes windows collectively."""
+        key = (rank, communicator.index)
+        number = self.made_on.get(key, 0)
+        self.made_on[key] = number + 1
+        unified = (communicator.index, number)
+        if unified not in self.window_index:
+            self.window_index[unified] = len(self.windows)
+            self.windows.append((f"window {number} of {communicator.name or 'communicator'} "
+                                 f"#{communicator.index}", communicator.index))
+        window = self.window_index[unified]
+        self.rank_windows[(rank, wid)] = (window, communicator)
+        return window
+
+    def rma(self, call, name, attrs, rank, location, start, state, at_end):
+        """The RMA records of a one-sided call (see the module's docstring)."""
+        wid = attrs.get("wid")
+        found = self.rank_windows.get((rank, wid)) if wid is not None else None
+        if name in WIN_CONSTRUCTORS:
+            communicator = self.communicator(rank, attrs)
+            if communicator is None or wid is None or int(wid) < 0:
+                self.skipped += 1
+                return
+            window = self.window_created(rank, wid, communicator)
+            at_end.append((RMA_WIN_CREATE, window, 0, 0, 0, 0))
+            return
+        if found is None:
+            self.skipped += 1
+            return
+        window, communicator = found
+        pending = state["rma"].setdefault(window, [])
+        if name in RMA_DATA:
+            target = self.local_rank(communicator, attrs.get("targetRank"))
+            if target is None:  # MPI_PROC_NULL: nothing moves
+                self.skipped += 1
+                return
+            kind, atomic = RMA_DATA[name]
+            self.rma_matching += 1
+            self.add(location, kind, start, window, target, atomic, max(int(attrs.get("size", 0)), 0),
+                     self.rma_matching)
+            if "rid" in attrs:
+                state["pending"][attrs["rid"]] = ("rma", (window, self.rma_matching))
+            else:
+                pending.append((target, self.rma_matching))
+            return
+        completes = []
+        if name in RMA_COMPLETE_ALL:
+            completes, pending[:] = list(pending), []
+        elif name in RMA_COMPLETE_TARGET:
+            target = self.local_rank(communicator, attrs.get("targetRank"))
+            completes = [op for op in pending if op[0] == target]
+            pending[:] = [op for op in pending if op[0] != target]
+        for _, matching in completes:
+            at_end.append((RMA_OP_COMPLETE, window, 0, 0, 0, matching))
+        if name == "Win_free":
+            at_end.append((RMA_WIN_DESTROY, window, 0, 0, 0, 0))
+
     # --- one call and its nested calls
     def emit(self, call, location, rank, state):
         timeline = self.timeline
@@ -159,10 +247,12 @@ class _RecordBuilder:
                 state["pending"][attrs["rid"]] = ("send", call)
             else:
                 self.add(location, MPI_SEND, start, receiver, communicator.index, tag, size)
-        if name == "Irecv" and "rid" in attrs:
+        if family_of(name) == ONE_SIDED:
+            self.rma(call, name, attrs, rank, location, start, state, at_end)
+        if name in ("Irecv", "Imrecv") and "rid" in attrs:
             self.add(location, MPI_IRECV_REQUEST, start, e=attrs["rid"])
             state["pending"][attrs["rid"]] = ("recv", call)
-        if name == "Recv" or name in SEND_RECEIVES:
+        if name in ("Recv", "Mrecv") or name in SEND_RECEIVES:
             sender, recv_tag, size = self.sender_of(call, rank, communicator, attrs) \
                 if communicator else (None, None, 0)
             if sender is None or recv_tag is None or int(recv_tag) < 0:
@@ -177,6 +267,10 @@ class _RecordBuilder:
                 if pending is None:
                     continue
                 kind, request_call = pending
+                if kind == "rma":
+                    window, matching = request_call
+                    at_end.append((RMA_OP_COMPLETE, window, 0, 0, 0, matching))
+                    continue
                 if kind == "send":
                     at_end.append((MPI_ISEND_COMPLETE, 0, 0, 0, 0, child["rid"]))
                     continue
@@ -226,7 +320,7 @@ class _RecordBuilder:
             if timeline.parent[call] < 0:
                 calls_of_row[timeline.row[call]].append(call)
         for location, row in enumerate(timeline.rows):
-            state = {"pending": {}, "files": {}}
+            state = {"pending": {}, "files": {}, "rma": {}}
             for call in calls_of_row[location]:
                 self.emit(call, location, row.rank, state)
         dtypes = {"location": np.uint32, "kind": np.int32, "time": np.uint64}
@@ -248,7 +342,8 @@ def write_otf2(timeline, project, directory):
     communicators = [(c.name, [int(rank) for rank in c.world_ranks]) for c in project.communicators]
     try:
         result = _otf2.write_archive(str(directory), timeline.name, timeline.origin_ns, regions,
-                                     locations, communicators, builder.files, builder.handles, records)
+                                     locations, communicators, builder.files, builder.handles, records,
+                                     builder.windows)
     except RuntimeError as error:
         raise SystemExit(f"hdtrace export: {error}") from None
     counts = dict(zip(KIND_NAMES, result["events_by_kind"]))

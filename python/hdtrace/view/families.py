@@ -3,11 +3,12 @@
 POINT_TO_POINT = "point-to-point"
 COLLECTIVE = "collective"
 FILE_IO = "file I/O"
+ONE_SIDED = "one-sided"
 WAIT = "wait"
 OTHER = "other"
 
 #: In legend order.
-FAMILIES = (POINT_TO_POINT, COLLECTIVE, FILE_IO, WAIT, OTHER)
+FAMILIES = (POINT_TO_POINT, COLLECTIVE, FILE_IO, WAIT, OTHER, ONE_SIDED)
 
 _POINT_TO_POINT = frozenset({
     "Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend", "Recv", "Irecv",
@@ -19,14 +20,27 @@ _COLLECTIVE = frozenset({
     "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
     "Reduce_scatter_block", "Scan", "Exscan",
 })
+# Matched probes (MPI-3) are point-to-point; windows, their data calls and
+# their synchronisation are one-sided communication.
+_MATCHED_PROBES = frozenset({"Mprobe", "Improbe", "Mrecv", "Imrecv"})
+_ONE_SIDED = frozenset({
+    "Win_create", "Win_allocate", "Win_allocate_shared", "Win_create_dynamic", "Win_attach",
+    "Win_detach", "Win_free", "Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op",
+    "Compare_and_swap", "Rput", "Rget", "Raccumulate", "Rget_accumulate", "Win_fence", "Win_lock",
+    "Win_unlock", "Win_lock_all", "Win_unlock_all", "Win_flush", "Win_flush_local",
+    "Win_flush_all", "Win_flush_local_all", "Win_sync", "Win_post", "Win_start", "Win_complete",
+    "Win_wait", "Win_test",
+})
 _WAIT = frozenset({"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testany",
                    "Testsome"})
 
 
 def family_of(name):
     """The family of a call name (the MPI function without MPI_)."""
-    if name in _POINT_TO_POINT:
+    if name in _POINT_TO_POINT or name in _MATCHED_PROBES:
         return POINT_TO_POINT
+    if name in _ONE_SIDED:
+        return ONE_SIDED
     if name in _COLLECTIVE:
         return COLLECTIVE
     if name.startswith("File_"):

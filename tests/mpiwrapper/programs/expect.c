@@ -387,6 +387,37 @@ void ex_info_children(MPI_Info info) {
     }
 }
 
+/* ---- matched probes and one-sided communication ---- */
+void ex_mid(const char *name, const char *label) {
+    begin_attr(name);
+    put("{\"mid\":");
+    put_json_string(label);
+    put("}]");
+}
+
+void ex_win(const char *name, const char *label) {
+    begin_attr(name);
+    put("{\"win\":");
+    put_json_string(label);
+    put("}]");
+}
+
+void expect_win_line(const char *label, MPI_Comm comm, long long size, int disp_unit,
+                     const char *kind) {
+    if (nesting) die("expect_win_line inside an element");
+    int i = find_comm(comm);
+    put("{\"kind\":\"win\",\"label\":");
+    put_json_string(label);
+    put(",\"comm\":{\"comm\":");
+    put_json_string(comms[i].label);
+    put(",\"members\":");
+    put_int_array(comms[i].nlocal, comms[i].local);
+    put("},\"size\":%lld,\"dispUnit\":%d,\"winKind\":", size, disp_unit);
+    put_json_string(kind);
+    put("}");
+    write_record();
+}
+
 /* ---- start and end ---- */
 void tc_init(int *argc, char ***argv) {
     tc_check(MPI_Init(argc, argv), "MPI_Init");

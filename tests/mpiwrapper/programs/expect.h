@@ -15,6 +15,8 @@
  *   {"rid": "label"}                         a request (same label = same rid)
  *   {"str": "text"}, {"any": "int"}          a string; any integer
  *   {"range": [lo, hi]}                      an integer within lo..hi
+ *   {"mid": "label"}                         a matched message (same label = same mid)
+ *   {"win": "label"}                         a window (see expect_win_line)
  *
  * Without HDTRACE_EXPECT_DIR nothing is written, so the same program also
  * runs untraced. Everything the program prints on stdout (return codes,
@@ -79,6 +81,17 @@ void tc_forget_type(MPI_Datatype type);
 
 /* The .info File line the first open of `filename` must produce. */
 void expect_file_line(const char *filename, long long initial_size);
+
+/* ---- Matched probes and one-sided communication ---- */
+/* A message id (mid) given by a matched probe: same label, same mid. */
+void ex_mid(const char *name, const char *label);
+/* A window id (wid); the label must have an expect_win_line. */
+void ex_win(const char *name, const char *label);
+/* The .info Win line a window constructor must produce: its communicator,
+ * the bytes of this rank's part, the displacement unit and the kind
+ * ("create", "allocate", "shared", "dynamic"). */
+void expect_win_line(const char *label, MPI_Comm comm, long long size, int disp_unit,
+                     const char *kind);
 
 /* Non-zero when the environment variable is set to "1". */
 int tc_env_on(const char *name);

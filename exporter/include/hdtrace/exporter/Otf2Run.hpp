@@ -18,7 +18,8 @@ enum class RegionRole : int32_t {
     CollectiveOneToAll,
     CollectiveAllToOne,
     CollectiveAllToAll,
-    FileIo
+    FileIo,
+    Rma  // one-sided communication
 };
 
 struct Region {
@@ -35,6 +36,12 @@ struct Location {
 struct Communicator {
     std::string name;
     std::vector<uint64_t> worldRanks;  // by local rank
+};
+
+// An RMA window: one definition for all ranks that made it collectively.
+struct RmaWindow {
+    std::string name;
+    uint32_t communicator = 0;  // index into Otf2Run::communicators
 };
 
 struct IoHandle {
@@ -57,8 +64,16 @@ enum class RecordKind : int32_t {
                        // received
     IoBegin,           // a: I/O handle, b: 0 read / 1 write, c: bytes, d: matching id
     IoComplete,        // a: I/O handle, c: bytes, d: matching id
+    // One-sided communication; a: window (index into Otf2Run::windows).
+    RmaWinCreate,   // a: window
+    RmaWinDestroy,  // a: window
+    RmaPut,         // a: window, b: target (rank in the window's communicator), d: bytes,
+                    // e: matching id
+    RmaGet,         // as RmaPut
+    RmaAtomic,      // as RmaPut, c: OTF2_RmaAtomicType
+    RmaOpComplete,  // a: window, e: matching id (RmaOpCompleteNonBlocking)
 };
-constexpr int32_t kRecordKinds = 12;
+constexpr int32_t kRecordKinds = 18;
 
 // Columns over every record, grouped by location, in time order within each.
 struct Records {
@@ -76,6 +91,7 @@ struct Otf2Run {
     std::vector<Communicator> communicators;
     std::vector<std::string> files;
     std::vector<IoHandle> ioHandles;
+    std::vector<RmaWindow> windows;
     Records records;
 };
 
