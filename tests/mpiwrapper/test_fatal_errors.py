@@ -12,7 +12,8 @@ ends where its last write ended (TRACE-FORMAT.md, "Files and names"). With
 HDTRACE_FORCE_FLUSH=1 that is after the last complete call; the test checks
 that, and that readers keep those calls.
 
-On both, the exit status and stderr are those of the untraced run.
+On both, the exit status and the library's error report on stderr are
+those of the untraced run, and the wrapper adds nothing to stderr.
 MPI_ERRORS_ABORT (MPI-4) cannot be tried here: Open MPI 4.1 lacks it, and
 MPICH 4.0.2 fails an assertion in MPI_Comm_set_errhandler when given it.
 """
@@ -29,27 +30,46 @@ def _open_mpi():
     return "--oversubscribe" in tracecheck.launcher()
 
 
-def _normalised(stderr):
-    """stderr without what differs from run to run: process ids, job ids, addresses."""
+def _error_report(stderr):
+    """The library's report of the error, without what differs from run to
+    run (process ids, job ids, addresses): Open MPI's "***" block, MPICH's
+    "Abort(...)" and error stack lines."""
     lines = []
     for line in stderr.splitlines():
+        if not re.search(r"\*\*\*|Abort\(|Fatal error|internal_|Invalid rank", line):
+            continue
         line = re.sub(r"0x[0-9a-fA-F]+", "0xN", line)
         line = re.sub(r"[0-9]{3,}", "N", line)
         lines.append(line.replace("fatal_traced", "fatal_plain"))
     return sorted(lines)
 
 
+def _plain_report(runner):
+    """Open MPI's launcher sometimes loses the report in a show_help race
+    (ORTE_ERROR_LOG: Data unpack would read past end of buffer), untraced as
+    traced: the untraced run is repeated until it has one, 3 times at most."""
+    for attempt in range(3):
+        plain = runner.run("fatal_plain", NRANKS, cached=attempt == 0)
+        assert plain.result.returncode != 0, "the untraced program did not fail"
+        if _error_report(plain.result.stderr):
+            return plain
+    raise AssertionError(f"3 untraced runs printed no error report:\n{plain.result.stderr}")
+
+
 @pytest.mark.parametrize("preload", [False, True], ids=["linked", "preloaded"])
 def test_fatal_error_keeps_traces_and_ending(runner, preload):
     env = {} if _open_mpi() else {"HDTRACE_FORCE_FLUSH": "1"}
-    plain = runner.run("fatal_plain", NRANKS, args=())
-    assert plain.result.returncode != 0, "the untraced program did not fail"
-    traced = runner.run("fatal_plain" if preload else "fatal_traced", NRANKS, args=(),
-                        env=env, preload=preload)
+    plain = _plain_report(runner)
+    for attempt in range(3):
+        traced = runner.run("fatal_plain" if preload else "fatal_traced", NRANKS, env=env,
+                            preload=preload, cached=False)
+        if _error_report(traced.result.stderr) or attempt == 2:
+            break
     assert traced.result.returncode == plain.result.returncode, traced.result.stderr
     # rank 0 prints before its failing call; the other rank may be ended first
     assert "r0 before" in traced.result.stdout.splitlines()
-    assert _normalised(traced.result.stderr) == _normalised(plain.result.stderr)
+    assert _error_report(traced.result.stderr) == _error_report(plain.result.stderr)
+    assert "hdtrace" not in traced.result.stderr, traced.result.stderr
 
     for rank in range(NRANKS):
         path = tracecheck.trace_base(traced.trace_dir, traced.program, rank).with_suffix(".trc")
