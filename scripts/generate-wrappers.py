@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Write the PMPI wrappers of libhdtracempi (seed section 2.3.1).
 
-    generate-wrappers.py FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP
+    generate-wrappers.py FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP [MPI_DECLARATIONS]
 
 FUNCTIONS_H lists the C prototypes of the traced functions; WRAPPER_CONF_PY
 says, per function, what is logged (see its header). The output is one C++
 file of extern "C" MPI_X definitions that call PMPI_X through the runtime's
 hdtracempi::Call. Any mismatch between the two inputs is an error naming the
 function and what is wrong; nothing is written then.
+
+MPI_DECLARATIONS, when given, is the MPI library's mpi.h after the C
+preprocessor. For every function of FUNCTIONS_H whose MPI-4 large-count
+form (MPI_X_c) it declares, the same wrapper is also written for MPI_X_c,
+with the header's parameter types and the names of FUNCTIONS_H, so that
+the large-count call is traced with the same tag and attributes. The
+header decides which forms exist, not a list kept by hand.
 """
 import os
 import re
@@ -26,6 +33,31 @@ ENTRY_KEYS = {'tag', 'attrs', 'children', 'status', 'before', 'after', 'last', '
 
 class ConfigError(Exception):
     pass
+
+
+LARGE_COUNT = re.compile(r'\bint\s+(MPI_\w+_c)\s*\(([^)]*)\)', re.S)
+
+
+def parse_large_count(path):
+    """{MPI_X_c: parameter text} of every large-count prototype in a
+    preprocessed mpi.h."""
+    text = open(path).read()
+    return {name: ' '.join(params.split()) for name, params in LARGE_COUNT.findall(text)}
+
+
+def renamed_parameters(function, params, names):
+    """params (the header's) with each parameter named as in names (functions.h)."""
+    parts = [part.strip() for part in params.split(',')]
+    if len(parts) != len(names):
+        raise ConfigError(f'{function}: the header declares {len(parts)} parameters, '
+                          f'functions.h names {len(names)}')
+    renamed = []
+    for part, name in zip(parts, names):
+        match = re.search(r'(\w+)(\s*\[\s*\])?\s*$', part)
+        if not match:
+            raise ConfigError(f'{function}: cannot read the parameter "{part}"')
+        renamed.append(part[:match.start(1)] + name + (match.group(2) or ''))
+    return ', '.join(renamed)
 
 
 def parse_prototypes(path):
@@ -149,7 +181,7 @@ def wrapper(function, params, args, entry, kinds, logged):
     return ''.join(out)
 
 
-def generate(functions_h, conf_py):
+def generate(functions_h, conf_py, declarations=None):
     functions = parse_prototypes(functions_h)
     conf = runpy.run_path(conf_py)
     entries, kinds, not_logged = conf['FUNCTIONS'], conf['KINDS'], conf.get('NOT_LOGGED', set())
@@ -181,17 +213,23 @@ def generate(functions_h, conf_py):
              '#include "Call.hpp"\n'
              '#include "SharedSeek.hpp"\n'
              '#include "TestHooks.hpp"\n\n']
+    large_count = parse_large_count(declarations) if declarations else {}
     for name, (params, args) in functions.items():
         parts.append(wrapper(name, params, args, entries[name], kinds, name not in not_logged))
+        if name + '_c' in large_count and not entries[name].get('call'):
+            header_params = renamed_parameters(name + '_c', large_count[name + '_c'], args)
+            parts.append(wrapper(name + '_c', header_params, args, entries[name], kinds,
+                                 name not in not_logged))
     return ''.join(parts)
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
-    functions_h, conf_py, output = sys.argv[1:]
+    functions_h, conf_py, output = sys.argv[1:4]
+    declarations = sys.argv[4] if len(sys.argv) == 5 else None
     try:
-        text = generate(functions_h, conf_py)
+        text = generate(functions_h, conf_py, declarations)
     except (ConfigError, OSError, SyntaxError, KeyError) as error:
         sys.exit(f'generate-wrappers.py: error:\n{error}')
     # Written whole or not at all.

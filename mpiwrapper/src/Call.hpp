@@ -118,7 +118,9 @@ class Call {
     int64_t individualPosition(MPI_File fh);
     int64_t sharedPosition(MPI_File fh);
     // recvcounts[rank of this process in comm]: the own block of a v-collective.
-    int64_t ownEntry(MPI_Comm comm, const int counts[]) {
+    // int counts, or MPI_Count ones in the large-count (MPI_X_c) forms.
+    template <typename Count>
+    int64_t ownEntry(MPI_Comm comm, const Count counts[]) {
         const CommRecord *record = context_->comm(comm);
         return record && counts && record->localRank >= 0 ? counts[record->localRank] : 0;
     }

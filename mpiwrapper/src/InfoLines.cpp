@@ -136,7 +136,7 @@ std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64
 }
 
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
-                            const std::vector<int> &integers,
+                            const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
                             const std::vector<int64_t> &typeIds) {
     std::string line = "Type id='";

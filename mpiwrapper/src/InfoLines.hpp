@@ -38,7 +38,7 @@ std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64
 // One-sided communication: "Win id=<wid> cid=<cid> size=<bytes> dispUnit=<n> kind='<kind>'".
 std::string winLine(int64_t id, int64_t cid, int64_t size, int64_t dispUnit, std::string_view kind);
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
-                            const std::vector<int> &integers,
+                            const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
                             const std::vector<int64_t> &typeIds);
 

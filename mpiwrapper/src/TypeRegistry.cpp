@@ -4,6 +4,7 @@
 
 #include "HandleGeneration.hpp"
 #include "InfoLines.hpp"
+#include "TypeContents.hpp"
 
 namespace hdtracempi {
 namespace {
@@ -79,9 +80,7 @@ std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t exten
 }
 
 bool isNamed(MPI_Datatype type) {
-    int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
-    PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
+    return typeCombiner(type) == MPI_COMBINER_NAMED;
 }
 
 }  // namespace
@@ -122,8 +121,8 @@ void TypeRegistry::forget(MPI_Datatype type) {
 // Called with mutex_ held. The handles get_contents returns are not entered
 // into byHandle_: they are freed here, and their values may be reused.
 const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
-    int integerCount = 0, addressCount = 0, typeCount = 0, combiner = MPI_COMBINER_NAMED;
-    PMPI_Type_get_envelope(type, &integerCount, &addressCount, &typeCount, &combiner);
+    TypeContents contents = typeContents(type);
+    const int combiner = contents.combiner;
     char name[MPI_MAX_OBJECT_NAME] = "";
     int nameLength = 0;
     PMPI_Type_get_name(type, name, &nameLength);
@@ -148,11 +147,7 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
         return &record;
     }
 
-    std::vector<int> integers(static_cast<size_t>(integerCount));
-    std::vector<MPI_Aint> addresses(static_cast<size_t>(addressCount));
-    std::vector<MPI_Datatype> types(static_cast<size_t>(typeCount));
-    PMPI_Type_get_contents(type, integerCount, addressCount, typeCount, integers.data(),
-                           addresses.data(), types.data());
+    const std::vector<MPI_Datatype> &types = contents.types;
     auto inputs = inputsOf_.find(type);
     const bool inputsKnown = inputs != inputsOf_.end() && inputs->second.size() == types.size();
     std::vector<const TypeRecord *> children;
@@ -173,8 +168,8 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
     TypeRecord &record = records_.emplace_back();
     record.id = nextDerivedId_++;
     record.children = std::move(children);
-    record.infoLine =
-        derivedTypeLine(record.id, combinerName(combiner), name, integers, addresses, childIds);
+    record.infoLine = derivedTypeLine(record.id, combinerName(combiner), name, contents.integers,
+                                      contents.addresses, childIds);
     return &record;
 }
 
