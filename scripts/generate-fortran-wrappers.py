@@ -45,6 +45,25 @@ NUMBERS = {'int': 'MPI_Fint', 'MPI_Aint': 'MPI_Aint', 'MPI_Offset': 'MPI_Offset'
 MANGLINGS = ('{lower}_', '{lower}__', '{lower}', '{upper}')
 
 
+class Flavour:
+    """Which Fortran binding an entry point stands in for."""
+
+    def __init__(self, name, entry, library, aliases, status_ignored, status_to_c):
+        self.name, self.entry, self.library, self.aliases = name, entry, library, aliases
+        self.status_ignored, self.status_to_c = status_ignored, status_to_c
+
+
+# mpif.h and `use mpi` (and Open MPI's mpi_f08, through ompi_send_f): the
+# library's pmpi_send_ does the work.
+F77 = Flavour('mpif.h', '{lower}_', 'p{lower}_',
+              list(MANGLINGS[1:]) + ['ompi_{short}_f'],
+              'hdtracempi::fortran::isStatusIgnore', 'MPI_Status_f2c')
+# MPICH's mpi_f08 procedures without a choice buffer (mpi_barrier_f08_): they
+# call PMPI_ directly; pmpir_barrier_f08_ is the same procedure.
+F08 = Flavour('mpi_f08', '{lower}_f08_', 'pmpir_{short}_f08_', [],
+              'hdtracempi::fortran::isF08StatusIgnore', 'hdtracempi::fortran::f08StatusToC')
+
+
 class Param:
     """One C parameter: how Fortran passes it and how its C view is made."""
 
@@ -124,7 +143,7 @@ def array_length(function, param, params):
                       f'length fortran_conf.py ARRAY_LENGTHS does not give')
 
 
-def views(function, params, entry, kinds):
+def views(function, params, entry, kinds, flavour):
     """The C++ statements that make the C views, before and after the call."""
     status = entry.get('status')
     code_before = entry.get('before', '') + ' ' + ' '.join(
@@ -149,10 +168,10 @@ def views(function, params, entry, kinds):
                                   f"entry's status; name it as status in wrapper_conf.py")
             # A status of our own stands in for MPI_STATUS_IGNORE, as in the C wrapper.
             before.append(f'MPI_Fint ignoredStatus[hdtracempi::fortran::kStatusSize] = {{}};\n'
-                          f'MPI_Fint *const {n}_passed = {f} == MPI_F_STATUS_IGNORE ? '
+                          f'MPI_Fint *const {n}_passed = {flavour.status_ignored}({f}) ? '
                           f'ignoredStatus : {f};')
             after.append('MPI_Status statusSeenValue;\n'
-                         f'MPI_Status_f2c({n}_passed, &statusSeenValue);\n'
+                         f'{flavour.status_to_c}({n}_passed, &statusSeenValue);\n'
                          'MPI_Status *const statusSeen = &statusSeenValue;')
         elif p.kind == 'number':
             before.append(f'const {p.base} {n} = *{f};')
@@ -201,9 +220,10 @@ def views(function, params, entry, kinds):
     return before, after
 
 
-def entry_point(function, params, entry, kinds, logged):
+def entry_point(function, params, entry, kinds, logged, flavour):
     conf = FORTRAN
     lower, upper = function.lower(), function.upper()
+    names = dict(lower=lower, upper=upper, short=lower[len('mpi_'):])
     fortran = [p for p in params if p.kind != 'c_only']
     strings = [p for p in fortran if p.kind == 'string']
     ierror = function not in conf['NO_IERROR']
@@ -214,7 +234,7 @@ def entry_point(function, params, entry, kinds, logged):
     declared = ([p.fortran_type.strip() for p in fortran] + (['MPI_Fint *'] if ierror else [])
                 + ['size_t' for _ in strings])
     status = entry.get('status')
-    library = 'p' + lower + '_'
+    library = flavour.library.format(**names)
 
     def library_call(passed_status):
         args = [(f'{p.name}_passed' if passed_status and p.name == status else f'{p.name}_f')
@@ -228,9 +248,9 @@ def entry_point(function, params, entry, kinds, logged):
     attrs = entry.get('attrs', [])
     ordinary = not attrs and not entry.get('children')
     logging = 'hdtracempi::Logging::' + ('Ordinary' if ordinary else 'Always')
-    name = lower + '_'
-    out = [f'// {function} from Fortran: <{tag}>\n' if logged else
-           f'// {function} from Fortran: not logged\n',
+    name = flavour.entry.format(**names)
+    out = [f'// {function} from Fortran ({flavour.name}): <{tag}>\n' if logged else
+           f'// {function} from Fortran ({flavour.name}): not logged\n',
            f'extern "C" void {library}({", ".join(declared)}) __attribute__((weak));\n',
            f'extern "C" void {name}({", ".join(signature)}) {{\n',
            f'    if (!{library}) hdtracempi::fortran::missingBinding("{library}");\n']
@@ -248,7 +268,7 @@ def entry_point(function, params, entry, kinds, logged):
         out.append(f'    call.begin("{tag}", {logging}, start);\n')
         out.append('    call.endedAt(end);\n}\n')
     else:
-        before, after = views(function, params, entry, kinds)
+        before, after = views(function, params, entry, kinds, flavour)
         out.append('    hdtracempi::Call call;\n')
         out.append(f'    if (!call.active()) return {library_call(False)};\n')
         out.append(own_error)
@@ -281,9 +301,7 @@ def entry_point(function, params, entry, kinds, logged):
         out.append(generate_wrappers.indent(entry.get('last', ''), 4))
         out.append('    (void)result;\n}\n')
     # The other manglings, and Open MPI's ompi_*_f that its mpi_f08 calls.
-    aliases = [m.format(lower=lower, upper=upper) for m in MANGLINGS[1:]]
-    aliases.append('ompi_' + lower[len('mpi_'):] + '_f')
-    for alias in aliases:
+    for alias in (a.format(**names) for a in flavour.aliases):
         out.append(f'extern "C" void {alias}({", ".join(signature)}) '
                    f'__attribute__((alias("{name}")));\n')
     out.append('\n')
@@ -308,7 +326,7 @@ def generate(functions_h, conf_py, fortran_conf_py):
     conf = runpy.run_path(conf_py)
     entries, kinds = conf['FUNCTIONS'], conf['KINDS']
     not_logged = conf.get('NOT_LOGGED', set())
-    errors, parts, unbound = [], [], []
+    errors, parts, f08_parts, unbound = [], [], [], []
     for name, (params, _args) in functions.items():
         reason = unbound_reason(name)
         if reason:
@@ -319,8 +337,13 @@ def generate(functions_h, conf_py, fortran_conf_py):
                 raise ConfigError(f'{name}: its entry replaces the library call ("call"), which '
                                   f'a Fortran entry cannot do; list it in fortran_conf.py '
                                   f'NO_FORTRAN with the reason')
-            parts.append(entry_point(name, parse_params(name, params), entries[name], kinds,
-                                     name not in not_logged))
+            parsed = parse_params(name, params)
+            logged = name not in not_logged
+            parts.append(entry_point(name, parsed, entries[name], kinds, logged, F77))
+            # MPICH's mpi_f08: procedures with a choice buffer are C (_f08ts_) and
+            # call the C MPI_ function; the others need an entry point.
+            if not any(p.kind == 'buffer' for p in parsed):
+                f08_parts.append(entry_point(name, parsed, entries[name], kinds, logged, F08))
         except ConfigError as error:
             errors.append(str(error))
     if errors:
@@ -340,15 +363,15 @@ def generate(functions_h, conf_py, fortran_conf_py):
               '// its symbols (use mpi_f08 reaches the entries through the library).\n'
               '#if HDTRACE_FORTRAN_ENTRY_POINTS\n'
               'extern "C" void hdtracempi_fortran() {}\n\n')
-    footer = ('#else\n'
-              '// The library\'s Fortran bindings call the C MPI_ functions, which the C\n'
-              '// wrappers trace: the anchor pulls those in, and nothing more is needed.\n'
+    middle = ('#else\n'
+              '// MPICH: mpif.h, `use mpi` and the mpi_f08 procedures with a choice buffer\n'
+              '// call the C MPI_ functions, which the C wrappers trace; the anchor pulls\n'
+              '// those in. The other mpi_f08 procedures call PMPI_: entry points below.\n'
               'extern "C" void hdtracempi_fortran() {\n'
               '    static volatile auto keep = &MPI_Init;\n'
               '    (void)keep;\n'
-              '}\n'
-              '#endif\n')
-    return header + ''.join(parts) + footer
+              '}\n\n')
+    return header + ''.join(parts) + middle + ''.join(f08_parts) + '#endif\n'
 
 
 def main():

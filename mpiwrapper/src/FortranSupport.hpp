@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -32,6 +33,22 @@ const void *buffer(const void *fortranAddress);
 inline void *buffer(void *fortranAddress) {
     return const_cast<void *>(buffer(static_cast<const void *>(fortranAddress)));
 }
+
+// Whether a Fortran status argument is MPI_STATUS_IGNORE.
+inline bool isStatusIgnore(const MPI_Fint *status) { return status == MPI_F_STATUS_IGNORE; }
+
+#if !HDTRACE_FORTRAN_ENTRY_POINTS
+// MPICH's mpi_f08 status (TYPE(MPI_Status)): its sentinel, and the C status,
+// which has the same five fields in the same order.
+inline bool isF08StatusIgnore(const MPI_Fint *status) {
+    return static_cast<const void *>(status) == static_cast<const void *>(MPI_F08_STATUS_IGNORE);
+}
+static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPICH's f08 status is the C one");
+inline int f08StatusToC(const MPI_Fint *status, MPI_Status *cStatus) {
+    std::memcpy(cStatus, status, sizeof *cStatus);
+    return MPI_SUCCESS;
+}
+#endif
 
 // Fortran output index (1-based) as C's (0-based); MPI_UNDEFINED stays.
 inline int zeroBased(MPI_Fint index) {
