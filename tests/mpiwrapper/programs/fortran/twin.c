@@ -3,17 +3,32 @@
  * that test_fortran.py can require the Fortran programs' traces to equal
  * this one's, call by call. Prints what it received: "r<rank> ..." lines,
  * the same with and without the wrapper. Needs at least 2 ranks. */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include <mpi.h>
 
 static int rank;
 
+/* One write per line, flushed: the launcher merges the ranks' outputs. */
+static void say(const char *format, ...) {
+    char line[256];
+    int used = snprintf(line, sizeof line, "r%d ", rank);
+    va_list args;
+    va_start(args, format);
+    used += vsnprintf(line + used, sizeof line - used - 1, format, args);
+    va_end(args);
+    line[used] = '\n';
+    fwrite(line, 1, used + 1, stdout);
+    fflush(stdout);
+}
+
 static void say_ints(const char *what, const int *v, int n) {
-    printf("r%d %s", rank, what);
+    char text[200];
+    int used = snprintf(text, sizeof text, "%s", what);
     for (int i = 0; i < n; ++i)
-        printf(" %d", v[i]);
-    printf("\n");
+        used += snprintf(text + used, sizeof text - used, " %d", v[i]);
+    say("%s", text);
 }
 
 int main(int argc, char **argv) {
@@ -42,7 +57,7 @@ int main(int argc, char **argv) {
         MPI_Send(ints, 4, MPI_INTEGER, right, 10 + rank, world);
     }
     say_ints("recv", got, 4);
-    printf("r%d status source=%d tag=%d\n", rank, status.MPI_SOURCE, status.MPI_TAG);
+    say("status source=%d tag=%d", status.MPI_SOURCE, status.MPI_TAG);
     if (rank % 2 == 0) {
         MPI_Send(ints, 2, MPI_INTEGER, left, 20, world);
         MPI_Recv(got, 2, MPI_INTEGER, right, 20, world, MPI_STATUS_IGNORE);
@@ -60,8 +75,7 @@ int main(int argc, char **argv) {
         MPI_Isend(ints, 4, MPI_INTEGER, left, 31, world, &requests[3]);
         if (round == 0) {
             MPI_Waitall(4, requests, statuses);
-            printf("r%d waitall sources=%d,%d\n", rank, statuses[0].MPI_SOURCE,
-                   statuses[1].MPI_SOURCE);
+            say("waitall sources=%d,%d", statuses[0].MPI_SOURCE, statuses[1].MPI_SOURCE);
         } else {
             MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
         }
@@ -72,11 +86,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 5; ++i)
         doubles[i] = rank == 0 ? 0.5 * i : -1.0;
     MPI_Bcast(doubles, 5, MPI_DOUBLE_PRECISION, 0, world);
-    printf("r%d bcast %.1f %.1f\n", rank, doubles[1], doubles[4]);
+    say("bcast %.1f %.1f", doubles[1], doubles[4]);
     value = rank + 1;
     MPI_Allreduce(&value, &sum, 1, MPI_INTEGER, MPI_SUM, world);
     MPI_Allreduce(MPI_IN_PLACE, ints, 4, MPI_INTEGER, MPI_MAX, world);
-    printf("r%d allreduce %d\n", rank, sum);
+    say("allreduce %d", sum);
     say_ints("inplace", ints, 4);
 
     /* A derived datatype: every second INTEGER of six. */
@@ -93,7 +107,7 @@ int main(int argc, char **argv) {
     /* Communicators: a split in halves with reversed order, a duplicate. */
     MPI_Comm_split(world, rank % 2, size - rank, &half);
     MPI_Allreduce(&value, &sum, 1, MPI_INTEGER, MPI_SUM, half);
-    printf("r%d halfsum %d\n", rank, sum);
+    say("halfsum %d", sum);
     MPI_Comm_dup(world, &dup);
     MPI_Barrier(dup);
     MPI_Comm_free(&dup);
