@@ -9,6 +9,9 @@ libhdtracempi.a, <name>_plain runs with LD_PRELOAD of libhdtracempi.so. And
 the wrapper does not change what the Fortran programs print or how they end.
 """
 import pathlib
+import re
+import subprocess
+import types
 
 import pytest
 
@@ -142,3 +145,35 @@ def test_untraced_run_writes_nothing(runner):
     """The plain build without LD_PRELOAD is really untraced (the reference above)."""
     plain = _run(runner, "f08", "static", traced=False)
     assert not list(plain.trace_dir.iterdir())
+
+
+def _cache_value(build_dir, name):
+    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build_dir / "CMakeCache.txt").read_text(),
+                      re.MULTILINE)
+    assert match, f"{name} is not in {build_dir}/CMakeCache.txt"
+    return match.group(1)
+
+
+def test_readme_link_line(runner, build_dir, tmp_path):
+    """`mpifort app.f90 $(pkg-config --libs hdtrace-mpi)`, as README.md says, with the
+    build tree's hdtrace-mpi.pc and archive: the use mpi_f08 twin is traced like C."""
+    library_dir = build_dir / "mpiwrapper"
+    flags = subprocess.run(
+        ["pkg-config", "--libs", f"--define-variable=libdir={library_dir}",
+         str(library_dir / "hdtrace-mpi.pc")], capture_output=True, text=True, check=True)
+    mpifort = _cache_value(build_dir, "MPI_Fortran_COMPILER")
+    program = tmp_path / "twin_f08_pkgconfig"
+    source = pathlib.Path(__file__).resolve().parent / "programs" / "fortran" / "twin_f08.f90"
+    built = subprocess.run([mpifort, "-o", str(program), f"-J{tmp_path}", str(source)]
+                           + flags.stdout.split(), capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    traces, work = tmp_path / "traces", tmp_path / "work"
+    traces.mkdir()
+    work.mkdir()
+    result = tracecheck.mpiexec(program, NRANKS, tracecheck.mpi_env(HDTRACE_DIR=traces, **ENV),
+                                work)
+    assert result.returncode == 0, result.stderr
+    reference = _run(runner, "c", "static")
+    linked = types.SimpleNamespace(trace_dir=traces, program=program.name)
+    for rank in range(NRANKS):
+        assert _calls(linked, rank) == _calls(reference, rank), f"rank {rank}"
