@@ -34,7 +34,7 @@ EXPECTED_TAIL = (
     2 * ["Irecv", "Irecv", "Isend", "Isend", "Waitall"]
     + ["Bcast", "Allreduce", "Allreduce", "Type_vector", "Type_commit", "Bcast", "Type_free",
        "Comm_split", "Allreduce", "Comm_dup", "Barrier", "Comm_free", "Comm_free",
-       "File_open", "File_set_view", "File_write_at", "File_sync", "Barrier", "File_sync",
+       "Send", "Recv", "File_open", "File_set_view", "File_write_at", "File_sync", "Barrier", "File_sync",
        "File_read_at_all", "File_close", "Finalize"])
 TYPE_ATTRS = {"tid", "etid", "filetid", "oldTid", "recvtid"}
 COMM_ATTRS = {"cid", "newCid"}
@@ -109,6 +109,9 @@ def test_c_twin_is_complete(runner, mode):
         # MPI_ANY_SOURCE: the matched sender; MPI_STATUS_IGNORE: still known
         assert receives[0]["fromRank"] == str(left) and receives[0]["fromTag"] == str(10 + left)
         assert receives[1]["fromRank"] == str(right) and receives[1]["fromTag"] == "20"
+        # the failed Send to a rank that does not exist is logged too
+        sends = [dict(attrs) for tag, attrs, _ in calls if tag == "Send"]
+        assert len(sends) == 3 and sends[2]["count"] == "1", sends
         waits = [children for tag, _, children in calls if tag == "Waitall"]
         assert all(len(children) == 4 for children in waits), waits
 
@@ -133,7 +136,7 @@ def test_same_behaviour(runner, variant):
     """Output and exit code as without the wrapper, in both linking modes."""
     plain = _run(runner, variant, "static", traced=False)
     lines = tracecheck.per_rank_lines(plain.result.stdout)
-    assert len(lines) == 12 * NRANKS and all(line.startswith("r") for line in lines), lines
+    assert len(lines) == 13 * NRANKS and all(line.startswith("r") for line in lines), lines
     for mode in MODES:
         traced = _run(runner, variant, mode)
         assert tracecheck.per_rank_lines(traced.result.stdout) == lines, mode

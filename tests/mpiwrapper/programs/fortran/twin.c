@@ -113,6 +113,13 @@ int main(int argc, char **argv) {
     MPI_Comm_free(&dup);
     MPI_Comm_free(&half);
 
+    /* Errors returned, not fatal; a receive from MPI_PROC_NULL. */
+    MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+    int code = MPI_Send(ints, 1, MPI_INTEGER, size + 5, 1, world), class = -1;
+    MPI_Error_class(code, &class);
+    MPI_Recv(got, 4, MPI_INTEGER, MPI_PROC_NULL, 5, world, &status);
+    say("errors send=%d proc_null source=%d tag=%d", class, status.MPI_SOURCE, status.MPI_TAG);
+
     /* MPI-IO: each rank writes its block, then reads its right neighbour's. */
     MPI_File_open(world, "twin.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     MPI_File_set_view(fh, 0, MPI_INTEGER, MPI_INTEGER, "native", MPI_INFO_NULL);

@@ -3,7 +3,7 @@
 program twin_f08
     use mpi_f08
     implicit none
-    integer :: rank, nranks, right, left, i, round, value, total, ierr
+    integer :: rank, nranks, right, left, i, round, value, total, ierr, code, class
     integer :: ints(4), got(4), both(8), spread(6)
     type(MPI_Status) :: status, statuses(4)
     type(MPI_Request) :: requests(4)
@@ -89,6 +89,13 @@ program twin_f08
     call MPI_Barrier(dup, ierr)
     call MPI_Comm_free(dup, ierr)
     call MPI_Comm_free(half, ierr)
+
+    call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+    call MPI_Send(ints, 1, MPI_INTEGER, nranks + 5, 1, MPI_COMM_WORLD, code)
+    call MPI_Error_class(code, class, ierr)
+    call MPI_Recv(got, 4, MPI_INTEGER, MPI_PROC_NULL, 5, MPI_COMM_WORLD, status, ierr)
+    write (*, '("r", I0, " errors send=", I0, " proc_null source=", I0, " tag=", I0)') &
+        rank, class, status%MPI_SOURCE, status%MPI_TAG
 
     call MPI_File_open(MPI_COMM_WORLD, 'twin.dat', MPI_MODE_CREATE + MPI_MODE_RDWR, &
                        MPI_INFO_NULL, fh, ierr)
