@@ -209,7 +209,9 @@ def views(function, params, entry, kinds, flavour):
                 after.append(declare)
         elif p.kind == 'one_based':
             if p.array:
-                length = array_length(function, p, params)
+                # A count the call returns is garbage when the call failed.
+                length = (f'result == MPI_SUCCESS || result == MPI_ERR_IN_STATUS ? '
+                          f'{array_length(function, p, params)} : 0')
                 after.append(f'hdtracempi::fortran::Scratch<int> {n}_view({length});\n'
                              f'for (int i = 0; i < {n}_view.size(); ++i) '
                              f'{n}_view[i] = hdtracempi::fortran::zeroBased({f}[i]);\n'

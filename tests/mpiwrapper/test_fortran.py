@@ -32,7 +32,7 @@ def expected_tags(rank):
 
 EXPECTED_TAIL = (
     2 * ["Irecv", "Irecv", "Isend", "Isend", "Waitall"]
-    + ["Bcast", "Allreduce", "Allreduce", "Type_vector", "Type_commit", "Bcast", "Type_free",
+    + ["Isend", "Irecv", "Waitany", "Waitsome", "Bcast", "Allreduce", "Allreduce", "Type_vector", "Type_commit", "Bcast", "Type_free",
        "Comm_split", "Allreduce", "Comm_dup", "Barrier", "Comm_free", "Comm_free",
        "Send", "Recv", "File_open", "File_set_view", "File_write_at", "File_sync", "Barrier", "File_sync",
        "File_read_at_all", "File_close", "Finalize"])
@@ -114,6 +114,11 @@ def test_c_twin_is_complete(runner, mode):
         assert len(sends) == 3 and sends[2]["count"] == "1", sends
         waits = [children for tag, _, children in calls if tag == "Waitall"]
         assert all(len(children) == 4 for children in waits), waits
+        # Waitany completes the Irecv, Waitsome the Isend before it
+        at = [tag for tag, _, _ in calls].index("Waitany")
+        send_rid, receive_rid = (dict(calls[at - k][1])["rid"] for k in (2, 1))
+        assert calls[at][2] == [("For", [("rid", receive_rid)], [])], calls[at]
+        assert calls[at + 1][2] == [("For", [("rid", send_rid)], [])], calls[at + 1]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -136,7 +141,7 @@ def test_same_behaviour(runner, variant):
     """Output and exit code as without the wrapper, in both linking modes."""
     plain = _run(runner, variant, "static", traced=False)
     lines = tracecheck.per_rank_lines(plain.result.stdout)
-    assert len(lines) == 13 * NRANKS and all(line.startswith("r") for line in lines), lines
+    assert len(lines) == 14 * NRANKS and all(line.startswith("r") for line in lines), lines
     for mode in MODES:
         traced = _run(runner, variant, mode)
         assert tracecheck.per_rank_lines(traced.result.stdout) == lines, mode

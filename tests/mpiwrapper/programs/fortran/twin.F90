@@ -12,7 +12,7 @@ program twin
     integer :: rank, nranks, right, left, i, round, value, total, ierr, code, class
     integer :: ints(4), got(4), both(8), spread(6)
     integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), requests(4)
-    integer :: half, dup, vector, fh
+    integer :: half, dup, vector, fh, any(3), some(2), index, outcount, indices(2)
     double precision :: doubles(5)
     integer(kind=MPI_OFFSET_KIND) :: disp
 
@@ -57,6 +57,14 @@ program twin
         end if
         write (*, '("r", I0, " both", 8(" ", I0))') rank, both
     end do
+
+    any = MPI_REQUEST_NULL
+    some = MPI_REQUEST_NULL
+    call MPI_Isend(ints, 4, MPI_INTEGER, right, 40, MPI_COMM_WORLD, some(2), ierr)
+    call MPI_Irecv(got, 4, MPI_INTEGER, left, 40, MPI_COMM_WORLD, any(2), ierr)
+    call MPI_Waitany(3, any, index, MPI_STATUS_IGNORE, ierr)
+    call MPI_Waitsome(2, some, outcount, indices, MPI_STATUSES_IGNORE, ierr)
+    write (*, '("r", I0, " any index=", I0, " some=", I0, ",", I0)') rank, index, outcount, indices(1)
 
     do i = 1, 5
         if (rank == 0) then

@@ -82,6 +82,17 @@ int main(int argc, char **argv) {
         say_ints("both", both, 8);
     }
 
+    /* Waitany and Waitsome, where one request only can complete: their
+     * indices (1-based in Fortran) name it. */
+    MPI_Request any[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Request some[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int index = -1, outcount = -1, indices[2] = {-1, -1};
+    MPI_Isend(ints, 4, MPI_INTEGER, right, 40, world, &some[1]);
+    MPI_Irecv(got, 4, MPI_INTEGER, left, 40, world, &any[1]);
+    MPI_Waitany(3, any, &index, MPI_STATUS_IGNORE);
+    MPI_Waitsome(2, some, &outcount, indices, MPI_STATUSES_IGNORE);
+    say("any index=%d some=%d,%d", index, outcount, indices[0]);
+
     /* Collectives, one of them in place. */
     for (int i = 0; i < 5; ++i)
         doubles[i] = rank == 0 ? 0.5 * i : -1.0;
