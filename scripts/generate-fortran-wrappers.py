@@ -48,20 +48,24 @@ MANGLINGS = ('{lower}_', '{lower}__', '{lower}', '{upper}')
 class Flavour:
     """Which Fortran binding an entry point stands in for."""
 
-    def __init__(self, name, entry, library, aliases, status_ignored, status_to_c):
+    def __init__(self, name, entry, library, aliases, status_ignored, status_to_c, index_to_c):
         self.name, self.entry, self.library, self.aliases = name, entry, library, aliases
         self.status_ignored, self.status_to_c = status_ignored, status_to_c
+        self.index_to_c = index_to_c
 
 
 # mpif.h and `use mpi` (and Open MPI's mpi_f08, through ompi_send_f): the
 # library's pmpi_send_ does the work.
 F77 = Flavour('mpif.h', '{lower}_', 'p{lower}_',
               list(MANGLINGS[1:]) + ['ompi_{short}_f'],
-              'hdtracempi::fortran::isStatusIgnore', 'MPI_Status_f2c')
+              'hdtracempi::fortran::isStatusIgnore', 'MPI_Status_f2c',
+              'hdtracempi::fortran::zeroBased')
 # MPICH's mpi_f08 procedures without a choice buffer (mpi_barrier_f08_): they
-# call PMPI_ directly; pmpir_barrier_f08_ is the same procedure.
+# call PMPI_ directly; pmpir_barrier_f08_ is the same procedure. MPICH 4.0
+# returns their Waitany/Waitsome indices 0-based (FortranSupport.hpp).
 F08 = Flavour('mpi_f08', '{lower}_f08_', 'pmpir_{short}_f08_', [],
-              'hdtracempi::fortran::isF08StatusIgnore', 'hdtracempi::fortran::f08StatusToC')
+              'hdtracempi::fortran::isF08StatusIgnore', 'hdtracempi::fortran::f08StatusToC',
+              'hdtracempi::fortran::mpichF08Index')
 
 
 class Param:
@@ -144,6 +148,7 @@ def array_length(function, param, params):
 
 
 def views(function, params, entry, kinds, flavour):
+    to_c = flavour.index_to_c
     """The C++ statements that make the C views, before and after the call."""
     status = entry.get('status')
     code_before = entry.get('before', '') + ' ' + ' '.join(
@@ -214,10 +219,10 @@ def views(function, params, entry, kinds, flavour):
                           f'{array_length(function, p, params)} : 0')
                 after.append(f'hdtracempi::fortran::Scratch<int> {n}_view({length});\n'
                              f'for (int i = 0; i < {n}_view.size(); ++i) '
-                             f'{n}_view[i] = hdtracempi::fortran::zeroBased({f}[i]);\n'
+                             f'{n}_view[i] = {to_c}({f}[i]);\n'
                              f'int *const {n} = {n}_view.data();')
             else:
-                after.append(f'int {n}_value = hdtracempi::fortran::zeroBased(*{f});\n'
+                after.append(f'int {n}_value = {to_c}(*{f});\n'
                              f'int *const {n} = &{n}_value;')
     return before, after
 

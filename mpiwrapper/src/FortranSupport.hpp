@@ -48,6 +48,10 @@ inline int f08StatusToC(const MPI_Fint *status, MPI_Status *cStatus) {
     std::memcpy(cStatus, status, sizeof *cStatus);
     return MPI_SUCCESS;
 }
+// MPICH 4.0's mpi_f08 MPI_Waitany / Waitsome / Testany / Testsome return the
+// C index (0-based), unlike its mpif.h binding and the standard: taken as the
+// library returns it, so that the trace names the request that completed.
+inline int mpichF08Index(MPI_Fint index) { return index; }
 #endif
 
 // Fortran output index (1-based) as C's (0-based); MPI_UNDEFINED stays.
