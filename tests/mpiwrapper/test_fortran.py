@@ -32,7 +32,8 @@ def expected_tags(rank):
 
 EXPECTED_TAIL = (
     2 * ["Irecv", "Irecv", "Isend", "Isend", "Waitall"]
-    + ["Isend", "Irecv", "Waitany", "Waitsome", "Bcast", "Allreduce", "Allreduce", "Type_vector", "Type_commit", "Bcast", "Type_free",
+    + ["Isend", "Irecv", "Waitany", "Waitsome", "Bcast", "Allreduce", "Allreduce", "Allgather",
+       "Type_vector", "Type_commit", "Bcast", "Type_free",
        "Comm_split", "Allreduce", "Comm_dup", "Barrier", "Comm_free", "Comm_free",
        "Send", "Recv", "File_open", "File_set_view", "File_write_at", "File_sync", "Barrier", "File_sync",
        "File_read_at_all", "File_close", "Finalize"])
@@ -104,6 +105,10 @@ def test_c_twin_is_complete(runner, mode):
         allreduces = [dict(attrs) for tag, attrs, _ in calls if tag == "Allreduce"]
         # the in-place one: 4 INTEGERs of the receive buffer
         assert allreduces[1]["size"] == "16" and allreduces[1]["count"] == "4"
+        # MPI_IN_PLACE: the sent block is the own block of the receive buffer
+        allgather = [dict(attrs) for tag, attrs, _ in calls if tag == "Allgather"][0]
+        assert (allgather["size"], allgather["count"], allgather["recvSize"]) == ("4", "1", "4")
+        assert allgather["tid"] == allgather["recvtid"] and allgather["tid"][1][1] == "MPI_INTEGER"
         receives = [dict(attrs) for tag, attrs, _ in calls if tag == "Recv"]
         left, right = (rank + NRANKS - 1) % NRANKS, (rank + 1) % NRANKS
         # MPI_ANY_SOURCE: the matched sender; MPI_STATUS_IGNORE: still known
@@ -141,7 +146,7 @@ def test_same_behaviour(runner, variant):
     """Output and exit code as without the wrapper, in both linking modes."""
     plain = _run(runner, variant, "static", traced=False)
     lines = tracecheck.per_rank_lines(plain.result.stdout)
-    assert len(lines) == 14 * NRANKS and all(line.startswith("r") for line in lines), lines
+    assert len(lines) == 15 * NRANKS and all(line.startswith("r") for line in lines), lines
     for mode in MODES:
         traced = _run(runner, variant, mode)
         assert tracecheck.per_rank_lines(traced.result.stdout) == lines, mode

@@ -101,6 +101,10 @@ int main(int argc, char **argv) {
     value = rank + 1;
     MPI_Allreduce(&value, &sum, 1, MPI_INTEGER, MPI_SUM, world);
     MPI_Allreduce(MPI_IN_PLACE, ints, 4, MPI_INTEGER, MPI_MAX, world);
+    int gathered[4] = {0, 0, 0, 0};
+    gathered[rank] = 10 + rank;
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gathered, 1, MPI_INTEGER, world);
+    say_ints("allgather", gathered, size);
     say("allreduce %d", sum);
     say_ints("inplace", ints, 4);
 

@@ -4,7 +4,7 @@ program twin_f08
     use mpi_f08
     implicit none
     integer :: rank, nranks, right, left, i, round, value, total, ierr, code, class
-    integer :: ints(4), got(4), both(8), spread(6)
+    integer :: ints(4), got(4), both(8), spread(6), gathered(4)
     type(MPI_Status) :: status, statuses(4)
     type(MPI_Request) :: requests(4), any(3), some(2)
     integer :: index, outcount, indices(2)
@@ -76,6 +76,10 @@ program twin_f08
     value = rank + 1
     call MPI_Allreduce(value, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
     call MPI_Allreduce(MPI_IN_PLACE, ints, 4, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+    gathered = 0
+    gathered(rank + 1) = 10 + rank
+    call MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gathered, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+    write (*, '("r", I0, " allgather", *(" ", I0))') rank, gathered(1:nranks)
     write (*, '("r", I0, " allreduce ", I0)') rank, total
     write (*, '("r", I0, " inplace", 4(" ", I0))') rank, ints
 
