@@ -80,6 +80,7 @@ class Param:
         if not match:
             raise ConfigError(f'{function}: cannot read the parameter "{text}"')
         type_text, self.name, array = match.group(1), match.group(2), match.group(3)
+        self.type_text = type_text.strip() + ('[]' if array else '')
         self.const = bool(re.search(r'\bconst\b', type_text))
         self.base = re.sub(r'\bconst\b|\*|\s', '', type_text)
         self.pointers = type_text.count('*') + (1 if array else 0)
@@ -104,15 +105,15 @@ class Param:
             return 'procedure'
         if base == 'MPI_Status' and pointers == 1:
             return 'status_array' if self.array or self.name.startswith('array_of') else 'status'
-        if base in NUMBERS:
-            return 'number' if pointers == 0 else 'number_pointer' if pointers == 1 else None
+        if base in NUMBERS and pointers <= 1:
+            return 'number' if pointers == 0 else 'number_pointer'
         if base in HANDLES:
             if pointers == 0:
                 return 'handle'
             if pointers == 1:
                 return 'handle_array' if self.array else 'handle_pointer'
         raise ConfigError(f'{function}: parameter "{self.text.strip()}": no Fortran rule for '
-                          f'the type "{self.text.strip()[:-len(self.name)].strip() or self.base}" '
+                          f'the type "{self.type_text}" '
                           f'(add one to scripts/generate-fortran-wrappers.py, or list '
                           f'{function} in fortran_conf.py NO_FORTRAN with the reason)')
 

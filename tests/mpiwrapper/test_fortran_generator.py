@@ -76,6 +76,10 @@ def test_entry_converts_by_type(tmp_path):
      'MPI_Weird: parameter "struct foo *thing": no Fortran rule'),
     ("int MPI_Weird(MPI_Comm comm, MPI_Unknown handle);",
      'MPI_Weird: parameter "MPI_Unknown handle": no Fortran rule'),
+    ("int MPI_Weird(MPI_Comm comm, int **pp);",
+     'MPI_Weird: parameter "int **pp": no Fortran rule for the type "int **"'),
+    ("int MPI_Weird(MPI_Comm comm, char *names[]);",
+     'MPI_Weird: parameter "char *names[]": no Fortran rule for the type "char *[]"'),
 ])
 def test_unknown_parameter_type_fails_naming_function_and_parameter(tmp_path, prototype,
                                                                      message):
