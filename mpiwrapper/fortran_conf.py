@@ -45,3 +45,10 @@ ARRAY_LENGTHS = {
     'array_of_types': ('count',),
     'array_of_indices': ('*outcount',),
 }
+
+# `void *` parameters that are no choice buffer (an address-sized INTEGER or
+# a C pointer in Fortran). MPICH writes its mpi_f08 procedures with a choice
+# buffer in C (mpi_win_create_f08ts_, which calls the C MPI_Win_create) and
+# the others in Fortran, calling PMPI_ (mpi_win_allocate_f08_,
+# mpi_grequest_start_f08_): only these get an mpi_f08 entry point.
+NOT_CHOICE_BUFFERS = {'extra_state', 'baseptr', 'attribute_val', 'attr_val'}

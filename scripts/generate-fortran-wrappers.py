@@ -350,7 +350,8 @@ def generate(functions_h, conf_py, fortran_conf_py):
             parts.append(entry_point(name, parsed, entries[name], kinds, logged, F77))
             # MPICH's mpi_f08: procedures with a choice buffer are C (_f08ts_) and
             # call the C MPI_ function; the others need an entry point.
-            if not any(p.kind == 'buffer' for p in parsed):
+            if not any(p.kind == 'buffer' and p.name not in FORTRAN['NOT_CHOICE_BUFFERS']
+                       for p in parsed):
                 f08_parts.append(entry_point(name, parsed, entries[name], kinds, logged, F08))
         except ConfigError as error:
             errors.append(str(error))

@@ -115,3 +115,22 @@ def test_replaced_library_call_fails(tmp_path):
         "{'MPI_Weird': dict(tag='Weird', attrs=[('depth', 'int', 'depth')], call='hdtracempi::testNestedBody(depth)')}")
     assert result.returncode != 0
     assert "MPI_Weird: its entry replaces the library call" in result.stderr
+
+
+def test_mpich_f08_entries_only_without_a_choice_buffer(tmp_path):
+    """MPICH writes mpi_f08 procedures with a choice buffer in C (they call the
+    C MPI_ function), the others in Fortran (they call PMPI_)."""
+    result, output = generate(
+        tmp_path,
+        "int MPI_Barrier(MPI_Comm comm);\n"
+        "int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);\n"
+        "int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, "
+        "void *baseptr, MPI_Win *win);\n",
+        "{'MPI_Barrier': dict(tag='Barrier', attrs=[('cid', 'comm', 'comm')]),"
+        " 'MPI_Bcast': dict(tag='Bcast', attrs=[('cid', 'comm', 'comm')]),"
+        " 'MPI_Win_allocate': dict(tag='Win_allocate', attrs=[('cid', 'comm', 'comm')])}")
+    assert result.returncode == 0, result.stderr
+    f08 = output.read_text().split("#else")[1]
+    assert "void mpi_barrier_f08_(" in f08 and "pmpir_barrier_f08_(" in f08
+    assert "void mpi_win_allocate_f08_(" in f08
+    assert "bcast" not in f08
