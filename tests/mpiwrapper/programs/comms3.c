@@ -8,7 +8,9 @@
 
 /* MPI_UNWEIGHTED through a call: Open MPI defines it as a zero-length array,
  * which GCC's -Wstringop-overread takes for a buffer that is too short. */
-__attribute__((noinline)) static const int *unweighted(void) { return MPI_UNWEIGHTED; }
+__attribute__((noinline)) static const int *unweighted(void) {
+    return MPI_UNWEIGHTED;
+}
 
 static void expect_constructor(const char *tag, MPI_Comm input, MPI_Comm created) {
     ex_begin(tag);
@@ -126,8 +128,8 @@ int main(int argc, char **argv) {
     MPI_Comm dist;
     int sources[1] = {rank}, degrees[1] = {1}, destinations[1] = {(rank + 1) % size};
     int weights[1] = {rank + 1};
-    rc = MPI_Dist_graph_create(world, 1, sources, degrees, destinations, weights, MPI_INFO_NULL,
-                               0, &dist);
+    rc = MPI_Dist_graph_create(world, 1, sources, degrees, destinations, weights, MPI_INFO_NULL, 0,
+                               &dist);
     tc_say("Dist_graph_create rc=%d", rc);
     tc_label_comm(dist, "dist");
     expect_constructor("Dist_graph_create", world, dist);

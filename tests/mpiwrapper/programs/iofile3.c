@@ -184,8 +184,8 @@ int main(int argc, char **argv) {
     seek(second);
     rc = MPI_File_iwrite_all(fh, out + 4, 4, MPI_INT, &request);
     tc_say("File_iwrite_all rc=%d", rc);
-    expect_access_wait("File_iwrite_all", second * (long long)sizeof(int), 4, MPI_INT,
-                       "iwrite_all", &request);
+    expect_access_wait("File_iwrite_all", second * (long long)sizeof(int), 4, MPI_INT, "iwrite_all",
+                       &request);
 
     /* Atomic mode: a barrier makes every rank's writes visible to the reads. */
     MPI_Barrier(world);
@@ -195,8 +195,8 @@ int main(int argc, char **argv) {
     seek(second);
     rc = MPI_File_iread_all(fh, in, 4, MPI_INT, &request);
     tc_say("File_iread_all rc=%d", rc);
-    expect_access_wait("File_iread_all", second * (long long)sizeof(int), 4, MPI_INT,
-                       "iread_all", &request);
+    expect_access_wait("File_iread_all", second * (long long)sizeof(int), 4, MPI_INT, "iread_all",
+                       &request);
     tc_say("File_iread_all data=%ld", tc_checksum(in, 4));
 
     rc = MPI_File_iread_at_all(fh, (MPI_Offset)(4 * ((rank + 1) % size)), in + 4, 4, MPI_INT,

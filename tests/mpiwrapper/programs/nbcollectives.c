@@ -236,8 +236,7 @@ static void run_nonblocking(MPI_Comm comm, const char *name) {
     for (int r = 0; r < size; ++r)
         ones[r] = 1, sdispls[r] = r, rdispls[r] = r, types[r] = MPI_INT;
     label = new_label();
-    rc = MPI_Ialltoallv(send, ones, sdispls, MPI_INT, recv, ones, rdispls, MPI_INT, comm,
-                        &request);
+    rc = MPI_Ialltoallv(send, ones, sdispls, MPI_INT, recv, ones, rdispls, MPI_INT, comm, &request);
     expect_cid("Ialltoallv", comm, label);
     wait_for(&request, label, name);
     tc_say("%s Ialltoallv rc=%d data=%ld", name, rc, tc_checksum(recv, size));

@@ -10,7 +10,9 @@
 
 /* MPI_UNWEIGHTED through a call: Open MPI defines it as a zero-length array,
  * which GCC's -Wstringop-overread takes for a buffer that is too short. */
-__attribute__((noinline)) static const int *unweighted(void) { return MPI_UNWEIGHTED; }
+__attribute__((noinline)) static const int *unweighted(void) {
+    return MPI_UNWEIGHTED;
+}
 
 static int next_label;
 
@@ -82,10 +84,10 @@ static void run_neighbors(MPI_Comm comm, const char *name, int indegree, int out
         for (int i = 0; i < indegree; ++i)
             rcounts[i] = 2, rdispls[i] = 3 * (indegree - 1 - i);
         label = label_for(nonblocking);
-        rc = nonblocking ? MPI_Ineighbor_allgatherv(send, 2, MPI_INT, recv, rcounts, rdispls,
-                                                    MPI_INT, comm, r)
-                         : MPI_Neighbor_allgatherv(send, 2, MPI_INT, recv, rcounts, rdispls,
-                                                   MPI_INT, comm);
+        rc = nonblocking
+                 ? MPI_Ineighbor_allgatherv(send, 2, MPI_INT, recv, rcounts, rdispls, MPI_INT, comm,
+                                            r)
+                 : MPI_Neighbor_allgatherv(send, 2, MPI_INT, recv, rcounts, rdispls, MPI_INT, comm);
         snprintf(tag, sizeof tag, "%sallgatherv", prefix);
         snprintf(what, sizeof what, "%s %s", name, tag);
         ex_begin(tag);
@@ -164,8 +166,8 @@ int main(int argc, char **argv) {
     MPI_Comm graph;
     int sources[2] = {(rank + size - 1) % size, rank};
     int destinations[2] = {(rank + 1) % size, rank};
-    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, sources, unweighted(), 2,
-                                        destinations, unweighted(), MPI_INFO_NULL, 0, &graph);
+    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, sources, unweighted(), 2, destinations,
+                                        unweighted(), MPI_INFO_NULL, 0, &graph);
     tc_say("Dist_graph_create_adjacent rc=%d", rc);
     tc_label_comm(graph, "graph");
     expect_constructor("Dist_graph_create_adjacent", MPI_COMM_WORLD, graph);
