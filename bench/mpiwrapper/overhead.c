@@ -9,7 +9,8 @@
  * (LD_PRELOAD of libhdtracempi.so), so both execute identical code.
  *
  * Cases: iprobe (1 rank), pingpong (2), isend-irecv-waitall (2),
- * allreduce (2), file-write-at (1; FILE is the file to write).
+ * allreduce (2), file-write-at (1; FILE is the file to write),
+ * iallreduce-wait (2).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@ static double nowNanoseconds(void) {
 static void usage(void) {
     fprintf(stderr,
             "usage: bench_mpi_overhead CASE ITERATIONS [FILE]\n"
-            "cases: iprobe pingpong isend-irecv-waitall allreduce file-write-at\n");
+            "cases: iprobe pingpong isend-irecv-waitall allreduce file-write-at "
+            "iallreduce-wait\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -86,6 +88,17 @@ int main(int argc, char **argv) {
         start = nowNanoseconds();
         for (long i = 0; i < iterations; ++i) {
             MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
+        end = nowNanoseconds();
+    } else if (strcmp(benchCase, "iallreduce-wait") == 0) {
+        /* Issue 11: a nonblocking collective and the Wait that writes its <For>. */
+        double value = rank, sum = 0;
+        MPI_Request request;
+        callsPerIteration = 2;
+        start = nowNanoseconds();
+        for (long i = 0; i < iterations; ++i) {
+            MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
         }
         end = nowNanoseconds();
     } else if (strcmp(benchCase, "file-write-at") == 0) {
