@@ -119,3 +119,11 @@ def test_pcontrol_pauses_and_ids_stay_right(runner):
         barriers = [e for e in elements if e.tag == "Barrier"]
         assert [b.attrib["cid"] for b in barriers] == ["0", "2", "0"]
         assert checker.info.comm_order == [0, 1, 2]
+
+
+@pytest.mark.parametrize("name,nranks", [("nbcollectives", 3), ("comms3", 4), ("iofile3", 2)])
+def test_ld_preload_traces_the_new_calls(runner, name, nranks):
+    """libhdtracempi.so preloaded into the plain build writes the same checked trace."""
+    preloaded = runner.run(f"{name}_plain", nranks, preload=True)
+    preloaded.check(type_findings=False)
+    assert preloaded.result.stderr == ""
