@@ -2,7 +2,7 @@
  * File_iwrite_at_all, File_iwrite_all, File_iread_all, File_iread_at_all
  * (each completed by a Wait with its <For rid/>), and the queries
  * File_get_amode, File_get_atomicity, File_get_group, File_get_info,
- * File_get_view, File_get_byte_offset and
+ * File_get_view (predefined and derived file types), File_get_byte_offset and
  * File_get_type_extent. 1 to 4 ranks. Not named fileio*: it runs with the MPI
  * library's default MPI-IO (OMPIO on Open MPI), since Open MPI 4.1.4's ROMIO
  * crashes in MPI_File_iwrite_at_all (a null function pointer), also untraced. */
@@ -45,6 +45,61 @@ static void expect_access_wait(const char *tag, long long offset, int count, MPI
     ex_begin("Wait");
     ex_for(label);
     ex_end();
+}
+
+static struct {
+    MPI_Datatype type;
+    int forget;
+} to_free[8];
+static int nto_free;
+
+/* Labels a datatype MPI made (and, first, the derived types it is built
+ * from, down to `known`, the program's own) with what MPI_Type_get_contents
+ * says of it, so that the checker compares the wrapper's Type lines with it. */
+static void describe_type(MPI_Datatype type, const char *label, MPI_Datatype known) {
+    static const struct {
+        int combiner;
+        const char *name;
+    } combiners[] = {{MPI_COMBINER_DUP, "MPI_COMBINER_DUP"},
+                     {MPI_COMBINER_CONTIGUOUS, "MPI_COMBINER_CONTIGUOUS"},
+                     {MPI_COMBINER_VECTOR, "MPI_COMBINER_VECTOR"}};
+    int nints = 0, naddrs = 0, ntypes = 0, combiner = -1;
+    if (type == known) return;
+    MPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner);
+    if (combiner == MPI_COMBINER_NAMED) return;
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof combiners / sizeof combiners[0]; ++i)
+        if (combiners[i].combiner == combiner) name = combiners[i].name;
+    if (!name || nints > 8 || naddrs > 0 || ntypes != 1 || nto_free == 8)
+        tc_check(MPI_ERR_OTHER, "describe_type: a type this program cannot describe");
+    int ints[8] = {0};
+    MPI_Aint addrs[1];
+    MPI_Datatype inner;
+    MPI_Type_get_contents(type, nints, naddrs, ntypes, ints, addrs, &inner);
+    char inner_label[64];
+    snprintf(inner_label, sizeof inner_label, "%s.inner", label);
+    describe_type(inner, inner_label, known);
+    expect_typedef(type, label, name, nints, ints, 0, NULL, 1, &inner);
+    /* A derived type MPI_Type_get_contents returns is the caller's to free. */
+    int inner_combiner = -1;
+    MPI_Type_get_envelope(inner, &nints, &naddrs, &ntypes, &inner_combiner);
+    /* MPICH hands back the program's own handle (counted twice): freed, but
+     * its label stays, as the program still holds it. */
+    if (inner_combiner != MPI_COMBINER_NAMED) {
+        to_free[nto_free].type = inner;
+        to_free[nto_free++].forget = inner != known;
+    }
+}
+
+/* Frees what describe_type collected (after the call it described). */
+static void free_described(void) {
+    while (nto_free > 0) {
+        --nto_free;
+        MPI_Datatype type = to_free[nto_free].type;
+        ex_plain("Type_free");
+        if (to_free[nto_free].forget) tc_forget_type(type);
+        MPI_Type_free(&type);
+    }
 }
 
 static void seek(long long offset) {
@@ -155,6 +210,50 @@ int main(int argc, char **argv) {
     tc_say("File_get_view rc=%d disp=%lld rep=%s int=%d,%d", rc, (long long)disp, datarep,
            etype == MPI_INT, filetype == MPI_INT);
     expect_get_view(0, MPI_INT, MPI_INT);
+
+    /* A derived file type: MPI returns its own copy of it, a new handle that
+     * the wrapper decodes as MPI describes it (Open MPI's OMPIO: a DUP of its
+     * own copy of the program's type; MPICH's ROMIO: a CONTIGUOUS of one). */
+    MPI_Datatype strided, copy;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+    ex_begin("Type_vector");
+    ex_type("oldTid", MPI_INT);
+    ex_end();
+    const int strided_ints[3] = {2, 1, 2};
+    const MPI_Datatype t_int = MPI_INT;
+    expect_typedef(strided, "strided", "MPI_COMBINER_VECTOR", 3, strided_ints, 0, NULL, 1, &t_int);
+    MPI_Type_commit(&strided);
+    ex_begin("Type_commit");
+    ex_type("tid", strided);
+    ex_end();
+    rc = MPI_File_set_view(fh, 8, MPI_INT, strided, "native", MPI_INFO_NULL);
+    tc_say("File_set_view strided rc=%d", rc);
+    ex_begin("File_set_view");
+    ex_file("fid", data_name);
+    ex_int("offset", 8);
+    ex_type("etid", MPI_INT);
+    ex_type("filetid", strided);
+    ex_str("representation", "native");
+    ex_end();
+    rc = MPI_File_get_view(fh, &disp, &etype, &copy, datarep);
+    tc_say("File_get_view strided rc=%d disp=%lld same=%d", rc, (long long)disp, copy == strided);
+    describe_type(copy, "view_copy", strided);
+    expect_get_view(8, MPI_INT, copy);
+    free_described();
+    ex_plain("Type_free");
+    tc_forget_type(copy);
+    MPI_Type_free(&copy);
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+    ex_begin("File_set_view");
+    ex_file("fid", data_name);
+    ex_int("offset", 0);
+    ex_type("etid", MPI_INT);
+    ex_type("filetid", MPI_INT);
+    ex_str("representation", "native");
+    ex_end();
+    ex_plain("Type_free");
+    tc_forget_type(strided);
+    MPI_Type_free(&strided);
 
     MPI_Offset byte_offset = -1;
     rc = MPI_File_get_byte_offset(fh, 3, &byte_offset);
