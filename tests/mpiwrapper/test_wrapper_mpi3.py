@@ -127,3 +127,11 @@ def test_ld_preload_traces_the_new_calls(runner, name, nranks):
     preloaded = runner.run(f"{name}_plain", nranks, preload=True)
     preloaded.check(type_findings=False)
     assert preloaded.result.stderr == ""
+
+
+@pytest.mark.parametrize("name,nranks", [("nbcollectives", 3), ("neighbors", 2), ("comms3", 3),
+                                         ("iofile3", 2)])
+def test_nested_calls_inside_the_new_calls(runner, name, nranks):
+    """HDTRACE_NESTED=1: whatever MPI calls the library makes inside the new
+    calls goes into <Nested> blocks; the program's own calls are unchanged."""
+    runner.run(f"{name}_traced", nranks, env={"HDTRACE_NESTED": "1"}).check(allow_nested=True)
