@@ -9,6 +9,7 @@
 #   children  statements that write child elements (<For>, <Data>, <Info>);
 #   status    the MPI_Status* parameter the wrapper reads (a local status
 #             stands in for MPI_STATUS_IGNORE), available as statusSeen;
+#   first     statements run before the call's element is opened (MPI_Pcontrol);
 #   before / after / last
 #             statements run before the MPI call, after it, and after the
 #             attributes; they keep the registries up to date and run
@@ -523,3 +524,111 @@ FUNCTIONS.update({
 
 # Wrapped for their hooks, never written.
 NOT_LOGGED = {'MPI_Request_free'}
+
+
+# --- MPI-3.1 calls (NOTES.md "Beyond Appendix A"; TRACE-FORMAT.md "MPI-3.1
+# calls"). Each is derived from the entry of the call it is written like, so
+# that a change to the blocking form carries over to its other forms.
+
+def written_like(blocking, tag, rid=False):
+    """The attributes of FUNCTIONS[blocking] under another tag; with rid, the
+    new request's rid after them (a nonblocking form: NOTES.md)."""
+    entry = dict(FUNCTIONS[blocking], tag=tag)
+    attrs = list(entry.get('attrs', []))
+    if rid:
+        attrs.append(('rid', 'int', 'rid'))
+        entry['after'] = '\n'.join(part for part in (entry.get('after', ''), NEW_REQUEST) if part)
+    entry['attrs'] = attrs
+    return entry
+
+
+def with_root_rank(entry):
+    """NOTES.md: Gather, Gatherv, Scatter and Scatterv write rootRank right
+    after root, with the same value. Added here unless the entry has it."""
+    attrs = entry['attrs']
+    names = [attr[0] for attr in attrs]
+    if 'root' in names and 'rootRank' not in names:
+        at = names.index('root')
+        attrs = attrs[:at + 1] + [('rootRank',) + tuple(attrs[at][1:])] + attrs[at + 1:]
+    return dict(entry, attrs=attrs)
+
+
+NONBLOCKING_COLLECTIVES = ['Barrier', 'Bcast', 'Gather', 'Gatherv', 'Scatter', 'Scatterv',
+                           'Allgather', 'Allgatherv', 'Alltoall', 'Alltoallv', 'Alltoallw',
+                           'Reduce', 'Allreduce', 'Reduce_scatter', 'Reduce_scatter_block',
+                           'Scan', 'Exscan']
+ROOTED_GATHER_SCATTER = {'Gather', 'Gatherv', 'Scatter', 'Scatterv'}
+# Neighbourhood collectives: written like these, on the topology communicator.
+NEIGHBOR_COLLECTIVES = {'allgather': 'Allgather', 'allgatherv': 'Allgatherv',
+                        'alltoall': 'Alltoall', 'alltoallv': 'Alltoallv', 'alltoallw': 'Alltoallw'}
+NONBLOCKING_FILE_COLLECTIVES = ['File_read_all', 'File_read_at_all', 'File_write_all',
+                                'File_write_at_all']
+
+FUNCTIONS.update({
+    'MPI_Reduce_scatter_block': written_like('MPI_Reduce_scatter', 'Reduce_scatter_block'),
+    'MPI_Alltoallw': written_like('MPI_Alltoallv', 'Alltoallw'),
+})
+for _name in NONBLOCKING_COLLECTIVES:
+    _iname = 'I' + _name.lower()  # MPI_Allreduce -> MPI_Iallreduce
+    _entry = written_like('MPI_' + _name, _iname, rid=True)
+    FUNCTIONS['MPI_' + _iname] = (with_root_rank(_entry) if _name in ROOTED_GATHER_SCATTER
+                                  else _entry)
+for _kind, _like in NEIGHBOR_COLLECTIVES.items():
+    FUNCTIONS['MPI_Neighbor_' + _kind] = written_like('MPI_' + _like, 'Neighbor_' + _kind)
+    FUNCTIONS['MPI_Ineighbor_' + _kind] = written_like('MPI_' + _like, 'Ineighbor_' + _kind,
+                                                       rid=True)
+for _name in NONBLOCKING_FILE_COLLECTIVES:
+    _iname = _name.replace('File_', 'File_i', 1)
+    FUNCTIONS['MPI_' + _iname] = written_like('MPI_' + _name, _iname, rid=True)
+
+
+def file_query(tag, *attrs, **hooks):
+    """File_get_*: fid, then what the call returned (-1 when it failed)."""
+    return dict(tag=tag, attrs=[('fid', 'file', 'fh')] + list(attrs), **hooks)
+
+
+def returned(pointer):
+    return f'result == MPI_SUCCESS ? *{pointer} : -1'
+
+
+FUNCTIONS.update({
+    # --- Communicator constructors: like Comm_split.
+    'MPI_Comm_split_type': comm_constructor('Comm_split_type', 'comm', 'newcomm'),
+    'MPI_Comm_create_group': comm_constructor('Comm_create_group', 'comm', 'newcomm'),
+    'MPI_Comm_dup_with_info': comm_constructor('Comm_dup_with_info', 'comm', 'newcomm'),
+    'MPI_Cart_sub': comm_constructor('Cart_sub', 'comm', 'new_comm'),
+    'MPI_Dist_graph_create': comm_constructor('Dist_graph_create', 'comm_old',
+                                              'comm_dist_graph'),
+    'MPI_Dist_graph_create_adjacent': comm_constructor('Dist_graph_create_adjacent', 'comm_old',
+                                                       'comm_dist_graph'),
+    # The new communicator is usable only once the request completed, but it
+    # has the groups of comm: its Comm line is written at once, from comm's.
+    'MPI_Comm_idup': dict(tag='Comm_idup', attrs=[('cid', 'comm', 'comm'),
+                                                  ('newCid', 'int', 'newCid'),
+                                                  ('rid', 'int', 'rid')],
+                          after='const int64_t newCid = call.commDuplicated(result, comm, newcomm);\n'
+                                + NEW_REQUEST),
+
+    # --- File queries (TRACE-FORMAT.md): fid, then the values returned.
+    'MPI_File_get_atomicity': file_query('File_get_atomicity', ('flag', 'int', returned('flag'))),
+    'MPI_File_get_amode': file_query('File_get_amode', ('flags', 'int', returned('amode'))),
+    'MPI_File_get_view': file_query(
+        'File_get_view', ('offset', 'int', returned('disp')),
+        ('etid', 'type', 'result == MPI_SUCCESS ? *etype : MPI_DATATYPE_NULL'),
+        ('filetid', 'type', 'result == MPI_SUCCESS ? *filetype : MPI_DATATYPE_NULL'),
+        ('representation', 'string', 'result == MPI_SUCCESS ? datarep : ""')),
+    'MPI_File_get_info': file_query('File_get_info',
+                                    children='if (result == MPI_SUCCESS) call.infoChildren(*info_used);'),
+    'MPI_File_get_group': file_query(
+        'File_get_group', ('ranks', 'string', 'call.worldRanksOf(result, *group).c_str()')),
+    'MPI_File_get_byte_offset': file_query('File_get_byte_offset', ('offset', 'int', 'offset'),
+                                           ('byteOffset', 'int', returned('disp'))),
+    'MPI_File_get_type_extent': file_query('File_get_type_extent', ('tid', 'type', 'datatype'),
+                                           ('extent', 'int', returned('extent'))),
+
+    # --- The profiling interface's switch: Pcontrol(0) stops writing after
+    # its own element, any other level resumes before its element.
+    'MPI_Pcontrol': dict(tag='Pcontrol', attrs=[('level', 'int', 'level')],
+                         first='if (level != 0) call.resumeWriting();',
+                         last='if (level == 0) call.pauseWriting();'),
+})

@@ -28,7 +28,8 @@ DECLARED = re.compile(r'\b(?:int64_t|int|MPI_\w+|auto|hdtracempi::\w+)\s*\*?\s*(
 # Names an expression may use besides the arguments of its function.
 KNOWN = {'call', 'result', 'statusSeen', 'hdtracempi', 'static_cast', 'int64_t', 'const', 'true',
          'false', 'nullptr', 'if', 'int', 'auto'}
-ENTRY_KEYS = {'tag', 'attrs', 'children', 'status', 'before', 'after', 'last', 'call', 'init'}
+ENTRY_KEYS = {'tag', 'attrs', 'children', 'status', 'first', 'before', 'after', 'last', 'call',
+              'init'}
 
 
 class ConfigError(Exception):
@@ -66,8 +67,11 @@ def parse_prototypes(path):
     for match in PROTOTYPE.finditer(text):
         name, params = match.group(1), match.group(2).strip()
         args = []
-        if params != 'void':
-            for param in params.split(','):
+        # A variadic function (MPI_Pcontrol): the wrapper takes the "..." too,
+        # but passes on only the named arguments.
+        named = re.sub(r',\s*\.\.\.\s*$', '', params)
+        if named != 'void':
+            for param in named.split(','):
                 arg = re.search(r'(\w+)\s*(\[\s*\])?\s*$', param.strip())
                 if not arg:
                     raise ConfigError(f'{path}: {name}: cannot read the parameter "{param}"')
@@ -94,7 +98,7 @@ def check_entry(function, args, entry, kinds):
         raise ConfigError(f'{function}: unknown key(s) {sorted(unknown)}')
     if 'tag' not in entry:
         raise ConfigError(f'{function}: entry has no tag')
-    hooks = ' '.join(entry.get(key, '') for key in ('before', 'after', 'last'))
+    hooks = ' '.join(entry.get(key, '') for key in ('first', 'before', 'after', 'last'))
     declared = set(DECLARED.findall(hooks))
     if entry.get('status') and entry['status'] not in args:
         raise ConfigError(f'{function}: status "{entry["status"]}" is not an argument of {function}')
@@ -111,7 +115,7 @@ def check_entry(function, args, entry, kinds):
                               f'names no status argument')
         for value in values:
             check_names(function, args, entry, f'attribute {name}', value, declared)
-    for key in ('before', 'after', 'last', 'children', 'call'):
+    for key in ('first', 'before', 'after', 'last', 'children', 'call'):
         check_names(function, args, entry, key, entry.get(key, ''), declared)
 
 
@@ -149,6 +153,7 @@ def wrapper(function, params, args, entry, kinds, logged):
 
     out.append('    hdtracempi::Call call;\n')
     out.append(f'    if (!call.active()) return {library};\n')
+    out.append(indent(entry.get('first', ''), 4))
     if logged:
         out.append(f'    call.begin("{tag}", {logging});\n')
     if status:

@@ -11,7 +11,8 @@
  * Cases: iprobe (1 rank), pingpong (2), isend-irecv-waitall (2),
  * allreduce (2), file-write-at (1; FILE is the file to write), put-fence (2:
  * a one-double MPI_Put to the other rank, then MPI_Win_fence; on 1 rank to
- * itself; Open MPI needs OMPI_MCA_osc=pt2pt in this container).
+ * itself; Open MPI needs OMPI_MCA_osc=pt2pt in this container),
+ * iallreduce-wait (2).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@ static double nowNanoseconds(void) {
 static void usage(void) {
     fprintf(stderr,
             "usage: bench_mpi_overhead CASE ITERATIONS [FILE]\n"
-            "cases: iprobe pingpong isend-irecv-waitall allreduce file-write-at put-fence\n");
+            "cases: iprobe pingpong isend-irecv-waitall allreduce file-write-at "
+            "put-fence iallreduce-wait\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -88,6 +90,17 @@ int main(int argc, char **argv) {
         start = nowNanoseconds();
         for (long i = 0; i < iterations; ++i) {
             MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
+        end = nowNanoseconds();
+    } else if (strcmp(benchCase, "iallreduce-wait") == 0) {
+        /* Issue 11: a nonblocking collective and the Wait that writes its <For>. */
+        double value = rank, sum = 0;
+        MPI_Request request;
+        callsPerIteration = 2;
+        start = nowNanoseconds();
+        for (long i = 0; i < iterations; ++i) {
+            MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
         }
         end = nowNanoseconds();
     } else if (strcmp(benchCase, "file-write-at") == 0) {

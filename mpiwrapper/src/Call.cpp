@@ -73,6 +73,21 @@ int64_t Call::commCreated(int result, const MPI_Comm *comm) {
     return context_->declare(gRuntime->comms.created(*comm));
 }
 
+int64_t Call::commDuplicated(int result, MPI_Comm comm, const MPI_Comm *newComm) {
+    if (result != MPI_SUCCESS) return -1;
+    const CommRecord *old = context_->comm(comm);
+    if (!old) return -1;
+    return context_->declare(gRuntime->comms.duplicated(*old, *newComm));
+}
+
+std::string Call::worldRanksOf(int result, MPI_Group group) {
+    std::string text;
+    if (result != MPI_SUCCESS || group == MPI_GROUP_NULL) return text;
+    for (int rank : CommRegistry::worldRanksOf(group))
+        text += std::to_string(rank) + ';';
+    return text;
+}
+
 int64_t Call::fileOpened(int result, const char *name, const MPI_File *fh) {
     if (result != MPI_SUCCESS) return context_->declare(gRuntime->files.named(name, false));
     return context_->declare(gRuntime->files.opened(name, *fh));
@@ -98,8 +113,11 @@ Completions::Completions(Call &call, int count, const MPI_Request requests[])
     }
     int matched = 0;
     for (int i = 0; i < count_; ++i) {
-        new (&items_[i]) Item{table_.find(&requests[i], rids_, matched), false};
-        if (items_[i].entry.rid >= 0) rids_[matched++] = items_[i].entry.rid;
+        new (&items_[i]) Item{table_.find(&requests[i], rids_, matched), false, false};
+        if (items_[i].entry.rid >= 0)
+            rids_[matched++] = items_[i].entry.rid;
+        else
+            items_[i].unseen = requests[i] != MPI_REQUEST_NULL;
     }
 }
 
@@ -112,6 +130,12 @@ Completions::~Completions() {
 
 void Completions::complete(int i) {
     Item &item = items_[i];
+    // A request no traced call created completes without a <For>: counted,
+    // once, so that the loss is visible (RequestTable::unseenCount).
+    if (item.unseen) {
+        item.unseen = false;
+        table_.countUnseen();
+    }
     // Null, unknown and inactive (persistent, not started) requests complete nothing.
     if (item.done || item.entry.rid < 0 || !item.entry.active) return;
     item.done = true;

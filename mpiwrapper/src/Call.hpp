@@ -43,6 +43,7 @@ class Call {
     // made inside it become nested states.
     void begin(std::string_view tag, Logging logging) {
         if (logging == Logging::Ordinary && !gRuntime->config.allFunctions) return;
+        if (gWritingPaused.load(std::memory_order_relaxed)) return;
         began_ = context_->writer->beginState(tag) == 0;
     }
     // MPI_Init and MPI_Init_thread: times taken before the trace existed.
@@ -140,6 +141,14 @@ class Call {
     void requestFreed(const RequestRegistry::Entry &entry) { context_->requests.freed(entry); }
     RequestTable &requests() { return context_->requests; }
     int64_t commCreated(int result, const MPI_Comm *comm);
+    // MPI_Comm_idup: *newComm is usable only after completion, but has the
+    // groups of comm, so its record is made from comm's.
+    int64_t commDuplicated(int result, MPI_Comm comm, const MPI_Comm *newComm);
+    // The world ranks of group's members in group order, as "a;b;" ("" on failure).
+    std::string worldRanksOf(int result, MPI_Group group);
+    // MPI_Pcontrol: process-wide, so every thread pauses and resumes.
+    void pauseWriting() { gWritingPaused.store(true, std::memory_order_relaxed); }
+    void resumeWriting() { gWritingPaused.store(false, std::memory_order_relaxed); }
     void commFreed(MPI_Comm comm) { gRuntime->comms.forget(comm); }
     void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
     void typeCreated(int result, const MPI_Datatype *newType, int count,
@@ -218,6 +227,7 @@ class Completions {
     struct Item {
         RequestRegistry::Entry entry;
         bool done;
+        bool unseen;  // not MPI_REQUEST_NULL, yet no traced call created it
     };
     RequestTable &table_;
     static constexpr int kInline = 16;  // no allocation for the usual small arrays

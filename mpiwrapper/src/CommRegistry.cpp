@@ -5,10 +5,8 @@
 #include "PortableValues.hpp"
 
 namespace hdtracempi {
-namespace {
-
-// World rank of every member of group, through one translation call.
-std::vector<int> worldRanksOf(MPI_Group group) {
+// Through one translation call.
+std::vector<int> CommRegistry::worldRanksOf(MPI_Group group) {
     int size = 0;
     PMPI_Group_size(group, &size);
     std::vector<int> local(static_cast<size_t>(size)), world(static_cast<size_t>(size));
@@ -20,8 +18,6 @@ std::vector<int> worldRanksOf(MPI_Group group) {
     PMPI_Group_free(&worldGroup);
     return world;
 }
-
-}  // namespace
 
 int64_t CommRecord::worldRankOfPeer(int rank) const {
     if (rank < 0) return portableRank(rank);
@@ -77,6 +73,22 @@ const CommRecord *CommRegistry::created(MPI_Comm comm) {
     if (byHandle_.count(comm)) bumpGeneration(generation_);
     byHandle_[comm] = record;
     return record;
+}
+
+const CommRecord *CommRegistry::duplicated(const CommRecord &original, MPI_Comm comm) {
+    if (comm == MPI_COMM_NULL) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    CommRecord &record = records_.emplace_back();
+    record.id = static_cast<int64_t>(records_.size()) - 1;
+    record.isInter = original.isInter;
+    record.localRank = original.localRank;
+    record.localToWorld = original.localToWorld;
+    record.remoteToWorld = original.remoteToWorld;
+    record.infoLine = commLine(record.id, "", record.localToWorld,
+                               record.isInter ? &record.remoteToWorld : nullptr);
+    if (byHandle_.count(comm)) bumpGeneration(generation_);
+    byHandle_[comm] = &record;
+    return &record;
 }
 
 void CommRegistry::forget(MPI_Comm comm) {

@@ -36,6 +36,11 @@ class CommRegistry {
     const CommRecord *find(MPI_Comm comm);
     // A communicator a constructor returned: always a new record.
     const CommRecord *created(MPI_Comm comm);
+    // A duplicate of original's communicator (MPI_Comm_idup) whose handle
+    // may not be queried yet: a new record with original's groups, no name.
+    const CommRecord *duplicated(const CommRecord &original, MPI_Comm comm);
+    // World rank of every member of group, in group order.
+    static std::vector<int> worldRanksOf(MPI_Group group);
     // Before MPI_Comm_free: the handle may name another communicator later.
     void forget(MPI_Comm comm);
     // Changes whenever a handle is forgotten, so that per-thread caches know

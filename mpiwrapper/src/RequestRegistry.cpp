@@ -125,6 +125,7 @@ void RequestTable::started(const RequestRegistry::Entry &entry) {
 
 void RequestTable::completed(const RequestRegistry::Entry &entry) {
     if (entry.rid < 0) return;
+    ++completed_;
     if (entry.table != this)
         return registry_.changeElsewhere(entry, RequestRegistry::Change::Complete);
     Slot *slot = slotOf(entry);

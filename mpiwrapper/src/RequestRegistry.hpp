@@ -83,6 +83,13 @@ class RequestTable {
     void completed(const RequestRegistry::Entry &entry);  // forgets it, or makes it inactive
     void freed(const RequestRegistry::Entry &entry);      // MPI_Request_free
 
+    // The proof that no <For> is lost (TRACE-FORMAT.md, HDTRACE_VERBOSE):
+    // requests this thread saw complete in Wait*/Test*, and those among them
+    // that no traced call created (they complete without a <For>).
+    void countUnseen() { ++unseen_; }
+    uint64_t completedCount() const { return completed_; }
+    uint64_t unseenCount() const { return unseen_; }
+
   private:
     friend class RequestRegistry;
     enum State : uint8_t { kEmpty = 0, kLive = 1, kRemoved = 2 };
@@ -118,6 +125,8 @@ class RequestTable {
     std::unique_ptr<Slot[]> slots_;
     size_t mask_ = 0;
     size_t used_ = 0;  // live and removed slots: the probe sequences' length
+    uint64_t completed_ = 0;
+    uint64_t unseen_ = 0;
 };
 
 }  // namespace hdtracempi

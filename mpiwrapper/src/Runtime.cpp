@@ -20,6 +20,7 @@ namespace hdtracempi {
 
 // Together: every traced call reads both.
 alignas(64) std::atomic<bool> gTracing{false};
+std::atomic<bool> gWritingPaused{false};
 std::atomic<uint64_t> gHandleGeneration{0};
 Runtime *gRuntime = nullptr;
 
@@ -181,6 +182,13 @@ void stopTracing() {
     if (!gTracing.exchange(false, std::memory_order_acq_rel)) return;
     std::lock_guard<std::mutex> lock(gContextsMutex);
     for (ThreadContext *context : *gContexts) {
+        if (gRuntime->config.verbose)
+            std::fprintf(stderr,
+                         "hdtracempi: %s: requests completed in Wait/Test calls: %llu traced, "
+                         "%llu created by no traced call (without <For>)\n",
+                         context->writer->tracePath().c_str(),
+                         static_cast<unsigned long long>(context->requests.completedCount()),
+                         static_cast<unsigned long long>(context->requests.unseenCount()));
         if (gRuntime->config.verbose && context->writer->droppedStates() > 0)
             std::fprintf(stderr, "hdtracempi: %s: %llu nested calls not written\n",
                          context->writer->tracePath().c_str(),

@@ -82,6 +82,9 @@ struct Runtime {
 
 // Set while traces are written: from the end of MPI_Init to MPI_Finalize.
 extern std::atomic<bool> gTracing;
+// Set between MPI_Pcontrol(0) and the next MPI_Pcontrol(level != 0): calls
+// are not written, but the registries still follow them.
+extern std::atomic<bool> gWritingPaused;
 // Valid once tracing started; never destroyed, so that exit handlers may use it.
 extern Runtime *gRuntime;
 

@@ -37,7 +37,7 @@ BOOKKEEPING_CALLS = frozenset("""
     Type_get_name Type_get_extent Type_get_envelope Type_get_contents Type_c2f Get_count
     Get_library_version Get_version Pack_size Buffer_attach Buffer_detach Error_string
     Error_class Info_create Info_set Info_free Info_get_nkeys Info_get_nthkey Info_get
-    File_get_byte_offset File_get_info File_get_view Get_address Comm_set_errhandler
+    Get_address Comm_set_errhandler
     File_set_errhandler Wtime Wtick Initialized Finalized Topo_test Cartdim_get Cart_coords
     Graphdims_get Get_processor_name
 """.split())

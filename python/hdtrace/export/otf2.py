@@ -10,7 +10,11 @@ This module decides what to record, in OTF2's terms; exporter/ encodes it.
   <For rid> completes it. Peers are ranks within the communicator, as OTF2
   wants; a receive's peer, tag and size come from its matched send;
 - collectives: MpiCollectiveBegin after the Enter, MpiCollectiveEnd (operation,
-  communicator, root, bytes) before the Leave;
+  communicator, root, bytes) before the Leave. A nonblocking collective
+  (Iallreduce, ...) gets the operation of its blocking form, within its own
+  call: OTF2 2.x records nothing for the Wait that completes it. The
+  neighbourhood collectives have no OTF2 operation: Enter/Leave only, in a
+  region with the all-to-all role;
 - file reads and writes with a size: IoOperationBegin / IoOperationComplete on
   one I/O handle per rank and file id, the file taken from its File_open;
 - matched probes: Mrecv is written like Recv, Imrecv like Irecv;
@@ -28,7 +32,8 @@ counted in the summary as skipped.
 """
 import numpy as np
 
-from ..view.families import COLLECTIVE, FILE_IO, ONE_SIDED, POINT_TO_POINT, family_of
+from ..view.families import (COLLECTIVE, FILE_IO, NONBLOCKING_COLLECTIVES, ONE_SIDED,
+                             POINT_TO_POINT, family_of)
 
 ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
     COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE, RMA_WIN_CREATE, RMA_WIN_DESTROY, \
@@ -49,6 +54,8 @@ COLLECTIVE_OPS = {
     "Allreduce": 11, "Reduce": 12, "Reduce_scatter": 13, "Scan": 14, "Exscan": 15,
     "Reduce_scatter_block": 16,
 }
+COLLECTIVE_OPS.update({name: COLLECTIVE_OPS[blocking]
+                       for name, blocking in NONBLOCKING_COLLECTIVES.items()})
 BLOCKING_SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend"})
 NONBLOCKING_SENDS = frozenset({"Isend", "Ibsend", "Issend", "Irsend"})
 SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
@@ -72,6 +79,7 @@ def _role(name, family):
     if family == POINT_TO_POINT:
         return ROLE_POINT_TO_POINT
     if family == COLLECTIVE:
+        name = NONBLOCKING_COLLECTIVES.get(name, name)
         if name in ("Bcast", "Scatter", "Scatterv"):
             return ROLE_ONE_TO_ALL
         if name in ("Gather", "Gatherv", "Reduce"):

@@ -31,6 +31,13 @@ _ONE_SIDED = frozenset({
     "Win_flush_all", "Win_flush_local_all", "Win_sync", "Win_post", "Win_start", "Win_complete",
     "Win_wait", "Win_test",
 })
+# MPI-3.1: the nonblocking forms of these and the neighbourhood collectives
+# (TRACE-FORMAT.md "MPI-3.1 calls") are collectives too.
+NONBLOCKING_COLLECTIVES = {"I" + name[0].lower() + name[1:]: name for name in _COLLECTIVE}
+NEIGHBOR_COLLECTIVES = frozenset(
+    prefix + kind for prefix in ("Neighbor_", "Ineighbor_")
+    for kind in ("allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"))
+_COLLECTIVE = _COLLECTIVE | frozenset(NONBLOCKING_COLLECTIVES) | NEIGHBOR_COLLECTIVES
 _WAIT = frozenset({"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testany",
                    "Testsome"})
 

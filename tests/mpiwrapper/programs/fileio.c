@@ -2,7 +2,8 @@
  * views (contiguous and strided), explicit offsets, the individual and the
  * shared file pointer, collective, split collective and nonblocking
  * reads and writes, on 1 to 4 ranks. Expected offsets come from
- * MPI_File_get_position[_shared] and MPI_File_get_byte_offset. */
+ * MPI_File_get_position[_shared] and PMPI_File_get_byte_offset (around the
+ * wrapper: MPI_File_get_byte_offset is traced, and tested in iofile3.c). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,7 +42,7 @@ static long long individual_offset(void) {
     MPI_Offset position, byte_offset;
     MPI_File_get_position(fh, &position);
     pending_positions[npending++] = "File_get_position";
-    MPI_File_get_byte_offset(fh, position, &byte_offset);
+    PMPI_File_get_byte_offset(fh, position, &byte_offset);
     return (long long)byte_offset;
 }
 
@@ -49,7 +50,7 @@ static long long shared_offset(void) {
     MPI_Offset position, byte_offset;
     MPI_File_get_position_shared(fh, &position);
     pending_positions[npending++] = "File_get_position_shared";
-    MPI_File_get_byte_offset(fh, position, &byte_offset);
+    PMPI_File_get_byte_offset(fh, position, &byte_offset);
     return (long long)byte_offset;
 }
 
