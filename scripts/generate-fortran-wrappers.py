@@ -270,7 +270,7 @@ def entry_point(function, params, entry, kinds, logged, flavour):
         out.append('    const hdtrace::Timestamp start = hdtrace::Timestamp::now();\n')
         out.append(f'    {library_call(False)};\n')
         out.append('    const hdtrace::Timestamp end = hdtrace::Timestamp::now();\n')
-        out.append(f'    hdtracempi::startTracing({result}, nullptr, nullptr);\n')
+        out.append(f'    hdtracempi::startTracing({result}, nullptr, nullptr, start);\n')
         out.append('    hdtracempi::Call call;\n')
         out.append('    if (!call.active()) return;\n')
         out.append(f'    call.begin("{tag}", {logging}, start);\n')
