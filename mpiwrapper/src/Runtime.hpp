@@ -37,9 +37,11 @@
 //     from the current position (SharedSeek.cpp), so that no rank moves the
 //     shared pointer before all have read it; the pointer stays where the
 //     program's seek put it, and every rank makes the extra call.
-//   own-mpi-call PMPI_Type_get_contents, PMPI_Type_free: decoding a derived
+//   own-mpi-call PMPI_Type_get_contents, PMPI_Type_get_envelope_c,
+//     PMPI_Type_get_contents_c, PMPI_Type_free: decoding a derived
 //     type. get_contents hands back the program's own constituent types
-//     with their reference count raised (MPI-3.1 section 4.1.13), and
+//     with their reference count raised (MPI-3.1 section 4.1.13; the _c
+//     forms, MPI-4, for types made by large-count constructors), and
 //     Type_free of those returns the count to where it was; no type is made.
 #pragma once
 
