@@ -206,7 +206,7 @@ def _parse_env(assignments):
 
 
 def build_command(args):
-    """(argv of the launch, run directory, program name) or RunError."""
+    """The launcher's argv and the fresh run directory; RunError before anything is created."""
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
@@ -247,7 +247,7 @@ def build_command(args):
     if args.ranks is not None:
         argv += ["-n", str(args.ranks)]
     argv += [shutil.which("env") or "/usr/bin/env", *assignments, *user_env, *command]
-    return argv, directory, name, library
+    return argv, directory
 
 
 def _wait_forwarding_signals(process):
@@ -344,7 +344,7 @@ def _relative(path):
 
 def command_run(args):
     try:
-        argv, directory, name, library = build_command(args)
+        argv, directory = build_command(args)
     except RunError as error:
         _say(f"error: {error}")
         return error.status
