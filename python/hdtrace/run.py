@@ -49,10 +49,13 @@ def register(commands):
     run = commands.add_parser(
         "run", help="trace an MPI program: launch, merge, summarise",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Runs PROGRAM under the MPI launcher with libhdtracempi.so preloaded and "
-                    "HDTRACE_DIR set to a fresh run directory, merges the traces into "
-                    "DIR/<program>.proj, writes the HTML view DIR/<program>.html and prints a "
-                    "summary on stderr.",
+        description="""\
+Runs PROGRAM under the MPI launcher with libhdtracempi.so preloaded and
+HDTRACE_DIR set to a fresh run directory DIR, merges the traces into
+DIR/<program>.proj, writes the HTML view DIR/<program>.html and prints a
+summary on stderr: ranks, calls, time in MPI, bytes per file, top functions.
+
+example: hdtrace run -n 4 -- ./app input.dat""",
         epilog="""\
 launcher:
   By default the launcher of the MPI library that libhdtracempi.so (or the
@@ -72,9 +75,10 @@ exit status:
   The launcher's, unchanged: Open MPI's and MPICH's mpiexec return the status
   of a rank that failed; for a rank killed by signal N, Open MPI's returns
   128+N and MPICH's N. When the launcher itself is killed by signal N,
-  128+N, as a shell reports it. Before the program runs: 127 when the launcher or the
-  program is not found, 2 on a usage error. When the program ran but its
-  run could not be merged, its status, or 1 if that was 0.
+  128+N, as a shell reports it. Before the program runs: 127 when the
+  launcher or the program is not found, 2 on a usage error. When the
+  program ran but its run could not be merged, its status, or 1 if that
+  was 0. SIGTERM and SIGHUP are passed on to the launcher.
 
 The run is merged also after a failed or killed program: whatever the ranks
 wrote is kept (damaged traces are read up to the damage), and the summary
