@@ -282,3 +282,32 @@ def test_missing_launcher_is_a_clear_error(mpi, tmp_path):
     assert f"no launcher for {family} found on PATH".encode() in result.stderr
     assert b"--launcher" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_another_launcher_gets_n_and_the_env_command(mpi, tmp_path):
+    """--launcher: any command taking `-n N PROGRAM ARGS` (here a script standing in for srun)."""
+    log = tmp_path / "launcher-args"
+    launcher = tmp_path / "my-launcher"
+    launcher.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {log}\nexec {mpi.mpiexec} "$@"\n')
+    launcher.chmod(0o755)
+    result = hdtrace_run(mpi, ["-n", str(RANKS), "-o", "run", "--launcher", f"{launcher}"],
+                         [mpi.probe, "exit", 0], tmp_path)
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    arguments = log.read_text().splitlines()
+    library = mpi.library_args[1] if mpi.library_args else str(
+        (mpi.tree / "mpiwrapper" / "libhdtracempi.so").resolve())
+    assert arguments == ["-n", str(RANKS), arguments[2], f"LD_PRELOAD={library}",
+                         f"HDTRACE_DIR={tmp_path / 'run'}", str(mpi.probe), "exit", "0"]
+    assert pathlib.Path(arguments[2]).name == "env"
+    assert len(list((tmp_path / "run").glob("run-probe_*.trc"))) == RANKS
+
+
+def test_launcher_killed_by_a_signal_exits_128_plus_n(mpi, tmp_path):
+    launcher = tmp_path / "dying-launcher"
+    launcher.write_text("#!/bin/sh\nkill -KILL $$\n")
+    launcher.chmod(0o755)
+    result = hdtrace_run(mpi, ["-o", "run", "--launcher", str(launcher)], [mpi.probe, "exit", 0],
+                         tmp_path)
+    stderr = result.stderr.decode(errors="replace")
+    assert result.returncode == 128 + signal.SIGKILL, stderr
+    assert "the launcher was killed by SIGKILL; no trace was written in run" in stderr
