@@ -78,7 +78,9 @@ exit status:
   128+N, as a shell reports it. Before the program runs: 127 when the
   launcher or the program is not found, 2 on a usage error. When the
   program ran but its run could not be merged, its status, or 1 if that
-  was 0. SIGTERM and SIGHUP are passed on to the launcher.
+  was 0. SIGTERM and SIGHUP sent to hdtrace run are passed on to the
+  launcher; after them, or Ctrl-C, the run is merged and hdtrace run exits
+  with 128+N for that signal N.
 
 The run is merged also after a failed or killed program: whatever the ranks
 wrote is kept (damaged traces are read up to the damage), and the summary
@@ -255,32 +257,45 @@ def build_command(args):
 
 
 def _wait_forwarding_signals(process):
-    """Waits for the launcher. Ctrl-C reaches it from the terminal itself; a
-    SIGTERM or SIGHUP sent to hdtrace is passed on. Either way the run is
-    merged afterwards."""
+    """Waits for the launcher; returns its returncode and the first stopping
+    signal hdtrace run itself received (None if none). SIGTERM and SIGHUP are
+    passed on to the launcher; Ctrl-C (SIGINT) reaches the launcher from the
+    terminal itself, so it is only noted. Either way the run is merged
+    afterwards."""
+    received = []
+
     def forward(number, _frame):
+        received.append(number)
         try:
             process.send_signal(number)
         except ProcessLookupError:
             pass
     previous = {number: signal.signal(number, forward) for number in (signal.SIGTERM, signal.SIGHUP)}
-    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, lambda number, _: received.append(number))
     try:
-        return process.wait()
+        return process.wait(), (received[0] if received else None)
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
 
 
-def describe_status(returncode):
-    """(exit status to return, words for the summary)."""
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def describe_status(returncode, stopped_by=None):
+    """(exit status to return, words for the summary). A run stopped by a
+    signal sent to hdtrace run exits as if killed by it, whatever the
+    launcher then returned (MPICH's returns 0 or 15 after passing SIGTERM on)."""
+    if stopped_by is not None:
+        return SIGNAL_EXIT_BASE + stopped_by, (
+            f"stopped by {_signal_name(stopped_by)} (the launcher's status: {returncode})")
     if returncode < 0:
-        number = -returncode
-        try:
-            signal_name = signal.Signals(number).name
-        except ValueError:
-            signal_name = f"signal {number}"
-        return SIGNAL_EXIT_BASE + number, f"the launcher was killed by {signal_name}"
+        return (SIGNAL_EXIT_BASE - returncode,
+                f"the launcher was killed by {_signal_name(-returncode)}")
     if returncode == 0:
         return 0, "the program finished with status 0"
     return returncode, f"the program failed with status {returncode}"
@@ -360,7 +375,7 @@ def command_run(args):
     except OSError as error:
         _say(f"error: cannot start {argv[0]}: {error}")
         return 127
-    status, outcome = describe_status(_wait_forwarding_signals(process))
+    status, outcome = describe_status(*_wait_forwarding_signals(process))
     failed = status != 0
 
     infos = [entry for entry in os.listdir(directory) if entry.endswith(".info")]
