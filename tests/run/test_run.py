@@ -121,6 +121,22 @@ def top_level_calls(directory):
     return calls
 
 
+def damaged_traces(directory):
+    """The traces that are no well-formed XML (cut off by a SIGKILL)."""
+    damaged = set()
+    for trace in directory.glob("*.trc"):
+        try:
+            ET.parse(trace)
+        except ET.ParseError:
+            damaged.add(trace.name)
+    return damaged
+
+
+def damaged_in_summary(summary):
+    return {name for label, text in summary if label == "damaged"
+            for name in re.findall(r"run-probe_[^/:]+\.trc", text)}
+
+
 @pytest.fixture(scope="module")
 def io_run(mpi, tmp_path_factory):
     work = tmp_path_factory.mktemp(f"io-{mpi.name}")
@@ -233,15 +249,8 @@ def test_program_killed_by_a_signal(mpi, tmp_path, number):
     assert "summary (incomplete run)" in stderr
     # A trace cut off mid-file (SIGKILL: rank 0's; MPICH's Hydra also kills the
     # other ranks with SIGKILL) is read up to the cut, and the summary names it.
-    damaged = set()
-    for trace in (tmp_path / "run").glob("*.trc"):
-        try:
-            ET.parse(trace)
-        except ET.ParseError:
-            damaged.add(trace.name)
-    named = {name for label, text in summary if label == "damaged"
-             for name in re.findall(r"run-probe_[^/:]+\.trc", text)}
-    assert named == damaged
+    damaged = damaged_traces(tmp_path / "run")
+    assert damaged_in_summary(summary) == damaged
     rank0 = tmp_path / "run" / next(t.name for t in (tmp_path / "run").glob("*_0_0.trc"))
     if number == signal.SIGSEGV:
         # The wrapper's handler completes the trace before the default action.
@@ -311,3 +320,27 @@ def test_launcher_killed_by_a_signal_exits_128_plus_n(mpi, tmp_path):
     stderr = result.stderr.decode(errors="replace")
     assert result.returncode == 128 + signal.SIGKILL, stderr
     assert "the launcher was killed by SIGKILL; no trace was written in run" in stderr
+
+
+def test_sigterm_to_hdtrace_run_is_passed_on_and_the_run_merged(mpi, tmp_path):
+    argv = ["/usr/bin/python3", "-m", "hdtrace", "run", *mpi.library_args, "-n", str(RANKS),
+            "-o", "run", "--", str(mpi.probe), "sleep", "60"]
+    env = mpi_env(PYTHONPATH=str(buildtree.build_dir() / "python"))
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                               env=env)
+    try:
+        assert process.stdout.readline() == b"ready\n"  # every rank is past its barrier
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=TIMEOUT)
+    finally:
+        process.kill()
+    text = stderr.decode(errors="replace")
+    assert process.returncode == 128 + signal.SIGTERM, text
+    assert "stopped by SIGTERM (the launcher's status: " in text
+    assert "merging what was written" in text and "summary (incomplete run)" in text
+    # The launcher passes SIGTERM to the ranks, whose wrapper completes the
+    # traces, but it may SIGKILL a rank that is not quick enough (under load):
+    # then that trace is cut off, and the summary names it.
+    summary = summary_of(stderr)
+    assert dict(summary)["ranks"] == str(RANKS)
+    assert damaged_in_summary(summary) == damaged_traces(tmp_path / "run")

@@ -8,6 +8,8 @@
  *   run-probe signal N        rank 0 sends itself signal N after a barrier
  *                             (the other ranks wait in a second barrier)
  *   run-probe env NAME...     rank 0 prints NAME=value (or NAME unset) for each
+ *   run-probe sleep SECONDS   after a barrier rank 0 prints "ready", then every
+ *                             rank sleeps (to be signalled from outside)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +84,17 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return 0;
     }
+    if (argc == 3 && strcmp(argv[1], "sleep") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            printf("ready\n");
+            fflush(stdout);
+        }
+        sleep((unsigned)atoi(argv[2]));
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Finalize();
+        return 0;
+    }
     if (argc >= 2 && strcmp(argv[1], "env") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         for (int i = 2; rank == 0 && i < argc; ++i) {
@@ -95,7 +108,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (rank == 0)
-        fprintf(stderr, "usage: run-probe io FILE BYTES | exit N | signal N | env NAME...\n");
+        fprintf(stderr,
+                "usage: run-probe io FILE BYTES | exit N | signal N | env NAME... | sleep S\n");
     MPI_Finalize();
     return 2;
 }
