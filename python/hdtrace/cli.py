@@ -174,6 +174,10 @@ def build_parser():
     view.register(commands)
     plot_io.register(commands)
     export.register(commands)
+
+    # Tracing a program in one command: launch, merge, summarise (run.py).
+    from . import run
+    run.register(commands)
     return parser
 
 

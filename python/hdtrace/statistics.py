@@ -1,6 +1,11 @@
 """stats: where the time and the bytes of a run went.
 
-functions -- per call name: calls, total, mean and max time (s), bytes (sum of size)
+functions -- per call name: calls, total, mean and max time (s), bytes: the
+             sum of `size` over the calls that move data (moves_data): a
+             message, a collective, a file read or write, an RMA transfer.
+             Other calls' `size` is no data moved: File_get_size's is the
+             file's size, File_set_size's and File_preallocate's the size
+             asked for, a persistent *_init's the size of each later Start.
 ranks     -- per rank: time inside MPI (sum of its top-level calls over all
              threads), the span from its first call's start to its last call's
              end, and the time outside MPI (span - mpi, at least 0)
@@ -8,6 +13,7 @@ files     -- per file: bytes and operations read and written, from the
              File_read*/File_iread* and File_write*/File_iwrite* calls. The
              file's name comes from the File_open that gave its fid on that rank.
 """
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +45,25 @@ class Stats:
         return "\n".join(parts)
 
 
+_MESSAGES = {"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend",
+             "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", "Mrecv", "Imrecv"}
+_COLLECTIVES = {"Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
+                "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
+                "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather",
+                "Neighbor_allgatherv", "Neighbor_alltoall", "Neighbor_alltoallv",
+                "Neighbor_alltoallw"}
+_RMA = {"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap",
+        "Rput", "Rget", "Raccumulate", "Rget_accumulate"}
+_DATA_CALLS = _MESSAGES | _COLLECTIVES | {"I" + name for name in _COLLECTIVES} | _RMA
+# File_read, File_iwrite_at_all, File_read_all_begin (its <Data> child), ...
+_FILE_ACCESS = re.compile(r"File_i?(read|write)")
+
+
+def moves_data(name):
+    """Whether a call's `size` is data it moved (see the module's docstring)."""
+    return name in _DATA_CALLS or _FILE_ACCESS.match(name) is not None
+
+
 def _is_read(name):
     return name.startswith("File_read") or name.startswith("File_iread")
 
@@ -53,7 +78,8 @@ def stats(project):
 
     functions = []
     names, inverse = np.unique(array["name"], return_inverse=True)
-    sizes = np.where(array["size"] > 0, array["size"], 0)
+    moving = np.array([moves_data(name) for name in names.tolist()], dtype=bool)[inverse]
+    sizes = np.where(moving & (array["size"] > 0), array["size"], 0)
     for code, name in enumerate(names.tolist()):
         mask = inverse == code
         durations = array["duration"][mask]

@@ -145,27 +145,22 @@ def test_install_puts_the_package_and_the_command_in_place(build_dir, data_dir, 
     installed = subprocess.run(["cmake", "--install", str(build_dir)], capture_output=True,
                                text=True, timeout=120, env=dict(os.environ, DESTDIR=str(stage)))
     assert installed.returncode == 0, installed.stderr
-    site = sysconfig_platlib()
-    package = stage / site.lstrip("/") / "hdtrace"
+    # Under the prefix (default /usr/local), in Debian's layout (issue 14).
+    package = stage / "usr" / "local" / "lib" / "python3" / "dist-packages" / "hdtrace"
     assert (package / "__init__.py").is_file()
     assert list(package.glob("_core*.so"))
     commands = list(stage.rglob("bin/hdtrace"))
     assert len(commands) == 1 and os.access(commands[0], os.X_OK)
-    env = dict(os.environ, PYTHONPATH=str(package.parent))
+    # The command finds its package without PYTHONPATH; Python needs it.
+    no_path = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run([str(commands[0]), "stats", str(data_dir / "ours" / "app.proj")],
-                            env=env, capture_output=True, text=True, timeout=60)
+                            env=no_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "File_write_at" in result.stdout
     imported = subprocess.run(["/usr/bin/python3", "-c", "import hdtrace; print(hdtrace.__file__)"],
-                              env=env, capture_output=True, text=True, timeout=60)
+                              env=dict(no_path, PYTHONPATH=str(package.parent)),
+                              capture_output=True, text=True, timeout=60, cwd="/")
     assert imported.stdout.strip() == str(package / "__init__.py")
-
-
-def sysconfig_platlib():
-    output = subprocess.run(["/usr/bin/python3", "-c",
-                             "import sysconfig; print(sysconfig.get_paths()['platlib'])"],
-                            capture_output=True, text=True, check=True)
-    return output.stdout.strip()
 
 
 def test_merge_falls_back_to_the_project_merger_program(build_dir, data_dir, tmp_path, monkeypatch,
