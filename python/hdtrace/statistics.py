@@ -54,7 +54,10 @@ _COLLECTIVES = {"Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather"
                 "Neighbor_alltoallw"}
 _RMA = {"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap",
         "Rput", "Rget", "Raccumulate", "Rget_accumulate"}
-_DATA_CALLS = _MESSAGES | _COLLECTIVES | {"I" + name for name in _COLLECTIVES} | _RMA
+# Their nonblocking forms: Iallgather, Ineighbor_alltoallv, ... (the tag is
+# the MPI name without MPI_, so the letter after the I is lower case).
+_NONBLOCKING_COLLECTIVES = {"I" + name[0].lower() + name[1:] for name in _COLLECTIVES}
+_DATA_CALLS = _MESSAGES | _COLLECTIVES | _NONBLOCKING_COLLECTIVES | _RMA
 # File_read, File_iwrite_at_all, File_read_all_begin (its <Data> child), ...
 _FILE_ACCESS = re.compile(r"File_i?(read|write)")
 
