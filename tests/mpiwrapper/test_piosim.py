@@ -192,8 +192,9 @@ def test_merged_predefined_types_are_the_tools_names_or_byte_layouts(predefined_
                                                                      tmp_path):
     tools = tools_build_dir(build_dir)
     if tools is None:
-        pytest.skip("no project-merger and Python package in this tree: run through "
-                    "scripts/test, which sets HDTRACE_TOOLS_BUILD_DIR for the MPICH tree")
+        pytest.fail("no project-merger and Python package in this tree: set "
+                    "HDTRACE_TOOLS_BUILD_DIR to a tree that has them, as scripts/test does "
+                    "for the MPICH tree")
     run, types = predefined_run
     merged = subprocess.run([str(tools / "merger" / "project-merger"),
                              str(run.trace_dir / tracecheck.sanitize(run.program))],
@@ -257,8 +258,9 @@ def test_traced_programs_pass_hdtrace_check(runner, build_dir, tmp_path, program
     `hdtrace check` can tell (the merger's own check included)."""
     tools = tools_build_dir(build_dir)
     if tools is None:
-        pytest.skip("no project-merger and Python package in this tree: run through "
-                    "scripts/test, which sets HDTRACE_TOOLS_BUILD_DIR for the MPICH tree")
+        pytest.fail("no project-merger and Python package in this tree: set "
+                    "HDTRACE_TOOLS_BUILD_DIR to a tree that has them, as scripts/test does "
+                    "for the MPICH tree")
     run = runner.run(program, nranks, env=env, args=args)
     run.assert_ok()
     traces = tmp_path / "traces"
