@@ -20,6 +20,14 @@ int64_t integerOr(std::string_view text, int64_t fallback) {
     return value ? *value : fallback;
 }
 
+// Attributes that go into the table's 32-bit columns (peer, tag, cid, fid).
+bool isThirtyTwoBitColumn(std::string_view name) {
+    for (std::string_view column : {"toRank", "toTag", "tag", "source", "root", "rootRank",
+                                    "fromRank", "fromTag", "cid", "fid"})
+        if (name == column) return true;
+    return false;
+}
+
 // The values of one top-level call while its element is open.
 struct OpenCall {
     int32_t nameCode = 0;
@@ -92,6 +100,14 @@ bool ColumnHandler::numbersFit(const AttributeList &attributes) {
         if (!isTextAttribute(name) && isOutOfRangeInteger(value)) {
             parser_->fail("attribute " + std::string(name) + "='" + std::string(value) +
                           "' does not fit in 64 bits");
+            return false;
+        }
+        // The lowest int32 is the columns' "no value" (kNoValue32).
+        auto number = parseInteger(value);
+        if (number && isThirtyTwoBitColumn(name) &&
+            (*number <= kNoValue32 || *number > std::numeric_limits<int32_t>::max())) {
+            parser_->fail("attribute " + std::string(name) + "='" + std::string(value) +
+                          "' does not fit in 32 bits");
             return false;
         }
     }

@@ -201,6 +201,21 @@ TEST(HostileNumbers, ATooLargeSizeInAChildIsAnError) {
     EXPECT_EQ(columnsError(file.path()).line(), 4);
 }
 
+TEST(HostileNumbers, RanksAndTagsBeyond32BitsAreErrorsInTheTable) {
+    for (std::string attribute :
+         {"toRank='4294967297'", "toTag='-2147483648'", "cid='2147483648'"}) {
+        TemporaryFile file("<?xml version='1.0'?>\n<Program>\n<Send " + attribute +
+                           " time='1' end='2'/>\n</Program>\n");
+        ReadError error = columnsError(file.path());
+        EXPECT_EQ(error.line(), 3) << attribute;
+        EXPECT_NE(error.problem().find("does not fit in 32 bits"), std::string::npos)
+            << error.problem();
+        EXPECT_EQ(error.problem().rfind("attribute " + attribute.substr(0, attribute.find('=')), 0),
+                  0u)
+            << error.problem();
+    }
+}
+
 TEST(HostileNumbers, LargeDigitsInTextAttributesStayText) {
     TemporaryFile file(
         "<?xml version='1.0'?>\n<Program>\n<Info key='k' value='99999999999999999999999'/>\n"
