@@ -194,6 +194,13 @@ class Discovery {
                                      "this trace");
                 continue;
             }
+            // The readers open only regular files: a FIFO, directory or
+            // device named like a trace would give a .proj that cannot load.
+            if (struct stat status{};
+                stat(trace.tracePath().c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+                diagnostics_.problem(trace.tracePath(), 0, "not a regular file", "this trace");
+                continue;
+            }
             if (!trace.hasInfo) {
                 diagnostics_.problem(trace.tracePath(), 0, "no .info beside this trace",
                                      "its files, communicators and datatypes");

@@ -188,7 +188,12 @@ class Project:
         self._datatypes = None
         self._table = None
 
-        missing = [leaf.path for leaf in leaves if not os.path.isfile(leaf.path)]
+        # A FIFO, directory or device in place of a trace exists but is not
+        # a trace: say so rather than "does not exist" (and never open it).
+        for leaf in leaves:
+            if os.path.exists(leaf.path) and not os.path.isfile(leaf.path):
+                raise read_error(leaf.path, 0, 0, "not a regular file")
+        missing = [leaf.path for leaf in leaves if not os.path.exists(leaf.path)]
         self.missing_traces = missing
         if missing:
             error = MissingTraceError(self.path, missing)

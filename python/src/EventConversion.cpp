@@ -1,6 +1,5 @@
 #include "EventConversion.hpp"
 
-#include <array>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -12,14 +11,6 @@ namespace py = pybind11;
 
 namespace hdtrace::python {
 namespace {
-
-bool holdsText(std::string_view name) {
-    static constexpr std::array<std::string_view, 6> kTextAttributes = {
-        "name", "key", "value", "cFile", "representation", "whence"};
-    for (std::string_view text : kTextAttributes)
-        if (name == text) return true;
-    return false;
-}
 
 // [-]DIGITS.DIGITS: the only non-integer numbers our formats write.
 bool isDecimal(std::string_view text) {
@@ -46,7 +37,7 @@ py::list attributesToList(const std::vector<reader::Attribute> &attributes) {
 }  // namespace
 
 py::object convertAttribute(const reader::Attribute &attribute) {
-    if (!holdsText(attribute.name)) {
+    if (!reader::isTextAttribute(attribute.name)) {
         if (auto integer = reader::parseInteger(attribute.value)) return py::int_(*integer);
         if (isDecimal(attribute.value))
             return py::float_(std::strtod(attribute.value.c_str(), nullptr));

@@ -1,3 +1,4 @@
+#include <array>
 #include <charconv>
 #include <limits>
 
@@ -11,6 +12,29 @@ std::optional<int64_t> parseInteger(std::string_view text) {
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
     return value;
+}
+
+bool isOutOfRangeInteger(std::string_view text) {
+    if (text.empty() || text.front() == '+') return false;
+    int64_t value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return error == std::errc::result_out_of_range &&
+           text.find_first_not_of("0123456789", text.front() == '-' ? 1 : 0) ==
+               std::string_view::npos;
+}
+
+bool isTextAttribute(std::string_view name) {
+    static constexpr std::array<std::string_view, 6> kTextAttributes = {
+        "name", "key", "value", "cFile", "representation", "whence"};
+    for (std::string_view text : kTextAttributes)
+        if (name == text) return true;
+    return false;
+}
+
+std::optional<int64_t> addTimes(int64_t adjustmentNs, int64_t timeNs) {
+    int64_t sum = 0;
+    if (__builtin_add_overflow(adjustmentNs, timeNs, &sum)) return std::nullopt;
+    return sum;
 }
 
 std::optional<ParsedTime> parseDecimalSeconds(std::string_view text) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <hdtrace/reader/DecimalNumber.hpp>
@@ -12,9 +13,19 @@
 namespace hdtrace::reader {
 namespace {
 
+// The integer in text, or fallback when it is none (numbers too large for
+// 64 bits are refused before, by numbersFit).
 int64_t integerOr(std::string_view text, int64_t fallback) {
     auto value = parseInteger(text);
     return value ? *value : fallback;
+}
+
+// Attributes that go into the table's 32-bit columns (peer, tag, cid, fid).
+bool isThirtyTwoBitColumn(std::string_view name) {
+    for (std::string_view column : {"toRank", "toTag", "tag", "source", "root", "rootRank",
+                                    "fromRank", "fromTag", "cid", "fid"})
+        if (name == column) return true;
+    return false;
 }
 
 // The values of one top-level call while its element is open.
@@ -52,6 +63,8 @@ class ColumnHandler : public SaxHandler {
     void finishCall();
     bool parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds);
     int32_t nameCode(std::string_view name);
+    // Fails (and returns false) when a number attribute does not fit in 64 bits.
+    bool numbersFit(const AttributeList &attributes);
     int64_t toWorld(int64_t cid, int64_t rank);
 
     EventColumns &columns_;
@@ -64,17 +77,41 @@ class ColumnHandler : public SaxHandler {
     int timeFractionDigits_ = -1;
     OpenCall call_;
     // libxml2 interns element names, so a name's text pointer identifies it.
-    std::vector<std::pair<const char *, int32_t>> codeByPointer_;
+    // Both look-ups are hashed: the work stays linear in the number of calls
+    // even with many distinct names.
+    std::unordered_map<const char *, int32_t> codeByPointer_;
+    std::unordered_map<std::string, int32_t> codeByName_;
 };
 
 int32_t ColumnHandler::nameCode(std::string_view name) {
-    for (const auto &[pointer, code] : codeByPointer_)
-        if (pointer == name.data()) return code;
-    auto known = std::find(columns_.names.begin(), columns_.names.end(), name);
-    auto code = static_cast<int32_t>(known - columns_.names.begin());
-    if (known == columns_.names.end()) columns_.names.emplace_back(name);
-    codeByPointer_.emplace_back(name.data(), code);
-    return code;
+    if (auto found = codeByPointer_.find(name.data()); found != codeByPointer_.end())
+        return found->second;
+    auto [entry, added] =
+        codeByName_.try_emplace(std::string(name), static_cast<int32_t>(columns_.names.size()));
+    if (added) columns_.names.emplace_back(name);
+    codeByPointer_.emplace(name.data(), entry->second);
+    return entry->second;
+}
+
+bool ColumnHandler::numbersFit(const AttributeList &attributes) {
+    for (int index = 0; index < attributes.size(); ++index) {
+        std::string_view name = attributes.name(index);
+        std::string_view value = attributes.value(index);
+        if (!isTextAttribute(name) && isOutOfRangeInteger(value)) {
+            parser_->fail("attribute " + std::string(name) + "='" + std::string(value) +
+                          "' does not fit in 64 bits");
+            return false;
+        }
+        // The lowest int32 is the columns' "no value" (kNoValue32).
+        auto number = parseInteger(value);
+        if (number && isThirtyTwoBitColumn(name) &&
+            (*number <= kNoValue32 || *number > std::numeric_limits<int32_t>::max())) {
+            parser_->fail("attribute " + std::string(name) + "='" + std::string(value) +
+                          "' does not fit in 32 bits");
+            return false;
+        }
+    }
+    return true;
 }
 
 int64_t ColumnHandler::toWorld(int64_t cid, int64_t rank) {
@@ -95,8 +132,14 @@ bool ColumnHandler::parseTime(std::string_view name, std::string_view text, int6
                       "' is not a time in seconds");
         return false;
     }
+    auto absolute = addTimes(timeAdjustmentNs_, parsed->nanoseconds);
+    if (!absolute) {
+        parser_->fail("attribute " + std::string(name) + "='" + std::string(text) +
+                      "' plus timeAdjustment overflows 64-bit nanoseconds");
+        return false;
+    }
     if (timeFractionDigits_ < 0) timeFractionDigits_ = parsed->fractionDigits;
-    *nanoseconds = timeAdjustmentNs_ + parsed->nanoseconds;
+    *nanoseconds = *absolute;
     return true;
 }
 
@@ -127,6 +170,7 @@ void ColumnHandler::startCall(std::string_view name, const AttributeList &attrib
     call_.completedRids = std::move(rids);  // keeps their memory from call to call
     call_.fileName = std::move(fileName);
     call_.nameCode = nameCode(name);
+    if (!numbersFit(attributes)) return;
     for (int index = 0; index < attributes.size(); ++index) {
         const std::string_view attribute = attributes.name(index);
         const std::string_view value = attributes.value(index);
@@ -203,6 +247,7 @@ void ColumnHandler::startCall(std::string_view name, const AttributeList &attrib
 
 void ColumnHandler::startChild(std::string_view name, const AttributeList &attributes) {
     std::string_view value;
+    if (!numbersFit(attributes)) return;
     if (name == "For") {
         if (attributes.find("rid", &value)) call_.completedRids.push_back(integerOr(value, -1));
     } else if (name == "Data") {

@@ -32,6 +32,14 @@ class ProjectHandler : public SaxHandler {
         return attributes.find(name, &value) ? std::string(value) : std::string();
     }
     void startTopology(std::string_view name, const AttributeList &attributes);
+    void startFileList(std::string_view name, const AttributeList &attributes);
+    void startText() {
+        collectText_ = true;
+        textDepth_ = path_.size();
+        text_.clear();
+    }
+    // Whether the open element is inside the <File> of a <FileList>.
+    bool insideFile() const { return path_.size() >= 4 && path_[2] == "File"; }
     void startDatatypes(std::string_view name, const AttributeList &attributes);
 
     Project &project_;
@@ -39,6 +47,7 @@ class ProjectHandler : public SaxHandler {
     std::vector<std::string> path_;
     Section section_ = Section::None;
     bool collectText_ = false;
+    size_t textDepth_ = 0;  // the depth of the element whose text is collected
     std::string text_;
     // Topology: the labels of the open nodes, and whether each has a child node.
     std::vector<std::string> labels_;
@@ -57,8 +66,9 @@ std::optional<int64_t> ProjectHandler::integerAttribute(const AttributeList &att
     }
     auto number = parseInteger(value);
     if (!number) {
-        parser_->fail("<" + std::string(element) + "> " + std::string(name) + "='" +
-                      std::string(value) + "' is not an integer");
+        parser_->fail(
+            "<" + std::string(element) + "> " + std::string(name) + "='" + std::string(value) +
+            "' " + (isOutOfRangeInteger(value) ? "does not fit in 64 bits" : "is not an integer"));
     }
     return number;
 }
@@ -88,31 +98,16 @@ void ProjectHandler::startElement(std::string_view name, const AttributeList &at
             section_ = Section::Datatypes;
         else
             section_ = Section::Other;  // later additions are ignored
-        if (section_ == Section::Description) {
-            collectText_ = true;
-            text_.clear();
-        }
+        if (section_ == Section::Description) startText();
         return;
     }
     switch (section_) {
+        case Section::Description:
+            parser_->fail("<" + std::string(name) +
+                          "> inside <Description>, which holds text only");
+            break;
         case Section::FileList:
-            if (name == "File" && depth == 3) {
-                project_.files.push_back(
-                    ProjectFile{textAttribute(attributes, "name"), {}, {}, {}});
-            } else if (!project_.files.empty() && (name == "InitialSize" || name == "ChunkSize")) {
-                collectText_ = true;
-                text_.clear();
-            } else if (!project_.files.empty() && name == "Distribution") {
-                std::string_view value;
-                if (attributes.find("implementation", &value)) {
-                    project_.distributionStyle = DistributionStyle::Implementation;
-                    project_.files.back().distribution = std::string(value);
-                } else if (attributes.find("class", &value)) {
-                    if (project_.distributionStyle == DistributionStyle::Unknown)
-                        project_.distributionStyle = DistributionStyle::Class;
-                    project_.files.back().distribution = std::string(value);
-                }
-            }
+            startFileList(name, attributes);
             break;
         case Section::Topology:
             startTopology(name, attributes);
@@ -122,6 +117,11 @@ void ProjectHandler::startElement(std::string_view name, const AttributeList &at
                 project_.communicators.push_back(
                     Communicator{textAttribute(attributes, "name"), {}});
             } else if (name == "Rank" && depth == 4) {
+                if (path_[2] != "Communicator") {
+                    parser_->fail("<Rank> inside <" + path_[2] +
+                                  ">, but ranks belong in a <Communicator>");
+                    break;
+                }
                 auto global = integerAttribute(attributes, "global", name);
                 auto local = global ? integerAttribute(attributes, "local", name) : std::nullopt;
                 auto cid = local ? integerAttribute(attributes, "cid", name) : std::nullopt;
@@ -133,6 +133,32 @@ void ProjectHandler::startElement(std::string_view name, const AttributeList &at
             break;
         default:
             break;
+    }
+}
+
+void ProjectHandler::startFileList(std::string_view name, const AttributeList &attributes) {
+    if (name == "File" && path_.size() == 3) {
+        project_.files.push_back(ProjectFile{textAttribute(attributes, "name"), {}, {}, {}});
+        return;
+    }
+    bool fileValue = name == "InitialSize" || name == "ChunkSize" || name == "Distribution";
+    if (!fileValue) return;  // later additions are ignored
+    if (!insideFile()) {
+        parser_->fail("<" + std::string(name) + "> outside a <File>");
+        return;
+    }
+    if (name != "Distribution") {
+        startText();
+        return;
+    }
+    std::string_view value;
+    if (attributes.find("implementation", &value)) {
+        project_.distributionStyle = DistributionStyle::Implementation;
+        project_.files.back().distribution = std::string(value);
+    } else if (attributes.find("class", &value)) {
+        if (project_.distributionStyle == DistributionStyle::Unknown)
+            project_.distributionStyle = DistributionStyle::Class;
+        project_.files.back().distribution = std::string(value);
     }
 }
 
@@ -164,7 +190,11 @@ void ProjectHandler::startDatatypes(std::string_view name, const AttributeList &
         }
         return;
     }
-    if (project_.datatypes.empty()) return;
+    if (path_[2] != "Rank") {
+        parser_->fail("<" + std::string(name) + "> inside <" + path_[2] +
+                      ">, but datatypes belong in a <Rank>");
+        return;
+    }
     DatatypeElement element;
     element.combiner = std::string(name);
     element.line = parser_->line();
@@ -178,7 +208,7 @@ void ProjectHandler::startDatatypes(std::string_view name, const AttributeList &
 void ProjectHandler::endElement(std::string_view name) {
     size_t depth = path_.size();
     path_.pop_back();
-    if (collectText_ && (name == "Description" || name == "InitialSize" || name == "ChunkSize")) {
+    if (collectText_ && depth == textDepth_) {
         collectText_ = false;
         if (name == "Description") {
             project_.description = text_;
@@ -190,7 +220,9 @@ void ProjectHandler::endElement(std::string_view name) {
             trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
             auto size = parseInteger(trimmed);
             if (!size) {
-                parser_->fail("<InitialSize> '" + trimmed + "' is not an integer");
+                parser_->fail("<InitialSize> '" + trimmed + "' " +
+                              (isOutOfRangeInteger(trimmed) ? "does not fit in 64 bits"
+                                                            : "is not an integer"));
                 return;
             }
             project_.files.back().initialSize = size;

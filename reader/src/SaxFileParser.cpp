@@ -1,3 +1,7 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -23,6 +27,28 @@ std::string_view view(const unsigned char *text) {
 // Without entity substitution libxml2 hands '&' in attribute values on as
 // the character reference "&#38;" (every other reference is decoded).
 constexpr std::string_view kEscapedAmpersand = "&#38;";
+
+// Opens path for reading only if it is a regular file: O_NONBLOCK keeps a
+// FIFO from blocking the open, and fstat then refuses it, a directory or a
+// device before anything is read.
+std::FILE *openRegularFile(const std::string &path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw ReadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+    struct stat info {};
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throw ReadError(
+            path, 0, 0,
+            S_ISDIR(info.st_mode) ? "not a regular file (a directory)" : "not a regular file");
+    }
+    std::FILE *file = fdopen(fd, "rb");
+    if (!file) {
+        int error = errno;
+        ::close(fd);
+        throw ReadError(path, 0, 0, std::string("cannot open: ") + std::strerror(error));
+    }
+    return file;
+}
 
 }  // namespace
 
@@ -57,8 +83,7 @@ bool AttributeList::find(std::string_view attributeName, std::string_view *value
 
 SaxFileParser::SaxFileParser(std::string path, SaxHandler &handler, size_t chunkBytes)
     : path_(std::move(path)), handler_(handler), chunk_(chunkBytes) {
-    file_ = std::fopen(path_.c_str(), "rb");
-    if (!file_) throw ReadError(path_, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+    file_ = openRegularFile(path_);
 
     xmlSAXHandler sax;
     std::memset(&sax, 0, sizeof sax);
@@ -104,12 +129,12 @@ bool SaxFileParser::parseNextChunk() {
         finished_ = true;
         return false;
     }
-    if (status != 0 || !context_->wellFormed) throwParseError();
+    if (status != 0 || !context_->wellFormed) throwParseError(last && openElements_ > 0);
     if (last) finished_ = true;
     return !finished_;
 }
 
-void SaxFileParser::throwParseError() {
+void SaxFileParser::throwParseError(bool endedInsideRoot) {
     finished_ = true;
     const xmlError *error = xmlCtxtGetLastError(context_);
     std::string problem = error && error->message ? error->message : "malformed XML";
@@ -117,6 +142,13 @@ void SaxFileParser::throwParseError() {
         problem.pop_back();
     int line = error ? error->line : 0;
     int column = error ? error->int2 : 0;
+    if (endedInsideRoot) {
+        // The file ends with elements still open. libxml2 calls a cut
+        // between two elements "extra content"; say what happened.
+        std::string what = "truncated after line " + std::to_string(line);
+        if (problem.find("Extra content") == std::string::npos) what += " (" + problem + ")";
+        problem = what;
+    }
     throw ReadError(path_, line, column, problem);
 }
 
@@ -147,6 +179,11 @@ void SaxFileParser::onStartElement(void *context, const unsigned char *localName
                                    const unsigned char **attributes) {
     auto *self = static_cast<SaxFileParser *>(context);
     if (self->failed_ || self->stopped_) return;
+    if (++self->openElements_ > kMaxElementDepth) {
+        self->fail("elements nested more than " + std::to_string(kMaxElementDepth) +
+                   " deep (the readers' limit)");
+        return;
+    }
     AttributeList list(attributes, attributeCount, self->scratch_);
     self->handler_.startElement(view(localName), list);
 }
@@ -155,6 +192,7 @@ void SaxFileParser::onEndElement(void *context, const unsigned char *localName,
                                  const unsigned char *, const unsigned char *) {
     auto *self = static_cast<SaxFileParser *>(context);
     if (self->failed_ || self->stopped_) return;
+    --self->openElements_;
     self->handler_.endElement(view(localName));
 }
 

@@ -59,8 +59,14 @@ bool TraceParser::parseTime(std::string_view name, std::string_view text, int64_
                      "' is not a time in seconds");
         return false;
     }
+    auto absolute = addTimes(timeAdjustmentNs_, parsed->nanoseconds);
+    if (!absolute) {
+        parser_.fail("attribute " + std::string(name) + "='" + std::string(text) +
+                     "' plus timeAdjustment overflows 64-bit nanoseconds");
+        return false;
+    }
     if (timeFractionDigits_ < 0) timeFractionDigits_ = parsed->fractionDigits;
-    *nanoseconds = timeAdjustmentNs_ + parsed->nanoseconds;
+    *nanoseconds = *absolute;
     return true;
 }
 
@@ -113,6 +119,11 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
             if (!parseTime(attributeName, attributes.value(index), &event.endNs)) return;
             event.hasEnd = true;
         } else {
+            if (!isTextAttribute(attributeName) && isOutOfRangeInteger(attributes.value(index))) {
+                parser_.fail("attribute " + std::string(attributeName) + "='" +
+                             std::string(attributes.value(index)) + "' does not fit in 64 bits");
+                return;
+            }
             if (attributeCount == event.attributes.size()) event.attributes.emplace_back();
             Attribute &attribute = event.attributes[attributeCount++];
             attribute.name.assign(attributeName);

@@ -80,6 +80,23 @@ TEST(InputErrors, AFifoInPlaceOfAnInfoDoesNotHang) {
     EXPECT_EQ(failure.detail, "cannot read: not a regular file");
 }
 
+TEST(InputErrors, ATraceThatIsNotARegularFile) {
+    for (const std::string kind : {"directory", "fifo"}) {
+        RunDirectory run;
+        addGoodRank(run, 0, 2);
+        run.addTrace("app", "h", 1, 0, standardHeader(1, 2), false);
+        const std::string trace = run.file("app_h_1_0.trc");
+        if (kind == "directory")
+            ASSERT_EQ(mkdir(trace.c_str(), 0755), 0);
+        else
+            ASSERT_EQ(mkfifo(trace.c_str(), 0644), 0);
+        const Failure failure = failureOf({run.path()});
+        EXPECT_EQ(failure.file, trace) << kind;
+        EXPECT_EQ(failure.detail, "not a regular file") << kind;
+        expectNoOutput(run);
+    }
+}
+
 TEST(InputErrors, AnInfoWithoutItsTrace) {
     RunDirectory run;
     addGoodRank(run, 0, 2);

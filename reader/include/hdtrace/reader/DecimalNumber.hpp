@@ -22,4 +22,14 @@ std::optional<ParsedTime> parseDecimalSeconds(std::string_view text);
 // A whole decimal number "[-]DIGITS"; nullopt for anything else or overflow.
 std::optional<int64_t> parseInteger(std::string_view text);
 
+// Whether text is "[-]DIGITS" but too large for int64: a number that does
+// not fit, which the readers report as an error rather than read as no value.
+bool isOutOfRangeInteger(std::string_view text);
+
+// Attributes whose values are text even when they look like numbers.
+bool isTextAttribute(std::string_view name);
+
+// adjustmentNs + timeNs, or nullopt when the sum leaves int64.
+std::optional<int64_t> addTimes(int64_t adjustmentNs, int64_t timeNs);
+
 }  // namespace hdtrace::reader

@@ -44,7 +44,13 @@ class SaxHandler {
 
 class SaxFileParser {
   public:
-    // Opens path; throws ReadError when it cannot be opened.
+    // Deeper nesting is refused, so that nothing built from the elements
+    // (events, datatypes, their Python copies) recurses deeper than this.
+    // The same as libxml2's own default for its pull parser.
+    static constexpr int kMaxElementDepth = 256;
+
+    // Opens path; throws ReadError when it cannot be opened or is not a
+    // regular file (a FIFO, directory or device).
     SaxFileParser(std::string path, SaxHandler &handler, size_t chunkBytes = 256 * 1024);
     ~SaxFileParser();
     SaxFileParser(const SaxFileParser &) = delete;
@@ -78,7 +84,7 @@ class SaxFileParser {
     static void onCharacters(void *context, const unsigned char *text, int length);
     static void onInternalSubset(void *context, const unsigned char *name,
                                  const unsigned char *externalId, const unsigned char *systemId);
-    void throwParseError();
+    void throwParseError(bool endedInsideRoot);
 
     std::string path_;
     SaxHandler &handler_;
@@ -90,6 +96,7 @@ class SaxFileParser {
     int failureLine_ = 0;
     int failureColumn_ = 0;
     size_t bytesRead_ = 0;
+    int openElements_ = 0;
     bool failed_ = false;
     bool stopped_ = false;
     bool finished_ = false;
