@@ -21,7 +21,6 @@ import os
 import re
 import runpy
 import sys
-import tempfile
 
 _spec = importlib.util.spec_from_file_location(
     'generate_wrappers', os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -391,11 +390,7 @@ def main():
         text = generate(functions_h, conf_py, fortran_conf_py)
     except (ConfigError, OSError, SyntaxError, KeyError) as error:
         sys.exit(f'generate-fortran-wrappers.py: error:\n{error}')
-    # Written whole or not at all.
-    directory = os.path.dirname(os.path.abspath(output))
-    with tempfile.NamedTemporaryFile('w', dir=directory, delete=False) as temporary:
-        temporary.write(text)
-    os.replace(temporary.name, output)
+    generate_wrappers.write_whole(text, output)
 
 
 if __name__ == '__main__':

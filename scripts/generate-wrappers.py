@@ -228,6 +228,14 @@ def generate(functions_h, conf_py, declarations=None):
     return ''.join(parts)
 
 
+def write_whole(text, output):
+    """Writes output whole or not at all: a temporary file, then a rename."""
+    directory = os.path.dirname(os.path.abspath(output))
+    with tempfile.NamedTemporaryFile('w', dir=directory, delete=False) as temporary:
+        temporary.write(text)
+    os.replace(temporary.name, output)
+
+
 def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
@@ -237,11 +245,7 @@ def main():
         text = generate(functions_h, conf_py, declarations)
     except (ConfigError, OSError, SyntaxError, KeyError) as error:
         sys.exit(f'generate-wrappers.py: error:\n{error}')
-    # Written whole or not at all.
-    directory = os.path.dirname(os.path.abspath(output))
-    with tempfile.NamedTemporaryFile('w', dir=directory, delete=False) as temporary:
-        temporary.write(text)
-    os.replace(temporary.name, output)
+    write_whole(text, output)
 
 
 if __name__ == '__main__':
