@@ -407,7 +407,7 @@ KINDS.update({
     'target': ('call.targetRank({0}, {1})', 'after'),      # win, rank: world rank of the target
     'op': ('hdtracempi::opName({0})', 'after'),            # MPI_SUM, ... or user
     'lockType': ('hdtracempi::lockTypeName({0})', 'after'),  # shared / exclusive
-    'groupRanks': ('call.groupRanks({0}).c_str()', 'after'),  # 'a;b;' world ranks of a group
+    'groupRanks': ('call.worldRanksOf({0}).c_str()', 'after'),  # 'a;b;' world ranks of a group
 })
 
 
@@ -620,7 +620,7 @@ FUNCTIONS.update({
     'MPI_File_get_info': file_query('File_get_info',
                                     children='if (result == MPI_SUCCESS) call.infoChildren(*info_used);'),
     'MPI_File_get_group': file_query(
-        'File_get_group', ('ranks', 'string', 'call.worldRanksOf(result, *group).c_str()')),
+        'File_get_group', ('ranks', 'groupRanks', 'result == MPI_SUCCESS ? *group : MPI_GROUP_NULL')),
     'MPI_File_get_byte_offset': file_query('File_get_byte_offset', ('offset', 'int', 'offset'),
                                            ('byteOffset', 'int', returned('disp'))),
     'MPI_File_get_type_extent': file_query('File_get_type_extent', ('tid', 'type', 'datatype'),

@@ -80,9 +80,9 @@ int64_t Call::commDuplicated(int result, MPI_Comm comm, const MPI_Comm *newComm)
     return context_->declare(gRuntime->comms.duplicated(*old, *newComm));
 }
 
-std::string Call::worldRanksOf(int result, MPI_Group group) {
+std::string Call::worldRanksOf(MPI_Group group) {
     std::string text;
-    if (result != MPI_SUCCESS || group == MPI_GROUP_NULL) return text;
+    if (group == MPI_GROUP_NULL) return text;
     for (int rank : CommRegistry::worldRanksOf(group))
         text += std::to_string(rank) + ';';
     return text;
@@ -204,24 +204,6 @@ int64_t Call::winCreated(int result, const MPI_Win *win, MPI_Comm comm, int64_t 
     if (result != MPI_SUCCESS) return -1;
     return context_->declare(
         gRuntime->wins.created(*win, context_->comm(comm), size, dispUnit, kind));
-}
-
-std::string Call::groupRanks(MPI_Group group) {
-    std::string text;
-    int size = 0;
-    if (group == MPI_GROUP_NULL || PMPI_Group_size(group, &size) != MPI_SUCCESS) return text;
-    std::vector<int> local(static_cast<size_t>(size)), world(static_cast<size_t>(size));
-    for (int i = 0; i < size; ++i)
-        local[static_cast<size_t>(i)] = i;
-    MPI_Group worldGroup;
-    PMPI_Comm_group(MPI_COMM_WORLD, &worldGroup);
-    PMPI_Group_translate_ranks(group, size, local.data(), worldGroup, world.data());
-    PMPI_Group_free(&worldGroup);
-    for (int rank : world) {
-        text += std::to_string(portableRank(rank));
-        text += ';';
-    }
-    return text;
 }
 
 int testNestedBody(int depth) {

@@ -144,8 +144,9 @@ class Call {
     // MPI_Comm_idup: *newComm is usable only after completion, but has the
     // groups of comm, so its record is made from comm's.
     int64_t commDuplicated(int result, MPI_Comm comm, const MPI_Comm *newComm);
-    // The world ranks of group's members in group order, as "a;b;" ("" on failure).
-    std::string worldRanksOf(int result, MPI_Group group);
+    // The world ranks of group's members in group order, as "a;b;" ("" for
+    // MPI_GROUP_NULL): File_get_group, Win_post, Win_start.
+    std::string worldRanksOf(MPI_Group group);
     // MPI_Pcontrol: process-wide, so every thread pauses and resumes.
     void pauseWriting() { gWritingPaused.store(true, std::memory_order_relaxed); }
     void resumeWriting() { gWritingPaused.store(false, std::memory_order_relaxed); }
@@ -188,8 +189,6 @@ class Call {
     int64_t winCreated(int result, const MPI_Win *win, MPI_Comm comm, int64_t size,
                        int64_t dispUnit, WinKind kind);
     void winFreed(MPI_Win win) { gRuntime->wins.forget(win); }
-    // The members of group as world ranks, "a;b;" (Win_post, Win_start).
-    std::string groupRanks(MPI_Group group);
 
   private:
     ThreadContext *context_ = nullptr;
