@@ -44,7 +44,6 @@ KINDS = {
     'position': ('call.individualPosition({0})', 'before'),  # individual pointer, bytes
     'sharedPosition': ('call.sharedPosition({0})', 'before'),
     'positionAfter': ('call.individualPosition({0})', 'after'),
-    'sharedPositionAfter': ('call.sharedPosition({0})', 'after'),
     'whence': ('hdtracempi::whenceName({0})', 'after'),
 }
 
