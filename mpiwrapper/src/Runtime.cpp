@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -55,6 +56,13 @@ std::string programName(int *argc, char ***argv) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The calling thread's context from now on, handed back when it ends.
+ThreadContext *attachToThisThread(ThreadContext *context) {
+    tThreadContext = context;
+    pthread_setspecific(gThreadEndKey, context);
+    return context;
+}
+
 // earliestTime: a time the trace will hold that was taken before it existed.
 ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
     const int threadIndex = gRuntime->nextThreadIndex.fetch_add(1, std::memory_order_relaxed);
@@ -96,9 +104,7 @@ ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
         std::lock_guard<std::mutex> lock(gContextsMutex);
         gContexts->push_back(context);
     }
-    tThreadContext = context;
-    pthread_setspecific(gThreadEndKey, context);
-    return context;
+    return attachToThisThread(context);
 }
 
 // A context left by a thread that ended, the one with the lowest thread
@@ -106,9 +112,10 @@ ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
 ThreadContext *takeFreeContext() {
     std::lock_guard<std::mutex> lock(gContextsMutex);
     if (gFreeContexts->empty()) return nullptr;
-    auto lowest = gFreeContexts->begin();
-    for (auto it = gFreeContexts->begin(); it != gFreeContexts->end(); ++it)
-        if ((*it)->threadIndex < (*lowest)->threadIndex) lowest = it;
+    const auto lowest = std::min_element(gFreeContexts->begin(), gFreeContexts->end(),
+                                         [](const ThreadContext *a, const ThreadContext *b) {
+                                             return a->threadIndex < b->threadIndex;
+                                         });
     ThreadContext *context = *lowest;
     gFreeContexts->erase(lowest);
     return context;
@@ -199,11 +206,7 @@ void stopTracing() {
 
 ThreadContext *tracedThreadSlow() {
     if (tThreadUntraced) return nullptr;
-    if (ThreadContext *context = takeFreeContext()) {
-        tThreadContext = context;
-        pthread_setspecific(gThreadEndKey, context);
-        return context;
-    }
+    if (ThreadContext *context = takeFreeContext()) return attachToThisThread(context);
     ThreadContext *context = createThreadContext();
     if (context) {
         // A new thread's .info starts with WORLD and SELF, as thread 0's does.
