@@ -16,14 +16,15 @@ ENDINGS = {
 
 @pytest.mark.parametrize("how", sorted(ENDINGS))
 def test_trace_is_complete_after(runner, how):
-    run = runner.run("endings_traced", 1, args=[how])
     if how == "exit":
         # Whether a rank's exit without MPI_Finalize fails the job is the
         # launcher's choice (Open MPI: yes, MPICH: no): as without the wrapper.
-        plain = runner.run("endings_plain", 1, args=[how])
+        plain, run = runner.run_untraced_and_traced("endings_plain", "endings_traced", 1,
+                                                    args=[how])
         assert run.result.returncode == plain.result.returncode, (
             f"exit: status {run.result.returncode} traced, {plain.result.returncode} plain")
     else:
+        run = runner.run("endings_traced", 1, args=[how])
         assert run.result.returncode != 0, f"ending by {how} should fail the job"
     assert f"r0 ending by {how}" in run.result.stdout
     base = tracecheck.trace_base(run.trace_dir, "endings_traced", 0)
