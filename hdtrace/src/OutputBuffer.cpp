@@ -44,9 +44,12 @@ bool OutputBuffer::switchHalves() {
     return true;
 }
 
-int OutputBuffer::writeAt(const char *text, size_t length, int64_t offset) {
+int OutputBuffer::writeAt(const char *text, size_t length, int64_t offset, bool withEnding) {
     if (length == 0) return 0;
-    const int error = writeFullyAt(fd_, text, length, offset);
+    const int error =
+        withEnding && ending_ != nullptr
+            ? writeFullyAtThenEnding(fd_, text, length, ending_, endingLength_, offset)
+            : writeFullyAt(fd_, text, length, offset);
     if (error == 0) noteWrittenUpTo(offset + static_cast<int64_t>(length));
     return error;
 }
@@ -54,7 +57,7 @@ int OutputBuffer::writeAt(const char *text, size_t length, int64_t offset) {
 bool OutputBuffer::writeHalf(Half &half) {
     const size_t length = half.length.load(std::memory_order_relaxed);
     const int64_t offset = half.offset.load(std::memory_order_relaxed);
-    if (const int error = writeAt(half.data.get(), length, offset)) {
+    if (const int error = writeAt(half.data.get(), length, offset, true)) {
         lastError_ = error;
         return false;
     }
@@ -68,7 +71,7 @@ bool OutputBuffer::writeHalf(Half &half) {
 void OutputBuffer::writeQueuedHalf(Half &half) {
     const size_t length = half.length.load(std::memory_order_acquire);
     const int64_t offset = half.offset.load(std::memory_order_relaxed);
-    if (const int error = writeAt(half.data.get(), length, offset)) {
+    if (const int error = writeAt(half.data.get(), length, offset, false)) {
         int none = 0;
         backgroundError_.compare_exchange_strong(none, error);
     }
@@ -105,7 +108,7 @@ bool OutputBuffer::flush() {
 bool OutputBuffer::writeThrough(const char *text, size_t length) {
     if (!flush()) return false;
     const int64_t offset = active_->offset.load(std::memory_order_relaxed);
-    lastError_ = writeAt(text, length, offset);
+    lastError_ = writeAt(text, length, offset, true);
     if (lastError_ != 0) return false;
     active_->offset.store(offset + static_cast<int64_t>(length), std::memory_order_relaxed);
     return true;

@@ -16,6 +16,8 @@
 namespace hdtrace {
 namespace {
 
+// The end of every trace. Static: the output buffer keeps a pointer to it.
+constexpr std::string_view kEpilog = "</Program>\n";
 constexpr std::string_view kIndentSpaces = "                                  ";
 static_assert(kIndentSpaces.size() >= 2 * HD_LOG_MAX_DEPTH, "indent for every depth");
 
@@ -94,7 +96,13 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     std::string prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='";
     appendInteger(prolog, writer->timeAdjustmentSeconds_);
     prolog += "'>\n";
-    // Straight to the file, so that even a trace of a killed process has its prolog.
+    // Straight to the file, so that even a trace of a killed process has its
+    // prolog. When every call is flushed, the file also ends in the epilog
+    // from the start until close, so that a process killed by SIGKILL (as
+    // MPICH's Hydra ends every rank after a fatal error) leaves a
+    // well-formed trace of every call. Otherwise a killed process leaves a
+    // visibly cut trace: what was buffered is lost anyway.
+    if (options.forceFlush) writer->output_.keepFileEndingWith(kEpilog.data(), kEpilog.size());
     if (!writer->output_.writeThrough(prolog.data(), prolog.size())) {
         const int writeError = writer->output_.lastError();
         return report("cannot write '" + writer->tracePath_ + "': " + std::strerror(writeError));
@@ -280,6 +288,11 @@ int TraceWriter::writeInfo(std::string_view text) {
     return 0;
 }
 
+void TraceWriter::setForceFlush(bool on) {
+    forceFlush_ = on;
+    if (!closed_) output_.keepFileEndingWith(on ? kEpilog.data() : nullptr, kEpilog.size());
+}
+
 void TraceWriter::fail(const char *what, int error) {
     if (failed_.exchange(true)) return;
     std::fprintf(stderr,
@@ -292,7 +305,7 @@ int TraceWriter::close() {
     const Timestamp end = now();
     while (depth_ > 0)
         endState(end);
-    static constexpr std::string_view kEpilog = "</Program>\n";
+    output_.keepFileEndingWith(nullptr, 0);
     appendOutput(kEpilog.data(), kEpilog.size());
     if (!failed_ && !output_.flush()) fail(tracePath_.c_str(), output_.lastError());
     // Even after a failure: the background writer must be done with the
@@ -309,8 +322,7 @@ int TraceWriter::close() {
 void TraceWriter::closeForCrash() {
     if (closed_ || crashClosed_.exchange(true)) return;
     failed_.store(true);
-    static constexpr char kEpilog[] = "</Program>\n";
-    output_.closeForCrash(kEpilog, sizeof kEpilog - 1);
+    output_.closeForCrash(kEpilog.data(), kEpilog.size());
 }
 
 void TraceWriter::abandonAfterFork() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <errno.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -38,6 +39,28 @@ inline int writeFullyAt(int fd, const char *text, size_t length, int64_t offset)
         length -= static_cast<size_t>(written);
     }
     return 0;
+}
+
+// text at offset, then ending right after it, in one pwritev(2) when the
+// kernel takes it whole (so that no moment lies between the two).
+inline int writeFullyAtThenEnding(int fd, const char *text, size_t length, const char *ending,
+                                  size_t endingLength, int64_t offset) {
+    iovec parts[2] = {{const_cast<char *>(text), length},
+                      {const_cast<char *>(ending), endingLength}};
+    ssize_t written;
+    do {
+        written = ::pwritev(fd, parts, 2, static_cast<off_t>(offset));
+    } while (written < 0 && errno == EINTR);
+    if (written < 0) return errno;
+    const size_t done = static_cast<size_t>(written);
+    if (done >= length + endingLength) return 0;
+    if (done < length) {
+        if (const int error = writeFullyAt(fd, text + done, length - done, offset + done))
+            return error;
+        return writeFullyAt(fd, ending, endingLength, offset + static_cast<int64_t>(length));
+    }
+    return writeFullyAt(fd, ending + (done - length), endingLength - (done - length),
+                        offset + static_cast<int64_t>(done));
 }
 
 }  // namespace hdtrace

@@ -87,8 +87,9 @@ void expectDiedOf(int status, int signalNumber) {
     EXPECT_EQ(WTERMSIG(status), signalNumber);
 }
 
-void expectCompleteTrace(const ScratchDirectory &directory, int states = kStatesBeforeCrash) {
-    const std::string path = directory.path() + "/crash_host_0_0.trc";
+void expectCompleteTrace(const ScratchDirectory &directory, int states = kStatesBeforeCrash,
+                         const std::string &name = "crash") {
+    const std::string path = directory.path() + "/" + name + "_host_0_0.trc";
     const std::string text = readFile(path);
     ASSERT_GE(text.size(), 11u);
     EXPECT_EQ(text.substr(text.size() - 11), "</Program>\n");
@@ -212,6 +213,68 @@ TEST(Crash, ATraceClosedForACrashStaysWellFormedIfTheProcessLivesOn) {
     Element root = parseXmlFile(writer->tracePath());
     ASSERT_EQ(root.children.size(), 1u);
     EXPECT_EQ(root.children[0].name, "Before");
+}
+
+// SIGKILL runs nothing in the process. With force flush every completed
+// state is in the file at once, and the file ends in </Program> after every
+// flush, so it is well-formed whenever the kill comes. Without force flush
+// the buffered states are lost, and the file is visibly cut.
+TEST(Crash, SigkillWithForceFlushLeavesAWellFormedTraceOfEveryState) {
+    for (const bool forceFlush : {true, false}) {
+        SCOPED_TRACE(forceFlush ? "force flush" : "buffered");
+        ScratchDirectory directory;
+        const pid_t child = fork();
+        if (child == 0) {
+            TraceOptions options = test::traceOptionsIn(directory, "killed");
+            options.forceFlush = forceFlush;
+            options.bufferBytes = 64 * 1024;
+            auto writer = TraceWriter::create(options);
+            if (!writer) _exit(100);
+            // 2000 states: more than one half of the buffer, so that the
+            // buffered run has written some of them.
+            for (int i = 0; i < 2000; ++i) {
+                writer->beginState("Send");
+                writer->attribute("index", int64_t{i});
+                writer->endState();
+            }
+            writer->beginState("Open");  // in flight when the kill comes
+            raise(SIGKILL);
+            _exit(101);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+        if (forceFlush) {
+            expectCompleteTrace(directory, 2000, "killed");
+        } else {
+            const std::string text = readFile(directory.path() + "/killed_host_0_0.trc");
+            EXPECT_GT(text.size(), 32u * 1024) << "nothing was written before the kill";
+            EXPECT_EQ(text.find("</Program>"), std::string::npos) << "a cut trace looks complete";
+        }
+    }
+}
+
+// Turned on after some states: from the next flush on, the file ends in
+// </Program>; turned off, the end is left to close().
+TEST(Crash, ForceFlushTurnedOnLaterKeepsTheFileEndedAfterItsNextState) {
+    ScratchDirectory directory;
+    TraceOptions options = test::traceOptionsIn(directory, "later");
+    auto writer = TraceWriter::create(options);
+    ASSERT_TRUE(writer);
+    writer->beginState("Buffered");
+    writer->endState();
+    EXPECT_EQ(readFile(writer->tracePath()).find("</Program>"), std::string::npos);
+    writer->setForceFlush(true);
+    writer->beginState("Flushed");
+    writer->endState();
+    Element root = parseXmlFile(writer->tracePath());
+    ASSERT_EQ(root.children.size(), 2u);
+    EXPECT_EQ(root.children[1].name, "Flushed");
+    writer->setForceFlush(false);
+    writer->close();
+    const std::string text = readFile(writer->tracePath());
+    EXPECT_EQ(text.find("</Program>"), text.rfind("</Program>")) << text;
+    EXPECT_EQ(parseXmlFile(writer->tracePath()).children.size(), 2u);
 }
 
 }  // namespace

@@ -64,6 +64,17 @@ class OutputBuffer {
     }
     // In a fork() child: forgets both halves without writing them.
     void abandon();
+    // From now on every write made on the filling thread puts ending right
+    // after the text it writes, where the next write overwrites it: the file
+    // always ends in ending, so a process killed without any warning
+    // (SIGKILL) leaves a complete file up to its last flush. The background
+    // writer's writes leave it out (a crash handler may be writing the
+    // following half at the same moment). nullptr stops it; ending must
+    // outlive the buffer.
+    void keepFileEndingWith(const char *ending, size_t length) {
+        ending_ = ending;
+        endingLength_ = ending == nullptr ? 0 : length;
+    }
 
     // The errno of the first failed write, 0 while all went well.
     int lastError() const { return lastError_; }
@@ -86,8 +97,9 @@ class OutputBuffer {
     bool writeHalf(Half &half);  // pwrite, then empties the half
     void waitUntilWritten(Half &half);
     bool takeBackgroundError();
-    // pwrite(2)s all of text at offset; on success, notes it in writtenEnd_.
-    int writeAt(const char *text, size_t length, int64_t offset);
+    // pwrite(2)s all of text at offset, and the ending after it when asked
+    // and set; on success, notes the text in writtenEnd_.
+    int writeAt(const char *text, size_t length, int64_t offset, bool withEnding);
     void noteWrittenUpTo(int64_t end);
     void writeQueuedHalf(Half &half);  // on the background writer's thread
 
@@ -97,6 +109,8 @@ class OutputBuffer {
     int fd_ = -1;
     bool background_ = false;
     int lastError_ = 0;
+    const char *ending_ = nullptr;
+    size_t endingLength_ = 0;
     // Everything before this file offset is written: where the epilog goes
     // when no half holds anything.
     std::atomic<int64_t> writtenEnd_{0};

@@ -102,7 +102,9 @@ class TraceWriter {
     int writeInfo(std::string_view text);
 
     // --- Settings.
-    void setForceFlush(bool on) { forceFlush_ = on; }
+    // On: every top-level state is flushed when it ends, and the file ends in
+    // </Program> after every flush (see create()).
+    void setForceFlush(bool on);
     bool forceFlush() const { return forceFlush_; }
     int setNestedDepth(int depth);  // EINVAL unless 0 <= depth < HD_LOG_MAX_DEPTH
     int nestedDepth() const { return nestedDepth_; }
