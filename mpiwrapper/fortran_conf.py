@@ -50,6 +50,7 @@ ARRAY_LENGTHS = {
     'array_of_requests': ('count', 'incount'),
     'array_of_types': ('count',),
     'array_of_indices': ('*outcount',),
+    'array_of_datatypes': ('max_datatypes',),
 }
 
 # `void *` parameters that are no choice buffer (an address-sized INTEGER or

@@ -16,7 +16,8 @@
 #             whether or not the call is written. Names they declare
 #             (const int64_t rid = ...) may be used by attrs and children;
 #   call      replaces the PMPI call (for functions HDTrace defines itself);
-#   init      the MPI call creates the trace (MPI_Init, MPI_Init_thread).
+#   init      the MPI call creates the trace (MPI_Init, MPI_Init_thread);
+#   classic_only  no wrapper for the MPI-4 large-count form MPI_X_c.
 # An entry without attrs and children is an *ordinary* function: logged with
 # time and end only while HDTRACE_ALL_FUNCTIONS=1. Functions in NOT_LOGGED
 # run their hooks but write nothing.
@@ -324,6 +325,14 @@ FUNCTIONS = {
     'MPI_Type_dup': constructor('Type_dup', '1, &type'),
     'MPI_Type_commit': dict(tag='Type_commit', attrs=[('tid', 'type', '*type')]),
     'MPI_Type_free': ordinary('Type_free', before='call.typeFreed(*type);'),
+    # Not in Appendix A: wrapped so that the registry counts the references
+    # to the program's types it hands back (TypeRegistry::contentsReturned).
+    # Its large-count form has two more parameters, which the generator
+    # cannot map onto these, so only the classic form is wrapped.
+    'MPI_Type_get_contents': ordinary(
+        'Type_get_contents',
+        after='call.typeContentsReturned(result, datatype, array_of_datatypes);',
+        classic_only=True),
 
     # --- Files
     'MPI_File_open': dict(tag='File_open', attrs=[('cid', 'comm', 'comm'), ('name', 'string', 'filename'),

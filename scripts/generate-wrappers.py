@@ -29,7 +29,7 @@ DECLARED = re.compile(r'\b(?:int64_t|int|MPI_\w+|auto|hdtracempi::\w+)\s*\*?\s*(
 KNOWN = {'call', 'result', 'statusSeen', 'hdtracempi', 'static_cast', 'int64_t', 'const', 'true',
          'false', 'nullptr', 'if', 'int', 'auto'}
 ENTRY_KEYS = {'tag', 'attrs', 'children', 'status', 'first', 'before', 'after', 'last', 'call',
-              'init'}
+              'init', 'classic_only'}
 
 
 class ConfigError(Exception):
@@ -221,7 +221,8 @@ def generate(functions_h, conf_py, declarations=None):
     large_count = parse_large_count(declarations) if declarations else {}
     for name, (params, args) in functions.items():
         parts.append(wrapper(name, params, args, entries[name], kinds, name not in not_logged))
-        if name + '_c' in large_count and not entries[name].get('call'):
+        if (name + '_c' in large_count and not entries[name].get('call')
+                and not entries[name].get('classic_only')):
             header_params = renamed_parameters(name + '_c', large_count[name + '_c'], args)
             parts.append(wrapper(name + '_c', header_params, args, entries[name], kinds,
                                  name not in not_logged))

@@ -88,6 +88,16 @@ std::string Call::worldRanksOf(MPI_Group group) {
     return text;
 }
 
+void Call::typeContentsReturned(int result, MPI_Datatype type, const MPI_Datatype types[]) {
+    if (result != MPI_SUCCESS) return;
+    // How many of types the call filled: the rest of the program's array is
+    // whatever it held before.
+    int integers = 0, addresses = 0, datatypes = 0, combiner = MPI_COMBINER_NAMED;
+    if (PMPI_Type_get_envelope(type, &integers, &addresses, &datatypes, &combiner) != MPI_SUCCESS)
+        return;
+    gRuntime->types.contentsReturned(datatypes, types);
+}
+
 int64_t Call::fileOpened(int result, const char *name, const MPI_File *fh) {
     if (result != MPI_SUCCESS) return context_->declare(gRuntime->files.named(name, false));
     return context_->declare(gRuntime->files.opened(name, *fh));

@@ -152,6 +152,8 @@ class Call {
     void resumeWriting() { gWritingPaused.store(false, std::memory_order_relaxed); }
     void commFreed(MPI_Comm comm) { gRuntime->comms.forget(comm); }
     void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
+    // After the program's MPI_Type_get_contents of type (Call.cpp).
+    void typeContentsReturned(int result, MPI_Datatype type, const MPI_Datatype types[]);
     void typeCreated(int result, const MPI_Datatype *newType, int count,
                      const MPI_Datatype inputs[]) {
         if (result == MPI_SUCCESS) gRuntime->types.constructed(*newType, count, inputs);

@@ -112,8 +112,23 @@ void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Dataty
     inputsOf_[newType] = std::move(records);
 }
 
+void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int i = 0; i < count; ++i) {
+        const MPI_Datatype type = types[i];
+        // A new handle (Open MPI returns duplicates) is the program's to
+        // free like any other; only a handle already known is an alias.
+        if (byHandle_.count(type) != 0 || inputsOf_.count(type) != 0) ++extraReferences_[type];
+    }
+}
+
 void TypeRegistry::forget(MPI_Datatype type) {
     std::lock_guard<std::mutex> lock(mutex_);
+    auto extra = extraReferences_.find(type);
+    if (extra != extraReferences_.end()) {
+        if (--extra->second == 0) extraReferences_.erase(extra);
+        return;
+    }
     inputsOf_.erase(type);
     if (byHandle_.erase(type)) bumpGeneration(generation_);
 }

@@ -36,7 +36,13 @@ class TypeRegistry {
     // newType refers to these records instead: the ids the program's own
     // types have in the trace.
     void constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[]);
-    // Before MPI_Type_free: the handle may name another type later.
+    // After the program's MPI_Type_get_contents: a returned handle that
+    // names a type this registry knows is another reference to it (MPICH
+    // returns the same handle with its count raised), which the program
+    // frees on its own; that MPI_Type_free must not forget the type.
+    void contentsReturned(int count, const MPI_Datatype types[]);
+    // Before MPI_Type_free: the handle may name another type later, unless
+    // this frees one of the extra references contentsReturned counted.
     void forget(MPI_Datatype type);
     uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
@@ -48,6 +54,7 @@ class TypeRegistry {
     std::unordered_map<MPI_Datatype, const TypeRecord *> byHandle_;
     std::unordered_map<int64_t, const TypeRecord *> namedById_;
     std::unordered_map<MPI_Datatype, std::vector<const TypeRecord *>> inputsOf_;
+    std::unordered_map<MPI_Datatype, int64_t> extraReferences_;
     std::deque<TypeRecord> records_;
     int64_t nextDerivedId_ = kFirstDerivedTypeId;
     std::atomic<uint64_t> generation_{0};

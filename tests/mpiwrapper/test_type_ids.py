@@ -28,3 +28,28 @@ def test_predefined_type_ids(runner):
     if mpich:
         assert printed["MPI_INT"][1] == 1275069445
         assert int(bcasts[0].attrib["tid"]) == 1275069445
+
+
+def test_type_kept_after_program_frees_what_get_contents_returned(runner):
+    """MPICH's MPI_Type_get_contents gives back the program's own handle with
+    its reference count raised, and the program frees it: the wrapper keeps
+    the type under its id, and declares it once. (Open MPI gives back a new
+    handle, which is freed like any other.)"""
+    run = runner.run("typecontents_traced", 2)
+    run.assert_ok()
+    returned = [line.strip() for line in run.result.stdout.splitlines() if line.strip()]
+    info_probe = tracecheck.parse_info(
+        tracecheck.trace_base(run.trace_dir, "typecontents_traced", 0).with_suffix(".info"))
+    if "MPICH" in info_probe.header["library"]:
+        assert returned == ["same handle"], run.result.stdout  # the case under test
+    for rank in range(2):
+        base = tracecheck.trace_base(run.trace_dir, "typecontents_traced", rank)
+        trace = tracecheck.parse_trc(base.with_suffix(".trc"))
+        info = tracecheck.parse_info(base.with_suffix(".info"))
+        tids = [int(e.attrib["tid"]) for e in trace.elements if e.tag == "Sendrecv"]
+        assert len(tids) == 3, f"{base}: {tids}"
+        assert tids[0] == tids[1] == tids[2], f"{base}: the inner type's id changed: {tids}"
+        inner = info.types[tids[0]]
+        assert (inner["combiner"], inner["integers"]) == ("MPI_COMBINER_CONTIGUOUS", [4])
+        contiguous = [t for t, e in info.types.items() if e["combiner"] == "MPI_COMBINER_CONTIGUOUS"]
+        assert contiguous == [tids[0]], f"{base}: the inner type is declared as {contiguous}"
