@@ -120,7 +120,13 @@ class Discovery {
             return;
         }
         struct stat status {};
-        if (stat(input.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
+        const bool isDirectory = stat(input.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
+        // A directory named like a trace file is no run directory either.
+        if (isDirectory && (endsWith(input, ".info") || endsWith(input, ".trc"))) {
+            diagnostics_.problem(input, 0, "not a regular file (a directory)", "this input");
+            return;
+        }
+        if (isDirectory) {
             addDirectory(input);
             return;
         }

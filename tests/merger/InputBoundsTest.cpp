@@ -4,6 +4,7 @@
 // readers would not find are refused with file, line and what is wrong.
 // The memory bounds are checked in a child process under RLIMIT_AS.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -255,6 +256,27 @@ TEST(InputBounds, HostAndProgramNamesTheReadersWouldNotFindAreRefused) {
               "program name 'my_app' in the file name has characters outside [A-Za-z0-9.-]: "
               "the readers would look for the trace as my-app_h_0_0.trc; rename the trace and "
               "its .info");
+}
+
+// --- messages
+
+TEST(InputBounds, ATraceFileThatIsADirectoryIsNotARegularFile) {
+    RunDirectory run;
+    run.addTrace("app", "h", 0, 0, standardHeader(0, 2));
+    ASSERT_EQ(mkdir(run.file("app_h_1_0.trc").c_str(), 0755), 0);
+    run.write("app_h_1_0.info", standardHeader(1, 2));
+    for (const std::string &input : {run.file("app_h_1_0.trc"), run.path()}) {
+        MergeOptions options;
+        options.inputs = {input};
+        try {
+            merge(options);
+            ADD_FAILURE() << "merged " << input;
+        } catch (const MergeError &error) {
+            EXPECT_EQ(error.file(), run.file("app_h_1_0.trc"));
+            EXPECT_EQ(std::string(error.detail()).rfind("not a regular file", 0), 0u)
+                << error.detail();
+        }
+    }
 }
 
 }  // namespace
