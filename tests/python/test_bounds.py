@@ -259,3 +259,24 @@ def test_a_project_that_is_a_directory_is_not_called_missing(build_dir, tmp_path
         assert result.returncode == 1
         assert b"not a regular file" in result.stderr, (command, result.stderr)
         assert b"no such" not in result.stderr.lower() and b"does not exist" not in result.stderr
+
+
+def test_the_access_map_of_a_huge_access_is_three_pieces(build_dir):
+    pieces = run_bounded(build_dir, """
+        from hdtrace.plot_io import map_pieces
+        print(json.dumps(map_pieces(3, 10**18, 2**30)))
+        """, headroom_mib=64)
+    width, end = 2**30, 3 + 10**18
+    assert pieces == [[3, 0, width - 3, 1], [0, 1, width, end // width - 1],
+                      [0, end // width, end % width, 1]]
+
+
+@pytest.mark.parametrize("offset,size", [(0, 0), (0, 64), (5, 10), (60, 10), (64, 200), (3, 125)])
+def test_access_map_pieces_cover_exactly_the_access(offset, size):
+    from hdtrace.plot_io import map_pieces
+    covered = []
+    for column, row, length, rows in map_pieces(offset, size, 64):
+        assert rows == 1 or (column, length) == (0, 64)
+        for line in range(row, row + rows):
+            covered.extend(range(line * 64 + column, line * 64 + column + length))
+    assert covered == list(range(offset, offset + size))
