@@ -293,3 +293,22 @@ def test_access_map_pieces_cover_exactly_the_access(offset, size):
         for line in range(row, row + rows):
             covered.extend(range(line * 64 + column, line * 64 + column + length))
     assert covered == list(range(offset, offset + size))
+
+
+def test_export_writes_both_outputs_or_neither(build_dir, copy_project, tmp_path):
+    proj = copy_project("ours")
+    occupied = tmp_path / "occupied"
+    occupied.mkdir()
+    (occupied / "keep.txt").write_text("mine")
+    chrome = tmp_path / "c.json"
+    result = run(build_dir, "export", "--chrome", chrome, "--otf2", occupied, proj)
+    assert result.returncode != 0 and b"not an empty directory" in result.stderr
+    assert not chrome.exists()
+    assert result.stdout == b""
+    # The Chrome trace fails (no such directory): the archive goes again.
+    archive = tmp_path / "archive"
+    result = run(build_dir, "export", "--chrome", tmp_path / "none" / "c.json", "--otf2", archive,
+                 proj)
+    assert result.returncode == 1 and b"No such file or directory" in result.stderr
+    assert not archive.exists()
+    assert sorted(os.listdir(tmp_path)) == ["occupied", "ours"]
