@@ -48,6 +48,24 @@ bool parseNumber(const std::string &text, int64_t &value) {
     return !text.empty() && error == std::errc() && ptr == end && value >= 0;
 }
 
+// A name for a message: bytes outside printable ASCII as \xNN, so that a
+// newline or invalid UTF-8 in a file name cannot garble the message.
+std::string printableName(const std::string &name) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (const char c : name) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7f && byte != '\\') {
+            out += c;
+        } else {
+            out += "\\x";
+            out += digits[byte >> 4];
+            out += digits[byte & 15];
+        }
+    }
+    return out;
+}
+
 // The names in each directory, listed once.
 std::string realDirectory(const std::string &directory) {
     char resolved[PATH_MAX];
@@ -102,7 +120,13 @@ class Discovery {
             return;
         }
         struct stat status {};
-        if (stat(input.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
+        const bool isDirectory = stat(input.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
+        // A directory named like a trace file is no run directory either.
+        if (isDirectory && (endsWith(input, ".info") || endsWith(input, ".trc"))) {
+            diagnostics_.problem(input, 0, "not a regular file (a directory)", "this input");
+            return;
+        }
+        if (isDirectory) {
             addDirectory(input);
             return;
         }
@@ -139,6 +163,7 @@ class Discovery {
                                      "this input");
                 continue;
             }
+            if (!readableNames(*parsed, candidate.input)) continue;
             if (run.program.empty()) run.program = parsed->program;
             if (parsed->program != run.program) {
                 diagnostics_.problem(candidate.input, 0,
@@ -221,6 +246,28 @@ class Discovery {
     }
 
   private:
+    // The readers (and the PIOsim viewer) find a trace by the labels of the
+    // .proj with every character outside [A-Za-z0-9.-] replaced (NOTES.md,
+    // file names); a program or host name with such a character names a
+    // file they would never find. Such names cannot come from the wrapper,
+    // which writes the sanitised form.
+    bool readableNames(const TraceFileName &parsed, const std::string &input) {
+        const std::string expected = traceBaseName(parsed.program, parsed.levels);
+        for (const auto &[what, part] :
+             {std::pair<const char *, const std::string &>{"program", parsed.program},
+              std::pair<const char *, const std::string &>{"host", parsed.levels[0]}}) {
+            if (sanitizeNamePart(part) == part) continue;
+            diagnostics_.problem(input, 0,
+                                 std::string(what) + " name '" + printableName(part) +
+                                     "' in the file name has characters outside "
+                                     "[A-Za-z0-9.-]: the readers would look for the trace as " +
+                                     expected + ".trc; rename the trace and its .info",
+                                 "this input");
+            return false;
+        }
+        return true;
+    }
+
     bool exists(const std::string &path) {
         std::string error;
         const auto *names = listings_.names(directoryOf(path), &error);

@@ -1,46 +1,21 @@
 #include "RunReader.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <unordered_map>
+
+#include "InfoFileLines.hpp"
 
 namespace hdtrace::merger {
 namespace {
 
-// The whole file, or false with *error set.
-bool readWholeFile(const std::string &path, std::string &content, std::string *error) {
-    // O_NONBLOCK: a FIFO in place of a .info must not hang the merge.
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        *error = std::strerror(errno);
-        return false;
-    }
-    struct stat status {};
-    if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
-        *error = "not a regular file";
-        close(fd);
-        return false;
-    }
-    content.clear();
-    char buffer[1 << 16];
-    while (true) {
-        const ssize_t got = read(fd, buffer, sizeof buffer);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            *error = std::strerror(errno);
-            close(fd);
-            return false;
-        }
-        if (got == 0) break;
-        content.append(buffer, static_cast<size_t>(got));
-    }
-    close(fd);
-    return true;
+// The name of a File, Comm or Type record when it is longer than the readers
+// of the .proj accept; nullptr otherwise.
+const std::string *overlongName(const InfoLine &line) {
+    const std::string *name = nullptr;
+    if (line.kind == InfoLine::Kind::File) name = &line.file.name;
+    if (line.kind == InfoLine::Kind::Comm) name = &line.comm.name;
+    if (line.kind == InfoLine::Kind::Type) name = &line.type.name;
+    return name && name->size() > kMaxInfoNameBytes ? name : nullptr;
 }
 
 class Reader {
@@ -54,22 +29,33 @@ class Reader {
         if (!trace.hasInfo) return;
         const std::string path = trace.infoPath();
         std::string error;
-        if (!readWholeFile(path, content_, &error)) {
+        // Line by line: memory follows the records kept, not the file size.
+        InfoFileLines lines;
+        if (!lines.open(path, &error)) {
             diagnostics_.problem(path, 0, "cannot read: " + error,
                                  "its files, communicators and datatypes");
             return;
         }
-        size_t lineNumber = 0;
         size_t records = 0;
-        size_t pos = 0;
-        while (pos < content_.size()) {
-            ++lineNumber;
-            size_t end = content_.find('\n', pos);
-            const bool complete = end != std::string::npos;
-            if (!complete) end = content_.size();
-            const std::string_view text(content_.data() + pos, end - pos);
-            pos = end + 1;
-            if (!complete) {
+        std::string_view text;
+        while (true) {
+            const InfoFileLines::Status status = lines.next(&text, &error);
+            const size_t lineNumber = lines.lineNumber();
+            if (!error.empty()) {
+                diagnostics_.problem(path, lineNumber, "cannot read: " + error,
+                                     "the rest of the file");
+                break;
+            }
+            if (status == InfoFileLines::Status::End) break;
+            if (status == InfoFileLines::Status::TooLong) {
+                diagnostics_.problem(path, lineNumber,
+                                     "a line longer than " +
+                                         std::to_string(lines.maxLineBytes >> 20) +
+                                         " MiB, the merger's limit",
+                                     "the line");
+                continue;
+            }
+            if (status == InfoFileLines::Status::Unterminated) {
                 diagnostics_.problem(path, lineNumber,
                                      "truncated line: the file ends without a newline", "the line");
                 break;
@@ -78,6 +64,14 @@ class Reader {
                 parseInfoLine(text, line_);
             } catch (const InfoSyntaxError &syntax) {
                 diagnostics_.problem(path, lineNumber, syntax.what(), "the line");
+                continue;
+            }
+            if (const std::string *name = overlongName(line_)) {
+                diagnostics_.problem(
+                    path, lineNumber,
+                    "a name of " + std::to_string(name->size()) + " bytes, longer than the " +
+                        std::to_string(kMaxInfoNameBytes) + " the readers of the .proj accept",
+                    "the line");
                 continue;
             }
             const SourceLine source{traceIndex, static_cast<uint32_t>(lineNumber)};
@@ -114,7 +108,6 @@ class Reader {
 
     RunModel &run_;
     Diagnostics &diagnostics_;
-    std::string content_;
     InfoLine line_;
     std::unordered_map<std::string, size_t> fileIndex_;
 };
@@ -184,6 +177,31 @@ void checkWorldSize(RunModel &run, int64_t highestRank, Diagnostics &diagnostics
                         "nothing; those ranks have no trace in the .proj");
 }
 
+// The rank tables are indexed by rank number, so a rank number far beyond
+// the number of traced ranks (one file named app_h_2147483647_0.trc) would
+// cost memory for every rank below it. Such a trace is a gap too large to be
+// a run with missing traces: refused (dropped with --force) before anything
+// is allocated, so that memory follows the traces present. traces is sorted
+// by rank.
+void dropFarRanks(std::vector<TraceSource> &traces, Diagnostics &diagnostics) {
+    int64_t traced = 0;
+    for (size_t i = 0; i < traces.size(); ++i)
+        traced += i == 0 || traces[i].rank != traces[i - 1].rank ? 1 : 0;
+    const int64_t limit = std::max<int64_t>(2 * traced, traced + 1024);
+    auto far = std::find_if(traces.begin(), traces.end(),
+                            [limit](const TraceSource &trace) { return trace.rank >= limit; });
+    for (auto trace = far; trace != traces.end(); ++trace) {
+        diagnostics.problem(trace->tracePath(), 0,
+                            "gaps in the rank numbers: rank " + trace->rankText +
+                                " in the file name, but only " + std::to_string(traced) +
+                                " rank(s) are traced (at most " + std::to_string(limit) +
+                                " rank numbers are allowed for them)",
+                            "this trace");
+    }
+    traces.erase(far, traces.end());
+    if (traces.empty()) throw MergeError("", 0, "empty input: no usable traces");
+}
+
 }  // namespace
 
 RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
@@ -193,6 +211,7 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
     run.directory = std::move(discovered.directory);
     run.traces = std::move(discovered.traces);
 
+    dropFarRanks(run.traces, diagnostics);
     int64_t highestRank = -1;
     for (const TraceSource &trace : run.traces)
         highestRank = std::max(highestRank, trace.rank);

@@ -253,7 +253,9 @@ def check(project_path):
     from .project import open as open_project
     problems = []
     if not os.path.isfile(project_path):
-        raise read_error(project_path, 0, 0, "no such project file")
+        # A directory or FIFO exists: it is no project, but not missing.
+        raise read_error(project_path, 0, 0, "not a regular file" if os.path.exists(project_path)
+                         else "no such project file")
     model = check_project_file(project_path, problems)
     if problems and problems[-1].text.startswith("not well-formed XML"):
         return problems, 0  # no topology to find the traces by

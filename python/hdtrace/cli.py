@@ -99,7 +99,9 @@ def command_merge(args):
             return 1
         return subprocess.call([merger, *args.original_argv])
     try:
-        result = _core.merge(args.inputs, args.output or "", args.description or "",
+        # File names as the file system has them (bytes), invalid UTF-8 included.
+        result = _core.merge([os.fsencode(name) for name in args.inputs],
+                             os.fsencode(args.output or ""), args.description or "",
                              args.distribution_class, args.chunk_size, args.force)
     except (_core.MergeError, OSError) as error:
         print(f"hdtrace merge: error: {error}\nhdtrace merge: no project file written",
@@ -187,7 +189,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.original_argv = argv[1:]
     try:
-        return args.handler(args)
+        if args.command == "run":  # stdout is the traced program's own
+            return args.handler(args)
+        # What is printed reaches stdout only if the command gets to the end.
+        from .output import all_or_nothing_stdout
+        with all_or_nothing_stdout():
+            return args.handler(args)
     except (ReadError, MissingTraceError, OSError) as error:
         print(f"hdtrace {args.command}: {error}", file=sys.stderr)
         return 1

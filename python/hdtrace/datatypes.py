@@ -84,6 +84,35 @@ class _Huge:
         self.block_estimate = blocks
 
 
+class _Selection:
+    """The indices one dimension of a SUBARRAY or DARRAY takes, described
+    rather than listed: blocks of `block` consecutive indices, the first at
+    `first`, one every `period` indices, up to `span` indices past `first`.
+    Counting its elements and runs costs nothing, however large the array."""
+
+    def __init__(self, first, span, block, period):
+        self.first, self.span, self.block, self.period = first, max(span, 0), block, period
+        if self.span == 0:
+            self.blocks = 0
+        elif period <= block:  # the blocks touch: one run
+            self.block, self.period, self.blocks = self.span, self.span, 1
+        else:
+            self.blocks = -(-self.span // period)
+        last = self.span - (self.blocks - 1) * self.period if self.blocks else 0
+        self.elements = (self.blocks - 1) * self.block + min(self.block, last) if self.blocks else 0
+        self.pieces = self.blocks
+
+    def iter_pieces(self):
+        """(first index, count) of each run of consecutive indices."""
+        for number in range(self.blocks):
+            start = number * self.period
+            yield self.first + start, min(self.block, self.span - start)
+
+    def iter_indices(self):
+        for first, count in self.iter_pieces():
+            yield from range(first, first + count)
+
+
 def _number(text):
     try:
         return int(text)
@@ -295,9 +324,10 @@ class _Decoder:
             self.fail(element, f"order={order!r} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN")
         return order == "MPI_ORDER_C"
 
-    def _array_runs(self, old, sizes, index_lists, order_c):
+    def _array_runs(self, old, sizes, selections, order_c):
         """Elements of a multi-dimensional array in type-map order, as runs
-        along the fastest dimension; the extent is the whole array's."""
+        along the fastest dimension; the extent is the whole array's.
+        selections: one _Selection per dimension, the indices taken."""
         extent = old.extent or 0
         dims = len(sizes)
         order = list(reversed(range(dims))) if order_c else list(range(dims))  # fastest first
@@ -309,25 +339,24 @@ class _Decoder:
         if dims == 0:
             return [], (0, step)
         fastest = order[0]
-        # Consecutive indices of the fastest dimension form one run.
-        pieces = []
-        for index in index_lists[fastest]:
-            if pieces and pieces[-1][0] + pieces[-1][1] == index:
-                pieces[-1][1] += 1
-            else:
-                pieces.append([index, 1])
-        slower = [index_lists[dim] for dim in reversed(order[1:])]  # slowest first
-        slower_dims = list(reversed(order[1:]))
-        run_count = len(pieces)
-        for indices in slower:
-            run_count *= len(indices)
+        slower_dims = list(reversed(order[1:]))  # slowest first
+        # Counted before anything is listed: the sizes in a project may
+        # describe arrays of 10^11 elements.
+        run_count = selections[fastest].pieces
+        for dim in slower_dims:
+            run_count *= selections[dim].elements
+        if run_count == 0:
+            return [], (0, step)
         if run_count > MAX_BLOCKS:
             # Too many rows to list: one stand-in run with the exact size and
             # extent, whose block count makes combine() decline to flatten it.
             elements = 1
-            for indices in index_lists:
-                elements *= len(indices)
+            for selection in selections:
+                elements *= selection.elements
             return [(0, 1, 0, _Huge(old, elements, run_count), 1, 0)], (0, step)
+        # Every dimension now has at most run_count (<= MAX_BLOCKS) entries.
+        pieces = list(selections[fastest].iter_pieces())
+        slower = [list(selections[dim].iter_indices()) for dim in slower_dims]
         runs = []
         for combo in itertools.product(*slower):
             base = sum(index * strides[dim] for index, dim in zip(combo, slower_dims))
@@ -347,7 +376,7 @@ class _Decoder:
                 self.fail(element, f"<Dimension size={size} subsize={subsize} start={start}> "
                                    "does not fit")
             sizes.append(size)
-            index_lists.append(range(start, start + subsize))
+            index_lists.append(_Selection(start, subsize, subsize, subsize))
         ndims = params.get("ndims", len(details))
         if ndims != len(details):
             self.fail(element, f"ndims={ndims} but {len(details)} <Dimension> elements")
@@ -378,14 +407,23 @@ class _Decoder:
             if not isinstance(gsize, int):
                 self.fail(element, f"has a <Dimension> without an integer gsize: {detail}")
             default = darg in ("MPI_DISTRIBUTE_DFLT_DARG", None) or (isinstance(darg, int) and darg < 0)
+            if not default and not isinstance(darg, int):
+                self.fail(element, f"darg={darg!r} is neither an integer nor MPI_DISTRIBUTE_DFLT_DARG")
+            if gsize < 0:
+                self.fail(element, f"gsize={gsize} is negative")
             if distrib == "MPI_DISTRIBUTE_BLOCK":
                 block = -(-gsize // psize) if default else darg
-                indices = range(coord * block, min((coord + 1) * block, gsize))
+                first = min(coord * block, gsize)
+                length = min((coord + 1) * block, gsize) - first
+                indices = _Selection(first, length, length, length)
             elif distrib == "MPI_DISTRIBUTE_CYCLIC":
                 block = 1 if default else darg
-                indices = [i for i in range(gsize) if (i // block) % psize == coord]
+                if block < 1:
+                    self.fail(element, f"darg={darg} is not a positive block size")
+                # Blocks coord, coord + psize, ... of `block` indices each.
+                indices = _Selection(coord * block, gsize - coord * block, block, block * psize)
             elif distrib == "MPI_DISTRIBUTE_NONE":
-                indices = range(gsize)
+                indices = _Selection(0, gsize, gsize, gsize)
             else:
                 self.fail(element, f"distrib={distrib!r} is not an MPI_DISTRIBUTE_ constant")
             sizes.append(gsize)

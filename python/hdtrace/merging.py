@@ -1,4 +1,6 @@
 """hdtrace.merge: the project merger (hdtrace::merger::merge) from Python."""
+import os
+
 from . import _core
 
 
@@ -15,7 +17,9 @@ def merge(inputs, output=None, description="", distribution_class=None, chunk_si
                            "-DHDTRACE_BUILD_MERGER=ON); run project-merger instead")
     if isinstance(inputs, (str, bytes)) or hasattr(inputs, "__fspath__"):
         inputs = [inputs]
-    return _core.merge([str(path) for path in inputs], str(output or ""), description,
+    # Paths as bytes, as the file system has them (invalid UTF-8 included).
+    return _core.merge([os.fsencode(path) for path in inputs], os.fsencode(output or ""),
+                       description,
                        distribution_class or _core.DEFAULT_DISTRIBUTION_CLASS,
                        chunk_size or _core.DEFAULT_CHUNK_SIZE, force)
 

@@ -115,14 +115,25 @@ def map_width(extent):
 
 
 def map_pieces(offset, size, width):
-    """The access [offset, offset + size) as row pieces (column, row, length) of the map."""
+    """The access [offset, offset + size) as pieces (column, row, length, rows) of the map:
+    a partial first row, the whole rows after it as one piece `rows` high, a partial last
+    row. At most three pieces, however large the size: a size in a trace never sets how
+    much is drawn."""
     pieces = []
-    position, end = offset, offset + size
-    while position < end:
-        row, column = divmod(position, width)
-        length = min(width - column, end - position)
-        pieces.append((column, row, length))
-        position += length
+    end = offset + size
+    row, column = divmod(offset, width)
+    if column and offset < end:
+        length = min(width - column, end - offset)
+        pieces.append((column, row, length, 1))
+        offset += length
+        row += 1
+    whole = (end - offset) // width if offset < end else 0
+    if whole:
+        pieces.append((0, row, width, whole))
+        offset += whole * width
+        row += whole
+    if offset < end:
+        pieces.append((0, row, end - offset, 1))
     return pieces
 
 
@@ -177,8 +188,9 @@ def plot_accesses(io, files=None):
                 collection = PolyCollection(boxes, **_style(op, colour))
                 collection.set_gid(f"time-offset|{file_name}|{rank}|{op}")
                 time_axes.add_collection(collection)
-                pieces = [_box(column, column + length, row, row + 1)
-                          for a in mine for column, row, length in map_pieces(a.offset, a.size, width)]
+                pieces = [_box(column, column + length, row, row + rows)
+                          for a in mine
+                          for column, row, length, rows in map_pieces(a.offset, a.size, width)]
                 collection = PolyCollection(pieces, **_style(op, colour))
                 collection.set_gid(f"access-map|{file_name}|{rank}|{op}")
                 map_axes.add_collection(collection)

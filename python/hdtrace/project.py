@@ -138,6 +138,22 @@ class Communicators:
         return table
 
 
+def _check_local_ranks(communicators, leaves, project_path):
+    """Local ranks index per-communicator tables (local_to_world_table), so
+    one must lie below the number of ranks the run holds (every rank a
+    communicator or the topology names): a local='300000000' in a small
+    project is an error, not a table of 300 million entries."""
+    world = {member.world for communicator in communicators for member in communicator.members}
+    world.update(leaf.rank for leaf in leaves)
+    for communicator in communicators:
+        for member in communicator.members:
+            if not 0 <= member.local < len(world):
+                raise read_error(project_path, 0, 0,
+                                 f"communicator {communicator.index} ({communicator.name!r}): "
+                                 f"world rank {member.world} has local rank {member.local}, "
+                                 f"but the run has {len(world)} ranks")
+
+
 def _as_int(label, what, project_path):
     try:
         return int(label)
@@ -184,6 +200,7 @@ class Project:
         self.communicators = Communicators([
             Communicator(index, name, [Member(*member) for member in members])
             for index, (name, members) in enumerate(raw["communicators"])])
+        _check_local_ranks(self.communicators, leaves, self.path)
         self._raw_datatypes = raw["datatypes"]
         self._datatypes = None
         self._table = None

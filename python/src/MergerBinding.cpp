@@ -16,6 +16,22 @@ namespace hdtrace::python {
 #ifdef HDTRACE_HAVE_MERGER
 namespace {
 
+// Paths and names in messages are bytes as the file system has them; invalid
+// UTF-8 comes back as surrogates, as os.fsdecode() gives it, not as an error.
+py::str fileSystemText(const std::string &text) {
+    PyObject *decoded =
+        PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
+    if (!decoded) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(decoded);
+}
+
+py::list fileSystemTexts(const std::vector<std::string> &texts) {
+    py::list out;
+    for (const std::string &text : texts)
+        out.append(fileSystemText(text));
+    return out;
+}
+
 py::dict mergeProject(std::vector<std::string> inputs, std::string output, std::string description,
                       std::string distributionClass, std::string chunkSize, bool force) {
     merger::MergeOptions options;
@@ -31,9 +47,9 @@ py::dict mergeProject(std::vector<std::string> inputs, std::string output, std::
         result = merger::merge(options);
     }
     py::dict out;
-    out["output_path"] = result.outputPath;
-    out["warnings"] = result.warnings;
-    out["program"] = result.program;
+    out["output_path"] = fileSystemText(result.outputPath);
+    out["warnings"] = fileSystemTexts(result.warnings);
+    out["program"] = fileSystemText(result.program);
     out["traces"] = result.traceCount;
     out["ranks"] = result.rankCount;
     out["files"] = result.fileCount;
@@ -55,10 +71,10 @@ void bindMerger(py::module_ &module) {
         try {
             if (pointer) std::rethrow_exception(pointer);
         } catch (const merger::MergeError &error) {
-            py::object instance = py::handle(mergeError.ptr())(error.what());
-            instance.attr("file") = error.file();
+            py::object instance = py::handle(mergeError.ptr())(fileSystemText(error.what()));
+            instance.attr("file") = fileSystemText(error.file());
             instance.attr("line") = error.line();
-            instance.attr("detail") = error.detail();
+            instance.attr("detail") = fileSystemText(error.detail());
             PyErr_SetObject(mergeError.ptr(), instance.ptr());
         }
     });

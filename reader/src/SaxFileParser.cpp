@@ -120,7 +120,21 @@ bool SaxFileParser::parseNextChunk() {
         throw ReadError(path_, 0, 0, "the file is empty");
     }
     scratch_.clear();
-    int status = xmlParseChunk(context_, chunk_.data(), static_cast<int>(length), last ? 1 : 0);
+    // The data first, then (at the end of the file) the end of the input on
+    // its own: an error that only the end reveals means the document was
+    // cut short, wherever the cut is (between elements, inside a tag, in
+    // the prolog); an error in the data itself is reported as it is.
+    int status = xmlParseChunk(context_, chunk_.data(), static_cast<int>(length), 0);
+    if (!afterParse(status, false)) return false;
+    if (last) {
+        status = xmlParseChunk(context_, nullptr, 0, 1);
+        if (!afterParse(status, true)) return false;
+        finished_ = true;
+    }
+    return !finished_;
+}
+
+bool SaxFileParser::afterParse(int status, bool atEnd) {
     if (failed_) {
         finished_ = true;
         throw ReadError(path_, failureLine_, failureColumn_, failure_);
@@ -129,12 +143,11 @@ bool SaxFileParser::parseNextChunk() {
         finished_ = true;
         return false;
     }
-    if (status != 0 || !context_->wellFormed) throwParseError(last && openElements_ > 0);
-    if (last) finished_ = true;
-    return !finished_;
+    if (status != 0 || !context_->wellFormed) throwParseError(atEnd);
+    return true;
 }
 
-void SaxFileParser::throwParseError(bool endedInsideRoot) {
+void SaxFileParser::throwParseError(bool truncated) {
     finished_ = true;
     const xmlError *error = xmlCtxtGetLastError(context_);
     std::string problem = error && error->message ? error->message : "malformed XML";
@@ -142,9 +155,14 @@ void SaxFileParser::throwParseError(bool endedInsideRoot) {
         problem.pop_back();
     int line = error ? error->line : 0;
     int column = error ? error->int2 : 0;
-    if (endedInsideRoot) {
-        // The file ends with elements still open. libxml2 calls a cut
-        // between two elements "extra content"; say what happened.
+    if (truncated) {
+        // libxml2 calls a cut between two elements "extra content"; say
+        // what happened. A cut right after a newline is placed at the
+        // start of the next, empty line: name the last line with content.
+        if (column <= 1 && line > 1) {
+            --line;
+            column = 0;
+        }
         std::string what = "truncated after line " + std::to_string(line);
         if (problem.find("Extra content") == std::string::npos) what += " (" + problem + ")";
         problem = what;

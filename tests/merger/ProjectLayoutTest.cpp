@@ -74,16 +74,16 @@ TEST(ProjectLayout, FilesAreUniqueWithTheSizeOfTheFirstInfo) {
 
 TEST(ProjectLayout, TopologyHasEveryTraceThreadsIncluded) {
     RunDirectory run;
-    // An older trace's program name with '_' in it; hosts in rank order.
+    // The original implementation's program name (partdiff-par); hosts in rank order.
     for (int rank = 0; rank < 4; ++rank)
-        run.addTrace("partdiff_par", rank < 2 ? "node05" : "node04", rank, 0,
+        run.addTrace("partdiff-par", rank < 2 ? "node05" : "node04", rank, 0,
                      standardHeader(rank, 4));
-    run.addTrace("partdiff_par", "node05", 1, 1, "");
-    run.addTrace("partdiff_par", "node04", 3, 2, "");
+    run.addTrace("partdiff-par", "node05", 1, 1, "");
+    run.addTrace("partdiff-par", "node04", 3, 2, "");
     const MergeResult result = mergeDirectory(run);
-    EXPECT_EQ(result.program, "partdiff_par");
+    EXPECT_EQ(result.program, "partdiff-par");
     EXPECT_EQ(result.traceCount, 6u);
-    EXPECT_EQ(result.outputPath, run.file("partdiff_par.proj"));
+    EXPECT_EQ(result.outputPath, run.file("partdiff-par.proj"));
     ProjectXml project(result.outputPath);
     EXPECT_EQ(project.elements("/Application/Topology/Level/Level/Level").at(0).at("type"),
               "Thread");

@@ -19,19 +19,35 @@ def register(commands):
 def command_export(args):
     if not args.chrome and not args.otf2:
         raise SystemExit("hdtrace export: say what to write: --chrome FILE.json and/or --otf2 DIR")
+    import os
+    import shutil
+
     from ..project import open as open_project
     from ..view.model import build_timeline
     project = open_project(args.project, partial=args.partial)
     timeline = build_timeline(project)
-    if args.chrome:
-        from .chrome import write_chrome_trace
-        trace = write_chrome_trace(timeline, args.chrome)
-        print(f"{args.chrome}: {len(timeline)} calls on {len(timeline.rows)} threads, "
-              f"{len(timeline.messages)} messages ({len(trace['traceEvents'])} trace events)")
+    # Both outputs or neither: the OTF2 archive (which refuses a non-empty
+    # directory) first, and removed again if the Chrome trace then fails.
+    otf2_line = None
     if args.otf2:
         from .otf2 import write_otf2
+        existed = os.path.isdir(args.otf2)
         summary = write_otf2(timeline, project, args.otf2)
         anchor, skipped = summary.pop("anchor"), summary.pop("skipped")
         counts = ", ".join(f"{count} {kind}" for kind, count in summary.items() if count)
-        print(f"{anchor}: {counts}" + (f"; {skipped} MPI record(s) skipped" if skipped else ""))
+        otf2_line = f"{anchor}: {counts}" + (f"; {skipped} MPI record(s) skipped" if skipped else "")
+    if args.chrome:
+        from .chrome import write_chrome_trace
+        try:
+            trace = write_chrome_trace(timeline, args.chrome)
+        except BaseException:
+            if args.otf2:
+                shutil.rmtree(args.otf2, ignore_errors=True)
+                if existed:
+                    os.mkdir(args.otf2)  # it was an empty directory
+            raise
+        print(f"{args.chrome}: {len(timeline)} calls on {len(timeline.rows)} threads, "
+              f"{len(timeline.messages)} messages ({len(trace['traceEvents'])} trace events)")
+    if otf2_line:
+        print(otf2_line)
     return 0

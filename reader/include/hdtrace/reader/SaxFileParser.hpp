@@ -84,7 +84,10 @@ class SaxFileParser {
     static void onCharacters(void *context, const unsigned char *text, int length);
     static void onInternalSubset(void *context, const unsigned char *name,
                                  const unsigned char *externalId, const unsigned char *systemId);
-    void throwParseError(bool endedInsideRoot);
+    // truncated: the error came only with the end of the input.
+    void throwParseError(bool truncated);
+    // After xmlParseChunk: throws on a failure, false when stopped.
+    bool afterParse(int status, bool atEnd);
 
     std::string path_;
     SaxHandler &handler_;
