@@ -267,98 +267,114 @@ Verdict DialectColumnBuilder::startCall(std::string_view name, const ScannedAttr
         const std::string_view attribute = attributes[index].name;
         const std::string_view value = attributes[index].value;
         if (mayOverflow(value)) return Verdict::Unrecognised;
-        // Dispatch on length, then compare: the same assignments and
-        // priorities as ColumnHandler::startCall.
+        // Dispatch on length and first letter, then compare: the same
+        // assignments and priorities as ColumnHandler::startCall.
         ParsedInteger number;
-        switch (attribute.size()) {
-            case 3:
-                if (equals(attribute, "cid")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    call_.cid = number.valid ? number.value : -1;
-                } else if (equals(attribute, "fid")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    call_.fid = number.valid ? number.value : -1;
-                } else if (equals(attribute, "rid")) {
-                    number = parseIntegerValue(value);
-                    call_.rid = number.valid ? number.value : -1;
-                } else if (equals(attribute, "end")) {
-                    if (!parseTime(value, &call_.endNs)) return Verdict::Unrecognised;
-                    call_.hasEnd = true;
-                } else if (equals(attribute, "tag")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    if (call_.tagPriority > 3)
-                        call_.tag = number.valid ? number.value : kNoValue32, call_.tagPriority = 3;
-                }
+        switch (attribute.size() << 8 | static_cast<unsigned char>(attribute[0])) {
+            case 3 << 8 | 'c':
+                if (!equals(attribute, "cid")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.cid = number.valid ? number.value : -1;
                 break;
-            case 4:
-                if (equals(attribute, "time")) {
-                    if (!parseTime(value, &call_.startNs)) return Verdict::Unrecognised;
-                    call_.hasStart = true;
-                } else if (equals(attribute, "size")) {
-                    number = parseIntegerValue(value);
-                    call_.size = number.valid ? number.value : -1;
-                } else if (equals(attribute, "root")) {
+            case 3 << 8 | 'f':
+                if (!equals(attribute, "fid")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.fid = number.valid ? number.value : -1;
+                break;
+            case 3 << 8 | 'r':
+                if (!equals(attribute, "rid")) break;
+                number = parseIntegerValue(value);
+                call_.rid = number.valid ? number.value : -1;
+                break;
+            case 3 << 8 | 'e':
+                if (!equals(attribute, "end")) break;
+                if (!parseTime(value, &call_.endNs)) return Verdict::Unrecognised;
+                call_.hasEnd = true;
+                break;
+            case 3 << 8 | 't':
+                if (!equals(attribute, "tag")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.tagPriority > 3)
+                    call_.tag = number.valid ? number.value : kNoValue32, call_.tagPriority = 3;
+                break;
+            case 4 << 8 | 't':
+                if (!equals(attribute, "time")) break;
+                if (!parseTime(value, &call_.startNs)) return Verdict::Unrecognised;
+                call_.hasStart = true;
+                break;
+            case 4 << 8 | 's':
+                if (!equals(attribute, "size")) break;
+                number = parseIntegerValue(value);
+                call_.size = number.valid ? number.value : -1;
+                break;
+            case 4 << 8 | 'r':
+                if (!equals(attribute, "root")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.peerPriority > 3)
+                    call_.peer = number.valid ? number.value : kNoValue32, call_.peerPriority = 3;
+                break;
+            case 4 << 8 | 'n':
+                if (equals(attribute, "name")) call_.fileName = value;
+                break;
+            case 5 << 8 | 't':
+                if (!equals(attribute, "toTag")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.tagPriority > 1)
+                    call_.tag = number.valid ? number.value : kNoValue32, call_.tagPriority = 1;
+                break;
+            case 6 << 8 | 't':
+                if (!equals(attribute, "toRank")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.peerPriority > 1)
+                    call_.peer = number.valid ? number.value : kNoValue32, call_.peerPriority = 1;
+                break;
+            case 6 << 8 | 'o':
+                if (!equals(attribute, "offset")) break;
+                number = parseIntegerValue(value);
+                call_.offset = number.valid ? number.value : -1;
+                break;
+            case 6 << 8 | 's':
+                if (!equals(attribute, "source")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.peerPriority > 4)
+                    call_.peer = number.valid ? number.value : kNoValue32, call_.peerPriority = 4;
+                break;
+            case 7 << 8 | 'f':
+                if (!equals(attribute, "fromTag")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.recvTag = number.valid ? number.value : kNoValue32;
+                break;
+            case 8 << 8 | 'f':
+                if (!equals(attribute, "fromRank")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.recvPeer = number.valid ? number.value : kNoValue32;
+                break;
+            case 8 << 8 | 'r':
+                if (equals(attribute, "rootRank")) {
                     number = parseIntegerValue(value);
                     if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
                     if (call_.peerPriority > 3)
                         call_.peer = number.valid ? number.value : kNoValue32,
                         call_.peerPriority = 3;
-                } else if (equals(attribute, "name")) {
-                    call_.fileName = value;
-                }
-                break;
-            case 5:
-                if (equals(attribute, "toTag")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    if (call_.tagPriority > 1)
-                        call_.tag = number.valid ? number.value : kNoValue32, call_.tagPriority = 1;
-                }
-                break;
-            case 6:
-                if (equals(attribute, "toRank")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    if (call_.peerPriority > 1)
-                        call_.peer = number.valid ? number.value : kNoValue32,
-                        call_.peerPriority = 1;
-                } else if (equals(attribute, "offset")) {
-                    number = parseIntegerValue(value);
-                    call_.offset = number.valid ? number.value : -1;
-                } else if (equals(attribute, "source")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    if (call_.peerPriority > 4)
-                        call_.peer = number.valid ? number.value : kNoValue32,
-                        call_.peerPriority = 4;
-                }
-                break;
-            case 7:
-                if (equals(attribute, "fromTag")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    call_.recvTag = number.valid ? number.value : kNoValue32;
-                }
-                break;
-            case 8:
-                if (equals(attribute, "fromRank")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    call_.recvPeer = number.valid ? number.value : kNoValue32;
-                } else if (equals(attribute, "rootRank")) {
-                    number = parseIntegerValue(value);
-                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
-                    if (call_.peerPriority > 3)
-                        call_.peer = number.valid ? number.value : kNoValue32,
-                        call_.peerPriority = 3;
-                } else if (equals(attribute, "sendSize") || equals(attribute, "recvSize")) {
+                } else if (equals(attribute, "recvSize")) {
                     number = parseIntegerValue(value);
                     if (call_.sizeFallback < 0)
                         call_.sizeFallback = number.valid ? number.value : -1;
                 }
+                break;
+            case 8 << 8 | 's':
+                if (!equals(attribute, "sendSize")) break;
+                number = parseIntegerValue(value);
+                if (call_.sizeFallback < 0) call_.sizeFallback = number.valid ? number.value : -1;
                 break;
             default:
                 break;
