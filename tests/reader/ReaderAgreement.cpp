@@ -7,10 +7,10 @@
 //   reader_agreement peak-memory TRACE [NAME...]
 //     reads the trace into columns (only calls named NAME, if given) and
 //     prints "rows R peak_kb K fallback F".
-#include <sys/resource.h>
-
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -50,14 +50,22 @@ int compare(int count, char **paths) {
     return disagreements == 0 ? 0 : 1;
 }
 
+// The peak resident memory of this process image: VmHWM, not getrusage's
+// ru_maxrss, which Linux carries over from the parent across fork and exec.
+long peakKilobytes() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+    return -1;
+}
+
 int peakMemory(const std::string &path, std::vector<std::string> names) {
     TraceOptions options;
     options.filter.names = std::move(names);
     try {
         ColumnsResult result = readEventColumns(path, options, nullptr);
-        rusage usage{};
-        getrusage(RUSAGE_SELF, &usage);
-        std::printf("rows %zu peak_kb %ld fallback %s\n", result.columns.rows(), usage.ru_maxrss,
+        std::printf("rows %zu peak_kb %ld fallback %s\n", result.columns.rows(), peakKilobytes(),
                     result.fallback ? result.fallback->c_str() : "none");
     } catch (const ReadError &error) {
         std::fprintf(stderr, "%s\n", error.what());
