@@ -1,12 +1,21 @@
 #!/usr/bin/python3
-"""Reader benchmark: events per second from a generated trace into numpy
-(Project.to_numpy) and through the Event iterator (Project.trace).
+"""Reader benchmark: events per second from generated traces.
 
-    /usr/bin/python3 bench/reader/reader_benchmark.py [--events N] [--build BUILD_DIR]
+    /usr/bin/python3 bench/reader/reader_benchmark.py [--events N] [--ranks R] [--build BUILD_DIR]
 
-Prints figures; asserts nothing about time. Target: >= 2 million events/s into numpy.
+On one trace of N calls (default one million): each column reader alone
+(libxml2's SAX parser and the dialect scanner, _core.read_columns), the numpy
+table (Project.to_numpy) and the Event iterator (Project.trace). Then the
+whole-project rate: to_numpy on a project of R traces (default: twice the
+cores) of N/R calls each, read on every core.
+
+"Per core" rates divide by the CPU time of this process (best of --rounds),
+which is the fair figure on a shared machine; wall-clock rates stand beside.
+Prints figures; asserts nothing about time. Target: >= 10 million events/s per
+core into columns with the dialect scanner.
 """
 import argparse
+import concurrent.futures
 import os
 import pathlib
 import resource
@@ -16,51 +25,101 @@ import tempfile
 import time
 
 
+def best_of(rounds, work):
+    """(result, best wall seconds, best CPU seconds) of rounds runs of work()."""
+    best_wall = best_cpu = float("inf")
+    result = None
+    for _ in range(rounds):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = work()
+        best_wall = min(best_wall, time.perf_counter() - wall)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+    return result, best_wall, best_cpu
+
+
+def report(label, events, wall, cpu, extra=""):
+    print(f"{label:<28} {events / cpu / 1e6:6.2f} M events/s per core ({cpu:.3f} s CPU), "
+          f"{events / wall / 1e6:6.2f} M events/s wall ({wall:.3f} s){extra}")
+
+
+def generate(build, directory, events, ranks):
+    subprocess.run([str(build / "bench" / "reader" / "reader_bench_generate"), str(directory),
+                    str(events), str(ranks)], check=True, stdout=subprocess.DEVNULL)
+
+
 def main():
     here = pathlib.Path(__file__).resolve().parent
     default_build = os.environ.get("HDTRACE_BUILD_DIR", str(here.parents[1] / "build"))
+    cores = os.cpu_count() or 1
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--ranks", type=int, default=2 * cores,
+                        help="traces of the whole-project run (default: twice the cores)")
     parser.add_argument("--build", default=default_build, help="the CMake build tree")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     build = pathlib.Path(args.build)
     sys.path.insert(0, str(build / "python"))
     import hdtrace
+    from hdtrace import _core
 
     with tempfile.TemporaryDirectory(prefix="hdtrace-reader-bench-") as directory:
-        subprocess.run([str(build / "bench" / "reader" / "reader_bench_generate"), directory,
-                        str(args.events)], check=True)
-        trace = pathlib.Path(directory) / "bench_node01_0_0.trc"
+        directory = pathlib.Path(directory)
+        generate(build, directory, args.events, 1)
+        trace = directory / "bench_node01_0_0.trc"
         size_mb = trace.stat().st_size / 1e6
-        print(f"trace: {args.events} calls, {size_mb:.1f} MB")
+        print(f"trace: {args.events} calls, {size_mb:.1f} MB; {cores} cores")
 
         # The Event iterator first, so that the peak memory it reports is its own.
-        project = hdtrace.open(pathlib.Path(directory) / "bench.proj")
+        project = hdtrace.open(directory / "bench.proj")
         wall, cpu = time.perf_counter(), time.process_time()
         count = sum(1 for _ in project.trace(0))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"Event iterator: {count / wall / 1e6:6.2f} M events/s wall ({wall:.3f} s), "
-              f"{count / cpu / 1e6:6.2f} M events/s CPU ({cpu:.3f} s), "
-              f"peak memory of the process {peak_mb:.0f} MB")
+        report("Event iterator:", count, wall, cpu,
+               f", peak memory of the process {peak_mb:.0f} MB")
 
-        # Best of several rounds, by wall-clock and by CPU time of this process
-        # (the CPU figure is the fairer one on a shared, loaded machine).
-        best_wall = best_cpu = None
-        for _ in range(args.rounds):
-            project = hdtrace.open(pathlib.Path(directory) / "bench.proj")
-            wall, cpu = time.perf_counter(), time.process_time()
-            table = project.to_numpy()
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            best_wall = wall if best_wall is None else min(best_wall, wall)
-            best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+        for reader in ("libxml2", "auto"):
+            columns, wall, cpu = best_of(args.rounds,
+                                         lambda: _core.read_columns(str(trace), reader=reader))
+            if len(columns["name_code"]) != args.events:
+                raise SystemExit(f"read {len(columns['name_code'])} calls, expected {args.events}")
+            if reader == "auto" and columns["fallback"]:
+                raise SystemExit(f"the dialect scanner left the trace to libxml2: "
+                                 f"{columns['fallback']}")
+            label = "columns, libxml2:" if reader == "libxml2" else "columns, dialect scanner:"
+            report(label, args.events, wall, cpu, f", {size_mb / cpu:.0f} MB/s per core")
+
+        table, wall, cpu = best_of(
+            args.rounds, lambda: hdtrace.open(directory / "bench.proj").to_numpy())
         if len(table) != args.events:
             raise SystemExit(f"read {len(table)} calls, expected {args.events}")
-        print(f"to_numpy:       {args.events / best_wall / 1e6:6.2f} M events/s wall "
-              f"({best_wall:.3f} s, {size_mb / best_wall:.0f} MB/s), "
-              f"{args.events / best_cpu / 1e6:6.2f} M events/s CPU ({best_cpu:.3f} s); "
-              f"table {table.nbytes / 1e6:.0f} MB")
+        report("to_numpy, one trace:", args.events, wall, cpu,
+               f"; table {table.nbytes / 1e6:.0f} MB")
+
+    with tempfile.TemporaryDirectory(prefix="hdtrace-reader-bench-") as directory:
+        directory = pathlib.Path(directory)
+        per_trace = max(1, args.events // args.ranks)
+        generate(build, directory, per_trace, args.ranks)
+        total = per_trace * args.ranks
+        traces = sorted(str(path) for path in directory.glob("*.trc"))
+
+        def read_all():
+            # As to_numpy does: one trace per task, the C++ reader without the GIL.
+            with concurrent.futures.ThreadPoolExecutor(cores) as pool:
+                return sum(len(columns["name_code"])
+                           for columns in pool.map(_core.read_columns, traces))
+        rows, wall, cpu = best_of(args.rounds, read_all)
+        if rows != total:
+            raise SystemExit(f"read {rows} calls, expected {total}")
+        report(f"columns, {args.ranks} traces:", total, wall, cpu,
+               f"; {cpu / wall:.2f} cores busy on average")
+        table, wall, cpu = best_of(
+            args.rounds, lambda: hdtrace.open(directory / "bench.proj").to_numpy())
+        if len(table) != total:
+            raise SystemExit(f"read {len(table)} calls, expected {total}")
+        report(f"to_numpy, {args.ranks} traces:", total, wall, cpu,
+               f"; {cpu / wall:.2f} cores busy on average")
 
 
 if __name__ == "__main__":

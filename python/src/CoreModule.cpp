@@ -60,12 +60,18 @@ class PyTraceReader {
 
 py::dict readColumns(const std::string &path, std::vector<std::string> names,
                      std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial,
-                     std::optional<LocalToWorldTable> localToWorld) {
+                     std::optional<LocalToWorldTable> localToWorld, const std::string &reader) {
+    // reader: "auto" (the dialect scanner, libxml2 where it does not
+    // recognise the trace) or "libxml2" (for comparisons and benchmarks).
+    if (reader != "auto" && reader != "libxml2")
+        throw py::value_error("reader must be 'auto' or 'libxml2', not '" + reader + "'");
     ColumnsResult result;
     {
         py::gil_scoped_release release;
-        result = readEventColumns(path, makeOptions(std::move(names), fromNs, toNs, partial),
-                                  localToWorld ? &*localToWorld : nullptr);
+        TraceOptions options = makeOptions(std::move(names), fromNs, toNs, partial);
+        const LocalToWorldTable *table = localToWorld ? &*localToWorld : nullptr;
+        result = reader == "libxml2" ? readEventColumnsWithLibxml2(path, options, table)
+                                     : readEventColumns(path, options, table);
     }
     EventColumns &columns = result.columns;
     py::dict out;
@@ -90,6 +96,7 @@ py::dict readColumns(const std::string &path, std::vector<std::string> names,
     out["untranslated_peers"] = columns.untranslatedPeers;
     out["damage"] = result.damage;
     out["time_fraction_digits"] = result.timeFractionDigits;
+    out["fallback"] = result.fallback;  // why the dialect scanner left the trace to libxml2
     return out;
 }
 
@@ -133,7 +140,7 @@ PYBIND11_MODULE(_core, module) {
     module.def("read_columns", &readColumns, py::arg("path"),
                py::arg("names") = std::vector<std::string>(), py::arg("from_ns") = py::none(),
                py::arg("to_ns") = py::none(), py::arg("partial") = false,
-               py::arg("local_to_world") = py::none(),
+               py::arg("local_to_world") = py::none(), py::arg("reader") = "auto",
                "Reads the top-level calls of a trace into numpy columns.");
 
     hdtrace::python::bindMerger(module);

@@ -305,8 +305,8 @@ void ColumnHandler::finishCall() {
 
 }  // namespace
 
-ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
-                               const LocalToWorldTable *localToWorld) {
+ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
+                                          const LocalToWorldTable *localToWorld) {
     ColumnsResult result;
     // Calls take 60 to 150 bytes of XML: reserving for the file's size saves
     // the copies of growing a dozen columns.

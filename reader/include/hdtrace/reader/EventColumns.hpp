@@ -55,10 +55,27 @@ struct ColumnsResult {
     EventColumns columns;
     std::optional<std::string> damage;  // see TraceParser::damage()
     int timeFractionDigits = -1;
+    // Why the dialect scanner left this trace to libxml2 (see DialectScanner.hpp);
+    // empty when the scanner read it.
+    std::optional<std::string> fallback;
 };
 
 // Reads the whole trace at path. localToWorld may be null (ranks are world ranks).
+// The dialect scanner reads it when it recognises all of it (our writer's and the
+// original implementation's traces); anything else goes to libxml2, which gives
+// the same columns or the same error (DialectColumns.cpp).
 ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
                                const LocalToWorldTable *localToWorld);
+
+// The two readers behind readEventColumns, for comparison and benchmarks.
+// libxml2's SAX parser: the reference, and the fallback.
+ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
+                                          const LocalToWorldTable *localToWorld);
+// The dialect scanner alone: nullopt, with the reason in *reason, when it does
+// not fully recognise the trace or the trace is damaged.
+std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
+                                                       const TraceOptions &options,
+                                                       const LocalToWorldTable *localToWorld,
+                                                       std::string *reason);
 
 }  // namespace hdtrace::reader

@@ -1,0 +1,500 @@
+// The column reader over DialectScanner, with libxml2 as the fallback.
+//
+// DialectColumnBuilder computes exactly what ColumnHandler (EventColumns.cpp)
+// computes, from the same attributes in the same order; the tests compare
+// the two on every trace the suite generates. Wherever ColumnHandler would
+// fail (a number out of range, a time that is not one, a root that is not
+// <Program>), this builder answers Unrecognised instead, so that the
+// libxml2 reader runs and words the error with its file:line:column.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <hdtrace/reader/DecimalNumber.hpp>
+#include <hdtrace/reader/DialectScanner.hpp>
+#include <hdtrace/reader/EventColumns.hpp>
+
+namespace hdtrace::reader {
+namespace {
+
+using Verdict = DialectHandler::Verdict;
+
+// What parseInteger (DecimalNumber.cpp) returns, without the optional.
+struct ParsedInteger {
+    bool valid = false;
+    bool outOfRange = false;  // digits (with an optional '-') beyond 64 bits
+    int64_t value = 0;
+};
+
+ParsedInteger parseIntegerSlowly(std::string_view text) {
+    ParsedInteger parsed;
+    if (text.empty() || text.front() == '+') return parsed;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed.value);
+    parsed.valid = error == std::errc() && end == text.data() + text.size();
+    parsed.outOfRange = error == std::errc::result_out_of_range;
+    return parsed;
+}
+
+// The common case inline: an optional '-' and 1 to 18 digits, which cannot
+// overflow; anything else goes the way of parseInteger (from_chars).
+inline ParsedInteger parseIntegerValue(std::string_view text) {
+    const char *digit = text.data();
+    const char *end = digit + text.size();
+    const bool negative = digit != end && *digit == '-';
+    digit += negative;
+    if (digit == end || end - digit > 18) return parseIntegerSlowly(text);
+    int64_t value = 0;
+    for (; digit != end; ++digit) {
+        const unsigned decimal = static_cast<unsigned>(*digit - '0');
+        if (decimal > 9) return parseIntegerSlowly(text);
+        value = value * 10 + decimal;
+    }
+    ParsedInteger parsed;
+    parsed.valid = true;
+    parsed.value = negative ? -value : value;
+    return parsed;
+}
+
+// Could ColumnHandler::numbersFit refuse this value as beyond 64 bits? Values
+// of 18 characters or fewer never are; longer ones are checked (for text
+// attributes too, which only sends more traces to libxml2, never fewer).
+inline bool mayOverflow(std::string_view value) {
+    return value.size() >= 19 && parseIntegerValue(value).outOfRange;
+}
+
+inline bool fitsThirtyTwoBitColumn(const ParsedInteger &parsed) {
+    return !parsed.valid ||
+           (parsed.value > kNoValue32 && parsed.value <= std::numeric_limits<int32_t>::max());
+}
+
+// Byte by byte over a literal: unrolled by the compiler, no call to memcmp.
+template <size_t N>
+inline bool equals(std::string_view name, const char (&literal)[N]) {
+    if (name.size() != N - 1) return false;
+    for (size_t i = 0; i < N - 1; ++i)
+        if (name[i] != literal[i]) return false;
+    return true;
+}
+
+inline bool sameBytes(const char *a, const char *b, size_t length) {
+    for (size_t i = 0; i < length; ++i)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+// The ten attributes stored in 32-bit columns (isThirtyTwoBitColumn).
+bool isThirtyTwoBitColumn(std::string_view name) {
+    switch (name.size()) {
+        case 3:
+            return equals(name, "tag") || equals(name, "cid") || equals(name, "fid");
+        case 4:
+            return equals(name, "root");
+        case 5:
+            return equals(name, "toTag");
+        case 6:
+            return equals(name, "toRank") || equals(name, "source");
+        case 7:
+            return equals(name, "fromTag");
+        case 8:
+            return equals(name, "rootRank") || equals(name, "fromRank");
+        default:
+            return false;
+    }
+}
+
+struct OpenCall {
+    int32_t nameCode = 0;
+    int64_t startNs = 0, endNs = 0;
+    bool hasStart = false, hasEnd = false;
+    int64_t size = -1, sizeFallback = -1, offset = -1, rid = -1, cid = -1, fid = -1;
+    int64_t peer = kNoValue32, tag = kNoValue32, recvPeer = kNoValue32, recvTag = kNoValue32;
+    int peerPriority = 99, tagPriority = 99;
+    bool sendAndReceive = false;
+    bool isFileOpen = false;
+    std::string_view fileName;  // valid until the call's start tag is handled
+};
+
+class DialectColumnBuilder : public DialectHandler {
+  public:
+    DialectColumnBuilder(EventColumns &columns, const TraceFilter &filter,
+                         const LocalToWorldTable *localToWorld)
+        : columns_(columns), filter_(filter), localToWorld_(localToWorld) {}
+    int timeFractionDigits() const { return timeFractionDigits_; }
+
+    Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
+                         int count) override;
+    void endElement(int depth) override;
+
+  private:
+    Verdict startProgram(std::string_view name, const ScannedAttribute *attributes, int count);
+    Verdict startCall(std::string_view name, const ScannedAttribute *attributes, int count);
+    Verdict startChild(std::string_view name, const ScannedAttribute *attributes, int count);
+    void finishCall();
+    bool parseTime(std::string_view text, int64_t *nanoseconds);
+    int32_t nameCode(std::string_view name);
+    int64_t toWorld(int64_t cid, int64_t rank);
+
+    EventColumns &columns_;
+    const TraceFilter &filter_;
+    const LocalToWorldTable *localToWorld_;
+    int skipBelowDepth_ = 0;
+    int64_t timeAdjustmentNs_ = 0;
+    int timeFractionDigits_ = -1;
+    OpenCall call_;
+    std::vector<int64_t> completedRids_;
+    std::string openFileName_;
+    // Names seen recently, by a cheap hash, in front of the full map: calls
+    // come from a few dozen names, and the map keeps 80,000 distinct ones linear.
+    struct CacheEntry {
+        int32_t code = -1;
+    };
+    CacheEntry cache_[256];
+    std::unordered_map<std::string, int32_t> codeByName_;
+};
+
+int32_t DialectColumnBuilder::nameCode(std::string_view name) {
+    const size_t slot = (name.size() * 31u + static_cast<unsigned char>(name[0]) * 7u +
+                         static_cast<unsigned char>(name[name.size() - 1]) +
+                         static_cast<unsigned char>(name[name.size() / 2]) * 3u) &
+                        255u;
+    CacheEntry &entry = cache_[slot];
+    if (entry.code >= 0) {
+        const std::string &known = columns_.names[static_cast<size_t>(entry.code)];
+        if (known.size() == name.size() && sameBytes(known.data(), name.data(), name.size()))
+            return entry.code;
+    }
+    auto [found, added] =
+        codeByName_.try_emplace(std::string(name), static_cast<int32_t>(columns_.names.size()));
+    if (added) columns_.names.emplace_back(name);
+    entry.code = found->second;
+    return found->second;
+}
+
+int64_t DialectColumnBuilder::toWorld(int64_t cid, int64_t rank) {
+    if (rank < 0 || !localToWorld_) return rank;  // wildcards stay
+    auto found = localToWorld_->find(cid);
+    if (found == localToWorld_->end() || rank >= static_cast<int64_t>(found->second.size()) ||
+        found->second[static_cast<size_t>(rank)] < 0) {
+        ++columns_.untranslatedPeers;
+        return rank;
+    }
+    return found->second[static_cast<size_t>(rank)];
+}
+
+// Eight decimal digits at text, or -1 if any is not one (SWAR: all eight
+// bytes at once, least significant byte first).
+inline int64_t eightDigits(const char *text) {
+    uint64_t bytes;
+    std::memcpy(&bytes, text, 8);
+    constexpr uint64_t kHigh = 0xf0f0f0f0f0f0f0f0u, kZeros = 0x3030303030303030u;
+    // Each byte 0x30..0x39: high nibble 3, and adding 6 leaves it 3.
+    if ((bytes & kHigh) != kZeros || ((bytes + 0x0606060606060606u) & kHigh) != kZeros) return -1;
+    bytes -= kZeros;
+    bytes = bytes * 10 + (bytes >> 8);  // pairs of digits in every other byte
+    bytes = (((bytes & 0x000000ff000000ffu) * (100 + (1000000ull << 32))) +
+             (((bytes >> 16) & 0x000000ff000000ffu) * (1 + (10000ull << 32)))) >>
+            32;
+    return static_cast<int64_t>(bytes);
+}
+
+bool DialectColumnBuilder::parseTime(std::string_view text, int64_t *nanoseconds) {
+    // Our writer's form inline: 1 to 9 digits, a point, exactly 9 digits.
+    // Anything else the way of parseDecimalSeconds.
+    const size_t point = text.size() - 10;
+    if (text.size() >= 11 && text.size() <= 19 && text[point] == '.' && timeFractionDigits_ >= 0) {
+        int64_t seconds = 0;
+        bool digits = true;
+        for (size_t i = 0; i < point; ++i) {
+            const unsigned decimal = static_cast<unsigned>(text[i] - '0');
+            digits &= decimal <= 9;
+            seconds = seconds * 10 + decimal;
+        }
+        const unsigned first = static_cast<unsigned>(text[point + 1] - '0');
+        const int64_t rest = eightDigits(text.data() + point + 2);
+        if (digits && first <= 9 && rest >= 0 &&
+            !__builtin_add_overflow(timeAdjustmentNs_,
+                                    seconds * 1000000000 + first * 100000000 + rest, nanoseconds))
+            return true;
+    }
+    auto parsed = parseDecimalSeconds(text);
+    if (!parsed) return false;
+    auto absolute = addTimes(timeAdjustmentNs_, parsed->nanoseconds);
+    if (!absolute) return false;
+    if (timeFractionDigits_ < 0) timeFractionDigits_ = parsed->fractionDigits;
+    *nanoseconds = *absolute;
+    return true;
+}
+
+Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
+                                           const ScannedAttribute *attributes, int count) {
+    if (skipBelowDepth_ > 0) return Verdict::Continue;
+    if (depth == 2) return startCall(name, attributes, count);
+    if (depth == 3) return startChild(name, attributes, count);
+    if (depth == 1) return startProgram(name, attributes, count);
+    return Verdict::Continue;
+}
+
+Verdict DialectColumnBuilder::startProgram(std::string_view name,
+                                           const ScannedAttribute *attributes, int count) {
+    if (!equals(name, "Program")) return Verdict::Unrecognised;
+    for (int index = 0; index < count; ++index) {
+        if (!equals(attributes[index].name, "timeAdjustment")) continue;
+        auto parsed = parseDecimalSeconds(attributes[index].value);
+        if (!parsed) return Verdict::Unrecognised;
+        timeAdjustmentNs_ = parsed->nanoseconds;
+    }
+    return Verdict::Continue;
+}
+
+Verdict DialectColumnBuilder::startCall(std::string_view name, const ScannedAttribute *attributes,
+                                        int count) {
+    if (equals(name, "Nested") ||
+        (!filter_.names.empty() &&
+         std::find(filter_.names.begin(), filter_.names.end(), name) == filter_.names.end())) {
+        skipBelowDepth_ = 2;
+        return Verdict::Continue;
+    }
+    call_ = OpenCall();
+    completedRids_.clear();
+    call_.nameCode = nameCode(name);
+    for (int index = 0; index < count; ++index) {
+        const std::string_view attribute = attributes[index].name;
+        const std::string_view value = attributes[index].value;
+        if (mayOverflow(value)) return Verdict::Unrecognised;
+        // Dispatch on length and first letter, then compare: the same
+        // assignments and priorities as ColumnHandler::startCall.
+        ParsedInteger number;
+        switch (attribute.size() << 8 | static_cast<unsigned char>(attribute[0])) {
+            case 3 << 8 | 'c':
+                if (!equals(attribute, "cid")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.cid = number.valid ? number.value : -1;
+                break;
+            case 3 << 8 | 'f':
+                if (!equals(attribute, "fid")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.fid = number.valid ? number.value : -1;
+                break;
+            case 3 << 8 | 'r':
+                if (!equals(attribute, "rid")) break;
+                number = parseIntegerValue(value);
+                call_.rid = number.valid ? number.value : -1;
+                break;
+            case 3 << 8 | 'e':
+                if (!equals(attribute, "end")) break;
+                if (!parseTime(value, &call_.endNs)) return Verdict::Unrecognised;
+                call_.hasEnd = true;
+                break;
+            case 3 << 8 | 't':
+                if (!equals(attribute, "tag")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.tagPriority > 3)
+                    call_.tag = number.valid ? number.value : kNoValue32, call_.tagPriority = 3;
+                break;
+            case 4 << 8 | 't':
+                if (!equals(attribute, "time")) break;
+                if (!parseTime(value, &call_.startNs)) return Verdict::Unrecognised;
+                call_.hasStart = true;
+                break;
+            case 4 << 8 | 's':
+                if (!equals(attribute, "size")) break;
+                number = parseIntegerValue(value);
+                call_.size = number.valid ? number.value : -1;
+                break;
+            case 4 << 8 | 'r':
+                if (!equals(attribute, "root")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.peerPriority > 3)
+                    call_.peer = number.valid ? number.value : kNoValue32, call_.peerPriority = 3;
+                break;
+            case 4 << 8 | 'n':
+                if (equals(attribute, "name")) call_.fileName = value;
+                break;
+            case 5 << 8 | 't':
+                if (!equals(attribute, "toTag")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.tagPriority > 1)
+                    call_.tag = number.valid ? number.value : kNoValue32, call_.tagPriority = 1;
+                break;
+            case 6 << 8 | 't':
+                if (!equals(attribute, "toRank")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.peerPriority > 1)
+                    call_.peer = number.valid ? number.value : kNoValue32, call_.peerPriority = 1;
+                break;
+            case 6 << 8 | 'o':
+                if (!equals(attribute, "offset")) break;
+                number = parseIntegerValue(value);
+                call_.offset = number.valid ? number.value : -1;
+                break;
+            case 6 << 8 | 's':
+                if (!equals(attribute, "source")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                if (call_.peerPriority > 4)
+                    call_.peer = number.valid ? number.value : kNoValue32, call_.peerPriority = 4;
+                break;
+            case 7 << 8 | 'f':
+                if (!equals(attribute, "fromTag")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.recvTag = number.valid ? number.value : kNoValue32;
+                break;
+            case 8 << 8 | 'f':
+                if (!equals(attribute, "fromRank")) break;
+                number = parseIntegerValue(value);
+                if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                call_.recvPeer = number.valid ? number.value : kNoValue32;
+                break;
+            case 8 << 8 | 'r':
+                if (equals(attribute, "rootRank")) {
+                    number = parseIntegerValue(value);
+                    if (!fitsThirtyTwoBitColumn(number)) return Verdict::Unrecognised;
+                    if (call_.peerPriority > 3)
+                        call_.peer = number.valid ? number.value : kNoValue32,
+                        call_.peerPriority = 3;
+                } else if (equals(attribute, "recvSize")) {
+                    number = parseIntegerValue(value);
+                    if (call_.sizeFallback < 0)
+                        call_.sizeFallback = number.valid ? number.value : -1;
+                }
+                break;
+            case 8 << 8 | 's':
+                if (!equals(attribute, "sendSize")) break;
+                number = parseIntegerValue(value);
+                if (call_.sizeFallback < 0) call_.sizeFallback = number.valid ? number.value : -1;
+                break;
+            default:
+                break;
+        }
+    }
+    if (!call_.hasEnd) call_.endNs = call_.startNs;
+    if (filter_.hasTimeWindow()) {
+        if (call_.hasStart && call_.startNs > filter_.toNs) return Verdict::Stop;
+        if (!call_.hasStart || call_.endNs < filter_.fromNs) {
+            skipBelowDepth_ = 2;
+            return Verdict::Continue;
+        }
+    }
+    call_.sendAndReceive = equals(name, "Sendrecv") || equals(name, "Sendrecv_replace");
+    call_.isFileOpen = equals(name, "File_open");
+    if (call_.isFileOpen) openFileName_.assign(call_.fileName);
+    return Verdict::Continue;
+}
+
+Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAttribute *attributes,
+                                         int count) {
+    const bool isFor = equals(name, "For"), isData = equals(name, "Data");
+    bool sawRid = false, sawSize = false, sawOffset = false;
+    for (int index = 0; index < count; ++index) {
+        const std::string_view attribute = attributes[index].name;
+        const std::string_view value = attributes[index].value;
+        if (mayOverflow(value)) return Verdict::Unrecognised;
+        if (isThirtyTwoBitColumn(attribute) && !fitsThirtyTwoBitColumn(parseIntegerValue(value)))
+            return Verdict::Unrecognised;
+        if (isFor && !sawRid && equals(attribute, "rid")) {
+            sawRid = true;
+            ParsedInteger number = parseIntegerValue(value);
+            completedRids_.push_back(number.valid ? number.value : -1);
+        } else if (isData && !sawSize && equals(attribute, "size")) {
+            // Split collectives carry their access in <Data offset size .../>.
+            sawSize = true;
+            ParsedInteger number = parseIntegerValue(value);
+            if (call_.size < 0) call_.size = number.valid ? number.value : -1;
+        } else if (isData && !sawOffset && equals(attribute, "offset")) {
+            sawOffset = true;
+            ParsedInteger number = parseIntegerValue(value);
+            if (call_.offset < 0) call_.offset = number.valid ? number.value : -1;
+        }
+    }
+    skipBelowDepth_ = 3;  // nothing deeper matters to the table
+    return Verdict::Continue;
+}
+
+void DialectColumnBuilder::endElement(int depth) {
+    if (skipBelowDepth_ > 0) {
+        if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
+        return;
+    }
+    if (depth == 2) finishCall();
+}
+
+void DialectColumnBuilder::finishCall() {
+    OpenCall &call = call_;
+    if (call.size < 0) call.size = call.sizeFallback;
+    if (call.recvPeer != kNoValue32) {
+        call.recvPeer = toWorld(call.cid, call.recvPeer);
+        if (call.peerPriority > 2) call.peer = call.recvPeer, call.peerPriority = 2;
+    }
+    if (call.recvTag != kNoValue32 && call.tagPriority > 2)
+        call.tag = call.recvTag, call.tagPriority = 2;
+    if (call.peer != kNoValue32 && call.peerPriority != 2) call.peer = toWorld(call.cid, call.peer);
+    const auto row = static_cast<int64_t>(columns_.rows());
+    for (int64_t rid : completedRids_) {
+        columns_.completionRow.push_back(row);
+        columns_.completionRid.push_back(rid);
+    }
+    if (call.isFileOpen && !openFileName_.empty()) {
+        columns_.openRow.push_back(row);
+        columns_.openFid.push_back(call.fid);
+        columns_.openName.push_back(openFileName_);
+    }
+    columns_.nameCode.push_back(call.nameCode);
+    columns_.startNs.push_back(call.startNs);
+    columns_.endNs.push_back(call.endNs);
+    columns_.size.push_back(call.size);
+    columns_.offset.push_back(call.offset);
+    columns_.rid.push_back(call.rid);
+    columns_.peer.push_back(static_cast<int32_t>(call.peer));
+    columns_.tag.push_back(static_cast<int32_t>(call.tag));
+    columns_.cid.push_back(static_cast<int32_t>(call.cid));
+    columns_.fid.push_back(static_cast<int32_t>(call.fid));
+    columns_.recvPeer.push_back(
+        static_cast<int32_t>(call.sendAndReceive ? call.recvPeer : kNoValue32));
+    columns_.recvTag.push_back(
+        static_cast<int32_t>(call.sendAndReceive ? call.recvTag : kNoValue32));
+}
+
+}  // namespace
+
+std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
+                                                       const TraceOptions &options,
+                                                       const LocalToWorldTable *localToWorld,
+                                                       std::string *reason) {
+    ColumnsResult result;
+    struct stat info {};
+    if (stat(path.c_str(), &info) == 0 && info.st_size > 0)
+        result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
+    DialectColumnBuilder builder(result.columns, options.filter, localToWorld);
+    DialectScanner scanner(path);
+    if (scanner.run(builder) == DialectScanner::Outcome::Unrecognised) {
+        if (reason) *reason = scanner.reason();
+        return std::nullopt;
+    }
+    result.timeFractionDigits = builder.timeFractionDigits();
+    return result;
+}
+
+ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
+                               const LocalToWorldTable *localToWorld) {
+    std::string reason;
+    if (auto result = readEventColumnsByDialect(path, options, localToWorld, &reason))
+        return std::move(*result);
+    ColumnsResult result = readEventColumnsWithLibxml2(path, options, localToWorld);
+    result.fallback = std::move(reason);
+    return result;
+}
+
+}  // namespace hdtrace::reader

@@ -1,0 +1,511 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include <hdtrace/reader/DialectScanner.hpp>
+
+namespace hdtrace::reader {
+namespace {
+
+// Byte classes. The buffer always ends in a NUL sentinel, which is of class
+// kBad everywhere, so that every loop stops at the end of the data without a
+// bounds check and then tells "need more data" from "bad byte" by position.
+enum : uint8_t { kPlain = 0, kQuote, kAmpersand, kNonAscii, kBad };
+
+struct ByteTables {
+    uint8_t value[256];  // inside an attribute value
+    bool space[256];     // XML's S without carriage return
+    bool nameStart[256];
+    bool name[256];
+};
+
+constexpr ByteTables makeTables() {
+    ByteTables tables{};
+    for (int c = 0; c < 256; ++c) {
+        tables.value[c] = c >= 0x80 ? kNonAscii : (c < 0x20 || c == 0x7f) ? kBad : kPlain;
+        tables.space[c] = false;
+        tables.nameStart[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+        tables.name[c] = tables.nameStart[c] || (c >= '0' && c <= '9') || c == '.' || c == '-';
+    }
+    // Literal tabs and newlines in a value are normalised to spaces by XML;
+    // they are left to libxml2 (kBad, as are '<' and carriage returns).
+    tables.value[static_cast<unsigned char>('<')] = kBad;
+    tables.value[static_cast<unsigned char>('\'')] = kQuote;
+    tables.value[static_cast<unsigned char>('"')] = kQuote;
+    tables.value[static_cast<unsigned char>('&')] = kAmpersand;
+    tables.space[static_cast<unsigned char>(' ')] = true;
+    tables.space[static_cast<unsigned char>('\t')] = true;
+    tables.space[static_cast<unsigned char>('\n')] = true;
+    return tables;
+}
+
+constexpr ByteTables kTables = makeTables();
+
+inline unsigned char byteAt(const char *position) {
+    return static_cast<unsigned char>(*position);
+}
+
+// The first byte at or after position that is not plain value text (a
+// quote, '&', '<', a control character, DEL or a non-ASCII byte). The
+// buffer's padding after the sentinel makes 16-byte loads safe.
+inline const char *skipPlainValue(const char *position) {
+#ifdef __SSE2__
+    const __m128i space = _mm_set1_epi8(0x20), apostrophe = _mm_set1_epi8('\''),
+                  quote = _mm_set1_epi8('"'), ampersand = _mm_set1_epi8('&'),
+                  less = _mm_set1_epi8('<'), del = _mm_set1_epi8(0x7f);
+    for (;;) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(position));
+        // Signed: bytes >= 0x80 are negative, so below 0x20 as well.
+        __m128i special = _mm_cmplt_epi8(bytes, space);
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, apostrophe));
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, quote));
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, ampersand));
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, less));
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, del));
+        const int mask = _mm_movemask_epi8(special);
+        if (mask != 0) return position + __builtin_ctz(static_cast<unsigned>(mask));
+        position += 16;
+    }
+#else
+    while (kTables.value[byteAt(position)] == kPlain)
+        ++position;
+    return position;
+#endif
+}
+
+// The first byte at or after position that is not a name character of the
+// dialect ([A-Za-z0-9_.-]).
+inline const char *skipName(const char *position) {
+#ifdef __SSE2__
+    const __m128i caseBit = _mm_set1_epi8(0x20), lowerA = _mm_set1_epi8('a'),
+                  letters = _mm_set1_epi8(25), zero = _mm_set1_epi8('0'), digits = _mm_set1_epi8(9),
+                  underscore = _mm_set1_epi8('_'), dot = _mm_set1_epi8('.'),
+                  dash = _mm_set1_epi8('-');
+    for (;;) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(position));
+        // Unsigned range checks: x - low <= span, as min(x - low, span) == x - low.
+        const __m128i letter = _mm_sub_epi8(_mm_or_si128(bytes, caseBit), lowerA);
+        const __m128i digit = _mm_sub_epi8(bytes, zero);
+        __m128i name = _mm_cmpeq_epi8(_mm_min_epu8(letter, letters), letter);
+        name = _mm_or_si128(name, _mm_cmpeq_epi8(_mm_min_epu8(digit, digits), digit));
+        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, underscore));
+        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, dot));
+        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, dash));
+        const unsigned mask = ~static_cast<unsigned>(_mm_movemask_epi8(name)) & 0xffffu;
+        if (mask != 0) return position + __builtin_ctz(mask);
+        position += 16;
+    }
+#else
+    while (kTables.name[byteAt(position)])
+        ++position;
+    return position;
+#endif
+}
+
+// Names are short: compared inline, without a call to memcmp.
+inline bool sameName(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+// Length of the valid UTF-8 sequence of an XML character at position, 0 if
+// invalid, -1 if it runs past end.
+int utf8CharLength(const char *position, const char *end) {
+    const unsigned char lead = byteAt(position);
+    int length = lead < 0xc2 ? 0 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : lead < 0xf5 ? 4 : 0;
+    if (length == 0) return 0;
+    if (end - position < length) return -1;
+    uint32_t codePoint = lead & (0x7f >> length);
+    for (int i = 1; i < length; ++i) {
+        const unsigned char next = byteAt(position + i);
+        if ((next & 0xc0) != 0x80) return 0;
+        codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    if ((length == 3 && codePoint < 0x800) || (length == 4 && codePoint < 0x10000) ||
+        codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ||
+        codePoint == 0xfffe || codePoint == 0xffff)
+        return 0;
+    return length;
+}
+
+bool isXmlChar(uint32_t codePoint) {
+    return codePoint == 0x9 || codePoint == 0xa || codePoint == 0xd ||
+           (codePoint >= 0x20 && codePoint <= 0xd7ff) ||
+           (codePoint >= 0xe000 && codePoint <= 0xfffd) ||
+           (codePoint >= 0x10000 && codePoint <= 0x10ffff);
+}
+
+void appendUtf8(std::string &out, uint32_t codePoint) {
+    if (codePoint < 0x80) {
+        out.push_back(static_cast<char>(codePoint));
+    } else if (codePoint < 0x800) {
+        out.push_back(static_cast<char>(0xc0 | (codePoint >> 6)));
+        out.push_back(static_cast<char>(0x80 | (codePoint & 0x3f)));
+    } else if (codePoint < 0x10000) {
+        out.push_back(static_cast<char>(0xe0 | (codePoint >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | (codePoint & 0x3f)));
+    } else {
+        out.push_back(static_cast<char>(0xf0 | (codePoint >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((codePoint >> 12) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | (codePoint & 0x3f)));
+    }
+}
+
+// Decodes the reference text between '&' and ';' into out; false if it is
+// not one this scanner knows (libxml2 then decides).
+bool decodeReference(std::string_view reference, std::string &out) {
+    if (reference == "amp") return out.push_back('&'), true;
+    if (reference == "lt") return out.push_back('<'), true;
+    if (reference == "gt") return out.push_back('>'), true;
+    if (reference == "apos") return out.push_back('\''), true;
+    if (reference == "quot") return out.push_back('"'), true;
+    if (reference.size() < 2 || reference[0] != '#') return false;
+    const bool hex = reference[1] == 'x';
+    std::string_view digits = reference.substr(hex ? 2 : 1);
+    if (digits.empty() || digits.size() > 7) return false;
+    uint32_t codePoint = 0;
+    for (char digit : digits) {
+        uint32_t value;
+        if (digit >= '0' && digit <= '9')
+            value = static_cast<uint32_t>(digit - '0');
+        else if (hex && digit >= 'a' && digit <= 'f')
+            value = static_cast<uint32_t>(digit - 'a' + 10);
+        else if (hex && digit >= 'A' && digit <= 'F')
+            value = static_cast<uint32_t>(digit - 'A' + 10);
+        else
+            return false;
+        codePoint = codePoint * (hex ? 16 : 10) + value;
+    }
+    if (!isXmlChar(codePoint)) return false;
+    appendUtf8(out, codePoint);
+    return true;
+}
+
+// The XML declarations of our writer, the seed and the tests; any other is left to libxml2.
+constexpr std::string_view kPrologs[] = {
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<?xml version=\"1.0\"?>",
+    "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version='1.0'?>"};
+
+}  // namespace
+
+DialectScanner::DialectScanner(std::string path, size_t chunkBytes)
+    : path_(std::move(path)), capacity_(chunkBytes) {
+    openNames_.resize(kMaxDepth + 1);
+}
+
+DialectScanner::~DialectScanner() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+DialectScanner::TagResult DialectScanner::unrecognised(const char *why) {
+    reason_ = why;
+    return TagResult::Unrecognised;
+}
+
+bool DialectScanner::open() {
+    // Like SaxFileParser: never block on a FIFO, read regular files only.
+    // Every refusal is left to libxml2's reader, which words the error.
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) return false;
+    struct stat info {};
+    if (fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) return false;
+    // A small file gets a buffer of its size (it may still grow: then a
+    // tag longer than the buffer goes to libxml2).
+    const size_t fileBytes = static_cast<size_t>(info.st_size) + 1;
+    if (fileBytes < capacity_) capacity_ = std::max<size_t>(fileBytes, 4096);
+    buffer_.resize(capacity_ + kPadding);
+    return true;
+}
+
+bool DialectScanner::refill(const char *keepFrom) {
+    char *begin = buffer_.data();
+    const size_t keep = static_cast<size_t>(end_ - keepFrom);
+    if (keep == capacity_) return false;
+    std::memmove(begin, keepFrom, keep);
+    size_t filled = keep;
+    while (filled < capacity_ && !endOfFile_) {
+        ssize_t got = ::read(fd_, begin + filled, capacity_ - filled);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return false;
+        if (got == 0) endOfFile_ = true;
+        filled += static_cast<size_t>(got);
+    }
+    consumedBefore_ += static_cast<size_t>(keepFrom - begin);
+    end_ = begin + filled;
+    std::memset(begin + filled, 0, kPadding);
+    return true;
+}
+
+bool DialectScanner::skipProlog() {
+    const std::string_view start(buffer_.data(), static_cast<size_t>(end_ - buffer_.data()));
+    if (start.substr(0, 2) != "<?") return true;
+    for (std::string_view prolog : kPrologs) {
+        if (start.substr(0, prolog.size()) == prolog) {
+            consumedBefore_ = prolog.size();
+            return true;
+        }
+    }
+    return false;
+}
+
+DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
+    if (!open()) {
+        reason_ = "cannot open the file as a regular file";
+        return Outcome::Unrecognised;
+    }
+    end_ = buffer_.data();
+    if (!refill(end_)) {
+        reason_ = "read failed";
+        return Outcome::Unrecognised;
+    }
+    if (end_ == buffer_.data()) {
+        reason_ = "the file is empty";
+        return Outcome::Unrecognised;
+    }
+    if (!skipProlog()) {
+        reason_ = "an XML declaration other than version 1.0 in UTF-8";
+        return Outcome::Unrecognised;
+    }
+    const char *position = buffer_.data() + consumedBefore_;
+    for (;;) {
+        while (kTables.space[byteAt(position)])
+            ++position;
+        if (position == end_) {
+            if (endOfFile_) break;
+            if (!refill(position)) {
+                reason_ = "read failed";
+                return Outcome::Unrecognised;
+            }
+            position = buffer_.data();
+            continue;
+        }
+        if (*position != '<') {
+            reason_ = "text or a character outside the dialect between tags";
+            return Outcome::Unrecognised;
+        }
+        const char *tag = position;
+        switch (scanTag(position, handler)) {
+            case TagResult::Done:
+                continue;
+            case TagResult::Stopped:
+                return Outcome::Stopped;
+            case TagResult::Unrecognised:
+                return Outcome::Unrecognised;
+            case TagResult::NeedMore:
+                if (endOfFile_) {
+                    reason_ = "the file ends inside a tag";
+                    return Outcome::Unrecognised;
+                }
+                if (!refill(tag)) {
+                    reason_ = "a tag longer than the chunk, or a failed read";
+                    return Outcome::Unrecognised;
+                }
+                position = buffer_.data();
+                continue;
+        }
+    }
+    if (!rootSeen_) {
+        reason_ = "no root element";
+        return Outcome::Unrecognised;
+    }
+    if (depth_ > 0) {
+        reason_ = "the file ends inside the root element";
+        return Outcome::Unrecognised;
+    }
+    return Outcome::Complete;
+}
+
+DialectScanner::TagResult DialectScanner::scanTag(const char *&position, DialectHandler &handler) {
+    const char next = position[1];
+    if (next == '/') return scanEndTag(position, handler);
+    if (next == '?' || next == '!') return unrecognised("a comment, CDATA, DTD or PI");
+    if (position + 1 == end_) return TagResult::NeedMore;
+    return scanStartTag(position, handler);
+}
+
+DialectScanner::TagResult DialectScanner::scanEndTag(const char *&position,
+                                                     DialectHandler &handler) {
+    const char *cursor = position + 2;
+    const char *nameStart = cursor;
+    cursor = skipName(cursor);
+    const size_t nameLength = static_cast<size_t>(cursor - nameStart);
+    while (kTables.space[byteAt(cursor)])
+        ++cursor;
+    if (cursor == end_) return TagResult::NeedMore;
+    if (*cursor != '>') return unrecognised("a malformed end tag");
+    if (depth_ == 0) return unrecognised("an end tag outside the root");
+    const OpenName &open = openNames_[static_cast<size_t>(depth_)];
+    const char *openText = open.length <= kShortName ? open.text : open.long_.data();
+    bool matches = open.length == nameLength;
+    for (size_t i = 0; matches && i < nameLength; ++i)
+        matches = openText[i] == nameStart[i];
+    if (!matches) return unrecognised("an end tag that does not match its start tag");
+    handler.endElement(depth_);
+    if (--depth_ == 0) rootClosed_ = true;
+    position = cursor + 1;
+    return TagResult::Done;
+}
+
+DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
+                                                       DialectHandler &handler) {
+    const char *cursor = position + 1;
+    if (!kTables.nameStart[byteAt(cursor)]) return unrecognised("a name outside the dialect");
+    const char *nameStart = cursor;
+    cursor = skipName(cursor);
+    const std::string_view name(nameStart, static_cast<size_t>(cursor - nameStart));
+    if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
+    int count = 0;
+    uint64_t seen = 0;
+    bool selfClosing = false;
+    for (;;) {
+        const char *beforeSpace = cursor;
+        while (kTables.space[byteAt(cursor)])
+            ++cursor;
+        if (cursor == end_) return TagResult::NeedMore;
+        if (*cursor == '>') {
+            ++cursor;
+            break;
+        }
+        if (*cursor == '/') {
+            if (cursor + 1 == end_) return TagResult::NeedMore;
+            if (cursor[1] != '>') return unrecognised("a malformed empty-element tag");
+            cursor += 2;
+            selfClosing = true;
+            break;
+        }
+        if (cursor == beforeSpace || !kTables.nameStart[byteAt(cursor)])
+            return unrecognised("a malformed attribute");
+        if (count == kMaxAttributes) return unrecognised("too many attributes");
+        const char *attributeStart = cursor;
+        cursor = skipName(cursor);
+        const std::string_view attributeName(attributeStart,
+                                             static_cast<size_t>(cursor - attributeStart));
+        if (attributeName.size() > kMaxNameBytes || sameName(attributeName, "xmlns"))
+            return unrecognised("an attribute name outside the dialect");
+        while (kTables.space[byteAt(cursor)])
+            ++cursor;
+        if (cursor == end_) return TagResult::NeedMore;
+        if (*cursor != '=') return unrecognised("a malformed attribute");
+        ++cursor;
+        while (kTables.space[byteAt(cursor)])
+            ++cursor;
+        if (cursor == end_) return TagResult::NeedMore;
+        const char quote = *cursor;
+        if (quote != '\'' && quote != '"') return unrecognised("an unquoted attribute value");
+        ++cursor;
+        // Most values are plain text: scanned here, the rest by scanValue.
+        const char *valueStart = cursor;
+        cursor = skipPlainValue(cursor);
+        std::string_view value;
+        if (*cursor == quote) {
+            value = std::string_view(valueStart, static_cast<size_t>(cursor - valueStart));
+            ++cursor;
+        } else {
+            cursor = valueStart;
+            TagResult result = scanValue(cursor, quote, count, &value);
+            if (result != TagResult::Done) return result;
+        }
+        // A repeat is looked for only when an earlier name has the same
+        // length and first letter (seen, one bit per such pair).
+        const uint64_t bit = uint64_t{1}
+                             << ((attributeName.size() * 7 + byteAt(attributeStart)) & 63);
+        if (seen & bit) {
+            for (int other = 0; other < count; ++other)
+                if (sameName(attributes_[static_cast<size_t>(other)].name, attributeName))
+                    return unrecognised("a repeated attribute");
+        }
+        seen |= bit;
+        attributes_[static_cast<size_t>(count++)] = {attributeName, value};
+    }
+    if (rootClosed_) return unrecognised("an element after the root");
+    if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
+    ++depth_;
+    rootSeen_ = true;
+    OpenName &open = openNames_[static_cast<size_t>(depth_)];
+    open.length = name.size();
+    if (name.size() <= kShortName)
+        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
+    else
+        open.long_.assign(name);
+    position = cursor;
+    switch (handler.startElement(depth_, name, attributes_.data(), count)) {
+        case DialectHandler::Verdict::Continue:
+            break;
+        case DialectHandler::Verdict::Stop:
+            return TagResult::Stopped;
+        case DialectHandler::Verdict::Unrecognised:
+            return unrecognised("a value the column reader refuses");
+    }
+    if (selfClosing) {
+        handler.endElement(depth_);
+        if (--depth_ == 0) rootClosed_ = true;
+    }
+    return TagResult::Done;
+}
+
+// Scans an attribute value from just after its opening quote to just after
+// its closing one. The value is a view into the buffer unless it holds
+// references, which are decoded into decoded_[attributeIndex].
+DialectScanner::TagResult DialectScanner::scanValue(const char *&position, char quote,
+                                                    int attributeIndex, std::string_view *value) {
+    const char *cursor = position;
+    const char *run = cursor;  // start of the text not yet copied to decoded
+    std::string *decoded = nullptr;
+    for (;;) {
+        cursor = skipPlainValue(cursor);
+        const uint8_t kind = kTables.value[byteAt(cursor)];
+        if (kind == kQuote) {
+            if (*cursor == quote) break;
+            ++cursor;
+        } else if (kind == kNonAscii) {
+            const int length = utf8CharLength(cursor, end_);
+            if (length < 0) return TagResult::NeedMore;
+            if (length == 0) return unrecognised("bytes that are not UTF-8 XML characters");
+            cursor += length;
+        } else if (kind == kAmpersand) {
+            if (!decoded) {
+                decoded = &decoded_[static_cast<size_t>(attributeIndex)];
+                decoded->clear();
+            }
+            decoded->append(run, static_cast<size_t>(cursor - run));
+            const char *referenceEnd = cursor + 1;
+            while (referenceEnd < end_ && referenceEnd - cursor <= 10 && *referenceEnd != ';')
+                ++referenceEnd;
+            if (referenceEnd == end_) return TagResult::NeedMore;
+            if (*referenceEnd != ';' ||
+                !decodeReference(
+                    std::string_view(cursor + 1, static_cast<size_t>(referenceEnd - cursor - 1)),
+                    *decoded))
+                return unrecognised("a reference outside the dialect");
+            cursor = referenceEnd + 1;
+            run = cursor;
+        } else {
+            if (cursor == end_) return TagResult::NeedMore;
+            return unrecognised("a character in a value that XML normalises or refuses");
+        }
+    }
+    if (decoded) {
+        decoded->append(run, static_cast<size_t>(cursor - run));
+        *value = *decoded;
+    } else {
+        *value = std::string_view(position, static_cast<size_t>(cursor - position));
+    }
+    position = cursor + 1;
+    return TagResult::Done;
+}
+
+}  // namespace hdtrace::reader
