@@ -135,9 +135,15 @@ def test_the_run_has_every_kind_of_message(traced_run):
             "File_write_at_all", "File_read_at", "Allreduce"} <= names
     matches = hdtrace.match_messages(project)
     # Per iteration and rank: Sendrecv, 2 Isends, half the ranks' Send; 4 persistent
-    # starts per rank; 2 matched-probe messages.
-    assert len(matches.pairs) == RANKS * ITERATIONS * 3 + RANKS // 2 * ITERATIONS + RANKS * 4 + 2
+    # starts per rank; 2 matched-probe messages, 3 to wildcard receives.
+    assert len(matches.pairs) == \
+        RANKS * ITERATIONS * 3 + RANKS // 2 * ITERATIONS + RANKS * 4 + 2 + 3
     assert len(matches.unmatched_sends) == len(matches.unmatched_recvs) == 0
+    world = next(c.index for c in project.communicators if c.name == "WORLD")
+    wildcard = matches.pairs[(matches.pairs["tag"] == 7) & (matches.pairs["receiver"] == 0)
+                             & (matches.pairs["communicator"] == world)]
+    assert wildcard["sender"].tolist() == [1, 2, 1]
+    assert wildcard["size"].tolist() == [8, 16, 24]
 
 
 def test_to_dask_equals_to_dataframe(traced_run):

@@ -67,6 +67,21 @@ int main(int argc, char **argv) {
         MPI_Mrecv(in, 2, MPI_DOUBLE, &first, MPI_STATUS_IGNORE);
     }
 
+    /* Wildcard receives from two senders, sent in the order rank 1, rank 2, rank 1:
+     * the second receive takes rank 2's message, the earliest pending one. */
+    for (int step = 0; step < 3; step++) {
+        if ((step != 1 && rank == 1) || (step == 1 && rank == 2))
+            MPI_Send(out, 1 + step, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (rank == 0) { /* Irecv: a blocking Recv logs the source its status names */
+        MPI_Request wildcards[3];
+        for (int step = 0; step < 3; step++)
+            MPI_Irecv(in + 3 * step, 3, MPI_DOUBLE, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD,
+                      &wildcards[step]);
+        MPI_Waitall(3, wildcards, MPI_STATUSES_IGNORE);
+    }
+
     MPI_File file;
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &file);
     MPI_File_write_at(file, rank * 64 * sizeof(double), out, 64, MPI_DOUBLE, MPI_STATUS_IGNORE);
