@@ -130,6 +130,15 @@ class _DaskRun:
 
 def project_to_dask(project, names=None, window=None):
     dask, dd, pandas = import_dask()
+    # A project opened with clock alignment corrects its times in-process,
+    # from the whole table at once (the order repair needs every message);
+    # a task reads one trace as written, so the two would disagree.
+    if getattr(project, "clock_correction", None) is not None:
+        raise ValueError(
+            f"{project.path}: to_dask() reads the times as written, and this project corrects "
+            "its clocks when read (align): rewrite the traces once with `hdtrace align "
+            f"{project.path}` (then every reader gets the corrected times), or open it with "
+            "align=False for the times as written")
     from_ns, to_ns = project._window_ns(window)
     comm_index = {}
     for communicator in project.communicators:
@@ -447,9 +456,12 @@ def frame_match_messages(run):
                           as_rows(incomplete))
 
 
-def to_dask(project, names=None, window=None, partial=False, ranks=None):
-    """hdtrace.open(project, partial, ranks).to_dask(names, window); see Project.to_dask."""
+def to_dask(project, names=None, window=None, **open_options):
+    """hdtrace.open(project, **open_options).to_dask(names, window), for a
+    path; a Project's own to_dask() otherwise. See Project.to_dask."""
     from .project import Project, open as open_project
     if not isinstance(project, Project):
-        project = open_project(project, partial=partial, ranks=ranks)
+        project = open_project(project, **open_options)
+    elif open_options:
+        raise TypeError("open options are for a path: this Project is open already")
     return project.to_dask(names=names, window=window)
