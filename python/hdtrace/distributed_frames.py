@@ -293,7 +293,8 @@ def _posts_of_part(part, spec, groups):
     name_of = [names[code] for code in np.asarray(side["name_code"]).tolist()]
     peers, tags = frame["peer"].tolist(), frame["tag"].tolist()
     cids, sizes, rids = frame["cid"].tolist(), frame["size"].tolist(), frame["rid"].tolist()
-    start_ns, start, end = frame["start_ns"].tolist(), frame["start"].tolist(), frame["end"].tolist()
+    start_ns = frame["start_ns"].tolist()
+    start, end = frame["start"].tolist(), frame["end"].tolist()
     recv_peer, recv_tag = np.asarray(side["recv_peer"]), np.asarray(side["recv_tag"])
 
     completions = defaultdict(list)  # rid -> [(start_ns, end)] of the Wait/Test calls
