@@ -126,6 +126,7 @@ def assert_matches_equal(project, frame, on_dask, in_process):
         np.testing.assert_array_equal(np.array(got_pair[7:]), np.array(want_pair[7:]))
     assert np.all(np.diff(on_dask.pairs["send_start"]) >= 0)
     for field in ("unmatched_sends", "unmatched_recvs", "incomplete"):
+        assert len(getattr(in_process, field)) > 0, field
         assert sorted(to_table_row[getattr(on_dask, field)].tolist()) == \
             getattr(in_process, field).tolist(), field
 
@@ -140,10 +141,15 @@ def test_the_run_has_every_kind_of_message(traced_run):
             "File_write_at_all", "File_read_at", "Allreduce"} <= names
     matches = hdtrace.match_messages(project)
     # Per iteration and rank: Sendrecv, 2 Isends, half the ranks' Send; 4 persistent
-    # starts per rank; 2 matched-probe messages, 3 to wildcard receives.
+    # starts per rank; 2 matched-probe messages, 3 to wildcard receives, 1 freed Isend.
     assert len(matches.pairs) == \
-        RANKS * ITERATIONS * 3 + RANKS // 2 * ITERATIONS + RANKS * 4 + 2 + 3
-    assert len(matches.unmatched_sends) == len(matches.unmatched_recvs) == 0
+        RANKS * ITERATIONS * 3 + RANKS // 2 * ITERATIONS + RANKS * 4 + 2 + 3 + 1
+
+    def described(rows):
+        return [(int(table["rank"][r]), str(table["name"][r]), int(table["tag"][r])) for r in rows]
+    assert described(matches.unmatched_sends) == [(1, "Send", 13)]
+    assert described(matches.unmatched_recvs) == [(0, "Irecv", 12)]
+    assert described(matches.incomplete) == [(3, "Isend", 11)]
     world = next(c.index for c in project.communicators if c.name == "WORLD")
     wildcard = matches.pairs[(matches.pairs["tag"] == 7) & (matches.pairs["receiver"] == 0)
                              & (matches.pairs["communicator"] == world)]

@@ -82,6 +82,23 @@ int main(int argc, char **argv) {
         MPI_Waitall(3, wildcards, MPI_STATUSES_IGNORE);
     }
 
+    /* A send no one receives, a receive no one sends to (cancelled), and an Isend
+     * whose request is freed: unmatched and incomplete calls. */
+    if (rank == 1) MPI_Send(out, 1, MPI_DOUBLE, 2, 13, MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Request cancelled;
+        MPI_Irecv(in, 1, MPI_DOUBLE, 1, 12, MPI_COMM_WORLD, &cancelled);
+        MPI_Cancel(&cancelled);
+        MPI_Wait(&cancelled, MPI_STATUS_IGNORE);
+    }
+    if (rank == 3) {
+        MPI_Request freed;
+        MPI_Isend(out, 1, MPI_DOUBLE, 0, 11, MPI_COMM_WORLD, &freed);
+        MPI_Request_free(&freed);
+    }
+    if (rank == 0) MPI_Recv(in, 1, MPI_DOUBLE, 3, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
+
     MPI_File file;
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &file);
     MPI_File_write_at(file, rank * 64 * sizeof(double), out, 64, MPI_DOUBLE, MPI_STATUS_IGNORE);
