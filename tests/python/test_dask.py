@@ -167,6 +167,23 @@ def test_to_dask_equals_to_dataframe(traced_run):
         hdtrace.to_dask(str(traced_run), **AS_WRITTEN).compute(), computed)
 
 
+def test_tasks_carry_paths_and_options_only(traced_run):
+    """What a scheduler ships to a worker: the read tasks' _TraceSpecs, no
+    Project, no reader, no trace contents."""
+    import cloudpickle  # as the distributed scheduler pickles tasks
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    frame = project.to_dask()
+    shipped = cloudpickle.dumps(dict(frame.__dask_graph__()))
+    assert b"hdtrace.project" not in shipped and b"TraceReader" not in shipped
+    specs = frame._hdtrace_run.specs
+    assert [spec.path for spec in specs] == [os.path.abspath(leaf.path)
+                                            for leaf in project.topology]
+    for spec in specs:
+        assert all(isinstance(value, (str, int, bool, tuple, dict, type(None)))
+                   for value in vars(spec).values()), spec
+    assert len(shipped) < 4000 * len(specs)
+
+
 def test_to_dask_filters_like_to_numpy(traced_run):
     project = hdtrace.open(traced_run, **AS_WRITTEN)
     table = project.to_numpy()
