@@ -314,6 +314,16 @@ class Project:
                               "use Project.to_numpy() instead") from None
         return pandas.DataFrame(self.to_numpy(names, window))
 
+    # --- Dask (issue 16): the table as a dask.dataframe, see distributed_frames.py
+    def to_dask(self, names=None, window=None):
+        """A dask.dataframe of to_numpy()'s columns and dtypes, one partition per
+        trace (in topology order, each in the trace's order), read by the C++
+        reader inside the task. Needs Dask and pandas; the workers must see the
+        trace files under the same (absolute) paths."""
+        from .distributed_frames import project_to_dask
+        return project_to_dask(self, names, window)
+    # --- end Dask
+
     def _full_table(self):
         from .table import read_table
         if self._table is None:

@@ -1,0 +1,307 @@
+"""Project.to_dask() and stats / match_messages on its frame, on the local
+schedulers and on a dask.distributed LocalCluster of 2 worker processes.
+
+The run: tests/python/programs/message-mix.c on 4 ranks, traced by
+`hdtrace run` (the wrapper, then the merger). Every result on Dask is
+compared with the in-process one on the same project: the table row for row,
+stats exactly for counts, bytes, spans and names (sums of float seconds to
+1e-12 relative: Dask adds per partition first), match_messages pair for pair.
+"""
+import inspect
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import buildtree
+import hdtrace
+
+pandas = pytest.importorskip("pandas", reason="python3-pandas is needed (scripts/install-deps)")
+dask = pytest.importorskip("dask", reason="python3-dask is needed (scripts/install-deps)")
+distributed = pytest.importorskip("distributed",
+                                  reason="python3-distributed is needed (scripts/install-deps)")
+
+# The traces as written: once projects can correct clocks when opened
+# (open(align=...)), to_dask() refuses such a project (its README section).
+AS_WRITTEN = {"align": False} if "align" in inspect.signature(hdtrace.open).parameters else {}
+
+PROGRAM = pathlib.Path(__file__).resolve().parent / "programs" / "message-mix.c"
+RANKS = 4
+ITERATIONS = 20
+TIMEOUT = 300
+
+
+def mpi_env(**extra):
+    """No inherited HDTRACE_* or preload; Open MPI as root, oversubscribed, unbound, ROMIO."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HDTRACE_")}
+    env.pop("LD_PRELOAD", None)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_hwloc_base_binding_policy="none",
+               OMPI_MCA_io="romio321", PYTHONPATH=str(buildtree.build_dir() / "python"))
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="module")
+def traced_run(build_dir, tmp_path_factory):
+    """The .proj of message-mix on 4 ranks, traced and merged by `hdtrace run`."""
+    cache = (build_dir / "CMakeCache.txt").read_text()
+    match = re.search(r"^MPI_C_COMPILER:[A-Z]+=(.*)$", cache, re.MULTILINE)
+    assert match, f"MPI_C_COMPILER is not in {build_dir}/CMakeCache.txt"
+    work = tmp_path_factory.mktemp("message-mix")
+    program = work / "message-mix"
+    built = subprocess.run([match.group(1), "-o", str(program), str(PROGRAM)],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    assert built.returncode == 0, built.stderr
+    result = subprocess.run(
+        ["/usr/bin/python3", "-m", "hdtrace", "run", "-n", str(RANKS), "-o", "run", "--",
+         str(program), str(work / "mix.dat"), str(ITERATIONS)],
+        cwd=work, capture_output=True, text=True, timeout=TIMEOUT, env=mpi_env())
+    assert result.returncode == 0, result.stderr
+    return work / "run" / "message-mix.proj"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One LocalCluster of 2 worker processes for the module (it takes seconds to start)."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=40) as local:
+        yield local
+
+
+def in_trace_order(project, computed):
+    """frame.compute() (partitions one after another) in to_numpy()'s order:
+    by start, ties in trace order, as to_numpy sorts its concatenation."""
+    order = np.argsort(computed["start_ns"].to_numpy(), kind="stable")
+    return computed.iloc[order].reset_index(drop=True), order
+
+
+def assert_frame_matches(project, frame, **filters):
+    expected = project.to_dataframe(**filters)
+    assert list(frame.columns) == list(expected.columns)
+    assert list(frame.dtypes) == list(expected.dtypes)
+    computed = frame.compute()
+    assert list(computed.dtypes) == list(expected.dtypes)
+    assert frame.npartitions == len(project.topology)
+    # One partition per trace, in topology order.
+    for number, leaf in enumerate(project.topology):
+        part = frame.get_partition(number).compute()
+        assert set(part["rank"]) <= {leaf.rank} and set(part["thread"]) <= {leaf.thread}
+    ordered, _ = in_trace_order(project, computed)
+    pandas.testing.assert_frame_equal(ordered, expected, check_exact=True)
+    return computed
+
+
+def assert_stats_equal(on_dask, in_process):
+    for table in ("functions", "ranks", "files"):
+        got, want = getattr(on_dask, table), getattr(in_process, table)
+        assert got.dtype == want.dtype and len(got) == len(want) > 0, table
+        for field in want.dtype.names:
+            if want.dtype[field].kind == "f":
+                np.testing.assert_allclose(got[field], want[field], rtol=1e-12, atol=0,
+                                           err_msg=f"{table}.{field}")
+            else:
+                assert got[field].tolist() == want[field].tolist(), f"{table}.{field}"
+
+
+def assert_matches_equal(project, frame, on_dask, in_process):
+    """Dask's rows are positions in frame.compute(); mapped to to_numpy() rows,
+    every pair, unmatched and incomplete row is the in-process one."""
+    _, order = in_trace_order(project, frame.compute())
+    to_table_row = np.empty(len(order), dtype=np.int64)
+    to_table_row[order] = np.arange(len(order))
+    mapped = on_dask.pairs.copy()
+    mapped["send_row"] = to_table_row[mapped["send_row"]]
+    mapped["recv_row"] = to_table_row[mapped["recv_row"]]
+    key = lambda pairs: sorted(pairs.tolist(), key=lambda p: (p[0], p[1]))  # noqa: E731
+    assert len(mapped) == len(in_process.pairs) > 0
+    got, want = key(mapped), key(in_process.pairs)
+    for got_pair, want_pair in zip(got, want):
+        assert got_pair[:7] == want_pair[:7]  # rows, ranks, tag, communicator, size
+        np.testing.assert_array_equal(np.array(got_pair[7:]), np.array(want_pair[7:]))
+    assert np.all(np.diff(on_dask.pairs["send_start"]) >= 0)
+    for field in ("unmatched_sends", "unmatched_recvs", "incomplete"):
+        assert len(getattr(in_process, field)) > 0, field
+        assert sorted(to_table_row[getattr(on_dask, field)].tolist()) == \
+            getattr(in_process, field).tolist(), field
+
+
+def test_the_run_has_every_kind_of_message(traced_run):
+    """The comparisons below mean something only if the run has these."""
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    table = project.to_numpy()
+    names = set(table["name"].tolist())
+    assert {"Sendrecv", "Isend", "Irecv", "Waitall", "Send", "Recv", "Send_init", "Recv_init",
+            "Startall", "Start", "Mprobe", "Mrecv", "File_open", "File_write_at",
+            "File_write_at_all", "File_read_at", "Allreduce"} <= names
+    matches = hdtrace.match_messages(project)
+    # Per iteration and rank: Sendrecv, 2 Isends, half the ranks' Send; 4 persistent
+    # starts per rank; 2 matched-probe messages, 3 to wildcard receives, 1 freed Isend.
+    assert len(matches.pairs) == \
+        RANKS * ITERATIONS * 3 + RANKS // 2 * ITERATIONS + RANKS * 4 + 2 + 3 + 1
+
+    def described(rows):
+        return [(int(table["rank"][r]), str(table["name"][r]), int(table["tag"][r])) for r in rows]
+    assert described(matches.unmatched_sends) == [(1, "Send", 13)]
+    assert described(matches.unmatched_recvs) == [(0, "Irecv", 12)]
+    assert described(matches.incomplete) == [(3, "Isend", 11)]
+    world = next(c.index for c in project.communicators if c.name == "WORLD")
+    wildcard = matches.pairs[(matches.pairs["tag"] == 7) & (matches.pairs["receiver"] == 0)
+                             & (matches.pairs["communicator"] == world)]
+    assert wildcard["sender"].tolist() == [1, 2, 1]
+    assert wildcard["size"].tolist() == [8, 16, 24]
+
+
+def test_to_dask_equals_to_dataframe(traced_run):
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    frame = project.to_dask()
+    computed = assert_frame_matches(project, frame)
+    assert len(computed) == len(project.to_numpy())
+    # The module function opens the project itself.
+    pandas.testing.assert_frame_equal(
+        hdtrace.to_dask(str(traced_run), **AS_WRITTEN).compute(), computed)
+
+
+def test_tasks_carry_paths_and_options_only(traced_run):
+    """What a scheduler ships to a worker: the read tasks' _TraceSpecs, no
+    Project, no reader, no trace contents."""
+    import cloudpickle  # as the distributed scheduler pickles tasks
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    frame = project.to_dask()
+    shipped = cloudpickle.dumps(dict(frame.__dask_graph__()))
+    assert b"hdtrace.project" not in shipped and b"TraceReader" not in shipped
+    specs = frame._hdtrace_run.specs
+    assert [spec.path for spec in specs] == [os.path.abspath(leaf.path)
+                                            for leaf in project.topology]
+    for spec in specs:
+        assert all(isinstance(value, (str, int, bool, tuple, dict, type(None)))
+                   for value in vars(spec).values()), spec
+    assert len(shipped) < 4000 * len(specs)
+
+
+def test_to_dask_filters_like_to_numpy(traced_run):
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    table = project.to_numpy()
+    middle = float(np.median(table["start"]))
+    window = (middle - 0.0005, middle + 0.0005)
+    for filters in ({"names": ["Isend", "Irecv", "File_write_at"]}, {"window": window},
+                    {"names": ["Sendrecv"], "window": window}):
+        frame = hdtrace.to_dask(traced_run, **filters, **AS_WRITTEN)
+        assert len(assert_frame_matches(project, frame, **filters)) > 0, filters
+
+
+def test_to_dask_on_the_single_process_schedulers(traced_run):
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    expected = project.to_dask().compute(scheduler="threads")
+    for scheduler in ("synchronous", "processes"):
+        pandas.testing.assert_frame_equal(project.to_dask().compute(scheduler=scheduler),
+                                          expected)
+
+
+def test_original_dialect_on_dask(data_dir):
+    """Communicator-local ranks are translated to world ranks inside the task too."""
+    project = hdtrace.open(data_dir / "original" / "orig.proj")
+    assert_frame_matches(project, project.to_dask())
+    assert_stats_equal(hdtrace.stats(project.to_dask()), hdtrace.stats(project))
+
+
+def test_stats_on_dask_equal_in_process(traced_run):
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    on_dask = hdtrace.stats(project.to_dask())
+    assert_stats_equal(on_dask, hdtrace.stats(project))
+    files = {row["file"]: row for row in on_dask.files}
+    data = str(traced_run.parent.parent / "mix.dat")
+    assert files[data]["writes"] == 2 * RANKS
+    assert files[data]["bytes_written"] == RANKS * (64 + 32) * 8
+
+
+def test_match_messages_on_dask_equal_in_process(traced_run):
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    frame = project.to_dask()
+    assert_matches_equal(project, frame, hdtrace.match_messages(frame),
+                         hdtrace.match_messages(project))
+
+
+def test_everything_on_a_local_cluster_of_two_processes(traced_run, cluster):
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    with distributed.Client(cluster) as client:
+        frame = project.to_dask()
+        assert_frame_matches(project, frame)
+        assert_stats_equal(hdtrace.stats(frame), hdtrace.stats(project))
+        assert_matches_equal(project, frame, hdtrace.match_messages(frame),
+                             hdtrace.match_messages(project))
+        # The reading happened in the two worker processes, not in this one.
+        pids = set(client.run(os.getpid).values())
+        assert len(pids) == 2 and os.getpid() not in pids
+        read_in = client.run(lambda: "hdtrace._core" in sys.modules)
+        assert all(read_in.values()), read_in
+
+
+def test_a_missing_trace_is_named(traced_run, tmp_path, cluster):
+    copy = tmp_path / "run"
+    shutil.copytree(traced_run.parent, copy)
+    proj = copy / traced_run.name
+    project = hdtrace.open(proj, **AS_WRITTEN)
+    trace = pathlib.Path(project.topology.leaf(2).path)
+    frame = project.to_dask()
+    trace.rename(trace.with_suffix(".moved"))
+    # Gone after the frame was made: the task that reads it says which file, where.
+    with pytest.raises(hdtrace.MissingTraceError, match=re.escape(str(trace))) as raised:
+        frame.compute()
+    assert raised.value.missing == [str(trace)]
+    with distributed.Client(cluster):
+        with pytest.raises(hdtrace.MissingTraceError,
+                           match=re.escape(str(trace)) + ".* does not exist on host"):
+            hdtrace.stats(frame)
+    # Gone before: opening the project names it.
+    with pytest.raises(hdtrace.MissingTraceError, match=re.escape(str(trace))):
+        hdtrace.to_dask(proj, **AS_WRITTEN)
+
+
+def test_a_derived_frame_is_refused_by_stats(traced_run):
+    frame = hdtrace.to_dask(traced_run, **AS_WRITTEN)
+    with pytest.raises(TypeError, match="the frame returned by to_dask"):
+        hdtrace.stats(frame[frame["rank"] == 0])
+    with pytest.raises(TypeError, match="the frame returned by to_dask"):
+        hdtrace.match_messages(frame.persist())
+
+
+def test_a_project_that_corrects_clocks_when_read_is_refused(traced_run, monkeypatch):
+    """Its corrected times come from the whole table: tasks reading one trace
+    each cannot give them, so to_dask() says how to get corrected traces."""
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    monkeypatch.setattr(type(project), "clock_correction", property(lambda self: object()),
+                        raising=False)
+    with pytest.raises(ValueError, match=re.escape(f"`hdtrace align {project.path}`")):
+        project.to_dask()
+
+
+HIDE_DASK = """
+import sys
+sys.modules["dask"] = None  # import dask fails as if it were not installed
+sys.path.insert(0, sys.argv[1])
+import hdtrace
+project = hdtrace.open(sys.argv[2])
+assert len(project.to_numpy()) > 0 and len(hdtrace.stats(project).functions) > 0
+assert len(hdtrace.match_messages(project).pairs) > 0
+try:
+    project.to_dask()
+except ImportError as error:
+    print(error)
+else:
+    raise SystemExit("to_dask() worked without Dask")
+"""
+
+
+def test_without_dask_the_package_works_and_to_dask_says_what_to_install(data_dir):
+    result = subprocess.run(
+        [sys.executable, "-c", HIDE_DASK, str(buildtree.build_dir() / "python"),
+         str(data_dir / "ours" / "app.proj")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "to_dask() needs Dask and pandas, and 'dask' cannot be imported" in result.stdout
+    assert "python3-dask python3-pandas" in result.stdout
