@@ -1,0 +1,129 @@
+// Fuzz target: the .info files of a run, merged strict and with --force.
+//
+// The input holds the .info of ranks 0, 1, ... separated by lines "#=#";
+// each rank gets an empty but well-formed .trc beside its .info. Checks:
+// - a failed merge leaves no .proj and no temporary file behind;
+// - every .proj written loads in ProjectReader;
+// - a run the strict merge accepts merges with --force to the same bytes,
+//   without warnings.
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <hdtrace/merger/Merger.hpp>
+#include <hdtrace/reader/Project.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+
+#include "FuzzSupport.hpp"
+
+using hdtrace::fuzz::fail;
+
+namespace {
+
+constexpr size_t kMaxRanks = 8;
+constexpr std::string_view kSeparator = "\n#=#\n";
+const char *const kEmptyTrace =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='0'>\n</Program>\n";
+
+std::vector<std::string_view> splitRanks(std::string_view input) {
+    std::vector<std::string_view> parts;
+    while (parts.size() + 1 < kMaxRanks) {
+        const size_t separator = input.find(kSeparator);
+        if (separator == std::string_view::npos) break;
+        parts.push_back(input.substr(0, separator + 1));  // keeps the line's newline
+        input.remove_prefix(separator + kSeparator.size());
+    }
+    parts.push_back(input);
+    return parts;
+}
+
+std::string listing(const std::vector<std::string> &names) {
+    std::string text;
+    for (const std::string &name : names)
+        text += " '" + name + "'";
+    return text;
+}
+
+struct MergeOutcome {
+    bool merged = false;
+    std::string error;
+    std::string project;  // the bytes of the .proj
+    size_t warnings = 0;
+};
+
+MergeOutcome mergeRun(const std::string &run, const std::vector<std::string> &inputFiles,
+                      bool force) {
+    MergeOutcome outcome;
+    hdtrace::merger::MergeOptions options;
+    options.inputs = {run};
+    options.force = force;
+    const std::string mode = force ? "--force" : "strict";
+    try {
+        const hdtrace::merger::MergeResult result = hdtrace::merger::merge(options);
+        outcome.merged = true;
+        outcome.warnings = result.warnings.size();
+        if (result.outputPath != run + "/app.proj")
+            fail(mode + " merge wrote " + result.outputPath + ", not app.proj");
+        try {
+            hdtrace::reader::readProject(result.outputPath);
+        } catch (const hdtrace::reader::ReadError &error) {
+            fail(mode + " merge wrote a .proj that does not load: " + error.what());
+        }
+        outcome.project = hdtrace::fuzz::readWholeFile(result.outputPath);
+        std::vector<std::string> expected = inputFiles;
+        expected.push_back("app.proj");
+        std::sort(expected.begin(), expected.end());
+        const std::vector<std::string> present = hdtrace::fuzz::listDirectory(run);
+        if (present != expected) fail(mode + " merge left behind:" + listing(present));
+        unlink(result.outputPath.c_str());
+    } catch (const hdtrace::merger::MergeError &error) {
+        outcome.error = error.what();
+        const std::vector<std::string> present = hdtrace::fuzz::listDirectory(run);
+        if (present != inputFiles)
+            fail(mode + " merge failed (" + outcome.error +
+                 ") and left behind:" + listing(present));
+    }
+    return outcome;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const std::string run = hdtrace::fuzz::scratchDirectory() + "/run";
+    hdtrace::fuzz::emptyDirectory(run);
+    if (mkdir(run.c_str(), 0700) != 0 && errno != EEXIST) fail("cannot create " + run);
+
+    const std::vector<std::string_view> infos =
+        splitRanks(std::string_view(reinterpret_cast<const char *>(data), size));
+    std::vector<std::string> inputFiles;
+    for (size_t rank = 0; rank < infos.size(); ++rank) {
+        const std::string base = "run/app_h_" + std::to_string(rank) + "_0";
+        hdtrace::fuzz::writeScratchFile(base + ".info", infos[rank]);
+        hdtrace::fuzz::writeScratchFile(base + ".trc", kEmptyTrace);
+        inputFiles.push_back(base.substr(4) + ".info");
+        inputFiles.push_back(base.substr(4) + ".trc");
+    }
+    std::sort(inputFiles.begin(), inputFiles.end());
+
+    const MergeOutcome strict = mergeRun(run, inputFiles, false);
+    const MergeOutcome forced = mergeRun(run, inputFiles, true);
+    if (std::getenv("HDTRACE_FUZZ_VERBOSE"))  // to see what the seeds reach
+        std::fprintf(stderr, "%zu ranks: strict %s, --force %s (%zu warnings)\n", infos.size(),
+                     strict.merged ? "merged" : strict.error.c_str(),
+                     forced.merged ? "merged" : forced.error.c_str(), forced.warnings);
+    if (strict.merged) {
+        if (!forced.merged) fail("--force failed where the strict merge did not: " + forced.error);
+        if (forced.warnings != 0) fail("--force warned about a run the strict merge accepted");
+        if (forced.project != strict.project)
+            fail("--force wrote another .proj than the strict merge");
+    }
+    return 0;
+}
