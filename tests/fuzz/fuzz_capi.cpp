@@ -101,10 +101,11 @@ const hdtrace::reader::Event *findAttributeOwner(const std::vector<hdtrace::read
 
 // The C API part: names, raw attributes, elements, .info text.
 void fuzzCApi(FuzzedDataProvider &input, const std::string &directory) {
-    const std::string program = input.ConsumeRandomLengthString(40);
+    // As C strings: what the C API sees ends at the first NUL.
+    const std::string program = input.ConsumeRandomLengthString(40).c_str();
     std::vector<std::string> levels(input.ConsumeIntegralInRange<size_t>(0, 3));
     for (std::string &level : levels)
-        level = input.ConsumeRandomLengthString(20);
+        level = input.ConsumeRandomLengthString(20).c_str();
     std::vector<const char *> levelPointers;
     for (const std::string &level : levels)
         levelPointers.push_back(level.c_str());
@@ -135,7 +136,7 @@ void fuzzCApi(FuzzedDataProvider &input, const std::string &directory) {
     while (input.remaining_bytes() > 0) {
         switch (input.ConsumeIntegralInRange(0, 7)) {
             case 0: {
-                const std::string name = input.ConsumeRandomLengthString(20);
+                const std::string name = input.ConsumeRandomLengthString(20).c_str();
                 const int result = hdT_logStateStart(trace, name.c_str());
                 if (!isXmlName(name)) {
                     if (result != -1 || errno != EINVAL) fail("state name '" + name + "' accepted");
@@ -156,14 +157,14 @@ void fuzzCApi(FuzzedDataProvider &input, const std::string &directory) {
                 }
                 break;
             case 2: {
-                const std::string text = input.ConsumeRandomLengthString(40);
+                const std::string text = input.ConsumeRandomLengthString(40).c_str();
                 if (depth > 0 && isSafeAttributeText(text, &attributeNames.back()))
                     hdT_logAttributes(trace, "%s", text.c_str());
                 break;
             }
             case 3: {
-                const std::string name = input.ConsumeRandomLengthString(20);
-                const std::string text = input.ConsumeRandomLengthString(40);
+                const std::string name = input.ConsumeRandomLengthString(20).c_str();
+                const std::string text = input.ConsumeRandomLengthString(40).c_str();
                 std::set<std::string> own;
                 const bool safe = isSafeAttributeText(text, &own);
                 const int result =
