@@ -65,13 +65,18 @@ class RecordingHandler : public SaxHandler {
   public:
     std::string record;
     void startElement(std::string_view name, const AttributeList &attributes) override {
+        // Every view first, then the text: a handler may hold the values of
+        // a start tag while it reads the others.
+        std::vector<std::string_view> values;
+        for (int i = 0; i < attributes.size(); ++i)
+            values.push_back(attributes.value(i));
         record += "<";
         record += name;
         for (int i = 0; i < attributes.size(); ++i) {
             record += " ";
             record += attributes.name(i);
             record += "=";
-            record += attributes.value(i);
+            record += values[static_cast<size_t>(i)];
         }
         record += ">";
     }
