@@ -1,9 +1,12 @@
 // Fuzz target: the .info files of a run, merged strict and with --force.
 //
 // The input holds the .info of ranks 0, 1, ... separated by lines "#=#";
-// each rank gets an empty but well-formed .trc beside its .info. Checks:
+// each rank gets an empty but well-formed .trc beside its .info. A part that
+// starts with a line "#host NAME" puts its rank on host NAME (any bytes a
+// file name can hold), else on host "h". Checks:
 // - a failed merge leaves no .proj and no temporary file behind;
-// - every .proj written loads in ProjectReader;
+// - every .proj written loads in ProjectReader, and each trace its topology
+//   names is one of the run's .trc files;
 // - a run the strict merge accepts merges with --force to the same bytes,
 //   without warnings.
 #include <errno.h>
@@ -45,6 +48,21 @@ std::vector<std::string_view> splitRanks(std::string_view input) {
     return parts;
 }
 
+// The host of a part: "#host NAME\n" at its start, removed from the part.
+std::string hostOf(std::string_view *part) {
+    constexpr std::string_view kHostLine = "#host ";
+    if (part->substr(0, kHostLine.size()) != kHostLine) return "h";
+    const size_t end = part->find('\n');
+    const std::string_view name = part->substr(
+        kHostLine.size(), end == std::string_view::npos ? end : end - kHostLine.size());
+    part->remove_prefix(end == std::string_view::npos ? part->size() : end + 1);
+    // What cannot be a part of a file name, or would end it early.
+    if (name.empty() || name.size() > 64 || name.find('/') != std::string_view::npos ||
+        name.find('\0') != std::string_view::npos || name == "." || name == "..")
+        return "h";
+    return std::string(name);
+}
+
 std::string listing(const std::vector<std::string> &names) {
     std::string text;
     for (const std::string &name : names)
@@ -73,7 +91,16 @@ MergeOutcome mergeRun(const std::string &run, const std::vector<std::string> &in
         if (result.outputPath != run + "/app.proj")
             fail(mode + " merge wrote " + result.outputPath + ", not app.proj");
         try {
-            hdtrace::reader::readProject(result.outputPath);
+            const hdtrace::reader::Project project =
+                hdtrace::reader::readProject(result.outputPath);
+            for (const hdtrace::reader::TopologyLeaf &leaf : project.leaves) {
+                const std::string name = leaf.tracePath.substr(leaf.tracePath.rfind('/') + 1);
+                if (leaf.tracePath.rfind(run + "/", 0) != 0 ||
+                    !std::binary_search(inputFiles.begin(), inputFiles.end(), name) ||
+                    name.size() < 4 || name.substr(name.size() - 4) != ".trc")
+                    fail(mode + " merge wrote a .proj whose topology names the trace '" +
+                         leaf.tracePath + "', which is not in the run");
+            }
         } catch (const hdtrace::reader::ReadError &error) {
             fail(mode + " merge wrote a .proj that does not load: " + error.what());
         }
@@ -101,11 +128,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hdtrace::fuzz::emptyDirectory(run);
     if (mkdir(run.c_str(), 0700) != 0 && errno != EEXIST) fail("cannot create " + run);
 
-    const std::vector<std::string_view> infos =
+    std::vector<std::string_view> infos =
         splitRanks(std::string_view(reinterpret_cast<const char *>(data), size));
     std::vector<std::string> inputFiles;
     for (size_t rank = 0; rank < infos.size(); ++rank) {
-        const std::string base = "run/app_h_" + std::to_string(rank) + "_0";
+        const std::string host = hostOf(&infos[rank]);
+        const std::string base = "run/app_" + host + "_" + std::to_string(rank) + "_0";
         hdtrace::fuzz::writeScratchFile(base + ".info", infos[rank]);
         hdtrace::fuzz::writeScratchFile(base + ".trc", kEmptyTrace);
         inputFiles.push_back(base.substr(4) + ".info");
