@@ -56,9 +56,11 @@ std::string hostOf(std::string_view *part) {
     const std::string_view name = part->substr(
         kHostLine.size(), end == std::string_view::npos ? end : end - kHostLine.size());
     part->remove_prefix(end == std::string_view::npos ? part->size() : end + 1);
-    // What cannot be a part of a file name, or would end it early.
-    if (name.empty() || name.size() > 64 || name.find('/') != std::string_view::npos ||
-        name.find('\0') != std::string_view::npos || name == "." || name == "..")
+    // What cannot be a part of a file name, or would end it early; '_'
+    // would make another program name (app_a_b_0_0 is program app_a).
+    if (name.empty() || name.size() > 64 ||
+        name.find_first_of(std::string_view("/_\0", 3)) != std::string_view::npos || name == "." ||
+        name == "..")
         return "h";
     return std::string(name);
 }
