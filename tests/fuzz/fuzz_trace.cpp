@@ -5,13 +5,15 @@
 //   delivered before its error (all of them when there is none);
 // - a name filter gives exactly the unfiltered calls of those names;
 // - a time window gives a subset of the calls;
-// - the columns have one row per call of the event reader;
+// - the columns have one row per call of the event reader, with its name,
+//   times, size, offset and rid;
 // - the SAX parser sees the same elements whatever the chunk size.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/SaxFileParser.hpp>
@@ -159,6 +161,32 @@ void checkTimeWindow(const ReadOutcome &strict, const std::string &path, uint64_
         fail("the time window gave more calls than the full read");
 }
 
+// Each row holds what the call says: its name, its times, and the numbers
+// of its own size, offset and rid attributes. (Whichever parser fills the
+// columns, the event reader is the reference.)
+void compareRows(const EventColumns &columns, const std::vector<Event> &events) {
+    for (size_t row = 0; row < events.size(); ++row) {
+        const Event &event = events[row];
+        const std::string where = "row " + std::to_string(row) + " (" + event.name + "): ";
+        const int32_t code = columns.nameCode[row];
+        if (code < 0 || static_cast<size_t>(code) >= columns.names.size() ||
+            columns.names[static_cast<size_t>(code)] != event.name)
+            fail(where + "the columns give another name");
+        if (event.hasStart && columns.startNs[row] != event.startNs)
+            fail(where + "the columns give another start time");
+        if (event.hasStart && columns.endNs[row] != (event.hasEnd ? event.endNs : event.startNs))
+            fail(where + "the columns give another end time");
+        const std::pair<const char *, const std::vector<int64_t> *> numbers[] = {
+            {"size", &columns.size}, {"offset", &columns.offset}, {"rid", &columns.rid}};
+        for (const auto &[attribute, column] : numbers) {
+            const std::string *text = event.attribute(attribute);
+            const std::optional<int64_t> value = text ? parseInteger(*text) : std::nullopt;
+            if (value && (*column)[row] != *value)
+                fail(where + "the columns give another " + attribute);
+        }
+    }
+}
+
 void checkColumns(const ReadOutcome &strict, const std::string &path) {
     ColumnsResult columns;
     bool failed = false;
@@ -172,6 +200,7 @@ void checkColumns(const ReadOutcome &strict, const std::string &path) {
     if (!failed && columns.columns.rows() != strict.events.size())
         fail("the columns have " + std::to_string(columns.columns.rows()) + " rows for " +
              std::to_string(strict.events.size()) + " calls");
+    if (!failed) compareRows(columns.columns, strict.events);
 
     // Ranks local to communicators, translated through a small table.
     LocalToWorldTable table{{0, {0, 1}}, {1, {1}}, {2, {1, 0}}};
