@@ -50,6 +50,24 @@ std::FILE *openRegularFile(const std::string &path) {
     return file;
 }
 
+// libxml2 reports some errors (input encoding conversion, I/O) through its
+// generic handler, which prints to stderr, besides the parser error that
+// becomes the ReadError: it is silenced while a chunk is parsed.
+class QuietGenericErrors {
+  public:
+    QuietGenericErrors() : function_(xmlGenericError), context_(xmlGenericErrorContext) {
+        xmlSetGenericErrorFunc(nullptr, &ignore);
+    }
+    ~QuietGenericErrors() { xmlSetGenericErrorFunc(context_, function_); }
+    QuietGenericErrors(const QuietGenericErrors &) = delete;
+    QuietGenericErrors &operator=(const QuietGenericErrors &) = delete;
+
+  private:
+    static void ignore(void *, const char *, ...) {}
+    xmlGenericErrorFunc function_;
+    void *context_;
+};
+
 }  // namespace
 
 std::string_view AttributeList::name(int index) const {
@@ -120,6 +138,7 @@ bool SaxFileParser::parseNextChunk() {
         throw ReadError(path_, 0, 0, "the file is empty");
     }
     scratch_.clear();
+    const QuietGenericErrors quiet;
     int status = xmlParseChunk(context_, chunk_.data(), static_cast<int>(length), last ? 1 : 0);
     if (failed_) {
         finished_ = true;

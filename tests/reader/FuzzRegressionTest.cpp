@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/SaxFileParser.hpp>
+#include <hdtrace/reader/TraceReader.hpp>
 
 #include "TestFiles.hpp"
 
@@ -46,4 +48,26 @@ TEST(FuzzRegressions, DecodedValuesOfOneTagStayValidTogether) {
     SaxFileParser parser(file.path(), handler);
     parser.parseAll();
     EXPECT_EQ(handler.values, expected);
+}
+
+// fuzz_trace: bytes an encoding declared in the prolog cannot convert made
+// libxml2 print "encoding error : input conversion failed ..." and "I/O
+// error : encoder error" to stderr, besides the reader's own error.
+TEST(FuzzRegressions, AnUnconvertibleEncodingIsAReadErrorAndNothingOnStderr) {
+    TemporaryFile file(
+        "<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<Program>\x1b\xff\xff\xff</Program>\n");
+    ::testing::internal::CaptureStderr();
+    bool refused = false;
+    try {
+        TraceReader reader(file.path());
+        Event event;
+        while (reader.next(event)) {
+        }
+    } catch (const ReadError &error) {
+        refused = true;
+        EXPECT_EQ(error.file(), file.path());
+    }
+    const std::string printed = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(refused);
+    EXPECT_EQ(printed, "");
 }
