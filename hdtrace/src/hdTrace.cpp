@@ -51,7 +51,9 @@ bool isXmlName(const char *name) {
     return true;
 }
 
-std::string formatText(const char *format, va_list arguments) {
+// (The attribute lets the compilers check the callers' format strings.)
+__attribute__((format(printf, 1, 0))) std::string formatText(const char *format,
+                                                             va_list arguments) {
     va_list copy;
     va_copy(copy, arguments);
     const int length = std::vsnprintf(nullptr, 0, format, copy);

@@ -50,6 +50,24 @@ std::FILE *openRegularFile(const std::string &path) {
     return file;
 }
 
+// libxml2 reports some errors (input encoding conversion, I/O) through its
+// generic handler, which prints to stderr, besides the parser error that
+// becomes the ReadError: it is silenced while a chunk is parsed.
+class QuietGenericErrors {
+  public:
+    QuietGenericErrors() : function_(xmlGenericError), context_(xmlGenericErrorContext) {
+        xmlSetGenericErrorFunc(nullptr, &ignore);
+    }
+    ~QuietGenericErrors() { xmlSetGenericErrorFunc(context_, function_); }
+    QuietGenericErrors(const QuietGenericErrors &) = delete;
+    QuietGenericErrors &operator=(const QuietGenericErrors &) = delete;
+
+  private:
+    static void ignore(void *, const char *, ...) {}
+    xmlGenericErrorFunc function_;
+    void *context_;
+};
+
 }  // namespace
 
 std::string_view AttributeList::name(int index) const {
@@ -124,6 +142,7 @@ bool SaxFileParser::parseNextChunk() {
     // its own: an error that only the end reveals means the document was
     // cut short, wherever the cut is (between elements, inside a tag, in
     // the prolog); an error in the data itself is reported as it is.
+    const QuietGenericErrors quiet;
     int status = xmlParseChunk(context_, chunk_.data(), static_cast<int>(length), 0);
     if (!afterParse(status, false)) return false;
     if (last) {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,11 +20,12 @@ namespace hdtrace::reader {
 // The attributes of one start tag, valid during the startElement callback.
 class AttributeList {
   public:
-    AttributeList(const unsigned char **raw, int count, std::vector<std::string> &scratch)
+    AttributeList(const unsigned char **raw, int count, std::deque<std::string> &scratch)
         : raw_(raw), count_(count), scratch_(scratch) {}
     int size() const { return count_; }
     std::string_view name(int index) const;
-    // The value with every character and entity reference decoded.
+    // The value with every character and entity reference decoded. Valid,
+    // like the values of the other attributes, for the whole callback.
     std::string_view value(int index) const;
     // The value of the attribute called name, or nullptr-data view when absent.
     bool find(std::string_view attributeName, std::string_view *valueOut) const;
@@ -31,7 +33,9 @@ class AttributeList {
   private:
     const unsigned char **raw_;  // libxml2's (localname, prefix, URI, value, end) quintuples
     int count_;
-    std::vector<std::string> &scratch_;
+    // Decoded values. A deque: adding one moves none of the others, whose
+    // views a handler may still hold (a vector's growth freed them).
+    std::deque<std::string> &scratch_;
 };
 
 class SaxHandler {
@@ -94,7 +98,7 @@ class SaxFileParser {
     std::FILE *file_ = nullptr;
     _xmlParserCtxt *context_ = nullptr;
     std::vector<char> chunk_;
-    std::vector<std::string> scratch_;
+    std::deque<std::string> scratch_;
     std::string failure_;
     int failureLine_ = 0;
     int failureColumn_ = 0;

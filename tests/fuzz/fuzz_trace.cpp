@@ -1,0 +1,241 @@
+// Fuzz target: a .trc through every reading path of the reader library.
+//
+// Besides crashes, hangs and leaks, it checks that the paths agree:
+// - a partial read never throws, and keeps every call a strict read
+//   delivered before its error (all of them when there is none);
+// - a name filter gives exactly the unfiltered calls of those names;
+// - a time window gives a subset of the calls;
+// - the columns have one row per call of the event reader, with its name,
+//   times, size, offset and rid;
+// - the SAX parser sees the same elements whatever the chunk size.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <hdtrace/reader/DecimalNumber.hpp>
+#include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/SaxFileParser.hpp>
+#include <hdtrace/reader/TraceReader.hpp>
+
+#include "FuzzSupport.hpp"
+
+using namespace hdtrace::reader;
+using hdtrace::fuzz::fail;
+
+namespace {
+
+struct ReadOutcome {
+    std::vector<Event> events;  // those delivered before an error, if any
+    bool failed = false;
+    std::string error;
+    std::optional<std::string> damage;
+};
+
+ReadOutcome readEvents(const std::string &path, TraceOptions options) {
+    ReadOutcome outcome;
+    try {
+        TraceReader reader(path, std::move(options));
+        Event event;
+        while (reader.next(event))
+            outcome.events.push_back(event);
+        outcome.damage = reader.damage();
+    } catch (const ReadError &error) {
+        outcome.failed = true;
+        outcome.error = error.what();
+    }
+    return outcome;
+}
+
+bool sameEvent(const Event &a, const Event &b) {
+    if (a.name != b.name || a.hasStart != b.hasStart || a.hasEnd != b.hasEnd ||
+        a.startNs != b.startNs || a.endNs != b.endNs || a.line != b.line ||
+        a.attributes.size() != b.attributes.size() || a.children.size() != b.children.size())
+        return false;
+    for (size_t i = 0; i < a.attributes.size(); ++i)
+        if (a.attributes[i].name != b.attributes[i].name ||
+            a.attributes[i].value != b.attributes[i].value)
+            return false;
+    for (size_t i = 0; i < a.children.size(); ++i)
+        if (!sameEvent(a.children[i], b.children[i])) return false;
+    return true;
+}
+
+// Records what the SAX parser reports, text joined between tags.
+class RecordingHandler : public SaxHandler {
+  public:
+    std::string record;
+    void startElement(std::string_view name, const AttributeList &attributes) override {
+        // Every view first, then the text: a handler may hold the values of
+        // a start tag while it reads the others.
+        std::vector<std::string_view> values;
+        for (int i = 0; i < attributes.size(); ++i)
+            values.push_back(attributes.value(i));
+        record += "<";
+        record += name;
+        for (int i = 0; i < attributes.size(); ++i) {
+            record += " ";
+            record += attributes.name(i);
+            record += "=";
+            record += values[static_cast<size_t>(i)];
+        }
+        record += ">";
+    }
+    void endElement(std::string_view name) override {
+        record += "</";
+        record += name;
+        record += ">";
+    }
+    void characters(std::string_view text) override { record += text; }
+};
+
+struct SaxOutcome {
+    std::string record;
+    bool failed = false;
+    std::string error;
+};
+
+SaxOutcome readSax(const std::string &path, size_t chunkBytes) {
+    SaxOutcome outcome;
+    RecordingHandler handler;
+    try {
+        SaxFileParser parser(path, handler, chunkBytes);
+        parser.parseAll();
+    } catch (const ReadError &error) {
+        outcome.failed = true;
+        outcome.error = error.what();
+    }
+    outcome.record = handler.record;
+    return outcome;
+}
+
+void checkPartial(const ReadOutcome &strict, const std::string &path) {
+    TraceOptions options;
+    options.partial = true;
+    const ReadOutcome partial = readEvents(path, options);
+    if (partial.failed) fail("a partial read threw: " + partial.error);
+    if (strict.failed != partial.damage.has_value())
+        fail("strict read " + std::string(strict.failed ? "failed" : "succeeded") +
+             ", partial read " + (partial.damage ? "reports damage" : "reports none"));
+    if (!strict.failed && partial.events.size() != strict.events.size())
+        fail("a partial read of an undamaged trace gave " + std::to_string(partial.events.size()) +
+             " calls, the strict one " + std::to_string(strict.events.size()));
+    if (strict.events.size() > partial.events.size())
+        fail("a partial read kept fewer calls than the strict read delivered");
+    for (size_t i = 0; i < strict.events.size(); ++i)
+        if (!sameEvent(strict.events[i], partial.events[i]))
+            fail("call " + std::to_string(i) + " differs between the strict and partial reads");
+}
+
+void checkNameFilter(const ReadOutcome &strict, const std::string &path) {
+    TraceOptions options;
+    options.filter.names = {"Send", "File_write_at", "Wait", "Nested", "Event"};
+    const ReadOutcome filtered = readEvents(path, options);
+    if (strict.failed) return;  // skipped calls are not decoded: may succeed
+    if (filtered.failed)
+        fail("the name filter failed where the full read did not: " + filtered.error);
+    std::vector<const Event *> expected;
+    for (const Event &event : strict.events)
+        for (const std::string &name : options.filter.names)
+            if (event.name == name) expected.push_back(&event);
+    if (expected.size() != filtered.events.size())
+        fail("the name filter gave " + std::to_string(filtered.events.size()) + " calls, not " +
+             std::to_string(expected.size()));
+    for (size_t i = 0; i < expected.size(); ++i)
+        if (!sameEvent(*expected[i], filtered.events[i]))
+            fail("call " + std::to_string(i) + " of the name filter differs from the full read");
+}
+
+void checkTimeWindow(const ReadOutcome &strict, const std::string &path, uint64_t hash) {
+    if (strict.failed || strict.events.empty()) return;
+    const Event &a = strict.events[hash % strict.events.size()];
+    const Event &b = strict.events[(hash >> 16) % strict.events.size()];
+    TraceOptions options;
+    options.filter.fromNs = std::min(a.startNs, b.startNs);
+    options.filter.toNs = std::max(a.endNs, b.endNs);
+    const ReadOutcome windowed = readEvents(path, options);
+    if (windowed.failed)
+        fail("the time window failed where the full read did not: " + windowed.error);
+    if (windowed.events.size() > strict.events.size())
+        fail("the time window gave more calls than the full read");
+}
+
+// Each row holds what the call says: its name, its times, and the numbers
+// of its own size, offset and rid attributes. (Whichever parser fills the
+// columns, the event reader is the reference.)
+void compareRows(const EventColumns &columns, const std::vector<Event> &events) {
+    for (size_t row = 0; row < events.size(); ++row) {
+        const Event &event = events[row];
+        const std::string where = "row " + std::to_string(row) + " (" + event.name + "): ";
+        const int32_t code = columns.nameCode[row];
+        if (code < 0 || static_cast<size_t>(code) >= columns.names.size() ||
+            columns.names[static_cast<size_t>(code)] != event.name)
+            fail(where + "the columns give another name");
+        if (event.hasStart && columns.startNs[row] != event.startNs)
+            fail(where + "the columns give another start time");
+        if (event.hasStart && columns.endNs[row] != (event.hasEnd ? event.endNs : event.startNs))
+            fail(where + "the columns give another end time");
+        const std::pair<const char *, const std::vector<int64_t> *> numbers[] = {
+            {"size", &columns.size}, {"offset", &columns.offset}, {"rid", &columns.rid}};
+        for (const auto &[attribute, column] : numbers) {
+            const std::string *text = event.attribute(attribute);
+            const std::optional<int64_t> value = text ? parseInteger(*text) : std::nullopt;
+            if (value && (*column)[row] != *value)
+                fail(where + "the columns give another " + attribute);
+        }
+    }
+}
+
+void checkColumns(const ReadOutcome &strict, const std::string &path) {
+    ColumnsResult columns;
+    bool failed = false;
+    try {
+        columns = readEventColumns(path, TraceOptions{}, nullptr);
+    } catch (const ReadError &) {
+        failed = true;
+    }
+    // The columns refuse more (numbers beyond 32 bits), never less.
+    if (strict.failed && !failed) fail("the columns accepted a trace the event reader refused");
+    if (!failed && columns.columns.rows() != strict.events.size())
+        fail("the columns have " + std::to_string(columns.columns.rows()) + " rows for " +
+             std::to_string(strict.events.size()) + " calls");
+    if (!failed) compareRows(columns.columns, strict.events);
+
+    // Ranks local to communicators, translated through a small table.
+    LocalToWorldTable table{{0, {0, 1}}, {1, {1}}, {2, {1, 0}}};
+    TraceOptions partial;
+    partial.partial = true;
+    try {
+        readEventColumns(path, partial, &table);
+    } catch (const ReadError &error) {
+        fail(std::string("a partial read into columns threw: ") + error.what());
+    }
+}
+
+void checkChunking(const std::string &path, uint64_t hash) {
+    const SaxOutcome whole = readSax(path, 256 * 1024);
+    const size_t small = 1 + hash % 61;
+    const SaxOutcome chunked = readSax(path, small);
+    if (whole.failed != chunked.failed)
+        fail("chunks of " + std::to_string(small) + " bytes " +
+             (chunked.failed ? "fail: " + chunked.error : "succeed") + ", whole chunks " +
+             (whole.failed ? "fail: " + whole.error : "succeed"));
+    if (!whole.failed && whole.record != chunked.record)
+        fail("chunks of " + std::to_string(small) + " bytes see other elements than whole chunks");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const std::string path = hdtrace::fuzz::writeScratchFile(
+        "app_h_0_0.trc", std::string_view(reinterpret_cast<const char *>(data), size));
+    const uint64_t hash = hdtrace::fuzz::hashOf(data, size);
+    const ReadOutcome strict = readEvents(path, TraceOptions{});
+    checkPartial(strict, path);
+    checkNameFilter(strict, path);
+    checkTimeWindow(strict, path, hash);
+    checkColumns(strict, path);
+    checkChunking(path, hash);
+    return 0;
+}
