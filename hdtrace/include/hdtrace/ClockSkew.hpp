@@ -1,0 +1,30 @@
+// ClockSkew: a deliberate error of a process's clock, for testing only
+// (HDTRACE_CLOCK_SKEW, mpiwrapper/TRACE-FORMAT.md "Clocks"). A TraceWriter
+// that has one writes every time through it, so that one machine can
+// emulate hosts whose clocks disagree and drift apart:
+//
+//   skewed(t) = t + offset + drift * (t - reference)
+//
+// reference is the true time at which the skewed clock is off by exactly
+// offset (the wrapper uses the start of MPI_Init). Strictly increasing for
+// any drift above -10^6 ppm, so the order of a trace's times is kept.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace hdtrace {
+
+struct ClockSkew {
+    int64_t offsetNanoseconds = 0;
+    double driftPpm = 0;
+    int64_t referenceNanoseconds = 0;
+
+    bool active() const { return offsetNanoseconds != 0 || driftPpm != 0; }
+    int64_t apply(int64_t nanoseconds) const {
+        const double elapsed = static_cast<double>(nanoseconds - referenceNanoseconds);
+        return nanoseconds + offsetNanoseconds + std::llround(elapsed * driftPpm * 1e-6);
+    }
+};
+
+}  // namespace hdtrace
