@@ -178,6 +178,11 @@ def build_parser():
     # Tracing a program in one command: launch, merge, summarise (run.py).
     from . import run
     run.register(commands)
+
+    # --- Clocks: rewriting a run's traces on rank 0's clock (align.py).
+    from . import align
+    align.register(commands)
+    # --- end of Clocks
     return parser
 
 
