@@ -22,7 +22,9 @@ import numpy as np
 from .clocks import ClockWarning, info_path, read_info_clock
 from .errors import read_error
 
-TIME_ATTRIBUTE = re.compile(rb" (time|end)='(-?)(\d+)(?:\.(\d{1,9}))?'")
+# Splits a trace into [text, " time='", value, "'", text, ...].
+TIME_VALUE = re.compile(rb"( (?:time|end)=')(-?\d+(?:\.\d{1,9})?)(')")
+NINE_DIGITS = re.compile(rb"-?\d+\.\d{9}(?: -?\d+\.\d{9})*")
 PROGRAM = re.compile(rb"<Program timeAdjustment='(-?\d+)'")
 BACKUP_SUFFIX = ".unaligned"
 
@@ -46,11 +48,18 @@ def _write_beside(path, data):
     return temporary
 
 
-def _format_relative(ns, base_ns):
-    relative = ns - base_ns
-    sign = "-" if relative < 0 else ""
-    seconds, fraction = divmod(abs(relative), 1_000_000_000)
-    return f"{sign}{seconds}.{fraction:09d}".encode()
+def _nanoseconds(value):
+    """b"[-]SEC[.FRAC]" as integer nanoseconds, exactly."""
+    negative = value.startswith(b"-")
+    seconds, _, fraction = value.lstrip(b"-").partition(b".")
+    ns = int(seconds) * 1_000_000_000 + (int(fraction.ljust(9, b"0")) if fraction else 0)
+    return -ns if negative else ns
+
+
+def _relative_text(ns):
+    sign = b"-" if ns < 0 else b""
+    seconds, fraction = divmod(abs(ns), 1_000_000_000)
+    return b"%s%d.%09d" % (sign, seconds, fraction)
 
 
 def rewrite_trace(text, path, correct):
@@ -59,31 +68,28 @@ def rewrite_trace(text, path, correct):
     if program is None:
         raise read_error(path, 0, 0, "no <Program timeAdjustment='...'> element")
     adjustment = int(program.group(1))
-    base = adjustment * 1_000_000_000
-    found = list(TIME_ATTRIBUTE.finditer(text))
-    if not found:
+    pieces = TIME_VALUE.split(text)
+    if len(pieces) == 1:
         return text
-    values = np.empty(len(found), dtype=np.int64)
-    for index, match in enumerate(found):
-        fraction = match.group(4) or b""
-        ns = int(match.group(3)) * 1_000_000_000 + int(fraction.ljust(9, b"0") or b"0")
-        values[index] = base + (-ns if match.group(2) else ns)
+    base = adjustment * 1_000_000_000
+    texts = pieces[2::4]
+    joined = b" ".join(texts)
+    if NINE_DIGITS.fullmatch(joined):
+        # What our wrapper writes: without the point, the text is nanoseconds.
+        values = np.array(joined.replace(b".", b"").split(), dtype=np.int64) + base
+    else:
+        values = np.fromiter((_nanoseconds(value) for value in texts), dtype=np.int64,
+                             count=len(texts)) + base
     corrected = correct(values)
     # NOTES.md: no time before timeAdjustment.
-    earliest = int(corrected.min())
-    new_adjustment = min(adjustment, earliest // 1_000_000_000)
-    new_base = new_adjustment * 1_000_000_000
-    parts, position = [], 0
+    new_adjustment = min(adjustment, int(corrected.min()) // 1_000_000_000)
+    pieces[2::4] = [_relative_text(ns) for ns in (corrected - new_adjustment * 1_000_000_000).tolist()]
     if new_adjustment != adjustment:
-        parts.append(text[:program.start(1)])
-        parts.append(str(new_adjustment).encode())
-        position = program.end(1)
-    for match, ns in zip(found, corrected.tolist()):
-        parts.append(text[position:match.start()])
-        parts.append(b" " + match.group(1) + b"='" + _format_relative(ns, new_base) + b"'")
-        position = match.end()
-    parts.append(text[position:])
-    return b"".join(parts)
+        # The prolog comes before the first time attribute.
+        head = pieces[0]
+        found = PROGRAM.search(head)
+        pieces[0] = head[:found.start(1)] + str(new_adjustment).encode() + head[found.end(1):]
+    return b"".join(pieces)
 
 
 def _leaves(project):

@@ -263,7 +263,60 @@ def _completion_rows(table, names, ranks, threads, start_ns, rids):
 NONBLOCKING_RECEIVES = frozenset({"Irecv", "Imrecv", "Start", "Startall"})
 
 
-def receive_constraints(table, matches):
+def fast_message_pairs(project, table):
+    """(send rows, receive rows) paired by MPI's order rule alone (between two
+    ranks on one communicator with one tag, the k-th send goes to the k-th
+    receive), or None where that is not enough: a receive with a wildcard,
+    matched probes or persistent requests; match_messages decides then."""
+    from .messages import (ANY_SOURCE, ANY_TAG, MATCHED_RECEIVES, PERSISTENT_RECEIVES,
+                           PERSISTENT_SENDS, RECEIVES, SEND_RECEIVES, SENDS)
+    from .table import NO_PEER
+    array = table.array
+    names = array["name"]
+    present = set(np.unique(names).tolist())
+    if present & (MATCHED_RECEIVES | PERSISTENT_SENDS | PERSISTENT_RECEIVES):
+        return None
+    sends = np.flatnonzero(np.isin(names, list(SENDS | SEND_RECEIVES)))
+    receives = np.flatnonzero(np.isin(names, list(RECEIVES | SEND_RECEIVES)))
+    both = np.isin(names[receives], list(SEND_RECEIVES))
+    recv_peer = np.where(both, table.recv_peer[receives], array["peer"][receives])
+    recv_tag = np.where(both, table.recv_tag[receives], array["tag"][receives])
+    if np.any(recv_peer == ANY_SOURCE) or np.any(recv_tag == ANY_TAG):
+        return None
+    ranks, cids = array["rank"].tolist(), array["cid"].tolist()
+    comm_index = {}
+
+    def communicator(row):
+        key = (ranks[row], cids[row])
+        if key not in comm_index:
+            found = project.communicators.get(*key)
+            comm_index[key] = found.index if found is not None else ("cid",) + key
+        return comm_index[key]
+
+    # Rows are in start order (the table is sorted so): so are the queues.
+    queues = {}
+    for row, peer, tag in zip(sends.tolist(), array["peer"][sends].tolist(),
+                              array["tag"][sends].tolist()):
+        if peer < 0 or peer == NO_PEER:
+            continue
+        queues.setdefault((ranks[row], peer, communicator(row), tag), []).append(row)
+    positions = {}
+    send_rows, recv_rows = [], []
+    for row, peer, tag in zip(receives.tolist(), recv_peer.tolist(), recv_tag.tolist()):
+        if peer < 0 or peer == NO_PEER:
+            continue
+        key = (peer, ranks[row], communicator(row), tag)
+        queue = queues.get(key)
+        position = positions.get(key, 0)
+        if queue is None or position >= len(queue):
+            continue
+        positions[key] = position + 1
+        send_rows.append(queue[position])
+        recv_rows.append(row)
+    return np.array(send_rows, dtype=np.int64), np.array(recv_rows, dtype=np.int64)
+
+
+def receive_constraints(table, send_rows_of_pairs, recv_rows_of_pairs):
     """(send rows, rows where the matching receive completes) of every matched message."""
     array = table.array
     names = array["name"].tolist()
@@ -271,8 +324,8 @@ def receive_constraints(table, matches):
     start_ns, rids = array["start_ns"].tolist(), array["rid"].tolist()
     completions = None
     send_rows, done_rows = [], []
-    for pair in matches.pairs.tolist():
-        send_row, recv_row = pair[0], pair[1]
+    for send_row, recv_row in zip(np.asarray(send_rows_of_pairs).tolist(),
+                                  np.asarray(recv_rows_of_pairs).tolist()):
         if names[recv_row] in NONBLOCKING_RECEIVES:
             if completions is None:
                 completions = _completion_rows(table, names, ranks, threads, start_ns, rids)
@@ -350,13 +403,13 @@ def collective_constraints(project, table):
     return as_array(sources), as_array(source_instance), as_array(sinks), as_array(sink_instance)
 
 
-def repair_order(correction, table, matches, project=None):
+def repair_order(correction, table, pairs, project=None):
     """Computes correction.steps so that no receive ends before its send
     starts, and no member of a blocking collective ends before the members it
     waits for start; the table holds interpolated times
     (correct_rows(interpolate_only=True))."""
     array = table.array
-    send_rows, done_rows = receive_constraints(table, matches)
+    send_rows, done_rows = receive_constraints(table, *pairs)
     sources, source_instance, sinks, sink_instance = (
         collective_constraints(project, table) if project is not None else
         (np.empty(0, np.int64),) * 4)
@@ -429,8 +482,11 @@ def align_table(project, table, correction):
     correction.correct_rows(table.array, interpolate_only=True)
     table = resort(table)
     project._table = table
-    matches = match_messages(project)
-    repair_order(correction, table, matches, project)
+    pairs = fast_message_pairs(project, table)
+    if pairs is None:
+        matches = match_messages(project)
+        pairs = (matches.pairs["send_row"], matches.pairs["recv_row"])
+    repair_order(correction, table, pairs, project)
     if correction.steps:
         correction.shift_rows(table.array)
         table = resort(table)
