@@ -169,3 +169,38 @@ def test_command_line(copy_project):
     assert done.returncode == 0 and "2 trace(s) put on rank 0's clock" in done.stdout, done
     done = run("--undo")
     assert done.returncode == 0 and "restored the times as written in 2 trace(s)" in done.stdout
+
+
+def test_collectives_are_repaired(tmp_path):
+    """Rank 1's clock 1 s ahead: corrected, its Barrier would end 100 ms before
+    rank 0's starts, and its Bcast (root 0) 40 ms before the root's starts."""
+    header = ("Mpi library='x' order_c=0 order_fortran=1 distribute_block=0 "
+              "distribute_cyclic=1 distribute_none=2 distribute_dflt_darg=-1\n"
+              "Comm map='0..1->0..1;' id=0 name='WORLD'\n")
+    calls = {0: [("Init", 0.0, 0.001), ("Barrier", 0.2, 0.3), ("Bcast", 0.4, 0.41),
+                 ("Finalize", 0.5, 0.5001)],
+             1: [("Init", 1.0, 1.001), ("Barrier", 1.05, 1.1), ("Bcast", 1.25, 1.26),
+                 ("Finalize", 1.5, 1.5001)]}
+    attributes = {"Init": "", "Finalize": "", "Barrier": " cid='0'",
+                  "Bcast": " size='4' count='1' tid='1275069445' rootRank='0' cid='0'"}
+    for rank, rank_calls in calls.items():
+        lines = [f"<{name}{attributes[name]} time='{start:.9f}' end='{end:.9f}'/>\n"
+                 for name, start, end in rank_calls]
+        (tmp_path / f"app_h_{rank}_0.trc").write_text(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='1700000000'>\n"
+            + "".join(lines) + "</Program>\n")
+        offset = rank * S
+        (tmp_path / f"app_h_{rank}_0.info").write_text(
+            header + "Type id='1275069445' combiner='MPI_COMBINER_NAMED' name='MPI_INT' "
+            "size='4' extent='4'\n"
+            f"Clock at='init' time={BASE + offset} offset={offset} rtt=10 leader={rank} "
+            f"exchanges={20 * rank}\n")
+    project_path = hdtrace.merge(tmp_path / "app")["output_path"]
+    aligned = events_of(hdtrace.open(project_path), 1)
+    ms = 1_000_000
+    assert aligned == [("Init", BASE, BASE + 1 * ms),
+                       ("Barrier", BASE + 50 * ms, BASE + 200 * ms),          # waits for rank 0
+                       ("Bcast", BASE + 350 * ms, BASE + 400 * ms),           # waits for the root
+                       ("Finalize", BASE + 640 * ms, BASE + 640 * ms + 100_000)]
+    assert events_of(hdtrace.open(project_path), 0) == \
+        events_of(hdtrace.open(project_path, align=False), 0)
