@@ -65,7 +65,7 @@ NodeRanks countNodeRanks(int worldSize, const std::vector<uint64_t> *hostIds) {
         ranks.count = 0;
         for (uint64_t id : *hostIds)
             ranks.count += id == own;
-        ranks.source = "host names exchanged over MPI_COMM_WORLD (with the clock measurement)";
+        ranks.source = "host names exchanged over MPI_COMM_WORLD";  // with the clock ids
         return ranks;
     }
     std::vector<uint64_t> all(static_cast<size_t>(worldSize));
