@@ -56,12 +56,6 @@ def _nanoseconds(value):
     return -ns if negative else ns
 
 
-def _relative_text(ns):
-    sign = b"-" if ns < 0 else b""
-    seconds, fraction = divmod(abs(ns), 1_000_000_000)
-    return b"%s%d.%09d" % (sign, seconds, fraction)
-
-
 def rewrite_trace(text, path, correct):
     """The trace text with every time put through correct(ns array) -> ns array."""
     program = PROGRAM.search(text)
@@ -83,7 +77,10 @@ def rewrite_trace(text, path, correct):
     corrected = correct(values)
     # NOTES.md: no time before timeAdjustment.
     new_adjustment = min(adjustment, int(corrected.min()) // 1_000_000_000)
-    pieces[2::4] = [_relative_text(ns) for ns in (corrected - new_adjustment * 1_000_000_000).tolist()]
+    # Never negative now: the seconds and the nine digits of the fraction.
+    relative = corrected - new_adjustment * 1_000_000_000
+    pieces[2::4] = [b"%d.%09d" % pair for pair in zip((relative // 1_000_000_000).tolist(),
+                                                       (relative % 1_000_000_000).tolist())]
     if new_adjustment != adjustment:
         # The prolog comes before the first time attribute.
         head = pieces[0]
