@@ -233,6 +233,9 @@ def test_hdtrace_align_rewrites_idempotently_and_undoes(skewed_run, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "4 trace(s) put on rank 0's clock" in done.stdout, done.stdout
     aligned_files = snapshot(trace_dir)
+    # Still what the PIOsim tools load (only times changed).
+    checked = hdtrace(tools, "check", project)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
     for name, data in original.items():
         if name.endswith(".trc"):
             assert aligned_files[name + ".unaligned"] == data
