@@ -165,6 +165,13 @@ def test_command_line(copy_project):
     run = lambda *args: subprocess.run(  # noqa: E731
         [sys.executable, "-m", "hdtrace", "align", *args, str(project_path)],
         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    events = lambda *options: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "hdtrace", "events", "--rank", "1", "--name", "Init", *options,
+         str(project_path)], capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))).stdout.splitlines()[1]
+    raw, corrected = events("--raw-times"), events()
+    init_raw = int(raw.split(",")[6])
+    assert int(corrected.split(",")[6]) == init_raw - OFFSET
     done = run()
     assert done.returncode == 0 and "2 trace(s) put on rank 0's clock" in done.stdout, done
     done = run("--undo")
