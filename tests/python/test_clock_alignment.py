@@ -1,5 +1,6 @@
 """hdtrace.clocks and `hdtrace align` on a small run with hand-written Clock
-lines (the end-to-end test with the wrapper is tests/mpiwrapper/test_clocks.py).
+lines (the end-to-end test with the wrapper is tests/mpiwrapper/test_clocks.py;
+pytest collects tests/ as one tree, so the two names differ).
 
 data/ours has two ranks; here rank 1's clock is said to be 200 ms ahead of
 rank 0's, so its Recv of rank 0's Send would end 99 ms before the Send
