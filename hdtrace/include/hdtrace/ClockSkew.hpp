@@ -10,7 +10,6 @@
 // any drift above -10^6 ppm, so the order of a trace's times is kept.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 namespace hdtrace {
@@ -22,8 +21,12 @@ struct ClockSkew {
 
     bool active() const { return offsetNanoseconds != 0 || driftPpm != 0; }
     int64_t apply(int64_t nanoseconds) const {
-        const double elapsed = static_cast<double>(nanoseconds - referenceNanoseconds);
-        return nanoseconds + offsetNanoseconds + std::llround(elapsed * driftPpm * 1e-6);
+        const double drift =
+            static_cast<double>(nanoseconds - referenceNanoseconds) * driftPpm * 1e-6;
+        // Rounded to the nearest nanosecond without libm (std::llround would
+        // make every program linked with libhdtracempi.a need -lm).
+        return nanoseconds + offsetNanoseconds +
+               static_cast<int64_t>(drift < 0 ? drift - 0.5 : drift + 0.5);
     }
 };
 
