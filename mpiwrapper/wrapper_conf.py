@@ -17,7 +17,10 @@
 #             (const int64_t rid = ...) may be used by attrs and children;
 #   call      replaces the PMPI call (for functions HDTrace defines itself);
 #   init      the MPI call creates the trace (MPI_Init, MPI_Init_thread);
-#   classic_only  no wrapper for the MPI-4 large-count form MPI_X_c.
+#   classic_only  no wrapper for the MPI-4 large-count form MPI_X_c;
+#   always    statements run first, on every call, traced or not, before the
+#             call's element begins (MPI_Finalize's clock measurement, which
+#             every rank must take part in).
 # An entry without attrs and children is an *ordinary* function: logged with
 # time and end only while HDTRACE_ALL_FUNCTIONS=1. Functions in NOT_LOGGED
 # run their hooks but write nothing.
@@ -174,7 +177,8 @@ FUNCTIONS = {
     # --- Environment
     'MPI_Init': ordinary('Init', init=True),
     'MPI_Init_thread': ordinary('Init_thread', init=True),
-    'MPI_Finalize': ordinary('Finalize', last='call.finish();\nhdtracempi::stopTracing();'),
+    'MPI_Finalize': ordinary('Finalize', last='call.finish();\nhdtracempi::stopTracing();',
+                             always='hdtracempi::measureClocksAtFinalize();'),
     # Written, and every trace closed, before the call: MPI_Abort does not return.
     'MPI_Abort': ordinary('Abort', before='call.finish();\nhdtracempi::stopTracing();'),
 

@@ -276,6 +276,7 @@ def entry_point(function, params, entry, kinds, logged, flavour):
         out.append('    call.endedAt(end);\n}\n')
     else:
         before, after = views(function, params, entry, kinds, flavour)
+        out.append(generate_wrappers.indent(entry.get('always', ''), 4))
         out.append('    hdtracempi::Call call;\n')
         out.append(f'    if (!call.active()) return {library_call(False)};\n')
         out.append(own_error)

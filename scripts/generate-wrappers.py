@@ -29,7 +29,7 @@ DECLARED = re.compile(r'\b(?:int64_t|int|MPI_\w+|auto|hdtracempi::\w+)\s*\*?\s*(
 KNOWN = {'call', 'result', 'statusSeen', 'hdtracempi', 'static_cast', 'int64_t', 'const', 'true',
          'false', 'nullptr', 'if', 'int', 'auto'}
 ENTRY_KEYS = {'tag', 'attrs', 'children', 'status', 'first', 'before', 'after', 'last', 'call',
-              'init', 'classic_only'}
+              'init', 'classic_only', 'always'}
 
 
 class ConfigError(Exception):
@@ -115,7 +115,7 @@ def check_entry(function, args, entry, kinds):
                               f'names no status argument')
         for value in values:
             check_names(function, args, entry, f'attribute {name}', value, declared)
-    for key in ('first', 'before', 'after', 'last', 'children', 'call'):
+    for key in ('first', 'before', 'after', 'last', 'children', 'call', 'always'):
         check_names(function, args, entry, key, entry.get(key, ''), declared)
 
 
@@ -151,6 +151,7 @@ def wrapper(function, params, args, entry, kinds, logged):
         out.append('    return result;\n}\n\n')
         return ''.join(out)
 
+    out.append(indent(entry.get('always', ''), 4))
     out.append('    hdtracempi::Call call;\n')
     out.append(f'    if (!call.active()) return {library};\n')
     out.append(indent(entry.get('first', ''), 4))

@@ -87,6 +87,9 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     if (options.earliestTime.nanoseconds != 0 &&
         options.earliestTime.nanoseconds < origin.nanoseconds)
         origin = options.earliestTime;
+    writer->skewed_ = options.skew.active();
+    writer->skew_ = options.skew;
+    if (writer->skewed_) origin.nanoseconds = options.skew.apply(origin.nanoseconds);
     writer->timeAdjustmentSeconds_ = origin.wholeSeconds();
     writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
     writer->output_.attach(writer->traceFd_,
@@ -205,7 +208,7 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
     appendXmlEscaped(element, name);
     element += "' time='";
     char number[kMaxNumberChars];
-    element.append(number, formatRelativeTime(number, at.nanoseconds - timeBaseNanoseconds_));
+    element.append(number, formatRelativeTime(number, relativeNanoseconds(at)));
     element += "'/>\n";
     if (depth_ > 0) {
         // Inside a state, an event is one of its child elements.

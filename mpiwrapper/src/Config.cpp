@@ -63,6 +63,26 @@ void readClock(bool &tsc, bool reportProblems) {
                      text, tsc ? "tsc" : "realtime");
 }
 
+// --- Clocks: HDTRACE_CLOCK_SYNC (TRACE-FORMAT.md, "Clocks").
+void readClockSync(bool &on, bool reportProblems) {
+    const char *text = std::getenv("HDTRACE_CLOCK_SYNC");
+    if (!text || parseSwitch(text, on)) return;
+    char *end = nullptr;
+    const long seconds = std::strtol(text, &end, 10);
+    on = true;
+    if (!reportProblems) return;
+    if (*text && *end == '\0' && seconds > 1)
+        std::fprintf(stderr,
+                     "hdtracempi: warning: HDTRACE_CLOCK_SYNC=%ld: periodic clock measurement "
+                     "is not supported (see TRACE-FORMAT.md, \"Clocks\"); measuring in "
+                     "MPI_Init and MPI_Finalize only\n",
+                     seconds);
+    else
+        std::fprintf(stderr,
+                     "hdtracempi: warning: HDTRACE_CLOCK_SYNC='%s' is not 0 or 1; using 1\n", text);
+}
+// --- end of Clocks
+
 }  // namespace
 
 Config readConfig(bool reportProblems) {
@@ -75,6 +95,7 @@ Config readConfig(bool reportProblems) {
     readSwitch("HDTRACE_VERBOSE", config.verbose, reportProblems);
     readWriterThread(config.writerThread, reportProblems);
     readClock(config.tscClock, reportProblems);
+    readClockSync(config.clockSync, reportProblems);
     return config;
 }
 

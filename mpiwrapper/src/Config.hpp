@@ -16,6 +16,11 @@ struct Config {
     // HDTRACE_WRITER_THREAD: write traces from a background thread; Auto: when
     // this node has more CPUs than ranks.
     enum class WriterThread { Auto, Off, On } writerThread = WriterThread::Auto;
+    // --- Clocks (ClockSync.hpp). HDTRACE_CLOCK_SYNC: 1 (default) measures
+    // each host's clock offset in MPI_Init and MPI_Finalize, 0 never.
+    // Periodic measurement (N > 1 seconds) is not offered: TRACE-FORMAT.md
+    // "Clocks" says why; such a value warns and measures as 1 does.
+    bool clockSync = true;
 };
 
 // Reads the environment. A value that is not valid (a switch that is not 0

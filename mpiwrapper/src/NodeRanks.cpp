@@ -21,6 +21,8 @@ constexpr const char *kLocalSizeVariables[] = {
     "PALS_LOCAL_SIZE",             // Cray PALS (aprun's successor)
 };
 
+}  // namespace
+
 uint64_t hostId() {
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0) return 0;
@@ -29,8 +31,6 @@ uint64_t hostId() {
         hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
     return hash;
 }
-
-}  // namespace
 
 int nodeRanksFromEnvironment(std::string *variable) {
     for (const char *name : kLocalSizeVariables) {
@@ -46,7 +46,7 @@ int nodeRanksFromEnvironment(std::string *variable) {
     return 0;
 }
 
-NodeRanks countNodeRanks(int worldSize) {
+NodeRanks countNodeRanks(int worldSize, const std::vector<uint64_t> *hostIds) {
     NodeRanks ranks;
     if (worldSize <= 1) {
         ranks.source = "a world of one rank";
@@ -61,6 +61,13 @@ NodeRanks countNodeRanks(int worldSize) {
     // A collective on MPI_COMM_WORLD allocates no context id, handle or
     // tag the program could see (TRACE-FORMAT.md, "Writing").
     const uint64_t own = hostId();
+    if (hostIds && hostIds->size() == static_cast<size_t>(worldSize)) {
+        ranks.count = 0;
+        for (uint64_t id : *hostIds)
+            ranks.count += id == own;
+        ranks.source = "host names exchanged over MPI_COMM_WORLD";  // with the clock ids
+        return ranks;
+    }
     std::vector<uint64_t> all(static_cast<size_t>(worldSize));
     if (PMPI_Allgather(&own, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD) !=
         MPI_SUCCESS) {

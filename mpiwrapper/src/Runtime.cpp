@@ -11,6 +11,8 @@
 
 #include <hdtrace/CrashHandlers.hpp>
 
+#include "ClockSkewKnob.hpp"
+#include "ClockSync.hpp"
 #include "InfoLines.hpp"
 #include "NodeRanks.hpp"
 #include "ProcessExit.hpp"
@@ -77,6 +79,7 @@ ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;
     options.backgroundWrites = gRuntime->backgroundWrites;
     options.earliestTime = earliestTime;
+    options.skew = gRuntime->clockSkew;  // testing only (HDTRACE_CLOCK_SKEW)
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
@@ -134,20 +137,80 @@ void threadEnded(void *value) {
 // Whether a background thread writes this process's traces. Auto: when the
 // node has a CPU to spare for it, that is more CPUs than ranks; otherwise the
 // thread would take turns with a rank.
-bool decideBackgroundWrites(Config::WriterThread choice, int worldSize, std::string *reason) {
+bool decideBackgroundWrites(Config::WriterThread choice, int worldSize,
+                            const std::vector<uint64_t> *hostIds, std::string *reason) {
     if (choice != Config::WriterThread::Auto) {
         const bool on = choice == Config::WriterThread::On;
         *reason = on ? "HDTRACE_WRITER_THREAD=1" : "HDTRACE_WRITER_THREAD=0";
         return on;
     }
-    const NodeRanks ranks = countNodeRanks(worldSize);
+    const NodeRanks ranks = countNodeRanks(worldSize, hostIds);
     const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
     *reason = "auto: " + std::to_string(ranks.count) + " ranks on " + std::to_string(cpus) +
               " CPUs of this node, from " + ranks.source;
     return cpus > ranks.count;
 }
 
+// --- Clocks (ClockSync.hpp, TRACE-FORMAT.md "Clocks")
+void reportClockMeasurement(const ClockMeasurement &measurement, int64_t tookNanoseconds) {
+    if (!gRuntime->config.verbose) return;
+    std::fprintf(stderr,
+                 "hdtracempi: rank %d: clock offset at %s: %lld ns against rank 0 (round trip "
+                 "%lld ns, measured by rank %d; %zu clock group(s), %d exchanges each, %.3f ms)\n",
+                 gRuntime->worldRank, measurement.occasion,
+                 static_cast<long long>(measurement.offset),
+                 static_cast<long long>(measurement.roundTrip), measurement.leader,
+                 gRuntime->clockGroups.leaders.size(), measurement.exchanges,
+                 static_cast<double>(tookNanoseconds) / 1e6);
+}
+
+// In MPI_Init, on every rank: the testing skew, then (unless
+// HDTRACE_CLOCK_SYNC=0 or a world of one) one Allgather of host and clock
+// ids and the first measurement. *hostIds gets every rank's host id.
+void measureClocksAtInit(int worldSize, hdtrace::Timestamp initStart,
+                         std::vector<uint64_t> *hostIds) {
+    std::string problem;
+    gRuntime->clockSkew = clockSkewOf(gRuntime->worldRank, initStart.nanoseconds, &problem);
+    if (!problem.empty() && gRuntime->worldRank == 0)
+        std::fprintf(stderr, "hdtracempi: warning: %s\n", problem.c_str());
+    if (!gRuntime->config.clockSync || worldSize <= 1) return;
+    const uint64_t own[2] = {hostId(), clockIdOf(hostId(), gRuntime->clockSkew)};
+    std::vector<uint64_t> all(2 * static_cast<size_t>(worldSize));
+    if (PMPI_Allgather(own, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+        return;
+    std::vector<uint64_t> clockIds(static_cast<size_t>(worldSize));
+    hostIds->resize(static_cast<size_t>(worldSize));
+    for (size_t rank = 0; rank < clockIds.size(); ++rank) {
+        (*hostIds)[rank] = all[2 * rank];
+        clockIds[rank] = all[2 * rank + 1];
+    }
+    gRuntime->clockGroups = clockGroupsOf(clockIds, gRuntime->worldRank);
+    const int64_t began = hdtrace::Timestamp::now().nanoseconds;
+    gRuntime->clockMeasured =
+        measureClockOffset(gRuntime->clockGroups, gRuntime->worldRank, gRuntime->clockSkew, "init",
+                           &gRuntime->clockAtInit);
+    if (gRuntime->clockMeasured)
+        reportClockMeasurement(gRuntime->clockAtInit,
+                               hdtrace::Timestamp::now().nanoseconds - began);
+}
+// --- end of Clocks
+
 }  // namespace
+
+// --- Clocks
+void measureClocksAtFinalize() {
+    if (!gRuntime || !gRuntime->clockMeasured) return;
+    gRuntime->clockMeasured = false;  // once, even if the program calls MPI_Finalize twice
+    ClockMeasurement measurement;
+    const int64_t began = hdtrace::Timestamp::now().nanoseconds;
+    if (!measureClockOffset(gRuntime->clockGroups, gRuntime->worldRank, gRuntime->clockSkew,
+                            "finalize", &measurement))
+        return;
+    reportClockMeasurement(measurement, hdtrace::Timestamp::now().nanoseconds - began);
+    if (ThreadContext *context = tracedThread()) context->writer->writeInfo(clockLine(measurement));
+}
+// --- end of Clocks
 
 void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp initStart) {
     if (initResult != MPI_SUCCESS || gRuntime) return;
@@ -160,7 +223,10 @@ void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp in
     PMPI_Comm_size(MPI_COMM_WORLD, &worldSize);
     // One warning per process group is enough: only rank 0 reports bad values.
     gRuntime->config = readConfig(gRuntime->worldRank == 0);
+    std::vector<uint64_t> hostIds;  // filled when the clocks are measured
+    measureClocksAtInit(worldSize, initStart, &hostIds);
     gRuntime->backgroundWrites = decideBackgroundWrites(gRuntime->config.writerThread, worldSize,
+                                                        hostIds.empty() ? nullptr : &hostIds,
                                                         &gRuntime->backgroundWritesReason);
     gRuntime->program = programName(argc, argv);
     char host[256] = "localhost";
@@ -178,6 +244,7 @@ void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp in
     // WORLD and SELF are declared at once, in this order (TRACE-FORMAT.md).
     context->comm(MPI_COMM_WORLD);
     context->comm(MPI_COMM_SELF);
+    if (gRuntime->clockMeasured) context->writer->writeInfo(clockLine(gRuntime->clockAtInit));
     // After MPI's own handlers, which ours then call: a fatal signal first
     // completes the traces, then proceeds as without the wrapper.
     hdtrace::installCrashHandlers();

@@ -19,8 +19,10 @@
 //     queries; they create and change nothing.
 //   own-mpi-call PMPI_Allgather: once in MPI_Init over MPI_COMM_WORLD, only
 //     when HDTRACE_WRITER_THREAD=auto and the launcher does not say how many
-//     ranks share the node (NodeRanks.hpp). A collective allocates no
-//     context id and no handle; every rank is inside MPI_Init.
+//     ranks share the node (NodeRanks.hpp), or when the clocks are measured
+//     (ClockSync.hpp; then it carries host and clock ids, and serves both).
+//     A collective allocates no context id and no handle; every rank is
+//     inside MPI_Init.
 //   own-mpi-call PMPI_Comm_group, PMPI_Comm_remote_group,
 //     PMPI_Group_translate_ranks, PMPI_Group_free: a communicator's members
 //     as world ranks, once per communicator. The group is the
@@ -43,6 +45,17 @@
 //     with their reference count raised (MPI-3.1 section 4.1.13; the _c
 //     forms, MPI-4, for types made by large-count constructors), and
 //     Type_free of those returns the count to where it was; no type is made.
+//   own-mpi-call PMPI_Send, PMPI_Recv, PMPI_Bcast, PMPI_Comm_get_attr: the
+//     clock measurement (ClockSync.hpp), inside MPI_Init after PMPI_Init and
+//     inside MPI_Finalize before PMPI_Finalize, on MPI_COMM_WORLD, unless
+//     HDTRACE_CLOCK_SYNC=0. Blocking sends and receives between rank 0 and
+//     each host's lowest rank, with explicit source and the largest tag
+//     (MPI_TAG_UB, read with Comm_get_attr, a query), each received before
+//     the call returns, then one Bcast: no request, no handle, no message
+//     left behind. No receive of the program can take them: in MPI_Init
+//     none exists yet, and before MPI_Finalize the program must have
+//     completed all its communication (TRACE-FORMAT.md, "Clocks", also on
+//     why there is no periodic measurement during the run).
 #pragma once
 
 #include <atomic>
@@ -52,6 +65,7 @@
 
 #include <hdtrace/Timestamp.hpp>
 
+#include "ClockSync.hpp"
 #include "CommRegistry.hpp"
 #include "Config.hpp"
 #include "FileRegistry.hpp"
@@ -80,6 +94,12 @@ struct Runtime {
     bool backgroundWrites = true;        // see Config::WriterThread
     std::string backgroundWritesReason;  // for HDTRACE_VERBOSE
     std::atomic<int> nextThreadIndex{0};
+    // --- Clocks (ClockSync.hpp, TRACE-FORMAT.md "Clocks")
+    hdtrace::ClockSkew clockSkew;  // HDTRACE_CLOCK_SKEW, testing only
+    bool clockMeasured = false;    // every rank measured in MPI_Init: again in MPI_Finalize
+    ClockGroups clockGroups;
+    ClockMeasurement clockAtInit;
+    // --- end of Clocks
 };
 
 // Set while traces are written: from the end of MPI_Init to MPI_Finalize.
@@ -96,6 +116,11 @@ extern Runtime *gRuntime;
 void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp initStart);
 // Closes every thread's trace; later calls are not traced.
 void stopTracing();
+
+// --- Clocks: in MPI_Finalize before PMPI_Finalize, on every rank, traced
+// or not: measures the clock offsets again if MPI_Init did, and writes the
+// result to the calling thread's .info (collective over MPI_COMM_WORLD).
+void measureClocksAtFinalize();
 
 // The calling thread's context once it has one. Initial-exec TLS: one load
 // from the thread pointer, no __tls_get_addr call, on every MPI call.

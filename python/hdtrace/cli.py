@@ -28,7 +28,8 @@ def format_table(array, formats):
 
 def _open(args):
     from .project import open as open_project
-    return open_project(args.project, partial=args.partial)
+    return open_project(args.project, partial=args.partial,
+                        align=not getattr(args, "raw_times", False))  # --- Clocks
 
 
 def command_stats(args):
@@ -149,6 +150,10 @@ def build_parser():
         sub.add_argument("project", help="the project description (.proj)")
         sub.add_argument("--partial", action="store_true",
                          help="read damaged traces up to the damage (with a warning)")
+        # --- Clocks: times on rank 0's clock unless asked for as written
+        sub.add_argument("--raw-times", action="store_true",
+                         help="the times as written, without the clock alignment "
+                              "(see hdtrace align)")
 
     stat = commands.add_parser("stats", help="time and bytes per function, rank and file",
                                description="Prints aligned tables: per function (calls, total, "
@@ -180,6 +185,11 @@ def build_parser():
     # Tracing a program in one command: launch, merge, summarise (run.py).
     from . import run
     run.register(commands)
+
+    # --- Clocks: rewriting a run's traces on rank 0's clock (align.py).
+    from . import align
+    align.register(commands)
+    # --- end of Clocks
     return parser
 
 

@@ -4,6 +4,8 @@ import os
 import warnings
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import _core
 from .datatypes import decode_datatypes
 from .errors import MissingTraceError, TraceDamageWarning, read_error
@@ -162,7 +164,7 @@ def _as_int(label, what, project_path):
                          f"topology {what} label {label!r} is not an integer") from None
 
 
-def open(path, partial=False, ranks=None):  # noqa: A001 - the package's entry point
+def open(path, partial=False, ranks=None, align=True):  # noqa: A001 - the package's entry point
     """Opens a project description (.proj).
 
     partial -- read damaged (e.g. truncated) traces up to the damage, with a
@@ -171,16 +173,25 @@ def open(path, partial=False, ranks=None):  # noqa: A001 - the package's entry p
     ranks   -- "world" or "local": whether ranks in trace attributes are world
                ranks or local to their communicator. Default: decided per
                dialect (see Project.ranks_in_traces).
+    align   -- put every trace on rank 0's clock where the run measured the
+               clock offsets (the .info files' Clock lines; see hdtrace.clocks):
+               every time this project gives (events, tables, messages,
+               statistics, views, exports) is then corrected. False: the
+               times as written. A run already rewritten by `hdtrace align`
+               is read as written either way.
     """
-    return Project(path, partial=partial, ranks=ranks)
+    return Project(path, partial=partial, ranks=ranks, align=align)
 
 
 class Project:
     """A project: its metadata, topology, communicators, datatypes and traces."""
 
-    def __init__(self, path, partial=False, ranks=None):
+    def __init__(self, path, partial=False, ranks=None, align=True):
         self.path = os.fspath(path)
         self.partial = partial
+        self.align = align
+        self._clock = None  # --- Clocks: the ClockCorrection once loaded (see clock_correction)
+        self._clock_loaded = False
         raw = _core.read_project(self.path)
         self.name = raw["name"]
         self.description = raw["description"]
@@ -221,6 +232,32 @@ class Project:
         if ranks not in (None, "world", "local"):
             raise ValueError(f"ranks must be 'world', 'local' or None, not {ranks!r}")
         self.ranks_in_traces = ranks or self._detect_rank_kind()
+
+    # --- Clocks (hdtrace.clocks)
+    @property
+    def clock_correction(self):
+        """The ClockCorrection applied to this project's times, or None (align
+        off, no measurements, or a run already aligned by `hdtrace align`)."""
+        if not self._clock_loaded:
+            from .clocks import load_correction
+            self._clock_loaded = True
+            self._clock = load_correction(self) if self.align else None
+        return self._clock
+
+    def _raw_window(self, window):
+        """A read window in written times that holds every call whose
+        corrected times overlap `window`."""
+        if window is None or self._clock is None:
+            return window
+        margin = self._clock.largest_change_ns / 1e9
+        start, end = window
+        return (None if start is None else start - margin, None if end is None else end + margin)
+
+    @staticmethod
+    def _overlaps(start_ns, end_ns, window_ns):
+        start, end = window_ns
+        return (start is None or end_ns >= start) and (end is None or start_ns <= end)
+    # --- end of Clocks
 
     # --- dialects
     def _detect_rank_kind(self):
@@ -285,6 +322,20 @@ class Project:
         leaf = self.topology.leaf(rank, thread)
         if leaf.path in self.missing_traces:
             return
+        # --- Clocks: corrected times, read through a window widened to cover them
+        correction = self.clock_correction
+        if correction is not None:
+            self._full_table()  # the order repair needs every message
+            reader = self._reader(leaf, names, self._raw_window(window))
+            window_ns = self._window_ns(window)
+            for raw in reader:
+                event = correction.correct_events(Event._from_raw(raw, leaf.rank, leaf.thread),
+                                                  leaf.rank, leaf.thread)
+                if window is None or self._overlaps(event.start_ns, event.end_ns, window_ns):
+                    yield event
+            self._warn_damage(reader.damage)
+            return
+        # --- end of Clocks
         reader = self._reader(leaf, names, window)
         for raw in reader:
             yield Event._from_raw(raw, leaf.rank, leaf.thread)
@@ -303,6 +354,20 @@ class Project:
         from .table import read_table
         if names is None and window is None:
             return self._full_table().array
+        # --- Clocks: the rows of the corrected table that the selection keeps
+        if self.clock_correction is not None:
+            array = self._full_table().array
+            keep = np.ones(len(array), dtype=bool)
+            if names is not None:
+                keep &= np.isin(array["name"], list(names))
+            if window is not None:
+                start, end = self._window_ns(window)
+                if start is not None:
+                    keep &= array["end_ns"] >= start
+                if end is not None:
+                    keep &= array["start_ns"] <= end
+            return array[keep]
+        # --- end of Clocks
         return read_table(self, names, window).array
 
     def to_dataframe(self, names=None, window=None):
@@ -327,7 +392,14 @@ class Project:
     def _full_table(self):
         from .table import read_table
         if self._table is None:
-            self._table = read_table(self, None, None)
+            correction = self.clock_correction
+            table = read_table(self, None, None)
+            # --- Clocks: interpolated, order repaired, re-sorted (hdtrace.clocks)
+            if correction is not None:
+                from .clocks import align_table
+                table = align_table(self, table, self._clock)
+            # --- end of Clocks
+            self._table = table
         return self._table
 
     def __repr__(self):

@@ -155,6 +155,10 @@ _LAYOUTS = {
                     ("addresses", "'"), ("types", "'")],
     # One-sided communication (TRACE-FORMAT.md)
     "Win": [("id", ""), ("cid", ""), ("size", ""), ("dispUnit", ""), ("kind", "'")],
+    # --- Clocks (TRACE-FORMAT.md, "Clocks")
+    "Clock": [("at", "'"), ("time", ""), ("offset", ""), ("rtt", ""), ("leader", ""),
+              ("exchanges", "")],
+    "ClockAligned": [("backup", "'")],
 }
 WIN_KINDS = ("create", "allocate", "shared", "dynamic")
 _HEADER_RE = re.compile(
@@ -238,6 +242,8 @@ class Info:
     type_order: list
     wins: dict = dataclasses.field(default_factory=dict)  # wid -> {"cid", "size", "dispUnit", "kind", "line"}
     win_order: list = dataclasses.field(default_factory=list)
+    # --- Clocks: {"at", "time", "offset", "rtt", "leader", "exchanges", "line"} per line
+    clocks: list = dataclasses.field(default_factory=list)
 
 
 def parse_info(path: pathlib.Path) -> Info:
@@ -315,6 +321,15 @@ def parse_info(path: pathlib.Path) -> Info:
             info.type_order.append(tid)
         elif kind == "Win":
             _parse_win_line(info, layout, values, where, number)
+        elif kind in ("Clock", "ClockAligned"):  # --- Clocks
+            _expect_layout(layout, kind, where)
+            if kind == "Clock":
+                entry = {key: _int(values[key], where)
+                         for key in ("time", "offset", "rtt", "leader", "exchanges")}
+                if values["at"] not in ("init", "finalize"):
+                    raise TraceMismatch(f"{where}: Clock at={values['at']!r} is not init or "
+                                        "finalize")
+                info.clocks.append(dict(entry, at=values["at"], line=number))
         else:
             raise TraceMismatch(f"{where}: unknown line kind {kind!r}: {line!r}")
     return info

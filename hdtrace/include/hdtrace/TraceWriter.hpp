@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <hdtrace/Clock.hpp>
+#include <hdtrace/ClockSkew.hpp>
 #include <hdtrace/Format.hpp>
 #include <hdtrace/OutputBuffer.hpp>
 #include <hdtrace/TextBuffer.hpp>
@@ -40,6 +41,10 @@ struct TraceOptions {
     // the whole second of the earlier of this and the creation time, so
     // that no time in the trace is negative.
     Timestamp earliestTime;
+    // Testing only: every written time (timeAdjustment included) goes
+    // through this skew, so the trace looks as if taken on another host's
+    // clock (ClockSkew.hpp). Inactive by default.
+    ClockSkew skew;
 };
 
 class TraceWriter {
@@ -161,9 +166,13 @@ class TraceWriter {
     char *writeHeadAndTimes(char *out, const Frame &frame, Timestamp end) const {
         out = copyText(out, frame.head.view());
         std::memcpy(out, " time='", 7);
-        out = formatRelativeTime(out + 7, frame.start.nanoseconds - timeBaseNanoseconds_);
+        out = formatRelativeTime(out + 7, relativeNanoseconds(frame.start));
         std::memcpy(out, "' end='", 7);
-        return formatRelativeTime(out + 7, end.nanoseconds - timeBaseNanoseconds_);
+        return formatRelativeTime(out + 7, relativeNanoseconds(end));
+    }
+    // A time as written: skewed when testing asks for it, then relative.
+    int64_t relativeNanoseconds(Timestamp at) const {
+        return (skewed_ ? skew_.apply(at.nanoseconds) : at.nanoseconds) - timeBaseNanoseconds_;
     }
 
     TextBuffer &attributeTarget() {
@@ -188,6 +197,8 @@ class TraceWriter {
     std::atomic<bool> crashClosed_{false};
     bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
     int64_t timeBaseNanoseconds_ = 0;
+    bool skewed_ = false;
+    ClockSkew skew_;
     Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];

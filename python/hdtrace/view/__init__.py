@@ -13,6 +13,9 @@ def register(commands):
                       help="where to write the page (default: the project's name with .html)")
     view.add_argument("--partial", action="store_true",
                       help="read damaged traces up to the damage (with a warning)")
+    # --- Clocks: the view on rank 0's clock by default (hdtrace.clocks)
+    view.add_argument("--raw-times", action="store_true",
+                      help="the times as written, without the clock alignment")
     view.set_defaults(handler=command_view)
 
 
@@ -23,7 +26,8 @@ def command_view(args):
     from .html import write_html
     from .model import build_timeline
     output = args.output or os.path.splitext(args.project)[0] + ".html"
-    timeline = build_timeline(open_project(args.project, partial=args.partial))
+    timeline = build_timeline(open_project(args.project, partial=args.partial,
+                                           align=not args.raw_times))
     size = write_html(timeline, output)
     print(f"{output}: {len(timeline)} calls on {len(timeline.rows)} rows, "
           f"{len(timeline.messages)} messages, {size} bytes")
