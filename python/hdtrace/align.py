@@ -111,6 +111,10 @@ def align(project_path, out=None):
         correction = project.clock_correction
     for warning in caught:
         print(f"hdtrace align: warning: {warning.message}", file=out)
+    if correction is None and any(found.measurements for found in clocks.values()):
+        print(f"hdtrace align: {project_path}: every rank ran on rank 0's clock; nothing to "
+              "correct, nothing changed", file=out)
+        return 0
     if correction is None:
         print(f"hdtrace align: warning: {project_path}: the run has no clock measurements "
               "(traced with HDTRACE_CLOCK_SYNC=0, or by an older wrapper); nothing changed",

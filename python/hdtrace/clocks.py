@@ -222,7 +222,8 @@ def refresh_seconds(array):
 def load_correction(project):
     """The ClockCorrection of a project's run, or None when its traces carry
     no measurement (with a ClockWarning when some rank has none while others
-    do) or were already aligned by `hdtrace align`."""
+    do), when every rank shares rank 0's clock, or when the run was already
+    aligned by `hdtrace align`."""
     by_rank, aligned, without = {}, 0, []
     leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
     for leaf in leaves:
@@ -244,7 +245,17 @@ def load_correction(project):
     if missing:
         warnings.warn(f"{project.path}: ranks {missing} have no clock measurement; their times "
                       "are read as written", ClockWarning, stacklevel=3)
+    if shares_one_clock(by_rank):
+        return None
     return ClockCorrection(by_rank)
+
+
+def shares_one_clock(by_rank):
+    """Whether every measured rank is in rank 0's clock group (one host, or
+    ranks sharing its clock): the times are on one clock already, and no
+    receive can end before its send, so there is nothing to correct."""
+    return all(m.leader == 0 and m.exchanges == 0 and m.offset_ns == 0
+               for measurements in by_rank.values() for m in measurements)
 
 
 # --- the order repair

@@ -157,7 +157,24 @@ def test_a_rank_without_measurements_is_named(copy_project):
     write_clock_lines(project_path, [])
     with pytest.warns(clocks.ClockWarning, match=r"ranks \[1\] have no clock measurement"):
         correction = hdtrace.open(project_path).clock_correction
-    assert correction is not None
+    assert correction is None  # rank 0 shares its own clock: nothing to correct
+
+
+def test_a_run_on_rank_0s_clock_needs_no_correction(copy_project, capsys):
+    """One host: every rank measured in rank 0's clock group. The reader
+    corrects nothing (so to_dask works), and `hdtrace align` says so."""
+    project_path = copy_project("ours")
+    same = [f"Clock at='init' time={BASE} offset=0 rtt=0 leader=0 exchanges=0",
+            f"Clock at='finalize' time={BASE + S} offset=0 rtt=0 leader=0 exchanges=0"]
+    write_clock_lines(project_path, same)
+    before = {p.name: p.read_bytes() for p in project_path.parent.iterdir()}
+    assert hdtrace.open(project_path).clock_correction is None
+    assert align(project_path) == 0
+    assert "every rank ran on rank 0's clock" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in project_path.parent.iterdir()} == before
+    # one rank measured on a clock of its own: corrected
+    write_clock_lines(project_path, rank1_constant())
+    assert hdtrace.open(project_path).clock_correction is not None
 
 
 def test_command_line(copy_project):
