@@ -17,9 +17,16 @@ OutputBuffer::~OutputBuffer() {
 void OutputBuffer::attach(int fd, size_t capacity, bool background) {
     fd_ = fd;
     halfCapacity_ = capacity / 2;
-    for (Half &half : halves_)
-        half.data.reset(new char[halfCapacity_]);
+    halves_[0].data.reset(new char[halfCapacity_]);
+    // Without the background writer the second half is never filled.
+    if (background) halves_[1].data.reset(new char[halfCapacity_]);
     background_ = background;
+}
+
+bool OutputBuffer::flushBefore() {
+    if (!before_ || before_->flush()) return true;
+    failedInBefore_ = true;
+    return false;
 }
 
 char *OutputBuffer::claim(size_t length) {
@@ -30,6 +37,7 @@ char *OutputBuffer::claim(size_t length) {
 }
 
 bool OutputBuffer::switchHalves() {
+    if (!flushBefore()) return false;
     Half &full = *active_;
     if (!background_ || !BackgroundWriter::start()) return writeHalf(full);  // and fill it again
     Half &next = other();
@@ -98,6 +106,7 @@ void OutputBuffer::noteWrittenUpTo(int64_t end) {
 }
 
 bool OutputBuffer::flush() {
+    if (!flushBefore()) return false;
     if (background_) {
         waitUntilWritten(other());
         if (takeBackgroundError()) return false;

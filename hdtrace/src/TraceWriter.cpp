@@ -11,7 +11,6 @@
 #include <hdtrace/TraceWriter.hpp>
 
 #include "TraceRegistry.hpp"
-#include "WriteFully.hpp"
 
 namespace hdtrace {
 namespace {
@@ -110,6 +109,9 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
         const int writeError = writer->output_.lastError();
         return report("cannot write '" + writer->tracePath_ + "': " + std::strerror(writeError));
     }
+    // Issue 16: the .info in blocks, written before the trace text after it.
+    writer->info_.attach(writer->infoFd_, kInfoBufferBytes, false);
+    writer->output_.writeFirst(&writer->info_);
     writer->closed_ = false;
     registry::add(writer.get());
     return writer;
@@ -266,8 +268,9 @@ int TraceWriter::appendOutput(const char *text, size_t length) {
         output_.commit(length);
         return 0;
     }
-    if (output_.lastError() == 0 && output_.writeThrough(text, length)) return 0;
-    fail(tracePath_.c_str(), output_.lastError());
+    if (output_.lastError() == 0 && !output_.failedInBefore() && output_.writeThrough(text, length))
+        return 0;
+    failOutput();
     return EIO;
 }
 
@@ -275,26 +278,41 @@ int TraceWriter::flush() {
     if (closed_) return EBADF;
     if (failed_) return EIO;
     if (!output_.flush()) {
-        fail(tracePath_.c_str(), output_.lastError());
+        failOutput();
         return EIO;
     }
     return 0;
 }
 
+// --- Issue 16: the .info in blocks. Lines are committed to info_ whole, so
+// a crash handler writes every complete line (closeForCrash); info_ reaches
+// the file before any later trace text (OutputBuffer::writeFirst).
 int TraceWriter::writeInfo(std::string_view text) {
     if (closed_) return EBADF;
     if (failed_) return EIO;
-    if (const int error = writeFully(infoFd_, text.data(), text.size())) {
-        fail(infoPath_.c_str(), error);
-        return EIO;
+    if (char *space = info_.claim(text.size())) {
+        std::memcpy(space, text.data(), text.size());
+        info_.commit(text.size());
+        if (!forceFlush_ || info_.flush()) return 0;
+    } else if (info_.lastError() == 0 && info_.writeThrough(text.data(), text.size())) {
+        return 0;  // a line longer than the buffer
     }
-    return 0;
+    fail(infoPath_.c_str(), info_.lastError());
+    return EIO;
 }
 
 void TraceWriter::setForceFlush(bool on) {
     forceFlush_ = on;
     if (!closed_) output_.keepFileEndingWith(on ? kEpilog.data() : nullptr, kEpilog.size());
 }
+
+void TraceWriter::failOutput() {
+    if (output_.failedInBefore())
+        fail(infoPath_.c_str(), info_.lastError());
+    else
+        fail(tracePath_.c_str(), output_.lastError());
+}
+// --- End of issue 16's .info writing.
 
 void TraceWriter::fail(const char *what, int error) {
     if (failed_.exchange(true)) return;
@@ -310,7 +328,7 @@ int TraceWriter::close() {
         endState(end);
     output_.keepFileEndingWith(nullptr, 0);
     appendOutput(kEpilog.data(), kEpilog.size());
-    if (!failed_ && !output_.flush()) fail(tracePath_.c_str(), output_.lastError());
+    if (!failed_ && !output_.flush()) failOutput();  // the .info's lines first
     // Even after a failure: the background writer must be done with the
     // descriptor before its number can be given to another file.
     output_.waitForBackgroundWrites();
@@ -325,12 +343,15 @@ int TraceWriter::close() {
 void TraceWriter::closeForCrash() {
     if (closed_ || crashClosed_.exchange(true)) return;
     failed_.store(true);
+    // The .info first: every id the trace's complete elements use is there.
+    info_.closeForCrash("", 0);
     output_.closeForCrash(kEpilog.data(), kEpilog.size());
 }
 
 void TraceWriter::abandonAfterFork() {
     if (closed_) return;
     output_.abandon();
+    info_.abandon();
     ::close(traceFd_);
     ::close(infoFd_);
     traceFd_ = infoFd_ = -1;

@@ -27,7 +27,10 @@ int64_t ThreadContext::declare(const FileRecord *record) {
 }
 
 void ThreadContext::declare(const TypeRecord *record) {
-    if (!declaredTypes_.insert(record).second) return;
+    const bool isNew = record->predefined
+                           ? declaredNamedTypes_.insert(record->id).second
+                           : markNew(declaredDerivedTypes_, record->id - kFirstDerivedTypeId);
+    if (!isNew) return;
     for (const TypeRecord *child : record->children)
         declare(child);  // children first
     writer->writeInfo(record->infoLine);

@@ -98,7 +98,12 @@ struct ThreadContext {
 
     std::vector<bool> declaredComms_;
     std::vector<bool> declaredFiles_;
-    std::unordered_set<const TypeRecord *> declaredTypes_;
+    // Issue 16: derived types by bit, as they are numbered in sequence
+    // from kFirstDerivedTypeId (a program like parallel HDF5 makes
+    // millions; a hash set of them cost a rehash now and then and 30 bytes
+    // each); predefined ones by id.
+    std::vector<bool> declaredDerivedTypes_;
+    std::unordered_set<int64_t> declaredNamedTypes_;
 
     // One-sided communication
     const WinRecord *winSlow(MPI_Win handle);

@@ -79,10 +79,6 @@ std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t exten
     return blocks;
 }
 
-bool isNamed(MPI_Datatype type) {
-    return typeCombiner(type) == MPI_COMBINER_NAMED;
-}
-
 }  // namespace
 
 const TypeRecord *TypeRegistry::find(MPI_Datatype type) {
@@ -156,6 +152,7 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
             children.push_back(findLocked(MPI_BYTE));
         TypeRecord &record = records_.emplace_back();
         record.id = id;
+        record.predefined = true;
         record.children = std::move(children);
         record.infoLine = namedTypeLine(id, name, size, extent, dataBlocks(type, size, extent));
         namedById_[id] = &record;
@@ -178,7 +175,10 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
         }
         children.push_back(childRecord);
         childIds.push_back(childRecord->id);
-        if (!isNamed(child)) PMPI_Type_free(&child);
+        // A derived child's handle is the caller's to free (a duplicate on
+        // Open MPI, a new reference on MPICH); the record says which it
+        // is, saving an envelope call per child (issue 16).
+        if (!childRecord->predefined) PMPI_Type_free(&child);
     }
     TypeRecord &record = records_.emplace_back();
     record.id = nextDerivedId_++;

@@ -17,6 +17,9 @@ namespace hdtracempi {
 
 struct TypeRecord {
     int64_t id = -1;
+    // Predefined (MPI_Type_c2f id, which on MPICH lies above the derived
+    // ids), or derived (ids from kFirstDerivedTypeId up, in sequence).
+    bool predefined = false;
     std::vector<const TypeRecord *> children;  // the types the line references
     std::string infoLine;
 };

@@ -401,14 +401,75 @@ TEST(TraceWriter, BackgroundWritesGiveTheSameFileAsWritingInPlace) {
     EXPECT_TRUE(files[0] == files[1]) << "sizes " << files[0].size() << " / " << files[1].size();
 }
 
-TEST(TraceWriter, WritesInfoLinesImmediately) {
+// Issue 16: the .info is written in blocks: a line waits in its buffer
+// until the trace writes, flush(), close() or a crash, or goes at once with
+// forceFlush.
+TEST(TraceWriter, WritesInfoLinesInBlocks) {
     ScratchDirectory directory;
     auto writer = createWriter(optionsIn(directory));
     EXPECT_EQ(writer->writeInfo("File name=\"a\" Size=0 id=0\n"), 0);
-    EXPECT_EQ(readFile(writer->infoPath()), "File name=\"a\" Size=0 id=0\n");
     EXPECT_EQ(writer->writeInfo("Comm map='0..3->0..3;' id=0 name='WORLD'\n"), 0);
+    EXPECT_EQ(readFile(writer->infoPath()), "");
+    EXPECT_EQ(writer->flush(), 0);
     EXPECT_EQ(readFile(writer->infoPath()),
               "File name=\"a\" Size=0 id=0\nComm map='0..3->0..3;' id=0 name='WORLD'\n");
+    EXPECT_EQ(writer->writeInfo("File name=\"b\" Size=1 id=1\n"), 0);
+    const std::string path = writer->infoPath();
+    writer->close();
+    EXPECT_EQ(readFile(path),
+              "File name=\"a\" Size=0 id=0\nComm map='0..3->0..3;' id=0 "
+              "name='WORLD'\nFile name=\"b\" Size=1 id=1\n");
+}
+
+TEST(TraceWriter, WritesInfoLinesImmediatelyWithForceFlush) {
+    ScratchDirectory directory;
+    TraceOptions options = optionsIn(directory);
+    options.forceFlush = true;
+    auto writer = createWriter(options);
+    EXPECT_EQ(writer->writeInfo("File name=\"a\" Size=0 id=0\n"), 0);
+    EXPECT_EQ(readFile(writer->infoPath()), "File name=\"a\" Size=0 id=0\n");
+}
+
+// Every trace write is preceded by the .info's: a line reaches the file no
+// later than the elements after it, also when the trace's buffer fills up.
+TEST(TraceWriter, InfoReachesTheFileBeforeLaterTraceText) {
+    ScratchDirectory directory;
+    TraceOptions options = optionsIn(directory);
+    options.bufferBytes = 8192;
+    options.backgroundWrites = false;
+    auto writer = createWriter(options);
+    EXPECT_EQ(writer->writeInfo("Type id='16777216' combiner='MPI_COMBINER_DUP' name='' "
+                                "integers='' addresses='' types='1;'\n"),
+              0);
+    while (readFile(writer->tracePath()).find("<Call") == std::string::npos) {
+        writer->beginState("Call");
+        writer->attribute("tid", int64_t{16777216});
+        writer->endState();
+    }
+    EXPECT_NE(readFile(writer->infoPath()).find("id='16777216'"), std::string::npos);
+}
+
+// A line longer than the buffer is written through, in its place.
+TEST(TraceWriter, WritesInfoLinesLongerThanTheBuffer) {
+    ScratchDirectory directory;
+    auto writer = createWriter(optionsIn(directory));
+    const std::string first = "Comm map='0->0;' id=1 name='SELF'\n";
+    const std::string longLine = "Comm map='" + std::string(100000, 'x') + "' id=2 name=''\n";
+    EXPECT_EQ(writer->writeInfo(first), 0);
+    EXPECT_EQ(writer->writeInfo(longLine), 0);
+    EXPECT_EQ(writer->writeInfo(first), 0);
+    const std::string path = writer->infoPath();
+    writer->close();
+    EXPECT_EQ(readFile(path), first + longLine + first);
+}
+
+// The crash path writes the buffered lines too.
+TEST(TraceWriter, CrashCloseWritesBufferedInfoLines) {
+    ScratchDirectory directory;
+    auto writer = createWriter(optionsIn(directory));
+    EXPECT_EQ(writer->writeInfo("File name=\"a\" Size=0 id=0\n"), 0);
+    writer->closeForCrash();
+    EXPECT_EQ(readFile(writer->infoPath()), "File name=\"a\" Size=0 id=0\n");
 }
 
 TEST(TraceWriter, SkipsStatesWhileDisabled) {

@@ -30,9 +30,21 @@ class OutputBuffer {
     OutputBuffer(const OutputBuffer &) = delete;
     OutputBuffer &operator=(const OutputBuffer &) = delete;
 
-    // Allocates two halves of capacity / 2 bytes; text goes to fd, from
-    // file offset 0, from then on.
+    // Allocates two halves of capacity / 2 bytes (only one without the
+    // background thread, which is all that is used then); text goes to fd,
+    // from file offset 0, from then on.
     void attach(int fd, size_t capacity, bool background);
+    // --- Issue 16: a buffer whose text must reach its file first.
+    // From now on, before this buffer writes or hands on any of its text,
+    // it writes everything committed in `before` (flush()): a trace element
+    // never reaches the .trc ahead of the .info lines that define its ids,
+    // so even a trace cut by SIGKILL refers only to ids its .info holds.
+    // `before` must be used by the same thread and not write through a
+    // background thread.
+    void writeFirst(OutputBuffer *before) { before_ = before; }
+    // Whether the last failure was in writing the `before` buffer (its
+    // lastError() says why).
+    bool failedInBefore() const { return failedInBefore_; }
 
     // Room for length bytes after the committed text, handing a full half to
     // the background writer (or writing it) first when needed. nullptr when
@@ -116,6 +128,10 @@ class OutputBuffer {
     std::atomic<int64_t> writtenEnd_{0};
     // Set by the background writer when its pwrite failed.
     std::atomic<int> backgroundError_{0};
+    // Issue 16: see writeFirst().
+    OutputBuffer *before_ = nullptr;
+    bool failedInBefore_ = false;
+    bool flushBefore();
     // The background writer's queue is a list through these fields.
     OutputBuffer *nextQueued_ = nullptr;
     Half *queuedHalf_ = nullptr;

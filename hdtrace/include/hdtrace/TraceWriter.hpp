@@ -103,7 +103,10 @@ class TraceWriter {
     // gathering attributes when it is not.
     bool isWriting() const { return depth_ > 0 && frameWritten_[depth_ - 1]; }
 
-    // --- The .info sidecar: text is written immediately and as given.
+    // --- The .info sidecar: text is written as given, in blocks (issue
+    // 16), each call's text whole. It reaches the file before any trace
+    // text written after it, at once with forceFlush, and on a crash
+    // (closeForCrash) or close().
     int writeInfo(std::string_view text);
 
     // --- Settings.
@@ -184,6 +187,7 @@ class TraceWriter {
     char *renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const;
     int appendOutput(const char *text, size_t length);
     void fail(const char *what, int error);
+    void failOutput();  // fail() naming the file whose write failed (issue 16)
 
     // What every state reads comes first, so that a state touches few cache
     // lines: calls that enter the kernel (file I/O) find them evicted.
@@ -209,6 +213,10 @@ class TraceWriter {
     int64_t timeAdjustmentSeconds_ = 0;
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
+    // --- Issue 16: the .info's lines on their way to the file (one half of
+    // kInfoBufferBytes / 2, written by this thread).
+    static constexpr size_t kInfoBufferBytes = 64 * 1024;
+    OutputBuffer info_;
 };
 
 __attribute__((always_inline)) inline int TraceWriter::beginState(std::string_view name,
