@@ -90,6 +90,11 @@ class Runner:
         if trace_dir is None:
             trace_dir = base / "traces"
             trace_dir.mkdir()
+        if nranks == 1:
+            # After a rank dies of a signal, Open MPI's launcher gives the
+            # job's other ranks time to end after SIGTERM (1 s, twice) before
+            # it exits; a job of one rank has none, so the wait is only time.
+            env.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
         if name.startswith("fileio"):
             env = {**IO_ENV, **env}
         if name.startswith("rma"):
