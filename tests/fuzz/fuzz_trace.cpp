@@ -8,9 +8,11 @@
 // - the columns have one row per call of the event reader, with its name,
 //   times, size, offset and rid;
 // - the SAX parser sees the same elements whatever the chunk size.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <hdtrace/reader/DecimalNumber.hpp>
@@ -30,6 +32,7 @@ struct ReadOutcome {
     std::vector<Event> events;  // those delivered before an error, if any
     bool failed = false;
     std::string error;
+    int errorLine = 0;
     std::optional<std::string> damage;
 };
 
@@ -44,8 +47,31 @@ ReadOutcome readEvents(const std::string &path, TraceOptions options) {
     } catch (const ReadError &error) {
         outcome.failed = true;
         outcome.error = error.what();
+        outcome.errorLine = error.line();
     }
     return outcome;
+}
+
+// Whether line (1-based) of the input lies inside a <Nested> block: the
+// columns skip those blocks unread (README, "The column reader"), so a
+// defect confined to one is refused by the event reader alone.
+bool insideNestedBlock(std::string_view input, int line) {
+    int depth = 0, current = 1;
+    size_t start = 0;
+    while (start <= input.size() && current <= line) {
+        const size_t end = std::min(input.find('\n', start), input.size());
+        const std::string_view text = input.substr(start, end - start);
+        if (current == line) return depth > 0 && text.find("</Nested>") == std::string_view::npos;
+        for (size_t at = text.find("<Nested"); at != std::string_view::npos;
+             at = text.find("<Nested", at + 1))
+            ++depth;
+        for (size_t at = text.find("</Nested>"); at != std::string_view::npos;
+             at = text.find("</Nested>", at + 1))
+            --depth;
+        start = end + 1;
+        ++current;
+    }
+    return false;
 }
 
 bool sameEvent(const Event &a, const Event &b) {
@@ -187,7 +213,7 @@ void compareRows(const EventColumns &columns, const std::vector<Event> &events) 
     }
 }
 
-void checkColumns(const ReadOutcome &strict, const std::string &path) {
+void checkColumns(const ReadOutcome &strict, const std::string &path, std::string_view input) {
     ColumnsResult columns;
     bool failed = false;
     try {
@@ -195,12 +221,15 @@ void checkColumns(const ReadOutcome &strict, const std::string &path) {
     } catch (const ReadError &) {
         failed = true;
     }
-    // The columns refuse more (numbers beyond 32 bits), never less.
-    if (strict.failed && !failed) fail("the columns accepted a trace the event reader refused");
-    if (!failed && columns.columns.rows() != strict.events.size())
+    // The columns refuse more (numbers beyond 32 bits), never less, but for
+    // what lies inside the <Nested> blocks they skip.
+    if (strict.failed && !failed && !insideNestedBlock(input, strict.errorLine))
+        fail("the columns accepted a trace the event reader refused");
+    const bool bothRead = !failed && !strict.failed;
+    if (bothRead && columns.columns.rows() != strict.events.size())
         fail("the columns have " + std::to_string(columns.columns.rows()) + " rows for " +
              std::to_string(strict.events.size()) + " calls");
-    if (!failed) compareRows(columns.columns, strict.events);
+    if (bothRead) compareRows(columns.columns, strict.events);
 
     // Ranks local to communicators, translated through a small table.
     LocalToWorldTable table{{0, {0, 1}}, {1, {1}}, {2, {1, 0}}};
@@ -235,7 +264,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     checkPartial(strict, path);
     checkNameFilter(strict, path);
     checkTimeWindow(strict, path, hash);
-    checkColumns(strict, path);
+    checkColumns(strict, path,
+                 std::string_view(reinterpret_cast<const char *>(data), size));
     checkChunking(path, hash);
     return 0;
 }
