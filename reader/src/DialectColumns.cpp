@@ -135,6 +135,7 @@ class DialectColumnBuilder : public DialectHandler {
     Verdict startProgram(std::string_view name, const ScannedAttribute *attributes, int count);
     Verdict startCall(std::string_view name, const ScannedAttribute *attributes, int count);
     Verdict startChild(std::string_view name, const ScannedAttribute *attributes, int count);
+    bool valuesBelowCallRead(const ScannedAttribute *attributes, int count);
     void finishCall();
     bool parseTime(std::string_view text, int64_t *nanoseconds);
     int32_t nameCode(std::string_view name);
@@ -235,9 +236,31 @@ Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
                                            const ScannedAttribute *attributes, int count) {
     if (skipBelowDepth_ > 0) return Verdict::Continue;
     if (depth == 2) return startCall(name, attributes, count);
-    if (depth == 3) return startChild(name, attributes, count);
     if (depth == 1) return startProgram(name, attributes, count);
+    if (equals(name, "Nested")) {
+        skipBelowDepth_ = depth;  // calls inside calls are not in the table: skipped unread
+        return Verdict::Continue;
+    }
+    if (!valuesBelowCallRead(attributes, count)) return Verdict::Unrecognised;
+    if (depth == 3) return startChild(name, attributes, count);
     return Verdict::Continue;
+}
+
+// Elements below a call are not in the table (but <For> and <Data>); what
+// the Event reader would refuse in them goes to libxml2, which refuses it
+// too (ColumnHandler::checkBelowCall).
+bool DialectColumnBuilder::valuesBelowCallRead(const ScannedAttribute *attributes, int count) {
+    int64_t unused = 0;
+    for (int index = 0; index < count; ++index) {
+        const std::string_view attribute = attributes[index].name;
+        const std::string_view value = attributes[index].value;
+        if (mayOverflow(value)) return false;
+        if (isThirtyTwoBitColumn(attribute) && !fitsThirtyTwoBitColumn(parseIntegerValue(value)))
+            return false;
+        if ((equals(attribute, "time") || equals(attribute, "end")) && !parseTime(value, &unused))
+            return false;
+    }
+    return true;
 }
 
 Verdict DialectColumnBuilder::startProgram(std::string_view name,
@@ -401,9 +424,6 @@ Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAtt
     for (int index = 0; index < count; ++index) {
         const std::string_view attribute = attributes[index].name;
         const std::string_view value = attributes[index].value;
-        if (mayOverflow(value)) return Verdict::Unrecognised;
-        if (isThirtyTwoBitColumn(attribute) && !fitsThirtyTwoBitColumn(parseIntegerValue(value)))
-            return Verdict::Unrecognised;
         if (isFor && !sawRid && equals(attribute, "rid")) {
             sawRid = true;
             ParsedInteger number = parseIntegerValue(value);
@@ -419,7 +439,6 @@ Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAtt
             if (call_.offset < 0) call_.offset = number.valid ? number.value : -1;
         }
     }
-    skipBelowDepth_ = 3;  // nothing deeper matters to the table
     return Verdict::Continue;
 }
 

@@ -44,7 +44,8 @@ struct OpenCall {
 
 // Reads the top-level calls of a trace straight from the SAX attributes into
 // columns: no Event is built, and <Nested> blocks (calls inside calls, which
-// the table leaves out) are skipped unread. Same structure and filters as
+// the table leaves out) are skipped unread; other elements below a call are
+// checked as the Event reader checks them. Same structure and filters as
 // TraceParser.
 class ColumnHandler : public SaxHandler {
   public:
@@ -60,6 +61,7 @@ class ColumnHandler : public SaxHandler {
   private:
     void startCall(std::string_view name, const AttributeList &attributes);
     void startChild(std::string_view name, const AttributeList &attributes);
+    bool checkBelowCall(const AttributeList &attributes);
     void finishCall();
     bool parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds);
     int32_t nameCode(std::string_view name);
@@ -150,9 +152,24 @@ void ColumnHandler::startElement(std::string_view name, const AttributeList &att
         TraceParser::startProgram(*parser_, name, attributes, &timeAdjustmentNs_);
     } else if (depth_ == 2) {
         startCall(name, attributes);
-    } else if (depth_ == 3) {
-        startChild(name, attributes);
+    } else if (name == "Nested") {
+        skipBelowDepth_ = depth_;  // calls inside calls are not in the table: skipped unread
+    } else {
+        if (!checkBelowCall(attributes)) return;
+        if (depth_ == 3) startChild(name, attributes);
     }
+}
+
+// Elements below a call are not in the table (but <For> and <Data>), yet the
+// columns refuse what the Event reader refuses in them: the same trace is
+// either readable or not, whichever reader is asked.
+bool ColumnHandler::checkBelowCall(const AttributeList &attributes) {
+    if (!numbersFit(attributes)) return false;
+    std::string_view value;
+    int64_t unused = 0;
+    if (attributes.find("time", &value) && !parseTime("time", value, &unused)) return false;
+    if (attributes.find("end", &value) && !parseTime("end", value, &unused)) return false;
+    return true;
 }
 
 void ColumnHandler::startCall(std::string_view name, const AttributeList &attributes) {
@@ -247,7 +264,6 @@ void ColumnHandler::startCall(std::string_view name, const AttributeList &attrib
 
 void ColumnHandler::startChild(std::string_view name, const AttributeList &attributes) {
     std::string_view value;
-    if (!numbersFit(attributes)) return;
     if (name == "For") {
         if (attributes.find("rid", &value)) call_.completedRids.push_back(integerOr(value, -1));
     } else if (name == "Data") {
@@ -256,7 +272,6 @@ void ColumnHandler::startChild(std::string_view name, const AttributeList &attri
         if (call_.offset < 0 && attributes.find("offset", &value))
             call_.offset = integerOr(value, -1);
     }
-    skipBelowDepth_ = depth_;  // nothing deeper matters to the table
 }
 
 void ColumnHandler::endElement(std::string_view) {
