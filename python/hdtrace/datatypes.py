@@ -434,11 +434,11 @@ class _Decoder:
 def decode_datatypes(raw_ranks, project_path):
     """{rank: {id: Datatype}} from _core.read_project()'s 'datatypes'."""
     result = {}
-    for rank_text, _thread, elements in raw_ranks:
+    for rank_text, _thread, elements, line in raw_ranks:
         try:
             rank = int(rank_text)
         except ValueError:
-            raise read_error(project_path, 0, 0, f"<Rank name={rank_text!r}> in <Datatypes> "
+            raise read_error(project_path, line, 0, f"<Rank name={rank_text!r}> in <Datatypes> "
                              "is not an integer rank") from None
         decoded = _Decoder(rank, elements, project_path).types
         result.setdefault(rank, {}).update(decoded)

@@ -58,6 +58,7 @@ class Member:
     world: int   # rank in MPI_COMM_WORLD
     local: int   # rank in the communicator
     cid: int     # the id the member's own trace uses for the communicator
+    line: int = field(default=0, compare=False, repr=False)  # in the .proj, for messages
 
 
 @dataclass
@@ -150,17 +151,17 @@ def _check_local_ranks(communicators, leaves, project_path):
     for communicator in communicators:
         for member in communicator.members:
             if not 0 <= member.local < len(world):
-                raise read_error(project_path, 0, 0,
+                raise read_error(project_path, member.line, 0,
                                  f"communicator {communicator.index} ({communicator.name!r}): "
                                  f"world rank {member.world} has local rank {member.local}, "
                                  f"but the run has {len(world)} ranks")
 
 
-def _as_int(label, what, project_path):
+def _as_int(label, what, project_path, line):
     try:
         return int(label)
     except ValueError:
-        raise read_error(project_path, 0, 0,
+        raise read_error(project_path, line, 0,
                          f"topology {what} label {label!r} is not an integer") from None
 
 
@@ -198,13 +199,13 @@ class Project:
         self.files = [ProjectFile(**entry) for entry in raw["files"]]
         self.distribution_style = raw["distribution_style"]
         leaves = []
-        for labels, trace_path in raw["leaves"]:
+        for labels, trace_path, line in raw["leaves"]:
             if len(labels) < 3:
-                raise read_error(self.path, 0, 0,
+                raise read_error(self.path, line, 0,
                                  f"topology leaf {'_'.join(labels)} has {len(labels)} levels, "
                                  "expected host, rank and thread")
-            leaves.append(TopologyLeaf(labels[0], _as_int(labels[1], "rank", self.path),
-                                       _as_int(labels[2], "thread", self.path),
+            leaves.append(TopologyLeaf(labels[0], _as_int(labels[1], "rank", self.path, line),
+                                       _as_int(labels[2], "thread", self.path, line),
                                        trace_path, tuple(labels)))
         leaves.sort(key=lambda leaf: (leaf.rank, leaf.thread))
         self.topology = Topology(raw["levels"], leaves)

@@ -108,13 +108,13 @@ py::dict projectToDict(const reader::Project &project) {
     result["levels"] = project.levels;
     py::list leaves;
     for (const reader::TopologyLeaf &leaf : project.leaves)
-        leaves.append(py::make_tuple(leaf.labels, leaf.tracePath));
+        leaves.append(py::make_tuple(leaf.labels, leaf.tracePath, leaf.line));
     result["leaves"] = leaves;
     py::list communicators;
     for (const reader::Communicator &communicator : project.communicators) {
         py::list members;
         for (const reader::CommunicatorMember &member : communicator.members)
-            members.append(py::make_tuple(member.global, member.local, member.cid));
+            members.append(py::make_tuple(member.global, member.local, member.cid, member.line));
         communicators.append(py::make_tuple(communicator.name, members));
     }
     result["communicators"] = communicators;
@@ -123,7 +123,7 @@ py::dict projectToDict(const reader::Project &project) {
         py::list types;
         for (const reader::DatatypeElement &type : rank.types)
             types.append(datatypeToDict(type));
-        datatypes.append(py::make_tuple(rank.rank, rank.thread, types));
+        datatypes.append(py::make_tuple(rank.rank, rank.thread, types, rank.line));
     }
     result["datatypes"] = datatypes;
     const char *style = "unknown";

@@ -125,7 +125,9 @@ void ProjectHandler::startElement(std::string_view name, const AttributeList &at
                 auto global = integerAttribute(attributes, "global", name);
                 auto local = global ? integerAttribute(attributes, "local", name) : std::nullopt;
                 auto cid = local ? integerAttribute(attributes, "cid", name) : std::nullopt;
-                if (cid) project_.communicators.back().members.push_back({*global, *local, *cid});
+                if (cid)
+                    project_.communicators.back().members.push_back(
+                        {*global, *local, *cid, parser_->line()});
             }
             break;
         case Section::Datatypes:
@@ -185,8 +187,10 @@ void ProjectHandler::startDatatypes(std::string_view name, const AttributeList &
     size_t depth = path_.size();
     if (depth == 3) {
         if (name == "Rank") {
-            project_.datatypes.push_back(RankDatatypes{
-                textAttribute(attributes, "name"), textAttribute(attributes, "thread"), {}});
+            project_.datatypes.push_back(RankDatatypes{textAttribute(attributes, "name"),
+                                                       textAttribute(attributes, "thread"),
+                                                       {},
+                                                       parser_->line()});
         }
         return;
     }
@@ -241,8 +245,8 @@ void ProjectHandler::endElement(std::string_view name) {
                 stem = stem.substr(slash + 1);
             }
             if (size_t dot = stem.rfind('.'); dot != std::string::npos) stem.resize(dot);
-            project_.leaves.push_back(
-                TopologyLeaf{labels_, directory + traceBaseName(stem, labels_) + ".trc"});
+            project_.leaves.push_back(TopologyLeaf{
+                labels_, directory + traceBaseName(stem, labels_) + ".trc", parser_->line()});
         }
         labels_.pop_back();
         nodeHasChild_.pop_back();

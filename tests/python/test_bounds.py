@@ -47,11 +47,32 @@ def test_a_local_rank_beyond_the_run_is_an_error_not_a_table(copy_project):
     with pytest.raises(hdtrace.ReadError) as caught:
         hdtrace.open(proj)
     assert caught.value.file == str(proj)
+    assert caught.value.line == text.splitlines().index(
+        next(line for line in text.splitlines() if "local='300000000'" in line)) + 1
     assert caught.value.problem == ("communicator 0 ('WORLD'): world rank 1 has local rank "
                                     "300000000, but the run has 2 ranks")
     proj.write_text(text.replace("local='300000000'", "local='-1'"))
     with pytest.raises(hdtrace.ReadError, match="world rank 1 has local rank -1"):
         hdtrace.open(proj)
+
+
+@pytest.mark.parametrize("old,new,problem", [
+    ("<Node name='1'", "<Node name='one'", "topology rank label 'one' is not an integer"),
+    ("<Rank name='0'>", "<Rank name='zero'>", "<Rank name='zero'> in <Datatypes> is not an integer"),
+])
+def test_project_errors_found_after_reading_name_their_line(copy_project, old, new, problem):
+    proj = copy_project("ours")
+    text = proj.read_text()
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    proj.write_text(text)
+    with pytest.raises(hdtrace.ReadError) as caught:
+        project = hdtrace.open(proj)
+        project.datatypes  # noqa: B018 - decoded on first use
+    assert caught.value.file == str(proj)
+    assert problem in caught.value.problem
+    line = caught.value.line
+    assert line > 0 and new in text.splitlines()[line - 1], (line, caught.value)
 
 
 def test_the_local_rank_table_of_the_original_dialect_is_sized_by_the_run(copy_project):

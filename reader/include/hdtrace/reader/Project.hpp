@@ -22,12 +22,14 @@ struct ProjectFile {
 struct TopologyLeaf {
     std::vector<std::string> labels;  // one per level: host, rank, thread
     std::string tracePath;            // <dir>/<project stem>_<label1>_..._<labelN>.trc
+    int line = 0;                     // of the innermost label, for messages
 };
 
 struct CommunicatorMember {
     int64_t global = 0;  // rank in MPI_COMM_WORLD
     int64_t local = 0;   // rank in this communicator
     int64_t cid = 0;     // the id this member's trace uses for it
+    int line = 0;        // of its <Rank> element, for messages
 };
 
 struct Communicator {
@@ -48,6 +50,7 @@ struct RankDatatypes {
     std::string rank;    // the <Rank name=...> value
     std::string thread;  // the original implementation's thread= (empty when absent)
     std::vector<DatatypeElement> types;
+    int line = 0;  // of the <Rank> element, for messages
 };
 
 // How the project says where files are distributed: which dialect wrote it.
