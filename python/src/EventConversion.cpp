@@ -39,6 +39,13 @@ py::list attributesToList(const std::vector<reader::Attribute> &attributes) {
 py::object convertAttribute(const reader::Attribute &attribute) {
     if (!reader::isTextAttribute(attribute.name)) {
         if (auto integer = reader::parseInteger(attribute.value)) return py::int_(*integer);
+        // Beyond 64 bits only in a program's own attributes (the readers
+        // refuse it in the wrapper's): Python keeps every digit.
+        if (reader::isOutOfRangeInteger(attribute.value)) {
+            PyObject *exact = PyLong_FromString(attribute.value.c_str(), nullptr, 10);
+            if (!exact) throw py::error_already_set();
+            return py::reinterpret_steal<py::object>(exact);
+        }
         if (isDecimal(attribute.value))
             return py::float_(std::strtod(attribute.value.c_str(), nullptr));
     }

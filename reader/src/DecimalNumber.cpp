@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <limits>
@@ -29,6 +30,19 @@ bool isTextAttribute(std::string_view name) {
     for (std::string_view text : kTextAttributes)
         if (name == text) return true;
     return false;
+}
+
+bool isNumberAttribute(std::string_view name) {
+    // Sorted, for the binary search; tests/python/test_number_attributes.py
+    // holds it equal to what wrapper_conf.py writes as numbers.
+    static constexpr std::array<std::string_view, 36> kNumberAttributes = {
+        "assert",   "byteOffset", "cid",       "count",    "depth",   "disp",
+        "dispUnit", "etid",       "extent",    "fid",      "filetid", "flag",
+        "flags",    "fromRank",   "fromTag",   "level",    "mid",     "newCid",
+        "offset",   "oldTid",     "recvCount", "recvSize", "recvtid", "relative-offset",
+        "rid",      "root",       "rootRank",  "sendSize", "size",    "source",
+        "tag",      "targetRank", "tid",       "toRank",   "toTag",   "wid"};
+    return std::binary_search(kNumberAttributes.begin(), kNumberAttributes.end(), name);
 }
 
 std::optional<int64_t> addTimes(int64_t adjustmentNs, int64_t timeNs) {

@@ -99,7 +99,7 @@ bool ColumnHandler::numbersFit(const AttributeList &attributes) {
     for (int index = 0; index < attributes.size(); ++index) {
         std::string_view name = attributes.name(index);
         std::string_view value = attributes.value(index);
-        if (!isTextAttribute(name) && isOutOfRangeInteger(value)) {
+        if (isNumberAttribute(name) && isOutOfRangeInteger(value)) {
             parser_->fail("attribute " + std::string(name) + "='" + std::string(value) +
                           "' does not fit in 64 bits");
             return false;

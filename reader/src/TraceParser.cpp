@@ -119,7 +119,7 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
             if (!parseTime(attributeName, attributes.value(index), &event.endNs)) return;
             event.hasEnd = true;
         } else {
-            if (!isTextAttribute(attributeName) && isOutOfRangeInteger(attributes.value(index))) {
+            if (isNumberAttribute(attributeName) && isOutOfRangeInteger(attributes.value(index))) {
                 parser_.fail("attribute " + std::string(attributeName) + "='" +
                              std::string(attributes.value(index)) + "' does not fit in 64 bits");
                 return;
