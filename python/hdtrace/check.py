@@ -26,15 +26,13 @@ layouts) or written again (rootRank, times), and the message says which.
 import os
 import xml.parsers.expat
 
+from . import _core
 from .errors import read_error
 
 #: The predefined types the PIOsim tools know by name, with the size they
-#: assume (hdtrace/include/hdtrace/PiosimTypes.hpp holds the same table).
-PIOSIM_NAMED_TYPES = {
-    "MPI_BYTE": 1, "MPI_CHAR": 1, "MPI_UNSIGNED_CHAR": 1, "MPI_PACKED": 1, "MPI_INT": 4,
-    "MPI_INTEGER": 4, "MPI_FLOAT": 4, "MPI_DOUBLE": 8, "MPI_DOUBLE_PRECISION": 8,
-    "MPI_LONG_LONG": 8, "MPI_LB": 0, "MPI_UB": 0, "MPI_LONG": 4,
-}
+#: assume: hdtrace/include/hdtrace/PiosimTypes.hpp's table, which the wrapper
+#: and the merger decide by.
+PIOSIM_NAMED_TYPES = dict(_core.PIOSIM_NAMED_TYPES)
 
 #: Rooted collectives: the simulator reads rootRank for each of them.
 ROOTED = {"Bcast", "Reduce", "Gather", "Gatherv", "Scatter", "Scatterv",

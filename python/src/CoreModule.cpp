@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <hdtrace/PiosimTypes.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
@@ -120,6 +121,11 @@ PYBIND11_MODULE(_core, module) {
     });
 
     module.attr("NO_VALUE_32") = kNoValue32;
+    // One table for the wrapper, the merger and python/hdtrace/check.py.
+    py::dict piosimNamedTypes;
+    for (const hdtrace::PiosimNamedType &known : hdtrace::kPiosimNamedTypes)
+        piosimNamedTypes[py::str(std::string(known.name))] = known.size;
+    module.attr("PIOSIM_NAMED_TYPES") = piosimNamedTypes;
 
     module.def(
         "read_project",

@@ -4,7 +4,7 @@
 // A predefined type is written NAMED in a .proj only when its MPI name is
 // one of these and the size is its size on the traced machine; every other
 // predefined type is written as a byte layout. The wrapper and the merger
-// both decide by this table; python/hdtrace/check.py holds the same one.
+// both decide by this table, and python/hdtrace/check.py reads it from _core.
 #pragma once
 
 #include <cstdint>
