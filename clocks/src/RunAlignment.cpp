@@ -1,0 +1,256 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <utility>
+
+#include <hdtrace/clocks/ClockCorrection.hpp>
+#include <hdtrace/clocks/RunAlignment.hpp>
+#include <hdtrace/clocks/TraceTimes.hpp>
+#include <hdtrace/reader/Project.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+
+namespace hdtrace::clocks {
+namespace {
+
+bool exists(const std::string &path) {
+    struct stat status {};
+    return ::lstat(path.c_str(), &status) == 0;
+}
+
+bool isFile(const std::string &path) {
+    struct stat status {};
+    return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
+}
+
+std::string directoryOf(const std::string &path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+std::string baseNameOf(const std::string &path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string systemError(const std::string &what, const std::string &path) {
+    return what + " " + path + ": " + std::strerror(errno);
+}
+
+std::string readWhole(const std::string &path) {
+    std::ifstream stream(path, std::ios::binary);
+    if (!stream) throw reader::ReadError(path, 0, 0, "cannot be opened");
+    std::ostringstream text;
+    text << stream.rdbuf();
+    if (stream.bad()) throw reader::ReadError(path, 0, 0, "cannot be read");
+    return std::move(text).str();
+}
+
+// Writes data to a new temporary file beside path, with path's permissions;
+// returns its name.
+std::string writeBeside(const std::string &path, const std::string &data) {
+    std::string temporary = directoryOf(path) + "/." + baseNameOf(path) + ".XXXXXX";
+    std::vector<char> name(temporary.begin(), temporary.end());
+    name.push_back('\0');
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) throw AlignError(systemError("cannot create a temporary file beside", path));
+    temporary = name.data();
+    size_t written = 0;
+    while (written < data.size()) {
+        const ssize_t count = ::write(fd, data.data() + written, data.size() - written);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) {
+            const std::string problem = systemError("cannot write", temporary);
+            ::close(fd);
+            ::unlink(temporary.c_str());
+            throw AlignError(problem);
+        }
+        written += static_cast<size_t>(count);
+    }
+    struct stat status {};
+    if (::stat(path.c_str(), &status) == 0) ::fchmod(fd, status.st_mode & 07777);
+    if (::close(fd) != 0) {
+        const std::string problem = systemError("cannot write", temporary);
+        ::unlink(temporary.c_str());
+        throw AlignError(problem);
+    }
+    return temporary;
+}
+
+// The original kept as backup: a hard link where the file system allows, else a copy.
+void keepBackup(const std::string &path, const std::string &backup) {
+    if (::link(path.c_str(), backup.c_str()) == 0) return;
+    const std::string temporary = writeBeside(path, readWhole(path));
+    if (::rename(temporary.c_str(), backup.c_str()) != 0) {
+        const std::string problem = systemError("cannot keep the original as", backup);
+        ::unlink(temporary.c_str());
+        throw AlignError(problem);
+    }
+}
+
+// Removes the temporaries of a step that failed before any file was replaced.
+class Temporaries {
+  public:
+    ~Temporaries() {
+        for (const auto &[temporary, _] : files_)
+            ::unlink(temporary.c_str());
+    }
+    void add(std::string temporary, std::string target) {
+        files_.emplace_back(std::move(temporary), std::move(target));
+    }
+    // Renames every temporary over its target.
+    void commit() {
+        for (const auto &[temporary, target] : files_)
+            if (::rename(temporary.c_str(), target.c_str()) != 0)
+                throw AlignError(systemError("cannot replace", target));
+        files_.clear();
+    }
+
+  private:
+    std::vector<std::pair<std::string, std::string>> files_;  // (temporary, target)
+};
+
+struct RunOfProject {
+    reader::Project project;
+    std::vector<RunTrace> traces;
+};
+
+RunOfProject openRun(const std::string &projectPath) {
+    RunOfProject run{reader::readProject(projectPath), {}};
+    run.traces = traceList(run.project);
+    for (const RunTrace &trace : run.traces) {
+        if (!exists(trace.path))
+            throw reader::ReadError(trace.path, 0, 0, "trace named by the topology does not exist");
+        if (!isFile(trace.path)) throw reader::ReadError(trace.path, 0, 0, "not a regular file");
+    }
+    return run;
+}
+
+}  // namespace
+
+AlignReport alignRun(const std::string &projectPath) {
+    RunOfProject run = openRun(projectPath);
+    RunReadOptions options;
+    options.localRanks = ranksAreLocal(run.project, run.traces);
+    const RunCorrection corrected = correctRun(run.project, run.traces, options);
+    AlignReport report;
+    report.events = corrected.events;
+    switch (corrected.clocks.state) {
+        case RunClockState::AlreadyAligned:
+            report.outcome = AlignOutcome::AlreadyAligned;
+            return report;
+        case RunClockState::NoMeasurements:
+            report.outcome = AlignOutcome::NoMeasurements;
+            return report;
+        case RunClockState::OneClock:
+        case RunClockState::Measured:
+            break;
+    }
+    const std::string warning = ranksWithoutWarning(projectPath, corrected.clocks);
+    if (!warning.empty()) report.warnings.push_back(warning);
+    if (corrected.clocks.state == RunClockState::OneClock) {
+        report.outcome = AlignOutcome::OneClock;
+        return report;
+    }
+    for (const RunTrace &trace : run.traces)
+        if (exists(trace.path + kBackupSuffix))
+            throw AlignError(trace.path + kBackupSuffix + " exists but " + infoPathOf(trace.path) +
+                             " has no ClockAligned line; move it away first");
+
+    const ClockCorrection &correction = *corrected.correction;
+    Temporaries temporaries;
+    for (const RunTrace &trace : run.traces) {
+        const std::string text = readWhole(trace.path);
+        temporaries.add(writeBeside(trace.path, rewriteTraceTimes(text, trace.path,
+                                                                  [&](int64_t ns) {
+                                                                      return correction.apply(
+                                                                          trace.rank, trace.thread,
+                                                                          ns);
+                                                                  })),
+                        trace.path);
+        const std::string info = infoPathOf(trace.path);
+        if (isFile(info)) {
+            std::string lines = readWhole(info);
+            if (!lines.empty() && lines.back() != '\n') lines += '\n';
+            lines += alignedLine(baseNameOf(trace.path) + kBackupSuffix) + "\n";
+            temporaries.add(writeBeside(info, lines), info);
+        }
+    }
+    // Every new file is written: keep the originals, then put the new ones in place.
+    for (const RunTrace &trace : run.traces)
+        keepBackup(trace.path, trace.path + kBackupSuffix);
+    temporaries.commit();
+    report.outcome = AlignOutcome::Rewritten;
+    report.traces = run.traces.size();
+    return report;
+}
+
+AlignReport undoAlignment(const std::string &projectPath) {
+    RunOfProject run = openRun(projectPath);
+    struct Restore {
+        std::string trace, info, backup;
+    };
+    std::vector<Restore> plans;
+    for (const RunTrace &trace : run.traces) {
+        const std::string info = infoPathOf(trace.path);
+        if (!isFile(info)) continue;
+        const InfoClock found = readInfoClock(info);
+        if (!found.alignedBackup) continue;
+        const std::string backup = directoryOf(trace.path) + "/" + *found.alignedBackup;
+        if (!isFile(backup))
+            throw AlignError(info + " names the backup " + backup +
+                             ", which does not exist; nothing restored");
+        plans.push_back({trace.path, info, backup});
+    }
+    AlignReport report;
+    if (plans.empty()) {
+        report.outcome = AlignOutcome::NotAligned;
+        return report;
+    }
+    Temporaries temporaries;
+    for (const Restore &plan : plans) {
+        std::istringstream lines(readWhole(plan.info));
+        std::string kept, line;
+        while (std::getline(lines, line)) {
+            if (line.compare(0, 13, "ClockAligned ") == 0) continue;
+            kept += line;
+            if (!lines.eof()) kept += '\n';
+        }
+        temporaries.add(writeBeside(plan.info, kept), plan.info);
+    }
+    for (const Restore &plan : plans)
+        if (::rename(plan.backup.c_str(), plan.trace.c_str()) != 0)
+            throw AlignError(systemError("cannot restore", plan.trace));
+    temporaries.commit();
+    report.outcome = AlignOutcome::Rewritten;
+    report.traces = plans.size();
+    return report;
+}
+
+std::string describeOutcome(const std::string &projectPath, const AlignReport &report) {
+    switch (report.outcome) {
+        case AlignOutcome::AlreadyAligned:
+            return projectPath + ": already aligned; nothing changed";
+        case AlignOutcome::OneClock:
+            return projectPath +
+                   ": every rank ran on rank 0's clock; nothing to correct, nothing "
+                   "changed";
+        case AlignOutcome::NoMeasurements:
+            return "warning: " + projectPath +
+                   ": the run has no clock measurements (traced with HDTRACE_CLOCK_SYNC=0, or by "
+                   "an older wrapper); nothing changed";
+        case AlignOutcome::NotAligned:
+            return projectPath + ": not aligned; nothing to undo";
+        case AlignOutcome::Rewritten:
+            break;
+    }
+    return projectPath + ": " + std::to_string(report.traces) + " trace(s) rewritten";
+}
+
+}  // namespace hdtrace::clocks
