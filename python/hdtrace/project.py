@@ -325,7 +325,6 @@ class Project:
         # --- Clocks: corrected times, read through a window widened to cover them
         correction = self.clock_correction
         if correction is not None:
-            self._full_table()  # the order repair needs every message
             reader = self._reader(leaf, names, self._raw_window(window))
             window_ns = self._window_ns(window)
             for raw in reader:

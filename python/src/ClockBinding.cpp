@@ -1,0 +1,217 @@
+#include "ClockBinding.hpp"
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <hdtrace/clocks/ClockCorrection.hpp>
+#include <hdtrace/clocks/RunAlignment.hpp>
+#include <hdtrace/clocks/TraceTimes.hpp>
+#include <hdtrace/reader/Project.hpp>
+
+namespace py = pybind11;
+
+namespace hdtrace::python {
+namespace {
+
+using clocks::ClockCorrection;
+using clocks::ClockMeasurement;
+// (occasion, time, offset, rtt, leader, exchanges): hdtrace.clocks.ClockMeasurement's fields.
+using MeasurementTuple = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t>;
+using Int64Array = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+std::map<int32_t, std::vector<ClockMeasurement>> measurementsFrom(
+    const std::map<int32_t, std::vector<MeasurementTuple>> &byRank) {
+    std::map<int32_t, std::vector<ClockMeasurement>> out;
+    for (const auto &[rank, tuples] : byRank)
+        for (const auto &[occasion, time, offset, rtt, leader, exchanges] : tuples)
+            out[rank].push_back({occasion, time, offset, rtt, leader, exchanges});
+    return out;
+}
+
+py::dict measurementsTo(const std::map<int32_t, std::vector<ClockMeasurement>> &byRank) {
+    py::dict out;
+    for (const auto &[rank, measurements] : byRank) {
+        py::list list;
+        for (const ClockMeasurement &m : measurements)
+            list.append(
+                py::make_tuple(m.occasion, m.timeNs, m.offsetNs, m.rttNs, m.leader, m.exchanges));
+        out[py::int_(rank)] = list;
+    }
+    return out;
+}
+
+// ns (any shape) through one function of a time, as int64.
+template <typename Function>
+Int64Array mapTimes(const Int64Array &ns, Function function) {
+    Int64Array out(std::vector<py::ssize_t>(ns.shape(), ns.shape() + ns.ndim()));
+    const int64_t *in = ns.data();
+    int64_t *to = out.mutable_data();
+    const py::ssize_t count = ns.size();
+    {
+        py::gil_scoped_release release;
+        for (py::ssize_t k = 0; k < count; ++k)
+            to[k] = function(in[k]);
+    }
+    return out;
+}
+
+const char *stateName(clocks::RunClockState state) {
+    switch (state) {
+        case clocks::RunClockState::Measured:
+            return "measured";
+        case clocks::RunClockState::NoMeasurements:
+            return "no_measurements";
+        case clocks::RunClockState::OneClock:
+            return "one_clock";
+        case clocks::RunClockState::AlreadyAligned:
+            return "already_aligned";
+    }
+    return "unknown";
+}
+
+const char *outcomeName(clocks::AlignOutcome outcome) {
+    switch (outcome) {
+        case clocks::AlignOutcome::Rewritten:
+            return "rewritten";
+        case clocks::AlignOutcome::AlreadyAligned:
+            return "already_aligned";
+        case clocks::AlignOutcome::OneClock:
+            return "one_clock";
+        case clocks::AlignOutcome::NoMeasurements:
+            return "no_measurements";
+        case clocks::AlignOutcome::NotAligned:
+            return "not_aligned";
+    }
+    return "unknown";
+}
+
+py::dict reportTo(const std::string &projectPath, const clocks::AlignReport &report) {
+    py::dict out;
+    out["outcome"] = outcomeName(report.outcome);
+    out["traces"] = report.traces;
+    out["events"] = report.events;
+    out["warnings"] = report.warnings;
+    out["message"] = clocks::describeOutcome(projectPath, report);
+    return out;
+}
+
+// What the reader needs to put a run on one clock (see hdtrace.clocks.load_correction).
+py::dict correctRun(const std::string &projectPath, bool partial, bool localRanks) {
+    clocks::RunCorrection run;
+    {
+        py::gil_scoped_release release;
+        const reader::Project project = reader::readProject(projectPath);
+        clocks::RunReadOptions options;
+        options.partial = partial;
+        options.localRanks = localRanks;
+        run = clocks::correctRun(project, clocks::traceList(project), options);
+    }
+    py::dict out;
+    out["state"] = stateName(run.clocks.state);
+    out["measurements"] = measurementsTo(run.clocks.byRank);
+    out["ranks_without"] = run.clocks.ranksWithout;
+    out["warning"] = clocks::ranksWithoutWarning(projectPath, run.clocks);
+    out["events"] = run.events;
+    if (run.correction)
+        out["correction"] = py::cast(std::move(*run.correction));
+    else
+        out["correction"] = py::none();
+    return out;
+}
+
+}  // namespace
+
+void bindClocks(py::module_ &module) {
+    static py::exception<clocks::AlignError> alignError(module, "AlignError", PyExc_RuntimeError);
+    py::register_exception_translator([](std::exception_ptr pointer) {
+        try {
+            if (pointer) std::rethrow_exception(pointer);
+        } catch (const clocks::AlignError &error) {
+            PyErr_SetString(alignError.ptr(), error.what());
+        }
+    });
+
+    py::class_<ClockCorrection>(module, "ClockCorrection",
+                                "The correction of a run's times onto rank 0's clock.")
+        .def(py::init([](const std::map<int32_t, std::vector<MeasurementTuple>> &byRank) {
+                 return ClockCorrection(measurementsFrom(byRank));
+             }),
+             py::arg("measurements_by_rank"))
+        .def(
+            "interpolate",
+            [](const ClockCorrection &self, int32_t rank, const Int64Array &ns) {
+                return mapTimes(ns, [&](int64_t t) { return self.interpolate(rank, t); });
+            },
+            py::arg("rank"), py::arg("ns"))
+        .def(
+            "step",
+            [](const ClockCorrection &self, int32_t rank, int32_t thread, const Int64Array &ns) {
+                return mapTimes(ns, [&](int64_t t) { return self.step(rank, thread, t); });
+            },
+            py::arg("rank"), py::arg("thread"), py::arg("ns"))
+        .def(
+            "apply",
+            [](const ClockCorrection &self, int32_t rank, int32_t thread, const Int64Array &ns) {
+                return mapTimes(ns, [&](int64_t t) { return self.apply(rank, thread, t); });
+            },
+            py::arg("rank"), py::arg("thread"), py::arg("ns"))
+        .def_property_readonly("largest_change_ns", &ClockCorrection::largestChangeNs)
+        .def_property_readonly("repaired",
+                               [](const ClockCorrection &self) { return self.repair().repaired; })
+        .def(
+            "steps",
+            [](const ClockCorrection &self) {
+                py::dict out;
+                for (const auto &[lane, steps] : self.repair().steps)
+                    out[py::make_tuple(lane.first, lane.second)] =
+                        py::make_tuple(Int64Array(static_cast<py::ssize_t>(steps.breaks.size()),
+                                                  steps.breaks.data()),
+                                       Int64Array(static_cast<py::ssize_t>(steps.shifts.size()),
+                                                  steps.shifts.data()));
+                return out;
+            },
+            "{(rank, thread): (break times, shifts)} of the order repair.");
+
+    module.def("correct_run", &correctRun, py::arg("project_path"), py::arg("partial") = false,
+               py::arg("local_ranks") = false,
+               "Reads a run's clock lines and traces and computes its ClockCorrection.");
+    module.def(
+        "align_run",
+        [](const std::string &path) {
+            clocks::AlignReport report;
+            {
+                py::gil_scoped_release release;
+                report = clocks::alignRun(path);
+            }
+            return reportTo(path, report);
+        },
+        py::arg("project_path"), "Rewrites a run's traces on rank 0's clock (hdtrace align).");
+    module.def(
+        "undo_alignment",
+        [](const std::string &path) {
+            clocks::AlignReport report;
+            {
+                py::gil_scoped_release release;
+                report = clocks::undoAlignment(path);
+            }
+            return reportTo(path, report);
+        },
+        py::arg("project_path"), "Restores the traces align_run rewrote.");
+    module.def(
+        "rewrite_trace_times",
+        [](const py::bytes &text, const std::string &path,
+           const std::function<int64_t(int64_t)> &correct) {
+            return py::bytes(clocks::rewriteTraceTimes(std::string(text), path, correct));
+        },
+        py::arg("text"), py::arg("path"), py::arg("correct"),
+        "The trace text with every time put through correct(ns) -> ns.");
+}
+
+}  // namespace hdtrace::python
