@@ -2,12 +2,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <exception>
 #include <iterator>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include <hdtrace/clocks/ClockCorrection.hpp>
@@ -44,12 +47,28 @@ std::string systemError(const std::string &what, const std::string &path) {
 }
 
 std::string readWhole(const std::string &path) {
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) throw reader::ReadError(path, 0, 0, "cannot be opened");
-    std::ostringstream text;
-    text << stream.rdbuf();
-    if (stream.bad()) throw reader::ReadError(path, 0, 0, "cannot be read");
-    return std::move(text).str();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw reader::ReadError(path, 0, 0,
+                                std::string("cannot be opened: ") + std::strerror(errno));
+    struct stat status {};
+    std::string text;
+    if (::fstat(fd, &status) == 0 && status.st_size > 0)
+        text.reserve(static_cast<size_t>(status.st_size));
+    char chunk[1 << 16];
+    for (;;) {
+        const ssize_t count = ::read(fd, chunk, sizeof chunk);
+        if (count < 0 && errno == EINTR) continue;
+        if (count < 0) {
+            const std::string problem = std::string("cannot be read: ") + std::strerror(errno);
+            ::close(fd);
+            throw reader::ReadError(path, 0, 0, problem);
+        }
+        if (count == 0) break;
+        text.append(chunk, static_cast<size_t>(count));
+    }
+    ::close(fd);
+    return text;
 }
 
 // Writes data to a new temporary file beside path, with path's permissions;
@@ -163,25 +182,49 @@ AlignReport alignRun(const std::string &projectPath) {
             throw AlignError(trace.path + kBackupSuffix + " exists but " + infoPathOf(trace.path) +
                              " has no ClockAligned line; move it away first");
 
+    // Each trace is rewritten on its own thread, as many at once as there are cores.
     const ClockCorrection &correction = *corrected.correction;
     Temporaries temporaries;
-    for (const RunTrace &trace : run.traces) {
-        const std::string text = readWhole(trace.path);
-        temporaries.add(writeBeside(trace.path, rewriteTraceTimes(text, trace.path,
-                                                                  [&](int64_t ns) {
-                                                                      return correction.apply(
-                                                                          trace.rank, trace.thread,
-                                                                          ns);
-                                                                  })),
-                        trace.path);
-        const std::string info = infoPathOf(trace.path);
-        if (isFile(info)) {
-            std::string lines = readWhole(info);
-            if (!lines.empty() && lines.back() != '\n') lines += '\n';
-            lines += alignedLine(baseNameOf(trace.path) + kBackupSuffix) + "\n";
-            temporaries.add(writeBeside(info, lines), info);
+    std::mutex lock;
+    std::exception_ptr failure;
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t index = next++; index < run.traces.size(); index = next++) {
+            const RunTrace &trace = run.traces[index];
+            try {
+                const std::string text = readWhole(trace.path);
+                const std::string trc =
+                    writeBeside(trace.path, rewriteTraceTimes(text, trace.path, [&](int64_t ns) {
+                                    return correction.apply(trace.rank, trace.thread, ns);
+                                }));
+                {
+                    std::lock_guard<std::mutex> guard(lock);
+                    temporaries.add(trc, trace.path);
+                }
+                const std::string info = infoPathOf(trace.path);
+                if (!isFile(info)) continue;
+                std::string lines = readWhole(info);
+                if (!lines.empty() && lines.back() != '\n') lines += '\n';
+                lines += alignedLine(baseNameOf(trace.path) + kBackupSuffix) + "\n";
+                const std::string written = writeBeside(info, lines);
+                std::lock_guard<std::mutex> guard(lock);
+                temporaries.add(written, info);
+            } catch (...) {
+                std::lock_guard<std::mutex> guard(lock);
+                if (!failure) failure = std::current_exception();
+                next = run.traces.size();  // stop the others early
+            }
         }
-    }
+    };
+    const size_t workers =
+        std::min<size_t>(run.traces.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (size_t worker = 1; worker < workers; ++worker)
+        threads.emplace_back(work);
+    work();
+    for (std::thread &thread : threads)
+        thread.join();
+    if (failure) std::rethrow_exception(failure);  // the temporaries are removed
     // Every new file is written: keep the originals, then put the new ones in place.
     for (const RunTrace &trace : run.traces)
         keepBackup(trace.path, trace.path + kBackupSuffix);
