@@ -226,8 +226,18 @@ AlignReport alignRun(const std::string &projectPath) {
         thread.join();
     if (failure) std::rethrow_exception(failure);  // the temporaries are removed
     // Every new file is written: keep the originals, then put the new ones in place.
-    for (const RunTrace &trace : run.traces)
-        keepBackup(trace.path, trace.path + kBackupSuffix);
+    // A backup that cannot be made leaves nothing changed: the ones made go again.
+    std::vector<std::string> backups;
+    try {
+        for (const RunTrace &trace : run.traces) {
+            keepBackup(trace.path, trace.path + kBackupSuffix);
+            backups.push_back(trace.path + kBackupSuffix);
+        }
+    } catch (...) {
+        for (const std::string &backup : backups)
+            ::unlink(backup.c_str());
+        throw;
+    }
     temporaries.commit();
     report.outcome = AlignOutcome::Rewritten;
     report.traces = run.traces.size();

@@ -1,6 +1,7 @@
 """hdtrace.clocks, `hdtrace align` and `project-merger --align-clocks` on small
-runs with hand-written Clock lines (the end-to-end test with the wrapper is tests/mpiwrapper/test_clocks.py;
-pytest collects tests/ as one tree, so the two names differ).
+runs with hand-written Clock lines (the end-to-end test with the wrapper is
+tests/mpiwrapper/test_clocks.py; pytest collects tests/ as one tree, so the
+two names differ).
 
 data/ours has two ranks; here rank 1's clock is said to be 200 ms ahead of
 rank 0's, so its Recv of rank 0's Send would end 99 ms before the Send
@@ -427,3 +428,23 @@ def test_merger_align_clocks_refuses_damaged_lines_and_warns_without_measurement
     assert done.returncode == 0, done.stderr
     assert "warning" in done.stderr and "has no clock measurements" in done.stderr, done.stderr
     assert snapshot(plain) == before
+
+
+def test_align_refuses_a_backup_in_the_way_and_a_damaged_trace(copy_project):
+    project_path = copy_project("ours")
+    write_clock_lines(project_path, rank1_constant())
+    directory = project_path.parent
+    (directory / "app_node01_1_0.trc.unaligned").write_bytes(b"someone's file")
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    with pytest.raises(AlignError, match=r"app_node01_1_0\.trc\.unaligned exists but .*"
+                                         r"app_node01_1_0\.info has no ClockAligned line"):
+        align(project_path)
+    assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
+    (directory / "app_node01_1_0.trc.unaligned").unlink()
+    trace = directory / "app_node01_0_0.trc"
+    trace.write_bytes(trace.read_bytes()[:-40])  # cut short
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    with pytest.raises(hdtrace.ReadError) as raised:
+        align(project_path)
+    assert raised.value.file == str(trace)
+    assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
