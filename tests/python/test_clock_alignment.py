@@ -448,3 +448,23 @@ def test_align_refuses_a_backup_in_the_way_and_a_damaged_trace(copy_project):
         align(project_path)
     assert raised.value.file == str(trace)
     assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
+
+
+def test_matched_probes_pair_by_the_probe_order(tmp_path):
+    """Rank 1 (1.2 s ahead) probes rank 0's two messages of one tag in send
+    order and receives them in the other: the Mrecv of the second message
+    waits for the second Send (79 ms), as the former Python correction did."""
+    probe = " fromRank='0' fromTag='5' cid='0' mid='{}'"
+    mrecv = " size='4' count='1' tid='1275069445' fromRank='0' fromTag='5' cid='0' mid='{}'"
+    calls = {0: [("Init", "", 0.0, 0.001, ()), ("Send", SEND_5, 0.1, 0.101, ()),
+                 ("Send", SEND_5, 0.2, 0.201, ()), ("Finalize", "", 0.6, 0.601, ())],
+             1: [("Init", "", 1.2, 1.201, ()), ("Mprobe", probe.format(0), 1.3, 1.301, ()),
+                 ("Mprobe", probe.format(1), 1.31, 1.311, ()),
+                 ("Mrecv", mrecv.format(1), 1.32, 1.321, ()),
+                 ("Mrecv", mrecv.format(0), 1.33, 1.331, ()), ("Finalize", "", 1.5, 1.501, ())]}
+    project_path = write_run(tmp_path, calls, {0: 0, 1: 1_200_000_000})
+    assert_same_as_former(project_path)
+    ms = 1_000_000
+    mrecvs = [event for event in events_of(hdtrace.open(project_path), 1) if event[0] == "Mrecv"]
+    assert mrecvs == [("Mrecv", BASE + 120 * ms, BASE + 200 * ms),
+                      ("Mrecv", BASE + 209 * ms, BASE + 210 * ms)]
