@@ -97,15 +97,16 @@ int64_t ClockCorrection::largestChangeNs() const {
     return offsets + shifts + 10'000'000;
 }
 
-RunCorrection correctRun(const reader::Project &project, const std::vector<RunTrace> &traces,
-                         const RunReadOptions &options) {
-    RunCorrection result;
-    result.clocks = readRunClocks(traces);
-    if (result.clocks.state != RunClockState::Measured) return result;
-    ClockCorrection correction(result.clocks.byRank);
+namespace {
 
+// The correction of a run whose clocks were measured, from its table.
+RunCorrection correctMeasuredRun(const reader::Project &project,
+                                 const std::vector<RunTrace> &traces, const RunReadOptions &options,
+                                 RunClocks clocks, RunTable table) {
+    RunCorrection result;
+    result.clocks = std::move(clocks);
+    ClockCorrection correction(result.clocks.byRank);
     // The order repair works on times already on rank 0's clock, in that order.
-    RunTable table = readRunTable(project, traces, options);
     result.events = table.rows();
     for (size_t row = 0; row < table.rows(); ++row) {
         table.startNs[row] = correction.interpolate(table.rank[row], table.startNs[row]);
@@ -120,6 +121,23 @@ RunCorrection correctRun(const reader::Project &project, const std::vector<RunTr
     correction.setRepair(repairOrder(table, orderConstraints(table, pairs, communicators)));
     result.correction = std::move(correction);
     return result;
+}
+
+}  // namespace
+
+RunCorrection correctRun(const reader::Project &project, const std::vector<RunTrace> &traces,
+                         const RunReadOptions &options) {
+    RunClocks clocks = readRunClocks(traces);
+    if (clocks.state != RunClockState::Measured) return RunCorrection{std::move(clocks), {}, 0};
+    return correctMeasuredRun(project, traces, options, std::move(clocks),
+                              readRunTable(project, traces, options));
+}
+
+RunCorrection correctRun(const reader::Project &project, const std::vector<RunTrace> &traces,
+                         const RunReadOptions &options, RunTable table) {
+    RunClocks clocks = readRunClocks(traces);
+    if (clocks.state != RunClockState::Measured) return RunCorrection{std::move(clocks), {}, 0};
+    return correctMeasuredRun(project, traces, options, std::move(clocks), std::move(table));
 }
 
 }  // namespace hdtrace::clocks

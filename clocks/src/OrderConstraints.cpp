@@ -108,8 +108,9 @@ void collectiveConstraints(const RunTable &table, const CommunicatorIndex &commu
     std::vector<size_t> order(table.rows());
     for (size_t row = 0; row < order.size(); ++row)
         order[row] = row;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return table.startNs[a] < table.startNs[b]; });
+    auto byStart = [&](size_t a, size_t b) { return table.startNs[a] < table.startNs[b]; };
+    if (!std::is_sorted(order.begin(), order.end(), byStart))
+        std::stable_sort(order.begin(), order.end(), byStart);
     std::vector<char> collective(table.names.size());
     for (size_t code = 0; code < table.names.size(); ++code)
         collective[code] = isCollective(table.names[code]);

@@ -19,18 +19,20 @@ RepairResult repairOrder(const RunTable &table, const OrderConstraints &constrai
     if (constraints.sendRows.empty() && constraints.sinks.empty()) return result;
     const std::vector<int64_t> &start = table.startNs, &end = table.endNs;
 
-    // Each trace's rows by (start, end, row): the order in which the shifts add up.
-    std::vector<size_t> laneOrder(rows);
-    std::iota(laneOrder.begin(), laneOrder.end(), 0);
+    // Every row by (start, end, row): respects each trace's order. The table
+    // comes sorted by start, so this is mostly a check.
+    std::vector<size_t> visit(rows);
+    std::iota(visit.begin(), visit.end(), 0);
     auto byTime = [&](size_t a, size_t b) {
-        return std::make_tuple(start[a], end[a], a) < std::make_tuple(start[b], end[b], b);
+        return start[a] != start[b] ? start[a] < start[b] : end[a] < end[b];
     };
-    std::vector<size_t> visit = laneOrder;  // every row by time: respects each trace's order
-    std::sort(visit.begin(), visit.end(), byTime);
-    std::sort(laneOrder.begin(), laneOrder.end(), [&](size_t a, size_t b) {
-        if (table.rank[a] != table.rank[b]) return table.rank[a] < table.rank[b];
-        if (table.thread[a] != table.thread[b]) return table.thread[a] < table.thread[b];
-        return byTime(a, b);
+    if (!std::is_sorted(visit.begin(), visit.end(), byTime))
+        std::stable_sort(visit.begin(), visit.end(), byTime);
+    // Each trace's rows in that order: the order in which the shifts add up.
+    std::vector<size_t> laneOrder = visit;
+    std::stable_sort(laneOrder.begin(), laneOrder.end(), [&](size_t a, size_t b) {
+        return table.rank[a] != table.rank[b] ? table.rank[a] < table.rank[b]
+                                              : table.thread[a] < table.thread[b];
     });
     std::vector<int64_t> previous(rows, -1);  // the row before in its trace
     for (size_t k = 1; k < rows; ++k)

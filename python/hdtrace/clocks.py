@@ -88,11 +88,24 @@ def load_correction(project):
     """The ClockCorrection of a project's run, or None when its traces carry
     no measurement (with a ClockWarning when some rank has none while others
     do), when every rank shares rank 0's clock, or when the run was already
-    aligned by `hdtrace align`."""
-    found = _core.correct_run(project.path, partial=project.partial,
-                              local_ranks=project.ranks_in_traces == "local")
+    aligned by `hdtrace align`. Only the .info files are read unless there is
+    something to correct; then the project's table (read once, see
+    Project._raw_table) goes to the C++ correction."""
+    found = _core.run_clocks(project.path)
     if found["warning"]:
         warnings.warn(found["warning"], ClockWarning, stacklevel=3)
+    if found["state"] != "measured":
+        return None
+    table = project._raw_table()
+    array = table.array
+    columns = {name: array[name] for name in ("rank", "thread", "peer", "tag", "cid", "start_ns",
+                                               "end_ns", "rid")}
+    columns.update(name_code=table.name_code, recv_peer=table.recv_peer,
+                   recv_tag=table.recv_tag, completion_row=table.completion_row,
+                   completion_rid=table.completion_rid)
+    found = _core.correct_table(project.path, list(table.names), columns,
+                                partial=project.partial,
+                                local_ranks=project.ranks_in_traces == "local")
     if found["correction"] is None:
         return None
     measurements = {rank: [ClockMeasurement(*m) for m in values]
@@ -131,4 +144,5 @@ def align_table(project, table, correction):
     new_row[order] = np.arange(len(order))
     return Table(array[order], table.recv_peer[order], table.recv_tag[order],
                  new_row[table.completion_row], table.completion_rid,
-                 new_row[table.open_row], table.open_fid, table.open_name)
+                 new_row[table.open_row], table.open_fid, table.open_name, table.names,
+                 None if table.name_code is None else table.name_code[order])

@@ -1,5 +1,6 @@
 #include "ClockBinding.hpp"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
@@ -102,17 +103,7 @@ py::dict reportTo(const std::string &projectPath, const clocks::AlignReport &rep
     return out;
 }
 
-// What the reader needs to put a run on one clock (see hdtrace.clocks.load_correction).
-py::dict correctRun(const std::string &projectPath, bool partial, bool localRanks) {
-    clocks::RunCorrection run;
-    {
-        py::gil_scoped_release release;
-        const reader::Project project = reader::readProject(projectPath);
-        clocks::RunReadOptions options;
-        options.partial = partial;
-        options.localRanks = localRanks;
-        run = clocks::correctRun(project, clocks::traceList(project), options);
-    }
+py::dict runCorrectionTo(const std::string &projectPath, clocks::RunCorrection &run) {
     py::dict out;
     out["state"] = stateName(run.clocks.state);
     out["measurements"] = measurementsTo(run.clocks.byRank);
@@ -124,6 +115,78 @@ py::dict correctRun(const std::string &projectPath, bool partial, bool localRank
     else
         out["correction"] = py::none();
     return out;
+}
+
+// What the reader needs to put a run on one clock, reading the traces itself.
+py::dict correctRun(const std::string &projectPath, bool partial, bool localRanks) {
+    clocks::RunCorrection run;
+    {
+        py::gil_scoped_release release;
+        const reader::Project project = reader::readProject(projectPath);
+        clocks::RunReadOptions options;
+        options.partial = partial;
+        options.localRanks = localRanks;
+        run = clocks::correctRun(project, clocks::traceList(project), options);
+    }
+    return runCorrectionTo(projectPath, run);
+}
+
+// The clock lines of a run, without reading its traces.
+py::dict runClocks(const std::string &projectPath) {
+    clocks::RunCorrection run;
+    {
+        py::gil_scoped_release release;
+        const reader::Project project = reader::readProject(projectPath);
+        run.clocks = clocks::readRunClocks(clocks::traceList(project));
+    }
+    return runCorrectionTo(projectPath, run);
+}
+
+template <typename T>
+std::vector<T> columnOf(const py::dict &columns, const char *name, size_t rows) {
+    auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(columns[name]);
+    if (!array || array.ndim() != 1 ||
+        (rows != SIZE_MAX && static_cast<size_t>(array.size()) != rows))
+        throw py::value_error(std::string("column ") + name +
+                              " is missing or has the wrong length");
+    return std::vector<T>(array.data(), array.data() + array.size());
+}
+
+// correctRun on the table the Python package read (hdtrace.table.read_table).
+py::dict correctTable(const std::string &projectPath, std::vector<std::string> names,
+                      const py::dict &columns, bool partial, bool localRanks) {
+    clocks::RunTable table;
+    table.names = std::move(names);
+    table.nameCode = columnOf<int32_t>(columns, "name_code", SIZE_MAX);
+    const size_t rows = table.nameCode.size();
+    for (int32_t code : table.nameCode)
+        if (code < 0 || static_cast<size_t>(code) >= table.names.size())
+            throw py::value_error("name code out of range");
+    table.rank = columnOf<int32_t>(columns, "rank", rows);
+    table.thread = columnOf<int32_t>(columns, "thread", rows);
+    table.peer = columnOf<int32_t>(columns, "peer", rows);
+    table.tag = columnOf<int32_t>(columns, "tag", rows);
+    table.cid = columnOf<int32_t>(columns, "cid", rows);
+    table.recvPeer = columnOf<int32_t>(columns, "recv_peer", rows);
+    table.recvTag = columnOf<int32_t>(columns, "recv_tag", rows);
+    table.startNs = columnOf<int64_t>(columns, "start_ns", rows);
+    table.endNs = columnOf<int64_t>(columns, "end_ns", rows);
+    table.rid = columnOf<int64_t>(columns, "rid", rows);
+    table.completionRow = columnOf<int64_t>(columns, "completion_row", SIZE_MAX);
+    table.completionRid = columnOf<int64_t>(columns, "completion_rid", table.completionRow.size());
+    for (int64_t row : table.completionRow)
+        if (row < 0 || static_cast<size_t>(row) >= rows)
+            throw py::value_error("completion row out of range");
+    clocks::RunCorrection run;
+    {
+        py::gil_scoped_release release;
+        const reader::Project project = reader::readProject(projectPath);
+        clocks::RunReadOptions options;
+        options.partial = partial;
+        options.localRanks = localRanks;
+        run = clocks::correctRun(project, clocks::traceList(project), options, std::move(table));
+    }
+    return runCorrectionTo(projectPath, run);
 }
 
 }  // namespace
@@ -179,6 +242,13 @@ void bindClocks(py::module_ &module) {
             },
             "{(rank, thread): (break times, shifts)} of the order repair.");
 
+    module.def("run_clocks", &runClocks, py::arg("project_path"),
+               "Reads the clock lines of a run's .info files (state, measurements, warning).");
+    module.def("correct_table", &correctTable, py::arg("project_path"), py::arg("names"),
+               py::arg("columns"), py::arg("partial") = false, py::arg("local_ranks") = false,
+               "correct_run on a table already read: names, and the columns name_code, rank, "
+               "thread, peer, tag, cid, recv_peer, recv_tag, start_ns, end_ns, rid, "
+               "completion_row, completion_rid (rows sorted by start_ns, stably).");
     module.def("correct_run", &correctRun, py::arg("project_path"), py::arg("partial") = false,
                py::arg("local_ranks") = false,
                "Reads a run's clock lines and traces and computes its ClockCorrection.");

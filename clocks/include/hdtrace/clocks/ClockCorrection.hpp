@@ -80,4 +80,9 @@ struct RunCorrection {
 RunCorrection correctRun(const reader::Project &project, const std::vector<RunTrace> &traces,
                          const RunReadOptions &options);
 
+// The same with the traces' table read already (as readRunTable gives it, so
+// by the Python package's reader): the traces are not read again.
+RunCorrection correctRun(const reader::Project &project, const std::vector<RunTrace> &traces,
+                         const RunReadOptions &options, RunTable table);
+
 }  // namespace hdtrace::clocks
