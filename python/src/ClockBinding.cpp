@@ -117,20 +117,6 @@ py::dict runCorrectionTo(const std::string &projectPath, clocks::RunCorrection &
     return out;
 }
 
-// What the reader needs to put a run on one clock, reading the traces itself.
-py::dict correctRun(const std::string &projectPath, bool partial, bool localRanks) {
-    clocks::RunCorrection run;
-    {
-        py::gil_scoped_release release;
-        const reader::Project project = reader::readProject(projectPath);
-        clocks::RunReadOptions options;
-        options.partial = partial;
-        options.localRanks = localRanks;
-        run = clocks::correctRun(project, clocks::traceList(project), options);
-    }
-    return runCorrectionTo(projectPath, run);
-}
-
 // The clock lines of a run, without reading its traces.
 py::dict runClocks(const std::string &projectPath) {
     clocks::RunCorrection run;
@@ -152,7 +138,7 @@ std::vector<T> columnOf(const py::dict &columns, const char *name, size_t rows) 
     return std::vector<T>(array.data(), array.data() + array.size());
 }
 
-// correctRun on the table the Python package read (hdtrace.table.read_table).
+// clocks::correctRun on the table the Python package read (hdtrace.table.read_table).
 py::dict correctTable(const std::string &projectPath, std::vector<std::string> names,
                       const py::dict &columns, bool partial, bool localRanks) {
     clocks::RunTable table;
@@ -246,12 +232,9 @@ void bindClocks(py::module_ &module) {
                "Reads the clock lines of a run's .info files (state, measurements, warning).");
     module.def("correct_table", &correctTable, py::arg("project_path"), py::arg("names"),
                py::arg("columns"), py::arg("partial") = false, py::arg("local_ranks") = false,
-               "correct_run on a table already read: names, and the columns name_code, rank, "
-               "thread, peer, tag, cid, recv_peer, recv_tag, start_ns, end_ns, rid, "
-               "completion_row, completion_rid (rows sorted by start_ns, stably).");
-    module.def("correct_run", &correctRun, py::arg("project_path"), py::arg("partial") = false,
-               py::arg("local_ranks") = false,
-               "Reads a run's clock lines and traces and computes its ClockCorrection.");
+               "The ClockCorrection of a run from its table as read: names, and the columns "
+               "name_code, rank, thread, peer, tag, cid, recv_peer, recv_tag, start_ns, end_ns, "
+               "rid, completion_row, completion_rid (rows sorted by start_ns, stably).");
     module.def(
         "align_run",
         [](const std::string &path) {

@@ -6,7 +6,7 @@
 
 namespace hdtrace::python {
 
-// Defines _core.ClockCorrection, _core.correct_run, _core.align_run,
+// Defines _core.ClockCorrection, _core.run_clocks, _core.correct_table, _core.align_run,
 // _core.undo_alignment, _core.rewrite_trace_times and _core.AlignError.
 void bindClocks(pybind11::module_ &module);
 
