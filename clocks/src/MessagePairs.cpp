@@ -119,8 +119,9 @@ std::unordered_map<int64_t, int64_t> probeStarts(const RunTable &table,
     }
     std::unordered_map<int64_t, int64_t> starts;
     for (const auto &[lane, receives] : rows) {
+        const int32_t rank = lane.first, thread = lane.second;
         auto trace = std::find_if(traces.begin(), traces.end(), [&](const RunTrace &candidate) {
-            return candidate.rank == lane.first && candidate.thread == lane.second;
+            return candidate.rank == rank && candidate.thread == thread;
         });
         if (trace == traces.end()) continue;
         reader::TraceOptions options;
@@ -133,7 +134,7 @@ std::unordered_map<int64_t, int64_t> probeStarts(const RunTable &table,
             const std::string *text = event.attribute("mid");
             auto mid = text ? reader::parseInteger(*text) : std::nullopt;
             if (!mid || *mid < 0 || !event.hasStart) continue;
-            const int64_t start = tableTime(lane.first, event.startNs);
+            const int64_t start = tableTime(rank, event.startNs);
             if (event.name == "Mprobe" || event.name == "Improbe") {
                 probed[*mid] = start;
             } else if (auto found = probed.find(*mid); found != probed.end()) {
