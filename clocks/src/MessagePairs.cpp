@@ -2,7 +2,6 @@
 #include <deque>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <hdtrace/clocks/MessagePairs.hpp>
 #include <hdtrace/reader/DecimalNumber.hpp>
