@@ -216,6 +216,7 @@ class Project:
         self._raw_datatypes = raw["datatypes"]
         self._datatypes = None
         self._table = None
+        self._raw = None  # the table as written until _full_table takes it
 
         # A FIFO, directory or device in place of a trace exists but is not
         # a trace: say so rather than "does not exist" (and never open it).
@@ -326,7 +327,6 @@ class Project:
         # --- Clocks: corrected times, read through a window widened to cover them
         correction = self.clock_correction
         if correction is not None:
-            self._full_table()  # the order repair needs every message
             reader = self._reader(leaf, names, self._raw_window(window))
             window_ns = self._window_ns(window)
             for raw in reader:
@@ -391,17 +391,25 @@ class Project:
     # --- end Dask
 
     def _full_table(self):
-        from .table import read_table
         if self._table is None:
             correction = self.clock_correction
-            table = read_table(self, None, None)
-            # --- Clocks: interpolated, order repaired, re-sorted (hdtrace.clocks)
+            table = self._raw_table()
+            self._raw = None
+            # --- Clocks: corrected, re-sorted (hdtrace.clocks)
             if correction is not None:
                 from .clocks import align_table
                 table = align_table(self, table, self._clock)
             # --- end of Clocks
             self._table = table
         return self._table
+
+    def _raw_table(self):
+        """The table with the times as written, read once: the clock
+        correction and _full_table share it."""
+        from .table import read_table
+        if self._raw is None:
+            self._raw = read_table(self, None, None)
+        return self._raw
 
     def __repr__(self):
         return (f"<hdtrace.Project {self.name!r} {len(self.topology)} traces, "

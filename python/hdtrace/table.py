@@ -35,6 +35,8 @@ class Table:
     open_row: np.ndarray        # File_open rows, their fid and file name
     open_fid: np.ndarray
     open_name: list
+    names: list = None           # the distinct call names, sorted ...
+    name_code: np.ndarray = None  # ... and each row's index in them (for the C++ clock correction)
 
 
 def _read_one(project, leaf, names, window):
@@ -68,6 +70,8 @@ def read_table(project, names, window):
     array = np.empty(rows, dtype=dtype)
     extra = {key: np.empty(rows, dtype=np.int32) for key in ("recv_peer", "recv_tag")}
     completion_row, completion_rid, open_row, open_fid, open_name = [], [], [], [], []
+    name_index = {name: code for code, name in enumerate(all_names)}
+    name_code = np.empty(rows, dtype=np.int32)
     position = 0
     for leaf, columns in parts:
         count = len(columns["name_code"])
@@ -76,6 +80,8 @@ def read_table(project, names, window):
         _core.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"])
         for key, values in extra.items():
             values[part] = columns[key]
+        recode = np.array([name_index[name] for name in columns["names"]], dtype=np.int32)
+        name_code[part] = recode[columns["name_code"]] if len(recode) else 0
         completion_row.append(columns["completion_row"] + position)
         completion_rid.append(columns["completion_rid"])
         open_row.append(columns["open_row"] + position)
@@ -91,9 +97,10 @@ def read_table(project, names, window):
         array = array[order]
         for key in extra:
             extra[key] = extra[key][order]
+        name_code = name_code[order]
         new_row = np.empty(rows, dtype=np.int64)
         new_row[order] = np.arange(rows)
         completion_row = new_row[completion_row]
         open_row = new_row[open_row]
     return Table(array, extra["recv_peer"], extra["recv_tag"], completion_row, completion_rid,
-                 open_row, open_fid, open_name)
+                 open_row, open_fid, open_name, all_names, name_code)

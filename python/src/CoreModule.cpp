@@ -13,6 +13,7 @@
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "ClockBinding.hpp"
 #include "EventConversion.hpp"
 #include "MergerBinding.hpp"
 #include "TableFill.hpp"
@@ -151,4 +152,5 @@ PYBIND11_MODULE(_core, module) {
 
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);
+    hdtrace::python::bindClocks(module);
 }

@@ -13,6 +13,9 @@ every time a skewed rank wrote, and checks:
   every byte, a damaged Clock line changes nothing (error with file and
   line), a run without measurements is left as it is with a warning, and a
   rank with fewer measurements than the others is still corrected.
+- `project-merger --align-clocks` rewrites the run as `hdtrace align` does,
+  and the C++ correction (reader, merger, `hdtrace align`) gives the times
+  the former pure-Python one gave (tests/python/former_clocks.py).
 The merging and reading need the merger and the Python package: on the
 MPICH tree they come from HDTRACE_TOOLS_BUILD_DIR (as in test_piosim.py).
 """
@@ -64,6 +67,25 @@ for leaf in project.topology.leaves:
 print(json.dumps({"events": events, "late": late, "pairs": len(matches.pairs),
                   "traced": traced, "warnings": [str(w.message) for w in caught]}))
 """
+
+
+# The former pure-Python correction's table, in READ_SCRIPT's "events" form.
+FORMER_SCRIPT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import former_clocks
+table, _ = former_clocks.former_alignment(sys.argv[1])
+print(json.dumps([(int(r["rank"]), int(r["thread"]), str(r["name"]), int(r["start_ns"]),
+                   int(r["end_ns"])) for r in table]))
+"""
+FORMER_DIR = pathlib.Path(__file__).resolve().parent.parent / "python"
+
+
+def former_events(tools, project):
+    done = subprocess.run(["/usr/bin/python3", "-c", FORMER_SCRIPT, str(project), str(FORMER_DIR)],
+                          env=python_env(tools), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return [list(event) for event in json.loads(done.stdout)]
 
 
 def tools_or_fail(build_dir):
@@ -215,6 +237,8 @@ def test_skewed_receives_end_before_their_sends_until_aligned(skewed_run, tmp_pa
     assert aligned["late"] == [], aligned["late"][:5]
     worst = _assert_corrected_near_truth(aligned, raw, tolerance_of(run))
     print(f"worst corrected time error: {worst:.0f} ns (tolerance {tolerance_of(run)} ns)")
+    # The C++ correction gives what the former Python one gave, row for row.
+    assert aligned["events"] == former_events(tools, project)
     # Project.trace() gives the same corrected times as the table.
     for rank, events in aligned["traced"].items():
         table = sorted((name, start, end) for r, _, name, start, end in aligned["events"]
@@ -342,3 +366,42 @@ def test_periodic_sync_and_a_bad_skew_knob_warn(runner):
     clocks = info_of(run, 1).clocks
     assert [c["at"] for c in clocks] == ["init", "finalize"]
     assert all(c["leader"] == 0 and c["offset"] == 0 for c in clocks), clocks
+
+
+def test_merger_align_clocks_rewrites_the_skewed_run(skewed_run, tmp_path):
+    """project-merger --align-clocks on the unmerged run: before, receives end
+    before their sends; after, as written, none does, every time is within
+    the tolerance of the truth and equal to the former Python correction's;
+    a second run changes nothing."""
+    run, tools = skewed_run
+    trace_dir = copy_run(run.trace_dir, tmp_path / "run")
+    project = merge(tools, trace_dir)
+    raw = read(tools, project, align=False)
+    assert len(raw["late"]) >= 5, raw["late"]
+    former = former_events(tools, project)
+    project.unlink()
+    original = snapshot(trace_dir)
+
+    done = subprocess.run([str(tools / "merger" / "project-merger"), "--align-clocks",
+                           str(trace_dir / tracecheck.sanitize(PROGRAM))],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"{NRANKS} trace(s) put on rank 0's clock" in done.stdout, done.stdout
+    rewritten = read(tools, project, align=False)
+    assert rewritten["late"] == [], rewritten["late"][:5]
+    assert rewritten["pairs"] == raw["pairs"]
+    worst = _assert_corrected_near_truth(rewritten, raw, tolerance_of(run))
+    print(f"merger --align-clocks: worst error {worst:.0f} ns (tolerance {tolerance_of(run)} ns)")
+    assert rewritten["events"] == former
+    aligned_files = snapshot(trace_dir)
+    for name, data in original.items():
+        if name.endswith(".trc"):
+            assert aligned_files[name + ".unaligned"] == data
+    checked = hdtrace(tools, "check", project)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    again = subprocess.run([str(tools / "merger" / "project-merger"), "--align-clocks",
+                            str(trace_dir / tracecheck.sanitize(PROGRAM))],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "already aligned; nothing changed" in again.stderr, again
+    assert snapshot(trace_dir) == aligned_files

@@ -1,12 +1,18 @@
-"""hdtrace.clocks and `hdtrace align` on a small run with hand-written Clock
-lines (the end-to-end test with the wrapper is tests/mpiwrapper/test_clocks.py;
-pytest collects tests/ as one tree, so the two names differ).
+"""hdtrace.clocks, `hdtrace align` and `project-merger --align-clocks` on small
+runs with hand-written Clock lines (the end-to-end test with the wrapper is
+tests/mpiwrapper/test_clocks.py; pytest collects tests/ as one tree, so the
+two names differ).
 
 data/ours has two ranks; here rank 1's clock is said to be 200 ms ahead of
 rank 0's, so its Recv of rank 0's Send would end 99 ms before the Send
 starts: the order repair moves that Recv's end to the Send's start and every
-later time of rank 1 by as much."""
+later time of rank 1 by as much.
+
+The correction is computed in C++ (clocks/); former_clocks.py is the former
+pure-Python correction, the oracle that the C++ one must agree with."""
 import os
+import pathlib
+import re
 import subprocess
 import sys
 
@@ -16,6 +22,8 @@ import pytest
 import hdtrace
 from hdtrace import clocks
 from hdtrace.align import AlignError, align, rewrite_trace, undo
+
+import former_clocks
 
 S = 1_000_000_000
 BASE = 1_700_000_000 * S
@@ -229,3 +237,234 @@ def test_collectives_are_repaired(tmp_path):
                        ("Finalize", BASE + 640 * ms, BASE + 640 * ms + 100_000)]
     assert events_of(hdtrace.open(project_path), 0) == \
         events_of(hdtrace.open(project_path, align=False), 0)
+
+
+def write_run(directory, calls, offsets, extra_info=""):
+    """A run written by hand: calls[rank] = [(tag, attributes, start, end, children)] in
+    seconds after timeAdjustment 1700000000 of that rank's clock, whose offset against
+    rank 0's is offsets[rank] ns (constant, measured at init and one second later)."""
+    header = ("Mpi library='x' order_c=0 order_fortran=1 distribute_block=0 "
+              "distribute_cyclic=1 distribute_none=2 distribute_dflt_darg=-1\n"
+              f"Comm map='0..{len(calls) - 1}->0..{len(calls) - 1};' id=0 name='WORLD'\n"
+              "Type id='1275069445' combiner='MPI_COMBINER_NAMED' name='MPI_INT' "
+              "size='4' extent='4'\n")
+    for rank, rank_calls in calls.items():
+        lines = []
+        for tag, attributes, start, end, children in rank_calls:
+            inner = "".join(f"<For rid='{rid}'/>" for rid in children)
+            times = f"time='{start:.9f}' end='{end:.9f}'"
+            lines.append(f"<{tag}{attributes} {times}>{inner}</{tag}>\n" if inner else
+                         f"<{tag}{attributes} {times}/>\n")
+        (directory / f"app_h_{rank}_0.trc").write_text(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='1700000000'>\n"
+            + "".join(lines) + "</Program>\n")
+        offset = offsets.get(rank)
+        clock = "" if offset is None else "".join(
+            f"Clock at='{at}' time={BASE + offset + k * S} offset={offset} rtt=10 "
+            f"leader={rank} exchanges={20 if offset else 0}\n"
+            for k, at in enumerate(("init", "finalize")))
+        (directory / f"app_h_{rank}_0.info").write_text(header + clock + extra_info)
+    return pathlib.Path(hdtrace.merge(directory / "app")["output_path"])
+
+
+SEND_5 = " size='4' count='1' tid='1275069445' toRank='1' toTag='5' cid='0'"
+RECV_INIT_5 = " size='4' count='1' tid='1275069445' fromRank='0' fromTag='5' cid='0' rid='7'"
+
+
+def persistent_run(directory, start_call):
+    """Rank 1, 1 s ahead, receives rank 0's Send through Recv_init, started by
+    Start or Startall, and its Wait would end 200 ms before the Send starts."""
+    start = ("Start", " rid='7'", 1.1, 1.101, ()) if start_call == "Start" else \
+        ("Startall", "", 1.1, 1.101, (7,))
+    calls = {0: [("Init", "", 0.0, 0.001, ()), ("Send", SEND_5, 0.5, 0.501, ()),
+                 ("Finalize", "", 0.9, 0.901, ())],
+             1: [("Init", "", 1.0, 1.001, ()), ("Recv_init", RECV_INIT_5, 1.05, 1.051, ()),
+                 start, ("Wait", "", 1.2, 1.3, (7,)), ("Finalize", "", 1.6, 1.601, ())]}
+    return write_run(directory, calls, {0: 0, 1: S})
+
+
+@pytest.mark.parametrize("start_call", ["Start", "Startall"])
+def test_persistent_receives_wait_for_their_send(tmp_path, start_call):
+    project_path = persistent_run(tmp_path, start_call)
+    ms = 1_000_000
+    assert events_of(hdtrace.open(project_path), 1) == [
+        ("Init", BASE, BASE + 1 * ms),
+        ("Recv_init", BASE + 50 * ms, BASE + 51 * ms),
+        (start_call, BASE + 100 * ms, BASE + 101 * ms),
+        ("Wait", BASE + 200 * ms, BASE + 500 * ms),             # waits for the Send's start
+        ("Finalize", BASE + 800 * ms, BASE + 801 * ms)]         # later times move as much
+    matches = hdtrace.match_messages(hdtrace.open(project_path))
+    assert len(matches.pairs) == 1
+    assert matches.pairs[0]["recv_complete"] >= matches.pairs[0]["send_start"]
+    # The former Python correction left Startall's receive unrepaired (issue 15's gap).
+    former, _ = former_clocks.former_alignment(project_path)
+    wait = former[(former["rank"] == 1) & (former["name"] == "Wait")][0]
+    assert int(wait["end_ns"]) == (BASE + 500 * ms if start_call == "Start" else BASE + 300 * ms)
+
+
+def assert_same_as_former(project_path):
+    """The C++ correction (hdtrace.open) gives every row the times the former
+    Python one gave, in the same order, with the same repair steps."""
+    aligned = hdtrace.open(project_path)
+    table = aligned.to_numpy()
+    former, former_correction = former_clocks.former_alignment(project_path)
+    for column in ("rank", "thread", "name", "start_ns", "end_ns"):
+        assert table[column].tolist() == former[column].tolist(), column
+    steps = aligned.clock_correction.steps
+    assert sorted(steps) == sorted(former_correction.steps)
+    for lane, (breaks, shifts) in former_correction.steps.items():
+        assert steps[lane][0].tolist() == breaks.tolist()
+        assert steps[lane][1].tolist() == shifts.tolist()
+    return table
+
+
+def test_cxx_correction_agrees_with_the_former_python_one(copy_project):
+    project_path = copy_project("ours")
+    write_clock_lines(project_path, rank1_constant())
+    assert_same_as_former(project_path)
+    # With drift: rank 1 gains 30 us per second.
+    write_clock_lines(project_path, [
+        f"Clock at='init' time={BASE} offset={OFFSET} rtt=900 leader=1 exchanges=20",
+        f"Clock at='finalize' time={BASE + S} offset={OFFSET + 30_000} rtt=800 leader=1 "
+        "exchanges=20"])
+    assert_same_as_former(project_path)
+
+
+def test_cxx_correction_agrees_on_collectives_and_wildcards(tmp_path):
+    """Collectives of every kind of wait, and a receive from MPI_ANY_SOURCE,
+    with rank 2 200 ms behind and rank 1 1 s ahead."""
+    bcast = " size='4' count='1' tid='1275069445' rootRank='0' cid='0'"
+    reduce = " size='4' count='1' tid='1275069445' rootRank='2' cid='0'"
+    barrier = " cid='0'"
+    any_source = " size='4' count='1' tid='1275069445' fromRank='-1' fromTag='5' cid='0'"
+    send_to_0 = " size='4' count='1' tid='1275069445' toRank='0' toTag='5' cid='0'"
+    calls = {
+        0: [("Init", "", 0.0, 0.001, ()), ("Barrier", barrier, 0.2, 0.3, ()),
+            ("Bcast", bcast, 0.4, 0.41, ()), ("Reduce", reduce, 0.45, 0.46, ()),
+            ("Recv", any_source, 0.47, 0.48, ()), ("Recv", any_source, 0.49, 0.5, ()),
+            ("Finalize", "", 0.6, 0.601, ())],
+        1: [("Init", "", 1.0, 1.001, ()), ("Barrier", barrier, 1.05, 1.1, ()),
+            ("Bcast", bcast, 1.25, 1.26, ()), ("Reduce", reduce, 1.3, 1.31, ()),
+            ("Send", send_to_0, 1.55, 1.56, ()), ("Finalize", "", 1.6, 1.601, ())],
+        2: [("Init", "", -0.2, -0.199, ()), ("Barrier", barrier, 0.0, 0.05, ()),
+            ("Bcast", bcast, 0.2, 0.25, ()), ("Reduce", reduce, 0.26, 0.27, ()),
+            ("Send", send_to_0, 0.28, 0.29, ()), ("Finalize", "", 0.4, 0.401, ())]}
+    project_path = write_run(tmp_path, calls, {0: 0, 1: S, 2: -200_000_000})
+    table = assert_same_as_former(project_path)
+    matches = hdtrace.match_messages(hdtrace.open(project_path))
+    assert len(matches.pairs) == 2
+    assert all(p["recv_complete"] >= p["send_start"] for p in matches.pairs)
+    barriers = table[table["name"] == "Barrier"]
+    assert barriers["end_ns"].min() >= barriers["start_ns"].max()
+
+
+def merger_of(build_dir):
+    path = build_dir / "merger" / "project-merger"
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"{path} is missing: build the merger (HDTRACE_BUILD_MERGER=ON)")
+    return path
+
+
+def snapshot(directory):
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.suffix != ".proj"}
+
+
+def test_merger_aligns_clocks_as_the_reader_corrects(tmp_path, build_dir):
+    project_path = persistent_run(tmp_path, "Startall")
+    expected = {rank: events_of(hdtrace.open(project_path), rank) for rank in (0, 1)}
+    before = snapshot(tmp_path)
+    merge = lambda *options: subprocess.run(  # noqa: E731
+        [str(merger_of(build_dir)), *options, str(tmp_path / "app")],
+        capture_output=True, text=True)
+    done = merge("--align-clocks")
+    assert done.returncode == 0, done.stderr
+    assert "2 trace(s) put on rank 0's clock" in done.stdout, done.stdout
+    after = snapshot(tmp_path)
+    for name in ("app_h_0_0.trc", "app_h_1_0.trc"):
+        assert after[name + ".unaligned"] == before[name]
+        info = after[name.replace(".trc", ".info")].decode()
+        assert info == before[name.replace(".trc", ".info")].decode() + \
+            f"ClockAligned backup='{name}.unaligned'\n"
+    # Read as written, the rewritten traces hold the corrected times.
+    raw = hdtrace.open(project_path, align=False)
+    assert {rank: events_of(raw, rank) for rank in (0, 1)} == expected
+    assert hdtrace.open(project_path).clock_correction is None
+    # Only time values changed.
+    old, new = before["app_h_1_0.trc"].decode(), after["app_h_1_0.trc"].decode()
+    strip = lambda text: re.sub(r"(time|end)='[^']*'", "", text)  # noqa: E731
+    assert strip(old) == strip(new) and old != new
+    # A second run changes nothing; undo restores every byte.
+    again = merge("--align-clocks")
+    assert again.returncode == 0 and "already aligned; nothing changed" in again.stderr, again
+    assert snapshot(tmp_path) == after
+    assert undo(project_path) == 2
+    assert snapshot(tmp_path) == before
+
+
+def test_merger_align_clocks_refuses_damaged_lines_and_warns_without_measurements(
+        tmp_path, build_dir):
+    calls = {0: [("Init", "", 0.0, 0.001, ()), ("Send", SEND_5, 0.5, 0.501, ()),
+                 ("Finalize", "", 0.9, 0.901, ())],
+             1: [("Init", "", 1.0, 1.001, ()),
+                 ("Recv", " fromRank='0' fromTag='5' cid='0'", 1.2, 1.3, ()),
+                 ("Finalize", "", 1.6, 1.601, ())]}
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    write_run(damaged, calls, {0: 0, 1: S}, extra_info="Clock at='init' time=5 offset=x\n")
+    before = snapshot(damaged)
+    done = subprocess.run([str(merger_of(build_dir)), "--align-clocks", str(damaged / "app")],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert f"{damaged / 'app_h_0_0.info'}:6: damaged Clock line" in done.stderr, done.stderr
+    assert "the traces were not aligned and are unchanged" in done.stderr
+    assert snapshot(damaged) == before
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    write_run(plain, calls, {})
+    before = snapshot(plain)
+    done = subprocess.run([str(merger_of(build_dir)), "--align-clocks", str(plain / "app")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "warning" in done.stderr and "has no clock measurements" in done.stderr, done.stderr
+    assert snapshot(plain) == before
+
+
+def test_align_refuses_a_backup_in_the_way_and_a_damaged_trace(copy_project):
+    project_path = copy_project("ours")
+    write_clock_lines(project_path, rank1_constant())
+    directory = project_path.parent
+    (directory / "app_node01_1_0.trc.unaligned").write_bytes(b"someone's file")
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    with pytest.raises(AlignError, match=r"app_node01_1_0\.trc\.unaligned exists but .*"
+                                         r"app_node01_1_0\.info has no ClockAligned line"):
+        align(project_path)
+    assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
+    (directory / "app_node01_1_0.trc.unaligned").unlink()
+    trace = directory / "app_node01_0_0.trc"
+    trace.write_bytes(trace.read_bytes()[:-40])  # cut short
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    with pytest.raises(hdtrace.ReadError) as raised:
+        align(project_path)
+    assert raised.value.file == str(trace)
+    assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
+
+
+def test_matched_probes_pair_by_the_probe_order(tmp_path):
+    """Rank 1 (1.2 s ahead) probes rank 0's two messages of one tag in send
+    order and receives them in the other: the Mrecv of the second message
+    waits for the second Send (79 ms), as the former Python correction did."""
+    probe = " fromRank='0' fromTag='5' cid='0' mid='{}'"
+    mrecv = " size='4' count='1' tid='1275069445' fromRank='0' fromTag='5' cid='0' mid='{}'"
+    calls = {0: [("Init", "", 0.0, 0.001, ()), ("Send", SEND_5, 0.1, 0.101, ()),
+                 ("Send", SEND_5, 0.2, 0.201, ()), ("Finalize", "", 0.6, 0.601, ())],
+             1: [("Init", "", 1.2, 1.201, ()), ("Mprobe", probe.format(0), 1.3, 1.301, ()),
+                 ("Mprobe", probe.format(1), 1.31, 1.311, ()),
+                 ("Mrecv", mrecv.format(1), 1.32, 1.321, ()),
+                 ("Mrecv", mrecv.format(0), 1.33, 1.331, ()), ("Finalize", "", 1.5, 1.501, ())]}
+    project_path = write_run(tmp_path, calls, {0: 0, 1: 1_200_000_000})
+    assert_same_as_former(project_path)
+    ms = 1_000_000
+    mrecvs = [event for event in events_of(hdtrace.open(project_path), 1) if event[0] == "Mrecv"]
+    assert mrecvs == [("Mrecv", BASE + 120 * ms, BASE + 200 * ms),
+                      ("Mrecv", BASE + 209 * ms, BASE + 210 * ms)]

@@ -1,0 +1,280 @@
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include <hdtrace/clocks/MessagePairs.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
+#include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/TraceReader.hpp>
+
+namespace hdtrace::clocks {
+namespace {
+
+constexpr int32_t kAnySource = -1, kAnyTag = -1, kProcNull = -2;
+
+enum class Kind {
+    Other,
+    Send,               // Send, Bsend, Ssend, Rsend
+    NonblockingSend,    // Isend, Ibsend, Issend, Irsend
+    Receive,            // Recv, Mrecv
+    NonblockingRecv,    // Irecv, Imrecv
+    SendReceive,        // Sendrecv, Sendrecv_replace
+    PersistentSend,     // Send_init, ...
+    PersistentReceive,  // Recv_init
+    Start,
+    Startall,
+};
+
+Kind kindOf(const std::string &name) {
+    static const std::unordered_map<std::string, Kind> kinds = {
+        {"Send", Kind::Send},
+        {"Bsend", Kind::Send},
+        {"Ssend", Kind::Send},
+        {"Rsend", Kind::Send},
+        {"Isend", Kind::NonblockingSend},
+        {"Ibsend", Kind::NonblockingSend},
+        {"Issend", Kind::NonblockingSend},
+        {"Irsend", Kind::NonblockingSend},
+        {"Recv", Kind::Receive},
+        {"Mrecv", Kind::Receive},
+        {"Irecv", Kind::NonblockingRecv},
+        {"Imrecv", Kind::NonblockingRecv},
+        {"Sendrecv", Kind::SendReceive},
+        {"Sendrecv_replace", Kind::SendReceive},
+        {"Send_init", Kind::PersistentSend},
+        {"Bsend_init", Kind::PersistentSend},
+        {"Rsend_init", Kind::PersistentSend},
+        {"Ssend_init", Kind::PersistentSend},
+        {"Recv_init", Kind::PersistentReceive},
+        {"Start", Kind::Start},
+        {"Startall", Kind::Startall},
+    };
+    auto found = kinds.find(name);
+    return found == kinds.end() ? Kind::Other : found->second;
+}
+
+// One message posted by a call.
+struct Post {
+    int64_t row;
+    int32_t rank, thread, peer, tag, cid;
+    int64_t rid;  // -1: completes at the call's own end
+};
+
+// A communicator as the matching keys it: its index in the project, or the
+// cid where the project does not list it (as match_messages does).
+struct CommunicatorKey {
+    bool known;
+    int64_t value;
+    bool operator==(const CommunicatorKey &other) const {
+        return known == other.known && value == other.value;
+    }
+};
+
+CommunicatorKey keyOf(const CommunicatorIndex &communicators, int32_t rank, int32_t cid) {
+    const int64_t index = communicators.find(rank, cid);
+    return index >= 0 ? CommunicatorKey{true, index} : CommunicatorKey{false, cid};
+}
+
+uint64_t pack(int32_t high, int32_t low) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(high)) << 32) | static_cast<uint32_t>(low);
+}
+
+struct MailboxKey {
+    int32_t receiver;
+    CommunicatorKey communicator;
+    bool operator==(const MailboxKey &other) const {
+        return receiver == other.receiver && communicator == other.communicator;
+    }
+};
+
+struct MailboxKeyHash {
+    size_t operator()(const MailboxKey &key) const {
+        return std::hash<uint64_t>()(
+            pack(key.receiver, static_cast<int32_t>(key.communicator.value)) ^
+            (key.communicator.known ? 0x9e3779b97f4a7c15ULL : 0));
+    }
+};
+
+// The pending sends to one receiver on one communicator, one queue per
+// (sender, tag) in the order the queues were first used.
+struct Mailbox {
+    std::vector<std::pair<uint64_t, std::deque<int64_t>>> queues;  // (sender, tag) -> send rows
+    std::unordered_map<uint64_t, size_t> position;
+};
+
+// {row of an Mrecv/Imrecv: the table time of the start of the probe whose
+// message it receives}: the traces holding such receives are read again for
+// the mid attributes of their probes and receives.
+std::unordered_map<int64_t, int64_t> probeStarts(const RunTable &table,
+                                                 const std::vector<RunTrace> &traces,
+                                                 const TableTime &tableTime, bool partial) {
+    std::map<std::pair<int32_t, int32_t>, std::map<std::pair<int64_t, std::string>, int64_t>> rows;
+    for (size_t row = 0; row < table.rows(); ++row) {
+        const std::string &name = table.name(row);
+        if (name == "Mrecv" || name == "Imrecv")
+            rows[{table.rank[row], table.thread[row]}][{table.startNs[row], name}] =
+                static_cast<int64_t>(row);
+    }
+    std::unordered_map<int64_t, int64_t> starts;
+    for (const auto &[lane, receives] : rows) {
+        const int32_t rank = lane.first, thread = lane.second;
+        auto trace = std::find_if(traces.begin(), traces.end(), [&](const RunTrace &candidate) {
+            return candidate.rank == rank && candidate.thread == thread;
+        });
+        if (trace == traces.end()) continue;
+        reader::TraceOptions options;
+        options.partial = partial;
+        options.filter.names = {"Improbe", "Imrecv", "Mprobe", "Mrecv"};
+        reader::TraceReader traceReader(trace->path, options);
+        reader::Event event;
+        std::unordered_map<int64_t, int64_t> probed;  // mid -> probe start
+        while (traceReader.next(event)) {
+            const std::string *text = event.attribute("mid");
+            auto mid = text ? reader::parseInteger(*text) : std::nullopt;
+            if (!mid || *mid < 0 || !event.hasStart) continue;
+            const int64_t start = tableTime(rank, event.startNs);
+            if (event.name == "Mprobe" || event.name == "Improbe") {
+                probed[*mid] = start;
+            } else if (auto found = probed.find(*mid); found != probed.end()) {
+                auto row = receives.find({start, event.name});
+                if (row != receives.end()) starts[row->second] = found->second;
+            }
+        }
+    }
+    return starts;
+}
+
+}  // namespace
+
+std::vector<MessagePair> matchMessages(const RunTable &table,
+                                       const CommunicatorIndex &communicators,
+                                       const std::vector<RunTrace> &traces,
+                                       const TableTime &tableTime, bool partial) {
+    std::vector<Kind> kinds;
+    bool matchedReceives = false;
+    for (const std::string &name : table.names) {
+        kinds.push_back(kindOf(name));
+        matchedReceives |= name == "Mrecv" || name == "Imrecv";
+    }
+    auto kindAt = [&](size_t row) { return kinds[static_cast<size_t>(table.nameCode[row])]; };
+
+    // Startall's <For> children start requests; Start names its request itself.
+    std::vector<std::pair<int64_t, int64_t>> started;  // (Start/Startall row, rid)
+    for (size_t k = 0; k < table.completionRow.size(); ++k)
+        if (kindAt(static_cast<size_t>(table.completionRow[k])) == Kind::Startall)
+            started.emplace_back(table.completionRow[k], table.completionRid[k]);
+    for (size_t row = 0; row < table.rows(); ++row)
+        if (kindAt(row) == Kind::Start) started.emplace_back(row, table.rid[row]);
+
+    std::vector<Post> sends, receives;
+    std::unordered_map<uint64_t, std::unordered_map<int64_t, int64_t>> templates;
+    for (size_t row = 0; row < table.rows(); ++row) {
+        const Kind kind = kindAt(row);
+        const int64_t r = static_cast<int64_t>(row);
+        const Post post{
+            r, table.rank[row], table.thread[row], table.peer[row], table.tag[row], table.cid[row],
+            -1};
+        switch (kind) {
+            case Kind::Send:
+                sends.push_back(post);
+                break;
+            case Kind::NonblockingSend:
+                sends.push_back(post), sends.back().rid = table.rid[row];
+                break;
+            case Kind::SendReceive:
+                sends.push_back(post);
+                receives.push_back(post);
+                receives.back().peer = table.recvPeer[row];
+                receives.back().tag = table.recvTag[row];
+                break;
+            case Kind::Receive:
+                receives.push_back(post);
+                break;
+            case Kind::NonblockingRecv:
+                receives.push_back(post), receives.back().rid = table.rid[row];
+                break;
+            case Kind::PersistentSend:
+            case Kind::PersistentReceive:
+                templates[pack(table.rank[row], table.thread[row])][table.rid[row]] = r;
+                break;
+            default:
+                break;
+        }
+    }
+    for (const auto &[row, rid] : started) {
+        const size_t at = static_cast<size_t>(row);
+        auto lane = templates.find(pack(table.rank[at], table.thread[at]));
+        if (lane == templates.end()) continue;
+        auto found = lane->second.find(rid);
+        if (found == lane->second.end()) continue;
+        const size_t model = static_cast<size_t>(found->second);
+        const Post post{row,
+                        table.rank[at],
+                        table.thread[at],
+                        table.peer[model],
+                        table.tag[model],
+                        table.cid[model],
+                        rid};
+        (kindAt(model) == Kind::PersistentSend ? sends : receives).push_back(post);
+    }
+
+    std::unordered_map<MailboxKey, Mailbox, MailboxKeyHash> mailboxes;
+    std::stable_sort(sends.begin(), sends.end(), [&](const Post &a, const Post &b) {
+        return table.startNs[static_cast<size_t>(a.row)] <
+               table.startNs[static_cast<size_t>(b.row)];
+    });
+    for (const Post &send : sends) {
+        if (send.peer < 0 || send.peer == reader::kNoValue32)
+            continue;  // MPI_PROC_NULL: no message
+        Mailbox &mailbox = mailboxes[{send.peer, keyOf(communicators, send.rank, send.cid)}];
+        const uint64_t queueKey = pack(send.rank, send.tag);
+        auto [entry, added] = mailbox.position.try_emplace(queueKey, mailbox.queues.size());
+        if (added) mailbox.queues.emplace_back(queueKey, std::deque<int64_t>());
+        mailbox.queues[entry->second].second.push_back(send.row);
+    }
+
+    // A matched receive takes its message when its probe ran.
+    std::unordered_map<int64_t, int64_t> matchedAt;
+    if (matchedReceives) matchedAt = probeStarts(table, traces, tableTime, partial);
+    auto orderOf = [&](const Post &post) {
+        auto found = matchedAt.find(post.row);
+        return found != matchedAt.end() ? found->second
+                                        : table.startNs[static_cast<size_t>(post.row)];
+    };
+    std::stable_sort(receives.begin(), receives.end(),
+                     [&](const Post &a, const Post &b) { return orderOf(a) < orderOf(b); });
+
+    std::vector<MessagePair> pairs;
+    for (const Post &receive : receives) {
+        if (receive.peer == kProcNull || receive.peer == reader::kNoValue32) continue;
+        auto mailbox =
+            mailboxes.find({receive.rank, keyOf(communicators, receive.rank, receive.cid)});
+        if (mailbox == mailboxes.end()) continue;
+        std::deque<int64_t> *best = nullptr;
+        if (receive.peer != kAnySource && receive.tag != kAnyTag) {
+            auto found = mailbox->second.position.find(pack(receive.peer, receive.tag));
+            if (found != mailbox->second.position.end() &&
+                !mailbox->second.queues[found->second].second.empty())
+                best = &mailbox->second.queues[found->second].second;
+        } else {
+            // The earliest pending send among those it can match; the first queue on a tie.
+            for (auto &[queueKey, queue] : mailbox->second.queues) {
+                const int32_t sender = static_cast<int32_t>(queueKey >> 32);
+                const int32_t tag = static_cast<int32_t>(static_cast<uint32_t>(queueKey));
+                if (queue.empty() || (receive.peer != kAnySource && sender != receive.peer))
+                    continue;
+                if (receive.tag != kAnyTag && tag != receive.tag) continue;
+                if (!best || table.startNs[static_cast<size_t>(queue.front())] <
+                                 table.startNs[static_cast<size_t>(best->front())])
+                    best = &queue;
+            }
+        }
+        if (!best) continue;
+        pairs.push_back({best->front(), receive.row, receive.rid});
+        best->pop_front();
+    }
+    return pairs;
+}
+
+}  // namespace hdtrace::clocks
