@@ -120,6 +120,50 @@ inline bool sameName(std::string_view a, std::string_view b) {
     return true;
 }
 
+// length (at most 32) bytes of a and b equal; both have 16 readable bytes
+// beyond length rounded up to 16.
+inline bool sameShortBytes(const char *a, const char *b, size_t length) {
+#ifdef __SSE2__
+    for (size_t offset = 0; offset < length; offset += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(a + offset));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + offset));
+        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+        const size_t left = length - offset;
+        const unsigned wanted = left >= 16 ? 0xffffu : (1u << left) - 1;
+        if ((equal & wanted) != wanted) return false;
+    }
+    return true;
+#else
+    return std::memcmp(a, b, length) == 0;
+#endif
+}
+
+// The length (1 to 16) bytes at text equal gap; 16 bytes at text are readable.
+inline bool sameGap(const char *text, const char *gap, size_t length) {
+#ifdef __SSE2__
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(text));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(gap));
+    const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+    const unsigned wanted = (1u << length) - 1;
+    return (equal & wanted) == wanted;
+#else
+    return std::memcmp(text, gap, length) == 0;
+#endif
+}
+
+// The set of name's shape: a hash of its first and last eight bytes (the
+// buffer's padding makes the loads safe) and its length.
+inline int shapeSet(std::string_view name) {
+    uint64_t head = 0, tail = 0;
+    std::memcpy(&head, name.data(), 8);
+    if (name.size() < 8) head &= (uint64_t{1} << (8 * name.size())) - 1;
+    if (name.size() > 8) std::memcpy(&tail, name.data() + name.size() - 8, 8);
+    uint64_t hash = (head * 0x9e3779b97f4a7c15u) ^ (tail * 0xc2b2ae3d27d4eb4fu) ^ name.size();
+    hash *= 0x9e3779b97f4a7c15u;
+    static_assert(DialectScanner::kShapeSets == 128, "the hash gives 7 bits");
+    return static_cast<int>(hash >> 57);
+}
+
 // Length of the valid UTF-8 sequence of an XML character at position, 0 if
 // invalid, -1 if it runs past end.
 int utf8CharLength(const char *position, const char *end) {
@@ -205,6 +249,7 @@ constexpr std::string_view kPrologs[] = {
 DialectScanner::DialectScanner(std::string path, size_t chunkBytes)
     : path_(std::move(path)), capacity_(chunkBytes) {
     openNames_.resize(kMaxDepth + 1);
+    shapes_.resize(kShapeSlots);
 }
 
 DialectScanner::~DialectScanner() {
@@ -247,7 +292,69 @@ bool DialectScanner::refill(const char *keepFrom) {
     consumedBefore_ += static_cast<size_t>(keepFrom - begin);
     end_ = begin + filled;
     std::memset(begin + filled, 0, kPadding);
+    indexChunk();
     return true;
+}
+
+// Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
+// covers zeros of the padding, which are special and not quotes).
+void DialectScanner::indexChunk() {
+    const char *begin = buffer_.data();
+    indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
+    if (quoteBits_.size() < indexWords_ + 1) {
+        quoteBits_.resize(capacity_ / 64 + 2);
+        specialBits_.resize(capacity_ / 64 + 2);
+    }
+    for (size_t word = 0; word < indexWords_; ++word) {
+        const char *block = begin + word * 64;
+        uint64_t quotes = 0, special = 0;
+#ifdef __SSE2__
+        const __m128i apostrophe = _mm_set1_epi8('\''), space = _mm_set1_epi8(0x20),
+                      ampersand = _mm_set1_epi8('&'), less = _mm_set1_epi8('<'),
+                      del = _mm_set1_epi8(0x7f);
+        for (int part = 0; part < 4; ++part) {
+            const __m128i bytes =
+                _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 16 * part));
+            // Signed: bytes >= 0x80 are negative, so below 0x20 as well.
+            __m128i bad = _mm_cmplt_epi8(bytes, space);
+            bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, ampersand));
+            bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, less));
+            bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, del));
+            const auto shift = static_cast<unsigned>(16 * part);
+            quotes |= static_cast<uint64_t>(static_cast<uint32_t>(
+                          _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, apostrophe))))
+                      << shift;
+            special |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(bad)))
+                       << shift;
+        }
+#else
+        for (unsigned bit = 0; bit < 64; ++bit) {
+            const unsigned char byte = byteAt(block + bit);
+            quotes |= static_cast<uint64_t>(byte == '\'') << bit;
+            special |= static_cast<uint64_t>(kTables.value[byte] == kBad ||
+                                             kTables.value[byte] == kNonAscii ||
+                                             kTables.value[byte] == kAmpersand)
+                       << bit;
+        }
+#endif
+        quoteBits_[word] = quotes;
+        specialBits_[word] = special;
+    }
+}
+
+// Whether bytes [from, to) of the chunk hold a special byte (see specialBits_).
+inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
+    if (from >= to) return false;
+    size_t word = from / 64;
+    const size_t last = (to - 1) / 64;
+    uint64_t bits = specialBits_[word] & (~uint64_t{0} << (from % 64));
+    while (word < last) {
+        if (bits != 0) return true;
+        bits = specialBits_[++word];
+    }
+    const unsigned lastBit = (to - 1) % 64;
+    if (lastBit != 63) bits &= (uint64_t{2} << lastBit) - 1;
+    return bits != 0;
 }
 
 bool DialectScanner::skipProlog() {
@@ -360,6 +467,109 @@ DialectScanner::TagResult DialectScanner::scanEndTag(const char *&position,
     return TagResult::Done;
 }
 
+// The slot of name's shape, or -1. The set comes from a hash of the name's
+// bytes, read in words (the buffer's padding makes the loads safe).
+int DialectScanner::findShape(std::string_view name) const {
+    const int set = shapeSet(name);
+    for (int way = 0; way < 2; ++way) {
+        const int slot = 2 * set + way;
+        const TagShape &shape = shapes_[static_cast<size_t>(slot)];
+        if (shape.generation != 0 && shape.nameLength == name.size() &&
+            sameShortBytes(shape.name, name.data(), name.size()))
+            return slot;
+    }
+    return -1;
+}
+
+// Makes the tag just scanned in full its name's shape; its slot, or -1 when
+// the tag does not fit in a shape.
+int DialectScanner::learnShape(std::string_view name, const char *const *gapStarts,
+                               const char *const *gapEnds, int count, bool selfClosing,
+                               const char *const *attributeNames) {
+    if (name.size() > kShortName || count > kMaxShapeAttributes) return -1;
+    for (int index = 0; index <= count; ++index)
+        if (static_cast<size_t>(gapEnds[index] - gapStarts[index]) > kMaxShapeGap) return -1;
+    for (int index = 0; index < count; ++index)
+        if (gapEnds[index][-1] != '\'') return -1;  // the index knows single quotes
+    const int set = shapeSet(name);
+    int slot = findShape(name);
+    if (slot < 0) {
+        // The way not used last, or an empty one.
+        const int way = shapes_[static_cast<size_t>(2 * set)].generation == 0 ? 0
+                        : shapes_[static_cast<size_t>(2 * set + 1)].generation == 0
+                            ? 1
+                            : !recentWay_[static_cast<size_t>(set)];
+        slot = 2 * set + way;
+    }
+    TagShape &shape = shapes_[static_cast<size_t>(slot)];
+    if (++generations_ == 0) ++generations_;  // 0 means empty
+    shape.generation = generations_;
+    shape.count = count;
+    shape.selfClosing = selfClosing;
+    shape.nameLength = static_cast<uint8_t>(name.size());
+    std::memcpy(shape.name, name.data(), name.size());
+    for (int index = 0; index <= count; ++index) {
+        const size_t length = static_cast<size_t>(gapEnds[index] - gapStarts[index]);
+        shape.gapLength[index] = static_cast<uint8_t>(length);
+        std::memcpy(shape.gap[index], gapStarts[index], length);
+        if (index < count) {
+            shape.attributeNameOffset[index] =
+                static_cast<uint8_t>(attributeNames[index] - gapStarts[index]);
+            shape.attributeNameLength[index] =
+                static_cast<uint8_t>(attributes_[static_cast<size_t>(index)].name.size());
+        }
+    }
+    recentWay_[static_cast<size_t>(set)] = slot & 1;
+    return slot;
+}
+
+// Matches the attributes and the end of the start tag at cursor (just after
+// its name) against the shape in slot. On success, fills attributes_ and
+// moves cursor past the '>'. false sends the tag to the full scan, which
+// decides (and words) everything: a mismatch, a value that is not plain text
+// (references, non-ASCII), or the end of the data.
+//
+// A gap that matches ends in the value's opening quote and holds no other
+// quote, and a value in single quotes ends at the next one: so the quotes
+// come in pairs, open and close, read from the index.
+bool DialectScanner::matchShape(int slot, const char *&cursor, int *count, bool *selfClosing) {
+    const TagShape &shape = shapes_[static_cast<size_t>(slot)];
+    const char *base = buffer_.data();
+    size_t position = static_cast<size_t>(cursor - base);
+    size_t word = position / 64;
+    uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (position % 64));
+    auto nextQuote = [&](size_t *at) {
+        while (quotes == 0) {
+            if (++word >= indexWords_) return false;
+            quotes = quoteBits_[word];
+        }
+        *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
+        quotes &= quotes - 1;
+        return true;
+    };
+    for (int index = 0; index < shape.count; ++index) {
+        const size_t gapLength = shape.gapLength[index];
+        size_t open, close;
+        if (!sameGap(base + position, shape.gap[index], gapLength) || !nextQuote(&open) ||
+            open != position + gapLength - 1 || !nextQuote(&close))
+            return false;
+        attributes_[static_cast<size_t>(index)] = {
+            std::string_view(shape.gap[index] + shape.attributeNameOffset[index],
+                             shape.attributeNameLength[index]),
+            std::string_view(base + open + 1, close - open - 1)};
+        position = close + 1;
+    }
+    const size_t endLength = shape.gapLength[shape.count];
+    if (!sameGap(base + position, shape.gap[shape.count], endLength)) return false;
+    // References, non-ASCII text, or a tab or newline in a gap: the full scan.
+    if (anySpecial(static_cast<size_t>(cursor - base), position)) return false;
+    cursor = base + position + endLength;
+    *count = shape.count;
+    *selfClosing = shape.selfClosing;
+    recentWay_[static_cast<size_t>(slot / 2)] = slot & 1;
+    return true;
+}
+
 DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
                                                        DialectHandler &handler) {
     const char *cursor = position + 1;
@@ -369,10 +579,62 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
     const std::string_view name(nameStart, static_cast<size_t>(cursor - nameStart));
     if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
     int count = 0;
+    bool selfClosing = false;
+    TagShapeId shape;
+    const int known = name.size() <= kShortName ? findShape(name) : -1;
+    if (known >= 0 && matchShape(known, cursor, &count, &selfClosing)) {
+        shape = {known, shapes_[static_cast<size_t>(known)].generation};
+    } else {
+        const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];
+        const char *attributeNames[kMaxAttributes];
+        const TagResult result =
+            scanAttributes(cursor, &count, &selfClosing, gapStarts, gapEnds, attributeNames);
+        if (result != TagResult::Done) return result;
+        const int learned =
+            learnShape(name, gapStarts, gapEnds, count, selfClosing, attributeNames);
+        if (learned >= 0) shape = {learned, shapes_[static_cast<size_t>(learned)].generation};
+    }
+    if (rootClosed_) return unrecognised("an element after the root");
+    if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
+    ++depth_;
+    rootSeen_ = true;
+    OpenName &open = openNames_[static_cast<size_t>(depth_)];
+    open.length = name.size();
+    if (name.size() <= kShortName)
+        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
+    else
+        open.long_.assign(name);
+    position = cursor;
+    switch (handler.startElement(depth_, name, attributes_.data(), count, shape)) {
+        case DialectHandler::Verdict::Continue:
+            break;
+        case DialectHandler::Verdict::Stop:
+            return TagResult::Stopped;
+        case DialectHandler::Verdict::Unrecognised:
+            return unrecognised("a value the column reader refuses");
+    }
+    if (selfClosing) {
+        handler.endElement(depth_);
+        if (--depth_ == 0) rootClosed_ = true;
+    }
+    return TagResult::Done;
+}
+
+// The attributes and the end of a start tag, from just after its name, in
+// full. Records where each gap (see TagShape) starts and ends, and where each
+// attribute's name is, for learnShape.
+DialectScanner::TagResult DialectScanner::scanAttributes(const char *&position, int *countOut,
+                                                         bool *selfClosingOut,
+                                                         const char **gapStarts,
+                                                         const char **gapEnds,
+                                                         const char **attributeNames) {
+    const char *cursor = position;
+    int count = 0;
     uint64_t seen = 0;
     bool selfClosing = false;
     for (;;) {
         const char *beforeSpace = cursor;
+        gapStarts[count] = beforeSpace;
         while (kTables.space[byteAt(cursor)])
             ++cursor;
         if (cursor == end_) return TagResult::NeedMore;
@@ -407,6 +669,8 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
         const char quote = *cursor;
         if (quote != '\'' && quote != '"') return unrecognised("an unquoted attribute value");
         ++cursor;
+        gapEnds[count] = cursor;
+        attributeNames[count] = attributeStart;
         // Most values are plain text: scanned here, the rest by scanValue.
         const char *valueStart = cursor;
         cursor = skipPlainValue(cursor);
@@ -431,29 +695,10 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
         seen |= bit;
         attributes_[static_cast<size_t>(count++)] = {attributeName, value};
     }
-    if (rootClosed_) return unrecognised("an element after the root");
-    if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
-    ++depth_;
-    rootSeen_ = true;
-    OpenName &open = openNames_[static_cast<size_t>(depth_)];
-    open.length = name.size();
-    if (name.size() <= kShortName)
-        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
-    else
-        open.long_.assign(name);
+    gapEnds[count] = cursor;
     position = cursor;
-    switch (handler.startElement(depth_, name, attributes_.data(), count)) {
-        case DialectHandler::Verdict::Continue:
-            break;
-        case DialectHandler::Verdict::Stop:
-            return TagResult::Stopped;
-        case DialectHandler::Verdict::Unrecognised:
-            return unrecognised("a value the column reader refuses");
-    }
-    if (selfClosing) {
-        handler.endElement(depth_);
-        if (--depth_ == 0) rootClosed_ = true;
-    }
+    *countOut = count;
+    *selfClosingOut = selfClosing;
     return TagResult::Done;
 }
 
@@ -500,6 +745,7 @@ DialectScanner::TagResult DialectScanner::scanValue(const char *&position, char 
     }
     if (decoded) {
         decoded->append(run, static_cast<size_t>(cursor - run));
+        decoded->reserve(decoded->size() + 16);  // see ScannedAttribute::value
         *value = *decoded;
     } else {
         *value = std::string_view(position, static_cast<size_t>(cursor - position));
