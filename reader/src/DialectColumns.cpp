@@ -260,6 +260,13 @@ class DialectColumnBuilder : public DialectHandler {
     bool takeCallAttribute(CallAttribute meaning, std::string_view value);
     Verdict startChild(std::string_view name, const ScannedAttribute *attributes, int count);
     void finishCall();
+    void growColumns();
+
+  public:
+    // Gives the columns their length (rows read); call once after the scan.
+    void trimColumns();
+
+  private:
     bool parseTime(std::string_view text, int64_t *nanoseconds);
     HDTRACE_COLD bool parseTimeSlowly(std::string_view text, int64_t *nanoseconds);
     int32_t nameCode(std::string_view name);
@@ -273,6 +280,15 @@ class DialectColumnBuilder : public DialectHandler {
     int timeFractionDigits_ = -1;
     OpenCall call_;
     std::vector<int64_t> completedRids_;
+    // The twelve per-row columns grow in blocks of rows, zero-filled ahead of
+    // use (in cache), and are written through these pointers: a push_back per
+    // column and row costs more than the value.
+    static constexpr size_t kBlockRows = 4096;
+    size_t rows_ = 0, allocatedRows_ = 0;
+    int32_t *nameCodeAt_ = nullptr, *peerAt_ = nullptr, *tagAt_ = nullptr, *cidAt_ = nullptr,
+            *fidAt_ = nullptr, *recvPeerAt_ = nullptr, *recvTagAt_ = nullptr;
+    int64_t *startNsAt_ = nullptr, *endNsAt_ = nullptr, *sizeAt_ = nullptr, *offsetAt_ = nullptr,
+            *ridAt_ = nullptr;
     std::string openFileName_;
     // Names seen recently, by a cheap hash, in front of the full map: calls
     // come from a few dozen names, and the map keeps 80,000 distinct ones linear.
@@ -532,6 +548,31 @@ void DialectColumnBuilder::endElement(int depth) {
     if (depth == 2) finishCall();
 }
 
+void DialectColumnBuilder::growColumns() {
+    allocatedRows_ += kBlockRows;
+    for (auto *column :
+         {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
+        column->resize(allocatedRows_);
+    for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
+                         &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
+        column->resize(allocatedRows_);
+    nameCodeAt_ = columns_.nameCode.data(), peerAt_ = columns_.peer.data();
+    tagAt_ = columns_.tag.data(), cidAt_ = columns_.cid.data(), fidAt_ = columns_.fid.data();
+    recvPeerAt_ = columns_.recvPeer.data(), recvTagAt_ = columns_.recvTag.data();
+    startNsAt_ = columns_.startNs.data(), endNsAt_ = columns_.endNs.data();
+    sizeAt_ = columns_.size.data(), offsetAt_ = columns_.offset.data();
+    ridAt_ = columns_.rid.data();
+}
+
+void DialectColumnBuilder::trimColumns() {
+    for (auto *column :
+         {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
+        column->resize(rows_);
+    for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
+                         &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
+        column->resize(rows_);
+}
+
 void DialectColumnBuilder::finishCall() {
     OpenCall &call = call_;
     if (call.size < 0) call.size = call.sizeFallback;
@@ -542,7 +583,7 @@ void DialectColumnBuilder::finishCall() {
     if (call.recvTag != kNoValue32 && call.tagPriority > 2)
         call.tag = call.recvTag, call.tagPriority = 2;
     if (call.peer != kNoValue32 && call.peerPriority != 2) call.peer = toWorld(call.cid, call.peer);
-    const auto row = static_cast<int64_t>(columns_.rows());
+    const auto row = static_cast<int64_t>(rows_);
     for (int64_t rid : completedRids_) {
         columns_.completionRow.push_back(row);
         columns_.completionRid.push_back(rid);
@@ -552,20 +593,20 @@ void DialectColumnBuilder::finishCall() {
         columns_.openFid.push_back(call.fid);
         columns_.openName.push_back(openFileName_);
     }
-    columns_.nameCode.push_back(call.nameCode);
-    columns_.startNs.push_back(call.startNs);
-    columns_.endNs.push_back(call.endNs);
-    columns_.size.push_back(call.size);
-    columns_.offset.push_back(call.offset);
-    columns_.rid.push_back(call.rid);
-    columns_.peer.push_back(static_cast<int32_t>(call.peer));
-    columns_.tag.push_back(static_cast<int32_t>(call.tag));
-    columns_.cid.push_back(static_cast<int32_t>(call.cid));
-    columns_.fid.push_back(static_cast<int32_t>(call.fid));
-    columns_.recvPeer.push_back(
-        static_cast<int32_t>(call.sendAndReceive ? call.recvPeer : kNoValue32));
-    columns_.recvTag.push_back(
-        static_cast<int32_t>(call.sendAndReceive ? call.recvTag : kNoValue32));
+    if (rows_ == allocatedRows_) growColumns();
+    const size_t at = rows_++;
+    nameCodeAt_[at] = call.nameCode;
+    startNsAt_[at] = call.startNs;
+    endNsAt_[at] = call.endNs;
+    sizeAt_[at] = call.size;
+    offsetAt_[at] = call.offset;
+    ridAt_[at] = call.rid;
+    peerAt_[at] = static_cast<int32_t>(call.peer);
+    tagAt_[at] = static_cast<int32_t>(call.tag);
+    cidAt_[at] = static_cast<int32_t>(call.cid);
+    fidAt_[at] = static_cast<int32_t>(call.fid);
+    recvPeerAt_[at] = static_cast<int32_t>(call.sendAndReceive ? call.recvPeer : kNoValue32);
+    recvTagAt_[at] = static_cast<int32_t>(call.sendAndReceive ? call.recvTag : kNoValue32);
 }
 
 // Columns of millions of rows are written once, front to back: in 2 MB pages
@@ -613,6 +654,7 @@ std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
         if (reason) *reason = scanner.reason();
         return std::nullopt;
     }
+    builder.trimColumns();
     result.timeFractionDigits = builder.timeFractionDigits();
     return result;
 }

@@ -11,6 +11,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <hdtrace/reader/DialectScanner.hpp>
 
@@ -296,18 +299,15 @@ bool DialectScanner::refill(const char *keepFrom) {
     return true;
 }
 
-// Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
-// covers zeros of the padding, which are special and not quotes).
-void DialectScanner::indexChunk() {
-    const char *begin = buffer_.data();
-    indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
-    if (quoteBits_.size() < indexWords_ + 1) {
-        quoteBits_.resize(capacity_ / 64 + 2);
-        specialBits_.resize(capacity_ / 64 + 2);
-    }
-    for (size_t word = 0; word < indexWords_; ++word) {
+namespace {
+
+// The index of count 64-byte blocks at begin into quotes and special (see
+// specialBits_), with SSE2 (every x86-64), AVX2 where the processor has it,
+// or byte by byte.
+void indexBlocksPortably(const char *begin, size_t count, uint64_t *quotes, uint64_t *special) {
+    for (size_t word = 0; word < count; ++word) {
         const char *block = begin + word * 64;
-        uint64_t quotes = 0, special = 0;
+        uint64_t quoteBits = 0, specialBits = 0;
 #ifdef __SSE2__
         const __m128i apostrophe = _mm_set1_epi8('\''), space = _mm_set1_epi8(0x20),
                       ampersand = _mm_set1_epi8('&'), less = _mm_set1_epi8('<'),
@@ -321,25 +321,78 @@ void DialectScanner::indexChunk() {
             bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, less));
             bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, del));
             const auto shift = static_cast<unsigned>(16 * part);
-            quotes |= static_cast<uint64_t>(static_cast<uint32_t>(
-                          _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, apostrophe))))
-                      << shift;
-            special |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(bad)))
-                       << shift;
+            quoteBits |= static_cast<uint64_t>(static_cast<uint32_t>(
+                             _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, apostrophe))))
+                         << shift;
+            specialBits |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(bad)))
+                           << shift;
         }
 #else
         for (unsigned bit = 0; bit < 64; ++bit) {
-            const unsigned char byte = byteAt(block + bit);
-            quotes |= static_cast<uint64_t>(byte == '\'') << bit;
-            special |= static_cast<uint64_t>(kTables.value[byte] == kBad ||
-                                             kTables.value[byte] == kNonAscii ||
-                                             kTables.value[byte] == kAmpersand)
-                       << bit;
+            const uint8_t kind = kTables.value[byteAt(block + bit)];
+            quoteBits |= static_cast<uint64_t>(byteAt(block + bit) == '\'') << bit;
+            specialBits |=
+                static_cast<uint64_t>(kind == kBad || kind == kNonAscii || kind == kAmpersand)
+                << bit;
         }
 #endif
-        quoteBits_[word] = quotes;
-        specialBits_[word] = special;
+        quotes[word] = quoteBits;
+        special[word] = specialBits;
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HDTRACE_HAVE_AVX2_INDEX 1
+__attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size_t count,
+                                                         uint64_t *quotes, uint64_t *special) {
+    const __m256i apostrophe = _mm256_set1_epi8('\''), control = _mm256_set1_epi8(0x1f),
+                  ampersand = _mm256_set1_epi8('&'), less = _mm256_set1_epi8('<'),
+                  del = _mm256_set1_epi8(0x7f);
+    for (size_t word = 0; word < count; ++word) {
+        const char *block = begin + word * 64;
+        const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block));
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 32));
+        // Signed: bytes >= 0x80 are negative, so not above 0x1f either.
+        __m256i badLow = _mm256_cmpgt_epi8(low, control),
+                badHigh = _mm256_cmpgt_epi8(high, control);
+        badLow = _mm256_xor_si256(badLow, _mm256_set1_epi8(-1));
+        badHigh = _mm256_xor_si256(badHigh, _mm256_set1_epi8(-1));
+        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, ampersand));
+        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, ampersand));
+        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, less));
+        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, less));
+        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, del));
+        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, del));
+        const auto bits = [](int mask) {
+            return static_cast<uint64_t>(static_cast<uint32_t>(mask));
+        };
+        quotes[word] = bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(low, apostrophe))) |
+                       bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(high, apostrophe))) << 32;
+        special[word] = bits(_mm256_movemask_epi8(badLow)) | bits(_mm256_movemask_epi8(badHigh))
+                                                                 << 32;
+    }
+}
+#endif
+
+}  // namespace
+
+// Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
+// covers zeros of the padding, which are special and not quotes).
+void DialectScanner::indexChunk() {
+    const char *begin = buffer_.data();
+    indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
+    if (quoteBits_.size() < indexWords_ + 1) {
+        quoteBits_.resize(capacity_ / 64 + 2);
+        specialBits_.resize(capacity_ / 64 + 2);
+    }
+#ifdef HDTRACE_HAVE_AVX2_INDEX
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) {
+        indexBlocksWithAvx2(begin, indexWords_, quoteBits_.data(), specialBits_.data());
+        return;
+    }
+#endif
+    indexBlocksPortably(begin, indexWords_, quoteBits_.data(), specialBits_.data());
 }
 
 // Whether bytes [from, to) of the chunk hold a special byte (see specialBits_).
