@@ -253,6 +253,7 @@ DialectScanner::DialectScanner(std::string path, size_t chunkBytes)
     : path_(std::move(path)), capacity_(chunkBytes) {
     openNames_.resize(kMaxDepth + 1);
     shapes_.resize(kShapeSlots);
+    shapeByHead_.fill(-1);
 }
 
 DialectScanner::~DialectScanner() {
@@ -626,26 +627,46 @@ bool DialectScanner::matchShape(int slot, const char *&cursor, int *count, bool 
 DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
                                                        DialectHandler &handler) {
     const char *cursor = position + 1;
-    if (!kTables.nameStart[byteAt(cursor)]) return unrecognised("a name outside the dialect");
-    const char *nameStart = cursor;
-    cursor = skipName(cursor);
-    const std::string_view name(nameStart, static_cast<size_t>(cursor - nameStart));
-    if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
     int count = 0;
     bool selfClosing = false;
     TagShapeId shape;
-    const int known = name.size() <= kShortName ? findShape(name) : -1;
-    if (known >= 0 && matchShape(known, cursor, &count, &selfClosing)) {
-        shape = {known, shapes_[static_cast<size_t>(known)].generation};
-    } else {
-        const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];
-        const char *attributeNames[kMaxAttributes];
-        const TagResult result =
-            scanAttributes(cursor, &count, &selfClosing, gapStarts, gapEnds, attributeNames);
-        if (result != TagResult::Done) return result;
-        const int learned =
-            learnShape(name, gapStarts, gapEnds, count, selfClosing, attributeNames);
-        if (learned >= 0) shape = {learned, shapes_[static_cast<size_t>(learned)].generation};
+    std::string_view name;
+    // The shape that last began with the 8 bytes after '<' (its name and the
+    // start of its first gap), taken if name and gaps match byte for byte.
+    uint64_t head;
+    std::memcpy(&head, cursor, 8);
+    int16_t &guess = shapeByHead_[(head * 0x9e3779b97f4a7c15u) >> 56];
+    if (guess >= 0) {
+        const TagShape &candidate = shapes_[static_cast<size_t>(guess)];
+        const char *afterName = cursor + candidate.nameLength;
+        if (candidate.generation != 0 &&
+            sameShortBytes(candidate.name, cursor, candidate.nameLength) &&
+            matchShape(guess, afterName, &count, &selfClosing)) {
+            name = std::string_view(cursor, candidate.nameLength);
+            shape = {guess, candidate.generation};
+            cursor = afterName;
+        }
+    }
+    if (shape.slot < 0) {
+        if (!kTables.nameStart[byteAt(cursor)]) return unrecognised("a name outside the dialect");
+        const char *nameStart = cursor;
+        cursor = skipName(cursor);
+        name = std::string_view(nameStart, static_cast<size_t>(cursor - nameStart));
+        if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
+        const int known = name.size() <= kShortName ? findShape(name) : -1;
+        if (known >= 0 && matchShape(known, cursor, &count, &selfClosing)) {
+            shape = {known, shapes_[static_cast<size_t>(known)].generation};
+        } else {
+            const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];
+            const char *attributeNames[kMaxAttributes];
+            const TagResult result =
+                scanAttributes(cursor, &count, &selfClosing, gapStarts, gapEnds, attributeNames);
+            if (result != TagResult::Done) return result;
+            const int learned =
+                learnShape(name, gapStarts, gapEnds, count, selfClosing, attributeNames);
+            if (learned >= 0) shape = {learned, shapes_[static_cast<size_t>(learned)].generation};
+        }
+        if (shape.slot >= 0) guess = static_cast<int16_t>(shape.slot);
     }
     if (rootClosed_) return unrecognised("an element after the root");
     if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");

@@ -150,6 +150,8 @@ class DialectScanner {
     std::vector<uint64_t> specialBits_;  // control, DEL, non-ASCII, '&', '<'
     size_t indexWords_ = 0;
     std::array<bool, kShapeSets> recentWay_{};  // per set: the way used last
+    // By a hash of the 8 bytes after '<': the slot of the shape last read there.
+    std::array<int16_t, 256> shapeByHead_;
     uint32_t generations_ = 0;
 };
 
