@@ -141,16 +141,18 @@ inline bool sameShortBytes(const char *a, const char *b, size_t length) {
 #endif
 }
 
-// The length (1 to 16) bytes at text equal gap; 16 bytes at text are readable.
-inline bool sameGap(const char *text, const char *gap, size_t length) {
+// The bytes of wanted (bit i: byte i, the first 1 to 16) at text equal those
+// of gap; 16 bytes at text are readable.
+inline bool sameGap(const char *text, const char *gap, unsigned wanted) {
 #ifdef __SSE2__
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(text));
     const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(gap));
     const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
-    const unsigned wanted = (1u << length) - 1;
     return (equal & wanted) == wanted;
 #else
-    return std::memcmp(text, gap, length) == 0;
+    for (unsigned byte = 0; wanted >> byte; ++byte)
+        if (text[byte] != gap[byte]) return false;
+    return true;
 #endif
 }
 
@@ -565,12 +567,14 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
     for (int index = 0; index <= count; ++index) {
         const size_t length = static_cast<size_t>(gapEnds[index] - gapStarts[index]);
         shape.gapLength[index] = static_cast<uint8_t>(length);
+        shape.gapMask[index] = static_cast<uint16_t>((1u << length) - 1);
         std::memcpy(shape.gap[index], gapStarts[index], length);
         if (index < count) {
-            shape.attributeNameOffset[index] =
-                static_cast<uint8_t>(attributeNames[index] - gapStarts[index]);
-            shape.attributeNameLength[index] =
-                static_cast<uint8_t>(attributes_[static_cast<size_t>(index)].name.size());
+            const size_t offset = static_cast<size_t>(attributeNames[index] - gapStarts[index]);
+            shape.attributes[index] = {
+                std::string_view(shape.gap[index] + offset,
+                                 attributes_[static_cast<size_t>(index)].name.size()),
+                std::string_view()};
         }
     }
     recentWay_[static_cast<size_t>(set)] = slot & 1;
@@ -586,8 +590,8 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
 // A gap that matches ends in the value's opening quote and holds no other
 // quote, and a value in single quotes ends at the next one: so the quotes
 // come in pairs, open and close, read from the index.
-bool DialectScanner::matchShape(int slot, const char *&cursor, int *count, bool *selfClosing) {
-    const TagShape &shape = shapes_[static_cast<size_t>(slot)];
+bool DialectScanner::matchShape(int slot, const char *&cursor) {
+    TagShape &shape = shapes_[static_cast<size_t>(slot)];
     const char *base = buffer_.data();
     size_t position = static_cast<size_t>(cursor - base);
     size_t word = position / 64;
@@ -602,24 +606,18 @@ bool DialectScanner::matchShape(int slot, const char *&cursor, int *count, bool 
         return true;
     };
     for (int index = 0; index < shape.count; ++index) {
-        const size_t gapLength = shape.gapLength[index];
         size_t open, close;
-        if (!sameGap(base + position, shape.gap[index], gapLength) || !nextQuote(&open) ||
-            open != position + gapLength - 1 || !nextQuote(&close))
+        if (!sameGap(base + position, shape.gap[index], shape.gapMask[index]) ||
+            !nextQuote(&open) || open != position + shape.gapLength[index] - 1 ||
+            !nextQuote(&close))
             return false;
-        attributes_[static_cast<size_t>(index)] = {
-            std::string_view(shape.gap[index] + shape.attributeNameOffset[index],
-                             shape.attributeNameLength[index]),
-            std::string_view(base + open + 1, close - open - 1)};
+        shape.attributes[index].value = std::string_view(base + open + 1, close - open - 1);
         position = close + 1;
     }
-    const size_t endLength = shape.gapLength[shape.count];
-    if (!sameGap(base + position, shape.gap[shape.count], endLength)) return false;
+    if (!sameGap(base + position, shape.gap[shape.count], shape.gapMask[shape.count])) return false;
     // References, non-ASCII text, or a tab or newline in a gap: the full scan.
     if (anySpecial(static_cast<size_t>(cursor - base), position)) return false;
-    cursor = base + position + endLength;
-    *count = shape.count;
-    *selfClosing = shape.selfClosing;
+    cursor = base + position + shape.gapLength[shape.count];
     recentWay_[static_cast<size_t>(slot / 2)] = slot & 1;
     return true;
 }
@@ -630,6 +628,7 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
     int count = 0;
     bool selfClosing = false;
     TagShapeId shape;
+    bool matched = false;  // by a shape: its attributes, count and end
     std::string_view name;
     // The shape that last began with the 8 bytes after '<' (its name and the
     // start of its first gap), taken if name and gaps match byte for byte.
@@ -641,9 +640,10 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
         const char *afterName = cursor + candidate.nameLength;
         if (candidate.generation != 0 &&
             sameShortBytes(candidate.name, cursor, candidate.nameLength) &&
-            matchShape(guess, afterName, &count, &selfClosing)) {
+            matchShape(guess, afterName)) {
             name = std::string_view(cursor, candidate.nameLength);
             shape = {guess, candidate.generation};
+            matched = true;
             cursor = afterName;
         }
     }
@@ -654,8 +654,9 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
         name = std::string_view(nameStart, static_cast<size_t>(cursor - nameStart));
         if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
         const int known = name.size() <= kShortName ? findShape(name) : -1;
-        if (known >= 0 && matchShape(known, cursor, &count, &selfClosing)) {
+        if (known >= 0 && matchShape(known, cursor)) {
             shape = {known, shapes_[static_cast<size_t>(known)].generation};
+            matched = true;
         } else {
             const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];
             const char *attributeNames[kMaxAttributes];
@@ -679,7 +680,14 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
     else
         open.long_.assign(name);
     position = cursor;
-    switch (handler.startElement(depth_, name, attributes_.data(), count, shape)) {
+    const ScannedAttribute *attributes = attributes_.data();
+    if (matched) {
+        const TagShape &known = shapes_[static_cast<size_t>(shape.slot)];
+        attributes = known.attributes;
+        count = known.count;
+        selfClosing = known.selfClosing;
+    }
+    switch (handler.startElement(depth_, name, attributes, count, shape)) {
         case DialectHandler::Verdict::Continue:
             break;
         case DialectHandler::Verdict::Stop:

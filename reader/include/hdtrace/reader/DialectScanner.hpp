@@ -98,7 +98,7 @@ class DialectScanner {
     TagResult scanStartTag(const char *&position, DialectHandler &handler);
     // Scans the attributes after a start tag's name: the last shape of the
     // name if the tag repeats it, else in full (learning its shape).
-    bool matchShape(int slot, const char *&cursor, int *count, bool *selfClosing);
+    bool matchShape(int slot, const char *&cursor);
     TagResult scanAttributes(const char *&cursor, int *count, bool *selfClosing,
                              const char **gapStarts, const char **gapEnds,
                              const char **attributeNames);
@@ -140,9 +140,10 @@ class DialectScanner {
         uint8_t nameLength = 0;
         char name[kShortName + 16];
         uint8_t gapLength[kMaxShapeAttributes + 1];
-        uint8_t attributeNameOffset[kMaxShapeAttributes];
-        uint8_t attributeNameLength[kMaxShapeAttributes];
+        uint16_t gapMask[kMaxShapeAttributes + 1];  // the gap's bytes of a 16-byte compare
         char gap[kMaxShapeAttributes + 1][kMaxShapeGap];
+        // Handed to the handler: names into gap, set once; values set per tag.
+        ScannedAttribute attributes[kMaxShapeAttributes];
     };
     std::vector<TagShape> shapes_;
     // The index of the chunk: bit i of word i / 64 is byte i of buffer_.
