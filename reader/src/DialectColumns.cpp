@@ -92,7 +92,9 @@ HDTRACE_HOT_INLINE ParsedInteger parseIntegerValue(std::string_view text) {
     digit += negative;
     count -= negative;
     int64_t value;
-    if (count - 1 < 8) {
+    if (count == 1 && static_cast<unsigned>(*digit - '0') <= 9) {
+        value = *digit - '0';  // ranks, tags, ids: often one digit
+    } else if (count - 1 < 8) {
         value = fewDigits(digit, count);
     } else if (count - 9 < 8) {
         const int64_t high = fewDigits(digit, count - 8), low = eightDigits(digit + count - 8);
