@@ -388,6 +388,10 @@ void DialectScanner::indexChunk() {
         quoteBits_.resize(capacity_ / 64 + 2);
         specialBits_.resize(capacity_ / 64 + 2);
     }
+    // The word after the data: no quote, all special (a tag that reaches it
+    // is cut by the chunk's end), never bits of an earlier chunk.
+    quoteBits_[indexWords_] = 0;
+    specialBits_[indexWords_] = ~uint64_t{0};
 #ifdef HDTRACE_HAVE_AVX2_INDEX
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2) {
