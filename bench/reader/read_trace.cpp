@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 
@@ -59,6 +60,8 @@ int main(int argc, char **argv) {
     }
     const double megabytes = static_cast<double>(info.st_size) / 1e6;
     const std::string path = argv[1];
+    double load[1] = {0};
+    if (getloadavg(load, 1) == 1) std::printf("load average %.2f\n", load[0]);
     try {
         // The Event reader first, so that the peak memory it reports is its own:
         // it holds one chunk of calls at a time, whatever the trace's length.

@@ -68,7 +68,9 @@ def main():
         generate(build, directory, args.events, 1)
         trace = directory / "bench_node01_0_0.trc"
         size_mb = trace.stat().st_size / 1e6
-        print(f"trace: {args.events} calls, {size_mb:.1f} MB; {cores} cores")
+        print(f"trace: {args.events} calls, {size_mb:.1f} MB; {cores} cores; "
+              f"load average {os.getloadavg()[0]:.2f} (CPU times are this process's: "
+              f"other processes slow them through shared caches, not by the time they take)")
 
         # The Event iterator first, so that the peak memory it reports is its own.
         project = hdtrace.open(directory / "bench.proj")
@@ -120,6 +122,7 @@ def main():
             raise SystemExit(f"read {len(table)} calls, expected {total}")
         report(f"to_numpy, {args.ranks} traces:", total, wall, cpu,
                f"; {cpu / wall:.2f} cores busy on average")
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

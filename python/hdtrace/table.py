@@ -54,52 +54,67 @@ def _read_one(project, leaf, names, window):
 
 def read_table(project, names, window):
     leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
-    # The C++ reader releases the GIL: traces are read on every core at once.
+    # The C++ reader and fill_table release the GIL: traces are read, and
+    # their rows written, on every core at once.
     workers = min(len(leaves), os.cpu_count() or 1)
-    if workers > 1:
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            read = list(pool.map(lambda leaf: _read_one(project, leaf, names, window), leaves))
-    else:
-        read = [_read_one(project, leaf, names, window) for leaf in leaves]
+    pool = concurrent.futures.ThreadPoolExecutor(workers) if workers > 1 else None
+    try:
+        run = pool.map if pool else map
+        read = list(run(lambda leaf: _read_one(project, leaf, names, window), leaves))
+        return _build_table(leaves, read, run)
+    finally:
+        if pool:
+            pool.shutdown()
+
+
+def _build_table(leaves, read, run):
     parts = list(zip(leaves, read))
     all_names = sorted({name for _, columns in parts for name in columns["names"]})
     width = max((len(name) for name in all_names), default=1)
 
     dtype = [(column, kind if kind is not None else f"U{width}") for column, kind in TABLE_COLUMNS]
-    rows = sum(len(columns["name_code"]) for _, columns in parts)
+    counts = [len(columns["name_code"]) for _, columns in parts]
+    starts = np.cumsum([0] + counts)
+    rows = int(starts[-1])
+    # A project's calls in start order (stable: ties keep trace order): each
+    # row is written once, straight to its place, rather than the table
+    # being built in trace order and then gathered (a second pass over it).
+    new_row = None
+    if len(parts) > 1:
+        keys = np.concatenate([columns["start_ns"] for _, columns in parts])
+        order = np.argsort(keys, kind="stable")
+        new_row = np.empty(rows, dtype=np.int64)
+        new_row[order] = np.arange(rows)
     array = np.empty(rows, dtype=dtype)
     extra = {key: np.empty(rows, dtype=np.int32) for key in ("recv_peer", "recv_tag")}
-    completion_row, completion_rid, open_row, open_fid, open_name = [], [], [], [], []
     name_index = {name: code for code, name in enumerate(all_names)}
     name_code = np.empty(rows, dtype=np.int32)
-    position = 0
-    for leaf, columns in parts:
-        count = len(columns["name_code"])
-        part = slice(position, position + count)
+
+    def fill(index):
+        (leaf, columns), position = parts[index], int(starts[index])
+        part = slice(position, position + counts[index])
+        destination = None if new_row is None else new_row[part]
+        target = part if destination is None else destination
         # One pass in C++ writes whole rows (see TableFill.cpp).
-        _core.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"])
+        _core.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"],
+                         destination)
         for key, values in extra.items():
-            values[part] = columns[key]
+            values[target] = columns[key]
         recode = np.array([name_index[name] for name in columns["names"]], dtype=np.int32)
-        name_code[part] = recode[columns["name_code"]] if len(recode) else 0
-        completion_row.append(columns["completion_row"] + position)
-        completion_rid.append(columns["completion_rid"])
-        open_row.append(columns["open_row"] + position)
-        open_fid.append(columns["open_fid"])
-        open_name.extend(columns["open_name"])
-        position += count
+        name_code[target] = recode[columns["name_code"]] if len(recode) else 0
+
+    list(run(fill, range(len(parts))))
+    completion_row = [columns["completion_row"] + starts[index]
+                      for index, (_, columns) in enumerate(parts)]
+    completion_rid = [columns["completion_rid"] for _, columns in parts]
+    open_row = [columns["open_row"] + starts[index] for index, (_, columns) in enumerate(parts)]
+    open_fid = [columns["open_fid"] for _, columns in parts]
+    open_name = [name for _, columns in parts for name in columns["open_name"]]
 
     join = lambda chunks: np.concatenate(chunks) if chunks else np.empty(0, np.int64)  # noqa: E731
     completion_row, completion_rid = join(completion_row), join(completion_rid)
     open_row, open_fid = join(open_row), join(open_fid)
-    if len(parts) > 1:
-        order = np.argsort(array["start_ns"], kind="stable")
-        array = array[order]
-        for key in extra:
-            extra[key] = extra[key][order]
-        name_code = name_code[order]
-        new_row = np.empty(rows, dtype=np.int64)
-        new_row[order] = np.arange(rows)
+    if new_row is not None:
         completion_row = new_row[completion_row]
         open_row = new_row[open_row]
     return Table(array, extra["recv_peer"], extra["recv_tag"], completion_row, completion_rid,

@@ -46,10 +46,13 @@ void put(char *row, const Field &field, T value) {
     std::memcpy(row + field.offset, &value, sizeof value);
 }
 
-// table[position:position+n] = the calls of one trace. names[code] is the
-// text of each name code of that trace.
+// table[position:position+n] = the calls of one trace, or, given rows,
+// table[rows[i]] = call i (a project's calls go straight to their place in
+// start order). names[code] is the text of each name code of that trace.
+// The rows are written without the GIL: the traces of a project are filled
+// on every core at once, each into its own rows.
 void fillTable(py::array table, size_t position, const py::dict &columns, int32_t rank,
-               int32_t thread, const std::vector<std::string> &names) {
+               int32_t thread, const std::vector<std::string> &names, py::object rowsObject) {
     py::dtype dtype = table.dtype();
     const Field rankField = fieldOf(dtype, "rank", "i", 4),
                 threadField = fieldOf(dtype, "thread", "i", 4);
@@ -64,8 +67,20 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
                 endNs = fieldOf(dtype, "end_ns", "i", 8);
 
     const size_t rows = py::len(columns["name_code"]);
-    if (table.ndim() != 1 || position + rows > static_cast<size_t>(table.shape(0)))
+    const size_t tableRows = table.ndim() == 1 ? static_cast<size_t>(table.shape(0)) : 0;
+    const int64_t *destination = nullptr;
+    py::array_t<int64_t, py::array::c_style> destinationArray;
+    if (!rowsObject.is_none()) {
+        destinationArray = rowsObject.cast<py::array_t<int64_t, py::array::c_style>>();
+        if (static_cast<size_t>(destinationArray.size()) != rows)
+            throw std::invalid_argument("rows has the wrong length");
+        destination = destinationArray.data();
+        for (size_t i = 0; i < rows; ++i)
+            if (destination[i] < 0 || static_cast<size_t>(destination[i]) >= tableRows)
+                throw std::invalid_argument("a row beyond the table");
+    } else if (table.ndim() != 1 || position + rows > tableRows) {
         throw std::invalid_argument("the table is too small for these rows");
+    }
     const int32_t *codes = columnData<int32_t>(columns, "name_code", rows);
     const int64_t *starts = columnData<int64_t>(columns, "start_ns", rows);
     const int64_t *ends = columnData<int64_t>(columns, "end_ns", rows);
@@ -89,12 +104,15 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
         encoded.push_back(std::move(text));
     }
 
-    char *data = static_cast<char *>(table.mutable_data());
-    const size_t itemSize = static_cast<size_t>(table.itemsize());
-    for (size_t i = 0; i < rows; ++i) {
-        char *row = data + (position + i) * itemSize;
+    for (size_t i = 0; i < rows; ++i)
         if (codes[i] < 0 || static_cast<size_t>(codes[i]) >= encoded.size())
             throw std::invalid_argument("name code out of range");
+    char *data = static_cast<char *>(table.mutable_data());
+    const size_t itemSize = static_cast<size_t>(table.itemsize());
+    py::gil_scoped_release release;
+    for (size_t i = 0; i < rows; ++i) {
+        char *row =
+            data + (destination ? static_cast<size_t>(destination[i]) : position + i) * itemSize;
         std::memcpy(row + nameField.offset, encoded[static_cast<size_t>(codes[i])].data(),
                     nameField.size);
         put(row, rankField, rank);
@@ -118,8 +136,9 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
 
 void bindTableFill(py::module_ &module) {
     module.def("fill_table", &fillTable, py::arg("table"), py::arg("position"), py::arg("columns"),
-               py::arg("rank"), py::arg("thread"), py::arg("names"),
-               "Writes the rows of one trace (read_columns) into the structured table.");
+               py::arg("rank"), py::arg("thread"), py::arg("names"), py::arg("rows") = py::none(),
+               "Writes the rows of one trace (read_columns) into the structured table, "
+               "at position onwards or at the given rows; releases the GIL while writing.");
 }
 
 }  // namespace hdtrace::python

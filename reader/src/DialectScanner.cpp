@@ -11,6 +11,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <hdtrace/reader/DialectScanner.hpp>
 
@@ -120,6 +123,52 @@ inline bool sameName(std::string_view a, std::string_view b) {
     return true;
 }
 
+// length (at most 32) bytes of a and b equal; both have 16 readable bytes
+// beyond length rounded up to 16.
+inline bool sameShortBytes(const char *a, const char *b, size_t length) {
+#ifdef __SSE2__
+    for (size_t offset = 0; offset < length; offset += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(a + offset));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + offset));
+        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+        const size_t left = length - offset;
+        const unsigned wanted = left >= 16 ? 0xffffu : (1u << left) - 1;
+        if ((equal & wanted) != wanted) return false;
+    }
+    return true;
+#else
+    return std::memcmp(a, b, length) == 0;
+#endif
+}
+
+// The bytes of wanted (bit i: byte i, the first 1 to 16) at text equal those
+// of gap; 16 bytes at text are readable.
+inline bool sameGap(const char *text, const char *gap, unsigned wanted) {
+#ifdef __SSE2__
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(text));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(gap));
+    const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+    return (equal & wanted) == wanted;
+#else
+    for (unsigned byte = 0; wanted >> byte; ++byte)
+        if (text[byte] != gap[byte]) return false;
+    return true;
+#endif
+}
+
+// The set of name's shape: a hash of its first and last eight bytes (the
+// buffer's padding makes the loads safe) and its length.
+inline int shapeSet(std::string_view name) {
+    uint64_t head = 0, tail = 0;
+    std::memcpy(&head, name.data(), 8);
+    if (name.size() < 8) head &= (uint64_t{1} << (8 * name.size())) - 1;
+    if (name.size() > 8) std::memcpy(&tail, name.data() + name.size() - 8, 8);
+    uint64_t hash = (head * 0x9e3779b97f4a7c15u) ^ (tail * 0xc2b2ae3d27d4eb4fu) ^ name.size();
+    hash *= 0x9e3779b97f4a7c15u;
+    static_assert(DialectScanner::kShapeSets == 128, "the hash gives 7 bits");
+    return static_cast<int>(hash >> 57);
+}
+
 // Length of the valid UTF-8 sequence of an XML character at position, 0 if
 // invalid, -1 if it runs past end.
 int utf8CharLength(const char *position, const char *end) {
@@ -205,6 +254,8 @@ constexpr std::string_view kPrologs[] = {
 DialectScanner::DialectScanner(std::string path, size_t chunkBytes)
     : path_(std::move(path)), capacity_(chunkBytes) {
     openNames_.resize(kMaxDepth + 1);
+    shapes_.resize(kShapeSlots);
+    shapeByHead_.fill(-1);
 }
 
 DialectScanner::~DialectScanner() {
@@ -247,7 +298,123 @@ bool DialectScanner::refill(const char *keepFrom) {
     consumedBefore_ += static_cast<size_t>(keepFrom - begin);
     end_ = begin + filled;
     std::memset(begin + filled, 0, kPadding);
+    indexChunk();
     return true;
+}
+
+namespace {
+
+// The index of count 64-byte blocks at begin into quotes and special (see
+// specialBits_), with SSE2 (every x86-64), AVX2 where the processor has it,
+// or byte by byte.
+void indexBlocksPortably(const char *begin, size_t count, uint64_t *quotes, uint64_t *special) {
+    for (size_t word = 0; word < count; ++word) {
+        const char *block = begin + word * 64;
+        uint64_t quoteBits = 0, specialBits = 0;
+#ifdef __SSE2__
+        const __m128i apostrophe = _mm_set1_epi8('\''), space = _mm_set1_epi8(0x20),
+                      ampersand = _mm_set1_epi8('&'), less = _mm_set1_epi8('<'),
+                      del = _mm_set1_epi8(0x7f);
+        for (int part = 0; part < 4; ++part) {
+            const __m128i bytes =
+                _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 16 * part));
+            // Signed: bytes >= 0x80 are negative, so below 0x20 as well.
+            __m128i bad = _mm_cmplt_epi8(bytes, space);
+            bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, ampersand));
+            bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, less));
+            bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, del));
+            const auto shift = static_cast<unsigned>(16 * part);
+            quoteBits |= static_cast<uint64_t>(static_cast<uint32_t>(
+                             _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, apostrophe))))
+                         << shift;
+            specialBits |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(bad)))
+                           << shift;
+        }
+#else
+        for (unsigned bit = 0; bit < 64; ++bit) {
+            const uint8_t kind = kTables.value[byteAt(block + bit)];
+            quoteBits |= static_cast<uint64_t>(byteAt(block + bit) == '\'') << bit;
+            specialBits |=
+                static_cast<uint64_t>(kind == kBad || kind == kNonAscii || kind == kAmpersand)
+                << bit;
+        }
+#endif
+        quotes[word] = quoteBits;
+        special[word] = specialBits;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HDTRACE_HAVE_AVX2_INDEX 1
+__attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size_t count,
+                                                         uint64_t *quotes, uint64_t *special) {
+    const __m256i apostrophe = _mm256_set1_epi8('\''), control = _mm256_set1_epi8(0x1f),
+                  ampersand = _mm256_set1_epi8('&'), less = _mm256_set1_epi8('<'),
+                  del = _mm256_set1_epi8(0x7f);
+    for (size_t word = 0; word < count; ++word) {
+        const char *block = begin + word * 64;
+        const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block));
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 32));
+        // Signed: bytes >= 0x80 are negative, so not above 0x1f either.
+        __m256i badLow = _mm256_cmpgt_epi8(low, control),
+                badHigh = _mm256_cmpgt_epi8(high, control);
+        badLow = _mm256_xor_si256(badLow, _mm256_set1_epi8(-1));
+        badHigh = _mm256_xor_si256(badHigh, _mm256_set1_epi8(-1));
+        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, ampersand));
+        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, ampersand));
+        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, less));
+        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, less));
+        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, del));
+        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, del));
+        const auto bits = [](int mask) {
+            return static_cast<uint64_t>(static_cast<uint32_t>(mask));
+        };
+        quotes[word] = bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(low, apostrophe))) |
+                       bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(high, apostrophe))) << 32;
+        special[word] = bits(_mm256_movemask_epi8(badLow)) | bits(_mm256_movemask_epi8(badHigh))
+                                                                 << 32;
+    }
+}
+#endif
+
+}  // namespace
+
+// Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
+// covers zeros of the padding, which are special and not quotes).
+void DialectScanner::indexChunk() {
+    const char *begin = buffer_.data();
+    indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
+    if (quoteBits_.size() < indexWords_ + 1) {
+        quoteBits_.resize(capacity_ / 64 + 2);
+        specialBits_.resize(capacity_ / 64 + 2);
+    }
+    // The word after the data: no quote, all special (a tag that reaches it
+    // is cut by the chunk's end), never bits of an earlier chunk.
+    quoteBits_[indexWords_] = 0;
+    specialBits_[indexWords_] = ~uint64_t{0};
+#ifdef HDTRACE_HAVE_AVX2_INDEX
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) {
+        indexBlocksWithAvx2(begin, indexWords_, quoteBits_.data(), specialBits_.data());
+        return;
+    }
+#endif
+    indexBlocksPortably(begin, indexWords_, quoteBits_.data(), specialBits_.data());
+}
+
+// Whether bytes [from, to) of the chunk hold a special byte (see specialBits_).
+inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
+    if (from >= to) return false;
+    size_t word = from / 64;
+    const size_t last = (to - 1) / 64;
+    uint64_t bits = specialBits_[word] & (~uint64_t{0} << (from % 64));
+    while (word < last) {
+        if (bits != 0) return true;
+        bits = specialBits_[++word];
+    }
+    const unsigned lastBit = (to - 1) % 64;
+    if (lastBit != 63) bits &= (uint64_t{2} << lastBit) - 1;
+    return bits != 0;
 }
 
 bool DialectScanner::skipProlog() {
@@ -360,19 +527,200 @@ DialectScanner::TagResult DialectScanner::scanEndTag(const char *&position,
     return TagResult::Done;
 }
 
+// The slot of name's shape, or -1. The set comes from a hash of the name's
+// bytes, read in words (the buffer's padding makes the loads safe).
+int DialectScanner::findShape(std::string_view name) const {
+    const int set = shapeSet(name);
+    for (int way = 0; way < 2; ++way) {
+        const int slot = 2 * set + way;
+        const TagShape &shape = shapes_[static_cast<size_t>(slot)];
+        if (shape.generation != 0 && shape.nameLength == name.size() &&
+            sameShortBytes(shape.name, name.data(), name.size()))
+            return slot;
+    }
+    return -1;
+}
+
+// Makes the tag just scanned in full its name's shape; its slot, or -1 when
+// the tag does not fit in a shape.
+int DialectScanner::learnShape(std::string_view name, const char *const *gapStarts,
+                               const char *const *gapEnds, int count, bool selfClosing,
+                               const char *const *attributeNames) {
+    if (name.size() > kShortName || count > kMaxShapeAttributes) return -1;
+    for (int index = 0; index <= count; ++index)
+        if (static_cast<size_t>(gapEnds[index] - gapStarts[index]) > kMaxShapeGap) return -1;
+    for (int index = 0; index < count; ++index)
+        if (gapEnds[index][-1] != '\'') return -1;  // the index knows single quotes
+    const int set = shapeSet(name);
+    int slot = findShape(name);
+    if (slot < 0) {
+        // The way not used last, or an empty one.
+        const int way = shapes_[static_cast<size_t>(2 * set)].generation == 0 ? 0
+                        : shapes_[static_cast<size_t>(2 * set + 1)].generation == 0
+                            ? 1
+                            : !recentWay_[static_cast<size_t>(set)];
+        slot = 2 * set + way;
+    }
+    TagShape &shape = shapes_[static_cast<size_t>(slot)];
+    if (++generations_ == 0) ++generations_;  // 0 means empty
+    shape.generation = generations_;
+    shape.count = count;
+    shape.selfClosing = selfClosing;
+    shape.nameLength = static_cast<uint8_t>(name.size());
+    std::memcpy(shape.name, name.data(), name.size());
+    for (int index = 0; index <= count; ++index) {
+        const size_t length = static_cast<size_t>(gapEnds[index] - gapStarts[index]);
+        shape.gapLength[index] = static_cast<uint8_t>(length);
+        shape.gapMask[index] = static_cast<uint16_t>((1u << length) - 1);
+        std::memcpy(shape.gap[index], gapStarts[index], length);
+        if (index < count) {
+            const size_t offset = static_cast<size_t>(attributeNames[index] - gapStarts[index]);
+            shape.attributes[index] = {
+                std::string_view(shape.gap[index] + offset,
+                                 attributes_[static_cast<size_t>(index)].name.size()),
+                std::string_view()};
+        }
+    }
+    recentWay_[static_cast<size_t>(set)] = slot & 1;
+    return slot;
+}
+
+// Matches the attributes and the end of the start tag at cursor (just after
+// its name) against the shape in slot. On success, fills attributes_ and
+// moves cursor past the '>'. false sends the tag to the full scan, which
+// decides (and words) everything: a mismatch, a value that is not plain text
+// (references, non-ASCII), or the end of the data.
+//
+// A gap that matches ends in the value's opening quote and holds no other
+// quote, and a value in single quotes ends at the next one: so the quotes
+// come in pairs, open and close, read from the index.
+bool DialectScanner::matchShape(int slot, const char *&cursor) {
+    TagShape &shape = shapes_[static_cast<size_t>(slot)];
+    const char *base = buffer_.data();
+    size_t position = static_cast<size_t>(cursor - base);
+    size_t word = position / 64;
+    uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (position % 64));
+    auto nextQuote = [&](size_t *at) {
+        while (quotes == 0) {
+            if (++word >= indexWords_) return false;
+            quotes = quoteBits_[word];
+        }
+        *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
+        quotes &= quotes - 1;
+        return true;
+    };
+    for (int index = 0; index < shape.count; ++index) {
+        size_t open, close;
+        if (!sameGap(base + position, shape.gap[index], shape.gapMask[index]) ||
+            !nextQuote(&open) || open != position + shape.gapLength[index] - 1 ||
+            !nextQuote(&close))
+            return false;
+        shape.attributes[index].value = std::string_view(base + open + 1, close - open - 1);
+        position = close + 1;
+    }
+    if (!sameGap(base + position, shape.gap[shape.count], shape.gapMask[shape.count])) return false;
+    // References, non-ASCII text, or a tab or newline in a gap: the full scan.
+    if (anySpecial(static_cast<size_t>(cursor - base), position)) return false;
+    cursor = base + position + shape.gapLength[shape.count];
+    recentWay_[static_cast<size_t>(slot / 2)] = slot & 1;
+    return true;
+}
+
 DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
                                                        DialectHandler &handler) {
     const char *cursor = position + 1;
-    if (!kTables.nameStart[byteAt(cursor)]) return unrecognised("a name outside the dialect");
-    const char *nameStart = cursor;
-    cursor = skipName(cursor);
-    const std::string_view name(nameStart, static_cast<size_t>(cursor - nameStart));
-    if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
+    int count = 0;
+    bool selfClosing = false;
+    TagShapeId shape;
+    bool matched = false;  // by a shape: its attributes, count and end
+    std::string_view name;
+    // The shape that last began with the 8 bytes after '<' (its name and the
+    // start of its first gap), taken if name and gaps match byte for byte.
+    uint64_t head;
+    std::memcpy(&head, cursor, 8);
+    int16_t &guess = shapeByHead_[(head * 0x9e3779b97f4a7c15u) >> 56];
+    if (guess >= 0) {
+        const TagShape &candidate = shapes_[static_cast<size_t>(guess)];
+        const char *afterName = cursor + candidate.nameLength;
+        if (candidate.generation != 0 &&
+            sameShortBytes(candidate.name, cursor, candidate.nameLength) &&
+            matchShape(guess, afterName)) {
+            name = std::string_view(cursor, candidate.nameLength);
+            shape = {guess, candidate.generation};
+            matched = true;
+            cursor = afterName;
+        }
+    }
+    if (shape.slot < 0) {
+        if (!kTables.nameStart[byteAt(cursor)]) return unrecognised("a name outside the dialect");
+        const char *nameStart = cursor;
+        cursor = skipName(cursor);
+        name = std::string_view(nameStart, static_cast<size_t>(cursor - nameStart));
+        if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
+        const int known = name.size() <= kShortName ? findShape(name) : -1;
+        if (known >= 0 && matchShape(known, cursor)) {
+            shape = {known, shapes_[static_cast<size_t>(known)].generation};
+            matched = true;
+        } else {
+            const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];
+            const char *attributeNames[kMaxAttributes];
+            const TagResult result =
+                scanAttributes(cursor, &count, &selfClosing, gapStarts, gapEnds, attributeNames);
+            if (result != TagResult::Done) return result;
+            const int learned =
+                learnShape(name, gapStarts, gapEnds, count, selfClosing, attributeNames);
+            if (learned >= 0) shape = {learned, shapes_[static_cast<size_t>(learned)].generation};
+        }
+        if (shape.slot >= 0) guess = static_cast<int16_t>(shape.slot);
+    }
+    if (rootClosed_) return unrecognised("an element after the root");
+    if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
+    ++depth_;
+    rootSeen_ = true;
+    OpenName &open = openNames_[static_cast<size_t>(depth_)];
+    open.length = name.size();
+    if (name.size() <= kShortName)
+        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
+    else
+        open.long_.assign(name);
+    position = cursor;
+    const ScannedAttribute *attributes = attributes_.data();
+    if (matched) {
+        const TagShape &known = shapes_[static_cast<size_t>(shape.slot)];
+        attributes = known.attributes;
+        count = known.count;
+        selfClosing = known.selfClosing;
+    }
+    switch (handler.startElement(depth_, name, attributes, count, shape)) {
+        case DialectHandler::Verdict::Continue:
+            break;
+        case DialectHandler::Verdict::Stop:
+            return TagResult::Stopped;
+        case DialectHandler::Verdict::Unrecognised:
+            return unrecognised("a value the column reader refuses");
+    }
+    if (selfClosing) {
+        handler.endElement(depth_);
+        if (--depth_ == 0) rootClosed_ = true;
+    }
+    return TagResult::Done;
+}
+
+// The attributes and the end of a start tag, from just after its name, in
+// full. Records where each gap (see TagShape) starts and ends, and where each
+// attribute's name is, for learnShape.
+DialectScanner::TagResult DialectScanner::scanAttributes(const char *&position, int *countOut,
+                                                         bool *selfClosingOut,
+                                                         const char **gapStarts,
+                                                         const char **gapEnds,
+                                                         const char **attributeNames) {
+    const char *cursor = position;
     int count = 0;
     uint64_t seen = 0;
     bool selfClosing = false;
     for (;;) {
         const char *beforeSpace = cursor;
+        gapStarts[count] = beforeSpace;
         while (kTables.space[byteAt(cursor)])
             ++cursor;
         if (cursor == end_) return TagResult::NeedMore;
@@ -407,6 +755,8 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
         const char quote = *cursor;
         if (quote != '\'' && quote != '"') return unrecognised("an unquoted attribute value");
         ++cursor;
+        gapEnds[count] = cursor;
+        attributeNames[count] = attributeStart;
         // Most values are plain text: scanned here, the rest by scanValue.
         const char *valueStart = cursor;
         cursor = skipPlainValue(cursor);
@@ -431,29 +781,10 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
         seen |= bit;
         attributes_[static_cast<size_t>(count++)] = {attributeName, value};
     }
-    if (rootClosed_) return unrecognised("an element after the root");
-    if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
-    ++depth_;
-    rootSeen_ = true;
-    OpenName &open = openNames_[static_cast<size_t>(depth_)];
-    open.length = name.size();
-    if (name.size() <= kShortName)
-        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
-    else
-        open.long_.assign(name);
+    gapEnds[count] = cursor;
     position = cursor;
-    switch (handler.startElement(depth_, name, attributes_.data(), count)) {
-        case DialectHandler::Verdict::Continue:
-            break;
-        case DialectHandler::Verdict::Stop:
-            return TagResult::Stopped;
-        case DialectHandler::Verdict::Unrecognised:
-            return unrecognised("a value the column reader refuses");
-    }
-    if (selfClosing) {
-        handler.endElement(depth_);
-        if (--depth_ == 0) rootClosed_ = true;
-    }
+    *countOut = count;
+    *selfClosingOut = selfClosing;
     return TagResult::Done;
 }
 
@@ -500,6 +831,7 @@ DialectScanner::TagResult DialectScanner::scanValue(const char *&position, char 
     }
     if (decoded) {
         decoded->append(run, static_cast<size_t>(cursor - run));
+        decoded->reserve(decoded->size() + 16);  // see ScannedAttribute::value
         *value = *decoded;
     } else {
         *value = std::string_view(position, static_cast<size_t>(cursor - position));

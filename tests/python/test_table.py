@@ -89,3 +89,26 @@ def test_fixture_table_matches_the_xml(fixtures_dir):
     # In partdiff every communicator maps local to world identically.
     sends = table[table["name"] == "Sendrecv"]
     assert len(sends) == 4000 and set(sends["peer"]) <= {0, 1, 2, 3, 4}
+
+
+# --- fill_table's rows (to_numpy writes each call straight to its place in start order) ---
+
+def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(data_dir):
+    import pytest
+    from hdtrace import _core
+    trace = next((data_dir / "ours").glob("*.trc"))
+    columns = _core.read_columns(str(trace))
+    count = len(columns["name_code"])
+    width = max(len(name) for name in columns["names"])
+    dtype = [(name, kind or f"U{width}") for name, kind in hdtrace.TABLE_COLUMNS]
+    in_order = np.zeros(count, dtype=dtype)
+    _core.fill_table(in_order, 0, columns, 3, 0, columns["names"])
+    reversed_rows = np.arange(count - 1, -1, -1, dtype=np.int64)
+    placed = np.zeros(count, dtype=dtype)
+    _core.fill_table(placed, 0, columns, 3, 0, columns["names"], reversed_rows)
+    assert placed.tolist() == in_order[::-1].tolist()
+    assert list(placed["start_ns"][::-1]) == list(columns["start_ns"])
+    for bad in (np.full(count, count, dtype=np.int64), np.full(count, -1, dtype=np.int64),
+                np.zeros(count + 1, dtype=np.int64)):
+        with pytest.raises(ValueError):
+            _core.fill_table(placed, 0, columns, 3, 0, columns["names"], bad)

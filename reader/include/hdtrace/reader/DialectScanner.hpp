@@ -13,10 +13,23 @@
 // the caller reads the file with libxml2 instead, which gives the same
 // result or the exact error (file:line:column). So the scanner may refuse
 // more than libxml2, never less.
+//
+// Speed: a trace repeats a few dozen tag shapes (an element name and its
+// attribute names in order, with the exact bytes between them, values in
+// single quotes). The scanner keeps the shape of the last start tag of each
+// name; a tag that repeats it byte for byte outside its values is matched by
+// comparing those bytes (16 at a time), without reading names or checking
+// for repeats again, and the handler is told the shape, so that it can keep
+// per-shape work (what each attribute means) too. Any other tag is scanned
+// in full and becomes its name's shape. Where values end comes from an index
+// of the chunk built once per read, one bit per byte: quotes, and bytes
+// that a plain value cannot hold. So matching walks from quote to quote
+// with bit operations instead of testing bytes one value after the other.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +38,16 @@ namespace hdtrace::reader {
 
 struct ScannedAttribute {
     std::string_view name;
-    std::string_view value;  // references decoded
+    // References decoded. At least 16 bytes after the value's first byte
+    // are readable (word-at-a-time number parsing), whatever its length.
+    std::string_view value;
+};
+
+// A start tag's shape: tags with the same slot and generation have the same
+// element name and attribute names in the same order. slot -1: no shape.
+struct TagShapeId {
+    int slot = -1;
+    uint32_t generation = 0;
 };
 
 class DialectHandler {
@@ -34,7 +56,8 @@ class DialectHandler {
     virtual ~DialectHandler() = default;
     // depth 1 is the root. attributes are valid during the call only.
     virtual Verdict startElement(int depth, std::string_view name,
-                                 const ScannedAttribute *attributes, int count) = 0;
+                                 const ScannedAttribute *attributes, int count,
+                                 TagShapeId shape) = 0;
     virtual void endElement(int depth) = 0;
 };
 
@@ -48,6 +71,11 @@ class DialectScanner {
     // Bytes after the data: a NUL sentinel, and room for 16-byte loads.
     static constexpr size_t kPadding = 64;
     static constexpr size_t kShortName = 32;
+    // Shapes: 2-way sets by name; what a shape holds at most.
+    static constexpr int kShapeSets = 128;
+    static constexpr int kShapeSlots = 2 * kShapeSets;
+    static constexpr int kMaxShapeAttributes = 24;
+    static constexpr size_t kMaxShapeGap = 16;  // bytes between two values
 
     explicit DialectScanner(std::string path, size_t chunkBytes = 256 * 1024);
     ~DialectScanner();
@@ -62,10 +90,21 @@ class DialectScanner {
     enum class TagResult { Done, NeedMore, Stopped, Unrecognised };
     bool open();
     bool refill(const char *keepFrom);
+    void indexChunk();
+    bool anySpecial(size_t from, size_t to) const;
     bool skipProlog();
     TagResult scanTag(const char *&position, DialectHandler &handler);
     TagResult scanEndTag(const char *&position, DialectHandler &handler);
     TagResult scanStartTag(const char *&position, DialectHandler &handler);
+    // Scans the attributes after a start tag's name: the last shape of the
+    // name if the tag repeats it, else in full (learning its shape).
+    bool matchShape(int slot, const char *&cursor);
+    TagResult scanAttributes(const char *&cursor, int *count, bool *selfClosing,
+                             const char **gapStarts, const char **gapEnds,
+                             const char **attributeNames);
+    int findShape(std::string_view name) const;
+    int learnShape(std::string_view name, const char *const *gapStarts, const char *const *gapEnds,
+                   int count, bool selfClosing, const char *const *attributeNames);
     TagResult scanValue(const char *&position, char quote, int attributeIndex,
                         std::string_view *value);
     TagResult unrecognised(const char *why);
@@ -91,6 +130,30 @@ class DialectScanner {
     std::array<ScannedAttribute, kMaxAttributes> attributes_{};
     std::array<std::string, kMaxAttributes> decoded_;
     std::string reason_;
+    // The bytes from the end of the name or of a value up to and including
+    // the next value's opening quote ("gaps"), then from the last value to
+    // the tag's '>' (the end gap). Compared 16 bytes at a time: kept padded.
+    struct TagShape {
+        uint32_t generation = 0;  // 0: empty
+        int count = 0;
+        bool selfClosing = false;
+        uint8_t nameLength = 0;
+        char name[kShortName + 16];
+        uint8_t gapLength[kMaxShapeAttributes + 1];
+        uint16_t gapMask[kMaxShapeAttributes + 1];  // the gap's bytes of a 16-byte compare
+        char gap[kMaxShapeAttributes + 1][kMaxShapeGap];
+        // Handed to the handler: names into gap, set once; values set per tag.
+        ScannedAttribute attributes[kMaxShapeAttributes];
+    };
+    std::vector<TagShape> shapes_;
+    // The index of the chunk: bit i of word i / 64 is byte i of buffer_.
+    std::vector<uint64_t> quoteBits_;    // '\''
+    std::vector<uint64_t> specialBits_;  // control, DEL, non-ASCII, '&', '<'
+    size_t indexWords_ = 0;
+    std::array<bool, kShapeSets> recentWay_{};  // per set: the way used last
+    // By a hash of the 8 bytes after '<': the slot of the shape last read there.
+    std::array<int16_t, 256> shapeByHead_;
+    uint32_t generations_ = 0;
 };
 
 }  // namespace hdtrace::reader
