@@ -73,8 +73,10 @@ ThreadContext::TypeInfo ThreadContext::typeSlow(MPI_Datatype handle) {
     if (cached != typeCache_.end()) {
         info = cached->second;
     } else {
-        const TypeRecord *record = gRuntime->types.find(handle);
-        declare(record);
+        // The reference keeps the record (and its children) while it is
+        // declared, whatever other threads free meanwhile.
+        const TypeReference record = gRuntime->types.find(handle);
+        declare(record.get());
         MPI_Count size = 0;
         if (PMPI_Type_size_x(handle, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
         info = TypeInfo{record->id, static_cast<int64_t>(size)};

@@ -81,31 +81,55 @@ std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t exten
 
 }  // namespace
 
-const TypeRecord *TypeRegistry::find(MPI_Datatype type) {
-    if (type == MPI_DATATYPE_NULL) return nullptr;
+void TypeReference::release(const TypeRecord *record) {
+    if (!record || record->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    std::vector<const TypeRecord *> more;  // allocates only for a second dead child
+    const TypeRecord *next = record;
+    while (next) {
+        const TypeRecord *dead = next;
+        next = nullptr;
+        for (const TypeRecord *child : dead->children) {
+            if (child->references.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+            if (next)
+                more.push_back(child);
+            else
+                next = child;
+        }
+        delete dead;
+        if (!next && !more.empty()) {
+            next = more.back();
+            more.pop_back();
+        }
+    }
+}
+
+TypeReference TypeRegistry::find(MPI_Datatype type) {
+    if (type == MPI_DATATYPE_NULL) return {};
     std::lock_guard<std::mutex> lock(mutex_);
     return findLocked(type);
 }
 
-const TypeRecord *TypeRegistry::findLocked(MPI_Datatype type) {
+const TypeReference &TypeRegistry::findLocked(MPI_Datatype type) {
     auto found = byHandle_.find(type);
     if (found != byHandle_.end()) return found->second;
-    const TypeRecord *record = decode(type);
-    byHandle_[type] = record;
-    return record;
+    TypeReference record = decode(type);
+    return byHandle_.emplace(type, std::move(record)).first->second;
 }
 
-void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[]) {
+void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
+                               TypeArguments arguments) {
     if (newType == MPI_DATATYPE_NULL || count < 0 || !inputs) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<const TypeRecord *> records;
+    Construction construction;
+    construction.inputs.reserve(static_cast<size_t>(count));
     for (int i = 0; i < count; ++i) {
         if (inputs[i] == MPI_DATATYPE_NULL) return;
-        records.push_back(findLocked(inputs[i]));
+        construction.inputs.push_back(findLocked(inputs[i]));
     }
+    construction.arguments = std::move(arguments);
     // A handle seen before was freed by the program and now names this type.
     if (byHandle_.erase(newType)) bumpGeneration(generation_);
-    inputsOf_[newType] = std::move(records);
+    constructions_[newType] = std::move(construction);
 }
 
 void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
@@ -114,7 +138,7 @@ void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
         const MPI_Datatype type = types[i];
         // A new handle (Open MPI returns duplicates) is the program's to
         // free like any other; only a handle already known is an alias.
-        if (byHandle_.count(type) != 0 || inputsOf_.count(type) != 0) ++extraReferences_[type];
+        if (byHandle_.count(type) != 0 || constructions_.count(type) != 0) ++extraReferences_[type];
     }
 }
 
@@ -125,13 +149,43 @@ void TypeRegistry::forget(MPI_Datatype type) {
         if (--extra->second == 0) extraReferences_.erase(extra);
         return;
     }
-    inputsOf_.erase(type);
+    constructions_.erase(type);
     if (byHandle_.erase(type)) bumpGeneration(generation_);
+}
+
+// Called with mutex_ held. A type made by a traced constructor is described
+// by its arguments (issue 16); the line is the one MPI_Type_get_contents
+// would give, built when the type is decoded, as before, so that its id
+// and its name (MPI_Type_set_name, Open MPI's "Dup " names) are too.
+TypeReference TypeRegistry::decodeConstructed(MPI_Datatype type, Construction &construction) {
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int nameLength = 0;
+    PMPI_Type_get_name(type, name, &nameLength);
+    auto *record = new TypeRecord;
+    record->id = nextDerivedId_++;
+    std::vector<int64_t> childIds;
+    childIds.reserve(construction.inputs.size());
+    record->children.reserve(construction.inputs.size());
+    for (TypeReference &input : construction.inputs) {
+        childIds.push_back(input->id);
+        record->children.push_back(input.detach());
+    }
+    const TypeArguments &arguments = construction.arguments;
+    record->infoLine = derivedTypeLine(record->id, combinerName(arguments.combiner), name,
+                                       arguments.integers, arguments.addresses, childIds);
+    return TypeReference(record);
 }
 
 // Called with mutex_ held. The handles get_contents returns are not entered
 // into byHandle_: they are freed here, and their values may be reused.
-const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
+TypeReference TypeRegistry::decode(MPI_Datatype type) {
+    auto construction = constructions_.find(type);
+    if (construction != constructions_.end() &&
+        construction->second.arguments.combiner != MPI_COMBINER_NAMED) {
+        TypeReference record = decodeConstructed(type, construction->second);
+        constructions_.erase(construction);  // the record has it all now
+        return record;
+    }
     TypeContents contents = typeContents(type);
     const int combiner = contents.combiner;
     char name[MPI_MAX_OBJECT_NAME] = "";
@@ -145,47 +199,43 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
         MPI_Count size = 0, lowerBound = 0, extent = 0;
         if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
         if (PMPI_Type_get_extent_x(type, &lowerBound, &extent) != MPI_SUCCESS) extent = size;
+        auto *record = new TypeRecord;
+        record->id = id;
+        record->predefined = true;
         // A type the PIOsim tools do not know is written as a layout of
         // MPI_BYTE by the merger, so MPI_BYTE's line comes first.
-        std::vector<const TypeRecord *> children;
         if (type != MPI_BYTE && !hdtrace::piosimKnowsNamed(name, size))
-            children.push_back(findLocked(MPI_BYTE));
-        TypeRecord &record = records_.emplace_back();
-        record.id = id;
-        record.predefined = true;
-        record.children = std::move(children);
-        record.infoLine = namedTypeLine(id, name, size, extent, dataBlocks(type, size, extent));
-        namedById_[id] = &record;
-        return &record;
+            record->children.push_back(TypeReference(findLocked(MPI_BYTE)).detach());
+        record->infoLine = namedTypeLine(id, name, size, extent, dataBlocks(type, size, extent));
+        return namedById_.emplace(id, TypeReference(record)).first->second;
     }
 
     const std::vector<MPI_Datatype> &types = contents.types;
-    auto inputs = inputsOf_.find(type);
-    const bool inputsKnown = inputs != inputsOf_.end() && inputs->second.size() == types.size();
-    std::vector<const TypeRecord *> children;
+    const bool inputsKnown =
+        construction != constructions_.end() && construction->second.inputs.size() == types.size();
+    auto *record = new TypeRecord;
+    TypeReference reference(record);  // releases the children too, should this throw
     std::vector<int64_t> childIds;
     for (size_t i = 0; i < types.size(); ++i) {
         MPI_Datatype child = types[i];
-        const TypeRecord *childRecord = nullptr;
+        TypeReference childRecord;
         if (inputsKnown) {
-            childRecord = inputs->second[i];
+            childRecord = construction->second.inputs[i];
         } else {
             auto known = byHandle_.find(child);
             childRecord = known != byHandle_.end() ? known->second : decode(child);
         }
-        children.push_back(childRecord);
         childIds.push_back(childRecord->id);
         // A derived child's handle is the caller's to free (a duplicate on
         // Open MPI, a new reference on MPICH); the record says which it
         // is, saving an envelope call per child (issue 16).
         if (!childRecord->predefined) PMPI_Type_free(&child);
+        record->children.push_back(childRecord.detach());
     }
-    TypeRecord &record = records_.emplace_back();
-    record.id = nextDerivedId_++;
-    record.children = std::move(children);
-    record.infoLine = derivedTypeLine(record.id, combinerName(combiner), name, contents.integers,
-                                      contents.addresses, childIds);
-    return &record;
+    record->id = nextDerivedId_++;
+    record->infoLine = derivedTypeLine(record->id, combinerName(combiner), name, contents.integers,
+                                       contents.addresses, childIds);
+    return reference;
 }
 
 }  // namespace hdtracempi
