@@ -111,25 +111,38 @@ TypeReference TypeRegistry::find(MPI_Datatype type) {
 
 const TypeReference &TypeRegistry::findLocked(MPI_Datatype type) {
     auto found = byHandle_.find(type);
-    if (found != byHandle_.end()) return found->second;
+    if (found != byHandle_.end()) {
+        // The registry made the record (not const) and nobody else sees it
+        // while it is pending.
+        if (found->second->id < 0)
+            decodePending(type, const_cast<TypeRecord &>(*found->second.get()));
+        return found->second;
+    }
     TypeReference record = decode(type);
     return byHandle_.emplace(type, std::move(record)).first->second;
+}
+
+void TypeRegistry::dropHandle(std::unordered_map<MPI_Datatype, TypeReference>::iterator entry) {
+    entry->second->retired.store(true, std::memory_order_release);
+    byHandle_.erase(entry);
 }
 
 void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
                                TypeArguments arguments) {
     if (newType == MPI_DATATYPE_NULL || count < 0 || !inputs) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    Construction construction;
-    construction.inputs.reserve(static_cast<size_t>(count));
+    auto *record = new TypeRecord;
+    TypeReference reference(record);  // releases the children, should one be missing
+    record->children.reserve(static_cast<size_t>(count));
     for (int i = 0; i < count; ++i) {
         if (inputs[i] == MPI_DATATYPE_NULL) return;
-        construction.inputs.push_back(findLocked(inputs[i]));
+        record->children.push_back(TypeReference(findLocked(inputs[i])).detach());
     }
-    construction.arguments = std::move(arguments);
+    record->pending = std::move(arguments);
     // A handle seen before was freed by the program and now names this type.
-    if (byHandle_.erase(newType)) bumpGeneration(generation_);
-    constructions_[newType] = std::move(construction);
+    auto stale = byHandle_.find(newType);
+    if (stale != byHandle_.end()) dropHandle(stale);
+    byHandle_.emplace(newType, std::move(reference));
 }
 
 void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
@@ -138,54 +151,49 @@ void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
         const MPI_Datatype type = types[i];
         // A new handle (Open MPI returns duplicates) is the program's to
         // free like any other; only a handle already known is an alias.
-        if (byHandle_.count(type) != 0 || constructions_.count(type) != 0) ++extraReferences_[type];
+        if (byHandle_.count(type) != 0) ++extraReferences_[type];
     }
 }
 
 void TypeRegistry::forget(MPI_Datatype type) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto extra = extraReferences_.find(type);
-    if (extra != extraReferences_.end()) {
-        if (--extra->second == 0) extraReferences_.erase(extra);
-        return;
+    if (!extraReferences_.empty()) {
+        auto extra = extraReferences_.find(type);
+        if (extra != extraReferences_.end()) {
+            if (--extra->second == 0) extraReferences_.erase(extra);
+            return;
+        }
     }
-    constructions_.erase(type);
-    if (byHandle_.erase(type)) bumpGeneration(generation_);
+    auto entry = byHandle_.find(type);
+    if (entry != byHandle_.end()) dropHandle(entry);
 }
 
-// Called with mutex_ held. A type made by a traced constructor is described
-// by its arguments (issue 16); the line is the one MPI_Type_get_contents
-// would give, built when the type is decoded, as before, so that its id
-// and its name (MPI_Type_set_name, Open MPI's "Dup " names) are too.
-TypeReference TypeRegistry::decodeConstructed(MPI_Datatype type, Construction &construction) {
+// Called with mutex_ held: the id and the line of a type made by a traced
+// constructor, from its arguments (issue 16).
+void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     char name[MPI_MAX_OBJECT_NAME] = "";
     int nameLength = 0;
     PMPI_Type_get_name(type, name, &nameLength);
-    auto *record = new TypeRecord;
-    record->id = nextDerivedId_++;
-    std::vector<int64_t> childIds;
-    childIds.reserve(construction.inputs.size());
-    record->children.reserve(construction.inputs.size());
-    for (TypeReference &input : construction.inputs) {
-        childIds.push_back(input->id);
-        record->children.push_back(input.detach());
-    }
-    const TypeArguments &arguments = construction.arguments;
-    record->infoLine = derivedTypeLine(record->id, combinerName(arguments.combiner), name,
-                                       arguments.integers, arguments.addresses, childIds);
-    return TypeReference(record);
+    record.id = nextDerivedId_++;
+    // The children's ids; on the stack for any constructor but a long struct.
+    constexpr size_t kOnStack = 16;
+    const size_t count = record.children.size();
+    int64_t onStack[kOnStack];
+    std::vector<int64_t> onHeap(count > kOnStack ? count : 0);
+    int64_t *childIds = count > kOnStack ? onHeap.data() : onStack;
+    for (size_t i = 0; i < count; ++i)
+        childIds[i] = record.children[i]->id;
+    const TypeArguments &arguments = record.pending;
+    record.infoLine = derivedTypeLine(record.id, combinerName(arguments.combiner), name,
+                                      arguments.integers, arguments.addresses, childIds, count);
+    record.pending = TypeArguments();  // its memory too
 }
 
-// Called with mutex_ held. The handles get_contents returns are not entered
-// into byHandle_: they are freed here, and their values may be reused.
+// Called with mutex_ held: a type no traced constructor made, through
+// MPI_Type_get_envelope / MPI_Type_get_contents. The handles get_contents
+// returns are not entered into byHandle_: they are freed here, and their
+// values may be reused.
 TypeReference TypeRegistry::decode(MPI_Datatype type) {
-    auto construction = constructions_.find(type);
-    if (construction != constructions_.end() &&
-        construction->second.arguments.combiner != MPI_COMBINER_NAMED) {
-        TypeReference record = decodeConstructed(type, construction->second);
-        constructions_.erase(construction);  // the record has it all now
-        return record;
-    }
     TypeContents contents = typeContents(type);
     const int combiner = contents.combiner;
     char name[MPI_MAX_OBJECT_NAME] = "";
@@ -210,21 +218,17 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
         return namedById_.emplace(id, TypeReference(record)).first->second;
     }
 
-    const std::vector<MPI_Datatype> &types = contents.types;
-    const bool inputsKnown =
-        construction != constructions_.end() && construction->second.inputs.size() == types.size();
     auto *record = new TypeRecord;
     TypeReference reference(record);  // releases the children too, should this throw
     std::vector<int64_t> childIds;
-    for (size_t i = 0; i < types.size(); ++i) {
-        MPI_Datatype child = types[i];
+    for (MPI_Datatype child : contents.types) {
+        // A handle the program made (MPICH gives the program's own handles
+        // back), or a duplicate (Open MPI), decoded on its own.
         TypeReference childRecord;
-        if (inputsKnown) {
-            childRecord = construction->second.inputs[i];
-        } else {
-            auto known = byHandle_.find(child);
-            childRecord = known != byHandle_.end() ? known->second : decode(child);
-        }
+        if (byHandle_.count(child) != 0)
+            childRecord = findLocked(child);
+        else
+            childRecord = decode(child);
         childIds.push_back(childRecord->id);
         // A derived child's handle is the caller's to free (a duplicate on
         // Open MPI, a new reference on MPICH); the record says which it

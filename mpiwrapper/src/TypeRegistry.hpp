@@ -21,7 +21,7 @@
 namespace hdtracempi {
 
 struct TypeRecord {
-    int64_t id = -1;
+    int64_t id = -1;  // -1 while pending (see pending)
     // Predefined (MPI_Type_c2f id, which on MPICH lies above the derived
     // ids), or derived (ids from kFirstDerivedTypeId up, in sequence).
     bool predefined = false;
@@ -29,8 +29,22 @@ struct TypeRecord {
     std::vector<const TypeRecord *> children;
     std::string infoLine;
     // Counted references (TypeReference): the registry's, the parents',
-    // and those of callers still reading the record.
+    // the threads' caches, and those of callers still reading the record.
     mutable std::atomic<int64_t> references{0};
+    // Set when the registry lets go of the handle (MPI_Type_free): a thread
+    // that cached the record under that handle must look it up again, as
+    // the handle may name another type now (issue 16: a flag per record
+    // instead of a counter that every free advanced, which emptied every
+    // thread's caches at each MPI_Type_free of a program like HDF5).
+    mutable std::atomic<bool> retired{false};
+    // Issue 16: a type made by a traced constructor is entered as soon as
+    // it is made, with its children and the constructor's arguments, and
+    // gets its id and line (the one MPI_Type_get_contents would give) when
+    // first needed, as every type did before: ids stay in order of first
+    // use, and the name is the one the type has then (MPI_Type_set_name,
+    // Open MPI's "Dup " names). Only the registry sees a pending record,
+    // under its lock.
+    TypeArguments pending;
 };
 
 // A counted reference to a record: the record, and each record it is built
@@ -81,13 +95,13 @@ class TypeRegistry {
     // the handle is new; empty for MPI_DATATYPE_NULL.
     TypeReference find(MPI_Datatype type);
     // After a type constructor: the types newType is built from, as the
-    // program passed them. MPI_Type_get_contents returns new handles for
-    // them (Open MPI returns duplicates, named "Dup "), so the decoding of
-    // newType refers to these records instead: the ids the program's own
-    // types have in the trace. With the constructor's arguments (issue 16),
-    // the decoding needs no MPI_Type_get_contents at all.
+    // program passed them, and what the constructor's arguments say of it.
+    // MPI_Type_get_contents would return new handles for the inputs (Open
+    // MPI returns duplicates, named "Dup ") and cost a duplicate of each
+    // (issue 16); the line refers to the ids the program's own types have
+    // in the trace, and needs no MPI_Type_get_contents at all.
     void constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
-                     TypeArguments arguments = {});
+                     TypeArguments arguments);
     // After the program's MPI_Type_get_contents: a returned handle that
     // names a type this registry knows is another reference to it (MPICH
     // returns the same handle with its count raised), which the program
@@ -96,27 +110,21 @@ class TypeRegistry {
     // Before MPI_Type_free: the handle may name another type later, unless
     // this frees one of the extra references contentsReturned counted.
     void forget(MPI_Datatype type);
-    uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
   private:
-    struct Construction;
     TypeReference decode(MPI_Datatype type);
-    TypeReference decodeConstructed(MPI_Datatype type, Construction &construction);
+    void decodePending(MPI_Datatype type, TypeRecord &record);
     const TypeReference &findLocked(MPI_Datatype type);
+    // Lets go of the record the handle names (retired for the threads).
+    void dropHandle(std::unordered_map<MPI_Datatype, TypeReference>::iterator entry);
 
     std::mutex mutex_;
+    // Decoded and pending records by handle; a pending record's entry is
+    // the only reference to it, so the registry may complete it.
     std::unordered_map<MPI_Datatype, TypeReference> byHandle_;
     std::unordered_map<int64_t, TypeReference> namedById_;  // kept for good
-    // How a type the program made through a traced constructor was built,
-    // until it is decoded (or freed).
-    struct Construction {
-        std::vector<TypeReference> inputs;
-        TypeArguments arguments;  // combiner MPI_COMBINER_NAMED: not known
-    };
-    std::unordered_map<MPI_Datatype, Construction> constructions_;
     std::unordered_map<MPI_Datatype, int64_t> extraReferences_;
     int64_t nextDerivedId_ = kFirstDerivedTypeId;
-    std::atomic<uint64_t> generation_{0};
 };
 
 }  // namespace hdtracempi
