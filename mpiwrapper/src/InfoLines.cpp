@@ -138,30 +138,31 @@ std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64
 }
 
 // Issue 16: a program like parallel HDF5 makes a new type for every
-// transfer, so the line is written into one allocation of its largest
-// possible size, then trimmed, instead of growing a string piece by piece.
+// transfer, so the line is written into a buffer of the thread's, kept at
+// the largest size a line has needed, and copied once into the string.
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
                             const std::vector<int64_t> &integers,
-                            const std::vector<MPI_Aint> &addresses,
-                            const std::vector<int64_t> &typeIds) {
+                            const std::vector<MPI_Aint> &addresses, const int64_t *typeIds,
+                            size_t typeCount) {
     static constexpr std::string_view kParts[] = {"Type id='",    "' combiner='",  "' name='",
                                                   "' integers='", "' addresses='", "' types='",
                                                   "'\n"};
     size_t largest =
         combiner.size() + hdtrace::kMaxEscapedBytesPerByte * name.size() +
-        (hdtrace::kMaxNumberChars + 1) * (1 + integers.size() + addresses.size() + typeIds.size());
+        (hdtrace::kMaxNumberChars + 1) * (1 + integers.size() + addresses.size() + typeCount);
     for (std::string_view part : kParts)
         largest += part.size();
-    std::string line(largest, '\0');
-    char *const begin = &line[0];
+    thread_local std::string buffer;
+    if (buffer.size() < largest) buffer.resize(largest);
+    char *const begin = &buffer[0];
     char *out = begin;
     const auto put = [&out](std::string_view text) {
         std::memcpy(out, text.data(), text.size());
         out += text.size();
     };
-    const auto putList = [&out](const auto &values) {
-        for (auto value : values) {
-            out = hdtrace::formatInteger(out, static_cast<int64_t>(value));
+    const auto putList = [&out](const auto *values, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+            out = hdtrace::formatInteger(out, static_cast<int64_t>(values[i]));
             *out++ = ';';
         }
     };
@@ -172,14 +173,20 @@ std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_v
     put(kParts[2]);
     out = hdtrace::escapeXml(out, name);
     put(kParts[3]);
-    putList(integers);
+    putList(integers.data(), integers.size());
     put(kParts[4]);
-    putList(addresses);
+    putList(addresses.data(), addresses.size());
     put(kParts[5]);
-    putList(typeIds);
+    putList(typeIds, typeCount);
     put(kParts[6]);
-    line.resize(static_cast<size_t>(out - begin));
-    return line;
+    return std::string(begin, static_cast<size_t>(out - begin));
+}
+
+std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
+                            const std::vector<int64_t> &integers,
+                            const std::vector<MPI_Aint> &addresses,
+                            const std::vector<int64_t> &typeIds) {
+    return derivedTypeLine(id, combiner, name, integers, addresses, typeIds.data(), typeIds.size());
 }
 
 }  // namespace hdtracempi
