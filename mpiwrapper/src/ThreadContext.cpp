@@ -1,5 +1,6 @@
 #include "ThreadContext.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -17,7 +18,8 @@ uint64_t handleBits(Handle handle) {
 // Marks index in a growable bit list; true when it was not marked before.
 bool markNew(std::vector<bool> &marks, int64_t index) {
     const size_t at = static_cast<size_t>(index);
-    if (at >= marks.size()) marks.resize(at + 1, false);
+    // Grown by half at least: derived type ids come one by one (issue 16).
+    if (at >= marks.size()) marks.resize(std::max(at + 1, marks.size() + marks.size() / 2), false);
     if (marks[at]) return false;
     marks[at] = true;
     return true;
