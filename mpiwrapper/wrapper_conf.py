@@ -167,10 +167,13 @@ def ordinary(tag, **hooks):
     return dict(tag=tag, **hooks)
 
 
-def constructor(tag, inputs='1, &oldtype'):
+def constructor(tag, arguments, inputs='1, &oldtype'):
     """Type constructors: the registry learns which of the program's types the
-    new one is built from."""
-    return dict(tag=tag, after=f'call.typeCreated(result, newtype, {inputs});')
+    new one is built from, and (issue 16) what MPI_Type_get_contents will say
+    of it: arguments is the call of hdtracempi::TypeArguments that describes
+    it, evaluated only after the constructor succeeded."""
+    return dict(tag=tag, after=f'if (result == MPI_SUCCESS) call.typeConstructed(newtype, '
+                               f'{inputs}, hdtracempi::TypeArguments::{arguments});')
 
 
 FUNCTIONS = {
@@ -315,18 +318,30 @@ FUNCTIONS = {
 
     # --- Datatypes: decoded into .info when first used, not when made; ordinary
     # but for Type_vector (A.74) and Type_commit (A.73).
-    'MPI_Type_contiguous': constructor('Type_contiguous'),
-    'MPI_Type_vector': dict(constructor('Type_vector'), attrs=[('oldTid', 'type', 'oldtype')]),
-    'MPI_Type_create_hvector': constructor('Type_create_hvector'),
-    'MPI_Type_indexed': constructor('Type_indexed'),
-    'MPI_Type_create_hindexed': constructor('Type_create_hindexed'),
-    'MPI_Type_create_indexed_block': constructor('Type_create_indexed_block'),
-    'MPI_Type_create_hindexed_block': constructor('Type_create_hindexed_block'),
-    'MPI_Type_create_struct': constructor('Type_create_struct', 'count, array_of_types'),
-    'MPI_Type_create_subarray': constructor('Type_create_subarray'),
-    'MPI_Type_create_darray': constructor('Type_create_darray'),
-    'MPI_Type_create_resized': constructor('Type_create_resized'),
-    'MPI_Type_dup': constructor('Type_dup', '1, &type'),
+    'MPI_Type_contiguous': constructor('Type_contiguous', 'contiguous(count)'),
+    'MPI_Type_vector': dict(constructor('Type_vector', 'vector(count, blocklength, stride)'),
+                            attrs=[('oldTid', 'type', 'oldtype')]),
+    'MPI_Type_create_hvector': constructor('Type_create_hvector',
+                                           'hvector(count, blocklength, stride)'),
+    'MPI_Type_indexed': constructor(
+        'Type_indexed', 'indexed(count, array_of_blocklengths, array_of_displacements)'),
+    'MPI_Type_create_hindexed': constructor(
+        'Type_create_hindexed', 'hindexed(count, array_of_blocklengths, array_of_displacements)'),
+    'MPI_Type_create_indexed_block': constructor(
+        'Type_create_indexed_block', 'indexedBlock(count, blocklength, array_of_displacements)'),
+    'MPI_Type_create_hindexed_block': constructor(
+        'Type_create_hindexed_block', 'hindexedBlock(count, blocklength, array_of_displacements)'),
+    'MPI_Type_create_struct': constructor(
+        'Type_create_struct', 'structure(count, array_of_block_lengths, array_of_displacements)',
+        'count, array_of_types'),
+    'MPI_Type_create_subarray': constructor(
+        'Type_create_subarray',
+        'subarray(ndims, size_array, subsize_array, start_array, order)'),
+    'MPI_Type_create_darray': constructor(
+        'Type_create_darray', 'darray(size, rank, ndims, gsize_array, distrib_array, darg_array, '
+        'psize_array, order)'),
+    'MPI_Type_create_resized': constructor('Type_create_resized', 'resized(lb, extent)'),
+    'MPI_Type_dup': constructor('Type_dup', 'dup()', '1, &type'),
     'MPI_Type_commit': dict(tag='Type_commit', attrs=[('tid', 'type', '*type')]),
     'MPI_Type_free': ordinary('Type_free', before='call.typeFreed(*type);'),
     # Not in Appendix A: wrapped so that the registry counts the references

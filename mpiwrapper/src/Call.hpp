@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <mpi.h>
 
@@ -154,9 +155,11 @@ class Call {
     void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
     // After the program's MPI_Type_get_contents of type (Call.cpp).
     void typeContentsReturned(int result, MPI_Datatype type, const MPI_Datatype types[]);
-    void typeCreated(int result, const MPI_Datatype *newType, int count,
-                     const MPI_Datatype inputs[]) {
-        if (result == MPI_SUCCESS) gRuntime->types.constructed(*newType, count, inputs);
+    // Issue 16: after a constructor succeeded, with what its arguments say
+    // of the new type (TypeArguments).
+    void typeConstructed(const MPI_Datatype *newType, int count, const MPI_Datatype inputs[],
+                         TypeArguments arguments) {
+        gRuntime->types.constructed(*newType, count, inputs, std::move(arguments));
     }
     int64_t fileOpened(int result, const char *name, const MPI_File *fh);
     void fileClosed(MPI_File fh) { gRuntime->files.closed(fh); }

@@ -1,5 +1,6 @@
 // HandleGeneration: a process-wide counter that changes whenever a registry
-// forgets a handle (a freed communicator or type, a closed file). A thread's
+// forgets a handle (a freed communicator or window, a closed file; a freed
+// type retires its record instead, TypeRegistry.hpp). A thread's
 // one-entry caches check only this counter, which sits beside gTracing in
 // the cache line every traced call reads anyway.
 #pragma once

@@ -1,5 +1,7 @@
 #include "InfoLines.hpp"
 
+#include <cstring>
+
 #include <hdtrace/Format.hpp>
 
 namespace hdtracempi {
@@ -135,24 +137,56 @@ std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64
     return line;
 }
 
+// Issue 16: a program like parallel HDF5 makes a new type for every
+// transfer, so the line is written into a buffer of the thread's, kept at
+// the largest size a line has needed, and copied once into the string.
+std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
+                            const std::vector<int64_t> &integers,
+                            const std::vector<MPI_Aint> &addresses, const int64_t *typeIds,
+                            size_t typeCount) {
+    static constexpr std::string_view kParts[] = {"Type id='",    "' combiner='",  "' name='",
+                                                  "' integers='", "' addresses='", "' types='",
+                                                  "'\n"};
+    size_t largest =
+        combiner.size() + hdtrace::kMaxEscapedBytesPerByte * name.size() +
+        (hdtrace::kMaxNumberChars + 1) * (1 + integers.size() + addresses.size() + typeCount);
+    for (std::string_view part : kParts)
+        largest += part.size();
+    thread_local std::string buffer;
+    if (buffer.size() < largest) buffer.resize(largest);
+    char *const begin = &buffer[0];
+    char *out = begin;
+    const auto put = [&out](std::string_view text) {
+        std::memcpy(out, text.data(), text.size());
+        out += text.size();
+    };
+    const auto putList = [&out](const auto *values, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+            out = hdtrace::formatInteger(out, static_cast<int64_t>(values[i]));
+            *out++ = ';';
+        }
+    };
+    put(kParts[0]);
+    out = hdtrace::formatInteger(out, id);
+    put(kParts[1]);
+    put(combiner);
+    put(kParts[2]);
+    out = hdtrace::escapeXml(out, name);
+    put(kParts[3]);
+    putList(integers.data(), integers.size());
+    put(kParts[4]);
+    putList(addresses.data(), addresses.size());
+    put(kParts[5]);
+    putList(typeIds, typeCount);
+    put(kParts[6]);
+    return std::string(begin, static_cast<size_t>(out - begin));
+}
+
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
                             const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
                             const std::vector<int64_t> &typeIds) {
-    std::string line = "Type id='";
-    hdtrace::appendInteger(line, id);
-    line += "' combiner='";
-    line += combiner;
-    line += "' name='";
-    hdtrace::appendXmlEscaped(line, name);
-    line += "' integers='";
-    appendList(line, integers);
-    line += "' addresses='";
-    appendList(line, addresses);
-    line += "' types='";
-    appendList(line, typeIds);
-    line += "'\n";
-    return line;
+    return derivedTypeLine(id, combiner, name, integers, addresses, typeIds.data(), typeIds.size());
 }
 
 }  // namespace hdtracempi

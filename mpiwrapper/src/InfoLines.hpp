@@ -41,5 +41,10 @@ std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_v
                             const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
                             const std::vector<int64_t> &typeIds);
+// The same with the type ids as an array (issue 16: no vector to fill).
+std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
+                            const std::vector<int64_t> &integers,
+                            const std::vector<MPI_Aint> &addresses, const int64_t *typeIds,
+                            size_t typeCount);
 
 }  // namespace hdtracempi

@@ -1,12 +1,25 @@
 #include "ThreadContext.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
 namespace hdtracempi {
 namespace {
+
+template <typename Handle>
+uint64_t handleBits(Handle handle) {
+    if constexpr (std::is_pointer_v<Handle>)
+        return reinterpret_cast<uintptr_t>(handle);
+    else
+        return static_cast<uint64_t>(handle);
+}
 
 // Marks index in a growable bit list; true when it was not marked before.
 bool markNew(std::vector<bool> &marks, int64_t index) {
     const size_t at = static_cast<size_t>(index);
-    if (at >= marks.size()) marks.resize(at + 1, false);
+    // Grown by half at least: derived type ids come one by one (issue 16).
+    if (at >= marks.size()) marks.resize(std::max(at + 1, marks.size() + marks.size() / 2), false);
     if (marks[at]) return false;
     marks[at] = true;
     return true;
@@ -62,28 +75,23 @@ const CommRecord *ThreadContext::commSlow(MPI_Comm handle) {
 
 ThreadContext::TypeInfo ThreadContext::typeSlow(MPI_Datatype handle) {
     if (handle == MPI_DATATYPE_NULL) return TypeInfo{};
-    const uint64_t handleGeneration = gHandleGeneration.load(std::memory_order_acquire);
-    const uint64_t generation = gRuntime->types.generation();
-    if (generation != typeGeneration_) {
-        typeCache_.clear();
-        typeGeneration_ = generation;
-    }
-    TypeInfo info;
-    auto cached = typeCache_.find(handle);
-    if (cached != typeCache_.end()) {
-        info = cached->second;
-    } else {
-        const TypeRecord *record = gRuntime->types.find(handle);
-        declare(record);
+    // Handles are pointers (Open MPI) or integers (MPICH): both spread over
+    // the table by their bits above the alignment.
+    const uint64_t bits = handleBits(handle);
+    TypeEntry &entry = typeCache_[(bits ^ (bits >> 6) ^ (bits >> 12)) % kTypeCacheSize];
+    if (!entry.valid(handle)) {
+        // The reference keeps the record (and its children) while it is
+        // declared, whatever other threads free meanwhile, and while cached.
+        TypeReference record = gRuntime->types.find(handle);
+        declare(record.get());
         MPI_Count size = 0;
         if (PMPI_Type_size_x(handle, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
-        info = TypeInfo{record->id, static_cast<int64_t>(size)};
-        typeCache_.emplace(handle, info);
+        entry.info = TypeInfo{record->id, static_cast<int64_t>(size)};
+        entry.handle = handle;
+        entry.record = std::move(record);
     }
-    lastType_ = handle;
-    lastTypeInfo_ = info;
-    lastTypeGeneration_ = handleGeneration;
-    return info;
+    lastType_ = entry;
+    return entry.info;
 }
 
 const FileRecord *ThreadContext::fileSlow(MPI_File handle) {

@@ -33,9 +33,17 @@ struct ThreadContext {
     MPI_Comm lastComm_ = MPI_COMM_NULL;
     const CommRecord *lastCommRecord_ = nullptr;
     uint64_t lastCommGeneration_ = 0;
-    MPI_Datatype lastType_ = MPI_DATATYPE_NULL;
-    uint64_t lastTypeGeneration_ = 0;
-    TypeInfo lastTypeInfo_;
+    // Issue 16: the type cache holds a reference to each record; an entry
+    // is valid while its record is not retired (TypeRecord::retired).
+    struct TypeEntry {
+        MPI_Datatype handle = MPI_DATATYPE_NULL;
+        TypeReference record;
+        TypeInfo info;
+        bool valid(MPI_Datatype type) const {
+            return handle == type && record && !record->retired.load(std::memory_order_acquire);
+        }
+    };
+    TypeEntry lastType_;
     MPI_File lastFile_ = MPI_FILE_NULL;
     const FileRecord *lastFileRecord_ = nullptr;
     uint64_t lastFileGeneration_ = 0;
@@ -50,9 +58,10 @@ struct ThreadContext {
 
     // Each lookup first tries the handle of the thread's previous lookup
     // (programs use one communicator, type or file many times in a row),
-    // valid while no registry forgot a handle since (gHandleGeneration); then the
-    // thread's hash table; then the process-wide registry (under its lock).
-    // Every result is already declared in this thread's .info.
+    // valid while no registry forgot a handle since (gHandleGeneration; for
+    // types, while the record is not retired); then the thread's table;
+    // then the process-wide registry (under its lock). Every result is
+    // already declared in this thread's .info.
     const CommRecord *comm(MPI_Comm handle) {
         if (handle == lastComm_ &&
             lastCommGeneration_ == gHandleGeneration.load(std::memory_order_acquire))
@@ -60,9 +69,7 @@ struct ThreadContext {
         return commSlow(handle);
     }
     TypeInfo type(MPI_Datatype handle) {
-        if (handle == lastType_ &&
-            lastTypeGeneration_ == gHandleGeneration.load(std::memory_order_acquire))
-            return lastTypeInfo_;
+        if (lastType_.valid(handle)) return lastType_.info;
         return typeSlow(handle);
     }
     const FileRecord *file(MPI_File handle) {
@@ -93,8 +100,10 @@ struct ThreadContext {
     uint64_t commGeneration_ = 0;
     std::unordered_map<MPI_Comm, const CommRecord *> commCache_;
 
-    uint64_t typeGeneration_ = 0;
-    std::unordered_map<MPI_Datatype, TypeInfo> typeCache_;
+    // Issue 16: a fixed table by handle, so that a program that makes and
+    // frees types all the time (parallel HDF5) costs no allocation here.
+    static constexpr size_t kTypeCacheSize = 64;
+    TypeEntry typeCache_[kTypeCacheSize];
 
     std::vector<bool> declaredComms_;
     std::vector<bool> declaredFiles_;

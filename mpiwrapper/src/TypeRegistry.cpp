@@ -81,31 +81,68 @@ std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t exten
 
 }  // namespace
 
-const TypeRecord *TypeRegistry::find(MPI_Datatype type) {
-    if (type == MPI_DATATYPE_NULL) return nullptr;
+void TypeReference::release(const TypeRecord *record) {
+    if (!record || record->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    std::vector<const TypeRecord *> more;  // allocates only for a second dead child
+    const TypeRecord *next = record;
+    while (next) {
+        const TypeRecord *dead = next;
+        next = nullptr;
+        for (const TypeRecord *child : dead->children) {
+            if (child->references.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+            if (next)
+                more.push_back(child);
+            else
+                next = child;
+        }
+        delete dead;
+        if (!next && !more.empty()) {
+            next = more.back();
+            more.pop_back();
+        }
+    }
+}
+
+TypeReference TypeRegistry::find(MPI_Datatype type) {
+    if (type == MPI_DATATYPE_NULL) return {};
     std::lock_guard<std::mutex> lock(mutex_);
     return findLocked(type);
 }
 
-const TypeRecord *TypeRegistry::findLocked(MPI_Datatype type) {
+const TypeReference &TypeRegistry::findLocked(MPI_Datatype type) {
     auto found = byHandle_.find(type);
-    if (found != byHandle_.end()) return found->second;
-    const TypeRecord *record = decode(type);
-    byHandle_[type] = record;
-    return record;
+    if (found != byHandle_.end()) {
+        // The registry made the record (not const) and nobody else sees it
+        // while it is pending.
+        if (found->second->id < 0)
+            decodePending(type, const_cast<TypeRecord &>(*found->second.get()));
+        return found->second;
+    }
+    TypeReference record = decode(type);
+    return byHandle_.emplace(type, std::move(record)).first->second;
 }
 
-void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[]) {
+void TypeRegistry::dropHandle(std::unordered_map<MPI_Datatype, TypeReference>::iterator entry) {
+    entry->second->retired.store(true, std::memory_order_release);
+    byHandle_.erase(entry);
+}
+
+void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
+                               TypeArguments arguments) {
     if (newType == MPI_DATATYPE_NULL || count < 0 || !inputs) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<const TypeRecord *> records;
+    auto *record = new TypeRecord;
+    TypeReference reference(record);  // releases the children, should one be missing
+    record->children.reserve(static_cast<size_t>(count));
     for (int i = 0; i < count; ++i) {
         if (inputs[i] == MPI_DATATYPE_NULL) return;
-        records.push_back(findLocked(inputs[i]));
+        record->children.push_back(TypeReference(findLocked(inputs[i])).detach());
     }
+    record->pending = std::move(arguments);
     // A handle seen before was freed by the program and now names this type.
-    if (byHandle_.erase(newType)) bumpGeneration(generation_);
-    inputsOf_[newType] = std::move(records);
+    auto stale = byHandle_.find(newType);
+    if (stale != byHandle_.end()) dropHandle(stale);
+    byHandle_.emplace(newType, std::move(reference));
 }
 
 void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
@@ -114,24 +151,49 @@ void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
         const MPI_Datatype type = types[i];
         // A new handle (Open MPI returns duplicates) is the program's to
         // free like any other; only a handle already known is an alias.
-        if (byHandle_.count(type) != 0 || inputsOf_.count(type) != 0) ++extraReferences_[type];
+        if (byHandle_.count(type) != 0) ++extraReferences_[type];
     }
 }
 
 void TypeRegistry::forget(MPI_Datatype type) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto extra = extraReferences_.find(type);
-    if (extra != extraReferences_.end()) {
-        if (--extra->second == 0) extraReferences_.erase(extra);
-        return;
+    if (!extraReferences_.empty()) {
+        auto extra = extraReferences_.find(type);
+        if (extra != extraReferences_.end()) {
+            if (--extra->second == 0) extraReferences_.erase(extra);
+            return;
+        }
     }
-    inputsOf_.erase(type);
-    if (byHandle_.erase(type)) bumpGeneration(generation_);
+    auto entry = byHandle_.find(type);
+    if (entry != byHandle_.end()) dropHandle(entry);
 }
 
-// Called with mutex_ held. The handles get_contents returns are not entered
-// into byHandle_: they are freed here, and their values may be reused.
-const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
+// Called with mutex_ held: the id and the line of a type made by a traced
+// constructor, from its arguments (issue 16).
+void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int nameLength = 0;
+    PMPI_Type_get_name(type, name, &nameLength);
+    record.id = nextDerivedId_++;
+    // The children's ids; on the stack for any constructor but a long struct.
+    constexpr size_t kOnStack = 16;
+    const size_t count = record.children.size();
+    int64_t onStack[kOnStack];
+    std::vector<int64_t> onHeap(count > kOnStack ? count : 0);
+    int64_t *childIds = count > kOnStack ? onHeap.data() : onStack;
+    for (size_t i = 0; i < count; ++i)
+        childIds[i] = record.children[i]->id;
+    const TypeArguments &arguments = record.pending;
+    record.infoLine = derivedTypeLine(record.id, combinerName(arguments.combiner), name,
+                                      arguments.integers, arguments.addresses, childIds, count);
+    record.pending = TypeArguments();  // its memory too
+}
+
+// Called with mutex_ held: a type no traced constructor made, through
+// MPI_Type_get_envelope / MPI_Type_get_contents. The handles get_contents
+// returns are not entered into byHandle_: they are freed here, and their
+// values may be reused.
+TypeReference TypeRegistry::decode(MPI_Datatype type) {
     TypeContents contents = typeContents(type);
     const int combiner = contents.combiner;
     char name[MPI_MAX_OBJECT_NAME] = "";
@@ -145,47 +207,39 @@ const TypeRecord *TypeRegistry::decode(MPI_Datatype type) {
         MPI_Count size = 0, lowerBound = 0, extent = 0;
         if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
         if (PMPI_Type_get_extent_x(type, &lowerBound, &extent) != MPI_SUCCESS) extent = size;
+        auto *record = new TypeRecord;
+        record->id = id;
+        record->predefined = true;
         // A type the PIOsim tools do not know is written as a layout of
         // MPI_BYTE by the merger, so MPI_BYTE's line comes first.
-        std::vector<const TypeRecord *> children;
         if (type != MPI_BYTE && !hdtrace::piosimKnowsNamed(name, size))
-            children.push_back(findLocked(MPI_BYTE));
-        TypeRecord &record = records_.emplace_back();
-        record.id = id;
-        record.predefined = true;
-        record.children = std::move(children);
-        record.infoLine = namedTypeLine(id, name, size, extent, dataBlocks(type, size, extent));
-        namedById_[id] = &record;
-        return &record;
+            record->children.push_back(TypeReference(findLocked(MPI_BYTE)).detach());
+        record->infoLine = namedTypeLine(id, name, size, extent, dataBlocks(type, size, extent));
+        return namedById_.emplace(id, TypeReference(record)).first->second;
     }
 
-    const std::vector<MPI_Datatype> &types = contents.types;
-    auto inputs = inputsOf_.find(type);
-    const bool inputsKnown = inputs != inputsOf_.end() && inputs->second.size() == types.size();
-    std::vector<const TypeRecord *> children;
+    auto *record = new TypeRecord;
+    TypeReference reference(record);  // releases the children too, should this throw
     std::vector<int64_t> childIds;
-    for (size_t i = 0; i < types.size(); ++i) {
-        MPI_Datatype child = types[i];
-        const TypeRecord *childRecord = nullptr;
-        if (inputsKnown) {
-            childRecord = inputs->second[i];
-        } else {
-            auto known = byHandle_.find(child);
-            childRecord = known != byHandle_.end() ? known->second : decode(child);
-        }
-        children.push_back(childRecord);
+    for (MPI_Datatype child : contents.types) {
+        // A handle the program made (MPICH gives the program's own handles
+        // back), or a duplicate (Open MPI), decoded on its own.
+        TypeReference childRecord;
+        if (byHandle_.count(child) != 0)
+            childRecord = findLocked(child);
+        else
+            childRecord = decode(child);
         childIds.push_back(childRecord->id);
         // A derived child's handle is the caller's to free (a duplicate on
         // Open MPI, a new reference on MPICH); the record says which it
         // is, saving an envelope call per child (issue 16).
         if (!childRecord->predefined) PMPI_Type_free(&child);
+        record->children.push_back(childRecord.detach());
     }
-    TypeRecord &record = records_.emplace_back();
-    record.id = nextDerivedId_++;
-    record.children = std::move(children);
-    record.infoLine = derivedTypeLine(record.id, combinerName(combiner), name, contents.integers,
-                                      contents.addresses, childIds);
-    return &record;
+    record->id = nextDerivedId_++;
+    record->infoLine = derivedTypeLine(record->id, combinerName(combiner), name, contents.integers,
+                                       contents.addresses, childIds);
+    return reference;
 }
 
 }  // namespace hdtracempi
