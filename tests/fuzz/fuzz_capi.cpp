@@ -21,6 +21,7 @@
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/hdTrace.h>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
@@ -42,7 +43,8 @@ bool isXmlName(const std::string &name) {
 
 // Whether text, appended to a start tag as hdT_logAttributes does, is a
 // well-formed attribute list whose names are new to the element (not in
-// *used, not time/end, no namespaces). Adds the names to *used.
+// *used, not time/end, no namespaces), with the wrapper's number attributes
+// within 64 bits (hdTrace.h asks that of the caller). Adds the names to *used.
 bool isSafeAttributeText(const std::string &text, std::set<std::string> *used) {
     if (text.find(':') != std::string::npos) return false;
     const std::string element = "<x " + text + "/>";
@@ -56,6 +58,11 @@ bool isSafeAttributeText(const std::string &text, std::set<std::string> *used) {
          attribute = attribute->next) {
         const std::string name = reinterpret_cast<const char *>(attribute->name);
         if (name == "time" || name == "end" || used->count(name)) safe = false;
+        xmlChar *value = xmlNodeListGetString(document, attribute->children, 1);
+        if (value && hdtrace::reader::isNumberAttribute(name) &&
+            hdtrace::reader::isOutOfRangeInteger(reinterpret_cast<const char *>(value)))
+            safe = false;
+        xmlFree(value);
         names.push_back(name);
     }
     xmlFreeDoc(document);

@@ -55,7 +55,8 @@ int hdT_logStateEnd(hdTrace trace);
 
 /* Append attributes to the innermost open state, printf-style, e.g.
  * "size='%lld' cid='%d'". The text is written as given: escape values
- * yourself. */
+ * yourself, and keep the attributes the wrapper writes as numbers (size,
+ * count, cid, ...) within 64 bits, as the readers require. */
 int hdT_logAttributes(hdTrace trace, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* Add a child element <elementName attributes/> to the innermost open state;
