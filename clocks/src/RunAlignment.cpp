@@ -2,15 +2,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <iterator>
 #include <mutex>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include <hdtrace/clocks/ClockCorrection.hpp>
@@ -18,6 +15,8 @@
 #include <hdtrace/clocks/TraceTimes.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+
+#include "EveryCore.hpp"
 
 namespace hdtrace::clocks {
 namespace {
@@ -186,45 +185,27 @@ AlignReport alignRun(const std::string &projectPath) {
     const ClockCorrection &correction = *corrected.correction;
     Temporaries temporaries;
     std::mutex lock;
-    std::exception_ptr failure;
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t index = next++; index < run.traces.size(); index = next++) {
-            const RunTrace &trace = run.traces[index];
-            try {
-                const std::string text = readWhole(trace.path);
-                const std::string trc =
-                    writeBeside(trace.path, rewriteTraceTimes(text, trace.path, [&](int64_t ns) {
-                                    return correction.apply(trace.rank, trace.thread, ns);
-                                }));
-                {
-                    std::lock_guard<std::mutex> guard(lock);
-                    temporaries.add(trc, trace.path);
-                }
-                const std::string info = infoPathOf(trace.path);
-                if (!isFile(info)) continue;
-                std::string lines = readWhole(info);
-                if (!lines.empty() && lines.back() != '\n') lines += '\n';
-                lines += alignedLine(baseNameOf(trace.path) + kBackupSuffix) + "\n";
-                const std::string written = writeBeside(info, lines);
-                std::lock_guard<std::mutex> guard(lock);
-                temporaries.add(written, info);
-            } catch (...) {
-                std::lock_guard<std::mutex> guard(lock);
-                if (!failure) failure = std::current_exception();
-                next = run.traces.size();  // stop the others early
-            }
+    // A failure stops the rest; the temporaries are removed as it unwinds.
+    forEachOnEveryCore(run.traces.size(), [&](size_t index) {
+        const RunTrace &trace = run.traces[index];
+        const std::string text = readWhole(trace.path);
+        const std::string trc =
+            writeBeside(trace.path, rewriteTraceTimes(text, trace.path, [&](int64_t ns) {
+                            return correction.apply(trace.rank, trace.thread, ns);
+                        }));
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            temporaries.add(trc, trace.path);
         }
-    };
-    const size_t workers =
-        std::min<size_t>(run.traces.size(), std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> threads;
-    for (size_t worker = 1; worker < workers; ++worker)
-        threads.emplace_back(work);
-    work();
-    for (std::thread &thread : threads)
-        thread.join();
-    if (failure) std::rethrow_exception(failure);  // the temporaries are removed
+        const std::string info = infoPathOf(trace.path);
+        if (!isFile(info)) return;
+        std::string lines = readWhole(info);
+        if (!lines.empty() && lines.back() != '\n') lines += '\n';
+        lines += alignedLine(baseNameOf(trace.path) + kBackupSuffix) + "\n";
+        const std::string written = writeBeside(info, lines);
+        std::lock_guard<std::mutex> guard(lock);
+        temporaries.add(written, info);
+    });
     // Every new file is written: keep the originals, then put the new ones in place.
     // A backup that cannot be made leaves nothing changed: the ones made go again.
     std::vector<std::string> backups;

@@ -1,17 +1,15 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
 #include <numeric>
-#include <thread>
 
 #include <hdtrace/clocks/RunTable.hpp>
 #include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
+
+#include "EveryCore.hpp"
 
 namespace hdtrace::clocks {
 namespace {
@@ -132,35 +130,14 @@ RunTable readRunTable(const reader::Project &project, const std::vector<RunTrace
     }
     // The traces are read on every core at once.
     std::vector<reader::ColumnsResult> read(present.size());
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex failureLock;
-    auto work = [&] {
-        for (size_t index = next++; index < present.size(); index = next++) {
-            try {
-                reader::TraceOptions traceOptions;
-                traceOptions.partial = options.partial;
-                reader::LocalToWorldTable localToWorld;
-                if (options.localRanks)
-                    localToWorld = localToWorldOf(project, present[index]->rank);
-                read[index] =
-                    reader::readEventColumns(present[index]->path, traceOptions,
-                                             options.localRanks ? &localToWorld : nullptr);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(failureLock);
-                if (!failure) failure = std::current_exception();
-            }
-        }
-    };
-    const size_t workers =
-        std::min<size_t>(present.size(), std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> threads;
-    for (size_t worker = 1; worker < workers; ++worker)
-        threads.emplace_back(work);
-    work();
-    for (std::thread &thread : threads)
-        thread.join();
-    if (failure) std::rethrow_exception(failure);
+    forEachOnEveryCore(present.size(), [&](size_t index) {
+        reader::TraceOptions traceOptions;
+        traceOptions.partial = options.partial;
+        reader::LocalToWorldTable localToWorld;
+        if (options.localRanks) localToWorld = localToWorldOf(project, present[index]->rank);
+        read[index] = reader::readEventColumns(present[index]->path, traceOptions,
+                                               options.localRanks ? &localToWorld : nullptr);
+    });
 
     RunTable table;
     std::unordered_map<std::string, int32_t> codes;

@@ -1,0 +1,43 @@
+// Runs body(0) ... body(count - 1) on as many threads as there are cores.
+// The first exception stops the items not yet started and is rethrown once
+// every thread has finished.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace hdtrace::clocks {
+
+template <typename Body>
+void forEachOnEveryCore(size_t count, Body &&body) {
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failureLock;
+    auto work = [&] {
+        for (size_t index = next++; index < count; index = next++) {
+            try {
+                body(index);
+            } catch (...) {
+                std::lock_guard<std::mutex> guard(failureLock);
+                if (!failure) failure = std::current_exception();
+                next = count;  // stop the others early
+            }
+        }
+    };
+    const size_t workers =
+        std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (size_t worker = 1; worker < workers; ++worker)
+        threads.emplace_back(work);
+    work();
+    for (std::thread &thread : threads)
+        thread.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace hdtrace::clocks
