@@ -43,25 +43,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hdtrace.clocks import ClockMeasurement, ClockWarning  # the package's own records
 from hdtrace.errors import read_error
 
 CLOCK_LINE = re.compile(r"Clock at='([a-z]+)' time=(-?\d+) offset=(-?\d+) rtt=(\d+) "
                         r"leader=(\d+) exchanges=(\d+)")
 ALIGNED_LINE = re.compile(r"ClockAligned backup='([^'/]+)'")
-
-
-class ClockWarning(UserWarning):
-    """A run whose clocks cannot be aligned (no measurements): times are read as written."""
-
-
-@dataclass(frozen=True)
-class ClockMeasurement:
-    occasion: str   # 'init' or 'finalize'
-    time_ns: int    # this rank's clock at the measurement, epoch ns
-    offset_ns: int  # this rank's clock minus rank 0's
-    rtt_ns: int     # round trip of the exchange kept (0 in rank 0's group)
-    leader: int     # the rank whose exchanges measured this clock
-    exchanges: int
 
 
 @dataclass
