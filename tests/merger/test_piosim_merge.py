@@ -40,7 +40,6 @@ def merge(merger, directory, *options):
 # name from it).
 def comm_lines(rank):
     half = [0, 2] if rank % 2 == 0 else [1, 3]
-    local = half.index(rank)
     return [
         "Comm map='0..3->0..3;' id=0 name='WORLD'",
         f"Comm map='{rank}->0;' id=1 name='SELF'",
@@ -53,7 +52,6 @@ def comm_lines(rank):
 
 
 def test_communicator_names_are_unique_and_members_unchanged(merger, tmp_path):
-    expected_members = {}  # (name as written, frozenset of (world, local, cid))
     for rank in range(4):
         write_rank(tmp_path, rank, comm_lines(rank))
     result = merge(merger, tmp_path)

@@ -155,7 +155,6 @@ def test_disk_full(runner, tmp_path):
     that replaces the files instead of writing through them must then write a
     correct trace."""
     import os
-    import socket
     trace_dir = tmp_path / "full"
     trace_dir.mkdir()
     base = tracecheck.trace_base(trace_dir, "fileio_traced", 0)

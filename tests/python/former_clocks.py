@@ -368,7 +368,7 @@ def collective_constraints(project, table):
     them so); instances whose members disagree on the call are left out."""
     array = table.array
     names = array["name"].tolist()
-    ranks, threads, cids = array["rank"].tolist(), array["thread"].tolist(), array["cid"].tolist()
+    ranks, cids = array["rank"].tolist(), array["cid"].tolist()
     peers = array["peer"].tolist()
     calls = {}  # (communicator, rank) -> [rows in start order]
     for row in np.argsort(array["start_ns"], kind="stable").tolist():

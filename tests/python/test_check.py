@@ -2,7 +2,6 @@
 tools load passes; each failure, written by hand in the old forms, is named
 with its file, line and problem, and the exit status is 1."""
 import os
-import pathlib
 import subprocess
 
 import pytest
