@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ inline std::string writeSlicedRunTrace(const std::string &directory, int rank, i
         return time;
     };
     const int64_t next = (rank + 1) % ranks, previous = (rank + ranks - 1) % ranks;
+    // Each name its own duration: no two names tie in the sums of stats().
+    const auto duration = [](const char *name) {
+        return int64_t{300} + 11 * name[0] + 5 * name[1] +
+               3 * static_cast<int64_t>(std::strlen(name));
+    };
     const auto point = [&](const char *name, const char *peerName, int64_t peer, int64_t tag,
                            int64_t rid) {
         writer->beginState(name, at(100 + rank));
@@ -44,7 +50,7 @@ inline std::string writeSlicedRunTrace(const std::string &directory, int rank, i
         writer->attribute(peerName[0] == 't' ? "toTag" : "fromTag", tag);
         writer->attribute("cid", int64_t{0});
         if (rid >= 0) writer->attribute("rid", rid);
-        writer->endState(at(300));
+        writer->endState(at(duration(name)));
     };
     const auto waitFor = [&](const char *name, std::vector<int64_t> rids) {
         writer->beginState(name, at(50));
@@ -53,7 +59,7 @@ inline std::string writeSlicedRunTrace(const std::string &directory, int rank, i
             writer->attribute("rid", rid);
             writer->endElement();
         }
-        writer->endState(at(400));
+        writer->endState(at(duration(name) + 100));
     };
     int64_t rid = 0;
     const int64_t sendInit = rid++, recvInit = rid++;
