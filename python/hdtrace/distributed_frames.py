@@ -19,6 +19,7 @@ holds the whole run.
 Dask and pandas are optional: this module imports without them, and
 to_dask() says what to install when they are absent.
 """
+import operator
 import os
 import socket
 import warnings
@@ -156,8 +157,15 @@ def plan_slices(size, slice_bytes):
 
 def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_BYTES):
     dask, dd, pandas = import_dask()
-    if slice_bytes is not None and (not isinstance(slice_bytes, int) or slice_bytes < 0):
-        raise ValueError(f"slice_bytes must be a number of bytes (or None), not {slice_bytes!r}")
+    if slice_bytes is not None:
+        try:
+            valid = operator.index(slice_bytes) >= 0
+        except TypeError:
+            valid = False
+        if not valid:
+            raise ValueError(f"slice_bytes must be a number of bytes (or None), not "
+                             f"{slice_bytes!r}")
+        slice_bytes = operator.index(slice_bytes)
     # Slices need the writer's layout (our dialect), and a partial read keeps
     # the calls before a trace's first damage, which a later slice cannot know.
     slicing = bool(slice_bytes) and project.dialect == "hdtrace" and not project.partial

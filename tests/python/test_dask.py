@@ -385,6 +385,10 @@ def test_sliced_traces_read_as_many_partitions_equal_to_dataframe(sliced_run):
     assert project.to_dask(slice_bytes=max(sizes)).npartitions == SLICED_RANKS
     assert project.to_dask().npartitions == SLICED_RANKS
     assert project.to_dask(slice_bytes=None).npartitions == SLICED_RANKS
+    assert project.to_dask(slice_bytes=0).npartitions == SLICED_RANKS
+    for wrong in (-1, 1.5, "1M"):
+        with pytest.raises(ValueError, match="slice_bytes must be a number of bytes"):
+            project.to_dask(slice_bytes=wrong)
 
 
 def test_slices_at_every_byte_offset_concatenate_to_the_whole_trace(data_dir):
