@@ -351,6 +351,8 @@ ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOp
     handler.setParser(&parser);
     try {
         parser.parseAll();
+    } catch (const InputEndError &) {
+        throw;  // the caller finds out what it is
     } catch (const ReadError &error) {
         if (!options.partial) throw;
         result.damage = error.what();

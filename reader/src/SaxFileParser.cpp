@@ -211,7 +211,17 @@ bool SaxFileParser::afterParse(int status, bool atEnd) {
         finished_ = true;
         return false;
     }
-    if (status != 0 || !context_->wellFormed) throwParseError(atEnd);
+    if (status != 0 || !context_->wellFormed) {
+        // Input that ends in text of its own (a slice's closing tag) is not
+        // where the file ends: an error libxml2 reports only at its end
+        // (it waits for more data, e.g. for the ';' of a reference) may
+        // come elsewhere, and be worded otherwise, in the whole file.
+        if (atEnd && !pieces_.empty() && !pieces_.back().text.empty()) {
+            finished_ = true;
+            throw InputEndError(path_, 0, 0, "an error at the end of a slice");
+        }
+        throwParseError(atEnd);
+    }
     return true;
 }
 

@@ -171,7 +171,9 @@ SliceRead readEventColumnsSlice(const std::string &path, const TraceOptions &opt
     };
     // The slice does not end where the root holds only complete calls: the
     // trace is not in the writer's layout after all (or damaged across the
-    // slice's end). The whole read gives its error; without one, say why.
+    // slice's end); or libxml2 saw an error only at the slice's end, where
+    // the whole file goes on. The whole read gives its error; without one,
+    // say why.
     const auto notInLayout = [&]() -> SliceRead {
         TraceOptions strict = options;
         strict.partial = false;
@@ -183,6 +185,8 @@ SliceRead readEventColumnsSlice(const std::string &path, const TraceOptions &opt
     try {
         slice.result =
             readEventColumnsWithLibxml2(path, options, localToWorld, std::move(pieces), fileLine);
+    } catch (const InputEndError &) {
+        return notInLayout();
     } catch (const ReadError &) {
         if (inClosingTag) return notInLayout();
         throw;

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include <hdtrace/reader/ReadError.hpp>
+
 struct _xmlParserCtxt;
 
 namespace hdtrace::reader {
@@ -54,6 +56,13 @@ struct InputPiece {
     uint64_t offset = 0;
     uint64_t length = 0;
     std::string text;
+};
+
+// Thrown instead of the error that libxml2 reports only at the end of
+// input that ends in text of its own (see SaxFileParser::afterParse).
+class InputEndError : public ReadError {
+  public:
+    using ReadError::ReadError;
 };
 
 class SaxFileParser {
