@@ -413,12 +413,14 @@ def test_slices_at_every_byte_offset_concatenate_to_the_whole_trace(data_dir):
                               whole["completion_row"]), split
 
 
-def test_stats_and_match_messages_on_slices_equal_in_process(sliced_run, traced_run):
+def test_table_stats_and_match_messages_on_slices_equal_in_process(sliced_run, traced_run):
+    """The generated run and the traced 4-rank run, every trace in 9 or more slices."""
     for proj in (sliced_run, traced_run):
         project = hdtrace.open(proj, **AS_WRITTEN)
         slice_bytes = min(os.path.getsize(leaf.path) for leaf in project.topology) // 9
         frame = project.to_dask(slice_bytes=slice_bytes)
         assert min(slices_per_trace(frame).values()) >= 9
+        assert_sliced_frame_matches(project, frame)
         assert_stats_equal(hdtrace.stats(frame), hdtrace.stats(project))
         assert_matches_equal(project, frame, hdtrace.match_messages(frame),
                              hdtrace.match_messages(project))
