@@ -386,6 +386,10 @@ def test_sliced_traces_read_as_many_partitions_equal_to_dataframe(sliced_run):
     assert project.to_dask().npartitions == SLICED_RANKS
     assert project.to_dask(slice_bytes=None).npartitions == SLICED_RANKS
     assert project.to_dask(slice_bytes=0).npartitions == SLICED_RANKS
+    from hdtrace import distributed_frames
+    for function in (hdtrace.Project.to_dask, hdtrace.to_dask):
+        default = inspect.signature(function).parameters["slice_bytes"].default
+        assert default == distributed_frames.DEFAULT_SLICE_BYTES == 256 << 20
     for wrong in (-1, 1.5, "1M"):
         with pytest.raises(ValueError, match="slice_bytes must be a number of bytes"):
             project.to_dask(slice_bytes=wrong)
