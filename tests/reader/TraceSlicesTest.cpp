@@ -160,6 +160,34 @@ TEST_F(TraceSlices, TheTestDataOfOurDialectSplitsAtEveryByte) {
         ASSERT_TRUE(slicedRows(trace, {split}, size) == whole) << "split " << split;
 }
 
+// Slices and prefixes longer than the scanner's chunk (256 KiB) and the
+// blocks in which newlines are counted (64 KiB).
+TEST_F(TraceSlices, SlicesLongerThanAChunkGiveTheWholeRowsAndPlaceErrors) {
+    std::string error;
+    const std::string trace =
+        hdtrace::testing::writeSlicedRunTrace(directory_ + "/long", 0, 1, 3000, &error);
+    ASSERT_FALSE(trace.empty()) << error;
+    const Rows whole = wholeRows(trace);
+    const uint64_t size = std::filesystem::file_size(trace);
+    ASSERT_GT(size, 3u << 20);
+    for (uint64_t step : {300001, 1000003}) {
+        std::vector<uint64_t> splits;
+        for (uint64_t at = step; at < size; at += step)
+            splits.push_back(at);
+        EXPECT_TRUE(slicedRows(trace, splits, size) == whole) << "slices of " << step;
+    }
+    const std::string text = fileText(trace);
+    const size_t time = text.find("time='", 3 * text.size() / 4) + 6;
+    TemporaryFile damaged(text.substr(0, time) + "x" + text.substr(time + 1));
+    const std::optional<ErrorAt> expected =
+        errorOf([&] { readEventColumns(damaged.path(), {}, nullptr); });
+    ASSERT_TRUE(expected.has_value());
+    EXPECT_GT(std::get<1>(*expected), 50000);
+    const std::optional<ErrorAt> got = errorOf(
+        [&] { readEventColumnsSlice(damaged.path(), {}, nullptr, 3 * size / 4 - 5000, size); });
+    EXPECT_EQ(got, expected);
+}
+
 TEST_F(TraceSlices, FiltersApplyInEachSlice) {
     TraceOptions options;
     options.filter.names = {"Isend", "Waitall"};
