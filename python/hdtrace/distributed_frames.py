@@ -366,12 +366,41 @@ class _SliceMessages:
         return None
 
     def post(self, row, peer, tag, cid, size, group, sequence):
-        comm = self.spec.comm_of_cid.get(cid)
-        at = self.matched_at.get(row, self.start_ns[row])
-        return _Post((at, group, self.start_ns[row], self.spec.part, sequence), self.spec.part,
-                     row, self.spec.rank, self.spec.thread, peer, tag,
-                     comm if comm is not None else ("cid", cid), size, self.start[row],
-                     self.end[row], False)
+        return _make_post(self.spec, row, self.matched_at.get(row, self.start_ns[row]),
+                          (self.start_ns[row], self.start[row], self.end[row]), peer, tag, cid,
+                          size, group, sequence)
+
+    def completion_index(self):
+        """The completions as arrays (rid, start_ns, end) sorted in that order,
+        for _first_completion: what a later step of the chain needs of this
+        slice, without its rows."""
+        rids, at_ns, ends = [], [], []
+        for rid, values in self.completions.items():
+            for start_ns, done in values:
+                rids.append(rid)
+                at_ns.append(start_ns)
+                ends.append(done)
+        rids, at_ns = np.array(rids, dtype=np.int64), np.array(at_ns, dtype=np.int64)
+        ends = np.array(ends, dtype=np.float64)
+        order = np.lexsort((ends, at_ns, rids))
+        return rids[order], at_ns[order], ends[order]
+
+
+def _make_post(spec, row, at, times, peer, tag, cid, size, group, sequence):
+    """A _Post of the partition's row; times: its (start_ns, start, end)."""
+    start_ns, start, end = times
+    comm = spec.comm_of_cid.get(cid)
+    return _Post((at, group, start_ns, spec.part, sequence), spec.part, row, spec.rank,
+                 spec.thread, peer, tag, comm if comm is not None else ("cid", cid), size,
+                 start, end, False)
+
+
+def _first_completion(index, rid, at_ns):
+    """completion() over a completion_index: the end, or None."""
+    rids, starts, ends = index
+    low, high = np.searchsorted(rids, rid, "left"), np.searchsorted(rids, rid, "right")
+    at = low + int(np.searchsorted(starts[low:high], at_ns, "left"))
+    return float(ends[at]) if at < high else None
 
 
 def _routed(sends, receives, groups):
@@ -441,16 +470,18 @@ def _posts_of_part(part, spec, groups):
         template = templates.get(rid)
         if template is None:
             if not whole:
-                unstarted.append((row, rid, group, sequence))
+                times = (data.start_ns[row], data.start[row], data.end[row])
+                unstarted.append((row, rid, group, sequence, times))
             continue
         peer, tag, cid, size, is_send = template
         add(sends if is_send else receives, data.post(row, peer, tag, cid, size, group, sequence),
             rid)
     return {"length": data.length, "groups": _routed(sends, receives, groups),
-            "waiting": waiting, "unstarted": unstarted, "templates": templates}
+            "waiting": waiting, "unstarted": unstarted, "templates": templates,
+            "completions": None if whole else data.completion_index()}
 
 
-def _settle_slice(part, spec, posts, carried, groups):
+def _settle_slice(spec, posts, carried, groups):
     """The step of a trace's chain of slices for what one slice cannot settle
     alone, in trace order: the persistent requests of the slices before it
     start this slice's Starts, and this slice's Wait/Test calls complete the
@@ -459,22 +490,22 @@ def _settle_slice(part, spec, posts, carried, groups):
     slice holds none). Returns ({group: (sends, receives)} settled here,
     what is carried to the next slice); the last slice marks the posts
     still waiting as never completed."""
-    data = _SliceMessages(part, spec) if (carried["waiting"] or posts["unstarted"]) else None
+    completions = posts["completions"]
     sends, receives = [], []
     still_waiting = []
     for made, rid, is_send in carried["waiting"]:
-        done = data.completion(rid, made.key[2])
+        done = _first_completion(completions, rid, made.key[2])
         if done is not None:
             (sends if is_send else receives).append(made._replace(complete=done))
         else:
             still_waiting.append((made, rid, is_send))
-    for row, rid, group, sequence in posts["unstarted"]:
+    for row, rid, group, sequence, times in posts["unstarted"]:
         template = carried["templates"].get(rid)
         if template is None:
             continue  # as in-process: a Start of a request made nowhere
         peer, tag, cid, size, is_send = template
-        made = data.post(row, peer, tag, cid, size, group, sequence)
-        done = data.completion(rid, data.start_ns[row])
+        made = _make_post(spec, row, times[0], times, peer, tag, cid, size, group, sequence)
+        done = _first_completion(completions, rid, times[0])
         if done is not None:
             (sends if is_send else receives).append(made._replace(complete=done))
         else:
@@ -577,12 +608,12 @@ def frame_match_messages(run):
     # steps, in trace order (the slices themselves are read in parallel).
     settled = []
     carried = {"waiting": [], "templates": {}}
-    for read, spec, piece in zip(run.reads, run.specs, posts):
+    for spec, piece in zip(run.specs, posts):
         if spec.slices == 1:
             continue
         if spec.slice_index == 0:
             carried = {"waiting": [], "templates": {}}
-        step = dask.delayed(_settle_slice, pure=True)(read, spec, piece, carried, groups)
+        step = dask.delayed(_settle_slice, pure=True)(spec, piece, carried, groups)
         settled.append(step)
         carried = dask.delayed(_carried_of, pure=True)(step)
     matched = [dask.delayed(_match_group, pure=True)(
