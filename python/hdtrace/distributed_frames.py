@@ -1,8 +1,9 @@
 """Project.to_dask(): a project's table as a dask.dataframe, and stats and
 match_messages computed on it partition by partition.
 
-Each partition is one trace (one rank and thread), read by the C++ reader
-inside the task that makes it. A task carries a _TraceSpec only: the trace's
+Each partition is one trace (one rank and thread), or one slice of a large
+trace (a byte range, TraceSlices.hpp), read by the C++ reader inside the task
+that makes it. A task carries a _TraceSpec only: the trace's
 absolute path, the filters, and the two small tables the reading needs (the
 original dialect's local-to-world ranks, the rank's communicator per cid);
 never an open reader or the Project. So every Dask scheduler can run it, the
@@ -18,6 +19,7 @@ holds the whole run.
 Dask and pandas are optional: this module imports without them, and
 to_dask() says what to install when they are absent.
 """
+import operator
 import os
 import socket
 import warnings
@@ -29,6 +31,10 @@ import numpy as np
 from . import _core
 from .errors import MissingTraceError, TraceDamageWarning
 from .table import NO_PEER, TABLE_COLUMNS
+
+#: Traces larger than this are read in slices of about this many bytes, one
+#: partition each (Project.to_dask's slice_bytes).
+DEFAULT_SLICE_BYTES = 256 << 20
 
 #: At most this many groups of receiving ranks for match_messages: each
 #: partition's messages are split into this many pieces, so the graph has
@@ -81,6 +87,10 @@ class _TraceSpec:
     partial: bool
     local_to_world: object  # {cid: [world rank of local 0, 1, ...]} (original dialect) or None
     comm_of_cid: dict       # {cid: index in project.communicators} of this rank
+    begin: object = None    # the slice's byte range [begin, end); None, None: the whole trace
+    end: object = None
+    slice_index: int = 0    # which of the trace's slices, of how many
+    slices: int = 1
 
 
 class _Part:
@@ -101,8 +111,13 @@ def _read_part(spec):
     import pandas
     if not os.path.exists(spec.path):
         raise TraceNotFoundError(spec.project, spec.path, socket.gethostname())
-    columns = _core.read_columns(spec.path, list(spec.names), spec.from_ns, spec.to_ns,
-                                 spec.partial, spec.local_to_world)
+    if spec.slices > 1:
+        columns = _core.read_columns(spec.path, list(spec.names), spec.from_ns, spec.to_ns,
+                                     spec.partial, spec.local_to_world, begin=spec.begin,
+                                     end=spec.end)
+    else:
+        columns = _core.read_columns(spec.path, list(spec.names), spec.from_ns, spec.to_ns,
+                                     spec.partial, spec.local_to_world)
     if columns["damage"]:
         warnings.warn(f"trace is damaged, kept every complete call before the damage: "
                       f"{columns['damage']}", TraceDamageWarning, stacklevel=2)
@@ -128,8 +143,32 @@ class _DaskRun:
     reads: list         # dask.delayed _Part per partition, in partition order
 
 
-def project_to_dask(project, names=None, window=None):
+def plan_slices(size, slice_bytes):
+    """[(begin, end)] byte ranges of about slice_bytes covering a trace of
+    size bytes; [(None, None)] (whole) when it is no larger than one slice.
+    The last range's end is None: to the end of the file, whatever its size
+    when read."""
+    if not slice_bytes or size <= slice_bytes:
+        return [(None, None)]
+    count = -(-size // slice_bytes)
+    bounds = [index * size // count for index in range(count)] + [None]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_BYTES):
     dask, dd, pandas = import_dask()
+    if slice_bytes is not None:
+        try:
+            valid = operator.index(slice_bytes) >= 0
+        except TypeError:
+            valid = False
+        if not valid:
+            raise ValueError(f"slice_bytes must be a number of bytes (or None), not "
+                             f"{slice_bytes!r}")
+        slice_bytes = operator.index(slice_bytes)
+    # Slices need the writer's layout (our dialect), and a partial read keeps
+    # the calls before a trace's first damage, which a later slice cannot know.
+    slicing = bool(slice_bytes) and project.dialect == "hdtrace" and not project.partial
     # A project opened with clock alignment corrects its times in-process,
     # from the whole table at once (the order repair needs every message);
     # a task reads one trace as written, so the two would disagree.
@@ -150,10 +189,15 @@ def project_to_dask(project, names=None, window=None):
             continue  # partial=True: warned about when opened, reads as empty
         local_to_world = (project.communicators.local_to_world_table(leaf.rank)
                           if project.ranks_in_traces == "local" else None)
-        specs.append(_TraceSpec(
-            os.path.abspath(project.path), os.path.abspath(leaf.path), len(specs), leaf.rank,
-            leaf.thread, tuple(names or ()), from_ns, to_ns, bool(project.partial), local_to_world,
-            {cid: index for (world, cid), index in comm_index.items() if world == leaf.rank}))
+        ranges = plan_slices(os.stat(leaf.path).st_size, slice_bytes) if slicing \
+            else [(None, None)]
+        comm_of_cid = {cid: index for (world, cid), index in comm_index.items()
+                       if world == leaf.rank}
+        for index, (begin, end) in enumerate(ranges):
+            specs.append(_TraceSpec(
+                os.path.abspath(project.path), os.path.abspath(leaf.path), len(specs), leaf.rank,
+                leaf.thread, tuple(names or ()), from_ns, to_ns, bool(project.partial),
+                local_to_world, comm_of_cid, begin, end, index, len(ranges)))
     meta = pandas.DataFrame(np.empty(0, dtype=_table_dtype(1)))
     if not specs:
         frame = dd.from_pandas(meta, npartitions=1)
@@ -284,72 +328,85 @@ def frame_stats(run):
 _Post = namedtuple("_Post", "key part row rank thread peer tag comm size start complete incomplete")
 
 
-def _posts_of_part(part, spec, groups):
-    """The messages the partition's trace posts, as {group: (sends, receives)} by
-    receiving rank; and the partition's length."""
+class _SliceMessages:
+    """What _posts_of_part knows of a partition's trace data: its rows as
+    lists, and its completions by rid (Wait/Test <For>, sorted)."""
+
+    def __init__(self, part, spec):
+        frame, side = part.frame, part.side
+        names = side["names"]
+        self.spec = spec
+        self.name_of = [names[code] for code in np.asarray(side["name_code"]).tolist()]
+        self.peers, self.tags = frame["peer"].tolist(), frame["tag"].tolist()
+        self.cids, self.sizes = frame["cid"].tolist(), frame["size"].tolist()
+        self.rids = frame["rid"].tolist()
+        self.start_ns = frame["start_ns"].tolist()
+        self.start, self.end = frame["start"].tolist(), frame["end"].tolist()
+        self.recv_peer, self.recv_tag = np.asarray(side["recv_peer"]), np.asarray(side["recv_tag"])
+        self.length = len(frame)
+        self.completions = defaultdict(list)  # rid -> [(start_ns, end)] of the Wait/Test calls
+        self.started = []                     # (row, rid, order group, sequence)
+        for index, (row, rid) in enumerate(zip(np.asarray(side["completion_row"]).tolist(),
+                                               np.asarray(side["completion_rid"]).tolist())):
+            if self.name_of[row] == "Startall":
+                self.started.append((row, rid, 1, index))
+            else:
+                self.completions[rid].append((self.start_ns[row], self.end[row]))
+        for values in self.completions.values():
+            values.sort()
+        self.started.extend((row, self.rids[row], 2, row)
+                            for row, name in enumerate(self.name_of) if name == "Start")
+        self.matched_at = {}
+
+    def completion(self, rid, at_ns):
+        """The end of the first completion of rid that starts at or after at_ns, or None."""
+        for start_ns, done in self.completions.get(rid, ()):
+            if start_ns >= at_ns:
+                return done
+        return None
+
+    def post(self, row, peer, tag, cid, size, group, sequence):
+        return _make_post(self.spec, row, self.matched_at.get(row, self.start_ns[row]),
+                          (self.start_ns[row], self.start[row], self.end[row]), peer, tag, cid,
+                          size, group, sequence)
+
+    def completion_index(self):
+        """The completions as arrays (rid, start_ns, end) sorted in that order,
+        for _first_completion: what a later step of the chain needs of this
+        slice, without its rows."""
+        rids, at_ns, ends = [], [], []
+        for rid, values in self.completions.items():
+            for start_ns, done in values:
+                rids.append(rid)
+                at_ns.append(start_ns)
+                ends.append(done)
+        rids, at_ns = np.array(rids, dtype=np.int64), np.array(at_ns, dtype=np.int64)
+        ends = np.array(ends, dtype=np.float64)
+        order = np.lexsort((ends, at_ns, rids))
+        return rids[order], at_ns[order], ends[order]
+
+
+def _make_post(spec, row, at, times, peer, tag, cid, size, group, sequence):
+    """A _Post of the partition's row; times: its (start_ns, start, end)."""
+    start_ns, start, end = times
+    comm = spec.comm_of_cid.get(cid)
+    return _Post((at, group, start_ns, spec.part, sequence), spec.part, row, spec.rank,
+                 spec.thread, peer, tag, comm if comm is not None else ("cid", cid), size,
+                 start, end, False)
+
+
+def _first_completion(index, rid, at_ns):
+    """completion() over a completion_index: the end, or None."""
+    rids, starts, ends = index
+    low, high = np.searchsorted(rids, rid, "left"), np.searchsorted(rids, rid, "right")
+    at = low + int(np.searchsorted(starts[low:high], at_ns, "left"))
+    return float(ends[at]) if at < high else None
+
+
+def _routed(sends, receives, groups):
+    """{group: (sends, receives)} by receiving rank; messages to or from
+    MPI_PROC_NULL are none."""
     from . import messages as m
-    frame, side = part.frame, part.side
-    names = side["names"]
-    name_of = [names[code] for code in np.asarray(side["name_code"]).tolist()]
-    peers, tags = frame["peer"].tolist(), frame["tag"].tolist()
-    cids, sizes, rids = frame["cid"].tolist(), frame["size"].tolist(), frame["rid"].tolist()
-    start_ns = frame["start_ns"].tolist()
-    start, end = frame["start"].tolist(), frame["end"].tolist()
-    recv_peer, recv_tag = np.asarray(side["recv_peer"]), np.asarray(side["recv_tag"])
-
-    completions = defaultdict(list)  # rid -> [(start_ns, end)] of the Wait/Test calls
-    started = []                     # (row, rid, order group, sequence)
-    for index, (row, rid) in enumerate(zip(np.asarray(side["completion_row"]).tolist(),
-                                           np.asarray(side["completion_rid"]).tolist())):
-        if name_of[row] == "Startall":
-            started.append((row, rid, 1, index))
-        else:
-            completions[rid].append((start_ns[row], end[row]))
-    for values in completions.values():
-        values.sort()
-    started.extend((row, rids[row], 2, row) for row, name in enumerate(name_of) if name == "Start")
-
-    matched_at = {}
-    if any(name in m.MATCHED_RECEIVES for name in name_of):
-        matched_at = _probe_starts_of_trace(spec, name_of, start_ns)
-
-    def post(row, peer, tag, cid, size, rid, group, sequence):
-        complete, incomplete = end[row], False
-        if rid is not None:
-            complete = np.nan
-            for at_ns, done in completions.get(rid, ()):
-                if at_ns >= start_ns[row]:
-                    complete = done
-                    break
-            incomplete = complete != complete  # NaN: never completed
-        comm = spec.comm_of_cid.get(cid)
-        at = matched_at.get(row, start_ns[row])
-        return _Post((at, group, start_ns[row], spec.part, sequence), spec.part, row, spec.rank,
-                     spec.thread, peer, tag, comm if comm is not None else ("cid", cid), size,
-                     start[row], complete, incomplete)
-
-    sends, receives = [], []
-    persistent = {}
-    for row, name in enumerate(name_of):
-        if name in m.SENDS or name in m.SEND_RECEIVES:
-            rid = rids[row] if name in m.NONBLOCKING else None
-            sends.append(post(row, peers[row], tags[row], cids[row], sizes[row], rid, 0, row))
-        if name in m.RECEIVES:
-            rid = rids[row] if name in m.NONBLOCKING else None
-            receives.append(post(row, peers[row], tags[row], cids[row], sizes[row], rid, 0, row))
-        elif name in m.SEND_RECEIVES:
-            receives.append(post(row, int(recv_peer[row]), int(recv_tag[row]), cids[row],
-                                 sizes[row], None, 0, row))
-        elif name in m.PERSISTENT_SENDS or name in m.PERSISTENT_RECEIVES:
-            persistent[rids[row]] = row
-    for row, rid, group, sequence in started:
-        template = persistent.get(rid)
-        if template is None:
-            continue
-        made = post(row, peers[template], tags[template], cids[template], sizes[template], rid,
-                    group, sequence)
-        (sends if name_of[template] in m.PERSISTENT_SENDS else receives).append(made)
-
     by_group = {group: ([], []) for group in range(groups)}
     for one in sends:
         if one.peer < 0 or one.peer == NO_PEER:
@@ -359,19 +416,124 @@ def _posts_of_part(part, spec, groups):
         if one.peer in (m.PROC_NULL, NO_PEER):
             continue
         by_group[one.rank % groups][1].append(one)
-    return {"length": len(frame), "groups": by_group}
+    return by_group
+
+
+def _never_completed(post):
+    return post._replace(complete=np.nan, incomplete=True)
+
+
+def _posts_of_part(part, spec, groups):
+    """The messages the partition posts, as {group: (sends, receives)} by
+    receiving rank, and its length. A slice of a trace also returns what only
+    the trace's other slices can settle (see _settle_slice): its
+    nonblocking posts not completed within it ("waiting": (post, rid)), its
+    Starts of requests made before it ("unstarted") and its persistent
+    requests ("templates")."""
+    from . import messages as m
+    data = _SliceMessages(part, spec)
+    name_of, rids = data.name_of, data.rids
+    whole = spec.slices == 1
+    if any(name in m.MATCHED_RECEIVES for name in name_of):
+        data.matched_at = _probe_starts_of_trace(spec, name_of, data.start_ns)
+
+    sends, receives, waiting = [], [], []
+
+    def add(to, made, rid):
+        if rid is not None:
+            done = data.completion(rid, data.start_ns[made.row])
+            if done is not None:
+                made = made._replace(complete=done)
+            elif whole:
+                made = _never_completed(made)
+            else:
+                waiting.append((made, rid, to is sends))
+                return
+        to.append(made)
+
+    templates = {}
+    for row, name in enumerate(name_of):
+        peer, tag, cid, size = data.peers[row], data.tags[row], data.cids[row], data.sizes[row]
+        if name in m.SENDS or name in m.SEND_RECEIVES:
+            add(sends, data.post(row, peer, tag, cid, size, 0, row),
+                rids[row] if name in m.NONBLOCKING else None)
+        if name in m.RECEIVES:
+            add(receives, data.post(row, peer, tag, cid, size, 0, row),
+                rids[row] if name in m.NONBLOCKING else None)
+        elif name in m.SEND_RECEIVES:
+            add(receives, data.post(row, int(data.recv_peer[row]), int(data.recv_tag[row]), cid,
+                                    size, 0, row), None)
+        elif name in m.PERSISTENT_SENDS or name in m.PERSISTENT_RECEIVES:
+            templates[rids[row]] = (peer, tag, cid, size, name in m.PERSISTENT_SENDS)
+    unstarted = []
+    for row, rid, group, sequence in data.started:
+        template = templates.get(rid)
+        if template is None:
+            if not whole:
+                times = (data.start_ns[row], data.start[row], data.end[row])
+                unstarted.append((row, rid, group, sequence, times))
+            continue
+        peer, tag, cid, size, is_send = template
+        add(sends if is_send else receives, data.post(row, peer, tag, cid, size, group, sequence),
+            rid)
+    return {"length": data.length, "groups": _routed(sends, receives, groups),
+            "waiting": waiting, "unstarted": unstarted, "templates": templates,
+            "completions": None if whole else data.completion_index()}
+
+
+def _settle_slice(spec, posts, carried, groups):
+    """The step of a trace's chain of slices for what one slice cannot settle
+    alone, in trace order: the persistent requests of the slices before it
+    start this slice's Starts, and this slice's Wait/Test calls complete the
+    posts still waiting from before (the first completion of the rid at or
+    after the post, as in-process: calls are in start order, so an earlier
+    slice holds none). Returns ({group: (sends, receives)} settled here,
+    what is carried to the next slice); the last slice marks the posts
+    still waiting as never completed."""
+    completions = posts["completions"]
+    sends, receives = [], []
+    still_waiting = []
+    for made, rid, is_send in carried["waiting"]:
+        done = _first_completion(completions, rid, made.key[2])
+        if done is not None:
+            (sends if is_send else receives).append(made._replace(complete=done))
+        else:
+            still_waiting.append((made, rid, is_send))
+    for row, rid, group, sequence, times in posts["unstarted"]:
+        template = carried["templates"].get(rid)
+        if template is None:
+            continue  # as in-process: a Start of a request made nowhere
+        peer, tag, cid, size, is_send = template
+        made = _make_post(spec, row, times[0], times, peer, tag, cid, size, group, sequence)
+        done = _first_completion(completions, rid, times[0])
+        if done is not None:
+            (sends if is_send else receives).append(made._replace(complete=done))
+        else:
+            still_waiting.append((made, rid, is_send))
+    still_waiting.extend(posts["waiting"])
+    templates = dict(carried["templates"])
+    templates.update(posts["templates"])
+    if spec.slice_index == spec.slices - 1:
+        for made, _, is_send in still_waiting:
+            (sends if is_send else receives).append(_never_completed(made))
+        still_waiting = []
+    return _routed(sends, receives, groups), {"waiting": still_waiting, "templates": templates}
 
 
 def _probe_starts_of_trace(spec, name_of, start_ns):
     """{row of an Mrecv/Imrecv: start_ns of the probe that matched its message}
-    (see messages._probe_starts), from this trace read again for the mids."""
+    (see messages._probe_starts), from this trace read again for the mids:
+    from its start (a probe may be in an earlier slice) to the partition's end."""
     from . import messages as m
     receives = {(start_ns[row], name): row for row, name in enumerate(name_of)
                 if name in m.MATCHED_RECEIVES}
+    last_ns = max(start_ns) if start_ns else None
     reader = _core.TraceReader(spec.path, sorted(m.MATCHED_PROBES | m.MATCHED_RECEIVES), None,
                                None, spec.partial)
     probed, starts = {}, {}
     for name, begin_ns, _, attrs, _, _ in reader:
+        if last_ns is not None and begin_ns > last_ns:
+            break
         mid = attrs.get("mid", -1)
         if mid is None or mid < 0:
             continue
@@ -386,6 +548,14 @@ def _probe_starts_of_trace(spec, name_of, start_ns):
 
 def _group_of(posts, group):
     return posts["groups"][group]
+
+
+def _settled_group(settled, group):
+    return settled[0][group]
+
+
+def _carried_of(settled):
+    return settled[1]
 
 
 def _length_of(posts):
@@ -434,8 +604,21 @@ def frame_match_messages(run):
     groups = max(1, min(MESSAGE_GROUPS, len({spec.rank for spec in run.specs})))
     posts = [dask.delayed(_posts_of_part, pure=True)(read, spec, groups)
              for read, spec in zip(run.reads, run.specs)]
+    # The slices of a trace settle what each cannot alone in a chain of small
+    # steps, in trace order (the slices themselves are read in parallel).
+    settled = []
+    carried = {"waiting": [], "templates": {}}
+    for spec, piece in zip(run.specs, posts):
+        if spec.slices == 1:
+            continue
+        if spec.slice_index == 0:
+            carried = {"waiting": [], "templates": {}}
+        step = dask.delayed(_settle_slice, pure=True)(spec, piece, carried, groups)
+        settled.append(step)
+        carried = dask.delayed(_carried_of, pure=True)(step)
     matched = [dask.delayed(_match_group, pure=True)(
-        [dask.delayed(_group_of, pure=True)(piece, group) for piece in posts])
+        [dask.delayed(_group_of, pure=True)(piece, group) for piece in posts] +
+        [dask.delayed(_settled_group, pure=True)(step, group) for step in settled])
         for group in range(groups)]
     lengths = [dask.delayed(_length_of, pure=True)(piece) for piece in posts]
     matched, lengths = dask.compute(matched, lengths)
@@ -457,12 +640,12 @@ def frame_match_messages(run):
                           as_rows(incomplete))
 
 
-def to_dask(project, names=None, window=None, **open_options):
-    """hdtrace.open(project, **open_options).to_dask(names, window), for a
-    path; a Project's own to_dask() otherwise. See Project.to_dask."""
+def to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_BYTES, **open_options):
+    """hdtrace.open(project, **open_options).to_dask(names, window, slice_bytes),
+    for a path; a Project's own to_dask() otherwise. See Project.to_dask."""
     from .project import Project, open as open_project
     if not isinstance(project, Project):
         project = open_project(project, **open_options)
     elif open_options:
         raise TypeError("open options are for a path: this Project is open already")
-    return project.to_dask(names=names, window=window)
+    return project.to_dask(names=names, window=window, slice_bytes=slice_bytes)

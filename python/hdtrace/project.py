@@ -381,13 +381,15 @@ class Project:
         return pandas.DataFrame(self.to_numpy(names, window))
 
     # --- Dask (issue 16): the table as a dask.dataframe, see distributed_frames.py
-    def to_dask(self, names=None, window=None):
+    def to_dask(self, names=None, window=None, slice_bytes=256 << 20):
         """A dask.dataframe of to_numpy()'s columns and dtypes, one partition per
         trace (in topology order, each in the trace's order), read by the C++
-        reader inside the task. Needs Dask and pandas; the workers must see the
-        trace files under the same (absolute) paths."""
+        reader inside the task. A trace of our dialect larger than slice_bytes
+        becomes several partitions, byte ranges of about slice_bytes each, in
+        order (None or 0: never). Needs Dask and pandas; the workers must see
+        the trace files under the same (absolute) paths."""
         from .distributed_frames import project_to_dask
-        return project_to_dask(self, names, window)
+        return project_to_dask(self, names, window, slice_bytes)
     # --- end Dask
 
     def _full_table(self):

@@ -12,6 +12,7 @@
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
+#include <hdtrace/reader/TraceSlices.hpp>
 
 #include "ClockBinding.hpp"
 #include "EventConversion.hpp"
@@ -62,18 +63,31 @@ class PyTraceReader {
 
 py::dict readColumns(const std::string &path, std::vector<std::string> names,
                      std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial,
-                     std::optional<LocalToWorldTable> localToWorld, const std::string &reader) {
+                     std::optional<LocalToWorldTable> localToWorld, const std::string &reader,
+                     std::optional<uint64_t> begin, std::optional<uint64_t> end) {
     // reader: "auto" (the dialect scanner, libxml2 where it does not
     // recognise the trace) or "libxml2" (for comparisons and benchmarks).
     if (reader != "auto" && reader != "libxml2")
         throw py::value_error("reader must be 'auto' or 'libxml2', not '" + reader + "'");
+    // begin/end: one slice of the trace (TraceSlices.hpp), by the dialect
+    // scanner with libxml2 as its fallback.
+    if ((begin || end) && reader != "auto")
+        throw py::value_error("a slice (begin, end) is read with reader='auto' only");
     ColumnsResult result;
+    SliceRead slice;
+    const bool sliced = begin || end;
     {
         py::gil_scoped_release release;
         TraceOptions options = makeOptions(std::move(names), fromNs, toNs, partial);
         const LocalToWorldTable *table = localToWorld ? &*localToWorld : nullptr;
-        result = reader == "libxml2" ? readEventColumnsWithLibxml2(path, options, table)
-                                     : readEventColumns(path, options, table);
+        if (sliced) {
+            slice = readEventColumnsSlice(path, options, table, begin.value_or(0),
+                                          end.value_or(UINT64_MAX));
+            result = std::move(slice.result);
+        } else {
+            result = reader == "libxml2" ? readEventColumnsWithLibxml2(path, options, table)
+                                         : readEventColumns(path, options, table);
+        }
     }
     EventColumns &columns = result.columns;
     py::dict out;
@@ -99,6 +113,13 @@ py::dict readColumns(const std::string &path, std::vector<std::string> names,
     out["damage"] = result.damage;
     out["time_fraction_digits"] = result.timeFractionDigits;
     out["fallback"] = result.fallback;  // why the dialect scanner left the trace to libxml2
+    if (sliced) {
+        // The bytes whose calls were read; whole: a trace outside the
+        // writer's layout, read whole by the slice at 0.
+        out["slice_from"] = slice.from;
+        out["slice_to"] = slice.to;
+        out["slice_whole"] = slice.whole;
+    }
     return out;
 }
 
@@ -148,7 +169,9 @@ PYBIND11_MODULE(_core, module) {
                py::arg("names") = std::vector<std::string>(), py::arg("from_ns") = py::none(),
                py::arg("to_ns") = py::none(), py::arg("partial") = false,
                py::arg("local_to_world") = py::none(), py::arg("reader") = "auto",
-               "Reads the top-level calls of a trace into numpy columns.");
+               py::arg("begin") = py::none(), py::arg("end") = py::none(),
+               "Reads the top-level calls of a trace into numpy columns; with begin or "
+               "end, those whose element starts in the byte range [begin, end).");
 
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);

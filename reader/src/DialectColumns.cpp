@@ -685,6 +685,36 @@ std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
     return result;
 }
 
+std::optional<ColumnsResult> readEventColumnsByDialectSlice(
+    const std::string &path, const TraceOptions &options, const LocalToWorldTable *localToWorld,
+    std::string_view timeAdjustment, uint64_t from, uint64_t to, bool toIsEndOfFile,
+    std::string *reason) {
+    ColumnsResult result;
+    if (to - from > (uint64_t{64} << 20)) {
+        result.columns.reserve(static_cast<size_t>(to - from) / 100);
+        adviseHugePages(result.columns);
+    }
+    DialectColumnBuilder builder(result.columns, options.filter, localToWorld);
+    // The root's start tag, read from the prolog by the caller. The value
+    // is copied with room for word-at-a-time reads (ScannedAttribute).
+    std::string value(timeAdjustment);
+    value.reserve(value.size() + 16);
+    const ScannedAttribute root{"timeAdjustment", value};
+    if (builder.startElement(1, "Program", &root, 1, TagShapeId{}) != Verdict::Continue) {
+        if (reason) *reason = "a root element the column reader refuses";
+        return std::nullopt;
+    }
+    DialectScanner scanner(path);
+    if (scanner.runSlice(builder, from, to, toIsEndOfFile) ==
+        DialectScanner::Outcome::Unrecognised) {
+        if (reason) *reason = scanner.reason();
+        return std::nullopt;
+    }
+    builder.trimColumns();
+    result.timeFractionDigits = builder.timeFractionDigits();
+    return result;
+}
+
 ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
                                const LocalToWorldTable *localToWorld) {
     std::string reason;

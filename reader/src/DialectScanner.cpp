@@ -287,13 +287,21 @@ bool DialectScanner::refill(const char *keepFrom) {
     const size_t keep = static_cast<size_t>(end_ - keepFrom);
     if (keep == capacity_) return false;
     std::memmove(begin, keepFrom, keep);
+    if (keepFrom > begin) byteBeforeChunk_ = keepFrom[-1];
     size_t filled = keep;
     while (filled < capacity_ && !endOfFile_) {
-        ssize_t got = ::read(fd_, begin + filled, capacity_ - filled);
+        const size_t wanted =
+            static_cast<size_t>(std::min<uint64_t>(capacity_ - filled, sliceLeft_));
+        if (wanted == 0) {
+            endOfFile_ = true;  // the slice's end
+            break;
+        }
+        ssize_t got = ::read(fd_, begin + filled, wanted);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return false;
         if (got == 0) endOfFile_ = true;
         filled += static_cast<size_t>(got);
+        if (sliceLeft_ != UINT64_MAX) sliceLeft_ -= static_cast<uint64_t>(got);
     }
     consumedBefore_ += static_cast<size_t>(keepFrom - begin);
     end_ = begin + filled;
@@ -447,7 +455,43 @@ DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
         reason_ = "an XML declaration other than version 1.0 in UTF-8";
         return Outcome::Unrecognised;
     }
-    const char *position = buffer_.data() + consumedBefore_;
+    return scan(buffer_.data() + consumedBefore_, handler);
+}
+
+DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64_t from,
+                                                 uint64_t to, bool toIsEndOfFile) {
+    if (!open()) {
+        reason_ = "cannot open the file as a regular file";
+        return Outcome::Unrecognised;
+    }
+    if (to <= from || ::lseek(fd_, static_cast<off_t>(from), SEEK_SET) < 0) {
+        reason_ = "an empty slice, or a failed seek";
+        return Outcome::Unrecognised;
+    }
+    slice_ = true;
+    sliceEndsFile_ = toIsEndOfFile;
+    sliceLeft_ = to - from;
+    // A slice needs no buffer larger than itself.
+    if (sliceLeft_ + 1 < capacity_) {
+        capacity_ = std::max<size_t>(static_cast<size_t>(sliceLeft_) + 1, 4096);
+        buffer_.resize(capacity_ + kPadding);
+    }
+    // The root <Program> is open: its start tag is in the prolog, read by the caller.
+    depth_ = 1;
+    rootSeen_ = true;
+    OpenName &root = openNames_[1];
+    std::memcpy(root.text, "Program", 7);
+    root.length = 7;
+    end_ = buffer_.data();
+    if (!refill(end_)) {
+        reason_ = "read failed";
+        return Outcome::Unrecognised;
+    }
+    consumedBefore_ = static_cast<size_t>(from);
+    return scan(buffer_.data(), handler);
+}
+
+DialectScanner::Outcome DialectScanner::scan(const char *position, DialectHandler &handler) {
     for (;;) {
         while (kTables.space[byteAt(position)])
             ++position;
@@ -465,6 +509,16 @@ DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
             return Outcome::Unrecognised;
         }
         const char *tag = position;
+        if (slice_ && position[1] != '/') {
+            // The writer's layout: a line starts with a call's start tag
+            // (depth 2) and with no other start tag.
+            const bool lineStart =
+                (position > buffer_.data() ? position[-1] : byteBeforeChunk_) == '\n';
+            if (lineStart != (depth_ == 1)) {
+                reason_ = "a start tag that does not follow the writer's layout of lines";
+                return Outcome::Unrecognised;
+            }
+        }
         switch (scanTag(position, handler)) {
             case TagResult::Done:
                 continue;
@@ -484,6 +538,11 @@ DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
                 position = buffer_.data();
                 continue;
         }
+    }
+    if (slice_ && !sliceEndsFile_) {
+        if (depth_ == 1) return Outcome::Complete;
+        reason_ = "a slice that ends inside a call, or after the root";
+        return Outcome::Unrecognised;
     }
     if (!rootSeen_) {
         reason_ = "no root element";

@@ -341,4 +341,24 @@ ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOp
     return result;
 }
 
+ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
+                                          const LocalToWorldTable *localToWorld,
+                                          std::vector<InputPiece> pieces,
+                                          std::function<int(int)> fileLine) {
+    ColumnsResult result;
+    ColumnHandler handler(result.columns, options.filter, localToWorld);
+    SaxFileParser parser(path, handler, std::move(pieces), std::move(fileLine));
+    handler.setParser(&parser);
+    try {
+        parser.parseAll();
+    } catch (const InputEndError &) {
+        throw;  // the caller finds out what it is
+    } catch (const ReadError &error) {
+        if (!options.partial) throw;
+        result.damage = error.what();
+    }
+    result.timeFractionDigits = handler.timeFractionDigits();
+    return result;
+}
+
 }  // namespace hdtrace::reader

@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -102,7 +103,21 @@ bool AttributeList::find(std::string_view attributeName, std::string_view *value
 SaxFileParser::SaxFileParser(std::string path, SaxHandler &handler, size_t chunkBytes)
     : path_(std::move(path)), handler_(handler), chunk_(chunkBytes) {
     file_ = openRegularFile(path_);
+    createContext();
+}
 
+SaxFileParser::SaxFileParser(std::string path, SaxHandler &handler, std::vector<InputPiece> pieces,
+                             std::function<int(int)> fileLine, size_t chunkBytes)
+    : path_(std::move(path)),
+      handler_(handler),
+      chunk_(chunkBytes),
+      pieces_(std::move(pieces)),
+      fileLine_(std::move(fileLine)) {
+    file_ = openRegularFile(path_);
+    createContext();
+}
+
+void SaxFileParser::createContext() {
     xmlSAXHandler sax;
     std::memset(&sax, 0, sizeof sax);
     sax.initialized = XML_SAX2_MAGIC;
@@ -123,14 +138,48 @@ SaxFileParser::~SaxFileParser() {
     if (file_) std::fclose(file_);
 }
 
+size_t SaxFileParser::readPieces(bool *last) {
+    size_t length = 0;
+    while (length < chunk_.size() && piece_ < pieces_.size()) {
+        const InputPiece &piece = pieces_[piece_];
+        if (!piece.text.empty()) {
+            const size_t count = std::min(piece.text.size() - pieceDone_, chunk_.size() - length);
+            std::memcpy(chunk_.data() + length, piece.text.data() + pieceDone_, count);
+            length += count, pieceDone_ += count;
+            if (pieceDone_ == piece.text.size()) ++piece_, pieceDone_ = 0;
+            continue;
+        }
+        const size_t wanted = static_cast<size_t>(
+            std::min<uint64_t>(piece.length - pieceDone_, chunk_.size() - length));
+        ssize_t got = wanted == 0 ? 0
+                                  : ::pread(fileno(file_), chunk_.data() + length, wanted,
+                                            static_cast<off_t>(piece.offset + pieceDone_));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            finished_ = true;
+            throw ReadError(path_, 0, 0, std::string("read failed: ") + std::strerror(errno));
+        }
+        length += static_cast<size_t>(got), pieceDone_ += static_cast<uint64_t>(got);
+        if (got == 0 || pieceDone_ == piece.length) ++piece_, pieceDone_ = 0;
+    }
+    *last = piece_ == pieces_.size();
+    return length;
+}
+
 bool SaxFileParser::parseNextChunk() {
     if (finished_) return false;
-    size_t length = std::fread(chunk_.data(), 1, chunk_.size(), file_);
-    if (length < chunk_.size() && std::ferror(file_)) {
-        finished_ = true;
-        throw ReadError(path_, 0, 0, std::string("read failed: ") + std::strerror(errno));
+    bool last = false;
+    size_t length = 0;
+    if (!pieces_.empty()) {
+        length = readPieces(&last);
+    } else {
+        length = std::fread(chunk_.data(), 1, chunk_.size(), file_);
+        if (length < chunk_.size() && std::ferror(file_)) {
+            finished_ = true;
+            throw ReadError(path_, 0, 0, std::string("read failed: ") + std::strerror(errno));
+        }
+        last = length < chunk_.size() && std::feof(file_);
     }
-    bool last = length < chunk_.size() && std::feof(file_);
     bytesRead_ += length;
     if (last && bytesRead_ == 0) {
         // libxml2 would call it "extra content"; say what it is.
@@ -156,13 +205,23 @@ bool SaxFileParser::parseNextChunk() {
 bool SaxFileParser::afterParse(int status, bool atEnd) {
     if (failed_) {
         finished_ = true;
-        throw ReadError(path_, failureLine_, failureColumn_, failure_);
+        throw ReadError(path_, fileLine(failureLine_), failureColumn_, failure_);
     }
     if (stopped_) {
         finished_ = true;
         return false;
     }
-    if (status != 0 || !context_->wellFormed) throwParseError(atEnd);
+    if (status != 0 || !context_->wellFormed) {
+        // Input that ends in text of its own (a slice's closing tag) is not
+        // where the file ends: an error libxml2 reports only at its end
+        // (it waits for more data, e.g. for the ';' of a reference) may
+        // come elsewhere, and be worded otherwise, in the whole file.
+        if (atEnd && !pieces_.empty() && !pieces_.back().text.empty()) {
+            finished_ = true;
+            throw InputEndError(path_, 0, 0, "an error at the end of a slice");
+        }
+        throwParseError(atEnd);
+    }
     return true;
 }
 
@@ -174,6 +233,7 @@ void SaxFileParser::throwParseError(bool truncated) {
         problem.pop_back();
     int line = error ? error->line : 0;
     int column = error ? error->int2 : 0;
+    problem = withFileLines(std::move(problem));
     if (truncated) {
         // libxml2 calls a cut between two elements "extra content"; say
         // what happened. A cut right after a newline is placed at the
@@ -182,11 +242,33 @@ void SaxFileParser::throwParseError(bool truncated) {
             --line;
             column = 0;
         }
-        std::string what = "truncated after line " + std::to_string(line);
+        std::string what = "truncated after line " + std::to_string(fileLine(line));
         if (problem.find("Extra content") == std::string::npos) what += " (" + problem + ")";
         problem = what;
     }
-    throw ReadError(path_, line, column, problem);
+    throw ReadError(path_, fileLine(line), column, problem);
+}
+
+// libxml2 names the line of an element's start tag in some messages
+// ("... in tag Send line 12"): those lines are the document's too.
+std::string SaxFileParser::withFileLines(std::string problem) const {
+    if (!fileLine_) return problem;
+    constexpr std::string_view kLine = " line ";
+    std::string out;
+    size_t at = 0;
+    for (size_t hit; (hit = problem.find(kLine, at)) != std::string::npos;) {
+        size_t digits = hit + kLine.size();
+        while (digits < problem.size() && problem[digits] >= '0' && problem[digits] <= '9')
+            ++digits;
+        out.append(problem, at, hit + kLine.size() - at);
+        if (digits > hit + kLine.size() && digits - hit - kLine.size() < 10)
+            out += std::to_string(fileLine(std::stoi(problem.substr(hit + kLine.size()))));
+        else
+            out.append(problem, hit + kLine.size(), digits - hit - kLine.size());
+        at = digits;
+    }
+    out.append(problem, at, std::string::npos);
+    return out;
 }
 
 void SaxFileParser::stop() {

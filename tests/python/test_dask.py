@@ -305,3 +305,181 @@ def test_without_dask_the_package_works_and_to_dask_says_what_to_install(data_di
     assert result.returncode == 0, result.stderr
     assert "to_dask() needs Dask and pandas, and 'dask' cannot be imported" in result.stdout
     assert "python3-dask python3-pandas" in result.stdout
+
+
+# --- Slices of large traces (issue 16): partitions that are byte ranges of a
+# trace, each read from its range by the C++ reader (reader/TraceSlices.hpp).
+
+SLICED_RANKS = 3
+
+
+@pytest.fixture(scope="module")
+def sliced_run(build_dir, tmp_path_factory):
+    """The run of tests/reader/SlicedRun.hpp, written by libhdtrace: nested
+    calls in <Nested> blocks, <For>/<Data>/<Info> children, escaped values,
+    messages whose completions and persistent requests lie many slices away."""
+    writer = build_dir / "tests" / "reader" / "reader_sliced_run"
+    assert writer.is_file(), f"{writer} is missing: build the project with its tests"
+    work = tmp_path_factory.mktemp("sliced")
+    result = subprocess.run([str(writer), str(work), "40", str(SLICED_RANKS)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return work / "sliced.proj"
+
+
+def assert_sliced_frame_matches(project, frame, **filters):
+    """Partitions in trace order, each holding its trace's rank and thread;
+    the whole frame equals to_dataframe() row for row."""
+    expected = project.to_dataframe(**filters)
+    specs = frame._hdtrace_run.specs
+    assert frame.npartitions == len(specs)
+    assert list(frame.dtypes) == list(expected.dtypes)
+    computed = frame.compute()
+    assert list(computed.dtypes) == list(expected.dtypes)
+    at = 0
+    for spec, part in zip(specs, frame.to_delayed()):
+        rows = part.compute()
+        assert set(rows["rank"]) <= {spec.rank} and set(rows["thread"]) <= {spec.thread}
+        assert rows.reset_index(drop=True).equals(computed.iloc[at:at + len(rows)]
+                                                  .reset_index(drop=True))
+        at += len(rows)
+    ordered, _ = in_trace_order(project, computed)
+    pandas.testing.assert_frame_equal(ordered, expected, check_exact=True)
+    return computed
+
+
+def slices_per_trace(frame):
+    """{trace path: its number of partitions}; each trace's slices numbered in order."""
+    seen = {}
+    for spec in frame._hdtrace_run.specs:
+        seen.setdefault(spec.path, []).append((spec.slice_index, spec.slices))
+    for path, slices in seen.items():
+        assert slices == [(index, len(slices)) for index in range(len(slices))], path
+    return {path: len(slices) for path, slices in seen.items()}
+
+
+def test_sliced_traces_read_as_many_partitions_equal_to_dataframe(sliced_run):
+    project = hdtrace.open(sliced_run, **AS_WRITTEN)
+    sizes = [os.path.getsize(leaf.path) for leaf in project.topology]
+    slice_bytes = min(sizes) // 12
+    frame = project.to_dask(slice_bytes=slice_bytes)
+    counts = slices_per_trace(frame)
+    assert len(counts) == SLICED_RANKS and all(count >= 12 for count in counts.values()), counts
+    # Planned from the sizes: [begin, end) of about slice_bytes, tiling each file.
+    for spec in frame._hdtrace_run.specs:
+        assert spec.begin is not None and (spec.end is None) == (spec.slice_index ==
+                                                                 spec.slices - 1)
+    computed = assert_sliced_frame_matches(project, frame)
+    assert len(computed) == SLICED_RANKS * (2 + 40 * 11 + 4)
+    # Every partition holds calls: no slice lies between two calls' starts.
+    assert all(len(part) > 0 for part in dask.compute(*frame.to_delayed()))
+    # The filters of to_numpy() apply to the slices as to the whole traces.
+    table = project.to_numpy()
+    middle = float(np.median(table["start"]))
+    for filters in ({"names": ["Isend", "Waitall", "File_open"]},
+                    {"window": (middle - 2e-5, middle + 2e-5)}):
+        frame = project.to_dask(slice_bytes=slice_bytes, **filters)
+        assert len(assert_sliced_frame_matches(project, frame, **filters)) > 0, filters
+    # A trace no larger than a slice stays one partition; the default slices
+    # (256 MiB) leave these small traces whole.
+    assert project.to_dask(slice_bytes=max(sizes)).npartitions == SLICED_RANKS
+    assert project.to_dask().npartitions == SLICED_RANKS
+    assert project.to_dask(slice_bytes=None).npartitions == SLICED_RANKS
+    assert project.to_dask(slice_bytes=0).npartitions == SLICED_RANKS
+    from hdtrace import distributed_frames
+    for function in (hdtrace.Project.to_dask, hdtrace.to_dask):
+        default = inspect.signature(function).parameters["slice_bytes"].default
+        assert default == distributed_frames.DEFAULT_SLICE_BYTES == 256 << 20
+    for wrong in (-1, 1.5, "1M"):
+        with pytest.raises(ValueError, match="slice_bytes must be a number of bytes"):
+            project.to_dask(slice_bytes=wrong)
+
+
+def test_slices_at_every_byte_offset_concatenate_to_the_whole_trace(data_dir):
+    from hdtrace import _core
+    trace = str(data_dir / "ours" / "app_node01_0_0.trc")
+    whole = _core.read_columns(trace)
+    keys = ("start_ns", "end_ns", "size", "offset", "rid", "peer", "tag", "cid", "fid",
+            "recv_peer", "recv_tag")
+    size = os.path.getsize(trace)
+    for split in range(size + 1):
+        first = _core.read_columns(trace, begin=0, end=split)
+        second = _core.read_columns(trace, begin=split, end=size)
+        assert not first["slice_whole"] and first["slice_to"] == second["slice_from"]
+        for key in keys:
+            assert np.array_equal(np.concatenate([first[key], second[key]]), whole[key]), \
+                (split, key)
+        names = [part["names"][code] for part in (first, second) for code in part["name_code"]]
+        assert names == [whole["names"][code] for code in whole["name_code"]], split
+        rows = len(first["name_code"])
+        assert np.array_equal(np.concatenate([first["completion_row"],
+                                              second["completion_row"] + rows]),
+                              whole["completion_row"]), split
+
+
+def test_table_stats_and_match_messages_on_slices_equal_in_process(sliced_run, traced_run):
+    """The generated run and the traced 4-rank run, every trace in 9 or more slices."""
+    for proj in (sliced_run, traced_run):
+        project = hdtrace.open(proj, **AS_WRITTEN)
+        slice_bytes = min(os.path.getsize(leaf.path) for leaf in project.topology) // 9
+        frame = project.to_dask(slice_bytes=slice_bytes)
+        assert min(slices_per_trace(frame).values()) >= 9
+        assert_sliced_frame_matches(project, frame)
+        assert_stats_equal(hdtrace.stats(frame), hdtrace.stats(project))
+        assert_matches_equal(project, frame, hdtrace.match_messages(frame),
+                             hdtrace.match_messages(project))
+    # The generated run's messages cross slices: every Waitall completes requests
+    # of an earlier slice for some split, persistent requests are made once.
+    matches = hdtrace.match_messages(hdtrace.open(sliced_run, **AS_WRITTEN))
+    assert len(matches.pairs) == SLICED_RANKS * (40 * 3 + 1)
+    assert len(matches.incomplete) == 2 * SLICED_RANKS
+    assert len(matches.unmatched_sends) == len(matches.unmatched_recvs) == SLICED_RANKS
+
+
+def test_a_damaged_slice_names_the_place_of_the_whole_read(sliced_run, tmp_path):
+    from hdtrace import _core
+    copy = tmp_path / "run"
+    shutil.copytree(sliced_run.parent, copy)
+    project = hdtrace.open(copy / sliced_run.name, **AS_WRITTEN)
+    trace = pathlib.Path(project.topology.leaf(1).path)
+    text = trace.read_bytes()
+    at = text.index(b"time='", len(text) // 2) + len(b"time='")
+    trace.write_bytes(text[:at] + b"x" + text[at + 1:])
+    with pytest.raises(hdtrace.ReadError) as whole:
+        _core.read_columns(str(trace))
+    frame = project.to_dask(slice_bytes=len(text) // 10)
+    assert slices_per_trace(frame)[str(trace)] >= 10
+    with pytest.raises(hdtrace.ReadError) as sliced:
+        frame.compute(scheduler="synchronous")
+    got, want = sliced.value, whole.value
+    assert (got.file, got.line, got.column, got.problem) == \
+        (want.file, want.line, want.column, want.problem)
+    assert want.line > 100 and "is not a time in seconds" in want.problem
+
+
+def test_original_implementation_traces_stay_one_partition(fixtures_dir):
+    from hdtrace import _core
+    proj = next((fixtures_dir / "original-traces" / "partdiff").glob("*.proj"))
+    project = hdtrace.open(proj)
+    assert project.dialect == "original"
+    frame = project.to_dask(slice_bytes=4096)
+    assert frame.npartitions == len(project.topology) == 5
+    assert_frame_matches(project, frame)
+    # The C++ reader itself reads such a trace whole in the slice at 0.
+    trace = project.topology.leaf(0).path
+    first = _core.read_columns(trace, begin=0, end=4096)
+    rest = _core.read_columns(trace, begin=4096, end=None)
+    assert first["slice_whole"] and rest["slice_whole"] and len(rest["name_code"]) == 0
+    assert np.array_equal(first["start_ns"], _core.read_columns(trace)["start_ns"])
+
+
+def test_slices_on_a_local_cluster_of_two_processes(sliced_run, cluster):
+    project = hdtrace.open(sliced_run, **AS_WRITTEN)
+    slice_bytes = min(os.path.getsize(leaf.path) for leaf in project.topology) // 5
+    with distributed.Client(cluster):
+        frame = project.to_dask(slice_bytes=slice_bytes)
+        assert frame.npartitions >= 5 * SLICED_RANKS
+        assert_sliced_frame_matches(project, frame)
+        assert_stats_equal(hdtrace.stats(frame), hdtrace.stats(project))
+        assert_matches_equal(project, frame, hdtrace.match_messages(frame),
+                             hdtrace.match_messages(project))

@@ -83,12 +83,22 @@ class DialectScanner {
     DialectScanner &operator=(const DialectScanner &) = delete;
 
     Outcome run(DialectHandler &handler);
+    // Scans bytes [from, to) of the file as the inside of an open root
+    // element <Program> (depth 1), for a slice of a trace in the writer's
+    // layout (TraceSlices.hpp): from is the start of a line; the bytes end
+    // at a line start (to < the file's size) with only the root open, or at
+    // the end of the file with the root closed. A start tag that begins a
+    // line at another depth than 2, or one at depth 2 that does not, is not
+    // the writer's layout and ends the scan as Unrecognised, as a
+    // truncated or mismatched slice does.
+    Outcome runSlice(DialectHandler &handler, uint64_t from, uint64_t to, bool toIsEndOfFile);
     // Why the scan ended as Unrecognised.
     const std::string &reason() const { return reason_; }
 
   private:
     enum class TagResult { Done, NeedMore, Stopped, Unrecognised };
     bool open();
+    Outcome scan(const char *position, DialectHandler &handler);
     bool refill(const char *keepFrom);
     void indexChunk();
     bool anySpecial(size_t from, size_t to) const;
@@ -119,6 +129,12 @@ class DialectScanner {
     int depth_ = 0;
     bool rootSeen_ = false;
     bool rootClosed_ = false;
+    // Slices (runSlice): the bytes left to read before the slice's end, the
+    // byte before the chunk (line starts), and the end of data's meaning.
+    bool slice_ = false;
+    bool sliceEndsFile_ = false;
+    uint64_t sliceLeft_ = UINT64_MAX;
+    char byteBeforeChunk_ = '\n';
     // The names of the open elements, by depth: short ones inline (copied by
     // one fixed-size move), longer ones in long_.
     struct OpenName {

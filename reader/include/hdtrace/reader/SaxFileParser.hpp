@@ -7,11 +7,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <hdtrace/reader/ReadError.hpp>
 
 struct _xmlParserCtxt;
 
@@ -46,6 +50,21 @@ class SaxHandler {
     virtual void characters(std::string_view /*text*/) {}
 };
 
+// A part of the document a SaxFileParser reads from pieces: bytes of the
+// file, or text of its own (when text is not empty).
+struct InputPiece {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    std::string text;
+};
+
+// Thrown instead of the error that libxml2 reports only at the end of
+// input that ends in text of its own (see SaxFileParser::afterParse).
+class InputEndError : public ReadError {
+  public:
+    using ReadError::ReadError;
+};
+
 class SaxFileParser {
   public:
     // Deeper nesting is refused, so that nothing built from the elements
@@ -56,6 +75,12 @@ class SaxFileParser {
     // Opens path; throws ReadError when it cannot be opened or is not a
     // regular file (a FIFO, directory or device).
     SaxFileParser(std::string path, SaxHandler &handler, size_t chunkBytes = 256 * 1024);
+    // Parses the pieces one after the other as the document (a slice of a
+    // trace behind its prolog, TraceSlices.cpp). fileLine turns a line of
+    // that document into the file's line; it is called on errors only, for
+    // the positions and for "line N" in libxml2's messages.
+    SaxFileParser(std::string path, SaxHandler &handler, std::vector<InputPiece> pieces,
+                  std::function<int(int)> fileLine, size_t chunkBytes = 256 * 1024);
     ~SaxFileParser();
     SaxFileParser(const SaxFileParser &) = delete;
     SaxFileParser &operator=(const SaxFileParser &) = delete;
@@ -90,6 +115,11 @@ class SaxFileParser {
                                  const unsigned char *externalId, const unsigned char *systemId);
     // truncated: the error came only with the end of the input.
     void throwParseError(bool truncated);
+    void createContext();
+    // Fills chunk_ from the pieces; *last when they are all read.
+    size_t readPieces(bool *last);
+    int fileLine(int line) const { return fileLine_ ? fileLine_(line) : line; }
+    std::string withFileLines(std::string problem) const;
     // After xmlParseChunk: throws on a failure, false when stopped.
     bool afterParse(int status, bool atEnd);
 
@@ -107,6 +137,10 @@ class SaxFileParser {
     bool failed_ = false;
     bool stopped_ = false;
     bool finished_ = false;
+    std::vector<InputPiece> pieces_;  // empty: the whole file
+    size_t piece_ = 0;
+    uint64_t pieceDone_ = 0;  // bytes of pieces_[piece_] read
+    std::function<int(int)> fileLine_;
 };
 
 }  // namespace hdtrace::reader
