@@ -3,14 +3,20 @@
 // scanner with libxml2 as its fallback). Rates are per core: events divided
 // by the CPU time of this process, best of three rounds (the machine may be
 // shared), with the wall-clock time beside.
+//
+//   reader_bench_columns [--only events|libxml2|dialect] [--rounds N] TRACE
+//
+// --only runs one reader, so that `perf stat` and `perf record` see it alone.
 #include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <functional>
+#include <string>
 
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
@@ -29,11 +35,11 @@ double wallSeconds() {
         .count();
 }
 
-// Best CPU and wall time of three runs of read, which returns the rows read.
-void measure(const char *label, double megabytes, const std::function<size_t()> &read) {
+// Best CPU and wall time of rounds runs of read, which returns the rows read.
+void measure(const char *label, double megabytes, int rounds, const std::function<size_t()> &read) {
     double bestCpu = 1e30, bestWall = 1e30;
     size_t rows = 0;
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0; round < rounds; ++round) {
         const double cpu = cpuSeconds(), wall = wallSeconds();
         rows = read();
         bestCpu = std::min(bestCpu, cpuSeconds() - cpu);
@@ -49,47 +55,67 @@ void measure(const char *label, double megabytes, const std::function<size_t()> 
 }  // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s TRACE.trc\n", argv[0]);
+    std::string only, path;
+    int rounds = 3;
+    for (int index = 1; index < argc; ++index) {
+        const std::string argument = argv[index];
+        if (argument == "--only" && index + 1 < argc)
+            only = argv[++index];
+        else if (argument == "--rounds" && index + 1 < argc)
+            rounds = std::atoi(argv[++index]);
+        else if (path.empty() && argument[0] != '-')
+            path = argument;
+        else
+            path.clear(), index = argc;
+    }
+    if (path.empty() || rounds <= 0 ||
+        !(only.empty() || only == "events" || only == "libxml2" || only == "dialect")) {
+        std::fprintf(stderr, "usage: %s [--only events|libxml2|dialect] [--rounds N] TRACE.trc\n",
+                     argv[0]);
         return 2;
     }
     struct stat info {};
-    if (stat(argv[1], &info) != 0) {
-        std::fprintf(stderr, "%s: cannot stat %s\n", argv[0], argv[1]);
+    if (stat(path.c_str(), &info) != 0) {
+        std::fprintf(stderr, "%s: cannot stat %s\n", argv[0], path.c_str());
         return 1;
     }
     const double megabytes = static_cast<double>(info.st_size) / 1e6;
-    const std::string path = argv[1];
+    const auto runs = [&only](const char *reader) { return only.empty() || only == reader; };
     double load[1] = {0};
     if (getloadavg(load, 1) == 1) std::printf("load average %.2f\n", load[0]);
     try {
         // The Event reader first, so that the peak memory it reports is its own:
         // it holds one chunk of calls at a time, whatever the trace's length.
-        auto start = std::chrono::steady_clock::now();
-        hdtrace::reader::TraceReader reader(path);
-        hdtrace::reader::Event event;
-        size_t count = 0;
-        while (reader.next(event))
-            ++count;
-        double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        rusage usage{};
-        getrusage(RUSAGE_SELF, &usage);
-        std::printf(
-            "events:  %zu events in %.3f s = %.2f M events/s, peak memory %.1f MB "
-            "for a %.0f MB trace\n",
-            count, elapsed, static_cast<double>(count) / elapsed / 1e6, usage.ru_maxrss / 1024.0,
-            megabytes);
-        measure("columns, libxml2:", megabytes, [&] {
-            return hdtrace::reader::readEventColumnsWithLibxml2(path, {}, nullptr).columns.rows();
-        });
-        measure("columns, dialect:", megabytes, [&] {
-            auto result = hdtrace::reader::readEventColumns(path, {}, nullptr);
-            if (result.fallback)
-                std::printf("(the dialect scanner left the trace to libxml2: %s)\n",
-                            result.fallback->c_str());
-            return result.columns.rows();
-        });
+        if (runs("events")) {
+            auto start = std::chrono::steady_clock::now();
+            hdtrace::reader::TraceReader reader(path);
+            hdtrace::reader::Event event;
+            size_t count = 0;
+            while (reader.next(event))
+                ++count;
+            double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            rusage usage{};
+            getrusage(RUSAGE_SELF, &usage);
+            std::printf(
+                "events:  %zu events in %.3f s = %.2f M events/s, peak memory %.1f MB "
+                "for a %.0f MB trace\n",
+                count, elapsed, static_cast<double>(count) / elapsed / 1e6,
+                usage.ru_maxrss / 1024.0, megabytes);
+        }
+        if (runs("libxml2"))
+            measure("columns, libxml2:", megabytes, rounds, [&] {
+                return hdtrace::reader::readEventColumnsWithLibxml2(path, {}, nullptr)
+                    .columns.rows();
+            });
+        if (runs("dialect"))
+            measure("columns, dialect:", megabytes, rounds, [&] {
+                auto result = hdtrace::reader::readEventColumns(path, {}, nullptr);
+                if (result.fallback)
+                    std::printf("(the dialect scanner left the trace to libxml2: %s)\n",
+                                result.fallback->c_str());
+                return result.columns.rows();
+            });
     } catch (const hdtrace::reader::ReadError &error) {
         std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
         return 1;
