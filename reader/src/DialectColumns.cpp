@@ -6,7 +6,6 @@
 // fail (a number out of range, a time that is not one, a root that is not
 // <Program>), this builder answers Unrecognised instead, so that the
 // libxml2 reader runs and words the error with its file:line:column.
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -288,9 +287,9 @@ class DialectColumnBuilder : public DialectHandler {
     int timeFractionDigits_ = -1;
     OpenCall call_;
     std::vector<int64_t> completedRids_;
-    // The twelve per-row columns grow in blocks of rows, zero-filled ahead of
-    // use (in cache), and are written through these pointers: a push_back per
-    // column and row costs more than the value.
+    // The twelve per-row columns grow in blocks of rows, left uninitialised
+    // (ColumnMemory.hpp) until finishCall writes them, and are written through
+    // these pointers: a push_back per column and row costs more than the value.
     static constexpr size_t kBlockRows = 4096;
     size_t rows_ = 0, allocatedRows_ = 0;
     int32_t *nameCodeAt_ = nullptr, *peerAt_ = nullptr, *tagAt_ = nullptr, *cidAt_ = nullptr,
@@ -635,33 +634,6 @@ void DialectColumnBuilder::finishCall() {
     recvTagAt_[at] = static_cast<int32_t>(call.sendAndReceive ? call.recvTag : kNoValue32);
 }
 
-// Columns of millions of rows are written once, front to back: in 2 MB pages
-// the kernel takes 512 times fewer page faults to provide them. Only whole
-// huge pages inside the reserved capacity are advised, so the memory used
-// stays the capacity's (which the writes touch anyway).
-template <typename T>
-void adviseHugePages(std::vector<T> &column) {
-#ifdef MADV_HUGEPAGE
-    constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-    const auto begin = reinterpret_cast<uintptr_t>(column.data());
-    const uintptr_t end = begin + column.capacity() * sizeof(T);
-    const uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1),
-                    last = end & ~(kHugePage - 1);
-    if (last > first) madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);
-#else
-    (void)column;
-#endif
-}
-
-void adviseHugePages(EventColumns &columns) {
-    for (auto *column :
-         {&columns.startNs, &columns.endNs, &columns.size, &columns.offset, &columns.rid})
-        adviseHugePages(*column);
-    for (auto *column : {&columns.nameCode, &columns.peer, &columns.tag, &columns.cid, &columns.fid,
-                         &columns.recvPeer, &columns.recvTag})
-        adviseHugePages(*column);
-}
-
 }  // namespace
 
 std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
@@ -670,10 +642,8 @@ std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
                                                        std::string *reason) {
     ColumnsResult result;
     struct stat info {};
-    if (stat(path.c_str(), &info) == 0 && info.st_size > 0) {
+    if (stat(path.c_str(), &info) == 0 && info.st_size > 0)
         result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
-        adviseHugePages(result.columns);
-    }
     DialectColumnBuilder builder(result.columns, options.filter, localToWorld);
     DialectScanner scanner(path);
     if (scanner.run(builder) == DialectScanner::Outcome::Unrecognised) {
