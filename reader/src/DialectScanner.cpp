@@ -1,10 +1,12 @@
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -259,6 +261,7 @@ DialectScanner::DialectScanner(std::string path, size_t chunkBytes)
 }
 
 DialectScanner::~DialectScanner() {
+    if (mapArea_) munmap(mapArea_, mapBytes_);
     if (fd_ >= 0) ::close(fd_);
 }
 
@@ -274,30 +277,110 @@ bool DialectScanner::open() {
     if (fd_ < 0) return false;
     struct stat info {};
     if (fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) return false;
-    // A small file gets a buffer of its size (it may still grow: then a
-    // tag longer than the buffer goes to libxml2).
-    const size_t fileBytes = static_cast<size_t>(info.st_size) + 1;
-    if (fileBytes < capacity_) capacity_ = std::max<size_t>(fileBytes, 4096);
-    buffer_.resize(capacity_ + kPadding);
+    fileBytes_ = static_cast<size_t>(info.st_size);
+    // Mapped, unless asked not to (HDTRACE_READER_MMAP=0) or the file says it
+    // is empty: files of /proc and /sys do, and have their text for read(2).
+    const char *setting = std::getenv("HDTRACE_READER_MMAP");
+    mapped_ = fileBytes_ > 0 && !(setting && std::strcmp(setting, "0") == 0);
+    // A small file gets a chunk of its size (it may still grow: then a tag
+    // longer than the chunk goes to libxml2). Mapped chunks end on a page.
+    if (fileBytes_ + 1 < capacity_) capacity_ = std::max<size_t>(fileBytes_ + 1, kPageBytes);
+    if (mapped_) {
+        capacity_ = (capacity_ + kPageBytes - 1) & ~(kPageBytes - 1);
+        posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
     return true;
 }
 
 bool DialectScanner::refill(const char *keepFrom) {
-    char *begin = buffer_.data();
+    const size_t keepOffset = chunkOffset_ + static_cast<size_t>(keepFrom - begin_);
     const size_t keep = static_cast<size_t>(end_ - keepFrom);
+    if (mapped_) {
+        if (mapChunk(keepOffset, keep)) return true;
+        if (mapped_) return false;  // a tag longer than the chunk
+    }
+    // read(2) into the buffer: the tag cut by the chunk's end first, then
+    // what follows it in the file.
     if (keep == capacity_) return false;
-    std::memmove(begin, keepFrom, keep);
+    if (buffer_.empty()) buffer_.resize(capacity_ + kPadding);
+    char *begin = buffer_.data();
+    if (keep > 0) std::memmove(begin, keepFrom, keep);
+    if (mapArea_) {  // switched from mapping: what was kept is copied now
+        munmap(mapArea_, mapBytes_);
+        mapArea_ = nullptr;
+    }
     size_t filled = keep;
     while (filled < capacity_ && !endOfFile_) {
-        ssize_t got = ::read(fd_, begin + filled, capacity_ - filled);
+        ssize_t got = ::pread(fd_, begin + filled, capacity_ - filled,
+                              static_cast<off_t>(keepOffset + filled));
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return false;
         if (got == 0) endOfFile_ = true;
         filled += static_cast<size_t>(got);
     }
-    consumedBefore_ += static_cast<size_t>(keepFrom - begin);
+    begin_ = begin;
+    chunkOffset_ = keepOffset;
     end_ = begin + filled;
     std::memset(begin + filled, 0, kPadding);
+    indexChunk();
+    return true;
+}
+
+// The next chunk as a read-only private mapping of the file from the page
+// holding keepOffset, followed by zeroed anonymous pages (the sentinel and
+// the padding), so the file's bytes are never copied. Only the chunk is
+// mapped: the previous one is unmapped once the new one holds the kept tag.
+// false with mapped_ still set: no progress possible (a tag longer than the
+// chunk); false with mapped_ cleared: mapping failed, read(2) takes over.
+bool DialectScanner::mapChunk(size_t keepOffset, size_t keep) {
+    const size_t pageOffset = keepOffset & ~(kPageBytes - 1);
+    size_t chunkEnd = std::min(fileBytes_, pageOffset + capacity_);
+    if (chunkEnd == fileBytes_) {
+        // The end of the file as it was: it may have grown since.
+        struct stat info {};
+        if (fstat(fd_, &info) == 0 && static_cast<size_t>(info.st_size) > fileBytes_) {
+            fileBytes_ = static_cast<size_t>(info.st_size);
+            chunkEnd = std::min(fileBytes_, pageOffset + capacity_);
+        }
+    }
+    // No byte after the kept tag: a tag longer than the chunk.
+    if (keep > 0 && chunkEnd <= keepOffset + keep) return false;
+    const size_t lead = keepOffset - pageOffset;
+    const size_t fileSpan = lead + (chunkEnd - keepOffset);
+    const size_t filePages = (fileSpan + kPageBytes - 1) & ~(kPageBytes - 1);
+    const size_t areaBytes = filePages + ((kPadding + kPageBytes - 1) & ~(kPageBytes - 1));
+    void *area =
+        mmap(nullptr, areaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED) {
+        mapped_ = false;
+        return false;
+    }
+    if (filePages > 0 && mmap(area, filePages, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
+                              fd_, static_cast<off_t>(pageOffset)) == MAP_FAILED) {
+        munmap(area, areaBytes);
+        mapped_ = false;
+        return false;
+    }
+    char *base = static_cast<char *>(area);
+    if (fileSpan % kPageBytes != 0) {
+        // The file's last page, partly beyond its end: the kernel shows
+        // zeros there, unless the file grows meanwhile. A private copy of the
+        // page with zeros written keeps the sentinel whatever happens.
+        char *lastPage = base + (fileSpan & ~(kPageBytes - 1));
+        if (mprotect(lastPage, kPageBytes, PROT_READ | PROT_WRITE) != 0) {
+            munmap(area, areaBytes);
+            mapped_ = false;
+            return false;
+        }
+        std::memset(base + fileSpan, 0, kPageBytes - fileSpan % kPageBytes);
+    }
+    if (mapArea_) munmap(mapArea_, mapBytes_);
+    mapArea_ = area;
+    mapBytes_ = areaBytes;
+    begin_ = base + lead;
+    chunkOffset_ = keepOffset;
+    end_ = base + fileSpan;
+    endOfFile_ = chunkEnd >= fileBytes_;
     indexChunk();
     return true;
 }
@@ -382,7 +465,7 @@ __attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size
 // Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
 // covers zeros of the padding, which are special and not quotes).
 void DialectScanner::indexChunk() {
-    const char *begin = buffer_.data();
+    const char *begin = begin_;
     indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
     if (quoteBits_.size() < indexWords_ + 1) {
         quoteBits_.resize(capacity_ / 64 + 2);
@@ -417,12 +500,12 @@ inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
     return bits != 0;
 }
 
-bool DialectScanner::skipProlog() {
-    const std::string_view start(buffer_.data(), static_cast<size_t>(end_ - buffer_.data()));
+bool DialectScanner::skipProlog(const char *&position) {
+    const std::string_view start(begin_, static_cast<size_t>(end_ - begin_));
     if (start.substr(0, 2) != "<?") return true;
     for (std::string_view prolog : kPrologs) {
         if (start.substr(0, prolog.size()) == prolog) {
-            consumedBefore_ = prolog.size();
+            position += prolog.size();
             return true;
         }
     }
@@ -434,20 +517,19 @@ DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
         reason_ = "cannot open the file as a regular file";
         return Outcome::Unrecognised;
     }
-    end_ = buffer_.data();
     if (!refill(end_)) {
         reason_ = "read failed";
         return Outcome::Unrecognised;
     }
-    if (end_ == buffer_.data()) {
+    if (end_ == begin_) {
         reason_ = "the file is empty";
         return Outcome::Unrecognised;
     }
-    if (!skipProlog()) {
+    const char *position = begin_;
+    if (!skipProlog(position)) {
         reason_ = "an XML declaration other than version 1.0 in UTF-8";
         return Outcome::Unrecognised;
     }
-    const char *position = buffer_.data() + consumedBefore_;
     for (;;) {
         while (kTables.space[byteAt(position)])
             ++position;
@@ -457,7 +539,7 @@ DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
                 reason_ = "read failed";
                 return Outcome::Unrecognised;
             }
-            position = buffer_.data();
+            position = begin_;
             continue;
         }
         if (*position != '<') {
@@ -481,7 +563,7 @@ DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
                     reason_ = "a tag longer than the chunk, or a failed read";
                     return Outcome::Unrecognised;
                 }
-                position = buffer_.data();
+                position = begin_;
                 continue;
         }
     }
@@ -596,7 +678,7 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
 // come in pairs, open and close, read from the index.
 bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
-    const char *base = buffer_.data();
+    const char *base = begin_;
     size_t position = static_cast<size_t>(cursor - base);
     size_t word = position / 64;
     uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (position % 64));

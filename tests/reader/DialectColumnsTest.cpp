@@ -409,6 +409,34 @@ TEST(DialectColumns, ChangingShapesAcrossChunksGiveTheSameColumns) {
     expectScannerReads(path, names);
 }
 
+// The scanner maps the file in chunks that end on a 4 KiB page, with zeroed
+// pages after the file's last byte (DialectScanner::mapChunk): files whose
+// end falls on, just before and just after a page boundary, whole or cut
+// there, give what libxml2 gives (and are read by the scanner when whole).
+TEST(DialectColumns, FilesEndingAroundPageBoundariesGiveTheSameOutcome) {
+    std::string calls;
+    for (int i = 0; calls.size() < 9000; ++i)
+        calls += "<Send size='" + std::to_string(i) + "' toRank='1' cid='0' time='" +
+                 std::to_string(i) + ".5' end='" + std::to_string(i) + ".75'/>\n";
+    const std::string head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program>\n";
+    const std::string tail = "</Program>\n";
+    ScratchFile file;
+    for (size_t page : {size_t{4096}, size_t{8192}}) {
+        for (size_t size = page - 80; size <= page + 2; ++size) {
+            // Whole: calls up to the page, then newlines up to size.
+            std::string whole = head;
+            size_t cut = calls.rfind("\n", size - head.size() - tail.size() - 1);
+            whole += calls.substr(0, cut + 1);
+            whole += std::string(size - whole.size() - tail.size(), '\n') + tail;
+            ASSERT_EQ(whole.size(), size);
+            expectScannerReads(file.write(whole));
+            // Cut: the same calls without the padding, ending mid-tag at size.
+            const std::string cutText = (head + calls).substr(0, size);
+            expectSameOutcome(cutText, "cut at " + std::to_string(size));
+        }
+    }
+}
+
 TEST(DialectColumns, HostileDocumentsGiveTheSameOutcome) {
     const std::string head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program>\n";
     std::string deep = head + "<Send time='1'>";
