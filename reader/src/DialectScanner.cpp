@@ -278,10 +278,13 @@ bool DialectScanner::open() {
     struct stat info {};
     if (fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) return false;
     fileBytes_ = static_cast<size_t>(info.st_size);
-    // Mapped, unless asked not to (HDTRACE_READER_MMAP=0) or the file says it
-    // is empty: files of /proc and /sys do, and have their text for read(2).
+    // Mapped only when asked (HDTRACE_READER_MMAP=1): on the development
+    // machine, mapping and unmapping the chunks cost as much as read(2)'s copy
+    // (README, "The scanner at speed"), and a file cut short by another
+    // process while mapped kills the reader with SIGBUS. Never for a file
+    // that says it is empty: files of /proc and /sys do, and have text.
     const char *setting = std::getenv("HDTRACE_READER_MMAP");
-    mapped_ = fileBytes_ > 0 && !(setting && std::strcmp(setting, "0") == 0);
+    mapped_ = fileBytes_ > 0 && setting && std::strcmp(setting, "1") == 0;
     // A small file gets a chunk of its size (it may still grow: then a tag
     // longer than the chunk goes to libxml2). Mapped chunks end on a page.
     if (fileBytes_ + 1 < capacity_) capacity_ = std::max<size_t>(fileBytes_ + 1, kPageBytes);

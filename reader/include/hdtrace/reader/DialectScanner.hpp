@@ -116,9 +116,10 @@ class DialectScanner {
     size_t fileBytes_ = 0;  // as of the last look
     size_t capacity_ = 0;   // bytes of a chunk at most (the sentinel comes after)
     // The chunk: [begin_, end_), begin_ at file offset chunkOffset_, end_ a
-    // NUL sentinel and kPadding readable bytes. Either a mapping of the file
-    // (mapped_; mapArea_ holds it and the zeroed pages after) or, where
-    // mapping is off or fails, buffer_ filled by read(2).
+    // NUL sentinel and kPadding readable bytes. Either buffer_ filled by
+    // read(2) or, when asked (mapped_, see open()), a mapping of the file
+    // (mapArea_ holds it and the zeroed pages after), with read(2) where
+    // mapping fails.
     const char *begin_ = nullptr;
     const char *end_ = nullptr;
     size_t chunkOffset_ = 0;
