@@ -342,7 +342,10 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::parseTime(std::string_view text,
     // Anything else the way of parseDecimalSeconds.
     const size_t point = text.size() - 10;
     if (point - 1 < 8 && text[point] == '.' && timeFractionDigits_ >= 0) {
-        const int64_t seconds = fewDigits(text.data(), point);
+        // Times since the run's start: often under ten seconds.
+        const unsigned firstSecond = static_cast<unsigned>(text[0] - '0');
+        const int64_t seconds = point == 1 ? (firstSecond <= 9 ? int64_t{firstSecond} : -1)
+                                           : fewDigits(text.data(), point);
         const unsigned first = static_cast<unsigned>(text[point + 1] - '0');
         const int64_t rest = eightDigits(text.data() + point + 2);
         if ((seconds | rest) >= 0 && first <= 9 &&
@@ -418,6 +421,14 @@ bool DialectColumnBuilder::isSkipped(std::string_view name) const {
 HDTRACE_HOT_INLINE bool DialectColumnBuilder::takeCallAttribute(CallAttribute meaning,
                                                                 std::string_view value) {
     if (mayOverflow(value)) return false;
+    // One dispatch per attribute: each case parses its own value (inline).
+    const auto orMinusOne = [](const ParsedInteger &number) {
+        return number.valid ? number.value : int64_t{-1};
+    };
+    const auto orNoValue = [](const ParsedInteger &number) {
+        return number.valid ? number.value : int64_t{kNoValue32};
+    };
+    ParsedInteger number;
     switch (meaning) {
         case CallAttribute::Other:
             return true;
@@ -430,63 +441,59 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::takeCallAttribute(CallAttribute me
         case CallAttribute::End:
             call_.hasEnd = true;
             return parseTime(value, &call_.endNs);
-        default:
-            break;
-    }
-    // The rest are integers, parsed in one place (inline, once).
-    const ParsedInteger number = parseIntegerValue(value);
-    const int64_t orMinusOne = number.valid ? number.value : -1;
-    const int64_t orNoValue = number.valid ? number.value : kNoValue32;
-    switch (meaning) {
         case CallAttribute::Rid:
-            call_.rid = orMinusOne;
+            call_.rid = orMinusOne(parseIntegerValue(value));
             return true;
         case CallAttribute::Size:
-            call_.size = orMinusOne;
+            call_.size = orMinusOne(parseIntegerValue(value));
             return true;
         case CallAttribute::Offset:
-            call_.offset = orMinusOne;
+            call_.offset = orMinusOne(parseIntegerValue(value));
             return true;
         case CallAttribute::RecvSize:
         case CallAttribute::SendSize:
-            if (call_.sizeFallback < 0) call_.sizeFallback = orMinusOne;
+            number = parseIntegerValue(value);
+            if (call_.sizeFallback < 0) call_.sizeFallback = orMinusOne(number);
             return true;
-        default:
-            break;
-    }
-    if (!fitsThirtyTwoBitColumn(number)) return false;
-    switch (meaning) {
         case CallAttribute::Cid:
-            call_.cid = orMinusOne;
+            number = parseIntegerValue(value);
+            call_.cid = orMinusOne(number);
             break;
         case CallAttribute::Fid:
-            call_.fid = orMinusOne;
+            number = parseIntegerValue(value);
+            call_.fid = orMinusOne(number);
             break;
         case CallAttribute::Tag:
-            if (call_.tagPriority > 3) call_.tag = orNoValue, call_.tagPriority = 3;
+            number = parseIntegerValue(value);
+            if (call_.tagPriority > 3) call_.tag = orNoValue(number), call_.tagPriority = 3;
             break;
         case CallAttribute::ToTag:
-            if (call_.tagPriority > 1) call_.tag = orNoValue, call_.tagPriority = 1;
+            number = parseIntegerValue(value);
+            if (call_.tagPriority > 1) call_.tag = orNoValue(number), call_.tagPriority = 1;
             break;
         case CallAttribute::Root:
-            if (call_.peerPriority > 3) call_.peer = orNoValue, call_.peerPriority = 3;
+            number = parseIntegerValue(value);
+            if (call_.peerPriority > 3) call_.peer = orNoValue(number), call_.peerPriority = 3;
             break;
         case CallAttribute::ToRank:
-            if (call_.peerPriority > 1) call_.peer = orNoValue, call_.peerPriority = 1;
+            number = parseIntegerValue(value);
+            if (call_.peerPriority > 1) call_.peer = orNoValue(number), call_.peerPriority = 1;
             break;
         case CallAttribute::Source:
-            if (call_.peerPriority > 4) call_.peer = orNoValue, call_.peerPriority = 4;
+            number = parseIntegerValue(value);
+            if (call_.peerPriority > 4) call_.peer = orNoValue(number), call_.peerPriority = 4;
             break;
         case CallAttribute::FromTag:
-            call_.recvTag = orNoValue;
+            number = parseIntegerValue(value);
+            call_.recvTag = orNoValue(number);
             break;
         case CallAttribute::FromRank:
-            call_.recvPeer = orNoValue;
-            break;
-        default:
+            number = parseIntegerValue(value);
+            call_.recvPeer = orNoValue(number);
             break;
     }
-    return true;
+    // The ten 32-bit columns: a value beyond them is refused as ColumnHandler does.
+    return fitsThirtyTwoBitColumn(number);
 }
 
 Verdict DialectColumnBuilder::startCall(std::string_view name, const ScannedAttribute *attributes,
