@@ -677,29 +677,28 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
 // (references, non-ASCII), or the end of the data.
 //
 // A gap that matches ends in the value's opening quote and holds no other
-// quote, and a value in single quotes ends at the next one: so the quotes
-// come in pairs, open and close, read from the index.
+// quote, and a value in single quotes ends at the next one: so only the
+// closing quote is looked up, in the index.
 bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
     const char *base = begin_;
     size_t position = static_cast<size_t>(cursor - base);
-    size_t word = position / 64;
-    uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (position % 64));
-    auto nextQuote = [&](size_t *at) {
+    // The first quote at or after from, from the index.
+    auto quoteFrom = [this](size_t from, size_t *at) {
+        size_t word = from / 64;
+        uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (from % 64));
         while (quotes == 0) {
             if (++word >= indexWords_) return false;
             quotes = quoteBits_[word];
         }
         *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
-        quotes &= quotes - 1;
         return true;
     };
     for (int index = 0; index < shape.count; ++index) {
-        size_t open, close;
-        if (!sameGap(base + position, shape.gap[index], shape.gapMask[index]) ||
-            !nextQuote(&open) || open != position + shape.gapLength[index] - 1 ||
-            !nextQuote(&close))
-            return false;
+        size_t close;
+        if (!sameGap(base + position, shape.gap[index], shape.gapMask[index])) return false;
+        const size_t open = position + shape.gapLength[index] - 1;
+        if (!quoteFrom(open + 1, &close)) return false;
         shape.attributes[index].value = std::string_view(base + open + 1, close - open - 1);
         position = close + 1;
     }
