@@ -496,8 +496,9 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::takeCallAttribute(CallAttribute me
     return fitsThirtyTwoBitColumn(number);
 }
 
-Verdict DialectColumnBuilder::startCall(std::string_view name, const ScannedAttribute *attributes,
-                                        int count, TagShapeId shape) {
+HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name,
+                                                           const ScannedAttribute *attributes,
+                                                           int count, TagShapeId shape) {
     // A shape seen before has its name's code and its attributes' meanings.
     const CallShape *known = nullptr;
     if (shape.slot >= 0) {
