@@ -24,11 +24,12 @@ using namespace hdtrace::reader;
 
 namespace {
 
-// A std::vector handed to numpy without a copy: the array owns the vector.
-template <typename T>
-py::array_t<T> toArray(std::vector<T> &&values) {
-    auto *owned = new std::vector<T>(std::move(values));
-    py::capsule owner(owned, [](void *pointer) { delete static_cast<std::vector<T> *>(pointer); });
+// A std::vector (or a Column) handed to numpy without a copy: the array owns the vector.
+template <typename T, typename Allocator>
+py::array_t<T> toArray(std::vector<T, Allocator> &&values) {
+    using Vector = std::vector<T, Allocator>;
+    auto *owned = new Vector(std::move(values));
+    py::capsule owner(owned, [](void *pointer) { delete static_cast<Vector *>(pointer); });
     return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
 }
 

@@ -6,7 +6,6 @@
 // fail (a number out of range, a time that is not one, a root that is not
 // <Program>), this builder answers Unrecognised instead, so that the
 // libxml2 reader runs and words the error with its file:line:column.
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -288,9 +287,9 @@ class DialectColumnBuilder : public DialectHandler {
     int timeFractionDigits_ = -1;
     OpenCall call_;
     std::vector<int64_t> completedRids_;
-    // The twelve per-row columns grow in blocks of rows, zero-filled ahead of
-    // use (in cache), and are written through these pointers: a push_back per
-    // column and row costs more than the value.
+    // The twelve per-row columns grow in blocks of rows, left uninitialised
+    // (ColumnMemory.hpp) until finishCall writes them, and are written through
+    // these pointers: a push_back per column and row costs more than the value.
     static constexpr size_t kBlockRows = 4096;
     size_t rows_ = 0, allocatedRows_ = 0;
     int32_t *nameCodeAt_ = nullptr, *peerAt_ = nullptr, *tagAt_ = nullptr, *cidAt_ = nullptr,
@@ -343,7 +342,10 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::parseTime(std::string_view text,
     // Anything else the way of parseDecimalSeconds.
     const size_t point = text.size() - 10;
     if (point - 1 < 8 && text[point] == '.' && timeFractionDigits_ >= 0) {
-        const int64_t seconds = fewDigits(text.data(), point);
+        // Times since the run's start: often under ten seconds.
+        const unsigned firstSecond = static_cast<unsigned>(text[0] - '0');
+        const int64_t seconds = point == 1 ? (firstSecond <= 9 ? int64_t{firstSecond} : -1)
+                                           : fewDigits(text.data(), point);
         const unsigned first = static_cast<unsigned>(text[point + 1] - '0');
         const int64_t rest = eightDigits(text.data() + point + 2);
         if ((seconds | rest) >= 0 && first <= 9 &&
@@ -419,6 +421,14 @@ bool DialectColumnBuilder::isSkipped(std::string_view name) const {
 HDTRACE_HOT_INLINE bool DialectColumnBuilder::takeCallAttribute(CallAttribute meaning,
                                                                 std::string_view value) {
     if (mayOverflow(value)) return false;
+    // One dispatch per attribute: each case parses its own value (inline).
+    const auto orMinusOne = [](const ParsedInteger &number) {
+        return number.valid ? number.value : int64_t{-1};
+    };
+    const auto orNoValue = [](const ParsedInteger &number) {
+        return number.valid ? number.value : int64_t{kNoValue32};
+    };
+    ParsedInteger number;
     switch (meaning) {
         case CallAttribute::Other:
             return true;
@@ -431,67 +441,64 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::takeCallAttribute(CallAttribute me
         case CallAttribute::End:
             call_.hasEnd = true;
             return parseTime(value, &call_.endNs);
-        default:
-            break;
-    }
-    // The rest are integers, parsed in one place (inline, once).
-    const ParsedInteger number = parseIntegerValue(value);
-    const int64_t orMinusOne = number.valid ? number.value : -1;
-    const int64_t orNoValue = number.valid ? number.value : kNoValue32;
-    switch (meaning) {
         case CallAttribute::Rid:
-            call_.rid = orMinusOne;
+            call_.rid = orMinusOne(parseIntegerValue(value));
             return true;
         case CallAttribute::Size:
-            call_.size = orMinusOne;
+            call_.size = orMinusOne(parseIntegerValue(value));
             return true;
         case CallAttribute::Offset:
-            call_.offset = orMinusOne;
+            call_.offset = orMinusOne(parseIntegerValue(value));
             return true;
         case CallAttribute::RecvSize:
         case CallAttribute::SendSize:
-            if (call_.sizeFallback < 0) call_.sizeFallback = orMinusOne;
+            number = parseIntegerValue(value);
+            if (call_.sizeFallback < 0) call_.sizeFallback = orMinusOne(number);
             return true;
-        default:
-            break;
-    }
-    if (!fitsThirtyTwoBitColumn(number)) return false;
-    switch (meaning) {
         case CallAttribute::Cid:
-            call_.cid = orMinusOne;
+            number = parseIntegerValue(value);
+            call_.cid = orMinusOne(number);
             break;
         case CallAttribute::Fid:
-            call_.fid = orMinusOne;
+            number = parseIntegerValue(value);
+            call_.fid = orMinusOne(number);
             break;
         case CallAttribute::Tag:
-            if (call_.tagPriority > 3) call_.tag = orNoValue, call_.tagPriority = 3;
+            number = parseIntegerValue(value);
+            if (call_.tagPriority > 3) call_.tag = orNoValue(number), call_.tagPriority = 3;
             break;
         case CallAttribute::ToTag:
-            if (call_.tagPriority > 1) call_.tag = orNoValue, call_.tagPriority = 1;
+            number = parseIntegerValue(value);
+            if (call_.tagPriority > 1) call_.tag = orNoValue(number), call_.tagPriority = 1;
             break;
         case CallAttribute::Root:
-            if (call_.peerPriority > 3) call_.peer = orNoValue, call_.peerPriority = 3;
+            number = parseIntegerValue(value);
+            if (call_.peerPriority > 3) call_.peer = orNoValue(number), call_.peerPriority = 3;
             break;
         case CallAttribute::ToRank:
-            if (call_.peerPriority > 1) call_.peer = orNoValue, call_.peerPriority = 1;
+            number = parseIntegerValue(value);
+            if (call_.peerPriority > 1) call_.peer = orNoValue(number), call_.peerPriority = 1;
             break;
         case CallAttribute::Source:
-            if (call_.peerPriority > 4) call_.peer = orNoValue, call_.peerPriority = 4;
+            number = parseIntegerValue(value);
+            if (call_.peerPriority > 4) call_.peer = orNoValue(number), call_.peerPriority = 4;
             break;
         case CallAttribute::FromTag:
-            call_.recvTag = orNoValue;
+            number = parseIntegerValue(value);
+            call_.recvTag = orNoValue(number);
             break;
         case CallAttribute::FromRank:
-            call_.recvPeer = orNoValue;
-            break;
-        default:
+            number = parseIntegerValue(value);
+            call_.recvPeer = orNoValue(number);
             break;
     }
-    return true;
+    // The ten 32-bit columns: a value beyond them is refused as ColumnHandler does.
+    return fitsThirtyTwoBitColumn(number);
 }
 
-Verdict DialectColumnBuilder::startCall(std::string_view name, const ScannedAttribute *attributes,
-                                        int count, TagShapeId shape) {
+HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name,
+                                                           const ScannedAttribute *attributes,
+                                                           int count, TagShapeId shape) {
     // A shape seen before has its name's code and its attributes' meanings.
     const CallShape *known = nullptr;
     if (shape.slot >= 0) {
@@ -635,33 +642,6 @@ void DialectColumnBuilder::finishCall() {
     recvTagAt_[at] = static_cast<int32_t>(call.sendAndReceive ? call.recvTag : kNoValue32);
 }
 
-// Columns of millions of rows are written once, front to back: in 2 MB pages
-// the kernel takes 512 times fewer page faults to provide them. Only whole
-// huge pages inside the reserved capacity are advised, so the memory used
-// stays the capacity's (which the writes touch anyway).
-template <typename T>
-void adviseHugePages(std::vector<T> &column) {
-#ifdef MADV_HUGEPAGE
-    constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-    const auto begin = reinterpret_cast<uintptr_t>(column.data());
-    const uintptr_t end = begin + column.capacity() * sizeof(T);
-    const uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1),
-                    last = end & ~(kHugePage - 1);
-    if (last > first) madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);
-#else
-    (void)column;
-#endif
-}
-
-void adviseHugePages(EventColumns &columns) {
-    for (auto *column :
-         {&columns.startNs, &columns.endNs, &columns.size, &columns.offset, &columns.rid})
-        adviseHugePages(*column);
-    for (auto *column : {&columns.nameCode, &columns.peer, &columns.tag, &columns.cid, &columns.fid,
-                         &columns.recvPeer, &columns.recvTag})
-        adviseHugePages(*column);
-}
-
 }  // namespace
 
 std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
@@ -670,10 +650,8 @@ std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
                                                        std::string *reason) {
     ColumnsResult result;
     struct stat info {};
-    if (stat(path.c_str(), &info) == 0 && info.st_size > 0) {
+    if (stat(path.c_str(), &info) == 0 && info.st_size > 0)
         result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
-        adviseHugePages(result.columns);
-    }
     DialectColumnBuilder builder(result.columns, options.filter, localToWorld);
     DialectScanner scanner(path);
     if (scanner.run(builder) == DialectScanner::Outcome::Unrecognised) {
@@ -690,10 +668,8 @@ std::optional<ColumnsResult> readEventColumnsByDialectSlice(
     std::string_view timeAdjustment, uint64_t from, uint64_t to, bool toIsEndOfFile,
     std::string *reason) {
     ColumnsResult result;
-    if (to - from > (uint64_t{64} << 20)) {
-        result.columns.reserve(static_cast<size_t>(to - from) / 100);
-        adviseHugePages(result.columns);
-    }
+    // Sized from the slice's bytes, as a whole read from the file's (ColumnMemory).
+    if (to > from) result.columns.reserve(static_cast<size_t>(to - from) / 100);
     DialectColumnBuilder builder(result.columns, options.filter, localToWorld);
     // The root's start tag, read from the prolog by the caller. The value
     // is copied with room for word-at-a-time reads (ScannedAttribute).

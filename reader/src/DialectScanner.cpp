@@ -1,10 +1,12 @@
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -259,6 +261,7 @@ DialectScanner::DialectScanner(std::string path, size_t chunkBytes)
 }
 
 DialectScanner::~DialectScanner() {
+    if (mapArea_) munmap(mapArea_, mapBytes_);
     if (fd_ >= 0) ::close(fd_);
 }
 
@@ -274,38 +277,121 @@ bool DialectScanner::open() {
     if (fd_ < 0) return false;
     struct stat info {};
     if (fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) return false;
-    // A small file gets a buffer of its size (it may still grow: then a
-    // tag longer than the buffer goes to libxml2).
-    const size_t fileBytes = static_cast<size_t>(info.st_size) + 1;
-    if (fileBytes < capacity_) capacity_ = std::max<size_t>(fileBytes, 4096);
-    buffer_.resize(capacity_ + kPadding);
+    fileBytes_ = static_cast<size_t>(info.st_size);
+    // Mapped only when asked (HDTRACE_READER_MMAP=1): on the development
+    // machine, mapping and unmapping the chunks cost as much as read(2)'s copy
+    // (README, "The scanner at speed"), and a file cut short by another
+    // process while mapped kills the reader with SIGBUS. Never for a file
+    // that says it is empty: files of /proc and /sys do, and have text.
+    const char *setting = std::getenv("HDTRACE_READER_MMAP");
+    mapped_ = fileBytes_ > 0 && setting && std::strcmp(setting, "1") == 0;
+    // A small file gets a chunk of its size (it may still grow: then a tag
+    // longer than the chunk goes to libxml2). Mapped chunks end on a page.
+    if (fileBytes_ + 1 < capacity_) capacity_ = std::max<size_t>(fileBytes_ + 1, kPageBytes);
+    if (mapped_) {
+        capacity_ = (capacity_ + kPageBytes - 1) & ~(kPageBytes - 1);
+        posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
     return true;
 }
 
 bool DialectScanner::refill(const char *keepFrom) {
-    char *begin = buffer_.data();
+    const size_t keepOffset = chunkOffset_ + static_cast<size_t>(keepFrom - begin_);
     const size_t keep = static_cast<size_t>(end_ - keepFrom);
+    if (keepFrom > begin_) byteBeforeChunk_ = keepFrom[-1];
+    if (mapped_) {
+        if (mapChunk(keepOffset, keep)) return true;
+        if (mapped_) return false;  // a tag longer than the chunk
+    }
+    // read(2) into the buffer: the tag cut by the chunk's end first, then
+    // what follows it in the file.
     if (keep == capacity_) return false;
-    std::memmove(begin, keepFrom, keep);
-    if (keepFrom > begin) byteBeforeChunk_ = keepFrom[-1];
+    if (buffer_.empty()) buffer_.resize(capacity_ + kPadding);
+    char *begin = buffer_.data();
+    if (keep > 0) std::memmove(begin, keepFrom, keep);
+    if (mapArea_) {  // switched from mapping: what was kept is copied now
+        munmap(mapArea_, mapBytes_);
+        mapArea_ = nullptr;
+    }
     size_t filled = keep;
     while (filled < capacity_ && !endOfFile_) {
-        const size_t wanted =
-            static_cast<size_t>(std::min<uint64_t>(capacity_ - filled, sliceLeft_));
-        if (wanted == 0) {
+        const uint64_t at = keepOffset + filled;
+        if (at >= readEnd_) {
             endOfFile_ = true;  // the slice's end
             break;
         }
-        ssize_t got = ::read(fd_, begin + filled, wanted);
+        const size_t wanted =
+            static_cast<size_t>(std::min<uint64_t>(capacity_ - filled, readEnd_ - at));
+        ssize_t got = ::pread(fd_, begin + filled, wanted, static_cast<off_t>(at));
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return false;
         if (got == 0) endOfFile_ = true;
         filled += static_cast<size_t>(got);
-        if (sliceLeft_ != UINT64_MAX) sliceLeft_ -= static_cast<uint64_t>(got);
     }
-    consumedBefore_ += static_cast<size_t>(keepFrom - begin);
+    begin_ = begin;
+    chunkOffset_ = keepOffset;
     end_ = begin + filled;
     std::memset(begin + filled, 0, kPadding);
+    indexChunk();
+    return true;
+}
+
+// The next chunk as a read-only private mapping of the file from the page
+// holding keepOffset, followed by zeroed anonymous pages (the sentinel and
+// the padding), so the file's bytes are never copied. Only the chunk is
+// mapped: the previous one is unmapped once the new one holds the kept tag.
+// false with mapped_ still set: no progress possible (a tag longer than the
+// chunk); false with mapped_ cleared: mapping failed, read(2) takes over.
+bool DialectScanner::mapChunk(size_t keepOffset, size_t keep) {
+    const size_t pageOffset = keepOffset & ~(kPageBytes - 1);
+    size_t chunkEnd = std::min(fileBytes_, pageOffset + capacity_);
+    if (chunkEnd == fileBytes_) {
+        // The end of the file as it was: it may have grown since.
+        struct stat info {};
+        if (fstat(fd_, &info) == 0 && static_cast<size_t>(info.st_size) > fileBytes_) {
+            fileBytes_ = static_cast<size_t>(info.st_size);
+            chunkEnd = std::min(fileBytes_, pageOffset + capacity_);
+        }
+    }
+    chunkEnd = static_cast<size_t>(std::min<uint64_t>(chunkEnd, readEnd_));
+    // No byte after the kept tag: a tag longer than the chunk.
+    if (keep > 0 && chunkEnd <= keepOffset + keep) return false;
+    const size_t lead = keepOffset - pageOffset;
+    const size_t fileSpan = lead + (chunkEnd - keepOffset);
+    const size_t filePages = (fileSpan + kPageBytes - 1) & ~(kPageBytes - 1);
+    const size_t areaBytes = filePages + ((kPadding + kPageBytes - 1) & ~(kPageBytes - 1));
+    void *area =
+        mmap(nullptr, areaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED) {
+        mapped_ = false;
+        return false;
+    }
+    if (filePages > 0 && mmap(area, filePages, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
+                              fd_, static_cast<off_t>(pageOffset)) == MAP_FAILED) {
+        munmap(area, areaBytes);
+        mapped_ = false;
+        return false;
+    }
+    char *base = static_cast<char *>(area);
+    if (fileSpan % kPageBytes != 0) {
+        // The file's last page, partly beyond its end: the kernel shows
+        // zeros there, unless the file grows meanwhile. A private copy of the
+        // page with zeros written keeps the sentinel whatever happens.
+        char *lastPage = base + (fileSpan & ~(kPageBytes - 1));
+        if (mprotect(lastPage, kPageBytes, PROT_READ | PROT_WRITE) != 0) {
+            munmap(area, areaBytes);
+            mapped_ = false;
+            return false;
+        }
+        std::memset(base + fileSpan, 0, kPageBytes - fileSpan % kPageBytes);
+    }
+    if (mapArea_) munmap(mapArea_, mapBytes_);
+    mapArea_ = area;
+    mapBytes_ = areaBytes;
+    begin_ = base + lead;
+    chunkOffset_ = keepOffset;
+    end_ = base + fileSpan;
+    endOfFile_ = chunkEnd >= fileBytes_ || chunkEnd >= readEnd_;
     indexChunk();
     return true;
 }
@@ -390,7 +476,7 @@ __attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size
 // Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
 // covers zeros of the padding, which are special and not quotes).
 void DialectScanner::indexChunk() {
-    const char *begin = buffer_.data();
+    const char *begin = begin_;
     indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
     if (quoteBits_.size() < indexWords_ + 1) {
         quoteBits_.resize(capacity_ / 64 + 2);
@@ -425,12 +511,12 @@ inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
     return bits != 0;
 }
 
-bool DialectScanner::skipProlog() {
-    const std::string_view start(buffer_.data(), static_cast<size_t>(end_ - buffer_.data()));
+bool DialectScanner::skipProlog(const char *&position) {
+    const std::string_view start(begin_, static_cast<size_t>(end_ - begin_));
     if (start.substr(0, 2) != "<?") return true;
     for (std::string_view prolog : kPrologs) {
         if (start.substr(0, prolog.size()) == prolog) {
-            consumedBefore_ = prolog.size();
+            position += prolog.size();
             return true;
         }
     }
@@ -442,20 +528,20 @@ DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
         reason_ = "cannot open the file as a regular file";
         return Outcome::Unrecognised;
     }
-    end_ = buffer_.data();
     if (!refill(end_)) {
         reason_ = "read failed";
         return Outcome::Unrecognised;
     }
-    if (end_ == buffer_.data()) {
+    if (end_ == begin_) {
         reason_ = "the file is empty";
         return Outcome::Unrecognised;
     }
-    if (!skipProlog()) {
+    const char *position = begin_;
+    if (!skipProlog(position)) {
         reason_ = "an XML declaration other than version 1.0 in UTF-8";
         return Outcome::Unrecognised;
     }
-    return scan(buffer_.data() + consumedBefore_, handler);
+    return scan(position, handler);
 }
 
 DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64_t from,
@@ -464,17 +550,18 @@ DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64
         reason_ = "cannot open the file as a regular file";
         return Outcome::Unrecognised;
     }
-    if (to <= from || ::lseek(fd_, static_cast<off_t>(from), SEEK_SET) < 0) {
-        reason_ = "an empty slice, or a failed seek";
+    if (to <= from) {
+        reason_ = "an empty slice";
         return Outcome::Unrecognised;
     }
     slice_ = true;
     sliceEndsFile_ = toIsEndOfFile;
-    sliceLeft_ = to - from;
-    // A slice needs no buffer larger than itself.
-    if (sliceLeft_ + 1 < capacity_) {
-        capacity_ = std::max<size_t>(static_cast<size_t>(sliceLeft_) + 1, 4096);
-        buffer_.resize(capacity_ + kPadding);
+    readEnd_ = to;
+    // A slice needs no chunk larger than itself. A mapped chunk starts at
+    // the page holding its first byte and ends on a page: one page more.
+    if (to - from + 1 < capacity_) {
+        capacity_ = std::max<size_t>(static_cast<size_t>(to - from) + 1, kPageBytes);
+        if (mapped_) capacity_ = ((capacity_ + kPageBytes - 1) & ~(kPageBytes - 1)) + kPageBytes;
     }
     // The root <Program> is open: its start tag is in the prolog, read by the caller.
     depth_ = 1;
@@ -482,13 +569,12 @@ DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64
     OpenName &root = openNames_[1];
     std::memcpy(root.text, "Program", 7);
     root.length = 7;
-    end_ = buffer_.data();
+    chunkOffset_ = static_cast<size_t>(from);  // the first refill reads from here
     if (!refill(end_)) {
         reason_ = "read failed";
         return Outcome::Unrecognised;
     }
-    consumedBefore_ = static_cast<size_t>(from);
-    return scan(buffer_.data(), handler);
+    return scan(begin_, handler);
 }
 
 DialectScanner::Outcome DialectScanner::scan(const char *position, DialectHandler &handler) {
@@ -501,7 +587,7 @@ DialectScanner::Outcome DialectScanner::scan(const char *position, DialectHandle
                 reason_ = "read failed";
                 return Outcome::Unrecognised;
             }
-            position = buffer_.data();
+            position = begin_;
             continue;
         }
         if (*position != '<') {
@@ -512,8 +598,7 @@ DialectScanner::Outcome DialectScanner::scan(const char *position, DialectHandle
         if (slice_ && position[1] != '/') {
             // The writer's layout: a line starts with a call's start tag
             // (depth 2) and with no other start tag.
-            const bool lineStart =
-                (position > buffer_.data() ? position[-1] : byteBeforeChunk_) == '\n';
+            const bool lineStart = (position > begin_ ? position[-1] : byteBeforeChunk_) == '\n';
             if (lineStart != (depth_ == 1)) {
                 reason_ = "a start tag that does not follow the writer's layout of lines";
                 return Outcome::Unrecognised;
@@ -535,7 +620,7 @@ DialectScanner::Outcome DialectScanner::scan(const char *position, DialectHandle
                     reason_ = "a tag longer than the chunk, or a failed read";
                     return Outcome::Unrecognised;
                 }
-                position = buffer_.data();
+                position = begin_;
                 continue;
         }
     }
@@ -651,29 +736,28 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
 // (references, non-ASCII), or the end of the data.
 //
 // A gap that matches ends in the value's opening quote and holds no other
-// quote, and a value in single quotes ends at the next one: so the quotes
-// come in pairs, open and close, read from the index.
+// quote, and a value in single quotes ends at the next one: so only the
+// closing quote is looked up, in the index.
 bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
-    const char *base = buffer_.data();
+    const char *base = begin_;
     size_t position = static_cast<size_t>(cursor - base);
-    size_t word = position / 64;
-    uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (position % 64));
-    auto nextQuote = [&](size_t *at) {
+    // The first quote at or after from, from the index.
+    auto quoteFrom = [this](size_t from, size_t *at) {
+        size_t word = from / 64;
+        uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (from % 64));
         while (quotes == 0) {
             if (++word >= indexWords_) return false;
             quotes = quoteBits_[word];
         }
         *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
-        quotes &= quotes - 1;
         return true;
     };
     for (int index = 0; index < shape.count; ++index) {
-        size_t open, close;
-        if (!sameGap(base + position, shape.gap[index], shape.gapMask[index]) ||
-            !nextQuote(&open) || open != position + shape.gapLength[index] - 1 ||
-            !nextQuote(&close))
-            return false;
+        size_t close;
+        if (!sameGap(base + position, shape.gap[index], shape.gapMask[index])) return false;
+        const size_t open = position + shape.gapLength[index] - 1;
+        if (!quoteFrom(open + 1, &close)) return false;
         shape.attributes[index].value = std::string_view(base + open + 1, close - open - 1);
         position = close + 1;
     }

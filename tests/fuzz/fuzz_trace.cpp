@@ -202,7 +202,7 @@ void compareRows(const EventColumns &columns, const std::vector<Event> &events) 
             fail(where + "the columns give another start time");
         if (event.hasStart && columns.endNs[row] != (event.hasEnd ? event.endNs : event.startNs))
             fail(where + "the columns give another end time");
-        const std::pair<const char *, const std::vector<int64_t> *> numbers[] = {
+        const std::pair<const char *, const hdtrace::reader::Column<int64_t> *> numbers[] = {
             {"size", &columns.size}, {"offset", &columns.offset}, {"rid", &columns.rid}};
         for (const auto &[attribute, column] : numbers) {
             const std::string *text = event.attribute(attribute);
@@ -264,8 +264,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     checkPartial(strict, path);
     checkNameFilter(strict, path);
     checkTimeWindow(strict, path, hash);
-    checkColumns(strict, path,
-                 std::string_view(reinterpret_cast<const char *>(data), size));
+    checkColumns(strict, path, std::string_view(reinterpret_cast<const char *>(data), size));
     checkChunking(path, hash);
     return 0;
 }

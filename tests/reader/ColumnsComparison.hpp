@@ -29,9 +29,10 @@ ReadOutcome readOutcome(Read read) {
     return outcome;
 }
 
-template <typename T>
-void compareColumn(std::ostringstream &out, const char *name, const std::vector<T> &expected,
-                   const std::vector<T> &actual) {
+template <typename T, typename Allocator>
+void compareColumn(std::ostringstream &out, const char *name,
+                   const std::vector<T, Allocator> &expected,
+                   const std::vector<T, Allocator> &actual) {
     if (expected.size() != actual.size()) {
         out << name << ": " << expected.size() << " values against " << actual.size() << "\n";
         return;

@@ -48,9 +48,9 @@ TEST(EventColumns, ValuesAndFallbacks) {
     EXPECT_EQ(c.size[4], 32);
     EXPECT_EQ(c.offset[4], 64);
     EXPECT_EQ(c.rid[4], 7);
-    EXPECT_EQ(c.completionRow, (std::vector<int64_t>{5}));
-    EXPECT_EQ(c.completionRid, (std::vector<int64_t>{7}));
-    EXPECT_EQ(c.openRow, (std::vector<int64_t>{3}));
+    EXPECT_EQ(c.completionRow, (Column<int64_t>{5}));
+    EXPECT_EQ(c.completionRid, (Column<int64_t>{7}));
+    EXPECT_EQ(c.openRow, (Column<int64_t>{3}));
     EXPECT_EQ(c.openName, (std::vector<std::string>{"f.dat"}));
     EXPECT_EQ(result.timeFractionDigits, 1);
 }
@@ -96,5 +96,5 @@ TEST(EventColumns, NestedCallsAreNotRows) {
     ColumnsResult result = readEventColumns(file.path(), {}, nullptr);
     ASSERT_EQ(result.columns.rows(), 1u);
     EXPECT_EQ(result.columns.names[0], "Bcast");
-    EXPECT_EQ(result.columns.completionRow, (std::vector<int64_t>{0}));
+    EXPECT_EQ(result.columns.completionRow, (Column<int64_t>{0}));
 }

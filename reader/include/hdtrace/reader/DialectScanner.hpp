@@ -100,9 +100,10 @@ class DialectScanner {
     bool open();
     Outcome scan(const char *position, DialectHandler &handler);
     bool refill(const char *keepFrom);
+    bool mapChunk(size_t keepOffset, size_t keep);
     void indexChunk();
     bool anySpecial(size_t from, size_t to) const;
-    bool skipProlog();
+    bool skipProlog(const char *&position);
     TagResult scanTag(const char *&position, DialectHandler &handler);
     TagResult scanEndTag(const char *&position, DialectHandler &handler);
     TagResult scanStartTag(const char *&position, DialectHandler &handler);
@@ -119,21 +120,33 @@ class DialectScanner {
                         std::string_view *value);
     TagResult unrecognised(const char *why);
 
+    static constexpr size_t kPageBytes = 4096;
     std::string path_;
     int fd_ = -1;
-    std::vector<char> buffer_;
-    size_t capacity_ = 0;  // usable bytes of buffer_ (the rest holds a sentinel)
+    size_t fileBytes_ = 0;  // as of the last look
+    size_t capacity_ = 0;   // bytes of a chunk at most (the sentinel comes after)
+    // The chunk: [begin_, end_), begin_ at file offset chunkOffset_, end_ a
+    // NUL sentinel and kPadding readable bytes. Either buffer_ filled by
+    // read(2) or, when asked (mapped_, see open()), a mapping of the file
+    // (mapArea_ holds it and the zeroed pages after), with read(2) where
+    // mapping fails.
+    const char *begin_ = nullptr;
     const char *end_ = nullptr;
-    size_t consumedBefore_ = 0;
+    size_t chunkOffset_ = 0;
+    bool mapped_ = false;
+    void *mapArea_ = nullptr;
+    size_t mapBytes_ = 0;
+    std::vector<char> buffer_;
     bool endOfFile_ = false;
     int depth_ = 0;
     bool rootSeen_ = false;
     bool rootClosed_ = false;
-    // Slices (runSlice): the bytes left to read before the slice's end, the
-    // byte before the chunk (line starts), and the end of data's meaning.
+    // Slices (runSlice): the file offset where reading stops (the slice's
+    // end), the byte before the chunk (line starts), and the end of data's
+    // meaning.
     bool slice_ = false;
     bool sliceEndsFile_ = false;
-    uint64_t sliceLeft_ = UINT64_MAX;
+    uint64_t readEnd_ = UINT64_MAX;
     char byteBeforeChunk_ = '\n';
     // The names of the open elements, by depth: short ones inline (copied by
     // one fixed-size move), longer ones in long_.

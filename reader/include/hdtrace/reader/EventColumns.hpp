@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <hdtrace/reader/ColumnMemory.hpp>
 #include <hdtrace/reader/TraceParser.hpp>
 
 namespace hdtrace::reader {
@@ -30,24 +31,28 @@ using LocalToWorldTable = std::unordered_map<int64_t, std::vector<int32_t>>;
 
 struct EventColumns {
     std::vector<std::string> names;  // name code -> call name
-    std::vector<int32_t> nameCode;
-    std::vector<int64_t> startNs, endNs;
-    std::vector<int64_t> size, offset, rid;
-    std::vector<int32_t> peer, tag, cid, fid;
+    // One row per call (see ColumnMemory.hpp for their memory).
+    Column<int32_t> nameCode;
+    Column<int64_t> startNs, endNs;
+    Column<int64_t> size, offset, rid;
+    Column<int32_t> peer, tag, cid, fid;
     // The receive side of Sendrecv and Sendrecv_replace (fromRank, fromTag);
     // kNoValue32 elsewhere. peer/tag hold toRank/toTag for them.
-    std::vector<int32_t> recvPeer, recvTag;
+    Column<int32_t> recvPeer, recvTag;
     // Requests completed by Wait/Test calls: one entry per <For rid=.../>.
-    std::vector<int64_t> completionRow, completionRid;
+    Column<int64_t> completionRow, completionRid;
     // File_open calls: row, fid, file name.
-    std::vector<int64_t> openRow, openFid;
+    Column<int64_t> openRow, openFid;
     std::vector<std::string> openName;
     // Ranks in attributes that could not be translated (unknown cid or rank).
     int64_t untranslatedPeers = 0;
 
     size_t rows() const { return nameCode.size(); }
+    // Room for calls rows, and as many completions and opens: columns of 2 MB
+    // or more are mappings, whose pages cost nothing until written.
     void reserve(size_t calls) {
-        for (auto *column : {&startNs, &endNs, &size, &offset, &rid})
+        for (auto *column : {&startNs, &endNs, &size, &offset, &rid, &completionRow, &completionRid,
+                             &openRow, &openFid})
             column->reserve(calls);
         for (auto *column : {&nameCode, &peer, &tag, &cid, &fid, &recvPeer, &recvTag})
             column->reserve(calls);
