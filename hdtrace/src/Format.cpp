@@ -26,6 +26,16 @@ int decimalDigits(uint64_t value) {
 // Writes the digits in place from the right, two at a time: no temporary,
 // no variable-length copy.
 char *formatUnsigned(char *out, uint64_t value) {
+    // Issue 16: most numbers of a datatype's .info line (counts, block
+    // lengths, strides) have one or two digits.
+    if (value < 100) {
+        if (value < 10) {
+            *out = static_cast<char>('0' + value);
+            return out + 1;
+        }
+        std::memcpy(out, kDigitPairs + 2 * value, 2);
+        return out + 2;
+    }
     char *end = out + decimalDigits(value);
     char *p = end;
     while (value >= 100) {

@@ -158,8 +158,8 @@ class Call {
     // Issue 16: after a constructor succeeded, with what its arguments say
     // of the new type (TypeArguments).
     void typeConstructed(const MPI_Datatype *newType, int count, const MPI_Datatype inputs[],
-                         TypeArguments arguments) {
-        gRuntime->types.constructed(*newType, count, inputs, std::move(arguments));
+                         const TypeArguments &arguments) {
+        gRuntime->types.constructed(*newType, count, inputs, arguments);
     }
     int64_t fileOpened(int result, const char *name, const MPI_File *fh);
     void fileClosed(MPI_File fh) { gRuntime->files.closed(fh); }

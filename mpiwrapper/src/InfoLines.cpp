@@ -137,56 +137,78 @@ std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64
     return line;
 }
 
+namespace {
+
 // Issue 16: a program like parallel HDF5 makes a new type for every
-// transfer, so the line is written into a buffer of the thread's, kept at
-// the largest size a line has needed, and copied once into the string.
-std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
-                            const std::vector<int64_t> &integers,
-                            const std::vector<MPI_Aint> &addresses, const int64_t *typeIds,
-                            size_t typeCount) {
-    static constexpr std::string_view kParts[] = {"Type id='",    "' combiner='",  "' name='",
-                                                  "' integers='", "' addresses='", "' types='",
-                                                  "'\n"};
-    size_t largest =
-        combiner.size() + hdtrace::kMaxEscapedBytesPerByte * name.size() +
-        (hdtrace::kMaxNumberChars + 1) * (1 + integers.size() + addresses.size() + typeCount);
-    for (std::string_view part : kParts)
-        largest += part.size();
+// transfer, so lines are composed in a buffer of the thread's, kept at the
+// largest size a line has needed.
+char *lineBuffer(size_t largest) {
     thread_local std::string buffer;
     if (buffer.size() < largest) buffer.resize(largest);
-    char *const begin = &buffer[0];
-    char *out = begin;
-    const auto put = [&out](std::string_view text) {
-        std::memcpy(out, text.data(), text.size());
-        out += text.size();
-    };
-    const auto putList = [&out](const auto *values, size_t count) {
-        for (size_t i = 0; i < count; ++i) {
-            out = hdtrace::formatInteger(out, static_cast<int64_t>(values[i]));
-            *out++ = ';';
-        }
-    };
-    put(kParts[0]);
-    out = hdtrace::formatInteger(out, id);
-    put(kParts[1]);
-    put(combiner);
-    put(kParts[2]);
-    out = hdtrace::escapeXml(out, name);
-    put(kParts[3]);
-    putList(integers.data(), integers.size());
-    put(kParts[4]);
-    putList(addresses.data(), addresses.size());
-    put(kParts[5]);
-    putList(typeIds, typeCount);
-    put(kParts[6]);
-    return std::string(begin, static_cast<size_t>(out - begin));
+    return &buffer[0];
+}
+
+char *putText(char *out, std::string_view text) {
+    std::memcpy(out, text.data(), text.size());
+    return out + text.size();
+}
+
+template <typename Value>
+char *putList(char *out, const Value *values, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        out = hdtrace::formatInteger(out, static_cast<int64_t>(values[i]));
+        *out++ = ';';
+    }
+    return out;
+}
+
+constexpr std::string_view kAddressesPart = "' addresses='";
+
+}  // namespace
+
+void formatTypeArguments(std::string &out, const int64_t *integers, size_t integerCount,
+                         const MPI_Aint *addresses, size_t addressCount) {
+    const size_t largest =
+        kAddressesPart.size() + (hdtrace::kMaxNumberChars + 1) * (integerCount + addressCount);
+    char *const begin = lineBuffer(largest);
+    char *p = putList(begin, integers, integerCount);
+    p = putText(p, kAddressesPart);
+    p = putList(p, addresses, addressCount);
+    out.assign(begin, static_cast<size_t>(p - begin));
+}
+
+void formatDerivedTypeLine(std::string &out, int64_t id, std::string_view combiner,
+                           std::string_view name, std::string_view arguments,
+                           const int64_t *typeIds, size_t typeCount) {
+    static constexpr std::string_view kParts[] = {"Type id='",    "' combiner='", "' name='",
+                                                  "' integers='", "' types='",    "'\n"};
+    size_t largest = combiner.size() + hdtrace::kMaxEscapedBytesPerByte * name.size() +
+                     arguments.size() + (hdtrace::kMaxNumberChars + 1) * (1 + typeCount);
+    for (std::string_view part : kParts)
+        largest += part.size();
+    char *const begin = lineBuffer(largest);
+    char *p = putText(begin, kParts[0]);
+    p = hdtrace::formatInteger(p, id);
+    p = putText(p, kParts[1]);
+    p = putText(p, combiner);
+    p = putText(p, kParts[2]);
+    p = hdtrace::escapeXml(p, name);
+    p = putText(p, kParts[3]);
+    p = putText(p, arguments);
+    p = putText(p, kParts[4]);
+    p = putList(p, typeIds, typeCount);
+    p = putText(p, kParts[5]);
+    out.assign(begin, static_cast<size_t>(p - begin));
 }
 
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
                             const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
                             const std::vector<int64_t> &typeIds) {
-    return derivedTypeLine(id, combiner, name, integers, addresses, typeIds.data(), typeIds.size());
+    std::string line;
+    formatTypeArguments(line, integers.data(), integers.size(), addresses.data(), addresses.size());
+    formatDerivedTypeLine(line, id, combiner, name, line, typeIds.data(), typeIds.size());
+    return line;
 }
 
 }  // namespace hdtracempi

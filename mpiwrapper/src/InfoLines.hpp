@@ -41,10 +41,17 @@ std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_v
                             const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
                             const std::vector<int64_t> &typeIds);
-// The same with the type ids as an array (issue 16: no vector to fill).
-std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
-                            const std::vector<int64_t> &integers,
-                            const std::vector<MPI_Aint> &addresses, const int64_t *typeIds,
-                            size_t typeCount);
+
+// Issue 16: a derived type's line in two steps, so that a type made by a
+// traced constructor is formatted into memory the registry reuses.
+// First its arguments: the text between "integers='" and "' types='",
+// "I;I;' addresses='A;A;", which replaces out's content.
+void formatTypeArguments(std::string &out, const int64_t *integers, size_t integerCount,
+                         const MPI_Aint *addresses, size_t addressCount);
+// Then the whole line around that text (which may be out's own content),
+// replacing out's content; out keeps its memory when large enough.
+void formatDerivedTypeLine(std::string &out, int64_t id, std::string_view combiner,
+                           std::string_view name, std::string_view arguments,
+                           const int64_t *typeIds, size_t typeCount);
 
 }  // namespace hdtracempi

@@ -10,17 +10,66 @@
 // decoded through MPI_Type_get_contents.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include <mpi.h>
 
 namespace hdtracempi {
 
+// A constructor's integers or addresses, held in place up to kInPlace
+// values (issue 16: a program like parallel HDF5 makes a type for every
+// transfer, and a vector cost a malloc and a free each time), on the heap
+// beyond.
+template <typename Value>
+class ArgumentList {
+  public:
+    static constexpr size_t kInPlace = 32;
+
+    ArgumentList() = default;
+    ArgumentList(std::initializer_list<Value> values) {
+        for (Value value : values)
+            push_back(value);
+    }
+    ArgumentList(const ArgumentList &other) { *this = other; }
+    ArgumentList &operator=(const ArgumentList &other) {
+        if (this == &other) return *this;
+        size_ = 0;
+        heap_.clear();
+        append(other.data(), other.size());
+        return *this;
+    }
+
+    const Value *data() const { return heap_.empty() ? inPlace_ : heap_.data(); }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    Value operator[](size_t i) const { return data()[i]; }
+
+    void push_back(Value value) { append(&value, 1); }
+    template <typename From>
+    void append(const From *values, size_t count) {
+        if (heap_.empty() && size_ + count <= kInPlace) {
+            for (size_t i = 0; i < count; ++i)
+                inPlace_[size_ + i] = static_cast<Value>(values[i]);
+        } else {
+            if (heap_.empty()) heap_.assign(inPlace_, inPlace_ + size_);
+            heap_.insert(heap_.end(), values, values + count);
+        }
+        size_ += count;
+    }
+
+  private:
+    Value inPlace_[kInPlace];  // the first size_ are set while heap_ is empty
+    std::vector<Value> heap_;  // all values, once they outgrew inPlace_
+    size_t size_ = 0;
+};
+
 struct TypeArguments {
     int combiner = MPI_COMBINER_NAMED;
-    std::vector<int64_t> integers;
-    std::vector<MPI_Aint> addresses;
+    ArgumentList<int64_t> integers;
+    ArgumentList<MPI_Aint> addresses;
 
     // One function per constructor, called only after it succeeded (so
     // that counts and arrays are valid), named after it without MPI_Type_.
@@ -115,14 +164,14 @@ struct TypeArguments {
 
   private:
     template <typename Count, typename Value>
-    static void appendIntegers(std::vector<int64_t> &out, Count count, const Value values[]) {
+    static void appendIntegers(ArgumentList<int64_t> &out, Count count, const Value values[]) {
         if (count <= 0 || !values) return;
-        out.insert(out.end(), values, values + count);
+        out.append(values, static_cast<size_t>(count));
     }
     template <typename Count, typename Value>
-    static void appendAddresses(std::vector<MPI_Aint> &out, Count count, const Value values[]) {
+    static void appendAddresses(ArgumentList<MPI_Aint> &out, Count count, const Value values[]) {
         if (count <= 0 || !values) return;
-        out.insert(out.end(), values, values + count);
+        out.append(values, static_cast<size_t>(count));
     }
 };
 

@@ -79,6 +79,56 @@ std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t exten
     return blocks;
 }
 
+// --- Issue 16: records are reused. A program like parallel HDF5 makes and
+// frees a dozen types per transfer; a new record, its children's vector and
+// its line cost several mallocs and frees each. Dead records (every thread
+// may drop the last reference) go onto a lock-free list, with the memory of
+// their children and line; the registry takes them back under its lock, so
+// there is a single taker and a popped record cannot come back meanwhile
+// (no ABA). The list holds at most about kMaxFreeRecords; beyond, and for
+// long lines, memory goes back to the heap.
+constexpr int kMaxFreeRecords = 256;
+constexpr size_t kMaxKeptLineBytes = 4096;
+std::atomic<TypeRecord *> gFreeRecords{nullptr};
+std::atomic<int> gFreeRecordCount{0};
+
+void recycle(const TypeRecord *deadRecord) {
+    // Nobody references it any more, so it is ours to change.
+    auto *dead = const_cast<TypeRecord *>(deadRecord);
+    if (gFreeRecordCount.load(std::memory_order_relaxed) >= kMaxFreeRecords) {
+        delete dead;
+        return;
+    }
+    gFreeRecordCount.fetch_add(1, std::memory_order_relaxed);
+    dead->children.clear();
+    if (dead->infoLine.capacity() > kMaxKeptLineBytes)
+        std::string().swap(dead->infoLine);
+    else
+        dead->infoLine.clear();
+    TypeRecord *head = gFreeRecords.load(std::memory_order_relaxed);
+    do {
+        dead->nextFree = head;
+    } while (!gFreeRecords.compare_exchange_weak(head, dead, std::memory_order_release,
+                                                 std::memory_order_relaxed));
+}
+
+// Only with the registry's lock held (the single taker).
+TypeRecord *reusedOrNewRecord() {
+    TypeRecord *record = gFreeRecords.load(std::memory_order_acquire);
+    while (record &&
+           !gFreeRecords.compare_exchange_weak(record, record->nextFree, std::memory_order_acquire,
+                                               std::memory_order_acquire)) {
+    }
+    if (!record) return new TypeRecord;
+    gFreeRecordCount.fetch_sub(1, std::memory_order_relaxed);
+    record->id = -1;
+    record->predefined = false;
+    record->retired.store(false, std::memory_order_relaxed);
+    record->pendingCombiner = MPI_COMBINER_NAMED;
+    record->nextFree = nullptr;
+    return record;
+}
+
 }  // namespace
 
 void TypeReference::release(const TypeRecord *record) {
@@ -95,7 +145,7 @@ void TypeReference::release(const TypeRecord *record) {
             else
                 next = child;
         }
-        delete dead;
+        recycle(dead);
         if (!next && !more.empty()) {
             next = more.back();
             more.pop_back();
@@ -118,31 +168,44 @@ const TypeReference &TypeRegistry::findLocked(MPI_Datatype type) {
             decodePending(type, const_cast<TypeRecord &>(*found->second.get()));
         return found->second;
     }
-    TypeReference record = decode(type);
-    return byHandle_.emplace(type, std::move(record)).first->second;
+    return enter(type, decode(type));
 }
 
-void TypeRegistry::dropHandle(std::unordered_map<MPI_Datatype, TypeReference>::iterator entry) {
+const TypeReference &TypeRegistry::enter(MPI_Datatype type, TypeReference record) {
+    if (spareNodes_.empty()) return byHandle_.emplace(type, std::move(record)).first->second;
+    ByHandle::node_type node = std::move(spareNodes_.back());
+    spareNodes_.pop_back();
+    node.key() = type;
+    node.mapped() = std::move(record);
+    return byHandle_.insert(std::move(node)).position->second;
+}
+
+void TypeRegistry::dropHandle(ByHandle::iterator entry) {
+    constexpr size_t kMaxSpareNodes = 64;
     entry->second->retired.store(true, std::memory_order_release);
-    byHandle_.erase(entry);
+    ByHandle::node_type node = byHandle_.extract(entry);
+    node.mapped() = TypeReference();  // the registry's reference, dropped now
+    if (spareNodes_.size() < kMaxSpareNodes) spareNodes_.push_back(std::move(node));
 }
 
 void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
-                               TypeArguments arguments) {
+                               const TypeArguments &arguments) {
     if (newType == MPI_DATATYPE_NULL || count < 0 || !inputs) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    auto *record = new TypeRecord;
+    TypeRecord *record = reusedOrNewRecord();
     TypeReference reference(record);  // releases the children, should one be missing
     record->children.reserve(static_cast<size_t>(count));
     for (int i = 0; i < count; ++i) {
         if (inputs[i] == MPI_DATATYPE_NULL) return;
         record->children.push_back(TypeReference(findLocked(inputs[i])).detach());
     }
-    record->pending = std::move(arguments);
+    record->pendingCombiner = arguments.combiner;
+    formatTypeArguments(record->infoLine, arguments.integers.data(), arguments.integers.size(),
+                        arguments.addresses.data(), arguments.addresses.size());
     // A handle seen before was freed by the program and now names this type.
     auto stale = byHandle_.find(newType);
     if (stale != byHandle_.end()) dropHandle(stale);
-    byHandle_.emplace(newType, std::move(reference));
+    enter(newType, std::move(reference));
 }
 
 void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
@@ -183,10 +246,9 @@ void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     int64_t *childIds = count > kOnStack ? onHeap.data() : onStack;
     for (size_t i = 0; i < count; ++i)
         childIds[i] = record.children[i]->id;
-    const TypeArguments &arguments = record.pending;
-    record.infoLine = derivedTypeLine(record.id, combinerName(arguments.combiner), name,
-                                      arguments.integers, arguments.addresses, childIds, count);
-    record.pending = TypeArguments();  // its memory too
+    // The line around the arguments' text, in the record's own memory.
+    formatDerivedTypeLine(record.infoLine, record.id, combinerName(record.pendingCombiner), name,
+                          record.infoLine, childIds, count);
 }
 
 // Called with mutex_ held: a type no traced constructor made, through
@@ -218,7 +280,7 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
         return namedById_.emplace(id, TypeReference(record)).first->second;
     }
 
-    auto *record = new TypeRecord;
+    TypeRecord *record = reusedOrNewRecord();
     TypeReference reference(record);  // releases the children too, should this throw
     std::vector<int64_t> childIds;
     for (MPI_Datatype child : contents.types) {

@@ -42,9 +42,13 @@ struct TypeRecord {
     // gets its id and line (the one MPI_Type_get_contents would give) when
     // first needed, as every type did before: ids stay in order of first
     // use, and the name is the one the type has then (MPI_Type_set_name,
-    // Open MPI's "Dup " names). Only the registry sees a pending record,
-    // under its lock.
-    TypeArguments pending;
+    // Open MPI's "Dup " names). While it is pending (id -1), infoLine holds
+    // the text of its arguments (formatTypeArguments) and pendingCombiner
+    // its combiner. Only the registry sees a pending record, under its lock.
+    int pendingCombiner = MPI_COMBINER_NAMED;
+    // Issue 16: dead records are kept for reuse (TypeRegistry.cpp), with
+    // the memory of their children and line; this links them.
+    TypeRecord *nextFree = nullptr;
 };
 
 // A counted reference to a record: the record, and each record it is built
@@ -101,7 +105,7 @@ class TypeRegistry {
     // (issue 16); the line refers to the ids the program's own types have
     // in the trace, and needs no MPI_Type_get_contents at all.
     void constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
-                     TypeArguments arguments);
+                     const TypeArguments &arguments);
     // After the program's MPI_Type_get_contents: a returned handle that
     // names a type this registry knows is another reference to it (MPICH
     // returns the same handle with its count raised), which the program
@@ -115,13 +119,18 @@ class TypeRegistry {
     TypeReference decode(MPI_Datatype type);
     void decodePending(MPI_Datatype type, TypeRecord &record);
     const TypeReference &findLocked(MPI_Datatype type);
+    using ByHandle = std::unordered_map<MPI_Datatype, TypeReference>;
     // Lets go of the record the handle names (retired for the threads).
-    void dropHandle(std::unordered_map<MPI_Datatype, TypeReference>::iterator entry);
+    void dropHandle(ByHandle::iterator entry);
+    // Enters a handle (issue 16: into a map node kept from an earlier
+    // dropHandle when there is one, so that entering costs no malloc).
+    const TypeReference &enter(MPI_Datatype type, TypeReference record);
 
     std::mutex mutex_;
     // Decoded and pending records by handle; a pending record's entry is
     // the only reference to it, so the registry may complete it.
-    std::unordered_map<MPI_Datatype, TypeReference> byHandle_;
+    ByHandle byHandle_;
+    std::vector<ByHandle::node_type> spareNodes_;
     std::unordered_map<int64_t, TypeReference> namedById_;  // kept for good
     std::unordered_map<MPI_Datatype, int64_t> extraReferences_;
     int64_t nextDerivedId_ = kFirstDerivedTypeId;
