@@ -5,13 +5,14 @@
 // the two on every trace the suite generates. Wherever ColumnHandler would
 // fail (a number out of range, a time that is not one, a root that is not
 // <Program>), this builder answers Unrecognised instead, so that the
-// libxml2 reader runs and words the error with its file:line:column.
+// libxml2 reader runs and words the error with its file:line:column. What
+// the attributes mean and how a call becomes a row is theirs in common
+// (CallRecord.hpp); this builder's own part is speed: attribute meanings
+// worked out once per tag shape, numbers and times parsed word at a time.
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <limits>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -20,20 +21,12 @@
 #include <hdtrace/reader/DialectScanner.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 
+#include "CallRecord.hpp"
+
 namespace hdtrace::reader {
 namespace {
 
 using Verdict = DialectHandler::Verdict;
-
-// The per-attribute work is small and runs ten times per call: inlined into
-// one loop (a call costs as much as the work), the rare cases kept out of it.
-#if defined(__GNUC__)
-#define HDTRACE_HOT_INLINE inline __attribute__((always_inline))
-#define HDTRACE_COLD __attribute__((noinline, cold))
-#else
-#define HDTRACE_HOT_INLINE inline
-#define HDTRACE_COLD
-#endif
 
 // What parseInteger (DecimalNumber.cpp) returns, without the optional.
 struct ParsedInteger {
@@ -116,17 +109,7 @@ HDTRACE_HOT_INLINE bool mayOverflow(std::string_view value) {
 }
 
 HDTRACE_HOT_INLINE bool fitsThirtyTwoBitColumn(const ParsedInteger &parsed) {
-    return !parsed.valid ||
-           (parsed.value > kNoValue32 && parsed.value <= std::numeric_limits<int32_t>::max());
-}
-
-// Byte by byte over a literal: unrolled by the compiler, no call to memcmp.
-template <size_t N>
-inline bool equals(std::string_view name, const char (&literal)[N]) {
-    if (name.size() != N - 1) return false;
-    for (size_t i = 0; i < N - 1; ++i)
-        if (name[i] != literal[i]) return false;
-    return true;
+    return !parsed.valid || withinThirtyTwoBitColumn(parsed.value);
 }
 
 inline bool sameBytes(const char *a, const char *b, size_t length) {
@@ -134,104 +117,6 @@ inline bool sameBytes(const char *a, const char *b, size_t length) {
         if (a[i] != b[i]) return false;
     return true;
 }
-
-// The ten attributes stored in 32-bit columns (isThirtyTwoBitColumn).
-bool isThirtyTwoBitColumn(std::string_view name) {
-    switch (name.size()) {
-        case 3:
-            return equals(name, "tag") || equals(name, "cid") || equals(name, "fid");
-        case 4:
-            return equals(name, "root");
-        case 5:
-            return equals(name, "toTag");
-        case 6:
-            return equals(name, "toRank") || equals(name, "source");
-        case 7:
-            return equals(name, "fromTag");
-        case 8:
-            return equals(name, "rootRank") || equals(name, "fromRank");
-        default:
-            return false;
-    }
-}
-
-// The attributes of a call the table reads (ColumnHandler::startCall).
-enum class CallAttribute : uint8_t {
-    Other,
-    Cid,
-    Fid,
-    Rid,
-    End,
-    Tag,
-    Time,
-    Size,
-    Root,  // root and rootRank
-    Name,
-    ToTag,
-    ToRank,
-    Offset,
-    Source,
-    FromTag,
-    FromRank,
-    RecvSize,
-    SendSize
-};
-
-// Dispatch on length and first letter, then compare.
-CallAttribute callAttributeOf(std::string_view attribute) {
-    switch (attribute.size() << 8 | static_cast<unsigned char>(attribute[0])) {
-        case 3 << 8 | 'c':
-            return equals(attribute, "cid") ? CallAttribute::Cid : CallAttribute::Other;
-        case 3 << 8 | 'f':
-            return equals(attribute, "fid") ? CallAttribute::Fid : CallAttribute::Other;
-        case 3 << 8 | 'r':
-            return equals(attribute, "rid") ? CallAttribute::Rid : CallAttribute::Other;
-        case 3 << 8 | 'e':
-            return equals(attribute, "end") ? CallAttribute::End : CallAttribute::Other;
-        case 3 << 8 | 't':
-            return equals(attribute, "tag") ? CallAttribute::Tag : CallAttribute::Other;
-        case 4 << 8 | 't':
-            return equals(attribute, "time") ? CallAttribute::Time : CallAttribute::Other;
-        case 4 << 8 | 's':
-            return equals(attribute, "size") ? CallAttribute::Size : CallAttribute::Other;
-        case 4 << 8 | 'r':
-            return equals(attribute, "root") ? CallAttribute::Root : CallAttribute::Other;
-        case 4 << 8 | 'n':
-            return equals(attribute, "name") ? CallAttribute::Name : CallAttribute::Other;
-        case 5 << 8 | 't':
-            return equals(attribute, "toTag") ? CallAttribute::ToTag : CallAttribute::Other;
-        case 6 << 8 | 't':
-            return equals(attribute, "toRank") ? CallAttribute::ToRank : CallAttribute::Other;
-        case 6 << 8 | 'o':
-            return equals(attribute, "offset") ? CallAttribute::Offset : CallAttribute::Other;
-        case 6 << 8 | 's':
-            return equals(attribute, "source") ? CallAttribute::Source : CallAttribute::Other;
-        case 7 << 8 | 'f':
-            return equals(attribute, "fromTag") ? CallAttribute::FromTag : CallAttribute::Other;
-        case 8 << 8 | 'f':
-            return equals(attribute, "fromRank") ? CallAttribute::FromRank : CallAttribute::Other;
-        case 8 << 8 | 'r':
-            return equals(attribute, "rootRank")   ? CallAttribute::Root
-                   : equals(attribute, "recvSize") ? CallAttribute::RecvSize
-                                                   : CallAttribute::Other;
-        case 8 << 8 | 's':
-            return equals(attribute, "sendSize") ? CallAttribute::SendSize : CallAttribute::Other;
-        default:
-            return CallAttribute::Other;
-    }
-}
-
-struct OpenCall {
-    int32_t nameCode = 0;
-    int64_t startNs = 0, endNs = 0;
-    bool hasStart = false, hasEnd = false;
-    int64_t size = -1, sizeFallback = -1, offset = -1, rid = -1, cid = -1, fid = -1;
-    int64_t peer = kNoValue32, tag = kNoValue32, recvPeer = kNoValue32, recvTag = kNoValue32;
-    int peerPriority = 99, tagPriority = 99;
-    bool sendAndReceive = false;
-    bool isFileOpen = false;
-    std::string_view fileName;  // valid until the call's start tag is handled
-};
 
 // Copied into the open call at each call: GCC makes `= OpenCall()` a
 // `rep stos` into a temporary and a copy, which costs more than the call's
@@ -242,12 +127,21 @@ class DialectColumnBuilder : public DialectHandler {
   public:
     DialectColumnBuilder(EventColumns &columns, const TraceFilter &filter,
                          const LocalToWorldTable *localToWorld)
-        : columns_(columns), filter_(filter), localToWorld_(localToWorld) {}
+        : columns_(columns), filter_(filter), rows_(columns, localToWorld) {}
     int timeFractionDigits() const { return timeFractionDigits_; }
 
     Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
                          int count, TagShapeId shape) override;
     void endElement(int depth) override;
+
+    // The parsing OpenCall::take asks for, word at a time.
+    HDTRACE_HOT_INLINE ParsedInteger integerValue(std::string_view text) {
+        return parseIntegerValue(text);
+    }
+    HDTRACE_HOT_INLINE bool timeValue(std::string_view, std::string_view text,
+                                      int64_t *nanoseconds) {
+        return parseTime(text, nanoseconds);
+    }
 
   private:
     // What the table takes from a call of one tag shape, worked out once.
@@ -262,40 +156,27 @@ class DialectColumnBuilder : public DialectHandler {
     Verdict startProgram(std::string_view name, const ScannedAttribute *attributes, int count);
     Verdict startCall(std::string_view name, const ScannedAttribute *attributes, int count,
                       TagShapeId shape);
-    bool isSkipped(std::string_view name) const;
     bool takeCallAttribute(CallAttribute meaning, std::string_view value);
     Verdict startChild(std::string_view name, const ScannedAttribute *attributes, int count);
     bool valuesBelowCallRead(const ScannedAttribute *attributes, int count);
-    void finishCall();
-    void growColumns();
 
   public:
     // Gives the columns their length (rows read); call once after the scan.
-    void trimColumns();
+    void trimColumns() { rows_.trim(); }
 
   private:
     bool parseTime(std::string_view text, int64_t *nanoseconds);
     HDTRACE_COLD bool parseTimeSlowly(std::string_view text, int64_t *nanoseconds);
     int32_t nameCode(std::string_view name);
-    int64_t toWorld(int64_t cid, int64_t rank);
 
     EventColumns &columns_;
     const TraceFilter &filter_;
-    const LocalToWorldTable *localToWorld_;
+    CallRowWriter rows_;
     int skipBelowDepth_ = 0;
     int64_t timeAdjustmentNs_ = 0;
     int timeFractionDigits_ = -1;
     OpenCall call_;
     std::vector<int64_t> completedRids_;
-    // The twelve per-row columns grow in blocks of rows, left uninitialised
-    // (ColumnMemory.hpp) until finishCall writes them, and are written through
-    // these pointers: a push_back per column and row costs more than the value.
-    static constexpr size_t kBlockRows = 4096;
-    size_t rows_ = 0, allocatedRows_ = 0;
-    int32_t *nameCodeAt_ = nullptr, *peerAt_ = nullptr, *tagAt_ = nullptr, *cidAt_ = nullptr,
-            *fidAt_ = nullptr, *recvPeerAt_ = nullptr, *recvTagAt_ = nullptr;
-    int64_t *startNsAt_ = nullptr, *endNsAt_ = nullptr, *sizeAt_ = nullptr, *offsetAt_ = nullptr,
-            *ridAt_ = nullptr;
     std::string openFileName_;
     // Names seen recently, by a cheap hash, in front of the full map: calls
     // come from a few dozen names, and the map keeps 80,000 distinct ones linear.
@@ -323,17 +204,6 @@ int32_t DialectColumnBuilder::nameCode(std::string_view name) {
     if (added) columns_.names.emplace_back(name);
     entry.code = found->second;
     return found->second;
-}
-
-int64_t DialectColumnBuilder::toWorld(int64_t cid, int64_t rank) {
-    if (rank < 0 || !localToWorld_) return rank;  // wildcards stay
-    auto found = localToWorld_->find(cid);
-    if (found == localToWorld_->end() || rank >= static_cast<int64_t>(found->second.size()) ||
-        found->second[static_cast<size_t>(rank)] < 0) {
-        ++columns_.untranslatedPeers;
-        return rank;
-    }
-    return found->second[static_cast<size_t>(rank)];
 }
 
 HDTRACE_HOT_INLINE bool DialectColumnBuilder::parseTime(std::string_view text,
@@ -410,90 +280,12 @@ Verdict DialectColumnBuilder::startProgram(std::string_view name,
     return Verdict::Continue;
 }
 
-bool DialectColumnBuilder::isSkipped(std::string_view name) const {
-    return equals(name, "Nested") ||
-           (!filter_.names.empty() &&
-            std::find(filter_.names.begin(), filter_.names.end(), name) == filter_.names.end());
-}
-
-// The value of one attribute into call_: the same assignments and priorities
-// as ColumnHandler::startCall. false where ColumnHandler would fail.
+// The value of one attribute into call_ (OpenCall::take), parsed here.
+// false where ColumnHandler would fail.
 HDTRACE_HOT_INLINE bool DialectColumnBuilder::takeCallAttribute(CallAttribute meaning,
                                                                 std::string_view value) {
     if (mayOverflow(value)) return false;
-    // One dispatch per attribute: each case parses its own value (inline).
-    const auto orMinusOne = [](const ParsedInteger &number) {
-        return number.valid ? number.value : int64_t{-1};
-    };
-    const auto orNoValue = [](const ParsedInteger &number) {
-        return number.valid ? number.value : int64_t{kNoValue32};
-    };
-    ParsedInteger number;
-    switch (meaning) {
-        case CallAttribute::Other:
-            return true;
-        case CallAttribute::Name:
-            call_.fileName = value;
-            return true;
-        case CallAttribute::Time:
-            call_.hasStart = true;
-            return parseTime(value, &call_.startNs);
-        case CallAttribute::End:
-            call_.hasEnd = true;
-            return parseTime(value, &call_.endNs);
-        case CallAttribute::Rid:
-            call_.rid = orMinusOne(parseIntegerValue(value));
-            return true;
-        case CallAttribute::Size:
-            call_.size = orMinusOne(parseIntegerValue(value));
-            return true;
-        case CallAttribute::Offset:
-            call_.offset = orMinusOne(parseIntegerValue(value));
-            return true;
-        case CallAttribute::RecvSize:
-        case CallAttribute::SendSize:
-            number = parseIntegerValue(value);
-            if (call_.sizeFallback < 0) call_.sizeFallback = orMinusOne(number);
-            return true;
-        case CallAttribute::Cid:
-            number = parseIntegerValue(value);
-            call_.cid = orMinusOne(number);
-            break;
-        case CallAttribute::Fid:
-            number = parseIntegerValue(value);
-            call_.fid = orMinusOne(number);
-            break;
-        case CallAttribute::Tag:
-            number = parseIntegerValue(value);
-            if (call_.tagPriority > 3) call_.tag = orNoValue(number), call_.tagPriority = 3;
-            break;
-        case CallAttribute::ToTag:
-            number = parseIntegerValue(value);
-            if (call_.tagPriority > 1) call_.tag = orNoValue(number), call_.tagPriority = 1;
-            break;
-        case CallAttribute::Root:
-            number = parseIntegerValue(value);
-            if (call_.peerPriority > 3) call_.peer = orNoValue(number), call_.peerPriority = 3;
-            break;
-        case CallAttribute::ToRank:
-            number = parseIntegerValue(value);
-            if (call_.peerPriority > 1) call_.peer = orNoValue(number), call_.peerPriority = 1;
-            break;
-        case CallAttribute::Source:
-            number = parseIntegerValue(value);
-            if (call_.peerPriority > 4) call_.peer = orNoValue(number), call_.peerPriority = 4;
-            break;
-        case CallAttribute::FromTag:
-            number = parseIntegerValue(value);
-            call_.recvTag = orNoValue(number);
-            break;
-        case CallAttribute::FromRank:
-            number = parseIntegerValue(value);
-            call_.recvPeer = orNoValue(number);
-            break;
-    }
-    // The ten 32-bit columns: a value beyond them is refused as ColumnHandler does.
-    return fitsThirtyTwoBitColumn(number);
+    return call_.take(meaning, value, *this);
 }
 
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name,
@@ -505,17 +297,17 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
         CallShape &described = callShapes_[shape.slot];
         if (described.generation != shape.generation) {
             described.generation = shape.generation;
-            described.skipped = isSkipped(name);
+            described.skipped = isSkippedCall(name, filter_);
             // Codes are given in the order names first appear in calls read.
             if (!described.skipped) described.nameCode = nameCode(name);
-            described.sendAndReceive = equals(name, "Sendrecv") || equals(name, "Sendrecv_replace");
-            described.isFileOpen = equals(name, "File_open");
+            described.sendAndReceive = isSendAndReceiveCall(name);
+            described.isFileOpen = isFileOpenCall(name);
             for (int index = 0; index < count; ++index)
                 described.meaning[index] = callAttributeOf(attributes[index].name);
         }
         known = &described;
     }
-    if (known ? known->skipped : isSkipped(name)) {
+    if (known ? known->skipped : isSkippedCall(name, filter_)) {
         skipBelowDepth_ = 2;
         return Verdict::Continue;
     }
@@ -533,17 +325,17 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
                                    attributes[index].value))
                 return Verdict::Unrecognised;
     }
-    if (!call_.hasEnd) call_.endNs = call_.startNs;
-    if (filter_.hasTimeWindow()) {
-        if (call_.hasStart && call_.startNs > filter_.toNs) return Verdict::Stop;
-        if (!call_.hasStart || call_.endNs < filter_.fromNs) {
+    switch (call_.closeStartTag(filter_)) {
+        case CallStart::Stop:
+            return Verdict::Stop;
+        case CallStart::Skip:
             skipBelowDepth_ = 2;
             return Verdict::Continue;
-        }
+        case CallStart::Read:
+            break;
     }
-    call_.sendAndReceive = known ? known->sendAndReceive
-                                 : equals(name, "Sendrecv") || equals(name, "Sendrecv_replace");
-    call_.isFileOpen = known ? known->isFileOpen : equals(name, "File_open");
+    call_.sendAndReceive = known ? known->sendAndReceive : isSendAndReceiveCall(name);
+    call_.isFileOpen = known ? known->isFileOpen : isFileOpenCall(name);
     if (call_.isFileOpen) openFileName_.assign(call_.fileName);
     return Verdict::Continue;
 }
@@ -560,14 +352,13 @@ Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAtt
             ParsedInteger number = parseIntegerValue(value);
             completedRids_.push_back(number.valid ? number.value : -1);
         } else if (isData && !sawSize && equals(attribute, "size")) {
-            // Split collectives carry their access in <Data offset size .../>.
             sawSize = true;
             ParsedInteger number = parseIntegerValue(value);
-            if (call_.size < 0) call_.size = number.valid ? number.value : -1;
+            call_.takeDataSize(number.valid, number.value);
         } else if (isData && !sawOffset && equals(attribute, "offset")) {
             sawOffset = true;
             ParsedInteger number = parseIntegerValue(value);
-            if (call_.offset < 0) call_.offset = number.valid ? number.value : -1;
+            call_.takeDataOffset(number.valid, number.value);
         }
     }
     return Verdict::Continue;
@@ -578,68 +369,7 @@ void DialectColumnBuilder::endElement(int depth) {
         if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
         return;
     }
-    if (depth == 2) finishCall();
-}
-
-void DialectColumnBuilder::growColumns() {
-    allocatedRows_ += kBlockRows;
-    for (auto *column :
-         {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
-        column->resize(allocatedRows_);
-    for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
-                         &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
-        column->resize(allocatedRows_);
-    nameCodeAt_ = columns_.nameCode.data(), peerAt_ = columns_.peer.data();
-    tagAt_ = columns_.tag.data(), cidAt_ = columns_.cid.data(), fidAt_ = columns_.fid.data();
-    recvPeerAt_ = columns_.recvPeer.data(), recvTagAt_ = columns_.recvTag.data();
-    startNsAt_ = columns_.startNs.data(), endNsAt_ = columns_.endNs.data();
-    sizeAt_ = columns_.size.data(), offsetAt_ = columns_.offset.data();
-    ridAt_ = columns_.rid.data();
-}
-
-void DialectColumnBuilder::trimColumns() {
-    for (auto *column :
-         {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
-        column->resize(rows_);
-    for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
-                         &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
-        column->resize(rows_);
-}
-
-void DialectColumnBuilder::finishCall() {
-    OpenCall &call = call_;
-    if (call.size < 0) call.size = call.sizeFallback;
-    if (call.recvPeer != kNoValue32) {
-        call.recvPeer = toWorld(call.cid, call.recvPeer);
-        if (call.peerPriority > 2) call.peer = call.recvPeer, call.peerPriority = 2;
-    }
-    if (call.recvTag != kNoValue32 && call.tagPriority > 2)
-        call.tag = call.recvTag, call.tagPriority = 2;
-    if (call.peer != kNoValue32 && call.peerPriority != 2) call.peer = toWorld(call.cid, call.peer);
-    const auto row = static_cast<int64_t>(rows_);
-    for (int64_t rid : completedRids_) {
-        columns_.completionRow.push_back(row);
-        columns_.completionRid.push_back(rid);
-    }
-    if (call.isFileOpen && !openFileName_.empty()) {
-        columns_.openRow.push_back(row);
-        columns_.openFid.push_back(call.fid);
-        columns_.openName.push_back(openFileName_);
-    }
-    if (rows_ == allocatedRows_) growColumns();
-    const size_t at = rows_++;
-    nameCodeAt_[at] = call.nameCode;
-    startNsAt_[at] = call.startNs;
-    endNsAt_[at] = call.endNs;
-    sizeAt_[at] = call.size;
-    offsetAt_[at] = call.offset;
-    ridAt_[at] = call.rid;
-    peerAt_[at] = static_cast<int32_t>(call.peer);
-    tagAt_[at] = static_cast<int32_t>(call.tag);
-    cidAt_[at] = static_cast<int32_t>(call.cid);
-    fidAt_[at] = static_cast<int32_t>(call.fid);
-    recvPeerAt_[at] = static_cast<int32_t>(call.sendAndReceive ? call.recvPeer : kNoValue32);
-    recvTagAt_[at] = static_cast<int32_t>(call.sendAndReceive ? call.recvTag : kNoValue32);
+    if (depth == 2) rows_.finish(call_, completedRids_, openFileName_);
 }
 
 }  // namespace

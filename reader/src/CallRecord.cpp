@@ -1,0 +1,41 @@
+#include "CallRecord.hpp"
+
+namespace hdtrace::reader {
+
+int64_t lookUpWorldRank(const LocalToWorldTable &localToWorld, int64_t cid, int64_t rank,
+                        EventColumns &columns) {
+    auto found = localToWorld.find(cid);
+    if (found == localToWorld.end() || rank >= static_cast<int64_t>(found->second.size()) ||
+        found->second[static_cast<size_t>(rank)] < 0) {
+        ++columns.untranslatedPeers;
+        return rank;
+    }
+    return found->second[static_cast<size_t>(rank)];
+}
+
+void CallRowWriter::grow() {
+    allocatedRows_ += kBlockRows;
+    for (auto *column :
+         {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
+        column->resize(allocatedRows_);
+    for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
+                         &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
+        column->resize(allocatedRows_);
+    nameCodeAt_ = columns_.nameCode.data(), peerAt_ = columns_.peer.data();
+    tagAt_ = columns_.tag.data(), cidAt_ = columns_.cid.data(), fidAt_ = columns_.fid.data();
+    recvPeerAt_ = columns_.recvPeer.data(), recvTagAt_ = columns_.recvTag.data();
+    startNsAt_ = columns_.startNs.data(), endNsAt_ = columns_.endNs.data();
+    sizeAt_ = columns_.size.data(), offsetAt_ = columns_.offset.data();
+    ridAt_ = columns_.rid.data();
+}
+
+void CallRowWriter::trim() {
+    for (auto *column :
+         {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
+        column->resize(rows_);
+    for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
+                         &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
+        column->resize(rows_);
+}
+
+}  // namespace hdtrace::reader
