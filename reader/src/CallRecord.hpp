@@ -280,7 +280,8 @@ struct OpenCall {
 };
 
 // A rank of communicator cid as a world rank, through localToWorld (the
-// project's communicator tables); the rank itself when there is none.
+// project's communicator tables); the rank itself, counted in
+// columns.untranslatedPeers, when the tables do not have it.
 int64_t lookUpWorldRank(const LocalToWorldTable &localToWorld, int64_t cid, int64_t rank,
                         EventColumns &columns);
 
