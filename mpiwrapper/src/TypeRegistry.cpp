@@ -159,33 +159,22 @@ TypeReference TypeRegistry::find(MPI_Datatype type) {
     return findLocked(type);
 }
 
-const TypeReference &TypeRegistry::findLocked(MPI_Datatype type) {
-    auto found = byHandle_.find(type);
-    if (found != byHandle_.end()) {
+TypeReference TypeRegistry::findLocked(MPI_Datatype type) {
+    if (TypeReference *found = byHandle_.find(type)) {
         // The registry made the record (not const) and nobody else sees it
         // while it is pending.
-        if (found->second->id < 0)
-            decodePending(type, const_cast<TypeRecord &>(*found->second.get()));
-        return found->second;
+        if ((*found)->id < 0) decodePending(type, const_cast<TypeRecord &>(*found->get()));
+        return *found;
     }
-    return enter(type, decode(type));
+    // Copied before entering: entering may move the table's entries.
+    TypeReference record = decode(type);
+    byHandle_.insert(type, record);
+    return record;
 }
 
-const TypeReference &TypeRegistry::enter(MPI_Datatype type, TypeReference record) {
-    if (spareNodes_.empty()) return byHandle_.emplace(type, std::move(record)).first->second;
-    ByHandle::node_type node = std::move(spareNodes_.back());
-    spareNodes_.pop_back();
-    node.key() = type;
-    node.mapped() = std::move(record);
-    return byHandle_.insert(std::move(node)).position->second;
-}
-
-void TypeRegistry::dropHandle(ByHandle::iterator entry) {
-    constexpr size_t kMaxSpareNodes = 64;
-    entry->second->retired.store(true, std::memory_order_release);
-    ByHandle::node_type node = byHandle_.extract(entry);
-    node.mapped() = TypeReference();  // the registry's reference, dropped now
-    if (spareNodes_.size() < kMaxSpareNodes) spareNodes_.push_back(std::move(node));
+void TypeRegistry::dropHandle(TypeReference *entry) {
+    (*entry)->retired.store(true, std::memory_order_release);
+    byHandle_.erase(entry);  // the registry's reference, dropped now
 }
 
 void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
@@ -203,9 +192,8 @@ void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Dataty
     formatTypeArguments(record->infoLine, arguments.integers.data(), arguments.integers.size(),
                         arguments.addresses.data(), arguments.addresses.size());
     // A handle seen before was freed by the program and now names this type.
-    auto stale = byHandle_.find(newType);
-    if (stale != byHandle_.end()) dropHandle(stale);
-    enter(newType, std::move(reference));
+    if (TypeReference *stale = byHandle_.find(newType)) dropHandle(stale);
+    byHandle_.insert(newType, std::move(reference));
 }
 
 void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
@@ -214,7 +202,7 @@ void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
         const MPI_Datatype type = types[i];
         // A new handle (Open MPI returns duplicates) is the program's to
         // free like any other; only a handle already known is an alias.
-        if (byHandle_.count(type) != 0) ++extraReferences_[type];
+        if (byHandle_.find(type)) ++extraReferences_[type];
     }
 }
 
@@ -227,8 +215,7 @@ void TypeRegistry::forget(MPI_Datatype type) {
             return;
         }
     }
-    auto entry = byHandle_.find(type);
-    if (entry != byHandle_.end()) dropHandle(entry);
+    if (TypeReference *entry = byHandle_.find(type)) dropHandle(entry);
 }
 
 // Called with mutex_ held: the id and the line of a type made by a traced
@@ -287,7 +274,7 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
         // A handle the program made (MPICH gives the program's own handles
         // back), or a duplicate (Open MPI), decoded on its own.
         TypeReference childRecord;
-        if (byHandle_.count(child) != 0)
+        if (byHandle_.find(child))
             childRecord = findLocked(child);
         else
             childRecord = decode(child);

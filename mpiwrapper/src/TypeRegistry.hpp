@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 
+#include "HandleTable.hpp"
 #include "TypeArguments.hpp"
 
 namespace hdtracempi {
@@ -118,19 +119,15 @@ class TypeRegistry {
   private:
     TypeReference decode(MPI_Datatype type);
     void decodePending(MPI_Datatype type, TypeRecord &record);
-    const TypeReference &findLocked(MPI_Datatype type);
-    using ByHandle = std::unordered_map<MPI_Datatype, TypeReference>;
+    TypeReference findLocked(MPI_Datatype type);
     // Lets go of the record the handle names (retired for the threads).
-    void dropHandle(ByHandle::iterator entry);
-    // Enters a handle (issue 16: into a map node kept from an earlier
-    // dropHandle when there is one, so that entering costs no malloc).
-    const TypeReference &enter(MPI_Datatype type, TypeReference record);
+    void dropHandle(TypeReference *entry);
 
     std::mutex mutex_;
     // Decoded and pending records by handle; a pending record's entry is
-    // the only reference to it, so the registry may complete it.
-    ByHandle byHandle_;
-    std::vector<ByHandle::node_type> spareNodes_;
+    // the only reference to it, so the registry may complete it. Issue 16:
+    // open-addressed (HandleTable.hpp), no division and no node per entry.
+    HandleTable<MPI_Datatype, TypeReference> byHandle_;
     std::unordered_map<int64_t, TypeReference> namedById_;  // kept for good
     std::unordered_map<MPI_Datatype, int64_t> extraReferences_;
     int64_t nextDerivedId_ = kFirstDerivedTypeId;
