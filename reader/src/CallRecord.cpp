@@ -15,12 +15,7 @@ int64_t lookUpWorldRank(const LocalToWorldTable &localToWorld, int64_t cid, int6
 
 void CallRowWriter::grow() {
     allocatedRows_ += kBlockRows;
-    for (auto *column :
-         {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
-        column->resize(allocatedRows_);
-    for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
-                         &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
-        column->resize(allocatedRows_);
+    resizeColumns(allocatedRows_);
     nameCodeAt_ = columns_.nameCode.data(), peerAt_ = columns_.peer.data();
     tagAt_ = columns_.tag.data(), cidAt_ = columns_.cid.data(), fidAt_ = columns_.fid.data();
     recvPeerAt_ = columns_.recvPeer.data(), recvTagAt_ = columns_.recvTag.data();
@@ -30,12 +25,16 @@ void CallRowWriter::grow() {
 }
 
 void CallRowWriter::trim() {
+    resizeColumns(rows_);
+}
+
+void CallRowWriter::resizeColumns(size_t rows) {
     for (auto *column :
          {&columns_.startNs, &columns_.endNs, &columns_.size, &columns_.offset, &columns_.rid})
-        column->resize(rows_);
+        column->resize(rows);
     for (auto *column : {&columns_.nameCode, &columns_.peer, &columns_.tag, &columns_.cid,
                          &columns_.fid, &columns_.recvPeer, &columns_.recvTag})
-        column->resize(rows_);
+        column->resize(rows);
 }
 
 }  // namespace hdtrace::reader

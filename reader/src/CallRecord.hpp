@@ -309,6 +309,8 @@ class CallRowWriter {
 
   private:
     void grow();
+    // Every column to the given number of rows (grow and trim).
+    void resizeColumns(size_t rows);
 
     static constexpr size_t kBlockRows = 4096;
     EventColumns &columns_;
