@@ -22,6 +22,7 @@
 #include <hdtrace/reader/EventColumns.hpp>
 
 #include "CallRecord.hpp"
+#include "DialectTagScan.hpp"
 
 namespace hdtrace::reader {
 namespace {
@@ -123,7 +124,8 @@ inline bool sameBytes(const char *a, const char *b, size_t length) {
 // attributes.
 const OpenCall kFreshCall{};
 
-class DialectColumnBuilder : public DialectHandler {
+// final: the scanner calls it directly (DialectScanner::runWith).
+class DialectColumnBuilder final : public DialectHandler {
   public:
     DialectColumnBuilder(EventColumns &columns, const TraceFilter &filter,
                          const LocalToWorldTable *localToWorld)
@@ -236,9 +238,9 @@ bool DialectColumnBuilder::parseTimeSlowly(std::string_view text, int64_t *nanos
     return true;
 }
 
-Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
-                                           const ScannedAttribute *attributes, int count,
-                                           TagShapeId shape) {
+HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
+                                                              const ScannedAttribute *attributes,
+                                                              int count, TagShapeId shape) {
     if (skipBelowDepth_ > 0) return Verdict::Continue;
     if (depth == 2) return startCall(name, attributes, count, shape);
     if (depth == 1) return startProgram(name, attributes, count);
@@ -364,7 +366,7 @@ Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAtt
     return Verdict::Continue;
 }
 
-void DialectColumnBuilder::endElement(int depth) {
+HDTRACE_HOT_INLINE void DialectColumnBuilder::endElement(int depth) {
     if (skipBelowDepth_ > 0) {
         if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
         return;
@@ -384,7 +386,7 @@ std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
         result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
     DialectColumnBuilder builder(result.columns, options.filter, localToWorld);
     DialectScanner scanner(path);
-    if (scanner.run(builder) == DialectScanner::Outcome::Unrecognised) {
+    if (scanner.runWith(builder) == DialectScanner::Outcome::Unrecognised) {
         if (reason) *reason = scanner.reason();
         return std::nullopt;
     }
@@ -411,7 +413,7 @@ std::optional<ColumnsResult> readEventColumnsByDialectSlice(
         return std::nullopt;
     }
     DialectScanner scanner(path);
-    if (scanner.runSlice(builder, from, to, toIsEndOfFile) ==
+    if (scanner.runSliceWith(builder, from, to, toIsEndOfFile) ==
         DialectScanner::Outcome::Unrecognised) {
         if (reason) *reason = scanner.reason();
         return std::nullopt;

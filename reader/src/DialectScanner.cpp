@@ -19,144 +19,19 @@
 
 #include <hdtrace/reader/DialectScanner.hpp>
 
+#include "DialectBytes.hpp"
+#include "DialectTagScan.hpp"
+
 namespace hdtrace::reader {
+
+using namespace dialect;
+
+// run and runSlice: the scan with a DialectHandler's virtual calls.
+template DialectScanner::Outcome DialectScanner::runWith(DialectHandler &);
+template DialectScanner::Outcome DialectScanner::runSliceWith(DialectHandler &, uint64_t, uint64_t,
+                                                              bool);
+
 namespace {
-
-// Byte classes. The buffer always ends in a NUL sentinel, which is of class
-// kBad everywhere, so that every loop stops at the end of the data without a
-// bounds check and then tells "need more data" from "bad byte" by position.
-enum : uint8_t { kPlain = 0, kQuote, kAmpersand, kNonAscii, kBad };
-
-struct ByteTables {
-    uint8_t value[256];  // inside an attribute value
-    bool space[256];     // XML's S without carriage return
-    bool nameStart[256];
-    bool name[256];
-};
-
-constexpr ByteTables makeTables() {
-    ByteTables tables{};
-    for (int c = 0; c < 256; ++c) {
-        tables.value[c] = c >= 0x80 ? kNonAscii : (c < 0x20 || c == 0x7f) ? kBad : kPlain;
-        tables.space[c] = false;
-        tables.nameStart[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-        tables.name[c] = tables.nameStart[c] || (c >= '0' && c <= '9') || c == '.' || c == '-';
-    }
-    // Literal tabs and newlines in a value are normalised to spaces by XML;
-    // they are left to libxml2 (kBad, as are '<' and carriage returns).
-    tables.value[static_cast<unsigned char>('<')] = kBad;
-    tables.value[static_cast<unsigned char>('\'')] = kQuote;
-    tables.value[static_cast<unsigned char>('"')] = kQuote;
-    tables.value[static_cast<unsigned char>('&')] = kAmpersand;
-    tables.space[static_cast<unsigned char>(' ')] = true;
-    tables.space[static_cast<unsigned char>('\t')] = true;
-    tables.space[static_cast<unsigned char>('\n')] = true;
-    return tables;
-}
-
-constexpr ByteTables kTables = makeTables();
-
-inline unsigned char byteAt(const char *position) {
-    return static_cast<unsigned char>(*position);
-}
-
-// The first byte at or after position that is not plain value text (a
-// quote, '&', '<', a control character, DEL or a non-ASCII byte). The
-// buffer's padding after the sentinel makes 16-byte loads safe.
-inline const char *skipPlainValue(const char *position) {
-#ifdef __SSE2__
-    const __m128i space = _mm_set1_epi8(0x20), apostrophe = _mm_set1_epi8('\''),
-                  quote = _mm_set1_epi8('"'), ampersand = _mm_set1_epi8('&'),
-                  less = _mm_set1_epi8('<'), del = _mm_set1_epi8(0x7f);
-    for (;;) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(position));
-        // Signed: bytes >= 0x80 are negative, so below 0x20 as well.
-        __m128i special = _mm_cmplt_epi8(bytes, space);
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, apostrophe));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, quote));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, ampersand));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, less));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, del));
-        const int mask = _mm_movemask_epi8(special);
-        if (mask != 0) return position + __builtin_ctz(static_cast<unsigned>(mask));
-        position += 16;
-    }
-#else
-    while (kTables.value[byteAt(position)] == kPlain)
-        ++position;
-    return position;
-#endif
-}
-
-// The first byte at or after position that is not a name character of the
-// dialect ([A-Za-z0-9_.-]).
-inline const char *skipName(const char *position) {
-#ifdef __SSE2__
-    const __m128i caseBit = _mm_set1_epi8(0x20), lowerA = _mm_set1_epi8('a'),
-                  letters = _mm_set1_epi8(25), zero = _mm_set1_epi8('0'), digits = _mm_set1_epi8(9),
-                  underscore = _mm_set1_epi8('_'), dot = _mm_set1_epi8('.'),
-                  dash = _mm_set1_epi8('-');
-    for (;;) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(position));
-        // Unsigned range checks: x - low <= span, as min(x - low, span) == x - low.
-        const __m128i letter = _mm_sub_epi8(_mm_or_si128(bytes, caseBit), lowerA);
-        const __m128i digit = _mm_sub_epi8(bytes, zero);
-        __m128i name = _mm_cmpeq_epi8(_mm_min_epu8(letter, letters), letter);
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(_mm_min_epu8(digit, digits), digit));
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, underscore));
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, dot));
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, dash));
-        const unsigned mask = ~static_cast<unsigned>(_mm_movemask_epi8(name)) & 0xffffu;
-        if (mask != 0) return position + __builtin_ctz(mask);
-        position += 16;
-    }
-#else
-    while (kTables.name[byteAt(position)])
-        ++position;
-    return position;
-#endif
-}
-
-// Names are short: compared inline, without a call to memcmp.
-inline bool sameName(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
-// length (at most 32) bytes of a and b equal; both have 16 readable bytes
-// beyond length rounded up to 16.
-inline bool sameShortBytes(const char *a, const char *b, size_t length) {
-#ifdef __SSE2__
-    for (size_t offset = 0; offset < length; offset += 16) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(a + offset));
-        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + offset));
-        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
-        const size_t left = length - offset;
-        const unsigned wanted = left >= 16 ? 0xffffu : (1u << left) - 1;
-        if ((equal & wanted) != wanted) return false;
-    }
-    return true;
-#else
-    return std::memcmp(a, b, length) == 0;
-#endif
-}
-
-// The bytes of wanted (bit i: byte i, the first 1 to 16) at text equal those
-// of gap; 16 bytes at text are readable.
-inline bool sameGap(const char *text, const char *gap, unsigned wanted) {
-#ifdef __SSE2__
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(text));
-    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(gap));
-    const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
-    return (equal & wanted) == wanted;
-#else
-    for (unsigned byte = 0; wanted >> byte; ++byte)
-        if (text[byte] != gap[byte]) return false;
-    return true;
-#endif
-}
 
 // The set of name's shape: a hash of its first and last eight bytes (the
 // buffer's padding makes the loads safe) and its length.
@@ -524,35 +399,43 @@ bool DialectScanner::skipProlog(const char *&position) {
 }
 
 DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
-    if (!open()) {
-        reason_ = "cannot open the file as a regular file";
-        return Outcome::Unrecognised;
-    }
-    if (!refill(end_)) {
-        reason_ = "read failed";
-        return Outcome::Unrecognised;
-    }
-    if (end_ == begin_) {
-        reason_ = "the file is empty";
-        return Outcome::Unrecognised;
-    }
-    const char *position = begin_;
-    if (!skipProlog(position)) {
-        reason_ = "an XML declaration other than version 1.0 in UTF-8";
-        return Outcome::Unrecognised;
-    }
-    return scan(position, handler);
+    return runWith(handler);
 }
 
 DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64_t from,
                                                  uint64_t to, bool toIsEndOfFile) {
+    return runSliceWith(handler, from, to, toIsEndOfFile);
+}
+
+bool DialectScanner::startFile(const char *&position) {
     if (!open()) {
         reason_ = "cannot open the file as a regular file";
-        return Outcome::Unrecognised;
+        return false;
+    }
+    if (!refill(end_)) {
+        reason_ = "read failed";
+        return false;
+    }
+    if (end_ == begin_) {
+        reason_ = "the file is empty";
+        return false;
+    }
+    position = begin_;
+    if (!skipProlog(position)) {
+        reason_ = "an XML declaration other than version 1.0 in UTF-8";
+        return false;
+    }
+    return true;
+}
+
+bool DialectScanner::startSlice(uint64_t from, uint64_t to, bool toIsEndOfFile) {
+    if (!open()) {
+        reason_ = "cannot open the file as a regular file";
+        return false;
     }
     if (to <= from) {
         reason_ = "an empty slice";
-        return Outcome::Unrecognised;
+        return false;
     }
     slice_ = true;
     sliceEndsFile_ = toIsEndOfFile;
@@ -572,103 +455,9 @@ DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64
     chunkOffset_ = static_cast<size_t>(from);  // the first refill reads from here
     if (!refill(end_)) {
         reason_ = "read failed";
-        return Outcome::Unrecognised;
+        return false;
     }
-    return scan(begin_, handler);
-}
-
-DialectScanner::Outcome DialectScanner::scan(const char *position, DialectHandler &handler) {
-    for (;;) {
-        while (kTables.space[byteAt(position)])
-            ++position;
-        if (position == end_) {
-            if (endOfFile_) break;
-            if (!refill(position)) {
-                reason_ = "read failed";
-                return Outcome::Unrecognised;
-            }
-            position = begin_;
-            continue;
-        }
-        if (*position != '<') {
-            reason_ = "text or a character outside the dialect between tags";
-            return Outcome::Unrecognised;
-        }
-        const char *tag = position;
-        if (slice_ && position[1] != '/') {
-            // The writer's layout: a line starts with a call's start tag
-            // (depth 2) and with no other start tag.
-            const bool lineStart = (position > begin_ ? position[-1] : byteBeforeChunk_) == '\n';
-            if (lineStart != (depth_ == 1)) {
-                reason_ = "a start tag that does not follow the writer's layout of lines";
-                return Outcome::Unrecognised;
-            }
-        }
-        switch (scanTag(position, handler)) {
-            case TagResult::Done:
-                continue;
-            case TagResult::Stopped:
-                return Outcome::Stopped;
-            case TagResult::Unrecognised:
-                return Outcome::Unrecognised;
-            case TagResult::NeedMore:
-                if (endOfFile_) {
-                    reason_ = "the file ends inside a tag";
-                    return Outcome::Unrecognised;
-                }
-                if (!refill(tag)) {
-                    reason_ = "a tag longer than the chunk, or a failed read";
-                    return Outcome::Unrecognised;
-                }
-                position = begin_;
-                continue;
-        }
-    }
-    if (slice_ && !sliceEndsFile_) {
-        if (depth_ == 1) return Outcome::Complete;
-        reason_ = "a slice that ends inside a call, or after the root";
-        return Outcome::Unrecognised;
-    }
-    if (!rootSeen_) {
-        reason_ = "no root element";
-        return Outcome::Unrecognised;
-    }
-    if (depth_ > 0) {
-        reason_ = "the file ends inside the root element";
-        return Outcome::Unrecognised;
-    }
-    return Outcome::Complete;
-}
-
-DialectScanner::TagResult DialectScanner::scanTag(const char *&position, DialectHandler &handler) {
-    const char next = position[1];
-    if (next == '/') return scanEndTag(position, handler);
-    if (next == '?' || next == '!') return unrecognised("a comment, CDATA, DTD or PI");
-    if (position + 1 == end_) return TagResult::NeedMore;
-    return scanStartTag(position, handler);
-}
-
-DialectScanner::TagResult DialectScanner::scanEndTag(const char *&position,
-                                                     DialectHandler &handler) {
-    const char *cursor = position + 2;
-    const char *nameStart = cursor;
-    cursor = skipName(cursor);
-    const size_t nameLength = static_cast<size_t>(cursor - nameStart);
-    while (kTables.space[byteAt(cursor)])
-        ++cursor;
-    if (cursor == end_) return TagResult::NeedMore;
-    if (*cursor != '>') return unrecognised("a malformed end tag");
-    if (depth_ == 0) return unrecognised("an end tag outside the root");
-    const OpenName &open = openNames_[static_cast<size_t>(depth_)];
-    const char *openText = open.length <= kShortName ? open.text : open.long_.data();
-    bool matches = open.length == nameLength;
-    for (size_t i = 0; matches && i < nameLength; ++i)
-        matches = openText[i] == nameStart[i];
-    if (!matches) return unrecognised("an end tag that does not match its start tag");
-    handler.endElement(depth_);
-    if (--depth_ == 0) rootClosed_ = true;
-    position = cursor + 1;
-    return TagResult::Done;
+    return true;
 }
 
 // The slot of name's shape, or -1. The set comes from a hash of the name's
@@ -769,8 +558,8 @@ bool DialectScanner::matchShape(int slot, const char *&cursor) {
     return true;
 }
 
-DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
-                                                       DialectHandler &handler) {
+// The start tag at position, up to the handler (DialectTagScan.hpp).
+DialectScanner::TagResult DialectScanner::readStartTag(const char *&position, StartTag *tag) {
     const char *cursor = position + 1;
     int count = 0;
     bool selfClosing = false;
@@ -827,24 +616,17 @@ DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
     else
         open.long_.assign(name);
     position = cursor;
-    const ScannedAttribute *attributes = attributes_.data();
+    tag->name = name;
+    tag->shape = shape;
     if (matched) {
         const TagShape &known = shapes_[static_cast<size_t>(shape.slot)];
-        attributes = known.attributes;
-        count = known.count;
-        selfClosing = known.selfClosing;
-    }
-    switch (handler.startElement(depth_, name, attributes, count, shape)) {
-        case DialectHandler::Verdict::Continue:
-            break;
-        case DialectHandler::Verdict::Stop:
-            return TagResult::Stopped;
-        case DialectHandler::Verdict::Unrecognised:
-            return unrecognised("a value the column reader refuses");
-    }
-    if (selfClosing) {
-        handler.endElement(depth_);
-        if (--depth_ == 0) rootClosed_ = true;
+        tag->attributes = known.attributes;
+        tag->count = known.count;
+        tag->selfClosing = known.selfClosing;
+    } else {
+        tag->attributes = attributes_.data();
+        tag->count = count;
+        tag->selfClosing = selfClosing;
     }
     return TagResult::Done;
 }

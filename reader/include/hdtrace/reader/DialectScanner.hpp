@@ -83,6 +83,11 @@ class DialectScanner {
     DialectScanner &operator=(const DialectScanner &) = delete;
 
     Outcome run(DialectHandler &handler);
+    // run for a handler of a class with DialectHandler's two member
+    // functions, called directly: a final class's calls are inlined into the
+    // scan. Defined in reader/src/DialectTagScan.hpp, which the caller includes.
+    template <class Handler>
+    Outcome runWith(Handler &handler);
     // Scans bytes [from, to) of the file as the inside of an open root
     // element <Program> (depth 1), for a slice of a trace in the writer's
     // layout (TraceSlices.hpp): from is the start of a line; the bytes end
@@ -92,21 +97,40 @@ class DialectScanner {
     // the writer's layout and ends the scan as Unrecognised, as a
     // truncated or mismatched slice does.
     Outcome runSlice(DialectHandler &handler, uint64_t from, uint64_t to, bool toIsEndOfFile);
+    template <class Handler>
+    Outcome runSliceWith(Handler &handler, uint64_t from, uint64_t to, bool toIsEndOfFile);
     // Why the scan ended as Unrecognised.
     const std::string &reason() const { return reason_; }
 
   private:
     enum class TagResult { Done, NeedMore, Stopped, Unrecognised };
     bool open();
-    Outcome scan(const char *position, DialectHandler &handler);
+    // What run and runSlice do before the scan; false with reason_ set.
+    bool startFile(const char *&position);
+    bool startSlice(uint64_t from, uint64_t to, bool toIsEndOfFile);
+    template <class Handler>
+    Outcome scan(const char *position, Handler &handler);
     bool refill(const char *keepFrom);
     bool mapChunk(size_t keepOffset, size_t keep);
     void indexChunk();
     bool anySpecial(size_t from, size_t to) const;
     bool skipProlog(const char *&position);
-    TagResult scanTag(const char *&position, DialectHandler &handler);
-    TagResult scanEndTag(const char *&position, DialectHandler &handler);
-    TagResult scanStartTag(const char *&position, DialectHandler &handler);
+    template <class Handler>
+    TagResult scanTag(const char *&position, Handler &handler);
+    template <class Handler>
+    TagResult scanEndTag(const char *&position, Handler &handler);
+    template <class Handler>
+    TagResult scanStartTag(const char *&position, Handler &handler);
+    // What scanStartTag does without the handler: the tag's name, shape and
+    // attributes, the open element pushed.
+    struct StartTag {
+        std::string_view name;
+        const ScannedAttribute *attributes;
+        int count;
+        bool selfClosing;
+        TagShapeId shape;
+    };
+    TagResult readStartTag(const char *&position, StartTag *tag);
     // Scans the attributes after a start tag's name: the last shape of the
     // name if the tag repeats it, else in full (learning its shape).
     bool matchShape(int slot, const char *&cursor);
