@@ -76,29 +76,39 @@ HDTRACE_HOT_INLINE int64_t fewDigits(const char *text, size_t count) {
     return eightDigits(bytes);
 }
 
-// The common case inline: an optional '-' and 1 to 16 digits, which cannot
-// overflow; anything else goes the way of parseInteger (from_chars).
-HDTRACE_HOT_INLINE ParsedInteger parseIntegerValue(std::string_view text) {
-    const char *digit = text.data();
-    size_t count = text.size();
-    const bool negative = count != 0 && *digit == '-';
-    digit += negative;
-    count -= negative;
-    int64_t value;
-    if (count == 1 && static_cast<unsigned>(*digit - '0') <= 9) {
-        value = *digit - '0';  // ranks, tags, ids: often one digit
-    } else if (count - 1 < 8) {
-        value = fewDigits(digit, count);
-    } else if (count - 9 < 8) {
-        const int64_t high = fewDigits(digit, count - 8), low = eightDigits(digit + count - 8);
-        value = (high | low) < 0 ? -1 : high * 100000000 + low;
-    } else {
-        return parseIntegerSlowly(text);
+// 1 to 16 digits as a number (cannot overflow), or -1 if any is not one.
+HDTRACE_HOT_INLINE int64_t shortDigits(const char *digit, size_t count) {
+    if (count == 1) {
+        const unsigned value = static_cast<unsigned>(*digit - '0');  // ranks, tags, ids
+        return value <= 9 ? int64_t{value} : -1;
     }
+    if (count - 1 < 8) return fewDigits(digit, count);
+    if (count - 9 < 8) {
+        const int64_t high = fewDigits(digit, count - 8), low = eightDigits(digit + count - 8);
+        return (high | low) < 0 ? -1 : high * 100000000 + low;
+    }
+    return -1;
+}
+
+// A '-' and 1 to 16 digits (wildcard ranks and tags), kept out of the loop.
+HDTRACE_COLD ParsedInteger parseNegativeInteger(std::string_view text) {
+    const int64_t value = shortDigits(text.data() + 1, text.size() - 1);
     if (value < 0) return parseIntegerSlowly(text);
     ParsedInteger parsed;
     parsed.valid = true;
-    parsed.value = negative ? -value : value;
+    parsed.value = -value;
+    return parsed;
+}
+
+// The common case inline: 1 to 16 digits, which cannot overflow; anything
+// else goes the way of parseInteger (from_chars).
+HDTRACE_HOT_INLINE ParsedInteger parseIntegerValue(std::string_view text) {
+    if (text.size() > 1 && text[0] == '-') return parseNegativeInteger(text);
+    const int64_t value = shortDigits(text.data(), text.size());
+    if (value < 0) return parseIntegerSlowly(text);
+    ParsedInteger parsed;
+    parsed.valid = true;
+    parsed.value = value;
     return parsed;
 }
 

@@ -500,6 +500,7 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
     shape.count = count;
     shape.selfClosing = selfClosing;
     shape.nameLength = static_cast<uint8_t>(name.size());
+    shape.nameMask = name.size() <= 16 ? static_cast<uint16_t>((1u << name.size()) - 1) : 0;
     std::memcpy(shape.name, name.data(), name.size());
     for (int index = 0; index <= count; ++index) {
         const size_t length = static_cast<size_t>(gapEnds[index] - gapStarts[index]);
@@ -574,9 +575,11 @@ DialectScanner::TagResult DialectScanner::readStartTag(const char *&position, St
     if (guess >= 0) {
         const TagShape &candidate = shapes_[static_cast<size_t>(guess)];
         const char *afterName = cursor + candidate.nameLength;
-        if (candidate.generation != 0 &&
-            sameShortBytes(candidate.name, cursor, candidate.nameLength) &&
-            matchShape(guess, afterName)) {
+        // Names of 16 bytes or fewer (all of a trace's calls): one compare.
+        const bool sameName = candidate.nameLength <= 16
+                                  ? sameGap(cursor, candidate.name, candidate.nameMask)
+                                  : sameShortBytes(candidate.name, cursor, candidate.nameLength);
+        if (candidate.generation != 0 && sameName && matchShape(guess, afterName)) {
             name = std::string_view(cursor, candidate.nameLength);
             shape = {guess, candidate.generation};
             matched = true;

@@ -191,6 +191,7 @@ class DialectScanner {
         int count = 0;
         bool selfClosing = false;
         uint8_t nameLength = 0;
+        uint16_t nameMask = 0;  // the name's bytes of a 16-byte compare, if it has 16 or fewer
         char name[kShortName + 16];
         uint8_t gapLength[kMaxShapeAttributes + 1];
         uint16_t gapMask[kMaxShapeAttributes + 1];  // the gap's bytes of a 16-byte compare
