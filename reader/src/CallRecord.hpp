@@ -261,8 +261,12 @@ struct OpenCall {
     // After the start tag's attributes: whether the call is read, given the
     // filter's time window.
     HDTRACE_HOT_INLINE CallStart closeStartTag(const TraceFilter &filter) {
+        return closeStartTag(filter, filter.hasTimeWindow());
+    }
+    // The same, with filter.hasTimeWindow() worked out once by the caller.
+    HDTRACE_HOT_INLINE CallStart closeStartTag(const TraceFilter &filter, bool hasTimeWindow) {
         if (!hasEnd) endNs = startNs;
-        if (filter.hasTimeWindow()) {
+        if (hasTimeWindow) {
             if (hasStart && startNs > filter.toNs) return CallStart::Stop;
             if (!hasStart || endNs < filter.fromNs) return CallStart::Skip;
         }

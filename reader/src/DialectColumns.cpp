@@ -139,7 +139,10 @@ class DialectColumnBuilder final : public DialectHandler {
   public:
     DialectColumnBuilder(EventColumns &columns, const TraceFilter &filter,
                          const LocalToWorldTable *localToWorld)
-        : columns_(columns), filter_(filter), rows_(columns, localToWorld) {}
+        : columns_(columns),
+          filter_(filter),
+          hasTimeWindow_(filter.hasTimeWindow()),
+          rows_(columns, localToWorld) {}
     int timeFractionDigits() const { return timeFractionDigits_; }
 
     Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
@@ -162,7 +165,10 @@ class DialectColumnBuilder final : public DialectHandler {
         bool skipped = false;     // <Nested>, or a name the filter leaves out
         bool sendAndReceive = false, isFileOpen = false;
         int32_t nameCode = -1;
-        CallAttribute meaning[DialectScanner::kMaxShapeAttributes];
+        // The attributes whose values the table takes (not CallAttribute::Other).
+        int takenCount = 0;
+        uint8_t takenIndex[DialectScanner::kMaxShapeAttributes];
+        CallAttribute takenMeaning[DialectScanner::kMaxShapeAttributes];
     };
 
     Verdict startProgram(std::string_view name, const ScannedAttribute *attributes, int count);
@@ -183,6 +189,7 @@ class DialectColumnBuilder final : public DialectHandler {
 
     EventColumns &columns_;
     const TraceFilter &filter_;
+    const bool hasTimeWindow_;  // of filter_, looked up once
     CallRowWriter rows_;
     int skipBelowDepth_ = 0;
     int64_t timeAdjustmentNs_ = 0;
@@ -314,8 +321,13 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
             if (!described.skipped) described.nameCode = nameCode(name);
             described.sendAndReceive = isSendAndReceiveCall(name);
             described.isFileOpen = isFileOpenCall(name);
-            for (int index = 0; index < count; ++index)
-                described.meaning[index] = callAttributeOf(attributes[index].name);
+            described.takenCount = 0;
+            for (int index = 0; index < count; ++index) {
+                const CallAttribute meaning = callAttributeOf(attributes[index].name);
+                if (meaning == CallAttribute::Other) continue;
+                described.takenIndex[described.takenCount] = static_cast<uint8_t>(index);
+                described.takenMeaning[described.takenCount++] = meaning;
+            }
         }
         known = &described;
     }
@@ -327,8 +339,14 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
     completedRids_.clear();
     if (known) {
         call_.nameCode = known->nameCode;
-        for (int index = 0; index < count; ++index)
-            if (!takeCallAttribute(known->meaning[index], attributes[index].value))
+        // Values of 16 bytes or more are checked for numbers beyond 64 bits
+        // (what ColumnHandler refuses) in every attribute, the table's or not.
+        if (!shape.shortValues)
+            for (int index = 0; index < count; ++index)
+                if (mayOverflow(attributes[index].value)) return Verdict::Unrecognised;
+        for (int taken = 0; taken < known->takenCount; ++taken)
+            if (!call_.take(known->takenMeaning[taken], attributes[known->takenIndex[taken]].value,
+                            *this))
                 return Verdict::Unrecognised;
     } else {
         call_.nameCode = nameCode(name);
@@ -337,7 +355,7 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
                                    attributes[index].value))
                 return Verdict::Unrecognised;
     }
-    switch (call_.closeStartTag(filter_)) {
+    switch (call_.closeStartTag(filter_, hasTimeWindow_)) {
         case CallStart::Stop:
             return Verdict::Stop;
         case CallStart::Skip:

@@ -532,25 +532,32 @@ bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
     const char *base = begin_;
     size_t position = static_cast<size_t>(cursor - base);
-    // The first quote at or after from, from the index.
-    auto quoteFrom = [this](size_t from, size_t *at) {
+    // The first quote at or after from, from the index (its address kept
+    // here: the stores below could alias the vector's).
+    const uint64_t *quoteWords = quoteBits_.data();
+    const size_t indexWords = indexWords_;
+    auto quoteFrom = [quoteWords, indexWords](size_t from, size_t *at) {
         size_t word = from / 64;
-        uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (from % 64));
+        uint64_t quotes = quoteWords[word] & (~uint64_t{0} << (from % 64));
         while (quotes == 0) {
-            if (++word >= indexWords_) return false;
-            quotes = quoteBits_[word];
+            if (++word >= indexWords) return false;
+            quotes = quoteWords[word];
         }
         *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
         return true;
     };
+    size_t lengths = 0;  // of the values, or'ed
     for (int index = 0; index < shape.count; ++index) {
         size_t close;
         if (!sameGap(base + position, shape.gap[index], shape.gapMask[index])) return false;
         const size_t open = position + shape.gapLength[index] - 1;
         if (!quoteFrom(open + 1, &close)) return false;
-        shape.attributes[index].value = std::string_view(base + open + 1, close - open - 1);
+        const size_t length = close - open - 1;
+        shape.attributes[index].value = std::string_view(base + open + 1, length);
+        lengths |= length;
         position = close + 1;
     }
+    shape.shortValues = lengths < 16;
     if (!sameGap(base + position, shape.gap[shape.count], shape.gapMask[shape.count])) return false;
     // References, non-ASCII text, or a tab or newline in a gap: the full scan.
     if (anySpecial(static_cast<size_t>(cursor - base), position)) return false;
@@ -581,7 +588,7 @@ DialectScanner::TagResult DialectScanner::readStartTag(const char *&position, St
                                   : sameShortBytes(candidate.name, cursor, candidate.nameLength);
         if (candidate.generation != 0 && sameName && matchShape(guess, afterName)) {
             name = std::string_view(cursor, candidate.nameLength);
-            shape = {guess, candidate.generation};
+            shape = {guess, candidate.generation, candidate.shortValues};
             matched = true;
             cursor = afterName;
         }
@@ -594,7 +601,8 @@ DialectScanner::TagResult DialectScanner::readStartTag(const char *&position, St
         if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
         const int known = name.size() <= kShortName ? findShape(name) : -1;
         if (known >= 0 && matchShape(known, cursor)) {
-            shape = {known, shapes_[static_cast<size_t>(known)].generation};
+            const TagShape &matchedShape = shapes_[static_cast<size_t>(known)];
+            shape = {known, matchedShape.generation, matchedShape.shortValues};
             matched = true;
         } else {
             const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];

@@ -48,6 +48,9 @@ struct ScannedAttribute {
 struct TagShapeId {
     int slot = -1;
     uint32_t generation = 0;
+    // Every value is shorter than 16 bytes (known only of a tag that matched
+    // its shape): none is a number beyond 64 bits.
+    bool shortValues = false;
 };
 
 class DialectHandler {
@@ -196,8 +199,10 @@ class DialectScanner {
         uint8_t gapLength[kMaxShapeAttributes + 1];
         uint16_t gapMask[kMaxShapeAttributes + 1];  // the gap's bytes of a 16-byte compare
         char gap[kMaxShapeAttributes + 1][kMaxShapeGap];
-        // Handed to the handler: names into gap, set once; values set per tag.
+        // Handed to the handler: names into gap, set once; values set per
+        // tag, with whether all are short (TagShapeId::shortValues).
         ScannedAttribute attributes[kMaxShapeAttributes];
+        bool shortValues = false;
     };
     std::vector<TagShape> shapes_;
     // The index of the chunk: bit i of word i / 64 is byte i of buffer_.
