@@ -18,15 +18,7 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/TraceParser.hpp>
 
-// The per-attribute work is small and runs ten times per call: inlined into
-// one loop (a call costs as much as the work), the rare cases kept out of it.
-#if defined(__GNUC__)
-#define HDTRACE_HOT_INLINE inline __attribute__((always_inline))
-#define HDTRACE_COLD __attribute__((noinline, cold))
-#else
-#define HDTRACE_HOT_INLINE inline
-#define HDTRACE_COLD
-#endif
+#include "Inlining.hpp"
 
 namespace hdtrace::reader {
 

@@ -3,13 +3,160 @@
 // with a final handler class includes this file and calls runWith or
 // runSliceWith, so that the handler's calls are direct and can be inlined
 // into the loop (DialectColumns.cpp: one call less per tag and per end).
+// The matching of a start tag against its shape is here too, inlined into
+// the loop; the rest of the scanner (reading, the index, the full scan of a
+// tag of a new shape) is in DialectScanner.cpp.
 #pragma once
 
 #include <hdtrace/reader/DialectScanner.hpp>
 
 #include "DialectBytes.hpp"
+#include "Inlining.hpp"
 
 namespace hdtrace::reader {
+
+// Whether bytes [from, to) of the chunk hold a special byte (see specialBits_).
+inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
+    if (from >= to) return false;
+    size_t word = from / 64;
+    const size_t last = (to - 1) / 64;
+    uint64_t bits = specialBits_[word] & (~uint64_t{0} << (from % 64));
+    while (word < last) {
+        if (bits != 0) return true;
+        bits = specialBits_[++word];
+    }
+    const unsigned lastBit = (to - 1) % 64;
+    if (lastBit != 63) bits &= (uint64_t{2} << lastBit) - 1;
+    return bits != 0;
+}
+
+// Matches the attributes and the end of the start tag at cursor (just after
+// its name) against the shape in slot. On success, fills attributes_ and
+// moves cursor past the '>'. false sends the tag to the full scan, which
+// decides (and words) everything: a mismatch, a value that is not plain text
+// (references, non-ASCII), or the end of the data.
+//
+// A gap that matches ends in the value's opening quote and holds no other
+// quote, and a value in single quotes ends at the next one: so only the
+// closing quote is looked up, in the index.
+HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor) {
+    TagShape &shape = shapes_[static_cast<size_t>(slot)];
+    const char *base = begin_;
+    size_t position = static_cast<size_t>(cursor - base);
+    // The first quote at or after from, from the index (its address kept
+    // here: the stores below could alias the vector's).
+    const uint64_t *quoteWords = quoteBits_.data();
+    const size_t indexWords = indexWords_;
+    auto quoteFrom = [quoteWords, indexWords](size_t from, size_t *at) {
+        size_t word = from / 64;
+        uint64_t quotes = quoteWords[word] & (~uint64_t{0} << (from % 64));
+        while (quotes == 0) {
+            if (++word >= indexWords) return false;
+            quotes = quoteWords[word];
+        }
+        *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
+        return true;
+    };
+    size_t lengths = 0;  // of the values, or'ed
+    for (int index = 0; index < shape.count; ++index) {
+        size_t close;
+        if (!dialect::sameGap(base + position, shape.gap[index], shape.gapMask[index]))
+            return false;
+        const size_t open = position + shape.gapLength[index] - 1;
+        if (!quoteFrom(open + 1, &close)) return false;
+        const size_t length = close - open - 1;
+        shape.attributes[index].value = std::string_view(base + open + 1, length);
+        lengths |= length;
+        position = close + 1;
+    }
+    shape.shortValues = lengths < 16;
+    if (!dialect::sameGap(base + position, shape.gap[shape.count], shape.gapMask[shape.count]))
+        return false;
+    // References, non-ASCII text, or a tab or newline in a gap: the full scan.
+    if (anySpecial(static_cast<size_t>(cursor - base), position)) return false;
+    cursor = base + position + shape.gapLength[shape.count];
+    recentWay_[static_cast<size_t>(slot / 2)] = slot & 1;
+    return true;
+}
+
+// The start tag at position, up to the handler (DialectTagScan.hpp).
+HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::readStartTag(const char *&position,
+                                                                          StartTag *tag) {
+    const char *cursor = position + 1;
+    int count = 0;
+    bool selfClosing = false;
+    TagShapeId shape;
+    bool matched = false;  // by a shape: its attributes, count and end
+    std::string_view name;
+    // The shape that last began with the 8 bytes after '<' (its name and the
+    // start of its first gap), taken if name and gaps match byte for byte.
+    uint64_t head;
+    std::memcpy(&head, cursor, 8);
+    int16_t &guess = shapeByHead_[(head * 0x9e3779b97f4a7c15u) >> 56];
+    if (guess >= 0) {
+        const TagShape &candidate = shapes_[static_cast<size_t>(guess)];
+        const char *afterName = cursor + candidate.nameLength;
+        // Names of 16 bytes or fewer (all of a trace's calls): one compare.
+        const bool sameName =
+            candidate.nameLength <= 16
+                ? dialect::sameGap(cursor, candidate.name, candidate.nameMask)
+                : dialect::sameShortBytes(candidate.name, cursor, candidate.nameLength);
+        if (candidate.generation != 0 && sameName && matchShape(guess, afterName)) {
+            name = std::string_view(cursor, candidate.nameLength);
+            shape = {guess, candidate.generation, candidate.shortValues};
+            matched = true;
+            cursor = afterName;
+        }
+    }
+    if (shape.slot < 0) {
+        if (!dialect::kTables.nameStart[dialect::byteAt(cursor)])
+            return unrecognised("a name outside the dialect");
+        const char *nameStart = cursor;
+        cursor = dialect::skipName(cursor);
+        name = std::string_view(nameStart, static_cast<size_t>(cursor - nameStart));
+        if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
+        const int known = name.size() <= kShortName ? findShape(name) : -1;
+        if (known >= 0 && matchShape(known, cursor)) {
+            const TagShape &matchedShape = shapes_[static_cast<size_t>(known)];
+            shape = {known, matchedShape.generation, matchedShape.shortValues};
+            matched = true;
+        } else {
+            const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];
+            const char *attributeNames[kMaxAttributes];
+            const TagResult result =
+                scanAttributes(cursor, &count, &selfClosing, gapStarts, gapEnds, attributeNames);
+            if (result != TagResult::Done) return result;
+            const int learned =
+                learnShape(name, gapStarts, gapEnds, count, selfClosing, attributeNames);
+            if (learned >= 0) shape = {learned, shapes_[static_cast<size_t>(learned)].generation};
+        }
+        if (shape.slot >= 0) guess = static_cast<int16_t>(shape.slot);
+    }
+    if (rootClosed_) return unrecognised("an element after the root");
+    if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
+    ++depth_;
+    rootSeen_ = true;
+    OpenName &open = openNames_[static_cast<size_t>(depth_)];
+    open.length = name.size();
+    if (name.size() <= kShortName)
+        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
+    else
+        open.long_.assign(name);
+    position = cursor;
+    tag->name = name;
+    tag->shape = shape;
+    if (matched) {
+        const TagShape &known = shapes_[static_cast<size_t>(shape.slot)];
+        tag->attributes = known.attributes;
+        tag->count = known.count;
+        tag->selfClosing = known.selfClosing;
+    } else {
+        tag->attributes = attributes_.data();
+        tag->count = count;
+        tag->selfClosing = selfClosing;
+    }
+    return TagResult::Done;
+}
 
 template <class Handler>
 DialectScanner::Outcome DialectScanner::runWith(Handler &handler) {

@@ -128,9 +128,9 @@ class DialectScanner {
     // attributes, the open element pushed.
     struct StartTag {
         std::string_view name;
-        const ScannedAttribute *attributes;
-        int count;
-        bool selfClosing;
+        const ScannedAttribute *attributes = nullptr;
+        int count = 0;
+        bool selfClosing = false;
         TagShapeId shape;
     };
     TagResult readStartTag(const char *&position, StartTag *tag);
