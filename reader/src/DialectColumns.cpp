@@ -48,10 +48,11 @@ HDTRACE_COLD ParsedInteger parseIntegerSlowly(std::string_view text) {
 // Eight decimal digits at text, or -1 if any is not one (SWAR: all eight
 // bytes at once, least significant byte first).
 HDTRACE_HOT_INLINE int64_t eightDigits(uint64_t bytes) {
-    constexpr uint64_t kHigh = 0xf0f0f0f0f0f0f0f0u, kZeros = 0x3030303030303030u;
-    // Each byte 0x30..0x39: high nibble 3, and adding 6 leaves it 3.
-    if ((bytes & kHigh) != kZeros || ((bytes + 0x0606060606060606u) & kHigh) != kZeros) return -1;
-    bytes -= kZeros;
+    // Each byte 0x30..0x39: neither byte - 0x30 nor byte + 0x46 reaches 0x80.
+    // (A carry or borrow crosses only from a byte that is not a digit, and
+    // the lowest such byte shows its own top bit in one of the two.)
+    bytes -= 0x3030303030303030u;
+    if (((bytes + 0x7676767676767676u) | bytes) & 0x8080808080808080u) return -1;
     bytes = bytes * 10 + (bytes >> 8);  // pairs of digits in every other byte
     bytes = (((bytes & 0x000000ff000000ffu) * (100 + (1000000ull << 32))) +
              (((bytes >> 16) & 0x000000ff000000ffu) * (1 + (10000ull << 32)))) >>
@@ -170,12 +171,27 @@ class DialectColumnBuilder final : public DialectHandler {
         uint8_t takenIndex[DialectScanner::kMaxShapeAttributes];
         CallAttribute takenMeaning[DialectScanner::kMaxShapeAttributes];
     };
+    // What valuesBelowCallRead and startChild do with an element below a
+    // call of one tag shape, worked out once.
+    struct ChildShape {
+        uint32_t generation = 0;  // of the scanner's shape described; 0: none
+        bool nested = false;      // <Nested>: skipped unread
+        // Attributes checked (bit i: attribute i): 32-bit columns, times.
+        uint32_t thirtyTwoBit = 0, times = 0;
+        // The attributes startChild takes: <For rid>, <Data size offset>; -1: none.
+        int rid = -1, size = -1, offset = -1;
+    };
+    static_assert(DialectScanner::kMaxShapeAttributes <= 32, "one bit per attribute");
+    void describeChild(ChildShape &described, std::string_view name,
+                       const ScannedAttribute *attributes, int count);
 
     Verdict startProgram(std::string_view name, const ScannedAttribute *attributes, int count);
     Verdict startCall(std::string_view name, const ScannedAttribute *attributes, int count,
                       TagShapeId shape);
     bool takeCallAttribute(CallAttribute meaning, std::string_view value);
     Verdict startChild(std::string_view name, const ScannedAttribute *attributes, int count);
+    Verdict startBelowCall(int depth, std::string_view name, const ScannedAttribute *attributes,
+                           int count, TagShapeId shape);
     bool valuesBelowCallRead(const ScannedAttribute *attributes, int count);
 
   public:
@@ -205,6 +221,7 @@ class DialectColumnBuilder final : public DialectHandler {
     CacheEntry cache_[256];
     std::unordered_map<std::string, int32_t> codeByName_;
     CallShape callShapes_[DialectScanner::kShapeSlots];
+    ChildShape childShapes_[DialectScanner::kShapeSlots];
 };
 
 int32_t DialectColumnBuilder::nameCode(std::string_view name) {
@@ -261,6 +278,7 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startElement(int depth, std::st
     if (skipBelowDepth_ > 0) return Verdict::Continue;
     if (depth == 2) return startCall(name, attributes, count, shape);
     if (depth == 1) return startProgram(name, attributes, count);
+    if (shape.slot >= 0) return startBelowCall(depth, name, attributes, count, shape);
     if (equals(name, "Nested")) {
         skipBelowDepth_ = depth;  // calls inside calls are not in the table: skipped unread
         return Verdict::Continue;
@@ -392,6 +410,64 @@ Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAtt
         }
     }
     return Verdict::Continue;
+}
+
+// What valuesBelowCallRead and startChild do, with the attributes' meanings
+// worked out once per tag shape.
+Verdict DialectColumnBuilder::startBelowCall(int depth, std::string_view name,
+                                             const ScannedAttribute *attributes, int count,
+                                             TagShapeId shape) {
+    ChildShape &known = childShapes_[shape.slot];
+    if (known.generation != shape.generation) {
+        describeChild(known, name, attributes, count);
+        known.generation = shape.generation;
+    }
+    if (known.nested) {
+        skipBelowDepth_ = depth;  // calls inside calls are not in the table: skipped unread
+        return Verdict::Continue;
+    }
+    if (!shape.shortValues)
+        for (int index = 0; index < count; ++index)
+            if (mayOverflow(attributes[index].value)) return Verdict::Unrecognised;
+    for (uint32_t bits = known.thirtyTwoBit; bits != 0; bits &= bits - 1)
+        if (!fitsThirtyTwoBitColumn(parseIntegerValue(attributes[__builtin_ctz(bits)].value)))
+            return Verdict::Unrecognised;
+    int64_t unused = 0;
+    for (uint32_t bits = known.times; bits != 0; bits &= bits - 1)
+        if (!parseTime(attributes[__builtin_ctz(bits)].value, &unused))
+            return Verdict::Unrecognised;
+    if (depth != 3) return Verdict::Continue;
+    if (known.rid >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[known.rid].value);
+        completedRids_.push_back(number.valid ? number.value : -1);
+    }
+    if (known.size >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[known.size].value);
+        call_.takeDataSize(number.valid, number.value);
+    }
+    if (known.offset >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[known.offset].value);
+        call_.takeDataOffset(number.valid, number.value);
+    }
+    return Verdict::Continue;
+}
+
+void DialectColumnBuilder::describeChild(ChildShape &described, std::string_view name,
+                                         const ScannedAttribute *attributes, int count) {
+    described = ChildShape();
+    described.nested = equals(name, "Nested");
+    const bool isFor = equals(name, "For"), isData = equals(name, "Data");
+    for (int index = 0; index < count; ++index) {
+        const std::string_view attribute = attributes[index].name;
+        if (isThirtyTwoBitColumn(attribute)) described.thirtyTwoBit |= 1u << index;
+        if (equals(attribute, "time") || equals(attribute, "end")) described.times |= 1u << index;
+        if (isFor && described.rid < 0 && equals(attribute, "rid"))
+            described.rid = index;
+        else if (isData && described.size < 0 && equals(attribute, "size"))
+            described.size = index;
+        else if (isData && described.offset < 0 && equals(attribute, "offset"))
+            described.offset = index;
+    }
 }
 
 HDTRACE_HOT_INLINE void DialectColumnBuilder::endElement(int depth) {

@@ -109,6 +109,8 @@ HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::readStartTag(const 
         }
     }
     if (shape.slot < 0) {
+        if (cursor == end_) return TagResult::NeedMore;
+        if (*cursor == '?' || *cursor == '!') return unrecognised("a comment, CDATA, DTD or PI");
         if (!dialect::kTables.nameStart[dialect::byteAt(cursor)])
             return unrecognised("a name outside the dialect");
         const char *nameStart = cursor;
@@ -238,10 +240,9 @@ DialectScanner::Outcome DialectScanner::scan(const char *position, Handler &hand
 
 template <class Handler>
 inline DialectScanner::TagResult DialectScanner::scanTag(const char *&position, Handler &handler) {
-    const char next = position[1];
-    if (next == '/') return scanEndTag(position, handler);
-    if (next == '?' || next == '!') return unrecognised("a comment, CDATA, DTD or PI");
-    if (position + 1 == end_) return TagResult::NeedMore;
+    // What else '<' may start (the end of the data, a comment...) is told
+    // apart by readStartTag where the tag is not a known shape's.
+    if (position[1] == '/') return scanEndTag(position, handler);
     return scanStartTag(position, handler);
 }
 

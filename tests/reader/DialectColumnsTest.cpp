@@ -520,6 +520,15 @@ TEST(DialectColumns, HostileDocumentsGiveTheSameOutcome) {
         {"long values that fit in a known shape",
          head + "<Send size='1' count='1' time='1'/>\n<Send size='1000000000000000000' "
                 "count='-1000000000000000000' time='2'/>\n</Program>\n"},
+        {"child rank beyond 32 bits in a known shape",
+         head + "<Wait time='1'><For rid='1' cid='4'/></Wait>\n<Wait time='2'><For rid='2' "
+                "cid='4294967296'/></Wait>\n</Program>\n"},
+        {"child time that is not one in a known shape",
+         head + "<Wait time='1'><Data size='1' time='1'/></Wait>\n<Wait time='2'><Data "
+                "size='2' time='x'/></Wait>\n</Program>\n"},
+        {"child count beyond 64 bits in a known shape",
+         head + "<Wait time='1'><For rid='1' count='1'/></Wait>\n<Wait time='2'><For rid='2' "
+                "count='99999999999999999999999'/></Wait>\n</Program>\n"},
         {"rank beyond 32 bits", head + "<Send toRank='2147483648' time='1'/>\n</Program>\n"},
         {"rank at the lowest int32", head + "<Send toRank='-2147483648' time='1'/>\n"
                                             "</Program>\n"},
