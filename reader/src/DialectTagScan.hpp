@@ -57,19 +57,24 @@ HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor
         *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
         return true;
     };
-    size_t lengths = 0;  // of the values, or'ed
+    bool shortValues = true;  // all under 16 bytes
     for (int index = 0; index < shape.count; ++index) {
-        size_t close;
         if (!dialect::sameGap(base + position, shape.gap[index], shape.gapMask[index]))
             return false;
-        const size_t open = position + shape.gapLength[index] - 1;
-        if (!quoteFrom(open + 1, &close)) return false;
-        const size_t length = close - open - 1;
-        shape.attributes[index].value = std::string_view(base + open + 1, length);
-        lengths |= length;
+        const size_t valueStart = position + shape.gapLength[index];
+        // Most values are short: their closing quote among the 16 bytes
+        // from their start (readable: the gap's quote is before the data's
+        // end), else looked up in the index.
+        const unsigned nearQuotes = dialect::quotesAmong16(base + valueStart);
+        size_t close = valueStart + static_cast<size_t>(__builtin_ctz(nearQuotes | 0x10000u));
+        if (nearQuotes == 0) {
+            shortValues = false;
+            if (!quoteFrom(valueStart + 16, &close)) return false;
+        }
+        shape.attributes[index].value = std::string_view(base + valueStart, close - valueStart);
         position = close + 1;
     }
-    shape.shortValues = lengths < 16;
+    shape.shortValues = shortValues;
     if (!dialect::sameGap(base + position, shape.gap[shape.count], shape.gapMask[shape.count]))
         return false;
     // References, non-ASCII text, or a tab or newline in a gap: the full scan.
