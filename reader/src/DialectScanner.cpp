@@ -273,17 +273,15 @@ bool DialectScanner::mapChunk(size_t keepOffset, size_t keep) {
 
 namespace {
 
-// The index of count 64-byte blocks at begin into quotes and special (see
-// specialBits_), with SSE2 (every x86-64), AVX2 where the processor has it,
-// or byte by byte.
-void indexBlocksPortably(const char *begin, size_t count, uint64_t *quotes, uint64_t *special) {
+// The index of count 64-byte blocks at begin (see specialBits_), with SSE2
+// (every x86-64), AVX2 where the processor has it, or byte by byte.
+void indexBlocksPortably(const char *begin, size_t count, uint64_t *special) {
     for (size_t word = 0; word < count; ++word) {
         const char *block = begin + word * 64;
-        uint64_t quoteBits = 0, specialBits = 0;
+        uint64_t specialBits = 0;
 #ifdef __SSE2__
-        const __m128i apostrophe = _mm_set1_epi8('\''), space = _mm_set1_epi8(0x20),
-                      ampersand = _mm_set1_epi8('&'), less = _mm_set1_epi8('<'),
-                      del = _mm_set1_epi8(0x7f);
+        const __m128i space = _mm_set1_epi8(0x20), ampersand = _mm_set1_epi8('&'),
+                      less = _mm_set1_epi8('<'), del = _mm_set1_epi8(0x7f);
         for (int part = 0; part < 4; ++part) {
             const __m128i bytes =
                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 16 * part));
@@ -293,82 +291,64 @@ void indexBlocksPortably(const char *begin, size_t count, uint64_t *quotes, uint
             bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, less));
             bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, del));
             const auto shift = static_cast<unsigned>(16 * part);
-            quoteBits |= static_cast<uint64_t>(static_cast<uint32_t>(
-                             _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, apostrophe))))
-                         << shift;
             specialBits |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(bad)))
                            << shift;
         }
 #else
         for (unsigned bit = 0; bit < 64; ++bit) {
             const uint8_t kind = kTables.value[byteAt(block + bit)];
-            quoteBits |= static_cast<uint64_t>(byteAt(block + bit) == '\'') << bit;
             specialBits |=
                 static_cast<uint64_t>(kind == kBad || kind == kNonAscii || kind == kAmpersand)
                 << bit;
         }
 #endif
-        quotes[word] = quoteBits;
         special[word] = specialBits;
     }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HDTRACE_HAVE_AVX2_INDEX 1
+// Bit i: byte i of the 32 is not special: above 0x1f (signed: not >= 0x80
+// either) and none of '&', '<', DEL.
+__attribute__((target("avx2"))) inline uint64_t plainBytesWithAvx2(__m256i bytes) {
+    __m256i named = _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('&'));
+    named = _mm256_or_si256(named, _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('<')));
+    named = _mm256_or_si256(named, _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(0x7f)));
+    const __m256i plain =
+        _mm256_andnot_si256(named, _mm256_cmpgt_epi8(bytes, _mm256_set1_epi8(0x1f)));
+    return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(plain)));
+}
+
 __attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size_t count,
-                                                         uint64_t *quotes, uint64_t *special) {
-    const __m256i apostrophe = _mm256_set1_epi8('\''), control = _mm256_set1_epi8(0x1f),
-                  ampersand = _mm256_set1_epi8('&'), less = _mm256_set1_epi8('<'),
-                  del = _mm256_set1_epi8(0x7f);
+                                                         uint64_t *special) {
     for (size_t word = 0; word < count; ++word) {
         const char *block = begin + word * 64;
         const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block));
         const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 32));
-        // Signed: bytes >= 0x80 are negative, so not above 0x1f either.
-        __m256i badLow = _mm256_cmpgt_epi8(low, control),
-                badHigh = _mm256_cmpgt_epi8(high, control);
-        badLow = _mm256_xor_si256(badLow, _mm256_set1_epi8(-1));
-        badHigh = _mm256_xor_si256(badHigh, _mm256_set1_epi8(-1));
-        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, ampersand));
-        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, ampersand));
-        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, less));
-        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, less));
-        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, del));
-        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, del));
-        const auto bits = [](int mask) {
-            return static_cast<uint64_t>(static_cast<uint32_t>(mask));
-        };
-        quotes[word] = bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(low, apostrophe))) |
-                       bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(high, apostrophe))) << 32;
-        special[word] = bits(_mm256_movemask_epi8(badLow)) | bits(_mm256_movemask_epi8(badHigh))
-                                                                 << 32;
+        special[word] = ~(plainBytesWithAvx2(low) | plainBytesWithAvx2(high) << 32);
     }
 }
 #endif
 
 }  // namespace
 
-// Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
-// covers zeros of the padding, which are special and not quotes).
+// Builds specialBits_ for the bytes up to end_ (the last word covers zeros
+// of the padding, which are special).
 void DialectScanner::indexChunk() {
     const char *begin = begin_;
     indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
-    if (quoteBits_.size() < indexWords_ + 1) {
-        quoteBits_.resize(capacity_ / 64 + 2);
-        specialBits_.resize(capacity_ / 64 + 2);
-    }
-    // The word after the data: no quote, all special (a tag that reaches it
-    // is cut by the chunk's end), never bits of an earlier chunk.
-    quoteBits_[indexWords_] = 0;
+    if (specialBits_.size() < indexWords_ + 1) specialBits_.resize(capacity_ / 64 + 2);
+    // The word after the data: all special (a tag that reaches it is cut by
+    // the chunk's end), never bits of an earlier chunk.
     specialBits_[indexWords_] = ~uint64_t{0};
 #ifdef HDTRACE_HAVE_AVX2_INDEX
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2) {
-        indexBlocksWithAvx2(begin, indexWords_, quoteBits_.data(), specialBits_.data());
+        indexBlocksWithAvx2(begin, indexWords_, specialBits_.data());
         return;
     }
 #endif
-    indexBlocksPortably(begin, indexWords_, quoteBits_.data(), specialBits_.data());
+    indexBlocksPortably(begin, indexWords_, specialBits_.data());
 }
 
 bool DialectScanner::skipProlog(const char *&position) {
@@ -468,7 +448,7 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
     for (int index = 0; index <= count; ++index)
         if (static_cast<size_t>(gapEnds[index] - gapStarts[index]) > kMaxShapeGap) return -1;
     for (int index = 0; index < count; ++index)
-        if (gapEnds[index][-1] != '\'') return -1;  // the index knows single quotes
+        if (gapEnds[index][-1] != '\'') return -1;  // matchShape looks for single quotes
     const int set = shapeSet(name);
     int slot = findShape(name);
     if (slot < 0) {

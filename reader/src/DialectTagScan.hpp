@@ -38,24 +38,24 @@ inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
 //
 // A gap that matches ends in the value's opening quote and holds no other
 // quote, and a value in single quotes ends at the next one: so only the
-// closing quote is looked up, in the index.
+// closing quote is looked for.
 HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
     const char *base = begin_;
     size_t position = static_cast<size_t>(cursor - base);
-    // The first quote at or after from, from the index (its address kept
-    // here: the stores below could alias the vector's).
-    const uint64_t *quoteWords = quoteBits_.data();
-    const size_t indexWords = indexWords_;
-    auto quoteFrom = [quoteWords, indexWords](size_t from, size_t *at) {
-        size_t word = from / 64;
-        uint64_t quotes = quoteWords[word] & (~uint64_t{0} << (from % 64));
-        while (quotes == 0) {
-            if (++word >= indexWords) return false;
-            quotes = quoteWords[word];
+    // The first quote at or after from, 16 bytes at a time: before the end
+    // of the data or not at all (the padding after it has none).
+    const char *end = end_;
+    auto quoteFrom = [base, end](size_t from, size_t *at) {
+        for (const char *block = base + from; block < end; block += 16) {
+            const unsigned quotes = dialect::quotesAmong16(block);
+            if (quotes != 0) {
+                *at =
+                    static_cast<size_t>(block - base) + static_cast<size_t>(__builtin_ctz(quotes));
+                return true;
+            }
         }
-        *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
-        return true;
+        return false;
     };
     bool shortValues = true;  // all under 16 bytes
     for (int index = 0; index < shape.count; ++index) {
@@ -64,7 +64,7 @@ HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor
         const size_t valueStart = position + shape.gapLength[index];
         // Most values are short: their closing quote among the 16 bytes
         // from their start (readable: the gap's quote is before the data's
-        // end), else looked up in the index.
+        // end), else further on.
         const unsigned nearQuotes = dialect::quotesAmong16(base + valueStart);
         size_t close = valueStart + static_cast<size_t>(__builtin_ctz(nearQuotes | 0x10000u));
         if (nearQuotes == 0) {
