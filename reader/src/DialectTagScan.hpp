@@ -244,7 +244,8 @@ DialectScanner::Outcome DialectScanner::scan(const char *position, Handler &hand
 }
 
 template <class Handler>
-inline DialectScanner::TagResult DialectScanner::scanTag(const char *&position, Handler &handler) {
+HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::scanTag(const char *&position,
+                                                                     Handler &handler) {
     // What else '<' may start (the end of the data, a comment...) is told
     // apart by readStartTag where the tag is not a known shape's.
     if (position[1] == '/') return scanEndTag(position, handler);
@@ -252,8 +253,8 @@ inline DialectScanner::TagResult DialectScanner::scanTag(const char *&position, 
 }
 
 template <class Handler>
-inline DialectScanner::TagResult DialectScanner::scanEndTag(const char *&position,
-                                                            Handler &handler) {
+HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::scanEndTag(const char *&position,
+                                                                        Handler &handler) {
     const char *cursor = position + 2;
     const char *nameStart = cursor;
     cursor = dialect::skipName(cursor);
@@ -276,8 +277,8 @@ inline DialectScanner::TagResult DialectScanner::scanEndTag(const char *&positio
 }
 
 template <class Handler>
-inline DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
-                                                              Handler &handler) {
+HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
+                                                                          Handler &handler) {
     StartTag tag;
     const TagResult read = readStartTag(position, &tag);
     if (read != TagResult::Done) return read;
