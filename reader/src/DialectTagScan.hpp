@@ -25,9 +25,7 @@ inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
         if (bits != 0) return true;
         bits = specialBits_[++word];
     }
-    const unsigned lastBit = (to - 1) % 64;
-    if (lastBit != 63) bits &= (uint64_t{2} << lastBit) - 1;
-    return bits != 0;
+    return (bits & (~uint64_t{0} >> (63 - (to - 1) % 64))) != 0;  // the bits up to to - 1
 }
 
 // Matches the attributes and the end of the start tag at cursor (just after
@@ -66,8 +64,10 @@ HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor
         // from their start (readable: the gap's quote is before the data's
         // end), else further on.
         const unsigned nearQuotes = dialect::quotesAmong16(base + valueStart);
-        size_t close = valueStart + static_cast<size_t>(__builtin_ctz(nearQuotes | 0x10000u));
-        if (nearQuotes == 0) {
+        size_t close;
+        if (nearQuotes != 0) {
+            close = valueStart + static_cast<unsigned>(__builtin_ctz(nearQuotes));
+        } else {
             shortValues = false;
             if (!quoteFrom(valueStart + 16, &close)) return false;
         }
