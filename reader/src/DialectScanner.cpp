@@ -469,13 +469,14 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
     std::memcpy(shape.name, name.data(), name.size());
     for (int index = 0; index <= count; ++index) {
         const size_t length = static_cast<size_t>(gapEnds[index] - gapStarts[index]);
-        shape.gapLength[index] = static_cast<uint8_t>(length);
-        shape.gapMask[index] = static_cast<uint16_t>((1u << length) - 1);
-        std::memcpy(shape.gap[index], gapStarts[index], length);
+        TagShape::Gap &gap = shape.gaps[index];
+        gap.length = static_cast<uint8_t>(length);
+        gap.mask = static_cast<uint16_t>((1u << length) - 1);
+        std::memcpy(gap.bytes, gapStarts[index], length);
         if (index < count) {
             const size_t offset = static_cast<size_t>(attributeNames[index] - gapStarts[index]);
             shape.attributes[index] = {
-                std::string_view(shape.gap[index] + offset,
+                std::string_view(gap.bytes + offset,
                                  attributes_[static_cast<size_t>(index)].name.size()),
                 std::string_view()};
         }

@@ -39,49 +39,47 @@ inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
 // closing quote is looked for.
 HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
-    const char *base = begin_;
-    size_t position = static_cast<size_t>(cursor - base);
-    // The first quote at or after from, 16 bytes at a time: before the end
-    // of the data or not at all (the padding after it has none).
-    const char *end = end_;
-    auto quoteFrom = [base, end](size_t from, size_t *at) {
-        for (const char *block = base + from; block < end; block += 16) {
-            const unsigned quotes = dialect::quotesAmong16(block);
-            if (quotes != 0) {
-                *at =
-                    static_cast<size_t>(block - base) + static_cast<size_t>(__builtin_ctz(quotes));
-                return true;
-            }
-        }
-        return false;
-    };
+    const char *at = cursor;
+    const TagShape::Gap *gap = shape.gaps;
+    ScannedAttribute *attribute = shape.attributes;
+    ScannedAttribute *const attributesEnd = attribute + shape.count;
     bool shortValues = true;  // all under 16 bytes
-    for (int index = 0; index < shape.count; ++index) {
-        if (!dialect::sameGap(base + position, shape.gap[index], shape.gapMask[index]))
-            return false;
-        const size_t valueStart = position + shape.gapLength[index];
+    for (; attribute != attributesEnd; ++attribute, ++gap) {
+        if (!dialect::sameGap(at, gap->bytes, gap->mask)) return false;
+        const char *value = at + gap->length;
         // Most values are short: their closing quote among the 16 bytes
         // from their start (readable: the gap's quote is before the data's
         // end), else further on.
-        const unsigned nearQuotes = dialect::quotesAmong16(base + valueStart);
-        size_t close;
+        const unsigned nearQuotes = dialect::quotesAmong16(value);
+        const char *close;
         if (nearQuotes != 0) {
-            close = valueStart + static_cast<unsigned>(__builtin_ctz(nearQuotes));
+            close = value + static_cast<unsigned>(__builtin_ctz(nearQuotes));
         } else {
             shortValues = false;
-            if (!quoteFrom(valueStart + 16, &close)) return false;
+            close = quoteAfter(value + 16);
+            if (!close) return false;
         }
-        shape.attributes[index].value = std::string_view(base + valueStart, close - valueStart);
-        position = close + 1;
+        attribute->value = std::string_view(value, static_cast<size_t>(close - value));
+        at = close + 1;
     }
     shape.shortValues = shortValues;
-    if (!dialect::sameGap(base + position, shape.gap[shape.count], shape.gapMask[shape.count]))
-        return false;
+    if (!dialect::sameGap(at, gap->bytes, gap->mask)) return false;
     // References, non-ASCII text, or a tab or newline in a gap: the full scan.
-    if (anySpecial(static_cast<size_t>(cursor - base), position)) return false;
-    cursor = base + position + shape.gapLength[shape.count];
+    if (anySpecial(static_cast<size_t>(cursor - begin_), static_cast<size_t>(at - begin_)))
+        return false;
+    cursor = at + gap->length;
     recentWay_[static_cast<size_t>(slot / 2)] = slot & 1;
     return true;
+}
+
+// The first quote at or after from, 16 bytes at a time: before the end of
+// the data, or none (nullptr; the padding after the data has none).
+inline const char *DialectScanner::quoteAfter(const char *from) const {
+    for (const char *block = from; block < end_; block += 16) {
+        const unsigned quotes = dialect::quotesAmong16(block);
+        if (quotes != 0) return block + __builtin_ctz(quotes);
+    }
+    return nullptr;
 }
 
 // The start tag at position, up to the handler (DialectTagScan.hpp).

@@ -137,6 +137,7 @@ class DialectScanner {
     // Scans the attributes after a start tag's name: the last shape of the
     // name if the tag repeats it, else in full (learning its shape).
     bool matchShape(int slot, const char *&cursor);
+    const char *quoteAfter(const char *from) const;
     TagResult scanAttributes(const char *&cursor, int *count, bool *selfClosing,
                              const char **gapStarts, const char **gapEnds,
                              const char **attributeNames);
@@ -196,9 +197,12 @@ class DialectScanner {
         uint8_t nameLength = 0;
         uint16_t nameMask = 0;  // the name's bytes of a 16-byte compare, if it has 16 or fewer
         char name[kShortName + 16];
-        uint8_t gapLength[kMaxShapeAttributes + 1];
-        uint16_t gapMask[kMaxShapeAttributes + 1];  // the gap's bytes of a 16-byte compare
-        char gap[kMaxShapeAttributes + 1][kMaxShapeGap];
+        struct Gap {
+            char bytes[kMaxShapeGap];
+            uint16_t mask;  // its bytes of a 16-byte compare
+            uint8_t length;
+        };
+        Gap gaps[kMaxShapeAttributes + 1];
         // Handed to the handler: names into gap, set once; values set per
         // tag, with whether all are short (TagShapeId::shortValues).
         ScannedAttribute attributes[kMaxShapeAttributes];
