@@ -77,12 +77,27 @@ HDTRACE_HOT_INLINE int64_t fewDigits(const char *text, size_t count) {
     return eightDigits(bytes);
 }
 
+// 1 to 4 decimal digits at text as a number, or -1 if any is not one: as
+// eightDigits, on 32 bits (fewer steps for sizes, tags and ranks). Reads 4
+// bytes.
+HDTRACE_HOT_INLINE int64_t fourDigits(const char *text, size_t count) {
+    uint32_t bytes;
+    std::memcpy(&bytes, text, 4);
+    const unsigned shift = static_cast<unsigned>(4 - count) * 8;
+    bytes = (bytes << shift) | (0x30303030u & ~(~0u << shift));
+    bytes -= 0x30303030u;
+    if (((bytes + 0x76767676u) | bytes) & 0x80808080u) return -1;
+    bytes = bytes * 10 + (bytes >> 8);  // pairs of digits in bytes 0 and 2
+    return ((bytes & 0x00ff00ffu) * (1 + (100u << 16))) >> 16;
+}
+
 // 1 to 16 digits as a number (cannot overflow), or -1 if any is not one.
 HDTRACE_HOT_INLINE int64_t shortDigits(const char *digit, size_t count) {
     if (count == 1) {
         const unsigned value = static_cast<unsigned>(*digit - '0');  // ranks, tags, ids
         return value <= 9 ? int64_t{value} : -1;
     }
+    if (count - 1 < 4) return fourDigits(digit, count);
     if (count - 1 < 8) return fewDigits(digit, count);
     if (count - 9 < 8) {
         const int64_t high = fewDigits(digit, count - 8), low = eightDigits(digit + count - 8);
