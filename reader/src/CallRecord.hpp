@@ -155,16 +155,17 @@ enum class CallStart {
 };
 
 // The values of one top-level call while its element is open.
+// (The small members first: no padding, 128 bytes to reset per call.)
 struct OpenCall {
     int32_t nameCode = 0;
-    int64_t startNs = 0, endNs = 0;
     bool hasStart = false, hasEnd = false;
-    int64_t size = -1, sizeFallback = -1, offset = -1, rid = -1, cid = -1, fid = -1;
-    // Several attributes name the peer (and the tag): the lowest priority wins.
-    int64_t peer = kNoValue32, tag = kNoValue32, recvPeer = kNoValue32, recvTag = kNoValue32;
-    int peerPriority = 99, tagPriority = 99;
     bool sendAndReceive = false;
     bool isFileOpen = false;
+    // Several attributes name the peer (and the tag): the lowest priority wins.
+    int peerPriority = 99, tagPriority = 99;
+    int64_t startNs = 0, endNs = 0;
+    int64_t size = -1, sizeFallback = -1, offset = -1, rid = -1, cid = -1, fid = -1;
+    int64_t peer = kNoValue32, tag = kNoValue32, recvPeer = kNoValue32, recvTag = kNoValue32;
     std::string_view fileName;  // valid until the call's start tag is handled
 
     // One attribute of the call's start tag, by its meaning: which column

@@ -264,9 +264,7 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::parseTime(std::string_view text,
     const size_t point = text.size() - 10;
     if (point - 1 < 8 && text[point] == '.' && timeFractionDigits_ >= 0) {
         // Times since the run's start: often under ten seconds.
-        const unsigned firstSecond = static_cast<unsigned>(text[0] - '0');
-        const int64_t seconds = point == 1 ? (firstSecond <= 9 ? int64_t{firstSecond} : -1)
-                                           : fewDigits(text.data(), point);
+        const int64_t seconds = shortDigits(text.data(), point);
         const unsigned first = static_cast<unsigned>(text[point + 1] - '0');
         const int64_t rest = eightDigits(text.data() + point + 2);
         if ((seconds | rest) >= 0 && first <= 9 &&
