@@ -150,17 +150,4 @@ inline bool sameGap(const char *text, const char *gap, unsigned wanted) {
 #endif
 }
 
-// Bit i: byte i at text is a single quote; 16 bytes at text are readable.
-inline unsigned quotesAmong16(const char *text) {
-#ifdef __SSE2__
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(text));
-    return static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('\''))));
-#else
-    unsigned quotes = 0;
-    for (unsigned byte = 0; byte < 16; ++byte)
-        quotes |= static_cast<unsigned>(text[byte] == '\'') << byte;
-    return quotes;
-#endif
-}
-
 }  // namespace hdtrace::reader::dialect

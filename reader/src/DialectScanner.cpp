@@ -273,15 +273,17 @@ bool DialectScanner::mapChunk(size_t keepOffset, size_t keep) {
 
 namespace {
 
-// The index of count 64-byte blocks at begin (see specialBits_), with SSE2
-// (every x86-64), AVX2 where the processor has it, or byte by byte.
-void indexBlocksPortably(const char *begin, size_t count, uint64_t *special) {
+// The index of count 64-byte blocks at begin into quotes and special (see
+// quoteBits_ and specialBits_), with SSE2 (every x86-64), AVX2 where the
+// processor has it, or byte by byte.
+void indexBlocksPortably(const char *begin, size_t count, uint64_t *quotes, uint64_t *special) {
     for (size_t word = 0; word < count; ++word) {
         const char *block = begin + word * 64;
-        uint64_t specialBits = 0;
+        uint64_t quoteBits = 0, specialBits = 0;
 #ifdef __SSE2__
-        const __m128i space = _mm_set1_epi8(0x20), ampersand = _mm_set1_epi8('&'),
-                      less = _mm_set1_epi8('<'), del = _mm_set1_epi8(0x7f);
+        const __m128i apostrophe = _mm_set1_epi8('\''), space = _mm_set1_epi8(0x20),
+                      ampersand = _mm_set1_epi8('&'), less = _mm_set1_epi8('<'),
+                      del = _mm_set1_epi8(0x7f);
         for (int part = 0; part < 4; ++part) {
             const __m128i bytes =
                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 16 * part));
@@ -291,17 +293,22 @@ void indexBlocksPortably(const char *begin, size_t count, uint64_t *special) {
             bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, less));
             bad = _mm_or_si128(bad, _mm_cmpeq_epi8(bytes, del));
             const auto shift = static_cast<unsigned>(16 * part);
+            quoteBits |= static_cast<uint64_t>(static_cast<uint32_t>(
+                             _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, apostrophe))))
+                         << shift;
             specialBits |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(bad)))
                            << shift;
         }
 #else
         for (unsigned bit = 0; bit < 64; ++bit) {
             const uint8_t kind = kTables.value[byteAt(block + bit)];
+            quoteBits |= static_cast<uint64_t>(byteAt(block + bit) == '\'') << bit;
             specialBits |=
                 static_cast<uint64_t>(kind == kBad || kind == kNonAscii || kind == kAmpersand)
                 << bit;
         }
 #endif
+        quotes[word] = quoteBits;
         special[word] = specialBits;
     }
 }
@@ -319,12 +326,19 @@ __attribute__((target("avx2"))) inline uint64_t plainBytesWithAvx2(__m256i bytes
     return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(plain)));
 }
 
+// Bit i: byte i of the 32 is a single quote.
+__attribute__((target("avx2"))) inline uint64_t quoteBytesWithAvx2(__m256i bytes) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('\'')))));
+}
+
 __attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size_t count,
-                                                         uint64_t *special) {
+                                                         uint64_t *quotes, uint64_t *special) {
     for (size_t word = 0; word < count; ++word) {
         const char *block = begin + word * 64;
         const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block));
         const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 32));
+        quotes[word] = quoteBytesWithAvx2(low) | quoteBytesWithAvx2(high) << 32;
         special[word] = ~(plainBytesWithAvx2(low) | plainBytesWithAvx2(high) << 32);
     }
 }
@@ -332,23 +346,27 @@ __attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size
 
 }  // namespace
 
-// Builds specialBits_ for the bytes up to end_ (the last word covers zeros
-// of the padding, which are special).
+// Builds quoteBits_ and specialBits_ for the bytes up to end_ (the last word
+// covers zeros of the padding, which are special and not quotes).
 void DialectScanner::indexChunk() {
     const char *begin = begin_;
     indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
-    if (specialBits_.size() < indexWords_ + 1) specialBits_.resize(capacity_ / 64 + 2);
-    // The word after the data: all special (a tag that reaches it is cut by
-    // the chunk's end), never bits of an earlier chunk.
+    if (specialBits_.size() < indexWords_ + 1) {
+        quoteBits_.resize(capacity_ / 64 + 2);
+        specialBits_.resize(capacity_ / 64 + 2);
+    }
+    // The word after the data: no quote, all special (a tag that reaches it
+    // is cut by the chunk's end), never bits of an earlier chunk.
+    quoteBits_[indexWords_] = 0;
     specialBits_[indexWords_] = ~uint64_t{0};
 #ifdef HDTRACE_HAVE_AVX2_INDEX
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2) {
-        indexBlocksWithAvx2(begin, indexWords_, specialBits_.data());
+        indexBlocksWithAvx2(begin, indexWords_, quoteBits_.data(), specialBits_.data());
         return;
     }
 #endif
-    indexBlocksPortably(begin, indexWords_, specialBits_.data());
+    indexBlocksPortably(begin, indexWords_, quoteBits_.data(), specialBits_.data());
 }
 
 bool DialectScanner::skipProlog(const char *&position) {

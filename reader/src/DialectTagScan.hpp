@@ -37,49 +37,63 @@ inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
 // A gap that matches ends in the value's opening quote and holds no other
 // quote, and a value in single quotes ends at the next one: so only the
 // closing quote is looked for.
+// The first word of the index after word that holds a quote, and its
+// quotes; none (0) up to the end of the data. Apart from matchShape's loop:
+// rarely needed, and its state is returned, not kept in memory.
+inline DialectScanner::QuoteWord DialectScanner::nextQuoteWordAfter(size_t word) const {
+    while (++word < indexWords_)
+        if (quoteBits_[word] != 0) return {word, quoteBits_[word]};
+    return {word, 0};
+}
+
 HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
+    const char *const base = begin_;
     const char *at = cursor;
+    // The quotes from the tag's name on, one word of the index at a time
+    // (wordStart: the text of its bit 0): the opening and closing quote of
+    // each value in turn. Taking them one after the other, by clearing the
+    // lowest bit, keeps each value's end independent of the previous one's
+    // (no chain of loads and compares from value to value).
+    const uint64_t *const quoteWords = quoteBits_.data();
+    size_t word = static_cast<size_t>(at - base) / 64;
+    const char *wordStart = base + word * 64;
+    uint64_t quotes = quoteWords[word] & (~uint64_t{0} << static_cast<size_t>(at - wordStart));
+    // Moves to the next word with a quote; false at the end of the data.
+    const auto nextQuoteWord = [&]() {
+        const QuoteWord next = nextQuoteWordAfter(word);
+        if (next.quotes == 0) return false;
+        word = next.word;
+        quotes = next.quotes;
+        wordStart = base + word * 64;
+        return true;
+    };
     const TagShape::Gap *gap = shape.gaps;
     ScannedAttribute *attribute = shape.attributes;
     ScannedAttribute *const attributesEnd = attribute + shape.count;
-    bool shortValues = true;  // all under 16 bytes
+    size_t lengths = 0;  // of the values, or'ed
     for (; attribute != attributesEnd; ++attribute, ++gap) {
         if (!dialect::sameGap(at, gap->bytes, gap->mask)) return false;
         const char *value = at + gap->length;
-        // Most values are short: their closing quote among the 16 bytes
-        // from their start (readable: the gap's quote is before the data's
-        // end), else further on.
-        const unsigned nearQuotes = dialect::quotesAmong16(value);
-        const char *close;
-        if (nearQuotes != 0) {
-            close = value + static_cast<unsigned>(__builtin_ctz(nearQuotes));
-        } else {
-            shortValues = false;
-            close = quoteAfter(value + 16);
-            if (!close) return false;
-        }
-        attribute->value = std::string_view(value, static_cast<size_t>(close - value));
+        // The gap ends in the opening quote and holds no other one: dropped.
+        if (quotes == 0 && !nextQuoteWord()) return false;
+        quotes &= quotes - 1;
+        if (quotes == 0 && !nextQuoteWord()) return false;
+        const char *close = wordStart + static_cast<unsigned>(__builtin_ctzll(quotes));
+        quotes &= quotes - 1;
+        const auto length = static_cast<size_t>(close - value);
+        attribute->value = std::string_view(value, length);
+        lengths |= length;
         at = close + 1;
     }
-    shape.shortValues = shortValues;
+    shape.shortValues = lengths < 16;
     if (!dialect::sameGap(at, gap->bytes, gap->mask)) return false;
     // References, non-ASCII text, or a tab or newline in a gap: the full scan.
-    if (anySpecial(static_cast<size_t>(cursor - begin_), static_cast<size_t>(at - begin_)))
+    if (anySpecial(static_cast<size_t>(cursor - base), static_cast<size_t>(at - base)))
         return false;
     cursor = at + gap->length;
     recentWay_[static_cast<size_t>(slot / 2)] = slot & 1;
     return true;
-}
-
-// The first quote at or after from, 16 bytes at a time: before the end of
-// the data, or none (nullptr; the padding after the data has none).
-inline const char *DialectScanner::quoteAfter(const char *from) const {
-    for (const char *block = from; block < end_; block += 16) {
-        const unsigned quotes = dialect::quotesAmong16(block);
-        if (quotes != 0) return block + __builtin_ctz(quotes);
-    }
-    return nullptr;
 }
 
 // The start tag at position, up to the handler (DialectTagScan.hpp).

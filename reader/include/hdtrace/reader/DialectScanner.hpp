@@ -21,10 +21,10 @@
 // comparing those bytes (16 at a time), without reading names or checking
 // for repeats again, and the handler is told the shape, so that it can keep
 // per-shape work (what each attribute means) too. Any other tag is scanned
-// in full and becomes its name's shape. A value's closing quote is found by
-// one 16-byte compare from its start (most values are shorter), and whether
-// the matched tag holds a byte that a plain value cannot hold is looked up
-// in an index of the chunk built once per read, one bit per byte.
+// in full and becomes its name's shape. Where values end comes from an index
+// of the chunk built once per read, one bit per byte: quotes, and bytes
+// that a plain value cannot hold. So matching walks from quote to quote
+// with bit operations instead of testing bytes one value after the other.
 #pragma once
 
 #include <array>
@@ -137,7 +137,11 @@ class DialectScanner {
     // Scans the attributes after a start tag's name: the last shape of the
     // name if the tag repeats it, else in full (learning its shape).
     bool matchShape(int slot, const char *&cursor);
-    const char *quoteAfter(const char *from) const;
+    struct QuoteWord {
+        size_t word;
+        uint64_t quotes;
+    };
+    QuoteWord nextQuoteWordAfter(size_t word) const;
     TagResult scanAttributes(const char *&cursor, int *count, bool *selfClosing,
                              const char **gapStarts, const char **gapEnds,
                              const char **attributeNames);
@@ -210,6 +214,7 @@ class DialectScanner {
     };
     std::vector<TagShape> shapes_;
     // The index of the chunk: bit i of word i / 64 is byte i of the chunk.
+    std::vector<uint64_t> quoteBits_;    // '\''
     std::vector<uint64_t> specialBits_;  // control, DEL, non-ASCII, '&', '<'
     size_t indexWords_ = 0;
     std::array<bool, kShapeSets> recentWay_{};  // per set: the way used last
