@@ -28,15 +28,6 @@ inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
     return (bits & (~uint64_t{0} >> (63 - (to - 1) % 64))) != 0;  // the bits up to to - 1
 }
 
-// Matches the attributes and the end of the start tag at cursor (just after
-// its name) against the shape in slot. On success, fills attributes_ and
-// moves cursor past the '>'. false sends the tag to the full scan, which
-// decides (and words) everything: a mismatch, a value that is not plain text
-// (references, non-ASCII), or the end of the data.
-//
-// A gap that matches ends in the value's opening quote and holds no other
-// quote, and a value in single quotes ends at the next one: so only the
-// closing quote is looked for.
 // The first word of the index after word that holds a quote, and its
 // quotes; none (0) up to the end of the data. Apart from matchShape's loop:
 // rarely needed, and its state is returned, not kept in memory.
@@ -46,6 +37,11 @@ inline DialectScanner::QuoteWord DialectScanner::nextQuoteWordAfter(size_t word)
     return {word, 0};
 }
 
+// Matches the attributes and the end of the start tag at cursor (just after
+// its name) against the shape in slot. On success, sets the values of the
+// shape's attributes and moves cursor past the '>'. false sends the tag to
+// the full scan, which decides (and words) everything: a mismatch, a value
+// that is not plain text (references, non-ASCII), or the end of the data.
 HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor) {
     TagShape &shape = shapes_[static_cast<size_t>(slot)];
     const char *const base = begin_;
@@ -96,7 +92,7 @@ HDTRACE_HOT_INLINE bool DialectScanner::matchShape(int slot, const char *&cursor
     return true;
 }
 
-// The start tag at position, up to the handler (DialectTagScan.hpp).
+// The start tag at position, up to the handler (scanStartTag calls it).
 HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::readStartTag(const char *&position,
                                                                           StartTag *tag) {
     const char *cursor = position + 1;
