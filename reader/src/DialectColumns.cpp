@@ -22,6 +22,7 @@
 #include <hdtrace/reader/EventColumns.hpp>
 
 #include "CallRecord.hpp"
+#include "DialectTagScan.hpp"
 
 namespace hdtrace::reader {
 namespace {
@@ -47,10 +48,11 @@ HDTRACE_COLD ParsedInteger parseIntegerSlowly(std::string_view text) {
 // Eight decimal digits at text, or -1 if any is not one (SWAR: all eight
 // bytes at once, least significant byte first).
 HDTRACE_HOT_INLINE int64_t eightDigits(uint64_t bytes) {
-    constexpr uint64_t kHigh = 0xf0f0f0f0f0f0f0f0u, kZeros = 0x3030303030303030u;
-    // Each byte 0x30..0x39: high nibble 3, and adding 6 leaves it 3.
-    if ((bytes & kHigh) != kZeros || ((bytes + 0x0606060606060606u) & kHigh) != kZeros) return -1;
-    bytes -= kZeros;
+    // Each byte 0x30..0x39: neither byte - 0x30 nor byte + 0x46 reaches 0x80.
+    // (A carry or borrow crosses only from a byte that is not a digit, and
+    // the lowest such byte shows its own top bit in one of the two.)
+    bytes -= 0x3030303030303030u;
+    if (((bytes + 0x7676767676767676u) | bytes) & 0x8080808080808080u) return -1;
     bytes = bytes * 10 + (bytes >> 8);  // pairs of digits in every other byte
     bytes = (((bytes & 0x000000ff000000ffu) * (100 + (1000000ull << 32))) +
              (((bytes >> 16) & 0x000000ff000000ffu) * (1 + (10000ull << 32)))) >>
@@ -75,29 +77,54 @@ HDTRACE_HOT_INLINE int64_t fewDigits(const char *text, size_t count) {
     return eightDigits(bytes);
 }
 
-// The common case inline: an optional '-' and 1 to 16 digits, which cannot
-// overflow; anything else goes the way of parseInteger (from_chars).
-HDTRACE_HOT_INLINE ParsedInteger parseIntegerValue(std::string_view text) {
-    const char *digit = text.data();
-    size_t count = text.size();
-    const bool negative = count != 0 && *digit == '-';
-    digit += negative;
-    count -= negative;
-    int64_t value;
-    if (count == 1 && static_cast<unsigned>(*digit - '0') <= 9) {
-        value = *digit - '0';  // ranks, tags, ids: often one digit
-    } else if (count - 1 < 8) {
-        value = fewDigits(digit, count);
-    } else if (count - 9 < 8) {
-        const int64_t high = fewDigits(digit, count - 8), low = eightDigits(digit + count - 8);
-        value = (high | low) < 0 ? -1 : high * 100000000 + low;
-    } else {
-        return parseIntegerSlowly(text);
+// 1 to 4 decimal digits at text as a number, or -1 if any is not one: as
+// eightDigits, on 32 bits (fewer steps for sizes, tags and ranks). Reads 4
+// bytes.
+HDTRACE_HOT_INLINE int64_t fourDigits(const char *text, size_t count) {
+    uint32_t bytes;
+    std::memcpy(&bytes, text, 4);
+    const unsigned shift = static_cast<unsigned>(4 - count) * 8;
+    bytes = (bytes << shift) | (0x30303030u & ~(~0u << shift));
+    bytes -= 0x30303030u;
+    if (((bytes + 0x76767676u) | bytes) & 0x80808080u) return -1;
+    bytes = bytes * 10 + (bytes >> 8);  // pairs of digits in bytes 0 and 2
+    return ((bytes & 0x00ff00ffu) * (1 + (100u << 16))) >> 16;
+}
+
+// 1 to 16 digits as a number (cannot overflow), or -1 if any is not one.
+HDTRACE_HOT_INLINE int64_t shortDigits(const char *digit, size_t count) {
+    if (count == 1) {
+        const unsigned value = static_cast<unsigned>(*digit - '0');  // ranks, tags, ids
+        return value <= 9 ? int64_t{value} : -1;
     }
+    if (count - 1 < 4) return fourDigits(digit, count);
+    if (count - 1 < 8) return fewDigits(digit, count);
+    if (count - 9 < 8) {
+        const int64_t high = fewDigits(digit, count - 8), low = eightDigits(digit + count - 8);
+        return (high | low) < 0 ? -1 : high * 100000000 + low;
+    }
+    return -1;
+}
+
+// A '-' and 1 to 16 digits (wildcard ranks and tags), kept out of the loop.
+HDTRACE_COLD ParsedInteger parseNegativeInteger(std::string_view text) {
+    const int64_t value = shortDigits(text.data() + 1, text.size() - 1);
     if (value < 0) return parseIntegerSlowly(text);
     ParsedInteger parsed;
     parsed.valid = true;
-    parsed.value = negative ? -value : value;
+    parsed.value = -value;
+    return parsed;
+}
+
+// The common case inline: 1 to 16 digits, which cannot overflow; anything
+// else goes the way of parseInteger (from_chars).
+HDTRACE_HOT_INLINE ParsedInteger parseIntegerValue(std::string_view text) {
+    if (text.size() > 1 && text[0] == '-') return parseNegativeInteger(text);
+    const int64_t value = shortDigits(text.data(), text.size());
+    if (value < 0) return parseIntegerSlowly(text);
+    ParsedInteger parsed;
+    parsed.valid = true;
+    parsed.value = value;
     return parsed;
 }
 
@@ -123,11 +150,15 @@ inline bool sameBytes(const char *a, const char *b, size_t length) {
 // attributes.
 const OpenCall kFreshCall{};
 
-class DialectColumnBuilder : public DialectHandler {
+// final: the scanner calls it directly (DialectScanner::runWith).
+class DialectColumnBuilder final : public DialectHandler {
   public:
     DialectColumnBuilder(EventColumns &columns, const TraceFilter &filter,
                          const LocalToWorldTable *localToWorld)
-        : columns_(columns), filter_(filter), rows_(columns, localToWorld) {}
+        : columns_(columns),
+          filter_(filter),
+          hasTimeWindow_(filter.hasTimeWindow()),
+          rows_(columns, localToWorld) {}
     int timeFractionDigits() const { return timeFractionDigits_; }
 
     Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
@@ -150,14 +181,32 @@ class DialectColumnBuilder : public DialectHandler {
         bool skipped = false;     // <Nested>, or a name the filter leaves out
         bool sendAndReceive = false, isFileOpen = false;
         int32_t nameCode = -1;
-        CallAttribute meaning[DialectScanner::kMaxShapeAttributes];
+        // The attributes whose values the table takes (not CallAttribute::Other).
+        int takenCount = 0;
+        uint8_t takenIndex[DialectScanner::kMaxShapeAttributes];
+        CallAttribute takenMeaning[DialectScanner::kMaxShapeAttributes];
     };
+    // What valuesBelowCallRead and startChild do with an element below a
+    // call of one tag shape, worked out once.
+    struct ChildShape {
+        uint32_t generation = 0;  // of the scanner's shape described; 0: none
+        bool nested = false;      // <Nested>: skipped unread
+        // Attributes checked (bit i: attribute i): 32-bit columns, times.
+        uint32_t thirtyTwoBit = 0, times = 0;
+        // The attributes startChild takes: <For rid>, <Data size offset>; -1: none.
+        int rid = -1, size = -1, offset = -1;
+    };
+    static_assert(DialectScanner::kMaxShapeAttributes <= 32, "one bit per attribute");
+    void describeChild(ChildShape &described, std::string_view name,
+                       const ScannedAttribute *attributes, int count);
 
     Verdict startProgram(std::string_view name, const ScannedAttribute *attributes, int count);
     Verdict startCall(std::string_view name, const ScannedAttribute *attributes, int count,
                       TagShapeId shape);
     bool takeCallAttribute(CallAttribute meaning, std::string_view value);
     Verdict startChild(std::string_view name, const ScannedAttribute *attributes, int count);
+    Verdict startBelowCall(int depth, std::string_view name, const ScannedAttribute *attributes,
+                           int count, TagShapeId shape);
     bool valuesBelowCallRead(const ScannedAttribute *attributes, int count);
 
   public:
@@ -171,6 +220,7 @@ class DialectColumnBuilder : public DialectHandler {
 
     EventColumns &columns_;
     const TraceFilter &filter_;
+    const bool hasTimeWindow_;  // of filter_, looked up once
     CallRowWriter rows_;
     int skipBelowDepth_ = 0;
     int64_t timeAdjustmentNs_ = 0;
@@ -186,6 +236,7 @@ class DialectColumnBuilder : public DialectHandler {
     CacheEntry cache_[256];
     std::unordered_map<std::string, int32_t> codeByName_;
     CallShape callShapes_[DialectScanner::kShapeSlots];
+    ChildShape childShapes_[DialectScanner::kShapeSlots];
 };
 
 int32_t DialectColumnBuilder::nameCode(std::string_view name) {
@@ -213,9 +264,7 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::parseTime(std::string_view text,
     const size_t point = text.size() - 10;
     if (point - 1 < 8 && text[point] == '.' && timeFractionDigits_ >= 0) {
         // Times since the run's start: often under ten seconds.
-        const unsigned firstSecond = static_cast<unsigned>(text[0] - '0');
-        const int64_t seconds = point == 1 ? (firstSecond <= 9 ? int64_t{firstSecond} : -1)
-                                           : fewDigits(text.data(), point);
+        const int64_t seconds = shortDigits(text.data(), point);
         const unsigned first = static_cast<unsigned>(text[point + 1] - '0');
         const int64_t rest = eightDigits(text.data() + point + 2);
         if ((seconds | rest) >= 0 && first <= 9 &&
@@ -236,12 +285,13 @@ bool DialectColumnBuilder::parseTimeSlowly(std::string_view text, int64_t *nanos
     return true;
 }
 
-Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
-                                           const ScannedAttribute *attributes, int count,
-                                           TagShapeId shape) {
+HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
+                                                              const ScannedAttribute *attributes,
+                                                              int count, TagShapeId shape) {
     if (skipBelowDepth_ > 0) return Verdict::Continue;
     if (depth == 2) return startCall(name, attributes, count, shape);
     if (depth == 1) return startProgram(name, attributes, count);
+    if (shape.slot >= 0) return startBelowCall(depth, name, attributes, count, shape);
     if (equals(name, "Nested")) {
         skipBelowDepth_ = depth;  // calls inside calls are not in the table: skipped unread
         return Verdict::Continue;
@@ -302,8 +352,13 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
             if (!described.skipped) described.nameCode = nameCode(name);
             described.sendAndReceive = isSendAndReceiveCall(name);
             described.isFileOpen = isFileOpenCall(name);
-            for (int index = 0; index < count; ++index)
-                described.meaning[index] = callAttributeOf(attributes[index].name);
+            described.takenCount = 0;
+            for (int index = 0; index < count; ++index) {
+                const CallAttribute meaning = callAttributeOf(attributes[index].name);
+                if (meaning == CallAttribute::Other) continue;
+                described.takenIndex[described.takenCount] = static_cast<uint8_t>(index);
+                described.takenMeaning[described.takenCount++] = meaning;
+            }
         }
         known = &described;
     }
@@ -315,8 +370,14 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
     completedRids_.clear();
     if (known) {
         call_.nameCode = known->nameCode;
-        for (int index = 0; index < count; ++index)
-            if (!takeCallAttribute(known->meaning[index], attributes[index].value))
+        // Values of 16 bytes or more are checked for numbers beyond 64 bits
+        // (what ColumnHandler refuses) in every attribute, the table's or not.
+        if (!shape.shortValues)
+            for (int index = 0; index < count; ++index)
+                if (mayOverflow(attributes[index].value)) return Verdict::Unrecognised;
+        for (int taken = 0; taken < known->takenCount; ++taken)
+            if (!call_.take(known->takenMeaning[taken], attributes[known->takenIndex[taken]].value,
+                            *this))
                 return Verdict::Unrecognised;
     } else {
         call_.nameCode = nameCode(name);
@@ -325,7 +386,7 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
                                    attributes[index].value))
                 return Verdict::Unrecognised;
     }
-    switch (call_.closeStartTag(filter_)) {
+    switch (call_.closeStartTag(filter_, hasTimeWindow_)) {
         case CallStart::Stop:
             return Verdict::Stop;
         case CallStart::Skip:
@@ -364,7 +425,65 @@ Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAtt
     return Verdict::Continue;
 }
 
-void DialectColumnBuilder::endElement(int depth) {
+// What valuesBelowCallRead and startChild do, with the attributes' meanings
+// worked out once per tag shape.
+Verdict DialectColumnBuilder::startBelowCall(int depth, std::string_view name,
+                                             const ScannedAttribute *attributes, int count,
+                                             TagShapeId shape) {
+    ChildShape &known = childShapes_[shape.slot];
+    if (known.generation != shape.generation) {
+        describeChild(known, name, attributes, count);
+        known.generation = shape.generation;
+    }
+    if (known.nested) {
+        skipBelowDepth_ = depth;  // calls inside calls are not in the table: skipped unread
+        return Verdict::Continue;
+    }
+    if (!shape.shortValues)
+        for (int index = 0; index < count; ++index)
+            if (mayOverflow(attributes[index].value)) return Verdict::Unrecognised;
+    for (uint32_t bits = known.thirtyTwoBit; bits != 0; bits &= bits - 1)
+        if (!fitsThirtyTwoBitColumn(parseIntegerValue(attributes[__builtin_ctz(bits)].value)))
+            return Verdict::Unrecognised;
+    int64_t unused = 0;
+    for (uint32_t bits = known.times; bits != 0; bits &= bits - 1)
+        if (!parseTime(attributes[__builtin_ctz(bits)].value, &unused))
+            return Verdict::Unrecognised;
+    if (depth != 3) return Verdict::Continue;
+    if (known.rid >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[known.rid].value);
+        completedRids_.push_back(number.valid ? number.value : -1);
+    }
+    if (known.size >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[known.size].value);
+        call_.takeDataSize(number.valid, number.value);
+    }
+    if (known.offset >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[known.offset].value);
+        call_.takeDataOffset(number.valid, number.value);
+    }
+    return Verdict::Continue;
+}
+
+void DialectColumnBuilder::describeChild(ChildShape &described, std::string_view name,
+                                         const ScannedAttribute *attributes, int count) {
+    described = ChildShape();
+    described.nested = equals(name, "Nested");
+    const bool isFor = equals(name, "For"), isData = equals(name, "Data");
+    for (int index = 0; index < count; ++index) {
+        const std::string_view attribute = attributes[index].name;
+        if (isThirtyTwoBitColumn(attribute)) described.thirtyTwoBit |= 1u << index;
+        if (equals(attribute, "time") || equals(attribute, "end")) described.times |= 1u << index;
+        if (isFor && described.rid < 0 && equals(attribute, "rid"))
+            described.rid = index;
+        else if (isData && described.size < 0 && equals(attribute, "size"))
+            described.size = index;
+        else if (isData && described.offset < 0 && equals(attribute, "offset"))
+            described.offset = index;
+    }
+}
+
+HDTRACE_HOT_INLINE void DialectColumnBuilder::endElement(int depth) {
     if (skipBelowDepth_ > 0) {
         if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
         return;
@@ -384,7 +503,7 @@ std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
         result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
     DialectColumnBuilder builder(result.columns, options.filter, localToWorld);
     DialectScanner scanner(path);
-    if (scanner.run(builder) == DialectScanner::Outcome::Unrecognised) {
+    if (scanner.runWith(builder) == DialectScanner::Outcome::Unrecognised) {
         if (reason) *reason = scanner.reason();
         return std::nullopt;
     }
@@ -411,7 +530,7 @@ std::optional<ColumnsResult> readEventColumnsByDialectSlice(
         return std::nullopt;
     }
     DialectScanner scanner(path);
-    if (scanner.runSlice(builder, from, to, toIsEndOfFile) ==
+    if (scanner.runSliceWith(builder, from, to, toIsEndOfFile) ==
         DialectScanner::Outcome::Unrecognised) {
         if (reason) *reason = scanner.reason();
         return std::nullopt;

@@ -19,144 +19,19 @@
 
 #include <hdtrace/reader/DialectScanner.hpp>
 
+#include "DialectBytes.hpp"
+#include "DialectTagScan.hpp"
+
 namespace hdtrace::reader {
+
+using namespace dialect;
+
+// run and runSlice: the scan with a DialectHandler's virtual calls.
+template DialectScanner::Outcome DialectScanner::runWith(DialectHandler &);
+template DialectScanner::Outcome DialectScanner::runSliceWith(DialectHandler &, uint64_t, uint64_t,
+                                                              bool);
+
 namespace {
-
-// Byte classes. The buffer always ends in a NUL sentinel, which is of class
-// kBad everywhere, so that every loop stops at the end of the data without a
-// bounds check and then tells "need more data" from "bad byte" by position.
-enum : uint8_t { kPlain = 0, kQuote, kAmpersand, kNonAscii, kBad };
-
-struct ByteTables {
-    uint8_t value[256];  // inside an attribute value
-    bool space[256];     // XML's S without carriage return
-    bool nameStart[256];
-    bool name[256];
-};
-
-constexpr ByteTables makeTables() {
-    ByteTables tables{};
-    for (int c = 0; c < 256; ++c) {
-        tables.value[c] = c >= 0x80 ? kNonAscii : (c < 0x20 || c == 0x7f) ? kBad : kPlain;
-        tables.space[c] = false;
-        tables.nameStart[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-        tables.name[c] = tables.nameStart[c] || (c >= '0' && c <= '9') || c == '.' || c == '-';
-    }
-    // Literal tabs and newlines in a value are normalised to spaces by XML;
-    // they are left to libxml2 (kBad, as are '<' and carriage returns).
-    tables.value[static_cast<unsigned char>('<')] = kBad;
-    tables.value[static_cast<unsigned char>('\'')] = kQuote;
-    tables.value[static_cast<unsigned char>('"')] = kQuote;
-    tables.value[static_cast<unsigned char>('&')] = kAmpersand;
-    tables.space[static_cast<unsigned char>(' ')] = true;
-    tables.space[static_cast<unsigned char>('\t')] = true;
-    tables.space[static_cast<unsigned char>('\n')] = true;
-    return tables;
-}
-
-constexpr ByteTables kTables = makeTables();
-
-inline unsigned char byteAt(const char *position) {
-    return static_cast<unsigned char>(*position);
-}
-
-// The first byte at or after position that is not plain value text (a
-// quote, '&', '<', a control character, DEL or a non-ASCII byte). The
-// buffer's padding after the sentinel makes 16-byte loads safe.
-inline const char *skipPlainValue(const char *position) {
-#ifdef __SSE2__
-    const __m128i space = _mm_set1_epi8(0x20), apostrophe = _mm_set1_epi8('\''),
-                  quote = _mm_set1_epi8('"'), ampersand = _mm_set1_epi8('&'),
-                  less = _mm_set1_epi8('<'), del = _mm_set1_epi8(0x7f);
-    for (;;) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(position));
-        // Signed: bytes >= 0x80 are negative, so below 0x20 as well.
-        __m128i special = _mm_cmplt_epi8(bytes, space);
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, apostrophe));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, quote));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, ampersand));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, less));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(bytes, del));
-        const int mask = _mm_movemask_epi8(special);
-        if (mask != 0) return position + __builtin_ctz(static_cast<unsigned>(mask));
-        position += 16;
-    }
-#else
-    while (kTables.value[byteAt(position)] == kPlain)
-        ++position;
-    return position;
-#endif
-}
-
-// The first byte at or after position that is not a name character of the
-// dialect ([A-Za-z0-9_.-]).
-inline const char *skipName(const char *position) {
-#ifdef __SSE2__
-    const __m128i caseBit = _mm_set1_epi8(0x20), lowerA = _mm_set1_epi8('a'),
-                  letters = _mm_set1_epi8(25), zero = _mm_set1_epi8('0'), digits = _mm_set1_epi8(9),
-                  underscore = _mm_set1_epi8('_'), dot = _mm_set1_epi8('.'),
-                  dash = _mm_set1_epi8('-');
-    for (;;) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(position));
-        // Unsigned range checks: x - low <= span, as min(x - low, span) == x - low.
-        const __m128i letter = _mm_sub_epi8(_mm_or_si128(bytes, caseBit), lowerA);
-        const __m128i digit = _mm_sub_epi8(bytes, zero);
-        __m128i name = _mm_cmpeq_epi8(_mm_min_epu8(letter, letters), letter);
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(_mm_min_epu8(digit, digits), digit));
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, underscore));
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, dot));
-        name = _mm_or_si128(name, _mm_cmpeq_epi8(bytes, dash));
-        const unsigned mask = ~static_cast<unsigned>(_mm_movemask_epi8(name)) & 0xffffu;
-        if (mask != 0) return position + __builtin_ctz(mask);
-        position += 16;
-    }
-#else
-    while (kTables.name[byteAt(position)])
-        ++position;
-    return position;
-#endif
-}
-
-// Names are short: compared inline, without a call to memcmp.
-inline bool sameName(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
-// length (at most 32) bytes of a and b equal; both have 16 readable bytes
-// beyond length rounded up to 16.
-inline bool sameShortBytes(const char *a, const char *b, size_t length) {
-#ifdef __SSE2__
-    for (size_t offset = 0; offset < length; offset += 16) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(a + offset));
-        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + offset));
-        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
-        const size_t left = length - offset;
-        const unsigned wanted = left >= 16 ? 0xffffu : (1u << left) - 1;
-        if ((equal & wanted) != wanted) return false;
-    }
-    return true;
-#else
-    return std::memcmp(a, b, length) == 0;
-#endif
-}
-
-// The bytes of wanted (bit i: byte i, the first 1 to 16) at text equal those
-// of gap; 16 bytes at text are readable.
-inline bool sameGap(const char *text, const char *gap, unsigned wanted) {
-#ifdef __SSE2__
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(text));
-    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(gap));
-    const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
-    return (equal & wanted) == wanted;
-#else
-    for (unsigned byte = 0; wanted >> byte; ++byte)
-        if (text[byte] != gap[byte]) return false;
-    return true;
-#endif
-}
 
 // The set of name's shape: a hash of its first and last eight bytes (the
 // buffer's padding makes the loads safe) and its length.
@@ -399,8 +274,8 @@ bool DialectScanner::mapChunk(size_t keepOffset, size_t keep) {
 namespace {
 
 // The index of count 64-byte blocks at begin into quotes and special (see
-// specialBits_), with SSE2 (every x86-64), AVX2 where the processor has it,
-// or byte by byte.
+// quoteBits_ and specialBits_), with SSE2 (every x86-64), AVX2 where the
+// processor has it, or byte by byte.
 void indexBlocksPortably(const char *begin, size_t count, uint64_t *quotes, uint64_t *special) {
     for (size_t word = 0; word < count; ++word) {
         const char *block = begin + word * 64;
@@ -440,33 +315,31 @@ void indexBlocksPortably(const char *begin, size_t count, uint64_t *quotes, uint
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HDTRACE_HAVE_AVX2_INDEX 1
+// Bit i: byte i of the 32 is not special: above 0x1f (signed: not >= 0x80
+// either) and none of '&', '<', DEL.
+__attribute__((target("avx2"))) inline uint64_t plainBytesWithAvx2(__m256i bytes) {
+    __m256i named = _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('&'));
+    named = _mm256_or_si256(named, _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('<')));
+    named = _mm256_or_si256(named, _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(0x7f)));
+    const __m256i plain =
+        _mm256_andnot_si256(named, _mm256_cmpgt_epi8(bytes, _mm256_set1_epi8(0x1f)));
+    return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(plain)));
+}
+
+// Bit i: byte i of the 32 is a single quote.
+__attribute__((target("avx2"))) inline uint64_t quoteBytesWithAvx2(__m256i bytes) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('\'')))));
+}
+
 __attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size_t count,
                                                          uint64_t *quotes, uint64_t *special) {
-    const __m256i apostrophe = _mm256_set1_epi8('\''), control = _mm256_set1_epi8(0x1f),
-                  ampersand = _mm256_set1_epi8('&'), less = _mm256_set1_epi8('<'),
-                  del = _mm256_set1_epi8(0x7f);
     for (size_t word = 0; word < count; ++word) {
         const char *block = begin + word * 64;
         const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block));
         const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 32));
-        // Signed: bytes >= 0x80 are negative, so not above 0x1f either.
-        __m256i badLow = _mm256_cmpgt_epi8(low, control),
-                badHigh = _mm256_cmpgt_epi8(high, control);
-        badLow = _mm256_xor_si256(badLow, _mm256_set1_epi8(-1));
-        badHigh = _mm256_xor_si256(badHigh, _mm256_set1_epi8(-1));
-        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, ampersand));
-        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, ampersand));
-        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, less));
-        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, less));
-        badLow = _mm256_or_si256(badLow, _mm256_cmpeq_epi8(low, del));
-        badHigh = _mm256_or_si256(badHigh, _mm256_cmpeq_epi8(high, del));
-        const auto bits = [](int mask) {
-            return static_cast<uint64_t>(static_cast<uint32_t>(mask));
-        };
-        quotes[word] = bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(low, apostrophe))) |
-                       bits(_mm256_movemask_epi8(_mm256_cmpeq_epi8(high, apostrophe))) << 32;
-        special[word] = bits(_mm256_movemask_epi8(badLow)) | bits(_mm256_movemask_epi8(badHigh))
-                                                                 << 32;
+        quotes[word] = quoteBytesWithAvx2(low) | quoteBytesWithAvx2(high) << 32;
+        special[word] = ~(plainBytesWithAvx2(low) | plainBytesWithAvx2(high) << 32);
     }
 }
 #endif
@@ -478,7 +351,7 @@ __attribute__((target("avx2"))) void indexBlocksWithAvx2(const char *begin, size
 void DialectScanner::indexChunk() {
     const char *begin = begin_;
     indexWords_ = (static_cast<size_t>(end_ - begin) + 63) / 64;
-    if (quoteBits_.size() < indexWords_ + 1) {
+    if (specialBits_.size() < indexWords_ + 1) {
         quoteBits_.resize(capacity_ / 64 + 2);
         specialBits_.resize(capacity_ / 64 + 2);
     }
@@ -496,21 +369,6 @@ void DialectScanner::indexChunk() {
     indexBlocksPortably(begin, indexWords_, quoteBits_.data(), specialBits_.data());
 }
 
-// Whether bytes [from, to) of the chunk hold a special byte (see specialBits_).
-inline bool DialectScanner::anySpecial(size_t from, size_t to) const {
-    if (from >= to) return false;
-    size_t word = from / 64;
-    const size_t last = (to - 1) / 64;
-    uint64_t bits = specialBits_[word] & (~uint64_t{0} << (from % 64));
-    while (word < last) {
-        if (bits != 0) return true;
-        bits = specialBits_[++word];
-    }
-    const unsigned lastBit = (to - 1) % 64;
-    if (lastBit != 63) bits &= (uint64_t{2} << lastBit) - 1;
-    return bits != 0;
-}
-
 bool DialectScanner::skipProlog(const char *&position) {
     const std::string_view start(begin_, static_cast<size_t>(end_ - begin_));
     if (start.substr(0, 2) != "<?") return true;
@@ -524,35 +382,43 @@ bool DialectScanner::skipProlog(const char *&position) {
 }
 
 DialectScanner::Outcome DialectScanner::run(DialectHandler &handler) {
-    if (!open()) {
-        reason_ = "cannot open the file as a regular file";
-        return Outcome::Unrecognised;
-    }
-    if (!refill(end_)) {
-        reason_ = "read failed";
-        return Outcome::Unrecognised;
-    }
-    if (end_ == begin_) {
-        reason_ = "the file is empty";
-        return Outcome::Unrecognised;
-    }
-    const char *position = begin_;
-    if (!skipProlog(position)) {
-        reason_ = "an XML declaration other than version 1.0 in UTF-8";
-        return Outcome::Unrecognised;
-    }
-    return scan(position, handler);
+    return runWith(handler);
 }
 
 DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64_t from,
                                                  uint64_t to, bool toIsEndOfFile) {
+    return runSliceWith(handler, from, to, toIsEndOfFile);
+}
+
+bool DialectScanner::startFile(const char *&position) {
     if (!open()) {
         reason_ = "cannot open the file as a regular file";
-        return Outcome::Unrecognised;
+        return false;
+    }
+    if (!refill(end_)) {
+        reason_ = "read failed";
+        return false;
+    }
+    if (end_ == begin_) {
+        reason_ = "the file is empty";
+        return false;
+    }
+    position = begin_;
+    if (!skipProlog(position)) {
+        reason_ = "an XML declaration other than version 1.0 in UTF-8";
+        return false;
+    }
+    return true;
+}
+
+bool DialectScanner::startSlice(uint64_t from, uint64_t to, bool toIsEndOfFile) {
+    if (!open()) {
+        reason_ = "cannot open the file as a regular file";
+        return false;
     }
     if (to <= from) {
         reason_ = "an empty slice";
-        return Outcome::Unrecognised;
+        return false;
     }
     slice_ = true;
     sliceEndsFile_ = toIsEndOfFile;
@@ -572,103 +438,9 @@ DialectScanner::Outcome DialectScanner::runSlice(DialectHandler &handler, uint64
     chunkOffset_ = static_cast<size_t>(from);  // the first refill reads from here
     if (!refill(end_)) {
         reason_ = "read failed";
-        return Outcome::Unrecognised;
+        return false;
     }
-    return scan(begin_, handler);
-}
-
-DialectScanner::Outcome DialectScanner::scan(const char *position, DialectHandler &handler) {
-    for (;;) {
-        while (kTables.space[byteAt(position)])
-            ++position;
-        if (position == end_) {
-            if (endOfFile_) break;
-            if (!refill(position)) {
-                reason_ = "read failed";
-                return Outcome::Unrecognised;
-            }
-            position = begin_;
-            continue;
-        }
-        if (*position != '<') {
-            reason_ = "text or a character outside the dialect between tags";
-            return Outcome::Unrecognised;
-        }
-        const char *tag = position;
-        if (slice_ && position[1] != '/') {
-            // The writer's layout: a line starts with a call's start tag
-            // (depth 2) and with no other start tag.
-            const bool lineStart = (position > begin_ ? position[-1] : byteBeforeChunk_) == '\n';
-            if (lineStart != (depth_ == 1)) {
-                reason_ = "a start tag that does not follow the writer's layout of lines";
-                return Outcome::Unrecognised;
-            }
-        }
-        switch (scanTag(position, handler)) {
-            case TagResult::Done:
-                continue;
-            case TagResult::Stopped:
-                return Outcome::Stopped;
-            case TagResult::Unrecognised:
-                return Outcome::Unrecognised;
-            case TagResult::NeedMore:
-                if (endOfFile_) {
-                    reason_ = "the file ends inside a tag";
-                    return Outcome::Unrecognised;
-                }
-                if (!refill(tag)) {
-                    reason_ = "a tag longer than the chunk, or a failed read";
-                    return Outcome::Unrecognised;
-                }
-                position = begin_;
-                continue;
-        }
-    }
-    if (slice_ && !sliceEndsFile_) {
-        if (depth_ == 1) return Outcome::Complete;
-        reason_ = "a slice that ends inside a call, or after the root";
-        return Outcome::Unrecognised;
-    }
-    if (!rootSeen_) {
-        reason_ = "no root element";
-        return Outcome::Unrecognised;
-    }
-    if (depth_ > 0) {
-        reason_ = "the file ends inside the root element";
-        return Outcome::Unrecognised;
-    }
-    return Outcome::Complete;
-}
-
-DialectScanner::TagResult DialectScanner::scanTag(const char *&position, DialectHandler &handler) {
-    const char next = position[1];
-    if (next == '/') return scanEndTag(position, handler);
-    if (next == '?' || next == '!') return unrecognised("a comment, CDATA, DTD or PI");
-    if (position + 1 == end_) return TagResult::NeedMore;
-    return scanStartTag(position, handler);
-}
-
-DialectScanner::TagResult DialectScanner::scanEndTag(const char *&position,
-                                                     DialectHandler &handler) {
-    const char *cursor = position + 2;
-    const char *nameStart = cursor;
-    cursor = skipName(cursor);
-    const size_t nameLength = static_cast<size_t>(cursor - nameStart);
-    while (kTables.space[byteAt(cursor)])
-        ++cursor;
-    if (cursor == end_) return TagResult::NeedMore;
-    if (*cursor != '>') return unrecognised("a malformed end tag");
-    if (depth_ == 0) return unrecognised("an end tag outside the root");
-    const OpenName &open = openNames_[static_cast<size_t>(depth_)];
-    const char *openText = open.length <= kShortName ? open.text : open.long_.data();
-    bool matches = open.length == nameLength;
-    for (size_t i = 0; matches && i < nameLength; ++i)
-        matches = openText[i] == nameStart[i];
-    if (!matches) return unrecognised("an end tag that does not match its start tag");
-    handler.endElement(depth_);
-    if (--depth_ == 0) rootClosed_ = true;
-    position = cursor + 1;
-    return TagResult::Done;
+    return true;
 }
 
 // The slot of name's shape, or -1. The set comes from a hash of the name's
@@ -694,7 +466,7 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
     for (int index = 0; index <= count; ++index)
         if (static_cast<size_t>(gapEnds[index] - gapStarts[index]) > kMaxShapeGap) return -1;
     for (int index = 0; index < count; ++index)
-        if (gapEnds[index][-1] != '\'') return -1;  // the index knows single quotes
+        if (gapEnds[index][-1] != '\'') return -1;  // matchShape looks for single quotes
     const int set = shapeSet(name);
     int slot = findShape(name);
     if (slot < 0) {
@@ -711,142 +483,24 @@ int DialectScanner::learnShape(std::string_view name, const char *const *gapStar
     shape.count = count;
     shape.selfClosing = selfClosing;
     shape.nameLength = static_cast<uint8_t>(name.size());
+    shape.nameMask = name.size() <= 16 ? static_cast<uint16_t>((1u << name.size()) - 1) : 0;
     std::memcpy(shape.name, name.data(), name.size());
     for (int index = 0; index <= count; ++index) {
         const size_t length = static_cast<size_t>(gapEnds[index] - gapStarts[index]);
-        shape.gapLength[index] = static_cast<uint8_t>(length);
-        shape.gapMask[index] = static_cast<uint16_t>((1u << length) - 1);
-        std::memcpy(shape.gap[index], gapStarts[index], length);
+        TagShape::Gap &gap = shape.gaps[index];
+        gap.length = static_cast<uint8_t>(length);
+        gap.mask = static_cast<uint16_t>((1u << length) - 1);
+        std::memcpy(gap.bytes, gapStarts[index], length);
         if (index < count) {
             const size_t offset = static_cast<size_t>(attributeNames[index] - gapStarts[index]);
             shape.attributes[index] = {
-                std::string_view(shape.gap[index] + offset,
+                std::string_view(gap.bytes + offset,
                                  attributes_[static_cast<size_t>(index)].name.size()),
                 std::string_view()};
         }
     }
     recentWay_[static_cast<size_t>(set)] = slot & 1;
     return slot;
-}
-
-// Matches the attributes and the end of the start tag at cursor (just after
-// its name) against the shape in slot. On success, fills attributes_ and
-// moves cursor past the '>'. false sends the tag to the full scan, which
-// decides (and words) everything: a mismatch, a value that is not plain text
-// (references, non-ASCII), or the end of the data.
-//
-// A gap that matches ends in the value's opening quote and holds no other
-// quote, and a value in single quotes ends at the next one: so only the
-// closing quote is looked up, in the index.
-bool DialectScanner::matchShape(int slot, const char *&cursor) {
-    TagShape &shape = shapes_[static_cast<size_t>(slot)];
-    const char *base = begin_;
-    size_t position = static_cast<size_t>(cursor - base);
-    // The first quote at or after from, from the index.
-    auto quoteFrom = [this](size_t from, size_t *at) {
-        size_t word = from / 64;
-        uint64_t quotes = quoteBits_[word] & (~uint64_t{0} << (from % 64));
-        while (quotes == 0) {
-            if (++word >= indexWords_) return false;
-            quotes = quoteBits_[word];
-        }
-        *at = word * 64 + static_cast<size_t>(__builtin_ctzll(quotes));
-        return true;
-    };
-    for (int index = 0; index < shape.count; ++index) {
-        size_t close;
-        if (!sameGap(base + position, shape.gap[index], shape.gapMask[index])) return false;
-        const size_t open = position + shape.gapLength[index] - 1;
-        if (!quoteFrom(open + 1, &close)) return false;
-        shape.attributes[index].value = std::string_view(base + open + 1, close - open - 1);
-        position = close + 1;
-    }
-    if (!sameGap(base + position, shape.gap[shape.count], shape.gapMask[shape.count])) return false;
-    // References, non-ASCII text, or a tab or newline in a gap: the full scan.
-    if (anySpecial(static_cast<size_t>(cursor - base), position)) return false;
-    cursor = base + position + shape.gapLength[shape.count];
-    recentWay_[static_cast<size_t>(slot / 2)] = slot & 1;
-    return true;
-}
-
-DialectScanner::TagResult DialectScanner::scanStartTag(const char *&position,
-                                                       DialectHandler &handler) {
-    const char *cursor = position + 1;
-    int count = 0;
-    bool selfClosing = false;
-    TagShapeId shape;
-    bool matched = false;  // by a shape: its attributes, count and end
-    std::string_view name;
-    // The shape that last began with the 8 bytes after '<' (its name and the
-    // start of its first gap), taken if name and gaps match byte for byte.
-    uint64_t head;
-    std::memcpy(&head, cursor, 8);
-    int16_t &guess = shapeByHead_[(head * 0x9e3779b97f4a7c15u) >> 56];
-    if (guess >= 0) {
-        const TagShape &candidate = shapes_[static_cast<size_t>(guess)];
-        const char *afterName = cursor + candidate.nameLength;
-        if (candidate.generation != 0 &&
-            sameShortBytes(candidate.name, cursor, candidate.nameLength) &&
-            matchShape(guess, afterName)) {
-            name = std::string_view(cursor, candidate.nameLength);
-            shape = {guess, candidate.generation};
-            matched = true;
-            cursor = afterName;
-        }
-    }
-    if (shape.slot < 0) {
-        if (!kTables.nameStart[byteAt(cursor)]) return unrecognised("a name outside the dialect");
-        const char *nameStart = cursor;
-        cursor = skipName(cursor);
-        name = std::string_view(nameStart, static_cast<size_t>(cursor - nameStart));
-        if (name.size() > kMaxNameBytes) return unrecognised("a very long name");
-        const int known = name.size() <= kShortName ? findShape(name) : -1;
-        if (known >= 0 && matchShape(known, cursor)) {
-            shape = {known, shapes_[static_cast<size_t>(known)].generation};
-            matched = true;
-        } else {
-            const char *gapStarts[kMaxAttributes + 1], *gapEnds[kMaxAttributes + 1];
-            const char *attributeNames[kMaxAttributes];
-            const TagResult result =
-                scanAttributes(cursor, &count, &selfClosing, gapStarts, gapEnds, attributeNames);
-            if (result != TagResult::Done) return result;
-            const int learned =
-                learnShape(name, gapStarts, gapEnds, count, selfClosing, attributeNames);
-            if (learned >= 0) shape = {learned, shapes_[static_cast<size_t>(learned)].generation};
-        }
-        if (shape.slot >= 0) guess = static_cast<int16_t>(shape.slot);
-    }
-    if (rootClosed_) return unrecognised("an element after the root");
-    if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
-    ++depth_;
-    rootSeen_ = true;
-    OpenName &open = openNames_[static_cast<size_t>(depth_)];
-    open.length = name.size();
-    if (name.size() <= kShortName)
-        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
-    else
-        open.long_.assign(name);
-    position = cursor;
-    const ScannedAttribute *attributes = attributes_.data();
-    if (matched) {
-        const TagShape &known = shapes_[static_cast<size_t>(shape.slot)];
-        attributes = known.attributes;
-        count = known.count;
-        selfClosing = known.selfClosing;
-    }
-    switch (handler.startElement(depth_, name, attributes, count, shape)) {
-        case DialectHandler::Verdict::Continue:
-            break;
-        case DialectHandler::Verdict::Stop:
-            return TagResult::Stopped;
-        case DialectHandler::Verdict::Unrecognised:
-            return unrecognised("a value the column reader refuses");
-    }
-    if (selfClosing) {
-        handler.endElement(depth_);
-        if (--depth_ == 0) rootClosed_ = true;
-    }
-    return TagResult::Done;
 }
 
 // The attributes and the end of a start tag, from just after its name, in

@@ -509,6 +509,26 @@ TEST(DialectColumns, HostileDocumentsGiveTheSameOutcome) {
                                        "</Program>\n"},
         {"long size that fits", head + "<Send size='1000000000000000000' time='1'/>\n"
                                        "</Program>\n"},
+        // The second tag matches the first one's shape (DialectScanner.hpp),
+        // whose short values need no check for numbers beyond 64 bits.
+        {"count beyond 64 bits in a known shape",
+         head + "<Send size='1' count='1' time='1'/>\n<Send size='1' "
+                "count='99999999999999999999999' time='2'/>\n</Program>\n"},
+        {"size beyond 64 bits in a known shape",
+         head + "<Send size='1' count='1' time='1'/>\n<Send size='99999999999999999999999' "
+                "count='1' time='2'/>\n</Program>\n"},
+        {"long values that fit in a known shape",
+         head + "<Send size='1' count='1' time='1'/>\n<Send size='1000000000000000000' "
+                "count='-1000000000000000000' time='2'/>\n</Program>\n"},
+        {"child rank beyond 32 bits in a known shape",
+         head + "<Wait time='1'><For rid='1' cid='4'/></Wait>\n<Wait time='2'><For rid='2' "
+                "cid='4294967296'/></Wait>\n</Program>\n"},
+        {"child time that is not one in a known shape",
+         head + "<Wait time='1'><Data size='1' time='1'/></Wait>\n<Wait time='2'><Data "
+                "size='2' time='x'/></Wait>\n</Program>\n"},
+        {"child count beyond 64 bits in a known shape",
+         head + "<Wait time='1'><For rid='1' count='1'/></Wait>\n<Wait time='2'><For rid='2' "
+                "count='99999999999999999999999'/></Wait>\n</Program>\n"},
         {"rank beyond 32 bits", head + "<Send toRank='2147483648' time='1'/>\n</Program>\n"},
         {"rank at the lowest int32", head + "<Send toRank='-2147483648' time='1'/>\n"
                                             "</Program>\n"},

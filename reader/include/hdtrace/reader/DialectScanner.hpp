@@ -48,6 +48,9 @@ struct ScannedAttribute {
 struct TagShapeId {
     int slot = -1;
     uint32_t generation = 0;
+    // Every value is shorter than 16 bytes (known only of a tag that matched
+    // its shape): none is a number beyond 64 bits.
+    bool shortValues = false;
 };
 
 class DialectHandler {
@@ -83,6 +86,11 @@ class DialectScanner {
     DialectScanner &operator=(const DialectScanner &) = delete;
 
     Outcome run(DialectHandler &handler);
+    // run for a handler of a class with DialectHandler's two member
+    // functions, called directly: a final class's calls are inlined into the
+    // scan. Defined in reader/src/DialectTagScan.hpp, which the caller includes.
+    template <class Handler>
+    Outcome runWith(Handler &handler);
     // Scans bytes [from, to) of the file as the inside of an open root
     // element <Program> (depth 1), for a slice of a trace in the writer's
     // layout (TraceSlices.hpp): from is the start of a line; the bytes end
@@ -92,24 +100,48 @@ class DialectScanner {
     // the writer's layout and ends the scan as Unrecognised, as a
     // truncated or mismatched slice does.
     Outcome runSlice(DialectHandler &handler, uint64_t from, uint64_t to, bool toIsEndOfFile);
+    template <class Handler>
+    Outcome runSliceWith(Handler &handler, uint64_t from, uint64_t to, bool toIsEndOfFile);
     // Why the scan ended as Unrecognised.
     const std::string &reason() const { return reason_; }
 
   private:
     enum class TagResult { Done, NeedMore, Stopped, Unrecognised };
     bool open();
-    Outcome scan(const char *position, DialectHandler &handler);
+    // What run and runSlice do before the scan; false with reason_ set.
+    bool startFile(const char *&position);
+    bool startSlice(uint64_t from, uint64_t to, bool toIsEndOfFile);
+    template <class Handler>
+    Outcome scan(const char *position, Handler &handler);
     bool refill(const char *keepFrom);
     bool mapChunk(size_t keepOffset, size_t keep);
     void indexChunk();
     bool anySpecial(size_t from, size_t to) const;
     bool skipProlog(const char *&position);
-    TagResult scanTag(const char *&position, DialectHandler &handler);
-    TagResult scanEndTag(const char *&position, DialectHandler &handler);
-    TagResult scanStartTag(const char *&position, DialectHandler &handler);
+    template <class Handler>
+    TagResult scanTag(const char *&position, Handler &handler);
+    template <class Handler>
+    TagResult scanEndTag(const char *&position, Handler &handler);
+    template <class Handler>
+    TagResult scanStartTag(const char *&position, Handler &handler);
+    // What scanStartTag does without the handler: the tag's name, shape and
+    // attributes, the open element pushed.
+    struct StartTag {
+        std::string_view name;
+        const ScannedAttribute *attributes = nullptr;
+        int count = 0;
+        bool selfClosing = false;
+        TagShapeId shape;
+    };
+    TagResult readStartTag(const char *&position, StartTag *tag);
     // Scans the attributes after a start tag's name: the last shape of the
     // name if the tag repeats it, else in full (learning its shape).
     bool matchShape(int slot, const char *&cursor);
+    struct QuoteWord {
+        size_t word;
+        uint64_t quotes;
+    };
+    QuoteWord nextQuoteWordAfter(size_t word) const;
     TagResult scanAttributes(const char *&cursor, int *count, bool *selfClosing,
                              const char **gapStarts, const char **gapEnds,
                              const char **attributeNames);
@@ -167,15 +199,21 @@ class DialectScanner {
         int count = 0;
         bool selfClosing = false;
         uint8_t nameLength = 0;
+        uint16_t nameMask = 0;  // the name's bytes of a 16-byte compare, if it has 16 or fewer
         char name[kShortName + 16];
-        uint8_t gapLength[kMaxShapeAttributes + 1];
-        uint16_t gapMask[kMaxShapeAttributes + 1];  // the gap's bytes of a 16-byte compare
-        char gap[kMaxShapeAttributes + 1][kMaxShapeGap];
-        // Handed to the handler: names into gap, set once; values set per tag.
+        struct Gap {
+            char bytes[kMaxShapeGap];
+            uint16_t mask;  // its bytes of a 16-byte compare
+            uint8_t length;
+        };
+        Gap gaps[kMaxShapeAttributes + 1];
+        // Handed to the handler: names into gap, set once; values set per
+        // tag, with whether all are short (TagShapeId::shortValues).
         ScannedAttribute attributes[kMaxShapeAttributes];
+        bool shortValues = false;
     };
     std::vector<TagShape> shapes_;
-    // The index of the chunk: bit i of word i / 64 is byte i of buffer_.
+    // The index of the chunk: bit i of word i / 64 is byte i of the chunk.
     std::vector<uint64_t> quoteBits_;    // '\''
     std::vector<uint64_t> specialBits_;  // control, DEL, non-ASCII, '&', '<'
     size_t indexWords_ = 0;
