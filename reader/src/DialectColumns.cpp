@@ -426,10 +426,12 @@ Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAtt
 }
 
 // What valuesBelowCallRead and startChild do, with the attributes' meanings
-// worked out once per tag shape.
-Verdict DialectColumnBuilder::startBelowCall(int depth, std::string_view name,
-                                             const ScannedAttribute *attributes, int count,
-                                             TagShapeId shape) {
+// worked out once per tag shape. Inlined: <For> children of waits are a
+// quarter of a trace's tags, and the call's saving of registers cost as
+// much as their work.
+HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startBelowCall(int depth, std::string_view name,
+                                                                const ScannedAttribute *attributes,
+                                                                int count, TagShapeId shape) {
     ChildShape &known = childShapes_[shape.slot];
     if (known.generation != shape.generation) {
         describeChild(known, name, attributes, count);

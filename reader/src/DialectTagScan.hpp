@@ -151,12 +151,6 @@ HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::readStartTag(const 
     if (depth_ == kMaxDepth) return unrecognised("nesting deeper than the readers' limit");
     ++depth_;
     rootSeen_ = true;
-    OpenName &open = openNames_[static_cast<size_t>(depth_)];
-    open.length = name.size();
-    if (name.size() <= kShortName)
-        std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
-    else
-        open.long_.assign(name);
     position = cursor;
     tag->name = name;
     tag->shape = shape;
@@ -169,6 +163,16 @@ HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::readStartTag(const 
         tag->attributes = attributes_.data();
         tag->count = count;
         tag->selfClosing = selfClosing;
+    }
+    // Only an end tag reads the open name: a self-closing tag (most calls)
+    // closes before the next tag, so its name is not kept.
+    if (!tag->selfClosing) {
+        OpenName &open = openNames_[static_cast<size_t>(depth_)];
+        open.length = name.size();
+        if (name.size() <= kShortName)
+            std::memcpy(open.text, name.data(), kShortName);  // the padding makes this safe
+        else
+            open.long_.assign(name);
     }
     return TagResult::Done;
 }
