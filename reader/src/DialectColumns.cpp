@@ -22,6 +22,7 @@
 #include <hdtrace/reader/EventColumns.hpp>
 
 #include "CallRecord.hpp"
+#include "DialectBytes.hpp"
 #include "DialectTagScan.hpp"
 
 namespace hdtrace::reader {
@@ -139,12 +140,6 @@ HDTRACE_HOT_INLINE bool fitsThirtyTwoBitColumn(const ParsedInteger &parsed) {
     return !parsed.valid || withinThirtyTwoBitColumn(parsed.value);
 }
 
-inline bool sameBytes(const char *a, const char *b, size_t length) {
-    for (size_t i = 0; i < length; ++i)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
 // Copied into the open call at each call: GCC makes `= OpenCall()` a
 // `rep stos` into a temporary and a copy, which costs more than the call's
 // attributes.
@@ -247,8 +242,7 @@ int32_t DialectColumnBuilder::nameCode(std::string_view name) {
     CacheEntry &entry = cache_[slot];
     if (entry.code >= 0) {
         const std::string &known = columns_.names[static_cast<size_t>(entry.code)];
-        if (known.size() == name.size() && sameBytes(known.data(), name.data(), name.size()))
-            return entry.code;
+        if (dialect::sameName(known, name)) return entry.code;
     }
     auto [found, added] =
         codeByName_.try_emplace(std::string(name), static_cast<int32_t>(columns_.names.size()));
