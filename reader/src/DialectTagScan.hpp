@@ -282,8 +282,7 @@ HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::scanEndTag(const ch
     for (size_t i = 0; matches && i < nameLength; ++i)
         matches = openText[i] == nameStart[i];
     if (!matches) return unrecognised("an end tag that does not match its start tag");
-    handler.endElement(depth_);
-    if (--depth_ == 0) rootClosed_ = true;
+    closeElement(handler);
     position = cursor + 1;
     return TagResult::Done;
 }
@@ -302,11 +301,15 @@ HDTRACE_HOT_INLINE DialectScanner::TagResult DialectScanner::scanStartTag(const 
         case DialectHandler::Verdict::Unrecognised:
             return unrecognised("a value the column reader refuses");
     }
-    if (tag.selfClosing) {
-        handler.endElement(depth_);
-        if (--depth_ == 0) rootClosed_ = true;
-    }
+    if (tag.selfClosing) closeElement(handler);
     return TagResult::Done;
+}
+
+// The open element ends (its end tag, or a self-closing tag's own end).
+template <class Handler>
+HDTRACE_HOT_INLINE void DialectScanner::closeElement(Handler &handler) {
+    handler.endElement(depth_);
+    if (--depth_ == 0) rootClosed_ = true;
 }
 
 }  // namespace hdtrace::reader

@@ -124,6 +124,8 @@ class DialectScanner {
     TagResult scanEndTag(const char *&position, Handler &handler);
     template <class Handler>
     TagResult scanStartTag(const char *&position, Handler &handler);
+    template <class Handler>
+    void closeElement(Handler &handler);
     // What scanStartTag does without the handler: the tag's name, shape and
     // attributes, the open element pushed.
     struct StartTag {
