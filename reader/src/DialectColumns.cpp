@@ -181,17 +181,18 @@ class DialectColumnBuilder final : public DialectHandler {
         uint8_t takenIndex[DialectScanner::kMaxShapeAttributes];
         CallAttribute takenMeaning[DialectScanner::kMaxShapeAttributes];
     };
-    // What valuesBelowCallRead and startChild do with an element below a
-    // call of one tag shape, worked out once.
+    // What the table takes from an element below a call, and what it checks
+    // there, worked out from its name and attribute names: once per tag
+    // shape, or for the one tag where the tag has no shape.
     struct ChildShape {
         uint32_t generation = 0;  // of the scanner's shape described; 0: none
         bool nested = false;      // <Nested>: skipped unread
         // Attributes checked (bit i: attribute i): 32-bit columns, times.
-        uint32_t thirtyTwoBit = 0, times = 0;
-        // The attributes startChild takes: <For rid>, <Data size offset>; -1: none.
+        uint64_t thirtyTwoBit = 0, times = 0;
+        // The attributes taken: <For rid>, <Data size offset>; -1: none.
         int rid = -1, size = -1, offset = -1;
     };
-    static_assert(DialectScanner::kMaxShapeAttributes <= 32, "one bit per attribute");
+    static_assert(DialectScanner::kMaxAttributes <= 64, "one bit per attribute");
     void describeChild(ChildShape &described, std::string_view name,
                        const ScannedAttribute *attributes, int count);
 
@@ -199,10 +200,12 @@ class DialectColumnBuilder final : public DialectHandler {
     Verdict startCall(std::string_view name, const ScannedAttribute *attributes, int count,
                       TagShapeId shape);
     bool takeCallAttribute(CallAttribute meaning, std::string_view value);
-    Verdict startChild(std::string_view name, const ScannedAttribute *attributes, int count);
     Verdict startBelowCall(int depth, std::string_view name, const ScannedAttribute *attributes,
                            int count, TagShapeId shape);
-    bool valuesBelowCallRead(const ScannedAttribute *attributes, int count);
+    Verdict startBelowCallWithoutShape(int depth, std::string_view name,
+                                       const ScannedAttribute *attributes, int count);
+    Verdict readBelowCall(int depth, const ScannedAttribute *attributes, int count,
+                          const ChildShape &described, bool shortValues);
 
   public:
     // Gives the columns their length (rows read); call once after the scan.
@@ -285,31 +288,7 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startElement(int depth, std::st
     if (skipBelowDepth_ > 0) return Verdict::Continue;
     if (depth == 2) return startCall(name, attributes, count, shape);
     if (depth == 1) return startProgram(name, attributes, count);
-    if (shape.slot >= 0) return startBelowCall(depth, name, attributes, count, shape);
-    if (equals(name, "Nested")) {
-        skipBelowDepth_ = depth;  // calls inside calls are not in the table: skipped unread
-        return Verdict::Continue;
-    }
-    if (!valuesBelowCallRead(attributes, count)) return Verdict::Unrecognised;
-    if (depth == 3) return startChild(name, attributes, count);
-    return Verdict::Continue;
-}
-
-// Elements below a call are not in the table (but <For> and <Data>); what
-// the Event reader would refuse in them goes to libxml2, which refuses it
-// too (ColumnHandler::checkBelowCall).
-bool DialectColumnBuilder::valuesBelowCallRead(const ScannedAttribute *attributes, int count) {
-    int64_t unused = 0;
-    for (int index = 0; index < count; ++index) {
-        const std::string_view attribute = attributes[index].name;
-        const std::string_view value = attributes[index].value;
-        if (mayOverflow(value)) return false;
-        if (isThirtyTwoBitColumn(attribute) && !fitsThirtyTwoBitColumn(parseIntegerValue(value)))
-            return false;
-        if ((equals(attribute, "time") || equals(attribute, "end")) && !parseTime(value, &unused))
-            return false;
-    }
-    return true;
+    return startBelowCall(depth, name, attributes, count, shape);
 }
 
 Verdict DialectColumnBuilder::startProgram(std::string_view name,
@@ -395,67 +374,64 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
     return Verdict::Continue;
 }
 
-Verdict DialectColumnBuilder::startChild(std::string_view name, const ScannedAttribute *attributes,
-                                         int count) {
-    const bool isFor = equals(name, "For"), isData = equals(name, "Data");
-    bool sawRid = false, sawSize = false, sawOffset = false;
-    for (int index = 0; index < count; ++index) {
-        const std::string_view attribute = attributes[index].name;
-        const std::string_view value = attributes[index].value;
-        if (isFor && !sawRid && equals(attribute, "rid")) {
-            sawRid = true;
-            ParsedInteger number = parseIntegerValue(value);
-            completedRids_.push_back(number.valid ? number.value : -1);
-        } else if (isData && !sawSize && equals(attribute, "size")) {
-            sawSize = true;
-            ParsedInteger number = parseIntegerValue(value);
-            call_.takeDataSize(number.valid, number.value);
-        } else if (isData && !sawOffset && equals(attribute, "offset")) {
-            sawOffset = true;
-            ParsedInteger number = parseIntegerValue(value);
-            call_.takeDataOffset(number.valid, number.value);
-        }
-    }
-    return Verdict::Continue;
-}
-
-// What valuesBelowCallRead and startChild do, with the attributes' meanings
-// worked out once per tag shape. Inlined: <For> children of waits are a
-// quarter of a trace's tags, and the call's saving of registers cost as
-// much as their work.
+// An element below a call, with its attributes' meanings worked out once
+// per tag shape. Inlined: <For> children of waits are a quarter of a
+// trace's tags, and the call's saving of registers cost as much as their
+// work.
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startBelowCall(int depth, std::string_view name,
                                                                 const ScannedAttribute *attributes,
                                                                 int count, TagShapeId shape) {
+    if (shape.slot < 0) return startBelowCallWithoutShape(depth, name, attributes, count);
     ChildShape &known = childShapes_[shape.slot];
     if (known.generation != shape.generation) {
         describeChild(known, name, attributes, count);
         known.generation = shape.generation;
     }
-    if (known.nested) {
+    return readBelowCall(depth, attributes, count, known, shape.shortValues);
+}
+
+// A tag the scanner keeps no shape for (too many attributes, a long name):
+// described for itself.
+HDTRACE_COLD Verdict DialectColumnBuilder::startBelowCallWithoutShape(
+    int depth, std::string_view name, const ScannedAttribute *attributes, int count) {
+    ChildShape described;
+    describeChild(described, name, attributes, count);
+    return readBelowCall(depth, attributes, count, described, false);
+}
+
+// Elements below a call are not in the table (but <For> and <Data>); what
+// the Event reader would refuse in them goes to libxml2, which refuses it
+// too (ColumnHandler::checkBelowCall).
+HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::readBelowCall(int depth,
+                                                               const ScannedAttribute *attributes,
+                                                               int count,
+                                                               const ChildShape &described,
+                                                               bool shortValues) {
+    if (described.nested) {
         skipBelowDepth_ = depth;  // calls inside calls are not in the table: skipped unread
         return Verdict::Continue;
     }
-    if (!shape.shortValues)
+    if (!shortValues)
         for (int index = 0; index < count; ++index)
             if (mayOverflow(attributes[index].value)) return Verdict::Unrecognised;
-    for (uint32_t bits = known.thirtyTwoBit; bits != 0; bits &= bits - 1)
-        if (!fitsThirtyTwoBitColumn(parseIntegerValue(attributes[__builtin_ctz(bits)].value)))
+    for (uint64_t bits = described.thirtyTwoBit; bits != 0; bits &= bits - 1)
+        if (!fitsThirtyTwoBitColumn(parseIntegerValue(attributes[__builtin_ctzll(bits)].value)))
             return Verdict::Unrecognised;
     int64_t unused = 0;
-    for (uint32_t bits = known.times; bits != 0; bits &= bits - 1)
-        if (!parseTime(attributes[__builtin_ctz(bits)].value, &unused))
+    for (uint64_t bits = described.times; bits != 0; bits &= bits - 1)
+        if (!parseTime(attributes[__builtin_ctzll(bits)].value, &unused))
             return Verdict::Unrecognised;
     if (depth != 3) return Verdict::Continue;
-    if (known.rid >= 0) {
-        const ParsedInteger number = parseIntegerValue(attributes[known.rid].value);
+    if (described.rid >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[described.rid].value);
         completedRids_.push_back(number.valid ? number.value : -1);
     }
-    if (known.size >= 0) {
-        const ParsedInteger number = parseIntegerValue(attributes[known.size].value);
+    if (described.size >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[described.size].value);
         call_.takeDataSize(number.valid, number.value);
     }
-    if (known.offset >= 0) {
-        const ParsedInteger number = parseIntegerValue(attributes[known.offset].value);
+    if (described.offset >= 0) {
+        const ParsedInteger number = parseIntegerValue(attributes[described.offset].value);
         call_.takeDataOffset(number.valid, number.value);
     }
     return Verdict::Continue;
@@ -468,8 +444,9 @@ void DialectColumnBuilder::describeChild(ChildShape &described, std::string_view
     const bool isFor = equals(name, "For"), isData = equals(name, "Data");
     for (int index = 0; index < count; ++index) {
         const std::string_view attribute = attributes[index].name;
-        if (isThirtyTwoBitColumn(attribute)) described.thirtyTwoBit |= 1u << index;
-        if (equals(attribute, "time") || equals(attribute, "end")) described.times |= 1u << index;
+        const uint64_t bit = uint64_t{1} << index;
+        if (isThirtyTwoBitColumn(attribute)) described.thirtyTwoBit |= bit;
+        if (equals(attribute, "time") || equals(attribute, "end")) described.times |= bit;
         if (isFor && described.rid < 0 && equals(attribute, "rid"))
             described.rid = index;
         else if (isData && described.size < 0 && equals(attribute, "size"))
