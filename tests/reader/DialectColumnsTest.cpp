@@ -465,6 +465,11 @@ TEST(DialectColumns, HostileDocumentsGiveTheSameOutcome) {
     std::string deep = head + "<Send time='1'>";
     for (int i = 0; i < 300; ++i)
         deep += "<Data>";
+    // More attributes than a tag shape holds (DialectScanner::kMaxShapeAttributes):
+    // a child with these has no shape and is described for itself.
+    std::string padding;
+    for (int i = 0; i < 30; ++i)
+        padding += " a" + std::to_string(i) + "='0'";
     std::string manyNames = head;
     for (int i = 0; i < 20000; ++i)
         manyNames += "<C" + std::to_string(i) + " time='1'/>\n";
@@ -529,6 +534,14 @@ TEST(DialectColumns, HostileDocumentsGiveTheSameOutcome) {
         {"child count beyond 64 bits in a known shape",
          head + "<Wait time='1'><For rid='1' count='1'/></Wait>\n<Wait time='2'><For rid='2' "
                 "count='99999999999999999999999'/></Wait>\n</Program>\n"},
+        {"children without a shape", head + "<Wait time='1'><For" + padding +
+                                         " rid='3'/></Wait>\n<Write time='2'><Data" + padding +
+                                         " size='5' offset='7'/></Write>\n</Program>\n"},
+        {"child rank beyond 32 bits without a shape", head + "<Wait time='1'><For" + padding +
+                                                          " rid='1' cid='4294967296'/></Wait>\n"
+                                                          "</Program>\n"},
+        {"child time that is not one without a shape",
+         head + "<Wait time='1'><Data" + padding + " size='2' time='x'/></Wait>\n</Program>\n"},
         {"rank beyond 32 bits", head + "<Send toRank='2147483648' time='1'/>\n</Program>\n"},
         {"rank at the lowest int32", head + "<Send toRank='-2147483648' time='1'/>\n"
                                             "</Program>\n"},
