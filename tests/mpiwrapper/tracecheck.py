@@ -94,9 +94,11 @@ def launcher() -> tuple:
 
 
 def mpiexec(program: pathlib.Path, nranks: int, env: dict, cwd: pathlib.Path,
-            args=(), timeout: int = MPIEXEC_TIMEOUT) -> subprocess.CompletedProcess:
-    """Run program on nranks ranks; never hangs (timeout), never raises on exit codes."""
-    command = [*launcher(), "-n", str(nranks), str(program), *map(str, args)]
+            args=(), timeout: int = MPIEXEC_TIMEOUT, prefix=()) -> subprocess.CompletedProcess:
+    """Run program on nranks ranks; never hangs (timeout), never raises on exit codes.
+    prefix: a command the launcher runs under (e.g. strace)."""
+    command = [*map(str, prefix), *launcher(), "-n", str(nranks), str(program),
+               *map(str, args)]
     try:
         return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
                               errors="replace", timeout=timeout)

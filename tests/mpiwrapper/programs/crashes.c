@@ -18,6 +18,8 @@
 
 #include <mpi.h>
 
+#include "detach_output.h"
+
 static int signalOf(const char *name) {
     if (strcmp(name, "segv") == 0) return SIGSEGV;
     if (strcmp(name, "bus") == 0) return SIGBUS;
@@ -32,6 +34,7 @@ static void ownHandler(int signal) {
     const int length = snprintf(text, sizeof text, "own handler ran for signal %d\n", signal);
     ssize_t ignored = write(STDOUT_FILENO, text, (size_t)length);
     (void)ignored;
+    detach_output_before_ending();
     _exit(40 + signal);
 }
 

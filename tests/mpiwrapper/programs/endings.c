@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detach_output.h"
 #include "expect.h"
 
 int main(int argc, char **argv) {
@@ -15,7 +16,10 @@ int main(int argc, char **argv) {
     ex_comm("cid", MPI_COMM_WORLD);
     ex_end();
     tc_say("ending by %s", how);
-    if (strcmp(how, "exit") == 0) exit(0);
+    if (strcmp(how, "exit") == 0) {
+        detach_output_before_ending();
+        exit(0);
+    }
     if (strcmp(how, "abort") == 0) {
         ex_plain("Abort");
         MPI_Abort(MPI_COMM_WORLD, 3);
