@@ -11,12 +11,23 @@ namespace hdtrace::reader {
 TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options)
     : parser_(path, *this), sink_(sink), options_(std::move(options)), frames_(8) {}
 
+TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options,
+                         std::vector<InputPiece> pieces, std::function<int(int)> fileLine,
+                         std::function<void(const ReadError &)> checkError)
+    : parser_(path, *this, std::move(pieces), std::move(fileLine)),
+      sink_(sink),
+      options_(std::move(options)),
+      frames_(8),
+      checkError_(std::move(checkError)),
+      linesKnown_(false) {}
+
 bool TraceParser::parseNextChunk() {
     if (done_) return false;
     try {
         if (parser_.parseNextChunk()) return true;
     } catch (const ReadError &error) {
         done_ = true;
+        if (checkError_) checkError_(error);
         if (!options_.partial) throw;
         damage_ = error.what();
         return false;
@@ -109,7 +120,7 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
     event.attributes.swap(reused);
     size_t attributeCount = 0;
     event.name.assign(name);
-    event.line = parser_.line();
+    event.line = linesKnown_ ? parser_.line() : 0;
     for (int index = 0; index < attributes.size(); ++index) {
         std::string_view attributeName = attributes.name(index);
         if (attributeName == "time") {

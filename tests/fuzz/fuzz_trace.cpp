@@ -7,7 +7,9 @@
 // - a time window gives a subset of the calls;
 // - the columns have one row per call of the event reader, with its name,
 //   times, size, offset and rid;
-// - the SAX parser sees the same elements whatever the chunk size.
+// - the SAX parser sees the same elements whatever the chunk size;
+// - two slices that both read (TraceReader's and the columns'), split where
+//   the input says, give the whole read's calls one after the other.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/SaxFileParser.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
+#include <hdtrace/reader/TraceSlices.hpp>
 
 #include "FuzzSupport.hpp"
 
@@ -74,9 +77,10 @@ bool insideNestedBlock(std::string_view input, int line) {
     return false;
 }
 
-bool sameEvent(const Event &a, const Event &b) {
+// lines: whether the lines count (a slice read knows none).
+bool sameEvent(const Event &a, const Event &b, bool lines = true) {
     if (a.name != b.name || a.hasStart != b.hasStart || a.hasEnd != b.hasEnd ||
-        a.startNs != b.startNs || a.endNs != b.endNs || a.line != b.line ||
+        a.startNs != b.startNs || a.endNs != b.endNs || (lines && a.line != b.line) ||
         a.attributes.size() != b.attributes.size() || a.children.size() != b.children.size())
         return false;
     for (size_t i = 0; i < a.attributes.size(); ++i)
@@ -84,7 +88,7 @@ bool sameEvent(const Event &a, const Event &b) {
             a.attributes[i].value != b.attributes[i].value)
             return false;
     for (size_t i = 0; i < a.children.size(); ++i)
-        if (!sameEvent(a.children[i], b.children[i])) return false;
+        if (!sameEvent(a.children[i], b.children[i], lines)) return false;
     return true;
 }
 
@@ -254,6 +258,57 @@ void checkChunking(const std::string &path, uint64_t hash) {
         fail("chunks of " + std::to_string(small) + " bytes see other elements than whole chunks");
 }
 
+// The calls of two slices split at a byte the hash picks, when both read.
+// (A slice may refuse what the whole read accepts: a line that starts with
+// a start tag inside a call, or input that is no trace of the writer's.)
+void checkSlices(const ReadOutcome &strict, const std::string &path, size_t size, uint64_t hash) {
+    const uint64_t split = size == 0 ? 0 : (hash >> 24) % (size + 1);
+    std::vector<Event> events;
+    bool sliceFailed = false;
+    for (const auto &[begin, end] : {std::pair<uint64_t, uint64_t>{0, split}, {split, size}}) {
+        try {
+            TraceReader reader(path, TraceOptions{}, begin, end);
+            Event event;
+            while (reader.next(event))
+                events.push_back(event);
+        } catch (const ReadError &) {
+            sliceFailed = true;
+        }
+    }
+    // The columns' slices against the columns' whole read, which refuses
+    // more than the event reader (numbers beyond 32 bits).
+    const auto rowNames = [](const EventColumns &columns, std::vector<std::string> *names) {
+        for (size_t row = 0; row < columns.rows(); ++row)
+            names->push_back(columns.names[static_cast<size_t>(columns.nameCode[row])]);
+    };
+    std::vector<std::string> wholeRows, slicedRows;
+    bool columnsFailed = false;
+    try {
+        rowNames(readEventColumns(path, TraceOptions{}, nullptr).columns, &wholeRows);
+        for (const auto &[begin, end] : {std::pair<uint64_t, uint64_t>{0, split}, {split, size}})
+            rowNames(
+                readEventColumnsSlice(path, TraceOptions{}, nullptr, begin, end).result.columns,
+                &slicedRows);
+    } catch (const ReadError &) {
+        columnsFailed = true;
+    }
+    if (!columnsFailed && slicedRows != wholeRows)
+        fail("two column slices split at " + std::to_string(split) + " gave " +
+             std::to_string(slicedRows.size()) + " rows, not the whole read's " +
+             std::to_string(wholeRows.size()));
+    if (strict.failed) return;
+    if (!sliceFailed) {
+        if (events.size() != strict.events.size())
+            fail("two slices split at " + std::to_string(split) + " gave " +
+                 std::to_string(events.size()) + " calls, the whole read " +
+                 std::to_string(strict.events.size()));
+        for (size_t i = 0; i < events.size(); ++i)
+            if (!sameEvent(events[i], strict.events[i], false))
+                fail("call " + std::to_string(i) + " of two slices split at " +
+                     std::to_string(split) + " differs from the whole read");
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -266,5 +321,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     checkTimeWindow(strict, path, hash);
     checkColumns(strict, path, std::string_view(reinterpret_cast<const char *>(data), size));
     checkChunking(path, hash);
+    checkSlices(strict, path, size, hash);
     return 0;
 }

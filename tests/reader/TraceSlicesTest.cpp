@@ -1,6 +1,8 @@
-// Slices of a trace (TraceSlices.hpp): for split points at every byte of
+// Slices of a trace (TraceSlices.hpp), as columns and as events
+// (TraceReader's slice constructor): for split points at every byte of
 // traces the writer wrote (nested calls, <Nested> blocks, children, escaped
-// values), the slices' rows one after the other are the whole read's rows;
+// values), the slices' rows or events one after the other are the whole
+// read's;
 // a damaged trace gives, in the slice that holds the damage, the error of the
 // whole read (file, line, column, problem); a trace outside the writer's
 // layout is read whole by the slice at 0.
@@ -20,6 +22,7 @@
 
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "SlicedRun.hpp"
@@ -83,6 +86,55 @@ Rows slicedRows(const std::string &path, std::vector<uint64_t> splits, uint64_t 
     return rows;
 }
 
+// An event as comparable text: name, times, attributes and children, but
+// not its line (0 in a slice read).
+std::string describe(const Event &event) {
+    std::string text = event.name + (event.hasStart ? " @" + std::to_string(event.startNs) : "") +
+                       (event.hasEnd ? "-" + std::to_string(event.endNs) : "");
+    for (const Attribute &attribute : event.attributes)
+        text += " " + attribute.name + "=" + attribute.value;
+    text += " [";
+    for (const Event &child : event.children)
+        text += describe(child) + ";";
+    return text + "]";
+}
+
+std::vector<std::string> eventsOf(TraceReader &reader, bool linesKnown) {
+    std::vector<std::string> events;
+    Event event;
+    while (reader.next(event)) {
+        EXPECT_EQ(event.line > 0, linesKnown) << describe(event);
+        events.push_back(describe(event));
+    }
+    return events;
+}
+
+std::vector<std::string> wholeEvents(const std::string &path, const TraceOptions &options = {}) {
+    TraceReader reader(path, options);
+    return eventsOf(reader, true);
+}
+
+// The events of [begin, end) appended to events; the slice's damage.
+std::optional<std::string> appendSliceEvents(std::vector<std::string> *events,
+                                             const std::string &path, const TraceOptions &options,
+                                             uint64_t begin, uint64_t end,
+                                             bool linesKnown = false) {
+    TraceReader reader(path, options, begin, end);
+    for (std::string &event : eventsOf(reader, linesKnown))
+        events->push_back(std::move(event));
+    return reader.damage();
+}
+
+std::vector<std::string> slicedEvents(const std::string &path, std::vector<uint64_t> splits,
+                                      uint64_t size, const TraceOptions &options = {}) {
+    splits.insert(splits.begin(), 0);
+    splits.push_back(size);
+    std::vector<std::string> events;
+    for (size_t index = 0; index + 1 < splits.size(); ++index)
+        appendSliceEvents(&events, path, options, splits[index], splits[index + 1]);
+    return events;
+}
+
 using ErrorAt = std::tuple<std::string, int, int, std::string>;
 
 std::optional<ErrorAt> errorOf(const std::function<void()> &read) {
@@ -132,6 +184,26 @@ TEST_F(TraceSlices, TwoSlicesSplitAtEveryByteGiveTheWholeRows) {
     }
 }
 
+TEST_F(TraceSlices, TwoEventSlicesSplitAtEveryByteGiveTheWholeEvents) {
+    for (const std::string &trace : traces_) {
+        const std::vector<std::string> whole = wholeEvents(trace);
+        ASSERT_EQ(whole.size(), 2u + 3u * 11u + 4u);
+        const uint64_t size = std::filesystem::file_size(trace);
+        for (uint64_t split = 0; split <= size; ++split)
+            ASSERT_EQ(slicedEvents(trace, {split}, size), whole) << trace << " split " << split;
+    }
+    // Filters apply in each slice.
+    TraceOptions options;
+    options.filter.names = {"Isend", "Waitall", "File_open"};
+    const std::vector<std::string> filtered = wholeEvents(traces_[1], options);
+    EXPECT_EQ(filtered.size(), 3u * 4u + 1u);
+    std::vector<uint64_t> splits;
+    for (uint64_t at = 250; at < std::filesystem::file_size(traces_[1]); at += 250)
+        splits.push_back(at);
+    EXPECT_EQ(slicedEvents(traces_[1], splits, std::filesystem::file_size(traces_[1]), options),
+              filtered);
+}
+
 TEST_F(TraceSlices, ManySmallSlicesGiveTheWholeRows) {
     const Rows whole = wholeRows(traces_[1]);
     const uint64_t size = std::filesystem::file_size(traces_[1]);
@@ -156,8 +228,11 @@ TEST_F(TraceSlices, TheTestDataOfOurDialectSplitsAtEveryByte) {
     const Rows whole = wholeRows(trace);
     ASSERT_GT(whole.calls.size(), 5u);
     const uint64_t size = std::filesystem::file_size(trace);
-    for (uint64_t split = 0; split <= size; ++split)
+    const std::vector<std::string> events = wholeEvents(trace);
+    for (uint64_t split = 0; split <= size; ++split) {
         ASSERT_TRUE(slicedRows(trace, {split}, size) == whole) << "split " << split;
+        ASSERT_EQ(slicedEvents(trace, {split}, size), events) << "split " << split;
+    }
 }
 
 // Slices and prefixes longer than the scanner's chunk (256 KiB) and the
@@ -231,6 +306,15 @@ TEST_F(TraceSlices, DamageIsReportedWhereTheWholeReadReportsIt) {
             ASSERT_FALSE(errors.empty()) << std::get<3>(*whole);
             for (const ErrorAt &error : errors)
                 EXPECT_EQ(error, *whole) << "slices of " << step;
+            // The event slices: the same errors in the same slices.
+            std::vector<ErrorAt> eventErrors;
+            for (uint64_t at = 0; at < bytes.size(); at += step) {
+                std::vector<std::string> events;
+                if (auto error = errorOf(
+                        [&] { appendSliceEvents(&events, file.path(), {}, at, at + step); }))
+                    eventErrors.push_back(*error);
+            }
+            EXPECT_EQ(eventErrors, errors) << "event slices of " << step;
         }
     }
 }
@@ -250,6 +334,15 @@ TEST_F(TraceSlices, APartialSliceKeepsItsCallsBeforeTheCut) {
     sliced.append(last.result.columns);
     EXPECT_TRUE(sliced == expected);
     EXPECT_EQ(last.result.damage, whole.damage);
+
+    TraceReader wholeReader(file.path(), partial);
+    const std::vector<std::string> expectedEvents = eventsOf(wholeReader, true);
+    ASSERT_TRUE(wholeReader.damage().has_value());
+    std::vector<std::string> events;
+    EXPECT_EQ(appendSliceEvents(&events, file.path(), partial, 0, middle), std::nullopt);
+    EXPECT_EQ(appendSliceEvents(&events, file.path(), partial, middle, text.size()),
+              wholeReader.damage());
+    EXPECT_EQ(events, expectedEvents);
 }
 
 // A trace outside the writer's layout: read whole by the slice at 0, the
@@ -265,6 +358,12 @@ void expectReadWholeByTheFirstSlice(const std::string &trace) {
     sliced.append(second.result.columns);
     EXPECT_TRUE(sliced == whole) << trace;
     EXPECT_EQ(second.result.columns.rows(), 0u) << trace;
+
+    std::vector<std::string> events;
+    appendSliceEvents(&events, trace, {}, 0, 10, true);
+    EXPECT_EQ(events, wholeEvents(trace)) << trace;
+    appendSliceEvents(&events, trace, {}, 10, 1u << 30);
+    EXPECT_EQ(events, wholeEvents(trace)) << trace << ": the second slice is not empty";
 }
 
 // The seed's older layout: no timeAdjustment, absolute times.
@@ -303,4 +402,24 @@ TEST_F(TraceSlices, ALineStartingWithAStartTagInsideACallIsRefused) {
     ASSERT_TRUE(error.has_value());
     EXPECT_EQ(std::get<1>(*error), 4);
     EXPECT_NE(std::get<3>(*error).find("not in the writer's layout"), std::string::npos);
+    TraceOptions partial;
+    partial.partial = true;  // the layout is no damage to keep calls before
+    for (const TraceOptions &options : {TraceOptions{}, partial}) {
+        std::vector<std::string> events;
+        EXPECT_EQ(errorOf([&] { appendSliceEvents(&events, file.path(), options, 0, child); }),
+                  error);
+    }
+}
+
+TEST_F(TraceSlices, AnUnreadableTraceFailsEverySlice) {
+    const std::string missing = directory_ + "/missing.trc";
+    const std::optional<ErrorAt> whole = errorOf([&] { wholeEvents(missing); });
+    ASSERT_TRUE(whole.has_value());
+    for (uint64_t begin : {0, 100}) {
+        std::vector<std::string> events;
+        EXPECT_EQ(errorOf([&] { appendSliceEvents(&events, missing, {}, begin, begin + 100); }),
+                  whole);
+        EXPECT_EQ(errorOf([&] { readEventColumnsSlice(missing, {}, nullptr, begin, begin + 100); }),
+                  whole);
+    }
 }

@@ -23,7 +23,7 @@ struct Event {
     // Nested calls (from the <Nested> block before this element) first, then
     // the element's own children (<Data>, <For>, <Info>, ...) in document order.
     std::vector<Event> children;
-    int line = 0;  // where the element starts
+    int line = 0;  // where the element starts; 0: not known (a slice read)
 
     // The attribute's value, or nullptr when the element has none by that name.
     const std::string *attribute(std::string_view attributeName) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -48,6 +49,14 @@ struct TraceOptions {
 class TraceParser : private SaxHandler {
   public:
     TraceParser(const std::string &path, EventSink &sink, TraceOptions options = {});
+    // Over a document made of pieces (a slice of the trace behind its
+    // prolog: SaxFileParser's pieces and fileLine). checkError sees every
+    // ReadError before options.partial decides about it, and may throw
+    // another in its place. The events' line is 0 (not known): the file's
+    // line would need the newlines before the slice counted.
+    TraceParser(const std::string &path, EventSink &sink, TraceOptions options,
+                std::vector<InputPiece> pieces, std::function<int(int)> fileLine,
+                std::function<void(const ReadError &)> checkError);
 
     // Parses the next chunk; false when the trace is done. Throws ReadError on
     // damage unless options.partial, in which case damage() tells what happened.
@@ -93,6 +102,8 @@ class TraceParser : private SaxHandler {
     int64_t timeAdjustmentNs_ = 0;
     int timeFractionDigits_ = -1;
     std::optional<std::string> damage_;
+    std::function<void(const ReadError &)> checkError_;
+    bool linesKnown_ = true;
     bool done_ = false;
 };
 

@@ -14,8 +14,10 @@
 // the slices of any split tile the trace, and their rows, one after the
 // other, are the rows of the whole trace.
 //
-// A <Nested> block belongs to the call after it; the columns skip it, so a
-// split between the two changes nothing. Errors name the file's
+// A <Nested> block belongs to the call after it, so the mark of a call
+// whose line follows a "</Nested>" line is passed over: the block and its
+// call stay in one slice (the columns skip the block, but the events of
+// TraceReader's slices hold its calls). Errors name the file's
 // line:column as a whole read does; the line is counted (the newlines
 // before the slice) only when there is an error.
 #pragma once
