@@ -522,16 +522,19 @@ def _settle_slice(spec, posts, carried, groups):
 
 def _probe_starts_of_trace(spec, name_of, start_ns):
     """{row of an Mrecv/Imrecv: start_ns of the probe that matched its message}
-    (see messages._probe_starts), from this trace read again for the mids:
-    from its start (a probe may be in an earlier slice) to the partition's end."""
+    (see messages._probe_starts), from the partition's calls read again for
+    the mids. A slice reads itself; only when a receive's probe is not in it
+    does it read the trace before it (the probe came in an earlier slice)."""
     from . import messages as m
     receives = {(start_ns[row], name): row for row, name in enumerate(name_of)
                 if name in m.MATCHED_RECEIVES}
+    names = sorted(m.MATCHED_PROBES | m.MATCHED_RECEIVES)
+    sliced = spec.slices > 1
+    bounds = {"begin": spec.begin, "end": spec.end} if sliced else {}
     last_ns = max(start_ns) if start_ns else None
-    reader = _core.TraceReader(spec.path, sorted(m.MATCHED_PROBES | m.MATCHED_RECEIVES), None,
-                               None, spec.partial)
-    probed, starts = {}, {}
-    for name, begin_ns, _, attrs, _, _ in reader:
+    probed, starts, unprobed = {}, {}, {}  # unprobed: mid -> rows still without a probe
+    for name, begin_ns, _, attrs, _, _ in _core.TraceReader(spec.path, names, None, None,
+                                                             spec.partial, **bounds):
         if last_ns is not None and begin_ns > last_ns:
             break
         mid = attrs.get("mid", -1)
@@ -539,10 +542,26 @@ def _probe_starts_of_trace(spec, name_of, start_ns):
             continue
         if name in m.MATCHED_PROBES:
             probed[mid] = begin_ns
-        elif mid in probed:
-            row = receives.get((begin_ns, name))
-            if row is not None:
-                starts[row] = probed[mid]
+            continue
+        row = receives.get((begin_ns, name))
+        if row is None:
+            continue
+        if mid in probed:
+            starts[row] = probed[mid]
+        elif sliced:
+            unprobed.setdefault(mid, []).append(row)
+    if unprobed and spec.begin > 0:
+        earlier = {}
+        for name, begin_ns, _, attrs, _, _ in _core.TraceReader(
+                spec.path, sorted(m.MATCHED_PROBES), None, None, spec.partial, begin=0,
+                end=spec.begin):
+            mid = attrs.get("mid", -1)
+            if mid is not None and mid in unprobed:
+                earlier[mid] = begin_ns
+        for mid, rows in unprobed.items():
+            if mid in earlier:
+                for row in rows:
+                    starts[row] = earlier[mid]
     return starts
 
 

@@ -46,9 +46,14 @@ TraceOptions makeOptions(std::vector<std::string> names, std::optional<int64_t> 
 // Iterates the top-level calls of one trace as tuples (see eventToTuple).
 class PyTraceReader {
   public:
+    // begin/end: one slice of the trace (TraceReader's slice constructor).
     PyTraceReader(const std::string &path, std::vector<std::string> names,
-                  std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial)
-        : reader_(path, makeOptions(std::move(names), fromNs, toNs, partial)) {}
+                  std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial,
+                  std::optional<uint64_t> begin, std::optional<uint64_t> end)
+        : reader_(begin || end
+                      ? TraceReader(path, makeOptions(std::move(names), fromNs, toNs, partial),
+                                    begin.value_or(0), end.value_or(UINT64_MAX))
+                      : TraceReader(path, makeOptions(std::move(names), fromNs, toNs, partial))) {}
 
     py::tuple next() {
         if (!reader_.next(event_)) throw py::stop_iteration();
@@ -157,10 +162,13 @@ PYBIND11_MODULE(_core, module) {
 
     py::class_<PyTraceReader>(module, "TraceReader")
         .def(py::init<const std::string &, std::vector<std::string>, std::optional<int64_t>,
-                      std::optional<int64_t>, bool>(),
+                      std::optional<int64_t>, bool, std::optional<uint64_t>,
+                      std::optional<uint64_t>>(),
              py::arg("path"), py::arg("names") = std::vector<std::string>(),
              py::arg("from_ns") = py::none(), py::arg("to_ns") = py::none(),
-             py::arg("partial") = false)
+             py::arg("partial") = false, py::arg("begin") = py::none(), py::arg("end") = py::none(),
+             "Iterates the top-level calls of a trace; with begin or end, those whose element "
+             "starts in the byte range [begin, end), as read_columns' rows (line 0: not known).")
         .def("__iter__", [](PyTraceReader &self) -> PyTraceReader & { return self; })
         .def("__next__", &PyTraceReader::next)
         .def_property_readonly("damage", &PyTraceReader::damage)

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -434,6 +435,46 @@ def test_table_stats_and_match_messages_on_slices_equal_in_process(sliced_run, t
     assert len(matches.pairs) == SLICED_RANKS * (40 * 3 + 1)
     assert len(matches.incomplete) == 2 * SLICED_RANKS
     assert len(matches.unmatched_sends) == len(matches.unmatched_recvs) == SLICED_RANKS
+
+
+def test_a_slice_finds_the_probes_of_its_matched_receives_before_it(traced_run):
+    """Rank 1's two Mprobes and two Mrecvs, split at every byte between the
+    first probe and the last receive: the probe starts the two slices give
+    (an Mrecv's place in the matching order) are the whole trace's, also
+    where a receive's probe lies in the slice before it."""
+    from hdtrace import _core
+    from hdtrace import distributed_frames
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    trace = os.path.abspath(project.topology.leaf(1).path)
+    text = pathlib.Path(trace).read_bytes()
+
+    def starts_of(begin=None, end=None):
+        sliced = begin is not None
+        columns = _core.read_columns(trace, begin=begin, end=end) if sliced else \
+            _core.read_columns(trace)
+        names = [columns["names"][code] for code in columns["name_code"]]
+        spec = types.SimpleNamespace(path=trace, partial=False, begin=begin, end=end,
+                                     slices=2 if sliced else 1)
+        return (distributed_frames._probe_starts_of_trace(spec, names,
+                                                          columns["start_ns"].tolist()),
+                names)
+
+    whole, names = starts_of()
+    probes = [row for row, name in enumerate(names) if name == "Mprobe"]
+    receives = [row for row, name in enumerate(names) if name == "Mrecv"]
+    assert len(probes) == len(receives) == 2
+    # The second message is received first: each receive starts at its own probe.
+    columns = _core.read_columns(trace)
+    assert whole == {receives[0]: columns["start_ns"][probes[1]],
+                     receives[1]: columns["start_ns"][probes[0]]}
+    crossing = 0
+    for split in range(text.index(b"\n<Mprobe") + 1, text.rindex(b"\n<Mrecv") + 2):
+        first, first_names = starts_of(0, split)
+        second, second_names = starts_of(split, len(text))
+        combined = {**first, **{len(first_names) + row: at for row, at in second.items()}}
+        assert combined == whole, split
+        crossing += "Mprobe" in first_names and "Mrecv" in second_names
+    assert crossing > 0
 
 
 def test_a_damaged_slice_names_the_place_of_the_whole_read(sliced_run, tmp_path):
