@@ -23,9 +23,9 @@ TraceReader::TraceReader(const std::string &path, TraceOptions options, uint64_t
     : layout_(std::make_unique<SliceLayout>(path, begin, end)) {
     SliceLayout &layout = *layout_;
     if (!layout.inWritersLayout()) {
-        // Read whole by the slice at 0; an unreadable file fails every slice.
+        // Read whole by the slice at 0; an unreadable file fails every slice
+        // (the parser throws when it cannot open it).
         if (begin == 0 || !layout.readable()) parser_.emplace(path, sink(), std::move(options));
-        if (begin != 0) parser_.reset();
         return;
     }
     if (layout.empty()) return;
