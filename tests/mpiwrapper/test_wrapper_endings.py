@@ -45,7 +45,7 @@ def test_trace_is_complete_after(runner, how):
 # Each wait4 of the launcher's processes 3 ms late: before the test programs
 # closed their output first (detach_output.h), Hydra 4.0.2 then reported the
 # plain program's exit(0) as "Hangup (signal 1)" in 17 runs of 20.
-SLOW_LAUNCHER = ("strace", "-f", "-o", "/dev/null", "-e", "trace=wait4",
+SLOW_LAUNCHER = ("strace", "-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=wait4",
                  "-e", "inject=wait4:delay_enter=3000")
 
 
