@@ -380,8 +380,10 @@ def command_run(args):
 
     infos = [entry for entry in os.listdir(directory) if entry.endswith(".info")]
     if not infos:
-        _say(f"{outcome}; no trace was written in {_relative(directory)} "
-             "(did the program call MPI_Init?)")
+        hint = ("did the launcher start the program? see its messages above; with more "
+                "ranks than cores, Open MPI's needs --launcher 'mpiexec --oversubscribe'"
+                if failed else "did the program call MPI_Init?")
+        _say(f"{outcome}; no trace was written in {_relative(directory)} ({hint})")
         return status
     _say(f"{outcome}; merging {'what was written: ' if failed else ''}"
          f"{len(infos)} traces in {_relative(directory)}")

@@ -322,6 +322,18 @@ def test_launcher_killed_by_a_signal_exits_128_plus_n(mpi, tmp_path):
     assert "the launcher was killed by SIGKILL; no trace was written in run" in stderr
 
 
+def test_a_launcher_that_starts_nothing_gets_a_hint(mpi, tmp_path):
+    """As Open MPI's mpiexec refusing more ranks than slots: a failed launch
+    without traces points at the launcher, not at the program."""
+    result = hdtrace_run(mpi, ["-n", str(RANKS), "-o", "run", "--launcher", "false"],
+                         [mpi.probe, "exit", 0], tmp_path)
+    stderr = result.stderr.decode(errors="replace")
+    assert result.returncode == 1, stderr
+    assert "no trace was written in run (did the launcher start the program?" in stderr, stderr
+    assert "--launcher 'mpiexec --oversubscribe'" in stderr, stderr
+    assert "MPI_Init" not in stderr, stderr
+
+
 def test_sigterm_to_hdtrace_run_is_passed_on_and_the_run_merged(mpi, tmp_path):
     argv = ["/usr/bin/python3", "-m", "hdtrace", "run", *mpi.library_args, "-n", str(RANKS),
             "-o", "run", "--", str(mpi.probe), "sleep", "60"]
