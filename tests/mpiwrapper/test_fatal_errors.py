@@ -46,16 +46,27 @@ def _error_report(stderr):
     return sorted(lines)
 
 
+# Open MPI 4.1.4 loses the report of a fatal error in about one run of five,
+# untraced as traced: the failing rank sends it to mpirun through PMIx's log
+# (orte/util/show_help.c), and mpirun finds the message cut short ("ORTE_ERROR_LOG:
+# Data unpack would read past end of buffer in file .../show_help.c at line
+# 513", where it unpacks the text) or prints nothing. Measured in 40 runs
+# each: 7 lost untraced, 9 preloaded, 9 preloaded with HDTRACE_FORCE_FLUSH=1,
+# 10 linked with it. Runs are repeated until one has the report: 8 runs
+# all losing it (0.25^8, about 1 in 65,000) fail the test, as does a wrapper
+# that loses it every time.
+REPORT_ATTEMPTS = 8
+
+
 def _plain_report(runner):
-    """Open MPI's launcher sometimes loses the report in a show_help race
-    (ORTE_ERROR_LOG: Data unpack would read past end of buffer), untraced as
-    traced: the untraced run is repeated until it has one, 3 times at most."""
-    for attempt in range(3):
+    """The untraced run, repeated until Open MPI prints its report (see above)."""
+    for attempt in range(REPORT_ATTEMPTS):
         plain = runner.run("fatal_plain", NRANKS, cached=attempt == 0)
         assert plain.result.returncode != 0, "the untraced program did not fail"
         if _error_report(plain.result.stderr):
             return plain
-    raise AssertionError(f"3 untraced runs printed no error report:\n{plain.result.stderr}")
+    raise AssertionError(f"{REPORT_ATTEMPTS} untraced runs printed no error report:\n"
+                         f"{plain.result.stderr}")
 
 
 @pytest.mark.parametrize("flush", ["buffered", "force-flush"])
@@ -63,10 +74,10 @@ def _plain_report(runner):
 def test_fatal_error_keeps_traces_and_ending(runner, preload, flush):
     env = {"HDTRACE_FORCE_FLUSH": "1"} if flush == "force-flush" else {}
     plain = _plain_report(runner)
-    for attempt in range(3):
+    for _ in range(REPORT_ATTEMPTS):
         traced = runner.run("fatal_plain" if preload else "fatal_traced", NRANKS, env=env,
                             preload=preload, cached=False)
-        if _error_report(traced.result.stderr) or attempt == 2:
+        if _error_report(traced.result.stderr):
             break
     assert traced.result.returncode == plain.result.returncode, traced.result.stderr
     # rank 0 prints before its failing call; the other rank may be ended first
