@@ -1,6 +1,7 @@
 """Where the build tree is, and its Python package, for every test folder."""
 import os
 import pathlib
+import re
 import sys
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -9,6 +10,14 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 def build_dir() -> pathlib.Path:
     """HDTRACE_BUILD_DIR, by default build/ in the repository."""
     return pathlib.Path(os.environ.get("HDTRACE_BUILD_DIR", REPO_ROOT / "build"))
+
+
+def cache_value(build: pathlib.Path, name: str) -> str:
+    """The value of a variable in build's CMakeCache.txt; fails the test when it is not there."""
+    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build / "CMakeCache.txt").read_text(),
+                      re.MULTILINE)
+    assert match, f"{name} is not in {build}/CMakeCache.txt"
+    return match.group(1)
 
 
 def use_python_package() -> pathlib.Path:

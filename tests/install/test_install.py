@@ -18,16 +18,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+import buildtree
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 PYTHON_DIR = pathlib.Path("lib/python3/dist-packages")
-
-
-def cache_value(build_dir, name):
-    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build_dir / "CMakeCache.txt").read_text(),
-                      re.MULTILINE)
-    if not match:
-        pytest.fail(f"{name} is not in {build_dir}/CMakeCache.txt")
-    return match.group(1)
 
 
 def run(command, **kwargs):
@@ -62,7 +56,7 @@ def installed(build_dir, tmp_path_factory):
     moved.parent.mkdir(parents=True)
     shutil.move(str(original), str(moved))
     assert not original.exists()
-    return Installed(original, moved, moved / cache_value(build_dir, "CMAKE_INSTALL_LIBDIR"))
+    return Installed(original, moved, moved / buildtree.cache_value(build_dir, "CMAKE_INSTALL_LIBDIR"))
 
 
 def test_installs_everything_under_the_prefix(installed):
@@ -110,7 +104,7 @@ def pkg_config(installed, *args):
 
 def trace_example(build_dir, program, tmp_path, env=None):
     traces = tmp_path / "traces"
-    run([cache_value(build_dir, "MPIEXEC_EXECUTABLE"), "-n", "2", str(program),
+    run([buildtree.cache_value(build_dir, "MPIEXEC_EXECUTABLE"), "-n", "2", str(program),
          str(tmp_path / "data.bin"), "4096"], cwd=tmp_path,
         env=mpi_env(HDTRACE_DIR=str(traces), **(env or {})))
     names = sorted(p.name for p in traces.glob("*.trc"))
@@ -129,7 +123,7 @@ def test_pkg_config_links_the_archive_from_the_moved_tree(installed, build_dir, 
     assert library_dirs and all(pathlib.Path(d).resolve() == installed.libdir.resolve()
                                 for d in library_dirs), flags
     program = tmp_path / "mpi-io-example"
-    run([cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
+    run([buildtree.cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
          str(REPO / "examples" / "mpi" / "mpi-io-example.c")] + flags)
     assert not any("hdtracempi" in line for line in run(["ldd", str(program)]).stdout.splitlines())
     trace_example(build_dir, program, tmp_path)
@@ -139,7 +133,7 @@ def test_pkg_config_links_the_shared_library_from_the_moved_tree(installed, buil
     libdir = pkg_config(installed, "--variable=libdir", "hdtrace-mpi")[0]
     assert pathlib.Path(libdir).resolve() == installed.libdir.resolve()
     program = tmp_path / "mpi-io-example-shared"
-    run([cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
+    run([buildtree.cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
          str(REPO / "examples" / "mpi" / "mpi-io-example.c"),
          *pkg_config(installed, "--cflags", "hdtrace-mpi"),
          f"-L{libdir}", "-lhdtracempi", f"-Wl,-rpath,{libdir}"])
@@ -190,7 +184,7 @@ def test_find_package_builds_programs_against_the_moved_tree(installed, build_di
     assert [(e.tag, e.get("ok")) for e in root] == [("Installed", "1")]
 
     traces = tmp_path / "mpi-traces"
-    run([cache_value(build_dir, "MPIEXEC_EXECUTABLE"), "-n", "2", str(build / "mpi-consumer")],
+    run([buildtree.cache_value(build_dir, "MPIEXEC_EXECUTABLE"), "-n", "2", str(build / "mpi-consumer")],
         env=mpi_env(HDTRACE_DIR=str(traces)))
     for trace in traces.glob("mpi-consumer_*.trc"):
         assert [e.tag for e in ET.parse(trace).getroot()] == ["Init", "Barrier", "Finalize"]
@@ -199,7 +193,7 @@ def test_find_package_builds_programs_against_the_moved_tree(installed, build_di
 
 def test_installed_hdtrace_command_traces_a_program(installed, build_dir, tmp_path):
     program = tmp_path / "mpi-io-example"
-    run([cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
+    run([buildtree.cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
          str(REPO / "examples" / "mpi" / "mpi-io-example.c")])
     hdtrace = installed.prefix / "bin" / "hdtrace"
     assert "usage" in run([str(hdtrace), "--help"], env=mpi_env()).stdout.lower()

@@ -9,12 +9,12 @@ libhdtracempi.a, <name>_plain runs with LD_PRELOAD of libhdtracempi.so. And
 the wrapper does not change what the Fortran programs print or how they end.
 """
 import pathlib
-import re
 import subprocess
 import types
 
 import pytest
 
+import buildtree
 import tracecheck
 
 NRANKS = 3
@@ -160,13 +160,6 @@ def test_untraced_run_writes_nothing(runner):
     assert not list(plain.trace_dir.iterdir())
 
 
-def _cache_value(build_dir, name):
-    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build_dir / "CMakeCache.txt").read_text(),
-                      re.MULTILINE)
-    assert match, f"{name} is not in {build_dir}/CMakeCache.txt"
-    return match.group(1)
-
-
 def test_readme_link_line(runner, build_dir, tmp_path):
     """`mpifort app.f90 $(pkg-config --libs hdtrace-mpi)`, as README.md says, with the
     build tree's hdtrace-mpi.pc and archive: the use mpi_f08 twin is traced like C."""
@@ -174,7 +167,7 @@ def test_readme_link_line(runner, build_dir, tmp_path):
     flags = subprocess.run(
         ["pkg-config", "--libs", f"--define-variable=libdir={library_dir}",
          str(library_dir / "hdtrace-mpi.pc")], capture_output=True, text=True, check=True)
-    mpifort = _cache_value(build_dir, "MPI_Fortran_COMPILER")
+    mpifort = buildtree.cache_value(build_dir, "MPI_Fortran_COMPILER")
     program = tmp_path / "twin_f08_pkgconfig"
     source = pathlib.Path(__file__).resolve().parent / "programs" / "fortran" / "twin_f08.f90"
     built = subprocess.run([mpifort, "-o", str(program), f"-J{tmp_path}", str(source)]

@@ -27,6 +27,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+import buildtree
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -34,14 +36,6 @@ def run(command, **kwargs):
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200, **kwargs)
     assert result.returncode == 0, f"{command} failed:\n{result.stdout}\n{result.stderr}"
     return result
-
-
-def cache_value(build_dir, name):
-    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build_dir / "CMakeCache.txt").read_text(),
-                      re.MULTILINE)
-    if not match:
-        pytest.fail(f"{name} is not in {build_dir}/CMakeCache.txt")
-    return match.group(1)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +59,7 @@ def multiarch():
 
 
 def test_name_and_control_fields(package, build_dir):
-    version = cache_value(build_dir, "CMAKE_PROJECT_VERSION")
+    version = buildtree.cache_value(build_dir, "CMAKE_PROJECT_VERSION")
     arch = run(["dpkg", "--print-architecture"]).stdout.strip()
     assert package.name == f"hdtrace_{version}_{arch}.deb"
     assert control(package, "Package") == "hdtrace"
@@ -152,10 +146,10 @@ def test_program_links_with_pkg_config_from_the_package(root, build_dir, tmp_pat
     flags = run(["pkg-config", "--cflags", "--libs", "hdtrace-mpi"], env=env).stdout.split()
     assert any(flag.startswith("-L") and str(root) in flag for flag in flags), flags
     program = tmp_path / "mpi-io-example"
-    run([cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
+    run([buildtree.cache_value(build_dir, "MPI_C_COMPILER"), "-o", str(program),
          str(REPO / "examples" / "mpi" / "mpi-io-example.c"), *flags])
     traces = tmp_path / "traces"
-    run([cache_value(build_dir, "MPIEXEC_EXECUTABLE"), "-n", "2", str(program),
+    run([buildtree.cache_value(build_dir, "MPIEXEC_EXECUTABLE"), "-n", "2", str(program),
          str(tmp_path / "data.bin"), "4096"], cwd=tmp_path,
         env=dict(os.environ, HDTRACE_DIR=str(traces), OMPI_ALLOW_RUN_AS_ROOT="1",
                  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1"))

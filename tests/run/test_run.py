@@ -32,14 +32,6 @@ BYTES_PER_RANK = 40000
 TIMEOUT = 300
 
 
-def cache_value(build_dir, name):
-    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build_dir / "CMakeCache.txt").read_text(),
-                      re.MULTILINE)
-    if not match:
-        pytest.fail(f"{name} is not in {build_dir}/CMakeCache.txt")
-    return match.group(1)
-
-
 def mpi_env(**extra):
     """No inherited HDTRACE_* or preload; Open MPI as root, oversubscribed, unbound, ROMIO."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HDTRACE_")}
@@ -71,7 +63,7 @@ def mpi(request, build_dir, tmp_path_factory):
             pytest.fail(f"no MPICH build at {tree}: build it (scripts/test does) or set "
                         "HDTRACE_MPICH_BUILD_DIR")
         library_args = ["--library", str(tree / "mpiwrapper" / "libhdtracempi.so")]
-    mpicc = cache_value(tree, "MPI_C_COMPILER")
+    mpicc = buildtree.cache_value(tree, "MPI_C_COMPILER")
     work = tmp_path_factory.mktemp(f"probe-{request.param}")
     probe, linked = work / "run-probe", work / "run-probe-linked"
     for output, extra in ((probe, []),
@@ -80,7 +72,7 @@ def mpi(request, build_dir, tmp_path_factory):
         result = subprocess.run([mpicc, "-o", str(output), str(PROBE_SOURCE), *extra],
                                 capture_output=True, text=True, timeout=TIMEOUT)
         assert result.returncode == 0, result.stderr
-    return Mpi(request.param, tree, cache_value(tree, "MPIEXEC_EXECUTABLE"), probe, linked,
+    return Mpi(request.param, tree, buildtree.cache_value(tree, "MPIEXEC_EXECUTABLE"), probe, linked,
                library_args)
 
 

@@ -7,22 +7,15 @@ it promises is checked, and both projects are read back.
 """
 import os
 import pathlib
-import re
 import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
 
+import buildtree
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 RANKS = 3
-
-
-def cache_value(build_dir, name):
-    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build_dir / "CMakeCache.txt").read_text(),
-                      re.MULTILINE)
-    if not match:
-        pytest.fail(f"{name} is not in {build_dir}/CMakeCache.txt")
-    return match.group(1)
 
 
 def ranks_of(project: pathlib.Path):
@@ -32,14 +25,14 @@ def ranks_of(project: pathlib.Path):
 
 
 def test_demo_in_an_empty_environment(build_dir, tmp_path):
-    if cache_value(build_dir, "HDTRACE_MPI_IMPL") not in ("", "openmpi"):
+    if buildtree.cache_value(build_dir, "HDTRACE_MPI_IMPL") not in ("", "openmpi"):
         pytest.fail(f"{build_dir} is not the Open MPI tree the demo builds")
     out = tmp_path / "demo"
     env = {"HOME": os.environ.get("HOME", str(tmp_path)), "PATH": os.environ["PATH"],
            "HDTRACE_BUILD_DIR": str(build_dir), "HDTRACE_DEMO_DIR": str(out),
            # scripts/build passes HDTRACE_WERROR on: the tree's own value
            # keeps the configuration, so nothing is rebuilt.
-           "HDTRACE_WERROR": cache_value(build_dir, "HDTRACE_WERROR"),
+           "HDTRACE_WERROR": buildtree.cache_value(build_dir, "HDTRACE_WERROR"),
            "LC_ALL": "C.UTF-8"}
     result = subprocess.run(["bash", str(REPO / "scripts" / "demo")], env=env, cwd=tmp_path,
                             capture_output=True, text=True, errors="replace", timeout=900)
