@@ -18,6 +18,7 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/TraceParser.hpp>
 
+#include "DialectCalls.hpp"  // generated from the dialect: isSendAndReceiveCall, isFileOpenCall
 #include "Inlining.hpp"
 
 namespace hdtrace::reader {
@@ -129,16 +130,6 @@ inline bool isSkippedCall(std::string_view name, const TraceFilter &filter) {
     return equals(name, "Nested") ||
            (!filter.names.empty() &&
             std::find(filter.names.begin(), filter.names.end(), name) == filter.names.end());
-}
-
-// Calls whose fromRank/fromTag also go into recvPeer/recvTag.
-inline bool isSendAndReceiveCall(std::string_view name) {
-    return equals(name, "Sendrecv") || equals(name, "Sendrecv_replace");
-}
-
-// Calls whose fid and name go into the opens.
-inline bool isFileOpenCall(std::string_view name) {
-    return equals(name, "File_open");
 }
 
 // An integer attribute's value, as OpenCall::take reads it.
