@@ -1,5 +1,12 @@
-# wrapper_conf.py: what libhdtracempi logs for each function of functions.h
-# (the seed's scripts/wrapper_conf.py). scripts/generate-wrappers.py reads it.
+# wrapper_conf.py: how libhdtracempi computes what it logs for each function
+# of functions.h. scripts/generate-wrappers.py reads it.
+#
+# What is written (each call's tag, its attributes in order with their kinds,
+# its children and its role) is defined once, in format/dialect.toml; this
+# file says how each attribute's value is computed from the C arguments, and
+# the generator fails the build when an entry writes other attributes, or in
+# another order, than the definition says. Adding a call: its entry in
+# format/dialect.toml, its prototype in functions.h, its entry here.
 #
 # Each entry of FUNCTIONS maps an MPI function to
 #   tag       the element name (the function name without MPI_, Appendix A);

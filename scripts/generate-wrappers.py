@@ -15,12 +15,22 @@ form (MPI_X_c) it declares, the same wrapper is also written for MPI_X_c,
 with the header's parameter types and the names of FUNCTIONS_H, so that
 the large-count call is traced with the same tag and attributes. The
 header decides which forms exist, not a list kept by hand.
+
+Every entry must write what the definition of the dialect
+(format/dialect.toml) says of its tag: the same attributes, in the same
+order, children where the definition has them; every call the definition
+lists must be written by some entry. A difference is an error naming the
+function, and nothing is written.
 """
 import os
 import re
 import runpy
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'format'))
+import dialect as dialect_definition  # noqa: E402
 
 PROTOTYPE = re.compile(r'^\s*int\s+(\w+)\s*\(([^)]*)\)\s*;', re.M)
 IDENTIFIER = re.compile(r'(?<![.\w>:])([A-Za-z_]\w*)')
@@ -119,6 +129,41 @@ def check_entry(function, args, entry, kinds):
         check_names(function, args, entry, key, entry.get(key, ''), declared)
 
 
+def check_against_dialect(entries, not_logged, dialect):
+    """The differences between the wrapper's entries and the definition."""
+    errors, written = [], set()
+    for function, entry in entries.items():
+        tag = entry.get('tag')
+        call = dialect.calls.get(tag)
+        where = f'{function} (<{tag}>)'
+        if call is None:
+            errors.append(f'{where}: {dialect.path} defines no call {tag}')
+            continue
+        written.add(tag)
+        names = [attr[0] for attr in entry.get('attrs', [])]
+        if names != call.attribute_names:
+            errors.append(f'{where}: writes the attributes {names}, the definition says '
+                          f'{call.attribute_names}')
+        has_children = bool(entry.get('children'))
+        if has_children != bool(call.children):
+            errors.append(f'{where}: the definition says it has children {call.children or []}, '
+                          f'the entry ' + ('writes some' if has_children else 'writes none'))
+        ordinary = not names and not has_children
+        if function in not_logged:
+            if call.logged != 'never':
+                errors.append(f'{where}: never written, but the definition does not say '
+                              f'logged = "never"')
+        elif ordinary != (call.logged == 'all-functions'):
+            errors.append(f'{where}: ' + ('written only with HDTRACE_ALL_FUNCTIONS=1, but the '
+                                          'definition does not say logged = "all-functions"'
+                                          if ordinary else 'always written, but the definition '
+                                          'says logged = "all-functions"'))
+    for tag in dialect.calls:
+        if tag not in written:
+            errors.append(f'{dialect.path}: the call {tag} is written by no entry')
+    return errors
+
+
 def indent(code, spaces):
     return ''.join(' ' * spaces + line + '\n' for line in code.splitlines() if line.strip())
 
@@ -207,6 +252,11 @@ def generate(functions_h, conf_py, declarations=None):
                 check_entry(name, args, entries[name], kinds)
             except ConfigError as error:
                 errors.append(str(error))
+    if not errors:
+        try:
+            errors += check_against_dialect(entries, not_logged, dialect_definition.load())
+        except dialect_definition.DefinitionError as error:
+            errors.append(str(error))
     if errors:
         raise ConfigError('\n'.join(errors))
 
