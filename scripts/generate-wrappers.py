@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write the PMPI wrappers of libhdtracempi (seed section 2.3.1).
 
-    generate-wrappers.py FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP [MPI_DECLARATIONS]
+    generate-wrappers.py [--dialect DIALECT_TOML] FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP
+                         [MPI_DECLARATIONS]
 
 FUNCTIONS_H lists the C prototypes of the traced functions; WRAPPER_CONF_PY
 says, per function, what is logged (see its header). The output is one C++
@@ -16,8 +17,8 @@ with the header's parameter types and the names of FUNCTIONS_H, so that
 the large-count call is traced with the same tag and attributes. The
 header decides which forms exist, not a list kept by hand.
 
-Every entry must write what the definition of the dialect
-(format/dialect.toml) says of its tag: the same attributes, in the same
+With --dialect (the build passes format/dialect.toml), every entry must
+write what that definition of the dialect says of its tag: the same attributes, in the same
 order, children where the definition has them; every call the definition
 lists must be written by some entry. A difference is an error naming the
 function, and nothing is written.
@@ -232,7 +233,7 @@ def wrapper(function, params, args, entry, kinds, logged):
     return ''.join(out)
 
 
-def generate(functions_h, conf_py, declarations=None):
+def generate(functions_h, conf_py, declarations=None, dialect_toml=None):
     functions = parse_prototypes(functions_h)
     conf = runpy.run_path(conf_py)
     entries, kinds, not_logged = conf['FUNCTIONS'], conf['KINDS'], conf.get('NOT_LOGGED', set())
@@ -252,9 +253,10 @@ def generate(functions_h, conf_py, declarations=None):
                 check_entry(name, args, entries[name], kinds)
             except ConfigError as error:
                 errors.append(str(error))
-    if not errors:
+    if not errors and dialect_toml:
         try:
-            errors += check_against_dialect(entries, not_logged, dialect_definition.load())
+            errors += check_against_dialect(entries, not_logged,
+                                            dialect_definition.load(dialect_toml))
         except dialect_definition.DefinitionError as error:
             errors.append(str(error))
     if errors:
@@ -289,12 +291,16 @@ def write_whole(text, output):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    arguments = sys.argv[1:]
+    dialect_toml = None
+    if arguments[:1] == ['--dialect'] and len(arguments) > 1:
+        dialect_toml, arguments = arguments[1], arguments[2:]
+    if len(arguments) not in (3, 4):
         sys.exit(__doc__)
-    functions_h, conf_py, output = sys.argv[1:4]
-    declarations = sys.argv[4] if len(sys.argv) == 5 else None
+    functions_h, conf_py, output = arguments[:3]
+    declarations = arguments[3] if len(arguments) == 4 else None
     try:
-        text = generate(functions_h, conf_py, declarations)
+        text = generate(functions_h, conf_py, declarations, dialect_toml)
     except (ConfigError, OSError, SyntaxError, KeyError) as error:
         sys.exit(f'generate-wrappers.py: error:\n{error}')
     write_whole(text, output)

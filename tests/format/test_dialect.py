@@ -92,7 +92,8 @@ def test_the_wrapper_generator_refuses_an_entry_the_definition_contradicts(tmp_p
     (tmp_path / "wrapper_conf.py").write_text(swapped)
     output = tmp_path / "MpiWrappers.cpp"
     result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "generate-wrappers.py"),
+        [sys.executable, str(REPO_ROOT / "scripts" / "generate-wrappers.py"), "--dialect",
+         str(DEFINITION),
          str(REPO_ROOT / "mpiwrapper" / "functions.h"), str(tmp_path / "wrapper_conf.py"),
          str(output)], capture_output=True, text=True)
     assert result.returncode != 0
