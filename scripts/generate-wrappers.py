@@ -95,6 +95,14 @@ def parse_prototypes(path):
     return functions
 
 
+def with_tags(entries):
+    """The entries, each with its tag: the one it names, else the function's
+    name without MPI_ (the definition of the dialect holds what is written
+    under that tag)."""
+    return {function: entry if 'tag' in entry else dict(entry, tag=function[len('MPI_'):])
+            for function, entry in entries.items()}
+
+
 def check_names(function, args, entry, what, code, declared):
     for name in IDENTIFIER.findall(code):
         if name in args or name in KNOWN or name in declared or name.startswith(('MPI_', 'PMPI_')):
@@ -236,7 +244,8 @@ def wrapper(function, params, args, entry, kinds, logged):
 def generate(functions_h, conf_py, declarations=None, dialect_toml=None):
     functions = parse_prototypes(functions_h)
     conf = runpy.run_path(conf_py)
-    entries, kinds, not_logged = conf['FUNCTIONS'], conf['KINDS'], conf.get('NOT_LOGGED', set())
+    entries, kinds = with_tags(conf['FUNCTIONS']), conf['KINDS']
+    not_logged = conf.get('NOT_LOGGED', set())
     errors = []
     for name in functions:
         if name not in entries:
