@@ -76,38 +76,63 @@ bool InfoLineFields::fail(std::string problem) {
     return false;
 }
 
-bool InfoLineFields::split(std::string_view line) {
+bool InfoLineFields::split(std::string_view line, Spacing spacing) {
+    const size_t keywordEnd = std::min(
+        line.find_first_of(spacing == Spacing::Exact ? std::string_view(" ") : " \t"), line.size());
+    const std::string_view keyword = line.substr(0, keywordEnd);
+    if (keyword.empty()) {
+        count_ = 0;
+        return fail("no keyword");
+    }
+    return splitFields(keyword, line.substr(keywordEnd), spacing);
+}
+
+bool InfoLineFields::splitFields(std::string_view keyword, std::string_view text, Spacing spacing) {
+    const bool exact = spacing == Spacing::Exact;
+    const auto isBlank = [exact](char c) { return c == ' ' || (!exact && c == '\t'); };
+    keyword_ = keyword;
     count_ = 0;
-    const size_t blank = line.find(' ');
-    keyword_ = line.substr(0, blank);
-    if (keyword_.empty()) return fail("no keyword");
-    size_t pos = blank;
-    while (pos != std::string_view::npos && pos < line.size()) {
-        ++pos;  // the one blank before a field
-        const size_t equals = line.find('=', pos);
-        if (equals == std::string_view::npos || equals == pos ||
-            line.substr(pos, equals - pos).find(' ') != std::string_view::npos)
-            return fail("'" + std::string(line.substr(pos)) + "' is not a field name=value");
-        if (count_ == kMaxFields) return fail("more than 16 fields");
-        Field &field = fields_[count_++];
-        field.name = line.substr(pos, equals - pos);
-        pos = equals + 1;
-        field.quote =
-            pos < line.size() && (line[pos] == '\'' || line[pos] == '"') ? line[pos] : '\0';
-        if (field.quote) {
-            const size_t closing = line.find(field.quote, pos + 1);
-            if (closing == std::string_view::npos)
-                return fail("the value of " + std::string(field.name) + " has no closing quote");
-            field.value = line.substr(pos + 1, closing - pos - 1);
-            pos = closing + 1;
-            if (pos < line.size() && line[pos] != ' ')
-                return fail("no blank after the value of " + std::string(field.name));
+    size_t pos = 0;
+    while (true) {
+        if (exact) {
+            if (pos >= text.size()) break;
+            if (text[pos] != ' ')
+                return fail("no blank before '" + std::string(text.substr(pos)) + "'");
+            if (++pos == text.size()) return fail("a blank at the end of the line");
         } else {
-            const size_t end = std::min(line.find(' ', pos), line.size());
-            field.value = line.substr(pos, end - pos);
-            pos = end;
+            while (pos < text.size() && isBlank(text[pos]))
+                ++pos;
+            if (pos >= text.size()) break;
         }
-        if (pos + 1 == line.size()) return fail("a blank at the end of the line");
+        const size_t nameStart = pos;
+        while (pos < text.size() && text[pos] != '=' && !isBlank(text[pos]))
+            ++pos;
+        const std::string_view name = text.substr(nameStart, pos - nameStart);
+        if (pos >= text.size() || text[pos] != '=' || (exact && name.empty()))
+            return fail("'" + std::string(name) + "' is not of the form key=value");
+        ++pos;
+        const char quote =
+            pos < text.size() && (text[pos] == '\'' || text[pos] == '"') ? text[pos] : '\0';
+        std::string_view value;
+        if (quote) {
+            const size_t closing = text.find(quote, pos + 1);
+            if (closing == std::string_view::npos)
+                return fail("the value of '" + std::string(name) +
+                            "' has no closing quote (truncated line?)");
+            value = text.substr(pos + 1, closing - pos - 1);
+            pos = closing + 1;
+            if (pos < text.size() && !isBlank(text[pos]))
+                return fail("no blank after the value of '" + std::string(name) + "'");
+        } else {
+            const size_t start = pos;
+            while (pos < text.size() && !isBlank(text[pos]))
+                ++pos;
+            value = text.substr(start, pos - start);
+        }
+        if (find(name)) return fail("'" + std::string(name) + "' appears twice");
+        if (count_ == kMaxFields)
+            return fail("more than " + std::to_string(kMaxFields) + " fields");
+        fields_[count_++] = Field{name, value, quote};
     }
     return true;
 }

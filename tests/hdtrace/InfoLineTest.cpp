@@ -85,15 +85,17 @@ TEST(InfoLine, SplitsWhatItWritesBack) {
 TEST(InfoLine, DamagedLinesAreRefusedWithTheReason) {
     InfoLineFields fields;
     EXPECT_FALSE(fields.split("Clock at='init"));
-    EXPECT_EQ(fields.problem(), "the value of at has no closing quote");
+    EXPECT_EQ(fields.problem(), "the value of 'at' has no closing quote (truncated line?)");
     EXPECT_FALSE(fields.split("Clock at='init'time=1"));
-    EXPECT_EQ(fields.problem(), "no blank after the value of at");
+    EXPECT_EQ(fields.problem(), "no blank after the value of 'at'");
     EXPECT_FALSE(fields.split("Clock  at='init'"));
     EXPECT_FALSE(fields.split("Clock at='init' "));
     EXPECT_EQ(fields.problem(), "a blank at the end of the line");
     EXPECT_FALSE(fields.split("Clock time"));
     EXPECT_FALSE(fields.split(""));
     EXPECT_EQ(fields.problem(), "no keyword");
+    EXPECT_FALSE(fields.split("Win id=5 id=6"));
+    EXPECT_EQ(fields.problem(), "'id' appears twice");
 
     ASSERT_TRUE(fields.split("Win id='5' cid=0 size=1 dispUnit=1 kind='create'"));
     EXPECT_FALSE(fields.conforms());
@@ -107,6 +109,26 @@ TEST(InfoLine, DamagedLinesAreRefusedWithTheReason) {
     ASSERT_TRUE(fields.split("Window id=5"));
     EXPECT_FALSE(fields.conforms());
     EXPECT_EQ(fields.problem(), "no line kind Window");
+}
+
+TEST(InfoLine, TolerantSpacingTakesBlanksAndTabsAsTheyCome) {
+    InfoLineFields fields;
+    const auto tolerant = InfoLineFields::Spacing::Tolerant;
+    ASSERT_TRUE(fields.split("File\tname=\"a b\"  Size=0 \t id=1 ", tolerant)) << fields.problem();
+    EXPECT_TRUE(fields.conforms()) << fields.problem();
+    EXPECT_EQ(*fields.find("name"), "a b");
+    EXPECT_EQ(*fields.find("id"), "1");
+    EXPECT_FALSE(fields.split("File\tname=\"a b\"  Size=0 \t id=1 "));
+    ASSERT_TRUE(fields.splitFields("Comm", " map='0->0;' id=1 name='x'", tolerant));
+    EXPECT_EQ(fields.keyword(), "Comm");
+    EXPECT_EQ(fields.size(), 3u);
+    EXPECT_FALSE(fields.splitFields("Comm", " map", tolerant));
+    EXPECT_EQ(fields.problem(), "'map' is not of the form key=value");
+    std::string many = "Type";
+    for (size_t i = 0; i <= InfoLineFields::kMaxFields; ++i)
+        many += " f" + std::to_string(i) + "=1";
+    EXPECT_FALSE(fields.split(many, tolerant));
+    EXPECT_EQ(fields.problem(), "more than 24 fields");
 }
 
 }  // namespace

@@ -61,10 +61,14 @@ class InfoLineWriter {
 };
 
 // The fields of one line, split without allocating: the keyword, then
-// name=value fields separated by one blank. The views point into the line.
+// name=value fields, a value in single or double quotes or up to the next
+// blank. The views point into the line. Exact spacing is what the writer
+// writes (one blank before each field, none at the end); tolerant spacing
+// is what readers of older traces accept (runs of blanks and tabs).
 class InfoLineFields {
   public:
-    static constexpr size_t kMaxFields = 16;
+    static constexpr size_t kMaxFields = 24;
+    enum class Spacing { Exact, Tolerant };
 
     struct Field {
         std::string_view name;
@@ -73,7 +77,9 @@ class InfoLineFields {
     };
 
     // false when the text is not a keyword and fields (problem() says why).
-    bool split(std::string_view line);
+    bool split(std::string_view line, Spacing spacing = Spacing::Exact);
+    // The same for the text after a keyword the caller has split off.
+    bool splitFields(std::string_view keyword, std::string_view text, Spacing spacing);
     // false when the fields are not those the definition gives the keyword's
     // kind, in its order and with its quotes (problem() says why).
     bool conforms();
