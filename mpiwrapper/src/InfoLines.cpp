@@ -101,26 +101,27 @@ std::string winLine(int64_t id, int64_t cid, int64_t size, int64_t dispUnit,
 
 std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64_t extent,
                           const std::vector<ByteBlock> &blocks) {
-    std::string line = "Type id='";
-    hdtrace::appendInteger(line, id);
-    line += "' combiner='MPI_COMBINER_NAMED' name='";
-    hdtrace::appendXmlEscaped(line, name);
-    line += "' size='";
-    hdtrace::appendInteger(line, size);
-    line += "' extent='";
-    hdtrace::appendInteger(line, extent);
-    line += '\'';
-    if (!blocks.empty()) {
-        line += " blocks='";
-        for (const ByteBlock &block : blocks) {
-            hdtrace::appendInteger(line, block.offset);
-            line += ':';
-            hdtrace::appendInteger(line, block.length);
-            line += ';';
-        }
-        line += '\'';
-    }
-    line += '\n';
+    std::string line;
+    hdtrace::InfoLineWriter writer(line, "Type");
+    writer.integer(id)
+        .text("MPI_COMBINER_NAMED")
+        .appended([&](std::string &out) { hdtrace::appendXmlEscaped(out, name); })
+        .omit()  // integers, addresses, types: a named type has no contents
+        .omit()
+        .omit()
+        .integer(size)
+        .omit()  // lb: 0 for every predefined type
+        .integer(extent);
+    if (!blocks.empty())
+        writer.appended([&](std::string &out) {
+            for (const ByteBlock &block : blocks) {
+                hdtrace::appendInteger(out, block.offset);
+                out += ':';
+                hdtrace::appendInteger(out, block.length);
+                out += ';';
+            }
+        });
+    writer.end();
     return line;
 }
 
