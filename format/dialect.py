@@ -12,7 +12,7 @@ DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dialect
 
 CALL_KEYS = {
     'family', 'attributes', 'children', 'logged', 'sends_to', 'send_tag', 'receives_from',
-    'receive_tag', 'persistent', 'probes_message', 'receives_message', 'creates_request',
+    'receive_tag', 'persistent', 'probe', 'probes_message', 'receives_message', 'creates_request',
     'starts', 'completes', 'collective', 'operation', 'rooted_by', 'moves_data', 'io',
     'io_offset', 'rma', 'rma_target', 'rma_completes', 'creates_window', 'opens_file',
     'creates_communicator',

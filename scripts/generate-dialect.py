@@ -173,6 +173,7 @@ def python_sets(dialect, kinds):
         ('PERSISTENT_RECEIVES', of_kind('PersistentReceive'),
          'Calls that make a persistent receive request.'),
         ('STARTS', dialect.tags(starts=True), 'Calls that start persistent requests.'),
+        ('PROBES', dialect.tags(probe=True), 'Probes of whether a message is there.'),
         ('MATCHED_PROBES', dialect.tags(probes_message=True),
          'Probes that match a message (its mid).'),
         ('MATCHED_RECEIVES', dialect.tags(receives_message=True),
@@ -220,6 +221,14 @@ def python_module(dialect):
     out.append('}\nCOLLECTIVE_OPERATION = {\n')
     out += [f'    {tag!r}: {call.operation!r},\n' for tag, call in calls.items() if call.operation]
     out.append('}\n\n')
+    out.append('#: The names of the calls\' attributes of each kind (cid, tid, rank, ...).\n'
+               'ATTRIBUTES_OF_KIND = {\n')
+    for kind in dialect.kinds:
+        names = []
+        for call in calls.values():
+            names += [a.name for a in call.attributes if a.kind == kind and a.name not in names]
+        out.append(f'    {kind!r}: {tuple(names)!r},\n')
+    out.append('}\n\n')
     out.append('#: The elements below calls: their attributes in written order.\n'
                'CHILD_ELEMENTS = {\n')
     out += [f'    {name!r}: {tuple(a.name for a in attributes)!r},\n'
@@ -240,6 +249,7 @@ ROLE_TEXT = [
     ('receives_from', lambda v: f'receives from `{v}`'),
     ('receive_tag', lambda v: f'tag `{v}`'),
     ('persistent', lambda v: 'persistent request'),
+    ('probe', lambda v: 'probes for a message'),
     ('probes_message', lambda v: f'probes message `{v}`'),
     ('receives_message', lambda v: f'receives message `{v}`'),
     ('creates_request', lambda v: f'new request `{v}`'),
