@@ -188,6 +188,8 @@ def python_sets(dialect, kinds):
         ('FILE_READS', dialect.tags(io='read'), 'File accesses that read.'),
         ('FILE_WRITES', dialect.tags(io='write'), 'File accesses that write.'),
         ('FILE_OPENS', dialect.tags(opens_file=True), 'Calls that open a file (its fid and name).'),
+        ('FILE_DELETES', dialect.tags(deletes_file=True),
+         'Calls that delete a file by name (its fid, which need not be open).'),
         ('WINDOW_CONSTRUCTORS', dialect.tags(creates_window=True),
          'Calls that make a one-sided window (its wid).'),
         ('WINDOW_DESTRUCTORS', dialect.tags(frees_window=True),
@@ -271,6 +273,7 @@ ROLE_TEXT = [
     ('creates_window', lambda v: f'new window `{v}`'),
     ('opens_file', lambda v: f'opens file `{v}`'),
     ('frees_window', lambda v: f'frees window `{v}`'),
+    ('deletes_file', lambda v: f'deletes file `{v}`'),
     ('creates_communicator', lambda v: f'new communicator `{v}`'),
     ('logged', lambda v: 'only with HDTRACE_ALL_FUNCTIONS=1' if v == 'all-functions'
      else 'never written'),

@@ -26,7 +26,7 @@ layouts) or written again (rootRank, times), and the message says which.
 import os
 import xml.parsers.expat
 
-from . import _core
+from . import _core, calls
 from .errors import read_error
 
 #: The predefined types the PIOsim tools know by name, with the size they
@@ -35,11 +35,10 @@ from .errors import read_error
 PIOSIM_NAMED_TYPES = dict(_core.PIOSIM_NAMED_TYPES)
 
 #: Rooted collectives: the simulator reads rootRank for each of them.
-ROOTED = {"Bcast", "Reduce", "Gather", "Gatherv", "Scatter", "Scatterv",
-          "Ibcast", "Ireduce", "Igather", "Igatherv", "Iscatter", "Iscatterv"}
+ROOTED = calls.ROOTED
 
-COMM_ATTRIBUTES = ("cid", "newCid")
-TYPE_ATTRIBUTES = ("tid", "recvtid", "etid", "filetid", "oldTid", "sendTid", "recvTid")
+COMM_ATTRIBUTES = calls.COMMUNICATOR_ATTRIBUTES
+TYPE_ATTRIBUTES = calls.DATATYPE_ATTRIBUTES
 
 REMERGE = "merge the run again with this HDTrace's project-merger"
 RETRACE = "trace the program again with this HDTrace"
@@ -207,9 +206,10 @@ def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
                     "id in the project's CommunicatorList")))
         check_types(name, attributes, line)
         fid = _integer(attributes.get("fid"))
-        if name == "File_open" and fid is not None:
+        if name in calls.FILE_OPENS and fid is not None:
             fids_of_rank.add(fid)
-        elif fid is not None and fid >= 0 and fid not in fids_of_rank and name != "File_delete":
+        elif fid is not None and fid >= 0 and fid not in fids_of_rank and \
+                name not in calls.FILE_DELETES:
             problems.append(Problem(path, line, (
                 f"<{name}> fid='{fid}': no File_open of rank {rank} before it gave this id")))
         rid = _integer(attributes.get("rid"))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core
+from .calls import STARTS, STARTS_THROUGH_CHILDREN
 from .errors import MissingTraceError, TraceDamageWarning
 from .table import NO_PEER, TABLE_COLUMNS
 
@@ -348,14 +349,15 @@ class _SliceMessages:
         self.started = []                     # (row, rid, order group, sequence)
         for index, (row, rid) in enumerate(zip(np.asarray(side["completion_row"]).tolist(),
                                                np.asarray(side["completion_rid"]).tolist())):
-            if self.name_of[row] == "Startall":
+            if self.name_of[row] in STARTS_THROUGH_CHILDREN:
                 self.started.append((row, rid, 1, index))
             else:
                 self.completions[rid].append((self.start_ns[row], self.end[row]))
         for values in self.completions.values():
             values.sort()
         self.started.extend((row, self.rids[row], 2, row)
-                            for row, name in enumerate(self.name_of) if name == "Start")
+                            for row, name in enumerate(self.name_of)
+                            if name in STARTS and name not in STARTS_THROUGH_CHILDREN)
         self.matched_at = {}
 
     def completion(self, rid, at_ns):

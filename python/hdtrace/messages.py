@@ -24,18 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .calls import (ANY_SOURCE, ANY_TAG, MATCHED_PROBES, MATCHED_RECEIVES,  # noqa: F401
+                    NONBLOCKING, PERSISTENT_RECEIVES, PERSISTENT_SENDS, PROC_NULL, RECEIVES,
+                    SEND_RECEIVES, SENDS, STARTS, STARTS_THROUGH_CHILDREN)
 from .table import NO_PEER
-
-SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend"})
-RECEIVES = frozenset({"Recv", "Irecv", "Mrecv", "Imrecv"})
-SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
-NONBLOCKING = frozenset({"Isend", "Ibsend", "Issend", "Irsend", "Irecv", "Imrecv"})
-PERSISTENT_SENDS = frozenset({"Send_init", "Bsend_init", "Rsend_init", "Ssend_init"})
-PERSISTENT_RECEIVES = frozenset({"Recv_init"})
-STARTS = frozenset({"Start", "Startall"})
-MATCHED_RECEIVES = frozenset({"Mrecv", "Imrecv"})
-MATCHED_PROBES = frozenset({"Mprobe", "Improbe"})
-ANY_SOURCE, ANY_TAG, PROC_NULL = -1, -1, -2
 
 PAIR_DTYPE = np.dtype([
     ("send_row", np.int64), ("recv_row", np.int64),
@@ -121,13 +113,14 @@ def match_messages(project):
     completions = defaultdict(list)   # (rank, thread, rid) -> [(start_ns, end), ...]
     started = []                      # (Start/Startall row, rid)
     for row, rid in zip(table.completion_row.tolist(), table.completion_rid.tolist()):
-        if names[row] == "Startall":
+        if names[row] in STARTS_THROUGH_CHILDREN:
             started.append((row, rid))
         else:
             completions[(ranks[row], threads[row], rid)].append((start_ns[row], array["end"][row]))
     for values in completions.values():
         values.sort()
-    started.extend((row, rids[row]) for row, name in enumerate(names) if name == "Start")
+    started.extend((row, rids[row]) for row, name in enumerate(names)
+                   if name in STARTS and name not in STARTS_THROUGH_CHILDREN)
 
     sends, receives = [], []
     persistent = {}

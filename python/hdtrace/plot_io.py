@@ -18,7 +18,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-READ, WRITE = "read", "write"
+from .calls import FILE_OPENS, READ, WRITE, file_access  # noqa: F401  READ, WRITE: for callers
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,7 @@ class IoAccesses:
 
 
 def _operation(name):
-    if name.startswith("File_read") or name.startswith("File_iread"):
-        return READ
-    if name.startswith("File_write") or name.startswith("File_iwrite"):
-        return WRITE
-    return None
+    return file_access(name)
 
 
 def _offset_and_size(event):
@@ -82,7 +78,7 @@ def collect_accesses(project):
             if leaf_first is None:
                 leaf_first = event.start_ns
             name = event.name
-            if name == "File_open" and "fid" in event.attrs:
+            if name in FILE_OPENS and "fid" in event.attrs:
                 file_of_fid[event.attrs["fid"]] = str(event.attrs.get("name", ""))
                 continue
             op = _operation(name)

@@ -13,10 +13,11 @@ files     -- per file: bytes and operations read and written, from the
              File_read*/File_iread* and File_write*/File_iwrite* calls. The
              file's name comes from the File_open that gave its fid on that rank.
 """
-import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from .calls import READ, WRITE, file_access, moves_data  # moves_data: for distributed_frames
 
 FUNCTION_DTYPE = np.dtype([("name", "U64"), ("calls", np.int64), ("total", np.float64),
                            ("mean", np.float64), ("max", np.float64), ("bytes", np.int64)])
@@ -45,34 +46,12 @@ class Stats:
         return "\n".join(parts)
 
 
-_MESSAGES = {"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend",
-             "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", "Mrecv", "Imrecv"}
-_COLLECTIVES = {"Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
-                "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
-                "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather",
-                "Neighbor_allgatherv", "Neighbor_alltoall", "Neighbor_alltoallv",
-                "Neighbor_alltoallw"}
-_RMA = {"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap",
-        "Rput", "Rget", "Raccumulate", "Rget_accumulate"}
-# Their nonblocking forms: Iallgather, Ineighbor_alltoallv, ... (the tag is
-# the MPI name without MPI_, so the letter after the I is lower case).
-_NONBLOCKING_COLLECTIVES = {"I" + name[0].lower() + name[1:] for name in _COLLECTIVES}
-_DATA_CALLS = _MESSAGES | _COLLECTIVES | _NONBLOCKING_COLLECTIVES | _RMA
-# File_read, File_iwrite_at_all, File_read_all_begin (its <Data> child), ...
-_FILE_ACCESS = re.compile(r"File_i?(read|write)")
-
-
-def moves_data(name):
-    """Whether a call's `size` is data it moved (see the module's docstring)."""
-    return name in _DATA_CALLS or _FILE_ACCESS.match(name) is not None
-
-
 def _is_read(name):
-    return name.startswith("File_read") or name.startswith("File_iread")
+    return file_access(name) == READ
 
 
 def _is_write(name):
-    return name.startswith("File_write") or name.startswith("File_iwrite")
+    return file_access(name) == WRITE
 
 
 def stats(project):

@@ -4,6 +4,7 @@ that contradict it, the committed reference tables and the built Python
 call table are what the generator writes now, and no source outside the
 definition and its generated outputs spells a call's tag."""
 import importlib.util
+import re
 import subprocess
 import sys
 
@@ -17,6 +18,17 @@ REFERENCE = REPO_ROOT / "docs" / "format" / "calls.md"
 
 sys.path.insert(0, str(REPO_ROOT / "format"))
 import dialect  # noqa: E402
+
+# Sources that may spell call tags in quotes, and why:
+# - the definition and the generators that read it;
+# - wrapper_conf.py: its entries are checked against the definition at
+#   every build (generate-wrappers.py), so a tag there cannot drift;
+# - tests (they assert on tags), benchmarks and examples (they write
+#   traces of known calls to measure or show them).
+ALLOWED = ("format/", "scripts/generate-dialect.py", "mpiwrapper/wrapper_conf.py", "tests/",
+           "bench/", "examples/")
+SOURCE_SUFFIXES = (".py", ".cpp", ".hpp", ".h", ".c", ".in")
+
 
 def run_generator(what, output, definition=DEFINITION):
     return subprocess.run([sys.executable, str(GENERATOR), what, str(output), str(definition)],
@@ -101,3 +113,23 @@ def test_the_wrapper_generator_refuses_an_entry_the_definition_contradicts(tmp_p
             "'cid', 'toTag'], the definition says ['size', 'count', 'tid', 'toRank', 'toTag', "
             "'cid']") in result.stderr
     assert not output.exists()
+
+
+def tracked_sources():
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True,
+                            check=True).stdout.split()
+    return [path for path in listed
+            if path.endswith(SOURCE_SUFFIXES) and not path.startswith(ALLOWED)]
+
+
+def test_no_source_outside_the_definition_spells_a_call_tag():
+    tags = sorted(dialect.load().calls, key=len, reverse=True)
+    quoted = re.compile(r"""(["'])(%s)\1""" % "|".join(map(re.escape, tags)))
+    spelled = []
+    for path in tracked_sources():
+        for number, line in enumerate((REPO_ROOT / path).read_text(errors="replace")
+                                      .splitlines(), 1):
+            for match in quoted.finditer(line):
+                spelled.append(f"{path}:{number}: {match.group(0)}")
+    assert not spelled, ("call tags spelled outside format/dialect.toml (take them from the "
+                         "generated call tables instead):\n" + "\n".join(spelled))

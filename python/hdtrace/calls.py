@@ -1,0 +1,142 @@
+"""The calls of the trace dialect as the Python package sees them: which
+family a call belongs to, which calls post or complete a message, which are
+rooted, which move data or access a file, which attributes name a
+communicator or a datatype.
+
+Every table about call names in the package lives here, and nowhere else:
+the statistics, the message matching, the views, the exports and
+`hdtrace check` all ask this module. It takes them from `_dialect`, which
+the build generates from the definition of the dialect
+(format/dialect.toml), so that a call's tag and role are written in one
+place. A call's name is its element's tag, the MPI function without "MPI_".
+"""
+from . import _dialect
+
+# --- Point-to-point messages
+
+SENDS = _dialect.SENDS
+NONBLOCKING = _dialect.NONBLOCKING
+BLOCKING_SENDS = SENDS - NONBLOCKING
+NONBLOCKING_SENDS = SENDS & NONBLOCKING
+#: Mrecv and Imrecv receive the message their probe (Mprobe, Improbe) matched.
+RECEIVES = _dialect.RECEIVES
+BLOCKING_RECEIVES = RECEIVES - NONBLOCKING
+NONBLOCKING_RECEIVES = RECEIVES & NONBLOCKING
+#: Both a send (toRank, toTag) and a receive (fromRank, fromTag).
+SEND_RECEIVES = _dialect.SEND_RECEIVES
+#: Persistent requests: each Start or Startall of their rid posts one message.
+PERSISTENT_SENDS = _dialect.PERSISTENT_SENDS
+PERSISTENT_RECEIVES = _dialect.PERSISTENT_RECEIVES
+STARTS = _dialect.STARTS
+#: Startall: its <For> children name the requests it starts (Start names its rid).
+STARTS_THROUGH_CHILDREN = _dialect.STARTS_THROUGH_CHILDREN
+MATCHED_RECEIVES = _dialect.MATCHED_RECEIVES
+MATCHED_PROBES = _dialect.MATCHED_PROBES
+PROBES = _dialect.PROBES
+#: MPI's wildcards and null process as a trace writes them in peer and tag.
+ANY_SOURCE, ANY_TAG, PROC_NULL = -1, -1, -2
+
+#: Calls that complete requests: their <For rid=.../> children name them.
+COMPLETIONS = _dialect.COMPLETIONS
+
+# --- Collectives
+
+_SHAPE = _dialect.COLLECTIVE_SHAPE
+_OPERATION = _dialect.COLLECTIVE_OPERATION
+_CREATES_REQUEST = frozenset(name for name, attributes in _dialect.ATTRIBUTES.items()
+                             if "rid" in attributes)
+NEIGHBOR_COLLECTIVES = frozenset(name for name, shape in _SHAPE.items()
+                                 if shape == "neighbourhood")
+BLOCKING_COLLECTIVES = frozenset(name for name in _SHAPE
+                                 if name not in NEIGHBOR_COLLECTIVES and
+                                 _OPERATION[name] == name)
+#: {nonblocking collective: its blocking form} (Iallreduce: Allreduce).
+NONBLOCKING_COLLECTIVES = {name: _OPERATION[name] for name in _SHAPE
+                           if name not in NEIGHBOR_COLLECTIVES and _OPERATION[name] != name}
+COLLECTIVES = frozenset(_SHAPE)
+#: One rank sends to all (root= / rootRank=), or all send to one.
+ONE_TO_ALL = frozenset(name for name in BLOCKING_COLLECTIVES if _SHAPE[name] == "one-to-all")
+ALL_TO_ONE = frozenset(name for name in BLOCKING_COLLECTIVES if _SHAPE[name] == "all-to-one")
+#: Rooted collectives, blocking and nonblocking: each carries rootRank.
+ROOTED = _dialect.ROOTED
+
+# --- One-sided communication
+
+WINDOW_CONSTRUCTORS = _dialect.WINDOW_CONSTRUCTORS
+WINDOW_DESTRUCTORS = _dialect.WINDOW_DESTRUCTORS
+
+
+def _rma(kind):
+    return frozenset(name for name, rma in _dialect.RMA.items() if rma == kind)
+
+
+RMA_PUTS = _rma("put")
+RMA_GETS = _rma("get")
+RMA_ACCUMULATES = _rma("accumulate")
+RMA_FETCHING_ATOMICS = _rma("fetch-and-accumulate")
+RMA_COMPARE_AND_SWAPS = _rma("compare-and-swap")
+#: The calls that move data to or from a window.
+RMA_TRANSFERS = frozenset(_dialect.RMA)
+#: Calls that complete a window's pending transfers: to one target, or all.
+RMA_COMPLETE_TARGET = _dialect.RMA_COMPLETES_TARGET
+RMA_COMPLETE_ALL = _dialect.RMA_COMPLETES_ALL
+
+# --- File I/O
+
+READ, WRITE = "read", "write"
+#: Calls that open a file: their fid and name.
+FILE_OPENS = _dialect.FILE_OPENS
+#: Calls that delete a file by name: their fid need not be of an open file.
+FILE_DELETES = _dialect.FILE_DELETES
+
+
+def file_access(name):
+    """READ or WRITE for a call that reads or writes a file, else None."""
+    if name in _dialect.FILE_READS:
+        return READ
+    if name in _dialect.FILE_WRITES:
+        return WRITE
+    return None
+
+
+# --- Bytes moved
+
+#: Calls whose `size` is data they moved (besides file reads and writes).
+DATA_CALLS = _dialect.MOVES_DATA - _dialect.FILE_READS - _dialect.FILE_WRITES
+
+
+def moves_data(name):
+    """Whether a call's `size` is data it moved: a message, a collective, a
+    file read or write, an RMA transfer. Other calls' `size` is no data
+    moved: File_get_size's is the file's size, File_set_size's and
+    File_preallocate's the size asked for, a persistent *_init's the size of
+    each later Start."""
+    return name in DATA_CALLS or file_access(name) is not None
+
+
+# --- Families: the colour groups of the timeline and the categories of the exports
+
+POINT_TO_POINT, COLLECTIVE, FILE_IO, WAIT, OTHER, ONE_SIDED_FAMILY = (
+    "point-to-point", "collective", "file I/O", "wait", "other", "one-sided")
+#: In legend order.
+FAMILIES = _dialect.FAMILIES
+ONE_SIDED = frozenset(name for name, family in _dialect.FAMILY_OF.items()
+                      if family == ONE_SIDED_FAMILY)
+
+
+def family_of(name):
+    """The family of a call name; a name the dialect does not define (a
+    state of the C API) is file I/O when it starts so, else other."""
+    family = _dialect.FAMILY_OF.get(name)
+    if family is not None:
+        return family
+    return FILE_IO if name.startswith("File_") else OTHER
+
+
+# --- Attributes that refer to ids defined elsewhere
+
+#: Attributes holding a communicator id (cid) of the rank's CommunicatorList.
+COMMUNICATOR_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["cid"]
+#: Attributes holding a datatype id of the rank's <Datatypes>: ours, and the
+#: original implementation's Sendrecv attributes.
+DATATYPE_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["tid"] + ("sendTid", "recvTid")
