@@ -26,20 +26,17 @@ layouts) or written again (rootRank, times), and the message says which.
 import os
 import xml.parsers.expat
 
-from . import _core
+from . import native
+from .calls import COMMUNICATOR_ATTRIBUTES as COMM_ATTRIBUTES
+from .calls import DATATYPE_ATTRIBUTES as TYPE_ATTRIBUTES
+from .calls import ROOTED  # the simulator reads rootRank for each of them
 from .errors import read_error
+from .project import open as open_project
 
 #: The predefined types the PIOsim tools know by name, with the size they
 #: assume: hdtrace/include/hdtrace/PiosimTypes.hpp's table, which the wrapper
 #: and the merger decide by.
-PIOSIM_NAMED_TYPES = dict(_core.PIOSIM_NAMED_TYPES)
-
-#: Rooted collectives: the simulator reads rootRank for each of them.
-ROOTED = {"Bcast", "Reduce", "Gather", "Gatherv", "Scatter", "Scatterv",
-          "Ibcast", "Ireduce", "Igather", "Igatherv", "Iscatter", "Iscatterv"}
-
-COMM_ATTRIBUTES = ("cid", "newCid")
-TYPE_ATTRIBUTES = ("tid", "recvtid", "etid", "filetid", "oldTid", "sendTid", "recvTid")
+PIOSIM_NAMED_TYPES = native.PIOSIM_NAMED_TYPES
 
 REMERGE = "merge the run again with this HDTrace's project-merger"
 RETRACE = "trace the program again with this HDTrace"
@@ -248,7 +245,6 @@ def _rids_issued(path):
 
 def check(project_path):
     """All problems of a project and its traces, in file order."""
-    from .project import open as open_project
     problems = []
     if not os.path.isfile(project_path):
         # A directory or FIFO exists: it is no project, but not missing.
