@@ -25,6 +25,8 @@ part of a table posts (the whole table, or one partition), with when each
 completes; match_posts pairs posts of any number of parts, in C++ (the
 pairing the clock correction uses, hdtrace._core.pair_posts).
 """
+import bisect
+import math
 from collections import defaultdict, namedtuple
 from dataclasses import dataclass
 
@@ -135,10 +137,13 @@ class _PartMessages:
 
     def completion(self, lane, rid, at_ns):
         """The end of the first completion of rid that starts at or after at_ns, or None."""
-        for start_ns, done in self.completions.get((*lane, rid), ()):
-            if start_ns >= at_ns:
-                return done
-        return None
+        values = self.completions.get((*lane, rid))
+        if not values:
+            return None
+        # Requests ids come back after their request completes: a run reuses
+        # a few rids thousands of times, so the search must not be linear.
+        at = bisect.bisect_left(values, (at_ns, -math.inf))
+        return values[at][1] if at < len(values) else None
 
     def post(self, row, peer, tag, cid, size, group, sequence):
         rows = self.rows
