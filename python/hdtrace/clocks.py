@@ -180,8 +180,8 @@ def load_correction(project):
                    recv_tag=table.recv_tag, completion_row=table.completion_row,
                    completion_rid=table.completion_rid)
     found = native.correct_table(project.path, list(table.names), columns,
-                                partial=project.partial,
-                                local_ranks=project.ranks_in_traces == "local")
+                                 partial=project.partial,
+                                 local_ranks=project.ranks_in_traces == "local")
     if found["correction"] is None:
         return AS_WRITTEN
     measurements = {rank: [ClockMeasurement(*m) for m in values]
