@@ -30,27 +30,24 @@ layouts) or written again (rootRank, times), and the message says which.
 import os
 import xml.parsers.expat
 
-from . import _core
+from . import native
+from .calls import COMMUNICATOR_ATTRIBUTES as COMM_ATTRIBUTES
+from .calls import DATATYPE_ATTRIBUTES as TYPE_ATTRIBUTES
+from .calls import ROOTED  # the simulator reads rootRank for each of them
 from .errors import read_error
+from .project import open as open_project
 
 #: The predefined types the PIOsim tools know by name, with the size they
 #: assume: hdtrace/include/hdtrace/PiosimTypes.hpp's table, which the wrapper
 #: and the merger decide by.
-PIOSIM_NAMED_TYPES = dict(_core.PIOSIM_NAMED_TYPES)
+PIOSIM_NAMED_TYPES = native.PIOSIM_NAMED_TYPES
 #: The datatype elements the tools read in full, and those they read as a
 #: placeholder of size 0; they refuse every other name.
-PIOSIM_FULL_FORMS = frozenset(_core.PIOSIM_FULL_FORMS)
-PIOSIM_PLACEHOLDER_FORMS = frozenset(_core.PIOSIM_PLACEHOLDER_FORMS)
+PIOSIM_FULL_FORMS = native.PIOSIM_FULL_FORMS
+PIOSIM_PLACEHOLDER_FORMS = native.PIOSIM_PLACEHOLDER_FORMS
 #: The attributes of datatype elements the tools read as 32-bit integers.
 PIOSIM_INT_ATTRIBUTES = ("count", "blocklength", "stride", "displacement", "blocklen", "size",
                          "subsize", "start")
-
-#: Rooted collectives: the simulator reads rootRank for each of them.
-ROOTED = {"Bcast", "Reduce", "Gather", "Gatherv", "Scatter", "Scatterv",
-          "Ibcast", "Ireduce", "Igather", "Igatherv", "Iscatter", "Iscatterv"}
-
-COMM_ATTRIBUTES = ("cid", "newCid")
-TYPE_ATTRIBUTES = ("tid", "recvtid", "etid", "filetid", "oldTid", "sendTid", "recvTid")
 
 REMERGE = "merge the run again with this HDTrace's project-merger"
 RETRACE = "trace the program again with this HDTrace"
@@ -137,7 +134,7 @@ def check_project_file(path, problems):
             return
         for key in PIOSIM_INT_ATTRIBUTES:
             value = _integer(attributes.get(key))
-            if value is not None and not -2**31 <= value <= _core.PIOSIM_LARGEST_NUMBER:
+            if value is not None and not -2**31 <= value <= native.PIOSIM_LARGEST_NUMBER:
                 problems.append(Problem(path, line, (
                     f"rank {state['rank']}: {key}='{value}' of a <{name}> does not fit the "
                     "32-bit integers the PIOsim tools read: they refuse the whole project "
@@ -282,7 +279,6 @@ def _rids_issued(path):
 
 def check(project_path):
     """All problems of a project and its traces, in file order."""
-    from .project import open as open_project
     problems = []
     if not os.path.isfile(project_path):
         # A directory or FIFO exists: it is no project, but not missing.

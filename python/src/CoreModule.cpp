@@ -17,6 +17,7 @@
 #include "ClockBinding.hpp"
 #include "EventConversion.hpp"
 #include "MergerBinding.hpp"
+#include "MessageBinding.hpp"
 #include "TableFill.hpp"
 
 namespace py = pybind11;
@@ -193,4 +194,5 @@ PYBIND11_MODULE(_core, module) {
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);
     hdtrace::python::bindClocks(module);
+    hdtrace::python::bindMessages(module);
 }
