@@ -177,7 +177,7 @@ void parseType(const AttributeList &attributes, TypeRecord &out) {
     out.integers = attributes.integerList("integers");
     out.addresses = attributes.integerList("addresses");
     out.types = attributes.integerList("types");
-    // Since issue 12: what a predefined type's byte layout needs.
+    // What a predefined type's byte layout needs (newer wrappers write it).
     out.size = attributes.find("size") ? attributes.integer("size") : -1;
     out.extent = attributes.find("extent") ? attributes.integer("extent") : -1;
     if (out.size < -1 || out.extent < -1) attributes.fail("negative size or extent");

@@ -16,12 +16,12 @@ from .messages import MessageMatches, match_messages
 from .project import Communicator, Project, TopologyLeaf, open
 from .statistics import Stats, stats
 from .table import NO_PEER, NO_TAG, TABLE_COLUMNS
-from .distributed_frames import to_dask  # Dask (issue 16); Dask itself is imported on use
+from .distributed_frames import to_dask  # Dask; Dask itself is imported on use
 
 __all__ = [
     "Communicator", "Event", "MergeError", "MessageMatches", "MissingTraceError", "NO_PEER", "NO_TAG",
     "Project", "ReadError", "Stats", "TABLE_COLUMNS", "TopologyLeaf", "TraceDamageWarning",
     "match_messages", "merge", "open", "stats",
-    "to_dask",  # Dask (issue 16)
+    "to_dask",  # Dask
 ]
 __version__ = "0.1.0"

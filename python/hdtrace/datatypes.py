@@ -1,4 +1,4 @@
-"""Datatypes of the project file (seed Appendix B), decoded into type maps.
+"""Datatypes of the project file (docs/format/project.md), decoded into type maps.
 
 Every Datatype knows its size (bytes of data), lower bound and extent, and
 its flattened blocks: the (offset, length) byte ranges of one instance, in
@@ -274,7 +274,7 @@ class _Decoder:
     def decode_resized(self, element, params, details, datatype):
         old = self.old(element, params, datatype)
         lb = self.param(element, params, "lowerBound", "lb")
-        extent = self.param(element, params, "extend", "extent")  # the seed spells it "extend"
+        extent = self.param(element, params, "extend", "extent")  # the PIOsim tools spell it "extend"
         return [(0, 1, 0, old, 1, 0)], (lb, lb + extent)
 
     def _indexed(self, element, params, details, datatype, in_bytes, block_length=None):

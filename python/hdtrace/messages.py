@@ -103,7 +103,7 @@ def _probe_starts(project, names, ranks, threads, start_ns):
 def match_messages(project):
     """Pairs sends with receives in a Project, or in the frame of
     Project.to_dask() (rows are then positions in frame.compute())."""
-    # --- Dask (issue 16)
+    # --- Dask
     from .distributed_frames import frame_match_messages, run_of
     run = run_of(project)
     if run is not None:

@@ -264,7 +264,7 @@ class Project:
     # --- dialects
     def _detect_rank_kind(self):
         """'world' for what our merger writes (<Distribution implementation=>),
-        'local' for the original implementation and the seed (class=). Without
+        'local' for the original implementation and the older layout (class=). Without
         any <Distribution>, a trace with 9 fraction digits in its times is ours."""
         if self.distribution_style == "implementation":
             return "world"
@@ -283,7 +283,7 @@ class Project:
 
     @property
     def dialect(self):
-        """'hdtrace' (our wrapper and merger) or 'original' (the original implementation, the seed)."""
+        """'hdtrace' (our wrapper and merger) or 'original' (the original implementation, the older layout)."""
         return "hdtrace" if self.ranks_in_traces == "world" else "original"
 
     @property
@@ -380,7 +380,7 @@ class Project:
                               "use Project.to_numpy() instead") from None
         return pandas.DataFrame(self.to_numpy(names, window))
 
-    # --- Dask (issue 16): the table as a dask.dataframe, see distributed_frames.py
+    # --- Dask: the table as a dask.dataframe, see distributed_frames.py
     def to_dask(self, names=None, window=None, slice_bytes=256 << 20):
         """A dask.dataframe of to_numpy()'s columns and dtypes, one partition per
         trace (in topology order, each in the trace's order), read by the C++

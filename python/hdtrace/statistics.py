@@ -78,7 +78,7 @@ def _is_write(name):
 def stats(project):
     """The stats of a Project, or of the frame of Project.to_dask() (computed
     per partition, then combined)."""
-    # --- Dask (issue 16)
+    # --- Dask
     from .distributed_frames import frame_stats, run_of
     run = run_of(project)
     if run is not None:
