@@ -114,10 +114,13 @@ def test_readme_is_a_short_entry_point():
 # and specification of the development workplace, its shared folder) and issue
 # numbers, which mean nothing to a reader of the repository.
 FORBIDDEN = [
-    (re.compile(r"NOTES\.md"), "a notes file outside the repository"),
+    (re.compile(r"NOTES\.md|\bformat notes\b", re.IGNORECASE), "a notes file outside the repository"),
     (re.compile(r"\.\./shared|/work/shared"), "a folder outside the repository"),
     (re.compile(r"\bissue\s*#?\d+", re.IGNORECASE), "an issue number"),
-    (re.compile(r"\bthe seed\b|\bseed'?s\b|\bseed \d{3}", re.IGNORECASE), "the specification outside the repository"),
+    (re.compile(r"\bthe seed\b|\bseed's\b|\bseed[- ](?:\d|sections?|appendix)|\bseed-named\b", re.IGNORECASE),
+     "the specification outside the repository"),
+    (re.compile(r"\bworkplace\b", re.IGNORECASE), "the development workplace"),
+    (re.compile(r"TRACE-FORMAT\.md|docs/performance\.md"), "a document that moved into docs/"),
 ]
 # The only files that may name the folder of the optional fixtures: the
 # helpers through which the tests look for it.
@@ -166,3 +169,21 @@ def test_no_reference_outside_the_repository_or_to_issue_numbers():
                     continue
                 problems.append(f"{relative}:{number}: {what}: {line.strip()[:120]}")
     assert not problems, f"{len(problems)} references:\n" + "\n".join(problems)
+
+
+DOC_PATH = re.compile(r"\bdocs/(?:[\w.-]+/)*[\w.-]+\.md\b")
+
+
+def test_every_docs_page_named_in_the_sources_exists():
+    """A comment or message that sends its reader to docs/ names a page that is there."""
+    myself = str(pathlib.Path(__file__).resolve().relative_to(REPO))
+    problems = []
+    for relative in tracked_files():
+        if relative == myself or not is_text_source(relative):
+            continue
+        text = (REPO / relative).read_text(encoding="utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), 1):
+            for match in DOC_PATH.finditer(line):
+                if not (REPO / match.group(0)).is_file():
+                    problems.append(f"{relative}:{number}: {match.group(0)} does not exist")
+    assert not problems, "\n".join(problems)
