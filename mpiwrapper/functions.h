@@ -151,7 +151,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
 
 /* ---- Matched probes, one-sided communication, generalized requests (MPI-3.1;
- * docs/format/calls.md, sections "Matched probes", "One-sided communication",
+ * docs/format/mpi3.md, sections "Matched probes", "One-sided communication",
  * "Generalized requests") ---- */
 
 /* Matched probes */
@@ -206,7 +206,7 @@ int MPI_Grequest_complete(MPI_Request request);
 /* HDTrace's own test function (hdtrace/hdtracempi.h) */
 int MPI_hdT_Test_nested(int depth);
 
-/* --- MPI-3.1 calls (docs/format/calls.md, "MPI-3.1 calls") --- */
+/* --- MPI-3.1 calls (docs/format/mpi3.md, "MPI-3.1 calls") --- */
 
 /* Nonblocking collectives */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);

@@ -425,7 +425,7 @@ FUNCTIONS = {
 
 
 # ---- Matched probes, one-sided communication, generalized requests (MPI-3.1;
-# docs/format/calls.md, sections "Matched probes", "One-sided communication",
+# docs/format/mpi3.md, sections "Matched probes", "One-sided communication",
 # "Generalized requests"). Kept in one block: added to KINDS and FUNCTIONS.
 
 KINDS.update({
@@ -553,13 +553,13 @@ FUNCTIONS.update({
 NOT_LOGGED = {'MPI_Request_free'}
 
 
-# --- MPI-3.1 calls (docs/format/calls.md, "MPI-3.1 calls"). Each is derived
+# --- MPI-3.1 calls (docs/format/mpi3.md, "MPI-3.1 calls"). Each is derived
 # from the entry of the call it is written like, so
 # that a change to the blocking form carries over to its other forms.
 
 def written_like(blocking, tag, rid=False):
     """The attributes of FUNCTIONS[blocking] under another tag; with rid, the
-    new request's rid after them (a nonblocking form: docs/format/calls.md)."""
+    new request's rid after them (a nonblocking form: docs/format/mpi3.md)."""
     entry = dict(FUNCTIONS[blocking], tag=tag)
     attrs = list(entry.get('attrs', []))
     if rid:
@@ -636,7 +636,7 @@ FUNCTIONS.update({
                           after='const int64_t newCid = call.commDuplicated(result, comm, newcomm);\n'
                                 + NEW_REQUEST),
 
-    # --- File queries (docs/format/calls.md): fid, then the values returned.
+    # --- File queries (docs/format/mpi3.md): fid, then the values returned.
     'MPI_File_get_atomicity': file_query('File_get_atomicity', ('flag', 'int', returned('flag'))),
     'MPI_File_get_amode': file_query('File_get_amode', ('flags', 'int', returned('amode'))),
     'MPI_File_get_view': file_query(

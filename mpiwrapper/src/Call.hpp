@@ -169,7 +169,7 @@ class Call {
     int64_t splitBegun(int result, MPI_File fh);
     int64_t splitEnded(MPI_File fh) { return gRuntime->files.endSplit(fh); }
 
-    // --- Matched probes (docs/format/calls.md, "Matched probes").
+    // --- Matched probes (docs/format/mpi3.md, "Matched probes").
     // After MPI_Mprobe (flag 1) / MPI_Improbe: what the probe matched, with
     // a new mid; the requested source and tag and mid -1 when it matched
     // nothing. Remembered by handle for the receive.
@@ -180,7 +180,7 @@ class Call {
         return gRuntime->messages.take(*message);
     }
 
-    // --- One-sided communication (docs/format/calls.md, "One-sided communication").
+    // --- One-sided communication (docs/format/mpi3.md, "One-sided communication").
     int64_t winId(MPI_Win win) {
         const WinRecord *record = context_->win(win);
         return record ? record->id : -1;

@@ -27,7 +27,7 @@ inline const char *whenceName(int whence) {
     return "Unknown";
 }
 
-// MPI_Win_lock's lock type (docs/format/calls.md, "One-sided communication").
+// MPI_Win_lock's lock type (docs/format/mpi3.md, "One-sided communication").
 inline const char *lockTypeName(int lockType) {
     if (lockType == MPI_LOCK_SHARED) return "shared";
     if (lockType == MPI_LOCK_EXCLUSIVE) return "exclusive";

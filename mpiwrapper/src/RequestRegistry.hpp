@@ -83,7 +83,7 @@ class RequestTable {
     void completed(const RequestRegistry::Entry &entry);  // forgets it, or makes it inactive
     void freed(const RequestRegistry::Entry &entry);      // MPI_Request_free
 
-    // The proof that no <For> is lost (docs/format/calls.md, "MPI-3.1 calls", HDTRACE_VERBOSE):
+    // The proof that no <For> is lost (docs/format/mpi3.md, "MPI-3.1 calls", HDTRACE_VERBOSE):
     // requests this thread saw complete in Wait*/Test*, and those among them
     // that no traced call created (they complete without a <For>).
     void countUnseen() { ++unseen_; }

@@ -84,7 +84,7 @@ struct Runtime {
     TypeRegistry types;
     FileRegistry files;
     RequestRegistry requests;
-    // Matched probes and one-sided communication (docs/format/calls.md).
+    // Matched probes and one-sided communication (docs/format/mpi3.md).
     MessageRegistry messages;
     WinRegistry wins;
     std::string program;  // trace file name parts

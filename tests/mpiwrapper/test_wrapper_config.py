@@ -6,7 +6,7 @@ import pytest
 
 import tracecheck
 
-# Ordinary functions (docs/format/calls.md): time and end only, written only while
+# Ordinary functions (docs/format/trace.md): time and end only, written only while
 # HDTRACE_ALL_FUNCTIONS=1.
 ORDINARY_TAGS = {"Init", "Init_thread", "Finalize", "Abort", "File_get_position",
                  "File_get_position_shared", "Probe", "Type_free", "Type_dup", "Type_contiguous",

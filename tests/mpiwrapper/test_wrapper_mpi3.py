@@ -1,4 +1,4 @@
-"""MPI-3.1 calls (docs/format/calls.md "MPI-3.1 calls"): the trace holds
+"""MPI-3.1 calls (docs/format/mpi3.md, "MPI-3.1 calls"): the trace holds
 exactly what each program did, every completed request has its <For>, and
 the wrapper changes nothing the program sees.
 

@@ -32,7 +32,7 @@ _ONE_SIDED = frozenset({
     "Win_wait", "Win_test",
 })
 # MPI-3.1: the nonblocking forms of these and the neighbourhood collectives
-# (docs/format/calls.md "MPI-3.1 calls") are collectives too.
+# (docs/format/mpi3.md, "MPI-3.1 calls") are collectives too.
 NONBLOCKING_COLLECTIVES = {"I" + name[0].lower() + name[1:]: name for name in _COLLECTIVE}
 NEIGHBOR_COLLECTIVES = frozenset(
     prefix + kind for prefix in ("Neighbor_", "Ineighbor_")

@@ -326,7 +326,7 @@ int main(int argc, char **argv) {
     say_io("File_write_at_all_end", rc, &status);
     expect_end_call(label);
     rc = MPI_File_read_at_all_begin(fh, 200, in, 2 * size, MPI_INT);
-    /* This begin has the access attributes as well (docs/format/calls.md). */
+    /* This begin has the access attributes as well (docs/format/trace.md). */
     {
         static char read_at_label[32];
         snprintf(read_at_label, sizeof read_at_label, "split:%d", ++split_number);
