@@ -110,6 +110,8 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
     frames::putU16(header + frames::file_header::kVersion, frames::kVersion);
     frames::putU16(header + frames::file_header::kHeaderBytes, frames::kFileHeaderBytes);
     frames::putU32(header + frames::file_header::kMaxFrameBytes, options.frameBytes);
+    frames::putU32(header + frames::file_header::kHeaderCrc,
+                   frames::crc32c(header, frames::file_header::kHeaderCrc));
     if (const int writeError =
             writeFullyAt(writer->fd_, reinterpret_cast<const char *>(header), sizeof header, 0))
         return report("cannot write '" + path + "': " + std::strerror(writeError));

@@ -91,6 +91,8 @@ void FrameFile::readFileHeader() {
     readAt(0, header, sizeof header);
     if (std::memcmp(header + fileh::kMagic, frames::kFileMagic, sizeof frames::kFileMagic) != 0)
         damaged(0, "not a compact trace (no HDTCOMP magic)");
+    if (frames::getU32(header + fileh::kHeaderCrc) != frames::crc32c(header, fileh::kHeaderCrc))
+        damaged(0, "file header checksum mismatch");
     const uint16_t version = frames::getU16(header + fileh::kVersion);
     if (version != frames::kVersion)
         damaged(fileh::kVersion, "container version " + std::to_string(version) +
@@ -99,6 +101,7 @@ void FrameFile::readFileHeader() {
     if (frames::getU16(header + fileh::kHeaderBytes) != frames::kFileHeaderBytes)
         damaged(fileh::kHeaderBytes,
                 "file header size is not " + std::to_string(frames::kFileHeaderBytes));
+    if (frames::getU32(header + fileh::kFlags) != 0) damaged(fileh::kFlags, "unknown file flags");
     maxFrameBytes_ = frames::getU32(header + fileh::kMaxFrameBytes);
     if (maxFrameBytes_ < frames::kMinFrameBytes || maxFrameBytes_ > frames::kMaxFrameBytesLimit)
         damaged(fileh::kMaxFrameBytes, "frame size " + std::to_string(maxFrameBytes_) +

@@ -16,12 +16,14 @@ namespace hdtrace::frames {
 // --- File header: the first kFileHeaderBytes of every compact trace.
 constexpr char kFileMagic[8] = {'H', 'D', 'T', 'C', 'O', 'M', 'P', '\x1a'};
 constexpr uint16_t kVersion = 1;
-constexpr size_t kFileHeaderBytes = 16;
+constexpr size_t kFileHeaderBytes = 24;
 namespace file_header {
 constexpr size_t kMagic = 0;           // 8 bytes
 constexpr size_t kVersion = 8;         // u16
 constexpr size_t kHeaderBytes = 10;    // u16, kFileHeaderBytes
 constexpr size_t kMaxFrameBytes = 12;  // u32, largest uncompressed frame payload
+constexpr size_t kFlags = 16;          // u32, 0
+constexpr size_t kHeaderCrc = 20;      // u32, CRC-32C of bytes [0, 20)
 }  // namespace file_header
 
 // --- Frame header: before every frame's payload.
