@@ -181,7 +181,7 @@ TEST(CompactFrames, TimeWindowFindsExactlyTheFramesWithRecordsInIt) {
     options.frameBytes = 1024;
     writeTrace(file.path(), records, options);
     FrameFile read(file.path());
-    // Per frame, its records (frames were read in order above).
+    // Per frame, its records.
     std::vector<std::vector<TestRecord>> byFrame;
     std::vector<unsigned char> payload;
     for (size_t i = 0; i < read.frames().size(); ++i) {
