@@ -5,14 +5,14 @@
 // compressed on the appending thread or on the background writer thread,
 // then back through the reader's FrameFile. Prints, per case: ns per record
 // and MB/s of records on the appending thread, the same to the closed file,
-// bytes per record in the file, and the decode rate. Then the same stream
-// paced like a program that computes about `work` ns between two calls:
-// the ns each record adds to that program, in thread and in background.
-// No assertions.
+// bytes per record in the file, and the decode rate; and the CPU time per
+// record of the appending thread and of the whole process, which show where
+// the compression runs and hold still on a loaded machine, where wall-clock
+// figures do not. No assertions.
 //
 //     bench_hdtrace_frames [records=2000000] [directory=$TMPDIR or /tmp] [repetitions=3]
-//                          [work=500]
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,44 +79,19 @@ long long fileSize(const std::string &path) {
     return stat(path.c_str(), &info) == 0 ? static_cast<long long>(info.st_size) : -1;
 }
 
-// About `iterations` steps of dependent arithmetic: the program's own work.
-uint64_t gWorkSink = 0;
-void work(long iterations) {
-    uint64_t value = gWorkSink;
-    for (long i = 0; i < iterations; ++i)
-        value = value * 2862933555777941757ull + 3037000493ull;
-    gWorkSink = value;
-}
-
-// Iterations of work() that take about nanoseconds.
-long calibrateWork(double nanoseconds) {
-    const long trial = 10'000'000;
-    const auto start = Clock::now();
-    work(trial);
-    const double perIteration =
-        std::chrono::duration<double, std::nano>(Clock::now() - start).count() / trial;
-    return static_cast<long>(nanoseconds / perIteration);
-}
-
-// Seconds for the paced loop, with records (writer) or without (nullptr).
-double pacedSeconds(const Stream &stream, hdtrace::FrameWriter *writer, long workIterations) {
-    const auto start = Clock::now();
-    uint32_t begin = 0;
-    for (size_t i = 0; i < stream.ends.size(); ++i) {
-        work(workIterations);
-        if (writer)
-            writer->append(stream.bytes.data() + begin, stream.ends[i] - begin, stream.times[i]);
-        begin = stream.ends[i];
-    }
-    if (writer) writer->close();
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 struct WriteFigures {
-    double appendSeconds;  // the appending thread, until the last append
-    double totalSeconds;   // until the file is closed
+    double appendSeconds;      // the appending thread, until the last append
+    double totalSeconds;       // until the file is closed
+    double threadCpuSeconds;   // of the appending thread, until closed
+    double processCpuSeconds;  // of the process, until closed
     long long fileBytes;
 };
+
+double cpuSeconds(clockid_t clock) {
+    timespec now;
+    clock_gettime(clock, &now);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
 
 WriteFigures writeOnce(const Stream &stream, const std::string &path, int level, bool background) {
     hdtrace::FrameWriterOptions options;
@@ -127,6 +102,8 @@ WriteFigures writeOnce(const Stream &stream, const std::string &path, int level,
         std::fprintf(stderr, "bench_hdtrace_frames: cannot create %s\n", path.c_str());
         std::exit(1);
     }
+    const double threadStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+    const double processStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
     const auto start = Clock::now();
     uint32_t begin = 0;
     for (size_t i = 0; i < stream.ends.size(); ++i) {
@@ -137,7 +114,9 @@ WriteFigures writeOnce(const Stream &stream, const std::string &path, int level,
     writer->close();
     const auto closed = Clock::now();
     return {std::chrono::duration<double>(appended - start).count(),
-            std::chrono::duration<double>(closed - start).count(), fileSize(path)};
+            std::chrono::duration<double>(closed - start).count(),
+            cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - threadStart,
+            cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - processStart, fileSize(path)};
 }
 
 double decodeSeconds(const std::string &path, uint64_t *records) {
@@ -164,9 +143,9 @@ int main(int argc, char **argv) {
         "median of %d runs\n",
         records, static_cast<double>(stream.bytes.size()) / static_cast<double>(records),
         repetitions);
-    std::printf("%-5s %-10s | %13s %11s | %13s %11s | %9s | %14s\n", "level", "compress",
-                "append ns/rec", "append MB/s", "closed ns/rec", "closed MB/s", "B/record",
-                "decode Mrec/s");
+    std::printf("%-5s %-10s | %13s %11s | %13s %11s | %12s %13s | %9s | %13s\n", "level",
+                "compress", "append ns/rec", "append MB/s", "closed ns/rec", "closed MB/s",
+                "thread CPU ns", "process CPU ns", "B/record", "decode Mrec/s");
     const std::string path =
         directory + "/bench_hdtrace_frames." + std::to_string(getpid()) + ".ctrc";
     for (int level : {1, 3}) {
@@ -182,51 +161,28 @@ int main(int argc, char **argv) {
                 std::sort(values.begin(), values.end());
                 return values[values.size() / 2];
             };
-            std::vector<double> append, total;
+            std::vector<double> append, total, threadCpu, processCpu;
             for (const WriteFigures &run : runs) {
                 append.push_back(run.appendSeconds);
                 total.push_back(run.totalSeconds);
+                threadCpu.push_back(run.threadCpuSeconds);
+                processCpu.push_back(run.processCpuSeconds);
             }
             const double a = median(append), t = median(total), d = median(decodes);
             if (decoded != static_cast<uint64_t>(records))
                 std::fprintf(stderr, "bench_hdtrace_frames: read %llu records back, not %ld\n",
                              static_cast<unsigned long long>(decoded), records);
-            std::printf("%-5d %-10s | %13.2f %11.0f | %13.2f %11.0f | %9.3f | %14.1f\n", level,
-                        background ? "background" : "in thread", a * 1e9 / records,
-                        rawMegabytes / a, t * 1e9 / records, rawMegabytes / t,
-                        static_cast<double>(runs.back().fileBytes) / static_cast<double>(records),
-                        static_cast<double>(records) / d / 1e6);
+            std::printf(
+                "%-5d %-10s | %13.2f %11.0f | %13.2f %11.0f | %12.2f %13.2f | %9.3f | "
+                "%13.1f\n",
+                level, background ? "background" : "in thread", a * 1e9 / records, rawMegabytes / a,
+                t * 1e9 / records, rawMegabytes / t, median(threadCpu) * 1e9 / records,
+                median(processCpu) * 1e9 / records,
+                static_cast<double>(runs.back().fileBytes) / static_cast<double>(records),
+                static_cast<double>(records) / d / 1e6);
         }
     }
 
-    const double workNanoseconds = argc > 4 ? std::atof(argv[4]) : 500;
-    const long iterations = calibrateWork(workNanoseconds);
-    std::printf(
-        "\npaced: about %.0f ns of work before each record; ns added per record "
-        "(median of %d, interleaved with the untraced loop)\n",
-        workNanoseconds, repetitions);
-    std::printf("%-5s %-10s | %12s %12s %12s\n", "level", "compress", "untraced ns", "traced ns",
-                "added ns");
-    for (int level : {1, 3}) {
-        for (bool background : {false, true}) {
-            std::vector<double> plain, traced;
-            for (int r = 0; r < repetitions; ++r) {
-                plain.push_back(pacedSeconds(stream, nullptr, iterations));
-                hdtrace::FrameWriterOptions options;
-                options.compressionLevel = level;
-                options.background = background;
-                auto writer = hdtrace::FrameWriter::create(path, options);
-                if (!writer) return 1;
-                traced.push_back(pacedSeconds(stream, writer.get(), iterations));
-            }
-            std::sort(plain.begin(), plain.end());
-            std::sort(traced.begin(), traced.end());
-            const double p = plain[plain.size() / 2] * 1e9 / records;
-            const double t = traced[traced.size() / 2] * 1e9 / records;
-            std::printf("%-5d %-10s | %12.1f %12.1f %12.1f\n", level,
-                        background ? "background" : "in thread", p, t, t - p);
-        }
-    }
     unlink(path.c_str());
     return 0;
 }
