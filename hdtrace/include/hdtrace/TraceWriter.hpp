@@ -188,7 +188,7 @@ class TraceWriter final : public OpenTrace {
     char *renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const;
     int appendOutput(const char *text, size_t length);
     void fail(const char *what, int error);
-    void failOutput();  // fail() naming the file whose write failed (issue 16)
+    void failOutput();  // fail() naming the file whose write failed
 
     // What every state reads comes first, so that a state touches few cache
     // lines: calls that enter the kernel (file I/O) find them evicted.
@@ -214,7 +214,7 @@ class TraceWriter final : public OpenTrace {
     int64_t timeAdjustmentSeconds_ = 0;
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
-    // --- Issue 16: the .info's lines on their way to the file (one half of
+    // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
     OutputBuffer info_;
