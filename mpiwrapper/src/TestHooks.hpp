@@ -1,5 +1,5 @@
 // TestHooks: knobs for the wrapper's own tests, never needed by a user
-// (TRACE-FORMAT.md, "Testing knobs"). Each does nothing unless its
+// (docs/dev/wrapper.md, "Testing knobs"). Each does nothing unless its
 // environment variable is set.
 #pragma once
 

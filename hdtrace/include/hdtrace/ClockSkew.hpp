@@ -1,5 +1,5 @@
 // ClockSkew: a deliberate error of a process's clock, for testing only
-// (HDTRACE_CLOCK_SKEW, mpiwrapper/TRACE-FORMAT.md "Clocks"). A TraceWriter
+// (HDTRACE_CLOCK_SKEW, docs/user/clocks.md). A TraceWriter
 // that has one writes every time through it, so that one machine can
 // emulate hosts whose clocks disagree and drift apart:
 //

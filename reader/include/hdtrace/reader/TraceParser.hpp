@@ -69,7 +69,7 @@ class TraceParser : private SaxHandler {
     // The error that ended a partial read, if any ("file:line:column: problem").
     const std::optional<std::string> &damage() const { return damage_; }
     // Whole-second base of the times (0 when the root has no timeAdjustment,
-    // as in the seed's older traces with absolute times).
+    // as in the older layout's traces with absolute times).
     int64_t timeAdjustmentNs() const { return timeAdjustmentNs_; }
     // Checks the root element (<Program>) and reads its timeAdjustment into
     // *adjustmentNs (0 when absent). On error, fails the parser and returns false.
