@@ -118,6 +118,10 @@ def completion(requests, update):
 # File data access. `offset` is the explicit offset (etype units) or the
 # individual file pointer before the call (bytes).
 DATA = [('size', 'size', 'count', 'datatype'), ('count', 'int', 'count'), ('tid', 'type', 'datatype')]
+# The offset attribute of the two kinds of access: the individual file
+# pointer before the call (bytes), or the explicit offset (etype units).
+AT_POINTER = ('offset', 'position', 'fh')
+AT_OFFSET = ('offset', 'int', 'offset')
 
 
 def file_access(offset):
@@ -381,24 +385,24 @@ FUNCTIONS = {
     'MPI_File_get_position': ordinary(),
     'MPI_File_get_position_shared': ordinary(),
 
-    'MPI_File_read': file_access(('offset', 'position', 'fh')),
-    'MPI_File_read_all': file_access(('offset', 'position', 'fh')),
-    'MPI_File_read_at': file_access(('offset', 'int', 'offset')),
-    'MPI_File_read_at_all': file_access(('offset', 'int', 'offset')),
+    'MPI_File_read': file_access(AT_POINTER),
+    'MPI_File_read_all': file_access(AT_POINTER),
+    'MPI_File_read_at': file_access(AT_OFFSET),
+    'MPI_File_read_at_all': file_access(AT_OFFSET),
     'MPI_File_read_shared': file_shared_access(),
     'MPI_File_read_ordered': file_shared_access(),
-    'MPI_File_write': file_access(('offset', 'position', 'fh')),
-    'MPI_File_write_all': file_access(('offset', 'position', 'fh')),
-    'MPI_File_write_at': file_access(('offset', 'int', 'offset')),
-    'MPI_File_write_at_all': file_access(('offset', 'int', 'offset')),
+    'MPI_File_write': file_access(AT_POINTER),
+    'MPI_File_write_all': file_access(AT_POINTER),
+    'MPI_File_write_at': file_access(AT_OFFSET),
+    'MPI_File_write_at_all': file_access(AT_OFFSET),
     'MPI_File_write_shared': file_shared_access(),
     'MPI_File_write_ordered': file_shared_access(),
 
-    'MPI_File_iread': file_nonblocking(('offset', 'position', 'fh')),
-    'MPI_File_iread_at': file_nonblocking(('offset', 'int', 'offset')),
+    'MPI_File_iread': file_nonblocking(AT_POINTER),
+    'MPI_File_iread_at': file_nonblocking(AT_OFFSET),
     'MPI_File_iread_shared': file_nonblocking(),
-    'MPI_File_iwrite': file_nonblocking(('offset', 'position', 'fh')),
-    'MPI_File_iwrite_at': file_nonblocking(('offset', 'int', 'offset')),
+    'MPI_File_iwrite': file_nonblocking(AT_POINTER),
+    'MPI_File_iwrite_at': file_nonblocking(AT_OFFSET),
     'MPI_File_iwrite_shared': file_nonblocking(),
 
     'MPI_File_read_all_begin': split_begin('individual'),
