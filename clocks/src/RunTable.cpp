@@ -4,11 +4,11 @@
 #include <numeric>
 
 #include <hdtrace/clocks/RunTable.hpp>
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "DecimalNumber.hpp"
 #include "EveryCore.hpp"
 
 namespace hdtrace::clocks {

@@ -15,6 +15,7 @@
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "ClockBinding.hpp"
+#include "ColumnReaders.hpp"
 #include "EventConversion.hpp"
 #include "MergerBinding.hpp"
 #include "TableFill.hpp"

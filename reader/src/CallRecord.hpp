@@ -16,9 +16,9 @@
 #include <vector>
 
 #include <hdtrace/reader/EventColumns.hpp>
-#include <hdtrace/reader/TraceParser.hpp>
 
 #include "Inlining.hpp"
+#include "TraceParser.hpp"
 
 namespace hdtrace::reader {
 

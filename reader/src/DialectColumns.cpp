@@ -17,12 +17,13 @@
 #include <unordered_map>
 #include <utility>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
-#include <hdtrace/reader/DialectScanner.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 
 #include "CallRecord.hpp"
+#include "ColumnReaders.hpp"
+#include "DecimalNumber.hpp"
 #include "DialectBytes.hpp"
+#include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
 
 namespace hdtrace::reader {

@@ -4,12 +4,13 @@
 #include <unordered_map>
 #include <utility>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 
 #include "CallRecord.hpp"
+#include "ColumnReaders.hpp"
+#include "DecimalNumber.hpp"
+#include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {
 namespace {

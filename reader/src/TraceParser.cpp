@@ -1,10 +1,12 @@
+#include "TraceParser.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <utility>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/TraceParser.hpp>
+
+#include "DecimalNumber.hpp"
 
 namespace hdtrace::reader {
 

@@ -121,6 +121,23 @@ def test_installed_libraries_hold_no_testing_knobs(installed, build_dir):
     assert not list((installed.prefix / "include").rglob("ClockSkew*")), "a knob's header is installed"
 
 
+# The reader's public API: the column read, the event reader, the project
+# reader, and what they take and give. Its scanner and parsers stay inside.
+READER_HEADERS = ["ColumnMemory.hpp", "Event.hpp", "EventColumns.hpp", "Project.hpp",
+                  "ReadError.hpp", "TraceOptions.hpp", "TraceReader.hpp", "TraceSlices.hpp"]
+
+
+def test_installed_reader_headers_are_the_public_api_and_stand_alone(installed, tmp_path):
+    include = installed.prefix / "include"
+    headers = sorted(p.name for p in (include / "hdtrace" / "reader").iterdir())
+    assert headers == READER_HEADERS
+    # Each compiles on its own from the moved tree: none needs a header left inside.
+    for header in headers + [f"../clocks/{p.name}" for p in (include / "hdtrace" / "clocks").iterdir()]:
+        source = tmp_path / "alone.cpp"
+        source.write_text(f"#include <hdtrace/reader/{header}>\n")
+        run(["c++", "-std=c++17", "-fsyntax-only", f"-I{include}", str(source)])
+
+
 def pkg_config(installed, *args):
     env = dict(os.environ, PKG_CONFIG_PATH=str(installed.libdir / "pkgconfig"))
     env.pop("PKG_CONFIG_SYSROOT_DIR", None)

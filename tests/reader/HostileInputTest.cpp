@@ -12,9 +12,9 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "SaxFileParser.hpp"
 #include "TestFiles.hpp"
 
 using namespace hdtrace::reader;

@@ -6,13 +6,14 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <hdtrace/reader/Event.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
+#include <hdtrace/reader/TraceOptions.hpp>
+
+#include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {
 
@@ -21,29 +22,6 @@ class EventSink {
     virtual ~EventSink() = default;
     // event is only valid during the call; it is reused for the next one.
     virtual void onEvent(const Event &event) = 0;
-};
-
-struct TraceFilter {
-    // Top-level calls with one of these names; empty: every call. Other calls
-    // are skipped without decoding their attributes or children.
-    std::vector<std::string> names;
-    // Calls that overlap [fromNs, toNs] (absolute nanoseconds). Top-level
-    // calls are written in start order, so parsing stops at the first call
-    // that starts after toNs.
-    int64_t fromNs = std::numeric_limits<int64_t>::min();
-    int64_t toNs = std::numeric_limits<int64_t>::max();
-
-    bool hasTimeWindow() const {
-        return fromNs != std::numeric_limits<int64_t>::min() ||
-               toNs != std::numeric_limits<int64_t>::max();
-    }
-};
-
-struct TraceOptions {
-    TraceFilter filter;
-    // Whether damage (malformed or truncated XML) ends the trace quietly,
-    // keeping every complete call before it, instead of throwing ReadError.
-    bool partial = false;
 };
 
 class TraceParser : private SaxHandler {
