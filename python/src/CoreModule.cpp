@@ -11,6 +11,7 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/RunTable.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
@@ -130,6 +131,50 @@ py::dict readColumns(const std::string &path, std::vector<std::string> names,
     return out;
 }
 
+// A run into one table (hdtrace/reader/RunTable.hpp): the traces of the
+// project read on every core, the rows sorted by start. localRanks: whether
+// the traces' ranks are local to their communicator; none: as the project
+// and its traces tell (ranksAreLocal).
+py::dict readRun(const std::string &projectPath, std::vector<std::string> names,
+                 std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial,
+                 std::optional<bool> localRanks) {
+    RunTable table;
+    {
+        py::gil_scoped_release release;
+        const Project project = readProject(projectPath);
+        const std::vector<RunTrace> traces = traceList(project);
+        RunReadOptions options;
+        options.partial = partial;
+        options.filter = makeOptions(std::move(names), fromNs, toNs, partial).filter;
+        options.localRanks = localRanks ? *localRanks : ranksAreLocal(project, traces);
+        table = readRunTable(project, traces, options);
+    }
+    py::dict out;
+    out["names"] = table.names;
+    out["name_code"] = toArray(std::move(table.nameCode));
+    out["rank"] = toArray(std::move(table.rank));
+    out["thread"] = toArray(std::move(table.thread));
+    out["start_ns"] = toArray(std::move(table.startNs));
+    out["end_ns"] = toArray(std::move(table.endNs));
+    out["size"] = toArray(std::move(table.size));
+    out["offset"] = toArray(std::move(table.offset));
+    out["rid"] = toArray(std::move(table.rid));
+    out["peer"] = toArray(std::move(table.peer));
+    out["tag"] = toArray(std::move(table.tag));
+    out["cid"] = toArray(std::move(table.cid));
+    out["fid"] = toArray(std::move(table.fid));
+    out["recv_peer"] = toArray(std::move(table.recvPeer));
+    out["recv_tag"] = toArray(std::move(table.recvTag));
+    out["completion_row"] = toArray(std::move(table.completionRow));
+    out["completion_rid"] = toArray(std::move(table.completionRid));
+    out["open_row"] = toArray(std::move(table.openRow));
+    out["open_fid"] = toArray(std::move(table.openFid));
+    out["open_name"] = table.openName;
+    out["untranslated_peers"] = table.untranslatedPeers;
+    out["damage"] = table.damage;
+    return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, module) {
@@ -182,6 +227,13 @@ PYBIND11_MODULE(_core, module) {
                py::arg("begin") = py::none(), py::arg("end") = py::none(),
                "Reads the top-level calls of a trace into numpy columns; with begin or "
                "end, those whose element starts in the byte range [begin, end).");
+
+    module.def("read_run_table", &readRun, py::arg("project"),
+               py::arg("names") = std::vector<std::string>(), py::arg("from_ns") = py::none(),
+               py::arg("to_ns") = py::none(), py::arg("partial") = false,
+               py::arg("local_ranks") = py::none(),
+               "Reads every trace of a project into one table of numpy columns, the rows "
+               "sorted by start (stably, traces in (rank, thread) order).");
 
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);

@@ -121,10 +121,11 @@ def test_installed_libraries_hold_no_testing_knobs(installed, build_dir):
     assert not list((installed.prefix / "include").rglob("ClockSkew*")), "a knob's header is installed"
 
 
-# The reader's public API: the column read, the event reader, the project
-# reader, and what they take and give. Its scanner and parsers stay inside.
+# The reader's public API: the column read, the event reader, the run table, the
+# project reader, and what they take and give. Its scanner and parsers stay inside.
 READER_HEADERS = ["ColumnMemory.hpp", "Event.hpp", "EventColumns.hpp", "Project.hpp",
-                  "ReadError.hpp", "TraceOptions.hpp", "TraceReader.hpp", "TraceSlices.hpp"]
+                  "ReadError.hpp", "RunTable.hpp", "TraceOptions.hpp", "TraceReader.hpp",
+                  "TraceSlices.hpp"]
 
 
 def test_installed_reader_headers_are_the_public_api_and_stand_alone(installed, tmp_path):
