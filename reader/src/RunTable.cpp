@@ -28,8 +28,11 @@ bool isFile(const std::string &path) {
     return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
 }
 
+// A column the table's maker left empty (a caller that fills only the
+// columns it needs, as the clocks' binding does) stays empty.
 template <typename T>
 void permute(std::vector<T> &values, const std::vector<size_t> &order) {
+    if (values.empty()) return;
     std::vector<T> sorted;
     sorted.reserve(values.size());
     for (size_t row : order)

@@ -38,7 +38,8 @@ struct RunTable {
 
     size_t rows() const { return nameCode.size(); }
     const std::string &name(size_t row) const { return names[static_cast<size_t>(nameCode[row])]; }
-    // Puts the rows in this order (order[k] = the old row of new row k).
+    // Puts the rows in this order (order[k] = the old row of new row k);
+    // columns left empty stay empty.
     void reorder(const std::vector<size_t> &order);
     // The rows sorted by startNs, stably.
     void sortByStart();
