@@ -35,6 +35,30 @@ py::array_t<T> toArray(std::vector<T, Allocator> &&values) {
     return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
 }
 
+// The columns that a trace's EventColumns and a run's RunTable have in
+// common, handed to numpy under the names the package uses.
+template <typename Table>
+void moveColumns(Table &table, py::dict &out) {
+    out["name_code"] = toArray(std::move(table.nameCode));
+    out["start_ns"] = toArray(std::move(table.startNs));
+    out["end_ns"] = toArray(std::move(table.endNs));
+    out["size"] = toArray(std::move(table.size));
+    out["offset"] = toArray(std::move(table.offset));
+    out["rid"] = toArray(std::move(table.rid));
+    out["peer"] = toArray(std::move(table.peer));
+    out["tag"] = toArray(std::move(table.tag));
+    out["cid"] = toArray(std::move(table.cid));
+    out["fid"] = toArray(std::move(table.fid));
+    out["recv_peer"] = toArray(std::move(table.recvPeer));
+    out["recv_tag"] = toArray(std::move(table.recvTag));
+    out["completion_row"] = toArray(std::move(table.completionRow));
+    out["completion_rid"] = toArray(std::move(table.completionRid));
+    out["open_row"] = toArray(std::move(table.openRow));
+    out["open_fid"] = toArray(std::move(table.openFid));
+    out["open_name"] = table.openName;
+    out["untranslated_peers"] = table.untranslatedPeers;
+}
+
 TraceOptions makeOptions(std::vector<std::string> names, std::optional<int64_t> fromNs,
                          std::optional<int64_t> toNs, bool partial) {
     TraceOptions options;
@@ -100,24 +124,7 @@ py::dict readColumns(const std::string &path, std::vector<std::string> names,
     EventColumns &columns = result.columns;
     py::dict out;
     out["names"] = columns.names;
-    out["name_code"] = toArray(std::move(columns.nameCode));
-    out["start_ns"] = toArray(std::move(columns.startNs));
-    out["end_ns"] = toArray(std::move(columns.endNs));
-    out["size"] = toArray(std::move(columns.size));
-    out["offset"] = toArray(std::move(columns.offset));
-    out["rid"] = toArray(std::move(columns.rid));
-    out["peer"] = toArray(std::move(columns.peer));
-    out["tag"] = toArray(std::move(columns.tag));
-    out["cid"] = toArray(std::move(columns.cid));
-    out["fid"] = toArray(std::move(columns.fid));
-    out["recv_peer"] = toArray(std::move(columns.recvPeer));
-    out["recv_tag"] = toArray(std::move(columns.recvTag));
-    out["completion_row"] = toArray(std::move(columns.completionRow));
-    out["completion_rid"] = toArray(std::move(columns.completionRid));
-    out["open_row"] = toArray(std::move(columns.openRow));
-    out["open_fid"] = toArray(std::move(columns.openFid));
-    out["open_name"] = columns.openName;
-    out["untranslated_peers"] = columns.untranslatedPeers;
+    moveColumns(columns, out);
     out["damage"] = result.damage;
     out["time_fraction_digits"] = result.timeFractionDigits;
     out["fallback"] = result.fallback;  // why the dialect scanner left the trace to libxml2
@@ -151,26 +158,9 @@ py::dict readRun(const std::string &projectPath, std::vector<std::string> names,
     }
     py::dict out;
     out["names"] = table.names;
-    out["name_code"] = toArray(std::move(table.nameCode));
     out["rank"] = toArray(std::move(table.rank));
     out["thread"] = toArray(std::move(table.thread));
-    out["start_ns"] = toArray(std::move(table.startNs));
-    out["end_ns"] = toArray(std::move(table.endNs));
-    out["size"] = toArray(std::move(table.size));
-    out["offset"] = toArray(std::move(table.offset));
-    out["rid"] = toArray(std::move(table.rid));
-    out["peer"] = toArray(std::move(table.peer));
-    out["tag"] = toArray(std::move(table.tag));
-    out["cid"] = toArray(std::move(table.cid));
-    out["fid"] = toArray(std::move(table.fid));
-    out["recv_peer"] = toArray(std::move(table.recvPeer));
-    out["recv_tag"] = toArray(std::move(table.recvTag));
-    out["completion_row"] = toArray(std::move(table.completionRow));
-    out["completion_rid"] = toArray(std::move(table.completionRid));
-    out["open_row"] = toArray(std::move(table.openRow));
-    out["open_fid"] = toArray(std::move(table.openFid));
-    out["open_name"] = table.openName;
-    out["untranslated_peers"] = table.untranslatedPeers;
+    moveColumns(table, out);
     out["damage"] = table.damage;
     return out;
 }
