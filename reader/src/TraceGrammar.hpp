@@ -9,9 +9,11 @@
 //                                   follows the block; blocks may nest
 //
 // Every attribute named time or end must be a time, and every number
-// attribute (DecimalNumber.hpp) must fit in 64 bits, wherever the element
-// is; the checks come attribute by attribute, in the tag's order, and the
-// first that fails is the error (file:line:column of the tag).
+// attribute (DecimalNumber.hpp) must fit in 64 bits, in every element read
+// (calls the filter leaves out are skipped unread, and so are <Nested>
+// blocks by the columns); the checks come attribute by attribute, in the
+// tag's order, and the first that fails is the error (file:line:column of
+// the tag). The columns then refuse numbers beyond their 32-bit columns.
 //
 // Two sources feed it: libxml2 (SaxTraceGrammar below, for any XML) and the
 // dialect scanner (DialectScanner.hpp, for the writer's own bytes, whose
