@@ -134,7 +134,7 @@ HDTRACE_HOT_INLINE ParsedInteger parseIntegerValue(std::string_view text) {
     return parsed;
 }
 
-// Could ColumnHandler::numbersFit refuse this value as beyond 64 bits? Values
+// Could the grammar refuse this value as beyond 64 bits? Values
 // of 18 characters or fewer never are; longer ones are checked (for text
 // attributes too, which only sends more traces to libxml2, never fewer).
 HDTRACE_HOT_INLINE bool mayOverflow(std::string_view value) {
@@ -400,8 +400,8 @@ HDTRACE_COLD Verdict DialectColumnBuilder::startBelowCallWithoutShape(
 }
 
 // Elements below a call are not in the table (but <For> and <Data>); what
-// the Event reader would refuse in them goes to libxml2, which refuses it
-// too (ColumnHandler::checkBelowCall).
+// the grammar or the columns would refuse in them goes to libxml2, which
+// refuses it too (SaxTraceGrammar, ColumnHandler::startBelowCall).
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::readBelowCall(int depth,
                                                                const ScannedAttribute *attributes,
                                                                int count,

@@ -17,7 +17,7 @@ namespace hdtrace::reader {
 namespace {
 
 // The integer in text, or fallback when it is none (numbers too large for
-// 64 bits are refused before, by numbersFit).
+// 64 bits are refused before, by the grammar).
 int64_t integerOr(std::string_view text, int64_t fallback) {
     auto value = parseInteger(text);
     return value ? *value : fallback;
