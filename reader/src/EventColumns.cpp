@@ -152,19 +152,23 @@ void ColumnHandler::startChild(std::string_view name, const AttributeList &attri
 
 }  // namespace
 
-ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
-                                          const LocalToWorldTable *localToWorld) {
-    ColumnsResult result;
-    // Calls take 60 to 150 bytes of XML: reserving for the file's size saves
-    // the copies of growing a dozen columns.
-    struct stat info {};
-    if (stat(path.c_str(), &info) == 0 && info.st_size > 0)
-        result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
+namespace {
+
+// One parse into result's columns; the parser takes path, the grammar and
+// then parserArguments. An InputEndError (of a parse over pieces) goes to
+// the caller, who finds out what it is.
+template <typename... ParserArguments>
+ColumnsResult readWithLibxml2(ColumnsResult result, const std::string &path,
+                              const TraceOptions &options, const LocalToWorldTable *localToWorld,
+                              ParserArguments &&...parserArguments) {
     ColumnHandler handler(result.columns, options.filter, localToWorld);
-    SaxFileParser parser(path, handler.grammar());
+    SaxFileParser parser(path, handler.grammar(),
+                         std::forward<ParserArguments>(parserArguments)...);
     handler.grammar().setParser(&parser);
     try {
         parser.parseAll();
+    } catch (const InputEndError &) {
+        throw;
     } catch (const ReadError &error) {
         if (!options.partial) throw;
         result.damage = error.what();
@@ -174,25 +178,25 @@ ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOp
     return result;
 }
 
+}  // namespace
+
+ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
+                                          const LocalToWorldTable *localToWorld) {
+    ColumnsResult result;
+    // Calls take 60 to 150 bytes of XML: reserving for the file's size saves
+    // the copies of growing a dozen columns.
+    struct stat info {};
+    if (stat(path.c_str(), &info) == 0 && info.st_size > 0)
+        result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
+    return readWithLibxml2(std::move(result), path, options, localToWorld);
+}
+
 ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
                                           const LocalToWorldTable *localToWorld,
                                           std::vector<InputPiece> pieces,
                                           std::function<int(int)> fileLine) {
-    ColumnsResult result;
-    ColumnHandler handler(result.columns, options.filter, localToWorld);
-    SaxFileParser parser(path, handler.grammar(), std::move(pieces), std::move(fileLine));
-    handler.grammar().setParser(&parser);
-    try {
-        parser.parseAll();
-    } catch (const InputEndError &) {
-        throw;  // the caller finds out what it is
-    } catch (const ReadError &error) {
-        if (!options.partial) throw;
-        result.damage = error.what();
-    }
-    handler.trimColumns();
-    result.timeFractionDigits = handler.grammar().timeFractionDigits();
-    return result;
+    return readWithLibxml2(ColumnsResult(), path, options, localToWorld, std::move(pieces),
+                           std::move(fileLine));
 }
 
 }  // namespace hdtrace::reader
