@@ -246,8 +246,7 @@ struct OpenCall {
     // The same, with filter.hasTimeWindow() worked out once by the caller.
     HDTRACE_HOT_INLINE CallStart closeStartTag(const TraceFilter &filter, bool hasTimeWindow) {
         if (!hasEnd) endNs = startNs;
-        if (!hasTimeWindow) return CallStart::Read;
-        return grammar::windowDecision(filter, hasStart, startNs, endNs);
+        return grammar::windowDecision(filter, hasTimeWindow, *this);
     }
 
     // <Data offset size .../> below the call (first of each in the element):

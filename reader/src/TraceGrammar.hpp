@@ -97,12 +97,15 @@ enum class CallStart {
     Skip,  // outside the window: skipped unread
     Stop   // after the window, and so is every later call
 };
-// For a filter with a time window (TraceFilter::hasTimeWindow; without one
-// every call is read).
-HDTRACE_HOT_INLINE CallStart windowDecision(const TraceFilter &filter, bool hasStart,
-                                            int64_t startNs, int64_t endNs) {
-    if (hasStart && startNs > filter.toNs) return CallStart::Stop;
-    if (!hasStart || endNs < filter.fromNs) return CallStart::Skip;
+// call: what has hasStart, startNs and endNs (an Event, a call's open record);
+// hasTimeWindow: filter.hasTimeWindow(), worked out once by the caller.
+template <class Call>
+HDTRACE_HOT_INLINE CallStart windowDecision(const TraceFilter &filter, bool hasTimeWindow,
+                                            const Call &call) {
+    if (hasTimeWindow) {
+        if (call.hasStart && call.startNs > filter.toNs) return CallStart::Stop;
+        if (!call.hasStart || call.endNs < filter.fromNs) return CallStart::Skip;
+    }
     return CallStart::Read;
 }
 

@@ -97,9 +97,7 @@ grammar::CallStart TraceParser::startCall(std::string_view name, const Attribute
     Event &event = startEvent(2, name, attributes, times);
     Frame &parent = frameAt(1);
     const grammar::CallStart decision =
-        options_.filter.hasTimeWindow()
-            ? grammar::windowDecision(options_.filter, event.hasStart, event.startNs, event.endNs)
-            : grammar::CallStart::Read;
+        grammar::windowDecision(options_.filter, options_.filter.hasTimeWindow(), event);
     if (decision == grammar::CallStart::Skip) parent.pending.clear();
     if (decision != grammar::CallStart::Read) return decision;
     if (!parent.pending.empty()) {
