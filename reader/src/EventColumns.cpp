@@ -54,18 +54,18 @@ class ColumnHandler {
     friend class SaxTraceGrammar<ColumnHandler>;
     void callLeftOut(int) {}
     bool enterNested(int) { return false; }
-    CallStart startCall(std::string_view name, const AttributeList &attributes,
+    CallStart startCall(std::string_view name, const ElementAttributes &attributes,
                         const grammar::ElementTimes &times);
-    void startBelowCall(int depth, std::string_view name, const AttributeList &attributes,
+    void startBelowCall(int depth, std::string_view name, const ElementAttributes &attributes,
                         const grammar::ElementTimes &times);
     void endElement(int depth) {
         if (depth == 2) rows_.finish(call_, completedRids_, openFileName_);
     }
-    void startChild(std::string_view name, const AttributeList &attributes);
+    void startChild(std::string_view name, const ElementAttributes &attributes);
     int32_t nameCode(std::string_view name);
     // Fails (and returns false) when a number is beyond its 32-bit column
     // (whose lowest value is the columns' "no value", kNoValue32).
-    bool fitThirtyTwoBitColumns(const AttributeList &attributes);
+    bool fitThirtyTwoBitColumns(const ElementAttributes &attributes);
 
     EventColumns &columns_;
     const TraceFilter &filter_;
@@ -92,7 +92,7 @@ int32_t ColumnHandler::nameCode(std::string_view name) {
     return entry->second;
 }
 
-bool ColumnHandler::fitThirtyTwoBitColumns(const AttributeList &attributes) {
+bool ColumnHandler::fitThirtyTwoBitColumns(const ElementAttributes &attributes) {
     for (int index = 0; index < attributes.size(); ++index) {
         const std::string_view name = attributes.name(index);
         if (!isThirtyTwoBitColumn(name)) continue;
@@ -106,7 +106,7 @@ bool ColumnHandler::fitThirtyTwoBitColumns(const AttributeList &attributes) {
     return true;
 }
 
-CallStart ColumnHandler::startCall(std::string_view name, const AttributeList &attributes,
+CallStart ColumnHandler::startCall(std::string_view name, const ElementAttributes &attributes,
                                    const grammar::ElementTimes &times) {
     call_ = OpenCall();
     completedRids_.clear();
@@ -129,12 +129,13 @@ CallStart ColumnHandler::startCall(std::string_view name, const AttributeList &a
 // columns refuse what the Event reader refuses in them: the same trace is
 // either readable or not, whichever reader is asked.
 void ColumnHandler::startBelowCall(int depth, std::string_view name,
-                                   const AttributeList &attributes, const grammar::ElementTimes &) {
+                                   const ElementAttributes &attributes,
+                                   const grammar::ElementTimes &) {
     if (!fitThirtyTwoBitColumns(attributes)) return;
     if (depth == 3) startChild(name, attributes);
 }
 
-void ColumnHandler::startChild(std::string_view name, const AttributeList &attributes) {
+void ColumnHandler::startChild(std::string_view name, const ElementAttributes &attributes) {
     std::string_view value;
     if (grammar::isCompletion(name)) {
         if (attributes.find("rid", &value)) completedRids_.push_back(integerOr(value, -1));

@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <hdtrace/reader/TraceOptions.hpp>
 
@@ -129,14 +131,35 @@ std::string beyondThirtyTwoBits(std::string_view attribute, std::string_view val
 
 }  // namespace grammar
 
+// The attributes of the element being read, as the grammar's checks
+// decoded them from libxml2's: the sinks read them again without a second
+// decoding. Valid during the sink's call.
+class ElementAttributes {
+  public:
+    int size() const { return static_cast<int>(entries_.size()); }
+    std::string_view name(int index) const { return entries_[static_cast<size_t>(index)].first; }
+    std::string_view value(int index) const { return entries_[static_cast<size_t>(index)].second; }
+    // The value of the first attribute called attribute; false when none is.
+    bool find(std::string_view attribute, std::string_view *value) const {
+        for (const auto &[name, text] : entries_)
+            if (name == attribute) return *value = text, true;
+        return false;
+    }
+    void clear() { entries_.clear(); }
+    void add(std::string_view name, std::string_view value) { entries_.emplace_back(name, value); }
+
+  private:
+    std::vector<std::pair<std::string_view, std::string_view>> entries_;
+};
+
 // The grammar over libxml2's SAX events: depth, root, <Nested> blocks,
 // skipping, the name filter and the checks of every attribute, failing the
 // parser with the problem. The sink gets only what passed:
 //   void callLeftOut(int depth)         a call the names filter leaves out (skipped unread)
-//   CallStart startCall(std::string_view name, const AttributeList &attributes,
+//   CallStart startCall(std::string_view name, const ElementAttributes &attributes,
 //                       const ElementTimes &times)
 //   bool enterNested(int depth)         false: the block is skipped unread
-//   void startBelowCall(int depth, std::string_view name, const AttributeList &attributes,
+//   void startBelowCall(int depth, std::string_view name, const ElementAttributes &attributes,
 //                       const ElementTimes &times)
 //   void endElement(int depth)
 // A sink that fails the parser (parser().fail) returns at once.
@@ -168,7 +191,7 @@ class SaxTraceGrammar final : public SaxHandler {
                     return;
                 }
                 if (!attributesFit(attributes)) return;
-                switch (sink_.startCall(name, attributes, times_)) {
+                switch (sink_.startCall(name, attributes_, times_)) {
                     case grammar::CallStart::Read:
                         return;
                     case grammar::CallStart::Skip:
@@ -181,7 +204,7 @@ class SaxTraceGrammar final : public SaxHandler {
                 return;
             case grammar::Role::BelowCall:
                 if (!attributesFit(attributes)) return;
-                sink_.startBelowCall(depth_, name, attributes, times_);
+                sink_.startBelowCall(depth_, name, attributes_, times_);
                 return;
         }
     }
@@ -215,12 +238,14 @@ class SaxTraceGrammar final : public SaxHandler {
     }
 
     // Times are times, numbers fit in 64 bits: the first that does not
-    // fails. The times go into times_.
+    // fails. The attributes go into attributes_, the times into times_.
     bool attributesFit(const AttributeList &attributes) {
         times_ = grammar::ElementTimes();
+        attributes_.clear();
         for (int index = 0; index < attributes.size(); ++index) {
             const std::string_view attribute = attributes.name(index);
             const std::string_view value = attributes.value(index);
+            attributes_.add(attribute, value);
             if (grammar::isStartTime(attribute)) {
                 if (!time(attribute, value, &times_.startNs)) return false;
                 times_.hasStart = true;
@@ -243,6 +268,7 @@ class SaxTraceGrammar final : public SaxHandler {
     int64_t timeAdjustmentNs_ = 0;
     int timeFractionDigits_ = -1;
     grammar::ElementTimes times_;
+    ElementAttributes attributes_;
 };
 
 }  // namespace hdtrace::reader

@@ -62,7 +62,8 @@ bool TraceParser::enterNested(int depth) {
     return true;
 }
 
-Event &TraceParser::startEvent(int depth, std::string_view name, const AttributeList &attributes,
+Event &TraceParser::startEvent(int depth, std::string_view name,
+                               const ElementAttributes &attributes,
                                const grammar::ElementTimes &times) {
     Frame &frame = frameAt(depth);
     frame.kind = FrameKind::Call;
@@ -92,7 +93,8 @@ Event &TraceParser::startEvent(int depth, std::string_view name, const Attribute
     return event;
 }
 
-grammar::CallStart TraceParser::startCall(std::string_view name, const AttributeList &attributes,
+grammar::CallStart TraceParser::startCall(std::string_view name,
+                                          const ElementAttributes &attributes,
                                           const grammar::ElementTimes &times) {
     Event &event = startEvent(2, name, attributes, times);
     Frame &parent = frameAt(1);
@@ -108,7 +110,8 @@ grammar::CallStart TraceParser::startCall(std::string_view name, const Attribute
     return decision;
 }
 
-void TraceParser::startBelowCall(int depth, std::string_view name, const AttributeList &attributes,
+void TraceParser::startBelowCall(int depth, std::string_view name,
+                                 const ElementAttributes &attributes,
                                  const grammar::ElementTimes &times) {
     Event &event = startEvent(depth, name, attributes, times);
     Frame &parent = frameAt(depth - 1);

@@ -67,13 +67,13 @@ class TraceParser {
     friend class SaxTraceGrammar<TraceParser>;
     void callLeftOut(int depth);
     bool enterNested(int depth);
-    grammar::CallStart startCall(std::string_view name, const AttributeList &attributes,
+    grammar::CallStart startCall(std::string_view name, const ElementAttributes &attributes,
                                  const grammar::ElementTimes &times);
-    void startBelowCall(int depth, std::string_view name, const AttributeList &attributes,
+    void startBelowCall(int depth, std::string_view name, const ElementAttributes &attributes,
                         const grammar::ElementTimes &times);
     void endElement(int depth);
     // The event of the element at depth, its pending nested calls made its children.
-    Event &startEvent(int depth, std::string_view name, const AttributeList &attributes,
+    Event &startEvent(int depth, std::string_view name, const ElementAttributes &attributes,
                       const grammar::ElementTimes &times);
     // The frame at depth (frames_ grows as deep as the elements go).
     Frame &frameAt(int depth);
