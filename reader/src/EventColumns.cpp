@@ -52,6 +52,7 @@ class ColumnHandler {
 
   private:
     friend class SaxTraceGrammar<ColumnHandler>;
+    static constexpr bool kTakesEachAttribute = false;  // it reads them from ElementAttributes
     void callLeftOut(int) {}
     bool enterNested(int) { return false; }
     CallStart startCall(std::string_view name, const ElementAttributes &attributes,

@@ -156,12 +156,17 @@ class ElementAttributes {
 // skipping, the name filter and the checks of every attribute, failing the
 // parser with the problem. The sink gets only what passed:
 //   void callLeftOut(int depth)         a call the names filter leaves out (skipped unread)
+//   bool enterNested(int depth)         false: the block is skipped unread
 //   CallStart startCall(std::string_view name, const ElementAttributes &attributes,
 //                       const ElementTimes &times)
-//   bool enterNested(int depth)         false: the block is skipped unread
 //   void startBelowCall(int depth, std::string_view name, const ElementAttributes &attributes,
 //                       const ElementTimes &times)
 //   void endElement(int depth)
+// A sink whose kTakesEachAttribute is true gets instead, before the start
+// calls above (whose attributes are then empty), each element's
+//   void beginElement(int depth, std::string_view name)
+//   void attribute(std::string_view name, std::string_view value)   but the times
+// as the checks pass them (the events: one pass over the attributes).
 // A sink that fails the parser (parser().fail) returns at once.
 template <class Sink>
 class SaxTraceGrammar final : public SaxHandler {
@@ -190,7 +195,7 @@ class SaxTraceGrammar final : public SaxHandler {
                     sink_.callLeftOut(depth_);
                     return;
                 }
-                if (!attributesFit(attributes)) return;
+                if (!attributesFit(depth_, name, attributes)) return;
                 switch (sink_.startCall(name, attributes_, times_)) {
                     case grammar::CallStart::Read:
                         return;
@@ -203,7 +208,7 @@ class SaxTraceGrammar final : public SaxHandler {
                 }
                 return;
             case grammar::Role::BelowCall:
-                if (!attributesFit(attributes)) return;
+                if (!attributesFit(depth_, name, attributes)) return;
                 sink_.startBelowCall(depth_, name, attributes_, times_);
                 return;
         }
@@ -238,14 +243,16 @@ class SaxTraceGrammar final : public SaxHandler {
     }
 
     // Times are times, numbers fit in 64 bits: the first that does not
-    // fails. The attributes go into attributes_, the times into times_.
-    bool attributesFit(const AttributeList &attributes) {
+    // fails. The times go into times_, the other attributes to the sink or
+    // into attributes_.
+    bool attributesFit(int depth, std::string_view name, const AttributeList &attributes) {
         times_ = grammar::ElementTimes();
+        if constexpr (Sink::kTakesEachAttribute) sink_.beginElement(depth, name);
         attributes_.clear();
         for (int index = 0; index < attributes.size(); ++index) {
             const std::string_view attribute = attributes.name(index);
             const std::string_view value = attributes.value(index);
-            attributes_.add(attribute, value);
+            if constexpr (!Sink::kTakesEachAttribute) attributes_.add(attribute, value);
             if (grammar::isStartTime(attribute)) {
                 if (!time(attribute, value, &times_.startNs)) return false;
                 times_.hasStart = true;
@@ -255,6 +262,8 @@ class SaxTraceGrammar final : public SaxHandler {
             } else if (isNumberAttribute(attribute) && isOutOfRangeInteger(value)) {
                 parser_->fail(grammar::beyondSixtyFourBits(attribute, value));
                 return false;
+            } else if constexpr (Sink::kTakesEachAttribute) {
+                sink_.attribute(attribute, value);
             }
         }
         return true;

@@ -62,9 +62,7 @@ bool TraceParser::enterNested(int depth) {
     return true;
 }
 
-Event &TraceParser::startEvent(int depth, std::string_view name,
-                               const ElementAttributes &attributes,
-                               const grammar::ElementTimes &times) {
+void TraceParser::beginElement(int depth, std::string_view name) {
     Frame &frame = frameAt(depth);
     frame.kind = FrameKind::Call;
     frame.pending.clear();
@@ -75,29 +73,33 @@ Event &TraceParser::startEvent(int depth, std::string_view name,
     reused.swap(event.attributes);
     event.clear();
     event.attributes.swap(reused);
-    size_t attributeCount = 0;
     event.name.assign(name);
     event.line = linesKnown_ ? parser_.line() : 0;
-    for (int index = 0; index < attributes.size(); ++index) {
-        const std::string_view attributeName = attributes.name(index);
-        if (grammar::isTime(attributeName)) continue;  // read by the grammar: times
-        if (attributeCount == event.attributes.size()) event.attributes.emplace_back();
-        Attribute &attribute = event.attributes[attributeCount++];
-        attribute.name.assign(attributeName);
-        attribute.value.assign(attributes.value(index));
-    }
-    event.attributes.resize(attributeCount);
+    begun_ = &event;
+    attributeCount_ = 0;
+}
+
+void TraceParser::attribute(std::string_view name, std::string_view value) {
+    std::vector<Attribute> &attributes = begun_->attributes;
+    if (attributeCount_ == attributes.size()) attributes.emplace_back();
+    Attribute &attribute = attributes[attributeCount_++];
+    attribute.name.assign(name);
+    attribute.value.assign(value);
+}
+
+Event &TraceParser::finishStart(int depth, const grammar::ElementTimes &times) {
+    Event &event = frames_[static_cast<size_t>(depth)].event;
+    event.attributes.resize(attributeCount_);
     if (times.hasStart) event.startNs = times.startNs, event.hasStart = true;
     if (times.hasEnd) event.endNs = times.endNs, event.hasEnd = true;
     if (!event.hasEnd && event.hasStart) event.endNs = event.startNs;
     return event;
 }
 
-grammar::CallStart TraceParser::startCall(std::string_view name,
-                                          const ElementAttributes &attributes,
+grammar::CallStart TraceParser::startCall(std::string_view, const ElementAttributes &,
                                           const grammar::ElementTimes &times) {
-    Event &event = startEvent(2, name, attributes, times);
-    Frame &parent = frameAt(1);
+    Event &event = finishStart(2, times);
+    Frame &parent = frames_[1];
     const grammar::CallStart decision =
         grammar::windowDecision(options_.filter, options_.filter.hasTimeWindow(), event);
     if (decision == grammar::CallStart::Skip) parent.pending.clear();
@@ -110,11 +112,10 @@ grammar::CallStart TraceParser::startCall(std::string_view name,
     return decision;
 }
 
-void TraceParser::startBelowCall(int depth, std::string_view name,
-                                 const ElementAttributes &attributes,
+void TraceParser::startBelowCall(int depth, std::string_view, const ElementAttributes &,
                                  const grammar::ElementTimes &times) {
-    Event &event = startEvent(depth, name, attributes, times);
-    Frame &parent = frameAt(depth - 1);
+    Event &event = finishStart(depth, times);
+    Frame &parent = frames_[static_cast<size_t>(depth - 1)];
     if (!parent.pending.empty()) {
         event.children.insert(event.children.end(), std::make_move_iterator(parent.pending.begin()),
                               std::make_move_iterator(parent.pending.end()));

@@ -65,16 +65,19 @@ class TraceParser {
 
     // The grammar's events sink (TraceGrammar.hpp, SaxTraceGrammar).
     friend class SaxTraceGrammar<TraceParser>;
+    static constexpr bool kTakesEachAttribute = true;
     void callLeftOut(int depth);
     bool enterNested(int depth);
-    grammar::CallStart startCall(std::string_view name, const ElementAttributes &attributes,
+    void beginElement(int depth, std::string_view name);
+    void attribute(std::string_view name, std::string_view value);
+    grammar::CallStart startCall(std::string_view name, const ElementAttributes &,
                                  const grammar::ElementTimes &times);
-    void startBelowCall(int depth, std::string_view name, const ElementAttributes &attributes,
+    void startBelowCall(int depth, std::string_view name, const ElementAttributes &,
                         const grammar::ElementTimes &times);
     void endElement(int depth);
-    // The event of the element at depth, its pending nested calls made its children.
-    Event &startEvent(int depth, std::string_view name, const ElementAttributes &attributes,
-                      const grammar::ElementTimes &times);
+    // The times of the element begun at depth, and its pending nested calls
+    // made its children.
+    Event &finishStart(int depth, const grammar::ElementTimes &times);
     // The frame at depth (frames_ grows as deep as the elements go).
     Frame &frameAt(int depth);
 
@@ -85,6 +88,8 @@ class TraceParser {
     std::vector<Frame> frames_;  // indexed by element depth; 1 is <Program>
     std::optional<std::string> damage_;
     std::function<void(const ReadError &)> checkError_;
+    Event *begun_ = nullptr;  // the event of the element whose attributes come
+    size_t attributeCount_ = 0;
     bool linesKnown_ = true;
     bool done_ = false;
 };
