@@ -44,4 +44,9 @@ void Diagnostics::warning(const std::string &file, size_t line, const std::strin
     warnings_.push_back(formatPlace(file, line, what));
 }
 
+void Diagnostics::warningOnce(const std::string &key, const std::string &file, size_t line,
+                              const std::string &what) {
+    if (warnedKeys_.insert(key).second) warning(file, line, what);
+}
+
 }  // namespace hdtrace::merger

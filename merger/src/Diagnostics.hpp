@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <hdtrace/merger/Merger.hpp>
@@ -21,6 +22,10 @@ class Diagnostics {
     void problem(const std::string &file, size_t line, const std::string &what,
                  const std::string &dropped);
     void warning(const std::string &file, size_t line, const std::string &what);
+    // A warning given only for the first call with this key (one per type
+    // id, say, rather than one per rank).
+    void warningOnce(const std::string &key, const std::string &file, size_t line,
+                     const std::string &what);
     // What the written project would fail in the PIOsim tools (ProjectCheck):
     // collected; throwFailedChecks() then stops the merge, unless forced:
     // then each is a warning and the project is written anyway.
@@ -33,6 +38,7 @@ class Diagnostics {
   private:
     bool force_;
     std::vector<std::string> warnings_;
+    std::unordered_set<std::string> warnedKeys_;
     struct Failure {
         std::string file;
         size_t line;
