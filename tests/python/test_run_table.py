@@ -1,11 +1,11 @@
-"""_core.read_run_table: a run read into one table by the C++ reader
+"""native.read_run_table: a run read into one table by the C++ reader
 (hdtrace/reader/RunTable.hpp, which the clocks use too) holds exactly the
 rows, in the same order, that the package's table reader builds."""
 import numpy as np
 import pytest
 
 import hdtrace
-from hdtrace import _core
+from hdtrace import native
 from hdtrace.table import read_table
 
 COLUMNS = ("rank", "thread", "start_ns", "end_ns", "size", "peer", "tag", "cid", "fid",
@@ -15,7 +15,7 @@ COLUMNS = ("rank", "thread", "start_ns", "end_ns", "size", "peer", "tag", "cid",
 def assert_same_table(project, names=None, window=None):
     expected = read_table(project, names, window)
     from_ns, to_ns = project._window_ns(window)
-    run = _core.read_run_table(project.path, list(names or ()), from_ns, to_ns, project.partial,
+    run = native.read_run_table(project.path, list(names or ()), from_ns, to_ns, project.partial,
                                project.ranks_in_traces == "local")
     assert len(run["name_code"]) == len(expected.array) > 0
     run_names = np.array(run["names"])
@@ -60,10 +60,10 @@ def test_run_table_tells_damage_and_refuses_it_unless_partial(copy_project):
     cut = text.index("<Send")
     with open(leaf.path, "w", encoding="utf-8") as trace:
         trace.write(text[:cut] + "<Send time='oops'")
-    with pytest.raises(_core.ReadError) as refused:
-        _core.read_run_table(str(project_path))
+    with pytest.raises(hdtrace.ReadError) as refused:
+        native.read_run_table(str(project_path))
     assert refused.value.file == leaf.path and refused.value.line > 0
-    run = _core.read_run_table(str(project_path), partial=True)
+    run = native.read_run_table(str(project_path), partial=True)
     assert len(run["damage"]) == 1 and run["damage"][0].startswith(f"{leaf.path}:")
     kept = [name for rank, name in zip(run["rank"], np.array(run["names"])[run["name_code"]])
             if rank == leaf.rank]
