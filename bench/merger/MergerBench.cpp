@@ -12,7 +12,7 @@
 //        merger_bench --threads N    (one rank with N traces, one per thread,
 //                                     each .info with WORLD and SELF, as a
 //                                     program with N threads alive at once
-//                                     writes them; issue #18)
+//                                     writes them)
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -1,6 +1,6 @@
 // ClockSync: the offset of each host's clock against rank 0's, measured in
 // MPI_Init and MPI_Finalize and written to the .info as `Clock` lines
-// (TRACE-FORMAT.md, "Clocks"), from which `hdtrace align` and the Python
+// (docs/user/clocks.md), from which `hdtrace align` and the Python
 // reader put every trace on rank 0's time line.
 //
 // Ranks that share a clock (one host; with HDTRACE_CLOCK_SKEW, one emulated

@@ -36,7 +36,7 @@ thread_local bool tThreadUntraced = false;  // creating this thread's trace fail
 std::mutex gContextsMutex;
 std::vector<ThreadContext *> *gContexts = nullptr;
 // Contexts whose thread ended, each with its trace still open: the next new
-// thread continues that trace (TRACE-FORMAT.md, "Threads"). Under
+// thread continues that trace (docs/format/trace.md, "Threads"). Under
 // gContextsMutex.
 std::vector<ThreadContext *> *gFreeContexts = nullptr;
 // Its destructor hands a thread's context back when the thread ends.
@@ -150,7 +150,7 @@ bool decideBackgroundWrites(Config::WriterThread choice, int worldSize,
     return cpus > ranks.count;
 }
 
-// --- Clocks (ClockSync.hpp, TRACE-FORMAT.md "Clocks")
+// --- Clocks (ClockSync.hpp, docs/user/clocks.md)
 void reportClockMeasurement(const ClockMeasurement &measurement, int64_t tookNanoseconds) {
     if (!gRuntime->config.verbose) return;
     std::fprintf(stderr,
@@ -240,7 +240,7 @@ void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp in
     testHookBeforeTrace(initStart);
     ThreadContext *context = createThreadContext(initStart);
     if (!context) return;
-    // WORLD and SELF are declared at once, in this order (TRACE-FORMAT.md).
+    // WORLD and SELF are declared at once, in this order (docs/format/info.md).
     context->comm(MPI_COMM_WORLD);
     context->comm(MPI_COMM_SELF);
     if (gRuntime->clockMeasured) context->writer->writeInfo(clockLine(gRuntime->clockAtInit));

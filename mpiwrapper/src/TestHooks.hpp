@@ -1,7 +1,8 @@
-// TestHooks: the points where the wrapper's own tests step in. The
-// production libraries hold only these seams, empty; the knobs behind them
-// (mpiwrapper/testknobs/, read from environment variables) are linked into
-// test programs alone, or preloaded beside libhdtracempi.so.
+// TestHooks: the points where the wrapper's own tests step in
+// (docs/dev/wrapper.md, "Testing knobs"). The production libraries hold
+// only these seams, empty; the knobs behind them (mpiwrapper/testknobs/,
+// read from environment variables) are linked into test programs alone,
+// or preloaded beside libhdtracempi.so.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // ClockSkew: a deliberate error of a process's clock, for testing only
-// (HDTRACE_CLOCK_SKEW, mpiwrapper/TRACE-FORMAT.md "Clocks"). The wrapper
-// writes and measures every time through it (TestHooks.hpp, ClockShift), so
-// that one machine can emulate hosts whose clocks disagree and drift apart:
+// (HDTRACE_CLOCK_SKEW, docs/user/clocks.md). The wrapper writes and
+// measures every time through it (TestHooks.hpp, ClockShift), so that one
+// machine can emulate hosts whose clocks disagree and drift apart:
 //
 //   skewed(t) = t + offset + drift * (t - reference)
 //

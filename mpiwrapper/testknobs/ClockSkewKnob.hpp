@@ -1,5 +1,5 @@
 // ClockSkewKnob: HDTRACE_CLOCK_SKEW='<rank>:<offset ns>:<drift ppm>,...', a
-// testing knob (TRACE-FORMAT.md, "Clocks"): the listed ranks write and
+// testing knob (docs/user/clocks.md): the listed ranks write and
 // measure every time as if their clock were off by that much, so that one
 // machine can emulate hosts whose clocks disagree.
 #pragma once

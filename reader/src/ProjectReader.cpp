@@ -168,7 +168,7 @@ void ProjectHandler::startFileList(std::string_view name, const AttributeList &a
 void ProjectHandler::startTopology(std::string_view name, const AttributeList &attributes) {
     if (name == "Level") {
         std::string level = textAttribute(attributes, "type");
-        if (level.empty()) level = textAttribute(attributes, "name");  // the seed's layout
+        if (level.empty()) level = textAttribute(attributes, "name");  // the older layout
         project_.levels.push_back(level);
         return;
     }

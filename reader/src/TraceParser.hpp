@@ -48,7 +48,7 @@ class TraceParser {
     // The error that ended a partial read, if any ("file:line:column: problem").
     const std::optional<std::string> &damage() const { return damage_; }
     // Whole-second base of the times (0 when the root has no timeAdjustment,
-    // as in older traces with absolute times).
+    // as in the older layout's traces with absolute times).
     int64_t timeAdjustmentNs() const { return grammar_.timeAdjustmentNs(); }
     // Digits after the point in the first time value seen (9: our writer; 6: the original's);
     // -1 before any time was read.

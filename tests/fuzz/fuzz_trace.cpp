@@ -56,7 +56,7 @@ ReadOutcome readEvents(const std::string &path, TraceOptions options) {
 }
 
 // Whether line (1-based) of the input lies inside a <Nested> block: the
-// columns skip those blocks unread (README, "The column reader"), so a
+// columns skip those blocks unread (docs/dev/reader.md, "The column reader"), so a
 // defect confined to one is refused by the event reader alone.
 bool insideNestedBlock(std::string_view input, int line) {
     int depth = 0, current = 1;

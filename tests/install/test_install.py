@@ -253,7 +253,7 @@ def test_installed_hdtrace_command_traces_a_program(installed, build_dir, tmp_pa
     front_end = run(["/usr/bin/python3",
                      str(installed.prefix / "bin" / "project-description-merger.py"),
                      "--version"]).stdout
-    assert front_end.strip(), "the seed-named front end printed no version"
+    assert front_end.strip(), "project-description-merger.py printed no version"
 
 
 def test_installed_hdtrace_preloads_the_library_installed_with_it(installed, tmp_path):

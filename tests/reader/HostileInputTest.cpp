@@ -1,4 +1,4 @@
-// Hostile input (issue 13): every reader answers with a clear error naming
+// Hostile input: every reader answers with a clear error naming
 // file and line, never a crash, a hang or a silently wrong value.
 #include <sys/stat.h>
 #include <unistd.h>

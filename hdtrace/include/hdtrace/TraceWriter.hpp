@@ -17,6 +17,7 @@
 
 #include <hdtrace/Clock.hpp>
 #include <hdtrace/Format.hpp>
+#include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/OutputBuffer.hpp>
 #include <hdtrace/TextBuffer.hpp>
 #include <hdtrace/Timestamp.hpp>
@@ -46,7 +47,7 @@ struct TraceOptions {
     int64_t (*shiftTime)(int64_t nanoseconds) = nullptr;
 };
 
-class TraceWriter {
+class TraceWriter final : public OpenTrace {
   public:
     // Creates both files and writes the XML prolog. Returns nullptr on
     // failure, with a message naming the file and the reason in *error.
@@ -123,19 +124,19 @@ class TraceWriter {
 
     int flush();
     // Ends open states, writes </Program>, closes both files. Idempotent.
-    int close();
+    int close() override;
     bool isClosed() const { return closed_; }
     // Whether a write failed; the trace then stops and the program goes on.
     bool hasFailed() const { return failed_; }
 
     // In the child of fork(): forget the files without writing to them, so
     // that the parent's traces stay intact. Called by the fork handler.
-    void abandonAfterFork();
+    void abandonAfterFork() override;
 
     // Async-signal-safe, for a dying process: writes every complete element
     // and </Program>, then stops the trace (later states are dropped, so the
     // file stays well-formed if the process lives on). Open states are lost.
-    void closeForCrash();
+    void closeForCrash() override;
 
   private:
     explicit TraceWriter(const TraceOptions &options);
@@ -186,7 +187,7 @@ class TraceWriter {
     char *renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const;
     int appendOutput(const char *text, size_t length);
     void fail(const char *what, int error);
-    void failOutput();  // fail() naming the file whose write failed (issue 16)
+    void failOutput();  // fail() naming the file whose write failed
 
     // What every state reads comes first, so that a state touches few cache
     // lines: calls that enter the kernel (file I/O) find them evicted.
@@ -211,7 +212,7 @@ class TraceWriter {
     int64_t timeAdjustmentSeconds_ = 0;
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
-    // --- Issue 16: the .info's lines on their way to the file (one half of
+    // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
     OutputBuffer info_;
