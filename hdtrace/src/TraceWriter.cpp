@@ -86,9 +86,8 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     if (options.earliestTime.nanoseconds != 0 &&
         options.earliestTime.nanoseconds < origin.nanoseconds)
         origin = options.earliestTime;
-    writer->skewed_ = options.skew.active();
-    writer->skew_ = options.skew;
-    if (writer->skewed_) origin.nanoseconds = options.skew.apply(origin.nanoseconds);
+    writer->shiftTime_ = options.shiftTime;
+    if (writer->shiftTime_) origin.nanoseconds = writer->shiftTime_(origin.nanoseconds);
     writer->timeAdjustmentSeconds_ = origin.wholeSeconds();
     writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
     writer->output_.attach(writer->traceFd_,

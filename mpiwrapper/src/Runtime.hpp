@@ -97,8 +97,8 @@ struct Runtime {
     std::string backgroundWritesReason;  // for HDTRACE_VERBOSE
     std::atomic<int> nextThreadIndex{0};
     // --- Clocks (ClockSync.hpp, docs/user/clocks.md)
-    hdtrace::ClockSkew clockSkew;  // HDTRACE_CLOCK_SKEW, testing only
-    bool clockMeasured = false;    // every rank measured in MPI_Init: again in MPI_Finalize
+    ClockShift clockShift;       // none but in a test build (TestHooks.hpp)
+    bool clockMeasured = false;  // every rank measured in MPI_Init: again in MPI_Finalize
     ClockGroups clockGroups;
     ClockMeasurement clockAtInit;
     // --- end of Clocks

@@ -17,9 +17,8 @@
 #include <immintrin.h>
 #endif
 
-#include <hdtrace/reader/DialectScanner.hpp>
-
 #include "DialectBytes.hpp"
+#include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
 
 namespace hdtrace::reader {

@@ -19,6 +19,7 @@
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 
+#include "ColumnReaders.hpp"
 #include "ColumnsComparison.hpp"
 #include "TestFiles.hpp"
 

@@ -1,18 +1,20 @@
-// The structure of a .trc trace: <Program timeAdjustment=S> holding one
-// element per call. A <Nested> block belongs to the element that follows it
-// (the call that contains the nested calls); blocks may nest. Each complete
-// top-level call is handed to an EventSink, so memory stays constant.
+// The trace read into Events: the grammar (TraceGrammar.hpp) over libxml2,
+// with this as its events sink. A <Nested> block's calls become children of
+// the call that follows the block. Each complete top-level call is handed
+// to an EventSink, so memory stays constant.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <hdtrace/reader/Event.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
+#include <hdtrace/reader/TraceOptions.hpp>
+
+#include "SaxFileParser.hpp"
+#include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
 
@@ -23,30 +25,7 @@ class EventSink {
     virtual void onEvent(const Event &event) = 0;
 };
 
-struct TraceFilter {
-    // Top-level calls with one of these names; empty: every call. Other calls
-    // are skipped without decoding their attributes or children.
-    std::vector<std::string> names;
-    // Calls that overlap [fromNs, toNs] (absolute nanoseconds). Top-level
-    // calls are written in start order, so parsing stops at the first call
-    // that starts after toNs.
-    int64_t fromNs = std::numeric_limits<int64_t>::min();
-    int64_t toNs = std::numeric_limits<int64_t>::max();
-
-    bool hasTimeWindow() const {
-        return fromNs != std::numeric_limits<int64_t>::min() ||
-               toNs != std::numeric_limits<int64_t>::max();
-    }
-};
-
-struct TraceOptions {
-    TraceFilter filter;
-    // Whether damage (malformed or truncated XML) ends the trace quietly,
-    // keeping every complete call before it, instead of throwing ReadError.
-    bool partial = false;
-};
-
-class TraceParser : private SaxHandler {
+class TraceParser {
   public:
     TraceParser(const std::string &path, EventSink &sink, TraceOptions options = {});
     // Over a document made of pieces (a slice of the trace behind its
@@ -70,17 +49,13 @@ class TraceParser : private SaxHandler {
     const std::optional<std::string> &damage() const { return damage_; }
     // Whole-second base of the times (0 when the root has no timeAdjustment,
     // as in the older layout's traces with absolute times).
-    int64_t timeAdjustmentNs() const { return timeAdjustmentNs_; }
-    // Checks the root element (<Program>) and reads its timeAdjustment into
-    // *adjustmentNs (0 when absent). On error, fails the parser and returns false.
-    static bool startProgram(SaxFileParser &parser, std::string_view name,
-                             const AttributeList &attributes, int64_t *adjustmentNs);
+    int64_t timeAdjustmentNs() const { return grammar_.timeAdjustmentNs(); }
     // Digits after the point in the first time value seen (9: our writer; 6: the original's);
     // -1 before any time was read.
-    int timeFractionDigits() const { return timeFractionDigits_; }
+    int timeFractionDigits() const { return grammar_.timeFractionDigits(); }
 
   private:
-    enum class FrameKind { Call, Nested, Skipped };
+    enum class FrameKind { Call, Nested };
     struct Frame {
         FrameKind kind = FrameKind::Call;
         Event event;
@@ -88,21 +63,33 @@ class TraceParser : private SaxHandler {
         std::vector<Event> pending;    // nested calls waiting for the next element here
     };
 
-    void startElement(std::string_view name, const AttributeList &attributes) override;
-    void endElement(std::string_view name) override;
-    bool acceptsName(std::string_view name) const;
-    bool parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds);
+    // The grammar's events sink (TraceGrammar.hpp, SaxTraceGrammar).
+    friend class SaxTraceGrammar<TraceParser>;
+    static constexpr bool kTakesEachAttribute = true;
+    void callLeftOut(int depth);
+    bool enterNested(int depth);
+    void beginElement(int depth, std::string_view name);
+    void attribute(std::string_view name, std::string_view value);
+    grammar::CallStart startCall(std::string_view name, const ElementAttributes &,
+                                 const grammar::ElementTimes &times);
+    void startBelowCall(int depth, std::string_view name, const ElementAttributes &,
+                        const grammar::ElementTimes &times);
+    void endElement(int depth);
+    // The times of the element begun at depth, and its pending nested calls
+    // made its children.
+    Event &finishStart(int depth, const grammar::ElementTimes &times);
+    // The frame at depth (frames_ grows as deep as the elements go).
+    Frame &frameAt(int depth);
 
-    SaxFileParser parser_;
     EventSink &sink_;
     TraceOptions options_;
+    SaxTraceGrammar<TraceParser> grammar_;
+    SaxFileParser parser_;
     std::vector<Frame> frames_;  // indexed by element depth; 1 is <Program>
-    int depth_ = 0;
-    int skipBelowDepth_ = 0;  // > 0: ignore everything deeper than this
-    int64_t timeAdjustmentNs_ = 0;
-    int timeFractionDigits_ = -1;
     std::optional<std::string> damage_;
     std::function<void(const ReadError &)> checkError_;
+    Event *begun_ = nullptr;  // the event of the element whose attributes come
+    size_t attributeCount_ = 0;
     bool linesKnown_ = true;
     bool done_ = false;
 };

@@ -6,13 +6,13 @@
 
 #include <string>
 
-#include <hdtrace/ClockSkew.hpp>
+#include "ClockSkew.hpp"
 
 namespace hdtracempi {
 
 // The skew of worldRank (inactive when the knob does not list it), with
 // referenceNanoseconds set to reference. A malformed knob gives a message in
 // *problem (for rank 0 to print) and no skew for any rank.
-hdtrace::ClockSkew clockSkewOf(int worldRank, int64_t referenceNanoseconds, std::string *problem);
+ClockSkew clockSkewOf(int worldRank, int64_t referenceNanoseconds, std::string *problem);
 
 }  // namespace hdtracempi
