@@ -12,7 +12,14 @@
 //        merger_bench --threads N    (one rank with N traces, one per thread,
 //                                     each .info with WORLD and SELF, as a
 //                                     program with N threads alive at once
-//                                     writes them; issue #18)
+//                                     writes them)
+//        merger_bench --write N DIR  (only write the run of N ranks into DIR,
+//                                     with every communicator and type kind:
+//                                     the lines above plus predefined types
+//                                     written as byte layouts, the Fortran and
+//                                     _INTEGER combiners, escaped names and the
+//                                     second threads repeating their rank's
+//                                     lines; for comparing two mergers' output)
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -52,6 +59,35 @@ std::string comm(long id, const std::string &map, const char *name,
     std::string line = "Comm map='" + map + "'";
     if (!remote.empty()) line += " remote='" + remote + "'";
     return line + " id=" + std::to_string(id) + " name='" + name + "'\n";
+}
+
+// Lines that only the --write runs carry: the kinds the timed runs leave out.
+std::string otherKindsOf(long rank) {
+    return "Comm map='" + run(rank, 0, 1) +
+           "' id=10 name='dup &amp; &lt;self&gt;'\n"
+           "File name=\"/scratch/a&amp;b &lt;" +
+           std::to_string(rank % 3) +
+           "&gt;.dat\" Size=7 id=3\n"
+           "Type id='2' combiner='MPI_COMBINER_NAMED' name='MPI_SHORT_INT' size='6' "
+           "extent='8' blocks='0:2;4:4;'\n"
+           "Type id='4' combiner='MPI_COMBINER_NAMED' name='MPI_LONG_DOUBLE_INT' size='20' "
+           "extent='32' blocks='0:16;16:4;'\n"
+           "Type id='5' combiner='MPI_COMBINER_NAMED' name='MPI_PACKED' size='1' extent='1'\n"
+           "Type id='16777300' combiner='MPI_COMBINER_F90_REAL' name='' integers='6;37;' "
+           "addresses='' types=''\n"
+           "Type id='16777301' combiner='MPI_COMBINER_F90_COMPLEX' name='' integers='15;307;' "
+           "addresses='' types=''\n"
+           "Type id='16777302' combiner='MPI_COMBINER_F90_INTEGER' name='' integers='" +
+           std::to_string(1 + rank % 18) +
+           ";' addresses='' types=''\n"
+           "Type id='16777303' combiner='MPI_COMBINER_HVECTOR_INTEGER' name='' integers='4;1;' "
+           "addresses='40;' types='2;'\n"
+           "Type id='16777304' combiner='MPI_COMBINER_HINDEXED_INTEGER' name='h&amp;i' "
+           "integers='2;1;3;' addresses='8;" +
+           std::to_string(64 + rank % 5) +
+           ";' types='4;'\n"
+           "Type id='16777305' combiner='MPI_COMBINER_STRUCT_INTEGER' name='' "
+           "integers='2;1;2;' addresses='0;16;' types='5;16777304;'\n";
 }
 
 std::string infoOf(long rank, long ranks, size_t *lines) {
@@ -136,13 +172,15 @@ const char *const kEmptyTrace =
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='0'>\n</Program>\n";
 
 // Writes the generated run; returns its directory.
-std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *traces) {
+std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *traces,
+                     const char *into = nullptr) {
     char directoryTemplate[] = "/tmp/merger-bench-XXXXXX";
-    const char *directory = mkdtemp(directoryTemplate);
-    if (!directory) {
-        std::perror("mkdtemp");
+    const char *directory = into ? into : mkdtemp(directoryTemplate);
+    if (!directory || (into && mkdir(into, 0777) != 0)) {
+        std::perror(into ? into : "mkdtemp");
         std::exit(1);
     }
+    const bool otherKinds = into != nullptr;
     if (threadsOfRankZero > 0) {  // one rank, many threads
         for (long thread = 0; thread < threadsOfRankZero; ++thread) {
             const std::string base =
@@ -165,7 +203,12 @@ std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *
                                      std::to_string(rank / 32) + "_" + std::to_string(rank) + "_" +
                                      std::to_string(thread);
             writeFile(base + ".trc", kEmptyTrace);
-            writeFile(base + ".info", thread == 0 ? infoOf(rank, ranks, lines) : "");
+            std::string info = thread == 0 || otherKinds ? infoOf(rank, ranks, lines) : "";
+            if (otherKinds) {
+                info += otherKindsOf(rank);
+                *lines += 11;
+            }
+            writeFile(base + ".info", info);
             ++*traces;
         }
     }
@@ -239,6 +282,17 @@ int main(int argc, char **argv) {
         }
         std::printf("merger_bench: merge() of one rank with %ld traces (threads)\n", threads);
         benchmark(1, threads);
+        return 0;
+    }
+    if (argc == 4 && std::strcmp(argv[1], "--write") == 0) {
+        const long ranks = std::atol(argv[2]);
+        if (ranks < 128 || ranks % 128 != 0) {
+            std::fprintf(stderr, "merger_bench: ranks must be a multiple of 128\n");
+            return 2;
+        }
+        size_t lines = 0, traces = 0;
+        writeRun(ranks, 0, &lines, &traces, argv[3]);
+        std::printf("%s: %ld ranks, %zu traces, %zu .info lines\n", argv[3], ranks, traces, lines);
         return 0;
     }
     std::vector<long> sizes;
