@@ -1,9 +1,14 @@
 // merge(): discovery -> reading -> communicator unification -> writing,
-// with the datatypes of each rank ordered and decoded as they are written.
+// with the datatypes of each rank ordered, decoded and checked as they are
+// written, so that only one rank's elements are held at a time.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <exception>
+#include <optional>
+#include <thread>
 
 #include <hdtrace/merger/Merger.hpp>
 
@@ -57,13 +62,60 @@ std::string outputPathFor(const MergeOptions &options, const RunModel &run,
     return output;
 }
 
+// The project file as the merge goes: written as soon as each part is known,
+// so that no part of the project is held whole. An output error (no
+// temporary file, a failed write) is kept and thrown only at the end, after
+// the errors of the input and the failed checks, which take precedence as
+// when the whole project was built before writing; nothing more is written
+// after it.
+class StreamedProject {
+  public:
+    explicit StreamedProject(const std::string &outputPath) {
+        attempt([&] { writer_.emplace(outputPath); });
+    }
+
+    template <class Write>
+    void attempt(Write &&write) {
+        if (failure_) return;
+        try {
+            write();
+        } catch (const MergeError &) {
+            failure_ = std::current_exception();
+        }
+    }
+
+    ProjectWriter &writer() { return *writer_; }
+    uint64_t bytesWritten() const { return writer_ && !failure_ ? writer_->bytesWritten() : 0; }
+
+    void commit() {
+        if (failure_) std::rethrow_exception(failure_);
+        writer_->commit();
+    }
+
+  private:
+    std::optional<ProjectWriter> writer_;
+    std::exception_ptr failure_;
+};
+
+unsigned jobsFor(const MergeOptions &options) {
+    if (options.jobs > 0) return options.jobs;
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 MergeResult merge(const MergeOptions &options) {
     Diagnostics diagnostics(options.force);
-    RunModel run =
-        readRun(discoverTraces(options.inputs, diagnostics), diagnostics, options.progress);
-    const std::vector<UnifiedCommunicator> communicators = unifyCommunicators(run, diagnostics);
+    const auto report = [&](MergeProgress::Stage stage, size_t done, size_t total, uint64_t bytes) {
+        if (options.progress) options.progress({stage, done, total, bytes});
+    };
+    RunModel run = readRun(
+        discoverTraces(options.inputs, diagnostics), diagnostics,
+        [&](size_t done, size_t total) { report(MergeProgress::Stage::Reading, done, total, 0); },
+        jobsFor(options));
+    const std::vector<UnifiedCommunicator> communicators = unifyCommunicators(
+        run, diagnostics,
+        [&](size_t done, size_t total) { report(MergeProgress::Stage::Unifying, done, total, 0); });
 
     MergeResult result;
     result.outputPath = outputPathFor(options, run, diagnostics);
@@ -71,8 +123,22 @@ MergeResult merge(const MergeOptions &options) {
     result.traceCount = run.traces.size();
     result.fileCount = run.files.size();
     result.communicatorCount = communicators.size();
+    // What the PIOsim tools would refuse stops the merge unless --force;
+    // the failures are collected as the parts are written.
+    checkCommunicators(communicators, diagnostics);
 
-    std::vector<RankTypes> rankTypes;
+    StreamedProject project(result.outputPath);
+    project.attempt([&] {
+        ProjectWriter &writer = project.writer();
+        writer.startApplication(run.program, options.description);
+        writer.fileList(run.files, options.distributionClass, options.chunkSize);
+        writer.topology(run);
+        writer.communicators(communicators);
+        writer.startDatatypes();
+    });
+
+    // Rank by rank: ordered, decoded, checked and written, then let go.
+    const size_t rankTotal = run.ranks.size();
     bool warnedAboutConstants = false;
     for (const RankModel &rank : run.ranks) {
         if (!rank.present) continue;
@@ -85,24 +151,19 @@ MergeResult merge(const MergeOptions &options) {
                                 "(this warning is given once)");
         }
         const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
-        RankTypes &types = rankTypes.emplace_back();
+        RankTypes types;
         types.rank = rank.rank;
         types.types = orderedRankTypes(run, rank, constants, diagnostics);
         result.datatypeCount += types.types.size();
+        checkRankTypes(types, diagnostics);
+        project.attempt([&] { project.writer().datatypeRank(types.rank, types.types); });
+        const size_t done = static_cast<size_t>(rank.rank) + 1;
+        if (done % 1024 == 0 && done < rankTotal)
+            report(MergeProgress::Stage::Writing, done, rankTotal, project.bytesWritten());
     }
-    // What the PIOsim tools would refuse stops the merge unless --force.
-    checkProject(communicators, rankTypes, diagnostics);
     diagnostics.throwFailedChecks();
-
-    ProjectWriter writer(result.outputPath);
-    writer.startApplication(run.program, options.description);
-    writer.fileList(run.files, options.distributionClass, options.chunkSize);
-    writer.topology(run);
-    writer.communicators(communicators);
-    writer.startDatatypes();
-    for (const RankTypes &types : rankTypes)
-        writer.datatypeRank(types.rank, types.types);
-    writer.commit();
+    project.commit();
+    report(MergeProgress::Stage::Writing, rankTotal, rankTotal, project.bytesWritten());
     result.warnings = std::move(diagnostics.warnings());
     return result;
 }

@@ -270,6 +270,11 @@ void ProjectWriter::datatypeRank(int64_t rank, const std::vector<TypeElement> &t
     check(xmlTextWriterFullEndElement(writer_), "write");
 }
 
+uint64_t ProjectWriter::bytesWritten() const {
+    struct stat status {};
+    return fd_ >= 0 && fstat(fd_, &status) == 0 ? static_cast<uint64_t>(status.st_size) : 0;
+}
+
 void ProjectWriter::commit() {
     check(xmlTextWriterEndDocument(writer_), "finish the document");
     check(xmlTextWriterFlush(writer_), "write");

@@ -3,6 +3,7 @@
 // a failed merge never leaves a partial .proj.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ class ProjectWriter {
     void datatypeRank(int64_t rank, const std::vector<TypeElement> &types);
     // Ends the document, flushes, syncs and renames it to the output path.
     void commit();
+    // What has reached the temporary file so far.
+    uint64_t bytesWritten() const;
 
   private:
     void check(int result, const char *what);

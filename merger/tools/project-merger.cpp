@@ -15,29 +15,52 @@
 
 namespace {
 
-// A bar on stderr while the .info files are read, only for a terminal and
-// runs large enough to take a moment.
+// Progress on stderr, only for a terminal and runs large enough to take a
+// moment: the .info files read, the ranks unified, then the ranks written
+// with the size of the project so far.
 class ProgressBar {
   public:
     static constexpr size_t kMinimumFiles = 300;
 
-    void update(size_t done, size_t total) {
-        if (total <= kMinimumFiles || !isatty(STDERR_FILENO)) return;
+    void update(const hdtrace::merger::MergeProgress &progress) {
+        using Stage = hdtrace::merger::MergeProgress::Stage;
+        if (progress.stage == Stage::Reading) {
+            if (progress.total <= kMinimumFiles || !isatty(STDERR_FILENO)) return;
+            shown_ = true;
+        }
+        if (!shown_) return;
         const int width = 40;
-        const int filled = static_cast<int>(static_cast<double>(done) / total * width);
-        std::fprintf(stderr, "\rproject-merger: reading [%.*s%*s] %zu/%zu .info files", filled,
-                     "========================================", width - filled, "", done, total);
-        shown_ = true;
-        if (done == total) finish();
+        const int filled =
+            progress.total == 0
+                ? width
+                : static_cast<int>(static_cast<double>(progress.done) / progress.total * width);
+        std::fprintf(stderr, "\rproject-merger: %s [%.*s%*s] %zu/%zu %s", stageName(progress.stage),
+                     filled, "========================================", width - filled, "",
+                     progress.done, progress.total,
+                     progress.stage == Stage::Reading ? ".info files" : "ranks");
+        if (progress.stage == Stage::Writing)
+            std::fprintf(stderr, ", %.1f MiB",
+                         static_cast<double>(progress.bytesWritten) / (1 << 20));
+        std::fputs("\033[K", stderr);  // clears what a longer line before left
+        if (progress.done == progress.total) std::fputc('\n', stderr);
+        lineOpen_ = progress.done != progress.total;
     }
 
     void finish() {
-        if (shown_) std::fputc('\n', stderr);
-        shown_ = false;
+        if (lineOpen_) std::fputc('\n', stderr);
+        lineOpen_ = false;
     }
 
   private:
+    static const char *stageName(hdtrace::merger::MergeProgress::Stage stage) {
+        using Stage = hdtrace::merger::MergeProgress::Stage;
+        return stage == Stage::Reading    ? "reading"
+               : stage == Stage::Unifying ? "unifying"
+                                          : "writing";
+    }
+
     bool shown_ = false;
+    bool lineOpen_ = false;
 };
 
 // --align-clocks: the merged run's traces rewritten on rank 0's clock
@@ -86,6 +109,7 @@ int main(int argc, char **argv) {
     gboolean quiet = FALSE;
     gboolean alignClocksOption = FALSE;
     gboolean version = FALSE;
+    gint jobs = 0;
     gchar **inputs = nullptr;
     const std::string defaultsText = std::string("CLASS of the file distribution (default ") +
                                      hdtrace::merger::kDefaultDistributionClass + ")";
@@ -106,8 +130,12 @@ int main(int argc, char **argv) {
          "then rewrite the traces on rank 0's clock with the offsets measured by the wrapper "
          "(as 'hdtrace align'; originals kept as *.trc.unaligned)",
          nullptr},
-        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "print nothing but errors and warnings",
-         nullptr},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+         "print nothing but errors and warnings (no progress either)", nullptr},
+        {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+         "read the .info files on N threads (default: one per core; the project is the same "
+         "whatever N)",
+         "N"},
         {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", nullptr},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, nullptr, "INPUT..."},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
@@ -138,6 +166,12 @@ int main(int argc, char **argv) {
         std::printf("project-merger (HDTrace) %s\n", HDTRACE_VERSION);
         return 0;
     }
+    if (jobs < 0 || jobs > 1024) {
+        std::fprintf(stderr,
+                     "project-merger: --jobs wants a number from 1 to 1024 (0: one per core)\n"
+                     "Try 'project-merger --help'.\n");
+        return 2;
+    }
 
     hdtrace::merger::MergeOptions options;
     for (gchar **input = inputs; input && *input; ++input)
@@ -148,7 +182,11 @@ int main(int argc, char **argv) {
     if (chunkSize) options.chunkSize = chunkSize;
     options.force = force;
     ProgressBar progress;
-    options.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
+    if (!quiet)
+        options.progress = [&progress](const hdtrace::merger::MergeProgress &state) {
+            progress.update(state);
+        };
+    options.jobs = static_cast<unsigned>(jobs);
     g_free(output);
     g_free(description);
     g_free(distributionClass);
