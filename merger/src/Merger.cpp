@@ -1,6 +1,7 @@
 // merge(): discovery -> reading -> communicator unification -> writing,
-// with the datatypes of each rank ordered, decoded and checked as they are
-// written, so that only one rank's elements are held at a time.
+// with the datatypes of each rank ordered, decoded, checked and rendered on
+// all cores shortly before they are written, so that only the ranks under
+// way are held.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "DatatypeOrder.hpp"
 #include "Diagnostics.hpp"
 #include "InputDiscovery.hpp"
+#include "OrderedParallel.hpp"
 #include "ProjectCheck.hpp"
 #include "ProjectWriter.hpp"
 #include "RunReader.hpp"
@@ -97,6 +99,24 @@ class StreamedProject {
     std::exception_ptr failure_;
 };
 
+// One rank's datatypes, made ready on one of the threads.
+struct RenderedRank {
+    Diagnostics diagnostics = Diagnostics::recorder();
+    size_t elementCount = 0;
+    std::string xml;  // the <Rank> element
+};
+
+void renderRank(const RunModel &run, const RankModel &rank, RenderedRank &out) {
+    if (!rank.present) return;
+    const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
+    RankTypes types;
+    types.rank = rank.rank;
+    types.types = orderedRankTypes(run, rank, constants, out.diagnostics);
+    out.elementCount = types.types.size();
+    checkRankTypes(types, out.diagnostics);
+    ProjectWriter::renderDatatypeRank(out.xml, rank.rank, types.types);
+}
+
 unsigned jobsFor(const MergeOptions &options) {
     if (options.jobs > 0) return options.jobs;
     return std::max(1u, std::thread::hardware_concurrency());
@@ -137,28 +157,33 @@ MergeResult merge(const MergeOptions &options) {
         writer.startDatatypes();
     });
 
-    // Rank by rank: ordered, decoded, checked and written, then let go.
+    // Rank by rank, on every core: ordered, decoded, checked and rendered;
+    // then here, in rank order, what was found reported and the rank written.
     const size_t rankTotal = run.ranks.size();
+    OrderedParallel<RenderedRank> renderer(rankTotal, 256, jobsFor(options), [&run] {
+        return [&run](size_t index, RenderedRank &out) { renderRank(run, run.ranks[index], out); };
+    });
     bool warnedAboutConstants = false;
-    for (const RankModel &rank : run.ranks) {
-        if (!rank.present) continue;
-        ++result.rankCount;
-        if (!rank.hasMpiLine && !rank.types.empty() && !warnedAboutConstants) {
-            warnedAboutConstants = true;
-            diagnostics.warning(run.infoPathOf(rank.types.front().source), 0,
-                                "no 'Mpi library=' line (older trace?): the constants of "
-                                "SUBARRAY and DARRAY types are decoded with Open MPI's values "
-                                "(this warning is given once)");
+    for (size_t batch = 0; batch < renderer.batchCount(); ++batch) {
+        const std::vector<RenderedRank> rendered = renderer.take(batch);
+        for (size_t offset = 0; offset < rendered.size(); ++offset) {
+            const RankModel &rank = run.ranks[renderer.firstItemOf(batch) + offset];
+            const RenderedRank &types = rendered[offset];
+            if (!rank.present) continue;
+            ++result.rankCount;
+            if (!rank.hasMpiLine && !rank.types.empty() && !warnedAboutConstants) {
+                warnedAboutConstants = true;
+                diagnostics.warning(run.infoPathOf(rank.types.front().source), 0,
+                                    "no 'Mpi library=' line (older trace?): the constants of "
+                                    "SUBARRAY and DARRAY types are decoded with Open MPI's "
+                                    "values (this warning is given once)");
+            }
+            types.diagnostics.replayInto(diagnostics);
+            result.datatypeCount += types.elementCount;
+            project.attempt([&] { project.writer().renderedDatatypeRank(types.xml); });
         }
-        const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
-        RankTypes types;
-        types.rank = rank.rank;
-        types.types = orderedRankTypes(run, rank, constants, diagnostics);
-        result.datatypeCount += types.types.size();
-        checkRankTypes(types, diagnostics);
-        project.attempt([&] { project.writer().datatypeRank(types.rank, types.types); });
-        const size_t done = static_cast<size_t>(rank.rank) + 1;
-        if (done % 1024 == 0 && done < rankTotal)
+        const size_t done = renderer.firstItemOf(batch) + rendered.size();
+        if (done < rankTotal)
             report(MergeProgress::Stage::Writing, done, rankTotal, project.bytesWritten());
     }
     diagnostics.throwFailedChecks();

@@ -1,16 +1,13 @@
 #include "RunReader.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
+#include <memory>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 #include "InfoFileLines.hpp"
 #include "InfoRecordPool.hpp"
+#include "OrderedParallel.hpp"
 
 namespace hdtrace::merger {
 namespace {
@@ -167,93 +164,6 @@ class TraceParser {
   private:
     InfoRecordPool &pool_;
     InfoLine line_;
-};
-
-// Reads the traces on `jobs` threads, in batches of consecutive traces, and
-// hands the batches to the caller in trace order. The threads read at most a
-// window of batches ahead of the caller, so that what waits is bounded.
-class ParallelTraceReader {
-  public:
-    static constexpr size_t kBatchTraces = 64;
-
-    ParallelTraceReader(const std::vector<TraceSource> &traces, InfoRecordPool &pool, unsigned jobs)
-        : traces_(traces),
-          batches_((traces.size() + kBatchTraces - 1) / kBatchTraces),
-          window_(4 * size_t(jobs)) {
-        for (unsigned job = 0; job < jobs; ++job)
-            threads_.emplace_back([this, &pool] { work(pool); });
-    }
-
-    ~ParallelTraceReader() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        room_.notify_all();
-        for (std::thread &thread : threads_)
-            thread.join();
-    }
-
-    size_t batchCount() const { return batches_.size(); }
-
-    // Waits for batch `index` (taken in order, each once) and returns it.
-    std::vector<TraceRead> take(size_t index) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [&] { return batches_[index].done; });
-        Batch batch = std::move(batches_[index]);
-        taken_ = index + 1;
-        lock.unlock();
-        room_.notify_all();
-        if (batch.failure) std::rethrow_exception(batch.failure);
-        return std::move(batch.reads);
-    }
-
-  private:
-    struct Batch {
-        bool done = false;
-        std::exception_ptr failure;
-        std::vector<TraceRead> reads;
-    };
-
-    void work(InfoRecordPool &pool) {
-        TraceParser parser(pool);
-        while (true) {
-            const size_t index = next_.fetch_add(1);
-            if (index >= batches_.size()) return;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                room_.wait(lock, [&] { return stop_ || index < taken_ + window_; });
-                if (stop_) return;
-            }
-            Batch batch;
-            try {
-                const size_t first = index * kBatchTraces;
-                const size_t end = std::min(traces_.size(), first + kBatchTraces);
-                batch.reads.resize(end - first);
-                for (size_t trace = first; trace < end; ++trace)
-                    parser.parse(traces_[trace], batch.reads[trace - first]);
-            } catch (...) {
-                batch.failure = std::current_exception();
-            }
-            batch.done = true;
-            {
-                std::lock_guard<std::mutex> lock(mutex_);
-                batches_[index] = std::move(batch);
-            }
-            ready_.notify_all();
-        }
-    }
-
-    const std::vector<TraceSource> &traces_;
-    std::vector<Batch> batches_;
-    const size_t window_;
-    std::atomic<size_t> next_{0};
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::condition_variable room_;
-    size_t taken_ = 0;
-    bool stop_ = false;
-    std::vector<std::thread> threads_;
 };
 
 // Adds what was read to the RunModel, trace by trace in order: the records
@@ -436,10 +346,18 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
     run.records = std::make_unique<InfoRecordPool>();
     RunBuilder builder(run, diagnostics);
     const size_t total = run.traces.size();
-    ParallelTraceReader reader(run.traces, *run.records, jobs);
+    // Traces are read in batches of 64 on the threads and added here in order.
+    InfoRecordPool &pool = *run.records;
+    const std::vector<TraceSource> &traces = run.traces;
+    OrderedParallel<TraceRead> reader(total, 64, jobs, [&pool, &traces] {
+        auto parser = std::make_shared<TraceParser>(pool);
+        return [parser, &traces](size_t trace, TraceRead &read) {
+            parser->parse(traces[trace], read);
+        };
+    });
     for (size_t batch = 0; batch < reader.batchCount(); ++batch) {
         const std::vector<TraceRead> reads = reader.take(batch);
-        const size_t first = batch * ParallelTraceReader::kBatchTraces;
+        const size_t first = reader.firstItemOf(batch);
         for (size_t offset = 0; offset < reads.size(); ++offset)
             builder.add(static_cast<uint32_t>(first + offset), reads[offset]);
         if (progress) progress(first + reads.size(), total);
