@@ -3,7 +3,9 @@
 // and one consumer takes the batches in item order, so that what it does with
 // them (and every message it gives) is what a computation on one thread
 // would give. The threads run at most a window of batches ahead of the
-// consumer, so that memory for waiting results stays bounded.
+// consumer, so that memory for waiting results stays bounded. With one job,
+// or one batch, no thread is started: the consumer computes each batch as
+// it takes it.
 #pragma once
 
 #include <algorithm>
@@ -31,7 +33,12 @@ class OrderedParallel {
           batchItems_(batchItems),
           batches_((count + batchItems - 1) / batchItems),
           window_(4 * size_t(std::max(1u, jobs))) {
-        for (unsigned job = 0; job < std::max(1u, jobs); ++job)
+        const size_t threads = std::min<size_t>(jobs, batches_.size());
+        if (threads <= 1) {
+            inlineWorker_ = makeWorker();
+            return;
+        }
+        for (size_t job = 0; job < threads; ++job)
             threads_.emplace_back([this, makeWorker] { work(makeWorker()); });
     }
 
@@ -54,6 +61,11 @@ class OrderedParallel {
     // Waits for batch `index` (each taken once, in order) and returns its
     // results; rethrows what a thread threw for it.
     std::vector<Result> take(size_t index) {
+        if (inlineWorker_) {
+            std::vector<Result> results;
+            computeBatch(inlineWorker_, index, results);
+            return results;
+        }
         std::unique_lock<std::mutex> lock(mutex_);
         ready_.wait(lock, [&] { return batches_[index].done; });
         Batch batch = std::move(batches_[index]);
@@ -82,11 +94,7 @@ class OrderedParallel {
             }
             Batch batch;
             try {
-                const size_t first = index * batchItems_;
-                const size_t end = std::min(count_, first + batchItems_);
-                batch.results.resize(end - first);
-                for (size_t item = first; item < end; ++item)
-                    compute(item, batch.results[item - first]);
+                computeBatch(compute, index, batch.results);
             } catch (...) {
                 batch.failure = std::current_exception();
             }
@@ -99,6 +107,15 @@ class OrderedParallel {
         }
     }
 
+    void computeBatch(const Worker &compute, size_t index, std::vector<Result> &results) const {
+        const size_t first = index * batchItems_;
+        const size_t end = std::min(count_, first + batchItems_);
+        results.resize(end - first);
+        for (size_t item = first; item < end; ++item)
+            compute(item, results[item - first]);
+    }
+
+    Worker inlineWorker_;  // set when no thread is started
     const size_t count_;
     const size_t batchItems_;
     std::vector<Batch> batches_;

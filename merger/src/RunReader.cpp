@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "InfoFileLines.hpp"
 #include "InfoRecordPool.hpp"
@@ -70,6 +71,7 @@ class TraceParser {
     void parse(const TraceSource &trace, TraceRead &out) {
         out.hasInfo = trace.hasInfo;
         if (!trace.hasInfo) return;
+        fileNames_.clear();
         const std::string path = trace.infoPath();
         std::string error;
         // Line by line: memory follows the records kept, not the file size.
@@ -141,6 +143,9 @@ class TraceParser {
                     out.mpis.push_back(line_.mpi);
                     break;
                 case InfoLine::Kind::File:
+                    // Only a name's first line counts, so a file of repeated
+                    // lines is held as its distinct names.
+                    if (!fileNames_.insert(line_.file.name).second) break;
                     out.items.push_back(
                         {ReadItem::What::File, line, static_cast<uint32_t>(out.files.size())});
                     out.files.push_back(std::move(line_.file));
@@ -164,6 +169,7 @@ class TraceParser {
   private:
     InfoRecordPool &pool_;
     InfoLine line_;
+    std::unordered_set<std::string> fileNames_;  // of the trace under way
 };
 
 // Adds what was read to the RunModel, trace by trace in order: the records
