@@ -11,57 +11,10 @@
 
 #include <hdtrace/clocks/RunAlignment.hpp>
 #include <hdtrace/merger/Merger.hpp>
+#include <hdtrace/merger/ProgressBar.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
 namespace {
-
-// Progress on stderr, only for a terminal and runs large enough to take a
-// moment: the .info files read, the ranks unified, then the ranks written
-// with the size of the project so far.
-class ProgressBar {
-  public:
-    static constexpr size_t kMinimumFiles = 300;
-
-    void update(const hdtrace::merger::MergeProgress &progress) {
-        using Stage = hdtrace::merger::MergeProgress::Stage;
-        if (progress.stage == Stage::Reading) {
-            if (progress.total <= kMinimumFiles || !isatty(STDERR_FILENO)) return;
-            shown_ = true;
-        }
-        if (!shown_) return;
-        const int width = 40;
-        const int filled =
-            progress.total == 0
-                ? width
-                : static_cast<int>(static_cast<double>(progress.done) / progress.total * width);
-        std::fprintf(stderr, "\rproject-merger: %s [%.*s%*s] %zu/%zu %s", stageName(progress.stage),
-                     filled, "========================================", width - filled, "",
-                     progress.done, progress.total,
-                     progress.stage == Stage::Reading ? ".info files" : "ranks");
-        if (progress.stage == Stage::Writing)
-            std::fprintf(stderr, ", %.1f MiB",
-                         static_cast<double>(progress.bytesWritten) / (1 << 20));
-        std::fputs("\033[K", stderr);  // clears what a longer line before left
-        if (progress.done == progress.total) std::fputc('\n', stderr);
-        lineOpen_ = progress.done != progress.total;
-    }
-
-    void finish() {
-        if (lineOpen_) std::fputc('\n', stderr);
-        lineOpen_ = false;
-    }
-
-  private:
-    static const char *stageName(hdtrace::merger::MergeProgress::Stage stage) {
-        using Stage = hdtrace::merger::MergeProgress::Stage;
-        return stage == Stage::Reading    ? "reading"
-               : stage == Stage::Unifying ? "unifying"
-                                          : "writing";
-    }
-
-    bool shown_ = false;
-    bool lineOpen_ = false;
-};
 
 // --align-clocks: the merged run's traces rewritten on rank 0's clock
 // (hdtrace::clocks::alignRun). The project file is written already; an
@@ -181,7 +134,7 @@ int main(int argc, char **argv) {
     if (distributionClass) options.distributionClass = distributionClass;
     if (chunkSize) options.chunkSize = chunkSize;
     options.force = force;
-    ProgressBar progress;
+    hdtrace::merger::ProgressBar progress("project-merger");
     if (!quiet)
         options.progress = [&progress](const hdtrace::merger::MergeProgress &state) {
             progress.update(state);

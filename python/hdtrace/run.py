@@ -305,8 +305,9 @@ def merge_run(directory, description, force):
     """Writes <program>.proj in the run directory; returns (path, warnings)."""
     from . import _core
     if getattr(_core, "HAVE_MERGER", False):
+        # A long merge shows its progress when stderr is a terminal.
         result = _core.merge([directory], "", description, _core.DEFAULT_DISTRIBUTION_CLASS,
-                             _core.DEFAULT_CHUNK_SIZE, force)
+                             _core.DEFAULT_CHUNK_SIZE, force, progress=True)
         return result["output_path"], list(result["warnings"])
     from .cli import _find_project_merger
     merger = _find_project_merger()
