@@ -305,16 +305,17 @@ class Unifier {
     }
 
     void addEntry(const RankModel &rank, const LocatedComm &comm) {
-        const std::string idText = "communicator id=" + std::to_string(comm.record.id);
+        // Built only for a message: most entries have none.
+        const auto idText = [&comm] { return "communicator id=" + std::to_string(comm.record.id); };
         const RecordShape &shape = shapeOf(comm.record);
-        if (!shape.groupWrong.empty()) return problem(comm, idText + ": " + shape.groupWrong);
+        if (!shape.groupWrong.empty()) return problem(comm, idText() + ": " + shape.groupWrong);
         if (!contains(*canonicalMaps_[shape.ownGroup], rank.rank))
-            return problem(comm, idText + ": the map does not contain this rank (" +
+            return problem(comm, idText() + ": the map does not contain this rank (" +
                                      std::to_string(rank.rank) + ")");
         if (!shape.remoteWrong.empty())
-            return problem(comm, idText + ": remote group: " + shape.remoteWrong);
+            return problem(comm, idText() + ": remote group: " + shape.remoteWrong);
         if (shape.sharedRank >= 0)
-            return problem(comm, idText + ": world rank " + std::to_string(shape.sharedRank) +
+            return problem(comm, idText() + ": world rank " + std::to_string(shape.sharedRank) +
                                      " is in both groups");
         CommKey key = shape.key;
         key.position = positions_[key]++;
@@ -325,7 +326,7 @@ class Unifier {
         } else {
             Entry &entry = entries_[found->second];
             if (entry.firstGroup != shape.firstGroup || entry.secondGroup != shape.secondGroup)
-                return problem(comm, idText + " contradicts rank " +
+                return problem(comm, idText() + " contradicts rank " +
                                          std::to_string(entry.definedBy) + "'s map at " +
                                          place(entry.definedAt) +
                                          ": same members and position, different local ranks");

@@ -75,7 +75,7 @@ class TraceParser {
         const std::string path = trace.infoPath();
         std::string error;
         // Line by line: memory follows the records kept, not the file size.
-        InfoFileLines lines;
+        InfoFileLines &lines = lines_;
         if (!lines.open(path, &error)) {
             out.problem(0, "cannot read: " + error, "its files, communicators and datatypes");
             return;
@@ -168,6 +168,7 @@ class TraceParser {
 
   private:
     InfoRecordPool &pool_;
+    InfoFileLines lines_;  // one buffer for all the files this parser reads
     InfoLine line_;
     std::unordered_set<std::string> fileNames_;  // of the trace under way
 };
@@ -184,13 +185,13 @@ class RunBuilder {
         rank.present = true;
         rank.traces.push_back(traceIndex);
         if (!read.hasInfo) return;
-        const std::string path = trace.infoPath();
         for (const ReadItem &item : read.items) {
             const SourceLine source{traceIndex, item.line};
             switch (item.what) {
                 case ReadItem::What::Problem: {
                     const ReadProblem &problem = read.problems[item.detail];
-                    diagnostics_.problem(path, problem.line, problem.what, problem.dropped);
+                    diagnostics_.problem(trace.infoPath(), problem.line, problem.what,
+                                         problem.dropped);
                     break;
                 }
                 case ReadItem::What::Mpi:
@@ -210,7 +211,7 @@ class RunBuilder {
         }
         if (read.opened && read.records == 0 &&
             trace.thread == run_.traces[rank.traces.front()].thread)
-            diagnostics_.problem(path, 0, "empty input: the .info holds no records",
+            diagnostics_.problem(trace.infoPath(), 0, "empty input: the .info holds no records",
                                  "nothing: the rank has no files, communicators or datatypes");
     }
 
