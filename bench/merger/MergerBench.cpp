@@ -229,16 +229,26 @@ void benchmark(long ranks, long threadsOfRankZero) {
         options.inputs = {directory};
         double seconds = -1;
         char report[256];
+        // When each stage ended: reading, unifying (writing is the rest).
+        double readEnd = 0, unifyEnd = 0;
+        const auto start = std::chrono::steady_clock::now();
+        const auto since = [&start] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        using Stage = hdtrace::merger::MergeProgress::Stage;
+        options.progress = [&](const hdtrace::merger::MergeProgress &progress) {
+            if (progress.done != progress.total) return;
+            if (progress.stage == Stage::Reading) readEnd = since();
+            if (progress.stage == Stage::Unifying) unifyEnd = since();
+        };
         try {
-            const auto start = std::chrono::steady_clock::now();
             const auto result = hdtrace::merger::merge(options);
-            seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            seconds = since();
             struct stat status {};
             stat(result.outputPath.c_str(), &status);
-            std::snprintf(report, sizeof report, "%.3f %zu %zu %lld", seconds,
+            std::snprintf(report, sizeof report, "%.3f %zu %zu %lld %.3f %.3f", seconds,
                           result.communicatorCount, result.datatypeCount,
-                          static_cast<long long>(status.st_size));
+                          static_cast<long long>(status.st_size), readEnd, unifyEnd - readEnd);
         } catch (const std::exception &error) {
             std::snprintf(report, sizeof report, "error %s", error.what());
         }
@@ -252,19 +262,24 @@ void benchmark(long ranks, long threadsOfRankZero) {
     int status = 0;
     rusage usage{};
     wait4(child, &status, 0, &usage);
-    double seconds = 0;
+    double seconds = 0, reading = 0, unifying = 0;
     size_t communicators = 0, datatypes = 0;
     long long projBytes = 0;
-    if (std::sscanf(report, "%lf %zu %zu %lld", &seconds, &communicators, &datatypes, &projBytes) !=
-        4) {
+    if (std::sscanf(report, "%lf %zu %zu %lld %lf %lf", &seconds, &communicators, &datatypes,
+                    &projBytes, &reading, &unifying) != 6) {
         std::fprintf(stderr, "merger_bench: %ld ranks: %s\n", ranks, report);
         std::exit(1);
     }
+    const double cpuSeconds =
+        static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     std::printf(
-        "%7ld ranks %7zu traces %8zu .info lines  merge %7.3f s  peak RSS %7.1f MiB  "
-        "%7zu communicators %8zu datatypes  .proj %7.1f MiB\n",
-        ranks, traces, lines, seconds, static_cast<double>(usage.ru_maxrss) / 1024, communicators,
-        datatypes, static_cast<double>(projBytes) / (1 << 20));
+        "%7ld ranks %7zu traces %8zu .info lines  merge %7.3f s (read %.2f, unify %.2f, "
+        "write %.2f; CPU %.2f s)  peak RSS %7.1f MiB  %7zu communicators %8zu datatypes  "
+        ".proj %7.1f MiB\n",
+        ranks, traces, lines, seconds, reading, unifying, seconds - reading - unifying, cpuSeconds,
+        static_cast<double>(usage.ru_maxrss) / 1024, communicators, datatypes,
+        static_cast<double>(projBytes) / (1 << 20));
     std::fflush(stdout);
     const std::string remove = "rm -rf '" + directory + "'";
     if (std::system(remove.c_str()) != 0)
