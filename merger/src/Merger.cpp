@@ -99,6 +99,10 @@ class StreamedProject {
     std::exception_ptr failure_;
 };
 
+constexpr size_t kRenderBatchRanks = 256;
+// A rendered rank takes a few KiB in a typical run.
+constexpr size_t kRenderAheadRanks = 16384;
+
 // One rank's datatypes, made ready on one of the threads.
 struct RenderedRank {
     Diagnostics diagnostics = Diagnostics::recorder();
@@ -126,13 +130,23 @@ unsigned jobsFor(const MergeOptions &options) {
 
 MergeResult merge(const MergeOptions &options) {
     Diagnostics diagnostics(options.force);
+    const unsigned jobs = jobsFor(options);
     const auto report = [&](MergeProgress::Stage stage, size_t done, size_t total, uint64_t bytes) {
         if (options.progress) options.progress({stage, done, total, bytes});
     };
     RunModel run = readRun(
         discoverTraces(options.inputs, diagnostics), diagnostics,
         [&](size_t done, size_t total) { report(MergeProgress::Stage::Reading, done, total, 0); },
-        jobsFor(options));
+        jobs);
+    // From here on the ranks' datatypes are ordered, decoded, checked and
+    // rendered on every core while the communicators are unified and the
+    // head of the project written; up to kRenderAheadRanks ranks wait.
+    const size_t rankTotal = run.ranks.size();
+    OrderedParallel<RenderedRank> renderer(
+        rankTotal, kRenderBatchRanks, jobs, kRenderAheadRanks / kRenderBatchRanks, [&run] {
+            return
+                [&run](size_t index, RenderedRank &out) { renderRank(run, run.ranks[index], out); };
+        });
     const std::vector<UnifiedCommunicator> communicators = unifyCommunicators(
         run, diagnostics,
         [&](size_t done, size_t total) { report(MergeProgress::Stage::Unifying, done, total, 0); });
@@ -157,12 +171,8 @@ MergeResult merge(const MergeOptions &options) {
         writer.startDatatypes();
     });
 
-    // Rank by rank, on every core: ordered, decoded, checked and rendered;
-    // then here, in rank order, what was found reported and the rank written.
-    const size_t rankTotal = run.ranks.size();
-    OrderedParallel<RenderedRank> renderer(rankTotal, 256, jobsFor(options), [&run] {
-        return [&run](size_t index, RenderedRank &out) { renderRank(run, run.ranks[index], out); };
-    });
+    // Then here, in rank order, what the renderer found is reported and
+    // each rank written.
     bool warnedAboutConstants = false;
     for (size_t batch = 0; batch < renderer.batchCount(); ++batch) {
         const std::vector<RenderedRank> rendered = renderer.take(batch);

@@ -27,12 +27,13 @@ class OrderedParallel {
     // result of one item (with state of its own, e.g. a parser).
     using Worker = std::function<void(size_t item, Result &result)>;
 
-    OrderedParallel(size_t count, size_t batchItems, unsigned jobs,
+    // windowBatches: how many batches the threads may run ahead.
+    OrderedParallel(size_t count, size_t batchItems, unsigned jobs, size_t windowBatches,
                     std::function<Worker()> makeWorker)
         : count_(count),
           batchItems_(batchItems),
           batches_((count + batchItems - 1) / batchItems),
-          window_(4 * size_t(std::max(1u, jobs))) {
+          window_(std::max<size_t>(1, windowBatches)) {
         const size_t threads = std::min<size_t>(jobs, batches_.size());
         if (threads <= 1) {
             inlineWorker_ = makeWorker();

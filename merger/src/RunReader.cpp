@@ -356,7 +356,7 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
     // Traces are read in batches of 64 on the threads and added here in order.
     InfoRecordPool &pool = *run.records;
     const std::vector<TraceSource> &traces = run.traces;
-    OrderedParallel<TraceRead> reader(total, 64, jobs, [&pool, &traces] {
+    OrderedParallel<TraceRead> reader(total, 64, jobs, 4 * size_t(jobs), [&pool, &traces] {
         auto parser = std::make_shared<TraceParser>(pool);
         return [parser, &traces](size_t trace, TraceRead &read) {
             parser->parse(traces[trace], read);
