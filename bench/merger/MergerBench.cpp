@@ -61,8 +61,17 @@ std::string comm(long id, const std::string &map, const char *name,
     return line + " id=" + std::to_string(id) + " name='" + name + "'\n";
 }
 
-// Lines that only the --write runs carry: the kinds the timed runs leave out.
+// Lines that only the --write runs carry: the kinds the timed runs leave
+// out, with the size, lb and extent MPI gives them.
 std::string otherKindsOf(long rank) {
+    const long fortranKind = 1 + rank % 18;  // decimal digits of the F90 integer
+    const long integerBytes = fortranKind <= 2   ? 1
+                              : fortranKind <= 4 ? 2
+                              : fortranKind <= 9 ? 4
+                                                 : 8;
+    const long secondAt = 64 + rank % 5;                // HINDEXED_INTEGER's second block
+    const long hindexedExtent = secondAt + 3 * 32 - 8;  // from lb 8 to the end of 3 x 32 bytes
+    const long structExtent = (24 + 2 * hindexedExtent + 15) / 16 * 16;  // aligned to 16
     return "Comm map='" + run(rank, 0, 1) +
            "' id=10 name='dup &amp; &lt;self&gt;'\n"
            "File name=\"/scratch/a&amp;b &lt;" +
@@ -74,22 +83,37 @@ std::string otherKindsOf(long rank) {
            "extent='32' blocks='0:16;16:4;'\n"
            "Type id='5' combiner='MPI_COMBINER_NAMED' name='MPI_PACKED' size='1' extent='1'\n"
            "Type id='16777300' combiner='MPI_COMBINER_F90_REAL' name='' integers='6;37;' "
-           "addresses='' types=''\n"
+           "addresses='' types='' size='4' lb='0' extent='4'\n"
            "Type id='16777301' combiner='MPI_COMBINER_F90_COMPLEX' name='' integers='15;307;' "
-           "addresses='' types=''\n"
+           "addresses='' types='' size='16' lb='0' extent='16'\n"
            "Type id='16777302' combiner='MPI_COMBINER_F90_INTEGER' name='' integers='" +
-           std::to_string(1 + rank % 18) +
-           ";' addresses='' types=''\n"
+           std::to_string(fortranKind) + ";' addresses='' types='' size='" +
+           std::to_string(integerBytes) + "' lb='0' extent='" + std::to_string(integerBytes) +
+           "'\n"
            "Type id='16777303' combiner='MPI_COMBINER_HVECTOR_INTEGER' name='' integers='4;1;' "
-           "addresses='40;' types='2;'\n"
+           "addresses='40;' types='2;' size='24' lb='0' extent='128'\n"
            "Type id='16777304' combiner='MPI_COMBINER_HINDEXED_INTEGER' name='h&amp;i' "
            "integers='2;1;3;' addresses='8;" +
-           std::to_string(64 + rank % 5) +
-           ";' types='4;'\n"
+           std::to_string(secondAt) + ";' types='4;' size='80' lb='8' extent='" +
+           std::to_string(hindexedExtent) +
+           "'\n"
            "Type id='16777305' combiner='MPI_COMBINER_STRUCT_INTEGER' name='' "
-           "integers='2;1;2;' addresses='0;16;' types='5;16777304;'\n";
+           "integers='2;1;2;' addresses='0;16;' types='5;16777304;' size='161' lb='0' extent='" +
+           std::to_string(structExtent) + "'\n";
 }
 
+// Bytes of the generated DARRAY on a rank: ranks x 64 doubles on a grid of
+// 64 x (ranks / 64) processes, rows in blocks, columns cyclic in pairs.
+long darraySize(long rank, long ranks) {
+    const long columnsOfGrid = ranks / 64;
+    const long coordinate = rank % columnsOfGrid;
+    long columns = 0;
+    for (long column = 0; column < 64; ++column)
+        columns += (column / 2) % columnsOfGrid == coordinate;
+    return ranks / 64 * columns * 8;
+}
+
+// The lines carry MPI's size, lb and extent as the wrapper writes them.
 std::string infoOf(long rank, long ranks, size_t *lines) {
     std::string info =
         "Mpi library='Open MPI v4.1.4' order_c=0 order_fortran=1 distribute_block=0 "
@@ -119,45 +143,48 @@ std::string infoOf(long rank, long ranks, size_t *lines) {
     info += "File name=\"/scratch/rank-" + std::to_string(rank) +
             ".log\" Size=" + std::to_string(rank * 512) + " id=2\n";
     info +=
-        "Type id='6' combiner='MPI_COMBINER_NAMED' name='MPI_INT'\n"
-        "Type id='17' combiner='MPI_COMBINER_NAMED' name='MPI_DOUBLE'\n"
-        "Type id='1' combiner='MPI_COMBINER_NAMED' name='MPI_CHAR'\n"
-        "Type id='3' combiner='MPI_COMBINER_NAMED' name='MPI_BYTE'\n"
+        "Type id='6' combiner='MPI_COMBINER_NAMED' name='MPI_INT' size='4' extent='4'\n"
+        "Type id='17' combiner='MPI_COMBINER_NAMED' name='MPI_DOUBLE' size='8' extent='8'\n"
+        "Type id='1' combiner='MPI_COMBINER_NAMED' name='MPI_CHAR' size='1' extent='1'\n"
+        "Type id='3' combiner='MPI_COMBINER_NAMED' name='MPI_BYTE' size='1' extent='1'\n"
         "Type id='16777216' combiner='MPI_COMBINER_CONTIGUOUS' name='' integers='4;' "
-        "addresses='' types='6;'\n"
+        "addresses='' types='6;' size='16' lb='0' extent='16'\n"
         "Type id='16777217' combiner='MPI_COMBINER_VECTOR' name='' integers='8;2;16;' "
-        "addresses='' types='17;'\n"
+        "addresses='' types='17;' size='128' lb='0' extent='912'\n"
         "Type id='16777218' combiner='MPI_COMBINER_HVECTOR' name='' integers='8;2;' "
-        "addresses='256;' types='17;'\n"
+        "addresses='256;' types='17;' size='128' lb='0' extent='1808'\n"
         "Type id='16777219' combiner='MPI_COMBINER_INDEXED' name='' integers='3;1;2;3;0;4;10;' "
-        "addresses='' types='6;'\n"
+        "addresses='' types='6;' size='24' lb='0' extent='52'\n"
         "Type id='16777220' combiner='MPI_COMBINER_HINDEXED' name='' integers='2;4;4;' "
-        "addresses='0;64;' types='1;'\n"
+        "addresses='0;64;' types='1;' size='8' lb='0' extent='68'\n"
         "Type id='16777221' combiner='MPI_COMBINER_INDEXED_BLOCK' name='' "
-        "integers='3;2;0;5;9;' addresses='' types='6;'\n"
+        "integers='3;2;0;5;9;' addresses='' types='6;' size='24' lb='0' extent='44'\n"
         "Type id='16777222' combiner='MPI_COMBINER_HINDEXED_BLOCK' name='' integers='2;3;' "
-        "addresses='0;100;' types='3;'\n"
+        "addresses='0;100;' types='3;' size='6' lb='0' extent='103'\n"
         "Type id='16777223' combiner='MPI_COMBINER_STRUCT' name='particle' "
-        "integers='3;1;3;8;' addresses='0;8;32;' types='6;17;1;'\n"
+        "integers='3;1;3;8;' addresses='0;8;32;' types='6;17;1;' size='36' lb='0' extent='40'\n"
         "Type id='16777224' combiner='MPI_COMBINER_RESIZED' name='' addresses='0;48;' "
-        "types='16777223;'\n"
-        "Type id='16777225' combiner='MPI_COMBINER_DUP' name='' types='16777224;'\n"
+        "types='16777223;' size='36' lb='0' extent='48'\n"
+        "Type id='16777225' combiner='MPI_COMBINER_DUP' name='' types='16777224;' size='36' lb='0' "
+        "extent='48'\n"
         "Type id='16777226' combiner='MPI_COMBINER_SUBARRAY' name='' "
         "integers='2;100;100;10;20;" +
         std::to_string(rank % 10) +
-        ";5;0;' addresses='' types='17;'\n"
+        ";5;0;' addresses='' types='17;' size='1600' lb='0' extent='80000'\n"
         "Type id='16777227' combiner='MPI_COMBINER_DARRAY' name='' integers='" +
         std::to_string(ranks) + ";" + std::to_string(rank) + ";2;" + std::to_string(ranks) +
-        ";64;0;1;-1;2;64;" + std::to_string(ranks / 64) +
-        ";0;' addresses='' types='17;'\n"
+        ";64;0;1;-1;2;64;" + std::to_string(ranks / 64) + ";0;' addresses='' types='17;' size='" +
+        std::to_string(darraySize(rank, ranks)) + "' lb='0' extent='" +
+        std::to_string(ranks * 64 * 8) +
+        "'\n"
         "Type id='16777228' combiner='MPI_COMBINER_CONTIGUOUS' name='' integers='2;' "
-        "addresses='' types='16777225;'\n"
+        "addresses='' types='16777225;' size='72' lb='0' extent='96'\n"
         "Type id='16777229' combiner='MPI_COMBINER_VECTOR' name='' integers='2;1;3;' "
-        "addresses='' types='16777226;'\n"
+        "addresses='' types='16777226;' size='3200' lb='0' extent='320000'\n"
         "Type id='16777230' combiner='MPI_COMBINER_STRUCT' name='' integers='2;1;1;' "
-        "addresses='0;4096;' types='16777216;16777218;'\n"
+        "addresses='0;4096;' types='16777216;16777218;' size='144' lb='0' extent='5904'\n"
         "Type id='16777231' combiner='MPI_COMBINER_RESIZED' name='' addresses='-8;128;' "
-        "types='16777217;'\n";
+        "types='16777217;' size='128' lb='-8' extent='128'\n";
     *lines += 1 + 10 + 3 + 20;
     return info;
 }

@@ -61,19 +61,9 @@ struct Post {
     int64_t rid;  // -1: completes at the call's own end
 };
 
-// A communicator as the matching keys it: its index in the project, or the
-// cid where the project does not list it (as match_messages does).
-struct CommunicatorKey {
-    bool known;
-    int64_t value;
-    bool operator==(const CommunicatorKey &other) const {
-        return known == other.known && value == other.value;
-    }
-};
-
-CommunicatorKey keyOf(const CommunicatorIndex &communicators, int32_t rank, int32_t cid) {
+int64_t keyOf(const CommunicatorIndex &communicators, int32_t rank, int32_t cid) {
     const int64_t index = communicators.find(rank, cid);
-    return index >= 0 ? CommunicatorKey{true, index} : CommunicatorKey{false, cid};
+    return index >= 0 ? index : unknownCommunicatorKey(cid);
 }
 
 uint64_t pack(int32_t high, int32_t low) {
@@ -82,7 +72,7 @@ uint64_t pack(int32_t high, int32_t low) {
 
 struct MailboxKey {
     int32_t receiver;
-    CommunicatorKey communicator;
+    int64_t communicator;
     bool operator==(const MailboxKey &other) const {
         return receiver == other.receiver && communicator == other.communicator;
     }
@@ -91,17 +81,39 @@ struct MailboxKey {
 struct MailboxKeyHash {
     size_t operator()(const MailboxKey &key) const {
         return std::hash<uint64_t>()(
-            pack(key.receiver, static_cast<int32_t>(key.communicator.value)) ^
-            (key.communicator.known ? 0x9e3779b97f4a7c15ULL : 0));
+            pack(key.receiver, static_cast<int32_t>(key.communicator)) ^
+            (static_cast<uint64_t>(key.communicator >> 32) * 0x9e3779b97f4a7c15ULL));
     }
 };
 
 // The pending sends to one receiver on one communicator, one queue per
 // (sender, tag) in the order the queues were first used.
 struct Mailbox {
-    std::vector<std::pair<uint64_t, std::deque<int64_t>>> queues;  // (sender, tag) -> send rows
+    std::vector<std::pair<uint64_t, std::deque<size_t>>> queues;  // (sender, tag) -> sends
     std::unordered_map<uint64_t, size_t> position;
 };
+
+// The queue whose first send the receive takes, or null: the one of its
+// (sender, tag), or for a wildcard the earliest pending send among those it
+// can match (the first queue on a tie).
+std::deque<size_t> *queueFor(Mailbox &mailbox, const MessagePost &receive,
+                             const std::vector<MessagePost> &sends) {
+    if (receive.peer != kAnySource && receive.tag != kAnyTag) {
+        auto found = mailbox.position.find(pack(receive.peer, receive.tag));
+        if (found == mailbox.position.end() || mailbox.queues[found->second].second.empty())
+            return nullptr;
+        return &mailbox.queues[found->second].second;
+    }
+    std::deque<size_t> *best = nullptr;
+    for (auto &[queueKey, queue] : mailbox.queues) {
+        const int32_t sender = static_cast<int32_t>(queueKey >> 32);
+        const int32_t tag = static_cast<int32_t>(static_cast<uint32_t>(queueKey));
+        if (queue.empty() || (receive.peer != kAnySource && sender != receive.peer)) continue;
+        if (receive.tag != kAnyTag && tag != receive.tag) continue;
+        if (!best || sends[queue.front()].startNs < sends[best->front()].startNs) best = &queue;
+    }
+    return best;
+}
 
 // {row of an Mrecv/Imrecv: the table time of the start of the probe whose
 // message it receives}: the traces holding such receives are read again for
@@ -219,21 +231,10 @@ std::vector<MessagePair> matchMessages(const RunTable &table,
         (kindAt(model) == Kind::PersistentSend ? sends : receives).push_back(post);
     }
 
-    std::unordered_map<MailboxKey, Mailbox, MailboxKeyHash> mailboxes;
     std::stable_sort(sends.begin(), sends.end(), [&](const Post &a, const Post &b) {
         return table.startNs[static_cast<size_t>(a.row)] <
                table.startNs[static_cast<size_t>(b.row)];
     });
-    for (const Post &send : sends) {
-        if (send.peer < 0 || send.peer == reader::kNoValue32)
-            continue;  // MPI_PROC_NULL: no message
-        Mailbox &mailbox = mailboxes[{send.peer, keyOf(communicators, send.rank, send.cid)}];
-        const uint64_t queueKey = pack(send.rank, send.tag);
-        auto [entry, added] = mailbox.position.try_emplace(queueKey, mailbox.queues.size());
-        if (added) mailbox.queues.emplace_back(queueKey, std::deque<int64_t>());
-        mailbox.queues[entry->second].second.push_back(send.row);
-    }
-
     // A matched receive takes its message when its probe ran.
     std::unordered_map<int64_t, int64_t> matchedAt;
     if (matchedReceives) matchedAt = probeStarts(table, traces, tableTime, partial);
@@ -245,36 +246,56 @@ std::vector<MessagePair> matchMessages(const RunTable &table,
     std::stable_sort(receives.begin(), receives.end(),
                      [&](const Post &a, const Post &b) { return orderOf(a) < orderOf(b); });
 
+    auto messagePosts = [&](const std::vector<Post> &posts) {
+        std::vector<MessagePost> out;
+        out.reserve(posts.size());
+        for (const Post &post : posts)
+            out.push_back({post.rank, post.peer, post.tag,
+                           keyOf(communicators, post.rank, post.cid),
+                           table.startNs[static_cast<size_t>(post.row)]});
+        return out;
+    };
+    const PostPairing pairing = pairPosts(messagePosts(sends), messagePosts(receives));
     std::vector<MessagePair> pairs;
-    for (const Post &receive : receives) {
+    pairs.reserve(pairing.pairs.size());
+    for (const auto &[send, receive] : pairing.pairs)
+        pairs.push_back({sends[send].row, receives[receive].row, receives[receive].rid});
+    return pairs;
+}
+
+PostPairing pairPosts(const std::vector<MessagePost> &sends,
+                      const std::vector<MessagePost> &receives) {
+    PostPairing result;
+    std::unordered_map<MailboxKey, Mailbox, MailboxKeyHash> mailboxes;
+    for (size_t index = 0; index < sends.size(); ++index) {
+        const MessagePost &send = sends[index];
+        if (send.peer < 0 || send.peer == reader::kNoValue32)
+            continue;  // MPI_PROC_NULL: no message
+        Mailbox &mailbox = mailboxes[{send.peer, send.communicator}];
+        const uint64_t queueKey = pack(send.rank, send.tag);
+        auto [entry, added] = mailbox.position.try_emplace(queueKey, mailbox.queues.size());
+        if (added) mailbox.queues.emplace_back(queueKey, std::deque<size_t>());
+        mailbox.queues[entry->second].second.push_back(index);
+    }
+
+    for (size_t index = 0; index < receives.size(); ++index) {
+        const MessagePost &receive = receives[index];
         if (receive.peer == kProcNull || receive.peer == reader::kNoValue32) continue;
-        auto mailbox =
-            mailboxes.find({receive.rank, keyOf(communicators, receive.rank, receive.cid)});
-        if (mailbox == mailboxes.end()) continue;
-        std::deque<int64_t> *best = nullptr;
-        if (receive.peer != kAnySource && receive.tag != kAnyTag) {
-            auto found = mailbox->second.position.find(pack(receive.peer, receive.tag));
-            if (found != mailbox->second.position.end() &&
-                !mailbox->second.queues[found->second].second.empty())
-                best = &mailbox->second.queues[found->second].second;
-        } else {
-            // The earliest pending send among those it can match; the first queue on a tie.
-            for (auto &[queueKey, queue] : mailbox->second.queues) {
-                const int32_t sender = static_cast<int32_t>(queueKey >> 32);
-                const int32_t tag = static_cast<int32_t>(static_cast<uint32_t>(queueKey));
-                if (queue.empty() || (receive.peer != kAnySource && sender != receive.peer))
-                    continue;
-                if (receive.tag != kAnyTag && tag != receive.tag) continue;
-                if (!best || table.startNs[static_cast<size_t>(queue.front())] <
-                                 table.startNs[static_cast<size_t>(best->front())])
-                    best = &queue;
-            }
+        auto mailbox = mailboxes.find({receive.rank, receive.communicator});
+        std::deque<size_t> *best =
+            mailbox == mailboxes.end() ? nullptr : queueFor(mailbox->second, receive, sends);
+        if (!best) {
+            result.unmatchedReceives.push_back(index);
+            continue;
         }
-        if (!best) continue;
-        pairs.push_back({best->front(), receive.row, receive.rid});
+        result.pairs.emplace_back(best->front(), index);
         best->pop_front();
     }
-    return pairs;
+    for (const auto &[key, mailbox] : mailboxes)
+        for (const auto &[queueKey, queue] : mailbox.queues)
+            result.unmatchedSends.insert(result.unmatchedSends.end(), queue.begin(), queue.end());
+    std::sort(result.unmatchedSends.begin(), result.unmatchedSends.end());
+    return result;
 }
 
 }  // namespace hdtrace::clocks

@@ -17,6 +17,8 @@ pthread_cond_t gWork = PTHREAD_COND_INITIALIZER;  // something queued, or releas
 pthread_cond_t gDone = PTHREAD_COND_INITIALIZER;  // a half was written
 OutputBuffer *gQueueHead = nullptr;
 OutputBuffer *gQueueTail = nullptr;
+BackgroundJob *gJobsHead = nullptr;
+BackgroundJob *gJobsTail = nullptr;
 bool gHeld = false;
 
 enum State { kNotStarted, kStarting, kRunning, kCannotStart };
@@ -28,6 +30,7 @@ void resetInForkChild() {
     gWork = PTHREAD_COND_INITIALIZER;
     gDone = PTHREAD_COND_INITIALIZER;
     gQueueHead = gQueueTail = nullptr;
+    gJobsHead = gJobsTail = nullptr;
     gHeld = false;
     gState.store(kNotStarted);
 }
@@ -82,8 +85,20 @@ void *BackgroundWriter::threadMain(void *) {
 void BackgroundWriter::run() {
     pthread_mutex_lock(&gMutex);
     for (;;) {
-        while (!gQueueHead || gHeld)
+        while ((!gQueueHead && !gJobsHead) || gHeld)
             pthread_cond_wait(&gWork, &gMutex);
+        // Halves first: a write is short, a compression job is not.
+        if (!gQueueHead) {
+            BackgroundJob *job = gJobsHead;
+            gJobsHead = job->nextQueued;
+            if (!gJobsHead) gJobsTail = nullptr;
+            pthread_mutex_unlock(&gMutex);
+            job->run(job);
+            pthread_mutex_lock(&gMutex);
+            job->queued.store(false, std::memory_order_release);
+            pthread_cond_broadcast(&gDone);
+            continue;
+        }
         OutputBuffer *buffer = gQueueHead;
         gQueueHead = buffer->nextQueued_;
         if (!gQueueHead) gQueueTail = nullptr;
@@ -111,6 +126,27 @@ void BackgroundWriter::enqueue(OutputBuffer &buffer, OutputBuffer::Half &half) {
 void BackgroundWriter::waitUntilWritten(const OutputBuffer::Half &half) {
     pthread_mutex_lock(&gMutex);
     while (half.length.load(std::memory_order_acquire) != 0)
+        pthread_cond_wait(&gDone, &gMutex);
+    pthread_mutex_unlock(&gMutex);
+}
+
+void BackgroundWriter::enqueue(BackgroundJob &job) {
+    pthread_mutex_lock(&gMutex);
+    job.queued.store(true, std::memory_order_relaxed);
+    job.nextQueued = nullptr;
+    if (gJobsTail)
+        gJobsTail->nextQueued = &job;
+    else
+        gJobsHead = &job;
+    gJobsTail = &job;
+    pthread_cond_signal(&gWork);
+    pthread_mutex_unlock(&gMutex);
+}
+
+void BackgroundWriter::waitUntilDone(const BackgroundJob &job) {
+    if (!job.queued.load(std::memory_order_acquire)) return;
+    pthread_mutex_lock(&gMutex);
+    while (job.queued.load(std::memory_order_acquire))
         pthread_cond_wait(&gDone, &gMutex);
     pthread_mutex_unlock(&gMutex);
 }

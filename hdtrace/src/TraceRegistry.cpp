@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/OpenTrace.hpp>
 
 namespace hdtrace {
 namespace registry {
@@ -16,19 +16,19 @@ namespace {
 // A fixed array of atomic slots rather than a container behind a mutex: a
 // signal handler must be able to walk it without taking a lock or seeing a
 // reallocation.
-std::atomic<TraceWriter *> slots[kMaxRegisteredTraces];
+std::atomic<OpenTrace *> slots[kMaxRegisteredTraces];
 std::once_flag installOnce;
 std::atomic<bool> overflowReported{false};
 
 void closeAllAtExit() {
     for (auto &slot : slots) {
-        if (TraceWriter *writer = slot.load()) writer->close();  // close() calls remove()
+        if (OpenTrace *trace = slot.load()) trace->close();  // close() calls remove()
     }
 }
 
 void abandonAllInForkChild() {
     for (auto &slot : slots) {
-        if (TraceWriter *writer = slot.exchange(nullptr)) writer->abandonAfterFork();
+        if (OpenTrace *trace = slot.exchange(nullptr)) trace->abandonAfterFork();
     }
 }
 
@@ -39,11 +39,11 @@ void install() {
 
 }  // namespace
 
-void add(TraceWriter *writer) {
+void add(OpenTrace *trace) {
     std::call_once(installOnce, install);
     for (auto &slot : slots) {
-        TraceWriter *expected = nullptr;
-        if (slot.compare_exchange_strong(expected, writer)) return;
+        OpenTrace *expected = nullptr;
+        if (slot.compare_exchange_strong(expected, trace)) return;
     }
     if (!overflowReported.exchange(true)) {
         std::fprintf(stderr,
@@ -53,16 +53,16 @@ void add(TraceWriter *writer) {
     }
 }
 
-void remove(TraceWriter *writer) {
+void remove(OpenTrace *trace) {
     for (auto &slot : slots) {
-        TraceWriter *expected = writer;
+        OpenTrace *expected = trace;
         if (slot.compare_exchange_strong(expected, nullptr)) return;
     }
 }
 
 void closeAllForCrash() {
     for (auto &slot : slots) {
-        if (TraceWriter *writer = slot.load()) writer->closeForCrash();
+        if (OpenTrace *trace = slot.load()) trace->closeForCrash();
     }
 }
 

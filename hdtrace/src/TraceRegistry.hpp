@@ -1,13 +1,13 @@
-// The process-wide list of open traces, for the moments when the library must
-// act on all of them: process exit (close them, so that every trace is
-// well-formed XML), fork (the child must not write into the parent's files)
+// The process-wide list of open traces (XML and compact), for the moments
+// when the library must act on all of them: process exit (close them, so
+// that every trace is complete), fork (the child must not write into the parent's files)
 // and a fatal signal (write what is complete). Touched when a trace is
 // created or closed, never per state.
 #pragma once
 
 namespace hdtrace {
 
-class TraceWriter;
+class OpenTrace;
 
 namespace registry {
 
@@ -15,10 +15,10 @@ namespace registry {
 // but not at exit or on a crash (one warning says so).
 constexpr int kMaxRegisteredTraces = 4096;
 
-void add(TraceWriter *writer);
-void remove(TraceWriter *writer);
+void add(OpenTrace *trace);
+void remove(OpenTrace *trace);
 
-// Async-signal-safe: TraceWriter::closeForCrash() on every open trace.
+// Async-signal-safe: closeForCrash() on every open trace.
 void closeAllForCrash();
 
 }  // namespace registry

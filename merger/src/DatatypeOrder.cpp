@@ -1,8 +1,10 @@
 #include "DatatypeOrder.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
+#include "PiosimForms.hpp"
 #include "PredefinedLayout.hpp"
 
 namespace hdtrace::merger {
@@ -11,7 +13,8 @@ namespace {
 bool sameDefinition(const TypeRecord &a, const TypeRecord &b) {
     return a.combiner == b.combiner && a.name == b.name && a.integers == b.integers &&
            a.addresses == b.addresses && a.types == b.types && a.size == b.size &&
-           a.extent == b.extent && a.blocks == b.blocks;
+           a.extent == b.extent && a.lowerBound == b.lowerBound &&
+           a.hasLowerBound == b.hasLowerBound && a.blocks == b.blocks;
 }
 
 enum class State : uint8_t { Unvisited, Visiting, Written, Dropped };
@@ -66,6 +69,30 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
                                types[index].record.name +
                                ") is written as a layout of MPI_BYTE, but the rank has no "
                                "MPI_BYTE line");
+    AddedTypeIds addedIds(nextFreeId, byteId);
+
+    // What MPI said of each type, for the forms of the types built on it.
+    std::unordered_map<int64_t, TypeFigures> figures;
+    for (const LocatedType &located : types) {
+        const TypeRecord &record = located.record;
+        if (record.measured())
+            figures.emplace(record.id, TypeFigures{record.size, record.lowerBound, record.extent});
+    }
+    const std::function<const TypeFigures *(int64_t)> figuresOf =
+        [&](int64_t id) -> const TypeFigures * {
+        const auto found = figures.find(id);
+        return found == figures.end() ? nullptr : &found->second;
+    };
+    // A derived type goes into the tools' forms when MPI's figures of it and
+    // of every type it is built from are known; one of an older trace keeps
+    // its Appendix B element, which the project check then refuses.
+    const auto inToolsForm = [&](const TypeRecord &record) {
+        if (record.combiner == "NAMED" || !record.measured()) return false;
+        for (int64_t referenced : record.types)
+            if (!figuresOf(referenced)) return false;
+        return true;
+    };
+
     const auto referenceCount = [&](size_t index) {
         return types[index].record.types.size() + (layout[index] ? 1 : 0);
     };
@@ -122,8 +149,22 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
             try {
                 std::vector<TypeElement> elements;
                 if (layout[index])
-                    elements = predefinedLayout(record, byteId, nextFreeId);
-                else
+                    elements = predefinedLayout(record, byteId, addedIds);
+                else if (inToolsForm(record)) {
+                    PiosimForm form = piosimForm(record, constants, figuresOf, addedIds);
+                    elements = std::move(form.elements);
+                    if (form.shiftedBy != 0)
+                        diagnostics.warningOnce(
+                            "shifted type " + std::to_string(record.id),
+                            run.infoPathOf(types[index].source), types[index].source.line,
+                            "type id=" + std::to_string(record.id) +
+                                " lies at displacements beyond the PIOsim tools' 32-bit "
+                                "numbers (absolute addresses, for MPI_BOTTOM); it is written "
+                                "relative to its lower bound " +
+                                std::to_string(form.shiftedBy) +
+                                ", with MPI's size and extent (this warning is given once per "
+                                "type id)");
+                } else
                     elements.push_back(decodeType(record, constants));
                 for (TypeElement &element : elements) {
                     element.originFile = run.infoPathOf(types[index].source);

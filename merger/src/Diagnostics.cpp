@@ -36,6 +36,9 @@ void Diagnostics::replayInto(Diagnostics &target) const {
             case Recorded::Kind::FailedCheck:
                 target.failedCheck(entry.file, entry.line, entry.what);
                 break;
+            case Recorded::Kind::WarningOnce:
+                target.warningOnce(entry.dropped, entry.file, entry.line, entry.what);
+                break;
         }
     }
 }
@@ -72,6 +75,15 @@ void Diagnostics::throwFailedChecks() {
 void Diagnostics::warning(const std::string &file, size_t line, const std::string &what) {
     if (recording_) return recorded_.push_back({Recorded::Kind::Warning, file, line, what, {}});
     warnings_.push_back(formatPlace(file, line, what));
+}
+
+void Diagnostics::warningOnce(const std::string &key, const std::string &file, size_t line,
+                              const std::string &what) {
+    // A recorder keeps every call: which one is first is decided where it
+    // is replayed, in the order of a merge on one thread.
+    if (recording_)
+        return recorded_.push_back({Recorded::Kind::WarningOnce, file, line, what, key});
+    if (warnedKeys_.insert(key).second) warning(file, line, what);
 }
 
 }  // namespace hdtrace::merger

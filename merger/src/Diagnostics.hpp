@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <hdtrace/merger/Merger.hpp>
@@ -30,6 +31,10 @@ class Diagnostics {
     void problem(const std::string &file, size_t line, const std::string &what,
                  const std::string &dropped);
     void warning(const std::string &file, size_t line, const std::string &what);
+    // A warning given only for the first call with this key (one per type
+    // id, say, rather than one per rank).
+    void warningOnce(const std::string &key, const std::string &file, size_t line,
+                     const std::string &what);
     // What the written project would fail in the PIOsim tools (ProjectCheck):
     // collected; throwFailedChecks() then stops the merge, unless forced: then each
     // becomes a warning, after every other one, and the project is written.
@@ -42,6 +47,7 @@ class Diagnostics {
   private:
     bool force_;
     std::vector<std::string> warnings_;
+    std::unordered_set<std::string> warnedKeys_;
     struct Failure {
         std::string file;
         size_t line;
@@ -50,12 +56,12 @@ class Diagnostics {
     std::vector<Failure> failures_;
     // Recorders only.
     struct Recorded {
-        enum class Kind : uint8_t { Problem, Warning, FailedCheck };
+        enum class Kind : uint8_t { Problem, Warning, WarningOnce, FailedCheck };
         Kind kind;
         std::string file;
         size_t line;
         std::string what;
-        std::string dropped;
+        std::string dropped;  // WarningOnce: the key
     };
     bool recording_ = false;
     std::vector<Recorded> recorded_;

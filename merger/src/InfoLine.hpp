@@ -60,12 +60,19 @@ struct TypeRecord {
     std::vector<int64_t> integers;
     std::vector<int64_t> addresses;
     std::vector<int64_t> types;
-    // Predefined (NAMED) types of traces that carry them: size and extent in
-    // bytes (-1: the line has none, an older trace), and the data blocks
-    // (offset, length) when they are not the single block [0, size).
+    // What MPI says of the type, in bytes. Predefined (NAMED) types carry
+    // size and extent (-1: the line has none, an older trace), and the data
+    // blocks (offset, length) when they are not the single block [0, size).
+    // Derived types carry size, lower bound and extent together
+    // (hasLowerBound), or none of them (a trace of an older HDTrace).
     int64_t size = -1;
     int64_t extent = -1;
+    int64_t lowerBound = 0;
+    bool hasLowerBound = false;
     std::vector<std::pair<int64_t, int64_t>> blocks;
+
+    // Whether the line says the type's size, lower bound and extent.
+    bool measured() const { return size >= 0 && (hasLowerBound || combiner == "NAMED"); }
 };
 
 struct InfoLine {

@@ -177,10 +177,19 @@ void parseType(const AttributeList &attributes, TypeRecord &out) {
     out.integers = attributes.integerList("integers");
     out.addresses = attributes.integerList("addresses");
     out.types = attributes.integerList("types");
-    // Since issue 12: what a predefined type's byte layout needs.
-    out.size = attributes.find("size") ? attributes.integer("size") : -1;
-    out.extent = attributes.find("extent") ? attributes.integer("extent") : -1;
-    if (out.size < -1 || out.extent < -1) attributes.fail("negative size or extent");
+    // A predefined type's size and extent; a derived type's size, lb and
+    // extent (an lb or extent of a derived type may be negative).
+    out.hasLowerBound = attributes.find("lb") != nullptr;
+    out.lowerBound = out.hasLowerBound ? attributes.integer("lb") : 0;
+    if (out.hasLowerBound) {
+        out.size = attributes.integer("size");
+        out.extent = attributes.integer("extent");
+        if (out.size < 0) attributes.fail("negative size");
+    } else {
+        out.size = attributes.find("size") ? attributes.integer("size") : -1;
+        out.extent = attributes.find("extent") ? attributes.integer("extent") : -1;
+        if (out.size < -1 || out.extent < -1) attributes.fail("negative size or extent");
+    }
     out.blocks.clear();
     if (const std::string_view *blocks = attributes.find("blocks")) {
         size_t pos = 0;

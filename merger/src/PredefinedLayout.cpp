@@ -19,24 +19,34 @@ PredefinedForm predefinedForm(const TypeRecord &type) {
 }
 
 std::vector<TypeElement> predefinedLayout(const TypeRecord &type, int64_t byteId,
-                                          int64_t &nextFreeId) {
+                                          AddedTypeIds &ids) {
     const std::string byte = std::to_string(byteId);
     std::vector<std::pair<int64_t, int64_t>> blocks = type.blocks;
     if (blocks.empty()) blocks.emplace_back(0, type.size);
-    int64_t dataLowerBound = blocks.front().first, dataEnd = 0;
-    for (const auto &[offset, length] : blocks) {
-        dataLowerBound = std::min(dataLowerBound, offset);
-        dataEnd = std::max(dataEnd, offset + length);
-    }
     const int64_t extent = type.extent >= 0 ? type.extent : type.size;
 
+    std::vector<TypeElement> elements;
     TypeElement data;
+    int64_t toolsExtent = 0;  // where the last block ends
     if (blocks.size() == 1 && blocks[0].first == 0) {
         data.tag = "CONTIGUOUS";
         data.attributes = {{"id", ""},
                            {"name", ""},
                            {"count", std::to_string(blocks[0].second)},
                            {"oldType", byte}};
+        toolsExtent = blocks[0].second;
+        if (toolsExtent != extent) {
+            // Wrapped: the STRUCT below ends in the marker.
+            data.attributes[0].second = std::to_string(ids.part());
+            data.attributes.emplace_back("partOf", std::to_string(type.id));
+            const std::string dataId = data.attributes[0].second;
+            elements.push_back(std::move(data));
+            data = TypeElement();
+            data.tag = "STRUCT";
+            data.attributes = {{"id", ""}, {"name", ""}, {"count", "1"}};
+            data.children.push_back(
+                {"Type", {{"id", dataId}, {"displacement", "0"}, {"blocklen", "1"}}, {}, {}, 0});
+        }
     } else {
         data.tag = "STRUCT";
         data.attributes = {{"id", ""}, {"name", ""}, {"count", std::to_string(blocks.size())}};
@@ -46,27 +56,26 @@ std::vector<TypeElement> predefinedLayout(const TypeRecord &type, int64_t byteId
                                       {"displacement", std::to_string(offset)},
                                       {"blocklen", std::to_string(length)}},
                                      {},
-                                     {}});
+                                     {},
+                                     0});
+        toolsExtent = blocks.back().first + blocks.back().second;
     }
-    std::vector<TypeElement> elements;
-    if (dataLowerBound != 0 || dataEnd != extent) {
-        const int64_t dataId = nextFreeId++;
-        data.attributes[0].second = std::to_string(dataId);
-        elements.push_back(std::move(data));
-        TypeElement resized;
-        resized.tag = "RESIZED";
-        resized.attributes = {{"id", ""},
-                              {"name", ""},
-                              {"lowerBound", "0"},
-                              {"extend", std::to_string(extent)},
-                              {"oldType", std::to_string(dataId)}};
-        elements.push_back(std::move(resized));
-    } else {
-        elements.push_back(std::move(data));
+    if (data.tag == "STRUCT" && toolsExtent != extent) {
+        std::vector<TypeElement> markers;
+        const int64_t upperBound = ids.upperBound(markers);
+        elements.insert(elements.begin(), markers.begin(), markers.end());
+        data.children.push_back({"Type",
+                                 {{"id", std::to_string(upperBound)},
+                                  {"displacement", std::to_string(extent)},
+                                  {"blocklen", "1"}},
+                                 {},
+                                 {},
+                                 0});
+        data.attributes[2].second = std::to_string(data.children.size());
     }
-    TypeElement &outer = elements.back();
-    outer.attributes[0].second = std::to_string(type.id);
-    outer.attributes[1].second = type.name;
+    data.attributes[0].second = std::to_string(type.id);
+    data.attributes[1].second = type.name;
+    elements.push_back(std::move(data));
     return elements;
 }
 

@@ -4,16 +4,18 @@
 // otherwise as a byte layout over the rank's MPI_BYTE that keeps its MPI name:
 //   CONTIGUOUS count=size             data in one block at offset 0
 //   STRUCT of byte blocks             data with holes (MPI_SHORT_INT, ...)
-//   RESIZED lowerBound=0 extend=E     around either, where the extent E
-//                                     differs from the end of the data
-// The outermost element has the type's id and name; the inner one gets a
-// new id, unused in the rank, and an empty name.
+// and where the extent E differs from the end of the data, the STRUCT ends
+// in an MPI_UB marker at E (a CONTIGUOUS is wrapped into such a STRUCT
+// first), as for derived types (PiosimForms.hpp). The outermost element has
+// the type's id and name; an inner one gets a new id, unused in the rank,
+// an empty name and partOf.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "InfoLine.hpp"
+#include "PiosimForms.hpp"
 #include "TypeDecoder.hpp"
 
 namespace hdtrace::merger {
@@ -30,9 +32,9 @@ enum class PredefinedForm {
 // For a type whose combiner is NAMED.
 PredefinedForm predefinedForm(const TypeRecord &type);
 
-// The elements of a Layout type, innermost first. nextFreeId: the next id
-// not used by any type of the rank; advanced for each inner element.
+// The elements of a Layout type, innermost first (markers the rank needs
+// first of all).
 std::vector<TypeElement> predefinedLayout(const TypeRecord &type, int64_t byteId,
-                                          int64_t &nextFreeId);
+                                          AddedTypeIds &ids);
 
 }  // namespace hdtrace::merger

@@ -1,6 +1,9 @@
 #include "ProjectCheck.hpp"
 
+#include <cerrno>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,6 +22,43 @@ bool toolsKnowName(const std::string &name) {
     for (const PiosimNamedType &known : kPiosimNamedTypes)
         if (known.name == name) return true;
     return false;
+}
+
+bool toolsReadInFull(const std::string &tag) {
+    for (std::string_view form : kPiosimFullForms)
+        if (form == tag) return true;
+    return false;
+}
+
+bool toolsReadAsPlaceholder(const std::string &tag) {
+    for (std::string_view form : kPiosimPlaceholderForms)
+        if (form == tag) return true;
+    return false;
+}
+
+// The first number of the element or its children that the tools read as a
+// 32-bit integer and that does not fit one; ids they read as 64 bits.
+const std::string *numberBeyondTools(const TypeElement &element) {
+    static const std::string_view kReadAsInt[] = {
+        "count", "blocklength", "stride", "displacement", "blocklen", "size", "subsize", "start"};
+    const auto beyond = [](const TypeElement &e) -> const std::string * {
+        for (const auto &[name, value] : e.attributes) {
+            bool readAsInt = false;
+            for (std::string_view key : kReadAsInt)
+                readAsInt = readAsInt || key == name;
+            if (!readAsInt) continue;
+            errno = 0;
+            const long long number = std::strtoll(value.c_str(), nullptr, 10);
+            if (errno == ERANGE || number > kPiosimLargestNumber ||
+                number < -kPiosimLargestNumber - 1)
+                return &value;
+        }
+        return nullptr;
+    };
+    if (const std::string *found = beyond(element)) return found;
+    for (const TypeElement &child : element.children)
+        if (const std::string *found = beyond(child)) return found;
+    return nullptr;
 }
 
 }  // namespace
@@ -41,6 +81,19 @@ void checkRankTypes(const RankTypes &rank, Diagnostics &diagnostics) {
                      "' (they refuse the whole project); the .info line has no size and "
                      "extent, so it was written before HDTrace wrote them: trace the program "
                      "again, then merge");
+        }
+        if (!toolsReadInFull(element.tag)) {
+            fail(std::string(toolsReadAsPlaceholder(element.tag)
+                                 ? "the PIOsim tools read this element as a placeholder of "
+                                   "size 0, so the simulator moves no bytes for it"
+                                 : "the PIOsim tools know no datatype element of this name "
+                                   "(they refuse the whole project)") +
+                 "; the .info line has no size, lb and extent, so it was written before "
+                 "HDTrace wrote them: trace the program again, then merge");
+        } else if (const std::string *large = numberBeyondTools(element)) {
+            fail("the number " + *large +
+                 " does not fit the 32-bit integers the PIOsim tools read (they refuse the "
+                 "whole project); the type is too large for them");
         }
         const auto reference = [&](const std::string *referenced) {
             if (referenced && !defined.count(*referenced))

@@ -179,11 +179,14 @@ void formatTypeArguments(std::string &out, const int64_t *integers, size_t integ
 
 void formatDerivedTypeLine(std::string &out, int64_t id, std::string_view combiner,
                            std::string_view name, std::string_view arguments,
-                           const int64_t *typeIds, size_t typeCount) {
+                           const int64_t *typeIds, size_t typeCount, const TypeFigures &figures) {
     static constexpr std::string_view kParts[] = {"Type id='",    "' combiner='", "' name='",
                                                   "' integers='", "' types='",    "'\n"};
+    static constexpr std::string_view kFigureParts[] = {"' size='", "' lb='", "' extent='"};
     size_t largest = combiner.size() + hdtrace::kMaxEscapedBytesPerByte * name.size() +
-                     arguments.size() + (hdtrace::kMaxNumberChars + 1) * (1 + typeCount);
+                     arguments.size() + (hdtrace::kMaxNumberChars + 1) * (4 + typeCount);
+    for (std::string_view part : kFigureParts)
+        largest += part.size();
     for (std::string_view part : kParts)
         largest += part.size();
     char *const begin = lineBuffer(largest);
@@ -197,6 +200,14 @@ void formatDerivedTypeLine(std::string &out, int64_t id, std::string_view combin
     p = putText(p, arguments);
     p = putText(p, kParts[4]);
     p = putList(p, typeIds, typeCount);
+    if (figures.known) {
+        p = putText(p, kFigureParts[0]);
+        p = hdtrace::formatInteger(p, figures.size);
+        p = putText(p, kFigureParts[1]);
+        p = hdtrace::formatInteger(p, figures.lowerBound);
+        p = putText(p, kFigureParts[2]);
+        p = hdtrace::formatInteger(p, figures.extent);
+    }
     p = putText(p, kParts[5]);
     out.assign(begin, static_cast<size_t>(p - begin));
 }
@@ -204,10 +215,10 @@ void formatDerivedTypeLine(std::string &out, int64_t id, std::string_view combin
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
                             const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
-                            const std::vector<int64_t> &typeIds) {
+                            const std::vector<int64_t> &typeIds, const TypeFigures &figures) {
     std::string line;
     formatTypeArguments(line, integers.data(), integers.size(), addresses.data(), addresses.size());
-    formatDerivedTypeLine(line, id, combiner, name, line, typeIds.data(), typeIds.size());
+    formatDerivedTypeLine(line, id, combiner, name, line, typeIds.data(), typeIds.size(), figures);
     return line;
 }
 

@@ -37,10 +37,21 @@ std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64
 
 // One-sided communication: "Win id=<wid> cid=<cid> size=<bytes> dispUnit=<n> kind='<kind>'".
 std::string winLine(int64_t id, int64_t cid, int64_t size, int64_t dispUnit, std::string_view kind);
+// What MPI says of a derived type (MPI_Type_size_x, MPI_Type_get_extent_x),
+// so that readers need not recompute it: alignment padding of a struct
+// differs between MPI libraries. Written as size='S' lb='L' extent='E' at
+// the end of the line; not written when MPI could not say (known false).
+struct TypeFigures {
+    bool known = false;
+    int64_t size = 0;
+    int64_t lowerBound = 0;
+    int64_t extent = 0;
+};
+
 std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
                             const std::vector<int64_t> &integers,
                             const std::vector<MPI_Aint> &addresses,
-                            const std::vector<int64_t> &typeIds);
+                            const std::vector<int64_t> &typeIds, const TypeFigures &figures);
 
 // Issue 16: a derived type's line in two steps, so that a type made by a
 // traced constructor is formatted into memory the registry reuses.
@@ -52,6 +63,6 @@ void formatTypeArguments(std::string &out, const int64_t *integers, size_t integ
 // replacing out's content; out keeps its memory when large enough.
 void formatDerivedTypeLine(std::string &out, int64_t id, std::string_view combiner,
                            std::string_view name, std::string_view arguments,
-                           const int64_t *typeIds, size_t typeCount);
+                           const int64_t *typeIds, size_t typeCount, const TypeFigures &figures);
 
 }  // namespace hdtracempi

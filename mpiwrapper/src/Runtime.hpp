@@ -34,6 +34,8 @@
 //   own-mpi-call PMPI_Type_get_extent_x, PMPI_Pack_size, PMPI_Pack: the size,
 //     extent and byte blocks of a predefined type (TypeRegistry.cpp): a
 //     pack into the wrapper's own buffer on MPI_COMM_SELF; no object.
+//     PMPI_Type_size_x and PMPI_Type_get_extent_x also give every derived
+//     type's size, lower bound and extent for its .info line: queries.
 //   own-mpi-call PMPI_File_seek_shared: after the program's collective
 //     MPI_File_seek_shared with SEEK_CUR or SEEK_END, every rank seeks by 0
 //     from the current position (SharedSeek.cpp), so that no rank moves the

@@ -129,6 +129,22 @@ TypeRecord *reusedOrNewRecord() {
     return record;
 }
 
+// The type's size, lower bound and extent as MPI computes them: queries
+// that make no object and allocate nothing.
+TypeFigures figuresOf(MPI_Datatype type) {
+    TypeFigures figures;
+    MPI_Count size = 0, lowerBound = 0, extent = 0;
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED ||
+        PMPI_Type_get_extent_x(type, &lowerBound, &extent) != MPI_SUCCESS ||
+        lowerBound == MPI_UNDEFINED || extent == MPI_UNDEFINED)
+        return figures;
+    figures.known = true;
+    figures.size = static_cast<int64_t>(size);
+    figures.lowerBound = static_cast<int64_t>(lowerBound);
+    figures.extent = static_cast<int64_t>(extent);
+    return figures;
+}
+
 }  // namespace
 
 void TypeReference::release(const TypeRecord *record) {
@@ -235,7 +251,7 @@ void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
         childIds[i] = record.children[i]->id;
     // The line around the arguments' text, in the record's own memory.
     formatDerivedTypeLine(record.infoLine, record.id, combinerName(record.pendingCombiner), name,
-                          record.infoLine, childIds, count);
+                          record.infoLine, childIds, count, figuresOf(type));
 }
 
 // Called with mutex_ held: a type no traced constructor made, through
@@ -287,7 +303,7 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
     }
     record->id = nextDerivedId_++;
     record->infoLine = derivedTypeLine(record->id, combinerName(combiner), name, contents.integers,
-                                       contents.addresses, childIds);
+                                       contents.addresses, childIds, figuresOf(type));
     return reference;
 }
 

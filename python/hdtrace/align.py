@@ -14,24 +14,24 @@ second `hdtrace align`) that the times are already corrected.
 import sys
 import time
 
-from . import _core
+from . import native
 
 BACKUP_SUFFIX = ".unaligned"
 
 #: The run cannot be aligned as asked; nothing was changed.
-AlignError = _core.AlignError
+AlignError = native.AlignError
 
 
 def rewrite_trace(text, path, correct):
     """The trace text (bytes) with every time put through correct(ns) -> ns."""
-    return _core.rewrite_trace_times(text, str(path), correct)
+    return native.rewrite_trace_times(text, str(path), correct)
 
 
 def align(project_path, out=None):
     """Rewrites the run's traces; returns the number of traces rewritten (0:
     nothing to do, with a message on `out`)."""
     out = out or sys.stderr
-    report = _core.align_run(str(project_path))
+    report = native.align_run(str(project_path))
     for warning in report["warnings"]:
         print(f"hdtrace align: warning: {warning}", file=out)
     if report["outcome"] != "rewritten":
@@ -43,7 +43,7 @@ def align(project_path, out=None):
 def undo(project_path, out=None):
     """Restores the traces `align` rewrote; returns how many."""
     out = out or sys.stderr
-    report = _core.undo_alignment(str(project_path))
+    report = native.undo_alignment(str(project_path))
     if report["outcome"] != "rewritten":
         print(f"hdtrace align: {report['message']}", file=out)
         return 0

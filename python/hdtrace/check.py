@@ -7,6 +7,10 @@ trace reader) need, as far as the format notes state it:
 - every NAMED datatype is one of the predefined types the tools know; any
   other predefined type must be written as a byte layout (the Java reader
   refuses the whole project on an unknown name);
+- every datatype element is one of the five the tools read in full (NAMED,
+  CONTIGUOUS, VECTOR, STRUCT, SUBARRAY): they refuse any other name, and
+  read HINDEXED, HVECTOR and INDEXED_BLOCK as placeholders that move no
+  bytes; and its numbers fit the 32-bit integers they read;
 - every type references only types defined before it in its rank;
 - non-empty communicator names are unique and the world is named WORLD (the
   reader keeps one communicator per name);
@@ -26,20 +30,24 @@ layouts) or written again (rootRank, times), and the message says which.
 import os
 import xml.parsers.expat
 
-from . import _core
+from . import native
+from .calls import COMMUNICATOR_ATTRIBUTES as COMM_ATTRIBUTES
+from .calls import DATATYPE_ATTRIBUTES as TYPE_ATTRIBUTES
+from .calls import ROOTED  # the simulator reads rootRank for each of them
 from .errors import read_error
+from .project import open as open_project
 
 #: The predefined types the PIOsim tools know by name, with the size they
 #: assume: hdtrace/include/hdtrace/PiosimTypes.hpp's table, which the wrapper
 #: and the merger decide by.
-PIOSIM_NAMED_TYPES = dict(_core.PIOSIM_NAMED_TYPES)
-
-#: Rooted collectives: the simulator reads rootRank for each of them.
-ROOTED = {"Bcast", "Reduce", "Gather", "Gatherv", "Scatter", "Scatterv",
-          "Ibcast", "Ireduce", "Igather", "Igatherv", "Iscatter", "Iscatterv"}
-
-COMM_ATTRIBUTES = ("cid", "newCid")
-TYPE_ATTRIBUTES = ("tid", "recvtid", "etid", "filetid", "oldTid", "sendTid", "recvTid")
+PIOSIM_NAMED_TYPES = native.PIOSIM_NAMED_TYPES
+#: The datatype elements the tools read in full, and those they read as a
+#: placeholder of size 0; they refuse every other name.
+PIOSIM_FULL_FORMS = native.PIOSIM_FULL_FORMS
+PIOSIM_PLACEHOLDER_FORMS = native.PIOSIM_PLACEHOLDER_FORMS
+#: The attributes of datatype elements the tools read as 32-bit integers.
+PIOSIM_INT_ATTRIBUTES = ("count", "blocklength", "stride", "displacement", "blocklen", "size",
+                         "subsize", "start")
 
 REMERGE = "merge the run again with this HDTrace's project-merger"
 RETRACE = "trace the program again with this HDTrace"
@@ -117,8 +125,21 @@ def check_project_file(path, problems):
             if len(stack) != 4:  # a type's child: <Type id=.../> of a STRUCT
                 if name == "Type":
                     _reference(attributes.get("id"), line, "Type id")
+                _check_numbers(stack[-2], attributes, line)
                 return
             _check_type(name, attributes, line)
+
+    def _check_numbers(name, attributes, line):
+        if name not in PIOSIM_FULL_FORMS:
+            return
+        for key in PIOSIM_INT_ATTRIBUTES:
+            value = _integer(attributes.get(key))
+            if value is not None and not -2**31 <= value <= native.PIOSIM_LARGEST_NUMBER:
+                problems.append(Problem(path, line, (
+                    f"rank {state['rank']}: {key}='{value}' of a <{name}> does not fit the "
+                    "32-bit integers the PIOsim tools read: they refuse the whole project "
+                    "(the type is too large for them)")))
+                return
 
     def _reference(type_id, line, what):
         if type_id is not None and _integer(type_id) not in state["defined"]:
@@ -133,6 +154,16 @@ def check_project_file(path, problems):
                 "PIOsim tools do not know: their reader refuses the whole project. "
                 f"To fix: {REMERGE}, which writes it as a byte layout; if the merger says "
                 f"the .info lines lack size and extent, {RETRACE} first")))
+        if name not in PIOSIM_FULL_FORMS:
+            how = ("reads it as a placeholder of size 0, so the simulator moves no bytes for it"
+                   if name in PIOSIM_PLACEHOLDER_FORMS else "refuses the whole project on it")
+            problems.append(Problem(path, line, (
+                f"rank {state['rank']}: <{name} id='{attributes.get('id', '')}'> is not a "
+                f"datatype element the PIOsim tools read in full: their reader {how}. "
+                f"To fix: {REMERGE}, which writes every type as NAMED, CONTIGUOUS, VECTOR, "
+                f"STRUCT or SUBARRAY; if the merger says the .info lines lack size, lb and "
+                f"extent, {RETRACE} first")))
+        _check_numbers(name, attributes, line)
         if "oldType" in attributes:
             _reference(attributes["oldType"], line, "oldType")
         type_id = _integer(attributes.get("id"))
@@ -248,7 +279,6 @@ def _rids_issued(path):
 
 def check(project_path):
     """All problems of a project and its traces, in file order."""
-    from .project import open as open_project
     problems = []
     if not os.path.isfile(project_path):
         # A directory or FIFO exists: it is no project, but not missing.

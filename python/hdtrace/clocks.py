@@ -19,13 +19,32 @@ module applies the result to the Python package's events and tables.
 
 A run aligned by `hdtrace align` carries a `ClockAligned` line in every
 .info it rewrote; its times are read as they are.
+
+Every time a Project gives goes through one object, Project.times: either
+AS_WRITTEN (nothing to correct: no measurements, align=False, or a run
+rewritten by `hdtrace align`) or a ClockCorrection. Both answer the same
+three questions, so no reader branches on whether a run is corrected:
+raw_window (which written times to read for a window of corrected ones),
+correct_events (an event stream, corrected and cut to the window) and
+correct_table (a table, corrected, re-sorted and cut to the window).
+
+Why `hdtrace align` still rewrites a run in place, when reading corrects it
+anyway: the correction is computed from the whole run at once (the order
+repair needs every message), so only a reader that holds the whole run can
+apply it. A Dask task reads one trace, the C++ reader and the benchmarks
+read files, and the PIOsim tools know nothing of Clock lines; after one
+`hdtrace align` they all read corrected times. The originals stay beside
+the traces (*.trc.unaligned) and `hdtrace align --undo` puts them back, so
+the rewrite loses nothing; runs aligned by earlier versions carry the same
+ClockAligned lines and backups, and read and undo the same way.
 """
 import warnings
 from dataclasses import astuple, dataclass
 
 import numpy as np
 
-from . import _core
+from . import native
+from .table import Table
 
 
 class ClockWarning(UserWarning):
@@ -42,12 +61,35 @@ class ClockMeasurement:
     exchanges: int
 
 
+class AsWritten:
+    """The times as written: every method gives back what it is given."""
+
+    def raw_window(self, window):
+        return window
+
+    def correct_events(self, events, rank, thread, window_ns=None):
+        """events (the reader has cut them to the window already)."""
+        return events
+
+    def correct_table(self, table, window_ns=None):
+        return table
+
+
+#: The times of a run with nothing to correct.
+AS_WRITTEN = AsWritten()
+
+
+def _overlaps(start_ns, end_ns, window_ns):
+    start, end = window_ns
+    return (start is None or end_ns >= start) and (end is None or start_ns <= end)
+
+
 class ClockCorrection:
     """The correction of every trace of a run (see the module's description)."""
 
     def __init__(self, measurements_by_rank, core=None):
         self.measurements = measurements_by_rank  # {rank: [ClockMeasurement]}
-        self._core = core if core is not None else _core.ClockCorrection(
+        self._core = core if core is not None else native.ClockCorrection(
             {rank: [astuple(m) for m in found] for rank, found in measurements_by_rank.items()})
 
     def interpolate(self, rank, ns):
@@ -74,28 +116,62 @@ class ClockCorrection:
         """A bound on |corrected - raw| over the run, for widening read windows."""
         return self._core.largest_change_ns
 
-    def correct_events(self, event, rank, thread):
+    def raw_window(self, window):
+        """A read window in written times that holds every call whose
+        corrected times overlap `window` ((start, end) float seconds)."""
+        if window is None:
+            return None
+        margin = self.largest_change_ns / 1e9
+        start, end = window
+        return (None if start is None else start - margin, None if end is None else end + margin)
+
+    def correct_event(self, event, rank, thread):
         """Corrects an Event and its nested calls in place."""
         if event.start_ns is not None:
             event.start_ns, event.end_ns = (int(v) for v in self.apply(
                 rank, thread, np.array([event.start_ns, event.end_ns], dtype=np.int64)))
         for child in event.children:
-            self.correct_events(child, rank, thread)
+            self.correct_event(child, rank, thread)
         return event
+
+    def correct_events(self, events, rank, thread, window_ns=None):
+        """The events of one trace, read through raw_window, corrected; those
+        that overlap window_ns ((start, end) ns, either None) when given."""
+        for event in events:
+            self.correct_event(event, rank, thread)
+            if window_ns is None or _overlaps(event.start_ns, event.end_ns, window_ns):
+                yield event
+
+    def correct_table(self, table, window_ns=None):
+        """The table, read through raw_window, with corrected times,
+        re-sorted; its rows that overlap window_ns when given."""
+        table = align_table(table, self)
+        if window_ns is None:
+            return table
+        start, end = window_ns
+        array = table.array
+        keep = np.ones(len(array), dtype=bool)
+        if start is not None:
+            keep &= array["end_ns"] >= start
+        if end is not None:
+            keep &= array["start_ns"] <= end
+        if keep.all():
+            return table
+        return select_rows(table, np.flatnonzero(keep))
 
 
 def load_correction(project):
-    """The ClockCorrection of a project's run, or None when its traces carry
+    """The ClockCorrection of a project's run, or AS_WRITTEN when its traces carry
     no measurement (with a ClockWarning when some rank has none while others
     do), when every rank shares rank 0's clock, or when the run was already
     aligned by `hdtrace align`. Only the .info files are read unless there is
     something to correct; then the project's table (read once, see
     Project._raw_table) goes to the C++ correction."""
-    found = _core.run_clocks(project.path)
+    found = native.run_clocks(project.path)
     if found["warning"]:
         warnings.warn(found["warning"], ClockWarning, stacklevel=3)
     if found["state"] != "measured":
-        return None
+        return AS_WRITTEN
     table = project._raw_table()
     array = table.array
     columns = {name: array[name] for name in ("rank", "thread", "peer", "tag", "cid", "start_ns",
@@ -103,11 +179,11 @@ def load_correction(project):
     columns.update(name_code=table.name_code, recv_peer=table.recv_peer,
                    recv_tag=table.recv_tag, completion_row=table.completion_row,
                    completion_rid=table.completion_rid)
-    found = _core.correct_table(project.path, list(table.names), columns,
-                                partial=project.partial,
-                                local_ranks=project.ranks_in_traces == "local")
+    found = native.correct_table(project.path, list(table.names), columns,
+                                 partial=project.partial,
+                                 local_ranks=project.ranks_in_traces == "local")
     if found["correction"] is None:
-        return None
+        return AS_WRITTEN
     measurements = {rank: [ClockMeasurement(*m) for m in values]
                     for rank, values in found["measurements"].items()}
     return ClockCorrection(measurements, found["correction"])
@@ -122,10 +198,23 @@ def lanes_of(array):
             yield int(array["rank"][rows[0]]), int(array["thread"][rows[0]]), rows
 
 
-def align_table(project, table, correction):
+def select_rows(table, rows):
+    """The table of the given rows (ascending), its side columns renumbered."""
+    new_row = np.full(len(table.array), -1, dtype=np.int64)
+    new_row[rows] = np.arange(len(rows))
+    kept_completions = new_row[table.completion_row] >= 0
+    kept_opens = new_row[table.open_row] >= 0
+    return Table(table.array[rows], table.recv_peer[rows], table.recv_tag[rows],
+                 new_row[table.completion_row[kept_completions]],
+                 table.completion_rid[kept_completions],
+                 new_row[table.open_row[kept_opens]], table.open_fid[kept_opens],
+                 [name for name, kept in zip(table.open_name, kept_opens.tolist()) if kept],
+                 table.names, None if table.name_code is None else table.name_code[rows])
+
+
+def align_table(table, correction):
     """The table with corrected times, re-sorted by corrected start time (ties
     in the order of the interpolated times, then as read)."""
-    from .table import Table
     array = table.array
     if len(array) == 0:
         return table

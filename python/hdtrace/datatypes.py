@@ -1,13 +1,25 @@
-"""Datatypes of the project file (seed Appendix B), decoded into type maps.
+"""Datatypes of the project file, decoded into type maps.
 
 Every Datatype knows its size (bytes of data), lower bound and extent, and
 its flattened blocks: the (offset, length) byte ranges of one instance, in
-type-map order, with touching neighbours merged. The rules are the MPI
-standard's type-map rules; STRUCT gets no alignment padding (the standard
-leaves that epsilon to the implementation). Named types take their size
-from the LP64 Linux table below; an unknown named type has size None and a
-note saying so, and so has every type built on it. A type map of more than
-MAX_BLOCKS blocks keeps its exact size, lb and extent but is not flattened.
+type-map order, with touching neighbours merged.
+
+A project merged from traces that record MPI's own figures writes every
+derived type in the five forms the PIOsim tools read (NAMED, CONTIGUOUS,
+VECTOR, STRUCT, SUBARRAY; see docs/format), and keeps the MPI type on the
+element: its combiner, the arguments of MPI_Type_get_contents, and mpiSize,
+mpiLb and mpiExtent. Such a type is given back as the MPI type (combiner
+RESIZED, INDEXED, DARRAY, ...) with MPI's size, lb and extent; its blocks
+come from the written form, which has MPI's byte layout. Elements that are
+only parts of another (partOf=) are not listed.
+
+Older projects (the element named by the combiner, with its arguments as
+attributes) decode by the MPI standard's type-map rules; STRUCT gets no
+alignment padding there (the standard leaves that epsilon to the
+implementation). Named types take their size from the LP64 Linux table
+below; an unknown named type has size None and a note saying so, and so has
+every type built on it. A type map of more than MAX_BLOCKS blocks keeps its
+exact size, lb and extent but is not flattened.
 """
 import itertools
 from dataclasses import dataclass, field
@@ -125,6 +137,7 @@ class _Decoder:
         self.rank = rank
         self.path = project_path
         self.types = {}
+        self.parts = {}  # elements written only as parts of another type
         for element in elements:
             self.decode(element)
 
@@ -139,6 +152,8 @@ class _Decoder:
         self.fail(element, f"needs an integer {names[0]}= attribute")
 
     def referenced(self, element, type_id):
+        if type_id in self.parts:
+            return self.parts[type_id]
         if type_id not in self.types:
             self.fail(element, f"references type {type_id}, which is not defined before it")
         return self.types[type_id]
@@ -160,10 +175,37 @@ class _Decoder:
             if result is not None:
                 runs, lb_ub = result
                 self.combine(datatype, runs, lb_ub)
-        if combiner != "NAMED" and datatype.name.startswith("MPI_"):
+        if "combiner" in params:
+            self.as_mpi_type(element, params, datatype)
+        elif combiner != "NAMED" and datatype.name.startswith("MPI_"):
             # Only the MPI standard's predefined types have MPI_ names.
             datatype.layout, datatype.combiner = combiner, "NAMED"
-        self.types[datatype.id] = datatype
+        if "partOf" in params:
+            self.parts[datatype.id] = datatype
+        else:
+            self.types[datatype.id] = datatype
+
+    def as_mpi_type(self, element, params, datatype):
+        """The MPI type an element in one of the tools' forms stands for."""
+        figures = [params.get(name) for name in ("mpiSize", "mpiLb", "mpiExtent")]
+        if not all(isinstance(value, int) for value in figures):
+            self.fail(element, "has a combiner= but no integer mpiSize, mpiLb and mpiExtent")
+        arrays = {}
+        for name in ("integers", "addresses", "types"):
+            text = str(params.get(name, ""))
+            try:
+                arrays[name] = [int(value) for value in text.split(";") if value]
+            except ValueError:
+                self.fail(element, f"{name}={text!r} is not a list of integers")
+        params.update(arrays)
+        if datatype.combiner != str(params["combiner"]):
+            datatype.layout = datatype.combiner
+        datatype.combiner = str(params["combiner"])
+        datatype.children = [self.referenced(element, type_id) for type_id in arrays["types"]]
+        datatype.size, datatype.lb, datatype.extent = figures
+        if datatype.note is not None and datatype.blocks is None:
+            return  # a note says why the blocks are not listed
+        datatype.note = None
 
     # A type map built from copies of other types. Each run is
     # (start, count, step, old, outer_count, outer_step): copies of old at the
@@ -306,15 +348,29 @@ class _Decoder:
         return self._indexed(element, params, details, datatype, True, length)
 
     def decode_struct(self, element, params, details, datatype):
-        runs = []
+        runs, upper_bounds, added_marker = [], [], False
         for detail in details:
             old = self.referenced(element, detail.get("id"))
             datatype.children.append(old)
             displacement, length = detail.get("displacement"), detail.get("blocklen")
             if not isinstance(displacement, int) or not isinstance(length, int):
                 self.fail(element, f"has a <Type> without integer displacement and blocklen: {detail}")
-            runs.append((displacement, length, old.extent or 0, old, 1, 0))
-        return runs, None
+            if old.combiner == "NAMED" and old.name == "MPI_UB":
+                # An upper bound marker: it sets the type's ub.
+                upper_bounds.append(displacement)
+                added_marker = added_marker or old.params.get("partOf") == "*"
+            else:
+                runs.append((displacement, length, old.extent or 0, old, 1, 0))
+        if not upper_bounds:
+            return runs, None
+        if added_marker:
+            # The merger's marker: the form is written for the PIOsim tools,
+            # for which every type starts at 0 and ends at its marker.
+            return runs, (0, max(upper_bounds))
+        self.combine(datatype, runs)
+        if datatype.size is not None:
+            datatype.extent = max(upper_bounds) - datatype.lb
+        return None
 
     decode_struct_integer = decode_struct
 

@@ -1,10 +1,10 @@
 """The errors and warnings of the reader."""
-from . import _core
+from . import native
 
 #: Malformed or truncated XML, a DTD, or a value that is not what the format
 #: says. A ValueError with .file, .line, .column and .problem; str() reads
 #: "file:line:column: problem".
-ReadError = _core.ReadError
+ReadError = native.ReadError
 
 
 def read_error(file, line, column, problem):
@@ -29,3 +29,18 @@ class MissingTraceError(FileNotFoundError):
 
 class TraceDamageWarning(UserWarning):
     """A trace read with partial=True ended in damage; the complete calls before it were kept."""
+
+
+class TraceNotFoundError(MissingTraceError):
+    """A trace of a to_dask() frame that the task reading it cannot find
+    where it runs (deleted since, or not on that machine's file system)."""
+
+    def __init__(self, project_path, path, host):
+        self.project_path, self.missing, self.host = str(project_path), [str(path)], host
+        FileNotFoundError.__init__(
+            self, f"{path}: trace file does not exist on host {host}, where a Dask task reads "
+                  f"it for {project_path} (the workers must see the traces under the same "
+                  "path, e.g. on a shared file system)")
+
+    def __reduce__(self):  # rebuilt from its own arguments when it travels back from a worker
+        return type(self), (self.project_path, self.missing[0], self.host)

@@ -1,7 +1,9 @@
-"""hdtrace.merge: the project merger (hdtrace::merger::merge) from Python."""
+"""hdtrace.merge: the project merger (hdtrace::merger::merge) from Python, or where the
+build has no merger library, the project-merger program to run instead."""
 import os
+import shutil
 
-from . import _core
+from . import native
 
 
 def merge(inputs, output=None, description="", distribution_class=None, chunk_size=None,
@@ -12,17 +14,28 @@ def merge(inputs, output=None, description="", distribution_class=None, chunk_si
 
     inputs -- .info or .trc files, trace base names, directories or program prefixes
     """
-    if not getattr(_core, "HAVE_MERGER", False):
+    if not native.has_merger():
         raise RuntimeError("this build of hdtrace has no merger (configure with "
                            "-DHDTRACE_BUILD_MERGER=ON); run project-merger instead")
     if isinstance(inputs, (str, bytes)) or hasattr(inputs, "__fspath__"):
         inputs = [inputs]
     # Paths as bytes, as the file system has them (invalid UTF-8 included).
-    return _core.merge([os.fsencode(path) for path in inputs], os.fsencode(output or ""),
-                       description,
-                       distribution_class or _core.DEFAULT_DISTRIBUTION_CLASS,
-                       chunk_size or _core.DEFAULT_CHUNK_SIZE, force)
+    return native.merge([os.fsencode(path) for path in inputs], os.fsencode(output or ""),
+                        description, distribution_class or native.DEFAULT_DISTRIBUTION_CLASS,
+                        chunk_size or native.DEFAULT_CHUNK_SIZE, force)
 
 
 #: Bad input to the merger: a ValueError with .file, .line and .detail.
-MergeError = getattr(_core, "MergeError", ValueError)
+MergeError = native.MergeError
+
+
+def find_project_merger():
+    """The project-merger program of this build or installation, else on PATH
+    (for a build without the merger library); None when there is none."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.join(here, "..", "..", "merger", "project-merger"),
+                  os.path.join(here, "..", "..", "..", "..", "bin", "project-merger")]
+    for candidate in candidates:
+        if os.access(candidate, os.X_OK):
+            return os.path.normpath(candidate)
+    return shutil.which("project-merger")

@@ -18,7 +18,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
-READ, WRITE = "read", "write"
+from .calls import READ, WRITE, file_access
+from .export.atomic import write_atomically
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,6 @@ class IoAccesses:
 
     def ranks(self):
         return sorted({access.rank for access in self.accesses})
-
-
-def _operation(name):
-    if name.startswith("File_read") or name.startswith("File_iread"):
-        return READ
-    if name.startswith("File_write") or name.startswith("File_iwrite"):
-        return WRITE
-    return None
 
 
 def _offset_and_size(event):
@@ -85,7 +78,7 @@ def collect_accesses(project):
             if name == "File_open" and "fid" in event.attrs:
                 file_of_fid[event.attrs["fid"]] = str(event.attrs.get("name", ""))
                 continue
-            op = _operation(name)
+            op = file_access(name)
             if op is None:
                 continue
             where = _offset_and_size(event)
@@ -138,7 +131,7 @@ def map_pieces(offset, size, width):
 
 
 def rank_colour(rank, ranks):
-    import matplotlib
+    import matplotlib  # optional and heavy: loaded only to draw
     palette = matplotlib.colormaps["tab10" if len(ranks) <= 10 else "turbo"]
     index = ranks.index(rank)
     return palette(index % 10) if len(ranks) <= 10 else palette(index / max(len(ranks) - 1, 1))
@@ -160,6 +153,7 @@ def plot_accesses(io, files=None):
     Every PolyCollection carries gid 'time-offset|<file>|<rank>|<op>' or
     'access-map|<file>|<rank>|<op>'; an access map axes carries gid
     'access-map|<file>|width=<bytes per row>'."""
+    # matplotlib is optional and heavy: loaded only to draw.
     from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
@@ -215,7 +209,6 @@ def plot_accesses(io, files=None):
 
 def write_plot(project, output, files=None):
     """Plots the project's file accesses into output (.svg or .png); returns the IoAccesses."""
-    from .export.atomic import write_atomically
     extension = os.path.splitext(output)[1].lower()
     if extension not in (".svg", ".png"):
         raise ValueError(f"{output}: the output must end in .svg or .png")
@@ -223,34 +216,3 @@ def write_plot(project, output, files=None):
     figure = plot_accesses(io, files)
     write_atomically(output, lambda out: figure.savefig(out, format=extension[1:]), mode="wb")
     return io
-
-
-def register(commands):
-    """Adds the `plot-io` subcommand to the hdtrace command's subparsers."""
-    plot = commands.add_parser(
-        "plot-io", help="plot file accesses: offset over time and the access map (SVG/PNG)",
-        description="Per file: offset against time, and the 2-D access map (the file's bytes "
-                    "row-major). One colour per rank; writes filled, reads outlined.")
-    plot.add_argument("project", help="the project description (.proj)")
-    plot.add_argument("-o", "--output", metavar="FILE.svg|FILE.png",
-                      help="where to write the picture (default: the project's name with -io.svg)")
-    plot.add_argument("--file", action="append", help="only this file (repeatable)")
-    plot.add_argument("--partial", action="store_true",
-                      help="read damaged traces up to the damage (with a warning)")
-    plot.set_defaults(handler=command_plot_io)
-
-
-def command_plot_io(args):
-    from .project import open as open_project
-    output = args.output or os.path.splitext(args.project)[0] + "-io.svg"
-    if os.path.splitext(output)[1].lower() not in (".svg", ".png"):
-        raise SystemExit(f"hdtrace plot-io: {output}: the output must end in .svg or .png")
-    project = open_project(args.project, partial=args.partial)
-    io = write_plot(project, output, args.file)
-    if args.file:
-        missing = sorted(set(args.file) - set(io.files()))
-        if missing:
-            print(f"hdtrace plot-io: no accesses with offsets to {', '.join(missing)}")
-    print(f"{output}: {len(io.accesses)} accesses to {len(io.files())} file(s) by "
-          f"{len(io.ranks())} rank(s); {io.without_offset} call(s) without an offset left out")
-    return 0

@@ -4,12 +4,13 @@ import os
 import warnings
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from . import _core
+from . import native
+from .clocks import AS_WRITTEN, load_correction
 from .datatypes import decode_datatypes
 from .errors import MissingTraceError, TraceDamageWarning, read_error
 from .events import Event
+from .frames import DEFAULT_SLICE_BYTES, project_to_dask
+from .table import read_table
 
 
 @dataclass(frozen=True)
@@ -191,9 +192,8 @@ class Project:
         self.path = os.fspath(path)
         self.partial = partial
         self.align = align
-        self._clock = None  # --- Clocks: the ClockCorrection once loaded (see clock_correction)
-        self._clock_loaded = False
-        raw = _core.read_project(self.path)
+        self._times = None  # AS_WRITTEN or a ClockCorrection, once loaded (see times)
+        raw = native.read_project(self.path)
         self.name = raw["name"]
         self.description = raw["description"]
         self.files = [ProjectFile(**entry) for entry in raw["files"]]
@@ -237,29 +237,19 @@ class Project:
 
     # --- Clocks (hdtrace.clocks)
     @property
+    def times(self):
+        """What every time this project gives goes through: hdtrace.clocks'
+        AS_WRITTEN, or the run's ClockCorrection (loaded on first use)."""
+        if self._times is None:
+            self._times = load_correction(self) if self.align else AS_WRITTEN
+        return self._times
+
+    @property
     def clock_correction(self):
         """The ClockCorrection applied to this project's times, or None (align
         off, no measurements, or a run already aligned by `hdtrace align`)."""
-        if not self._clock_loaded:
-            from .clocks import load_correction
-            self._clock_loaded = True
-            self._clock = load_correction(self) if self.align else None
-        return self._clock
-
-    def _raw_window(self, window):
-        """A read window in written times that holds every call whose
-        corrected times overlap `window`."""
-        if window is None or self._clock is None:
-            return window
-        margin = self._clock.largest_change_ns / 1e9
-        start, end = window
-        return (None if start is None else start - margin, None if end is None else end + margin)
-
-    @staticmethod
-    def _overlaps(start_ns, end_ns, window_ns):
-        start, end = window_ns
-        return (start is None or end_ns >= start) and (end is None or start_ns <= end)
-    # --- end of Clocks
+        times = self.times
+        return None if times is AS_WRITTEN else times
 
     # --- dialects
     def _detect_rank_kind(self):
@@ -273,7 +263,7 @@ class Project:
         for leaf in self.topology.leaves:
             if leaf.path in self.missing_traces:
                 continue
-            reader = _core.TraceReader(leaf.path, partial=True)
+            reader = native.TraceReader(leaf.path, partial=True)
             for _ in reader:
                 break
             digits = reader.time_fraction_digits
@@ -307,7 +297,7 @@ class Project:
 
     def _reader(self, leaf, names, window):
         from_ns, to_ns = self._window_ns(window)
-        return _core.TraceReader(leaf.path, list(names or ()), from_ns, to_ns, self.partial)
+        return native.TraceReader(leaf.path, list(names or ()), from_ns, to_ns, self.partial)
 
     def _warn_damage(self, damage):
         if damage:
@@ -324,22 +314,11 @@ class Project:
         leaf = self.topology.leaf(rank, thread)
         if leaf.path in self.missing_traces:
             return
-        # --- Clocks: corrected times, read through a window widened to cover them
-        correction = self.clock_correction
-        if correction is not None:
-            reader = self._reader(leaf, names, self._raw_window(window))
-            window_ns = self._window_ns(window)
-            for raw in reader:
-                event = correction.correct_events(Event._from_raw(raw, leaf.rank, leaf.thread),
-                                                  leaf.rank, leaf.thread)
-                if window is None or self._overlaps(event.start_ns, event.end_ns, window_ns):
-                    yield event
-            self._warn_damage(reader.damage)
-            return
-        # --- end of Clocks
-        reader = self._reader(leaf, names, window)
-        for raw in reader:
-            yield Event._from_raw(raw, leaf.rank, leaf.thread)
+        times = self.times
+        reader = self._reader(leaf, names, times.raw_window(window))
+        events = (Event._from_raw(raw, leaf.rank, leaf.thread) for raw in reader)
+        yield from times.correct_events(events, leaf.rank, leaf.thread,
+                                        None if window is None else self._window_ns(window))
         self._warn_damage(reader.damage)
 
     def events(self, names=None, window=None):
@@ -352,24 +331,11 @@ class Project:
     def to_numpy(self, names=None, window=None):
         """A numpy structured array, one row per top-level call of every trace,
         sorted by start time. Columns: see hdtrace.TABLE_COLUMNS."""
-        from .table import read_table
         if names is None and window is None:
             return self._full_table().array
-        # --- Clocks: the rows of the corrected table that the selection keeps
-        if self.clock_correction is not None:
-            array = self._full_table().array
-            keep = np.ones(len(array), dtype=bool)
-            if names is not None:
-                keep &= np.isin(array["name"], list(names))
-            if window is not None:
-                start, end = self._window_ns(window)
-                if start is not None:
-                    keep &= array["end_ns"] >= start
-                if end is not None:
-                    keep &= array["start_ns"] <= end
-            return array[keep]
-        # --- end of Clocks
-        return read_table(self, names, window).array
+        times = self.times
+        table = read_table(self, names, times.raw_window(window))
+        return times.correct_table(table, None if window is None else self._window_ns(window)).array
 
     def to_dataframe(self, names=None, window=None):
         """to_numpy() as a pandas DataFrame; needs pandas."""
@@ -380,35 +346,28 @@ class Project:
                               "use Project.to_numpy() instead") from None
         return pandas.DataFrame(self.to_numpy(names, window))
 
-    # --- Dask (issue 16): the table as a dask.dataframe, see distributed_frames.py
-    def to_dask(self, names=None, window=None, slice_bytes=256 << 20):
+    # --- Dask: the table as a dask.dataframe (hdtrace.frames)
+    def to_dask(self, names=None, window=None, slice_bytes=DEFAULT_SLICE_BYTES):
         """A dask.dataframe of to_numpy()'s columns and dtypes, one partition per
         trace (in topology order, each in the trace's order), read by the C++
         reader inside the task. A trace of our dialect larger than slice_bytes
         becomes several partitions, byte ranges of about slice_bytes each, in
         order (None or 0: never). Needs Dask and pandas; the workers must see
         the trace files under the same (absolute) paths."""
-        from .distributed_frames import project_to_dask
         return project_to_dask(self, names, window, slice_bytes)
     # --- end Dask
 
     def _full_table(self):
+        """The whole table, its times through self.times; read once."""
         if self._table is None:
-            correction = self.clock_correction
-            table = self._raw_table()
+            times = self.times
+            self._table = times.correct_table(self._raw_table())
             self._raw = None
-            # --- Clocks: corrected, re-sorted (hdtrace.clocks)
-            if correction is not None:
-                from .clocks import align_table
-                table = align_table(self, table, self._clock)
-            # --- end of Clocks
-            self._table = table
         return self._table
 
     def _raw_table(self):
         """The table with the times as written, read once: the clock
         correction and _full_table share it."""
-        from .table import read_table
         if self._raw is None:
             self._raw = read_table(self, None, None)
         return self._raw

@@ -21,7 +21,17 @@ import subprocess
 import sys
 import warnings
 
-from . import elf
+from . import elf, native
+from .merging import find_project_merger
+from .project import open as open_project
+from .statistics import stats
+from .view.html import write_html
+from .view.model import build_timeline
+
+try:  # written by the installation only: where the installed libhdtracempi.so lies
+    from . import _paths
+except ImportError:
+    _paths = None
 
 PREFIX = "hdtrace run"
 
@@ -112,11 +122,8 @@ def default_library():
     """libhdtracempi.so installed beside this package, or in its build tree."""
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = []
-    try:
-        from . import _paths
+    if _paths is not None:
         candidates.append(os.path.join(here, _paths.LIBDIR_FROM_PACKAGE, "libhdtracempi.so"))
-    except ImportError:
-        pass
     candidates.append(os.path.join(here, "..", "..", "mpiwrapper", "libhdtracempi.so"))
     for candidate in candidates:
         if os.path.isfile(candidate):
@@ -303,14 +310,12 @@ def describe_status(returncode, stopped_by=None):
 
 def merge_run(directory, description, force):
     """Writes <program>.proj in the run directory; returns (path, warnings)."""
-    from . import _core
-    if getattr(_core, "HAVE_MERGER", False):
+    if native.has_merger():
         # A long merge shows its progress when stderr is a terminal.
-        result = _core.merge([directory], "", description, _core.DEFAULT_DISTRIBUTION_CLASS,
-                             _core.DEFAULT_CHUNK_SIZE, force, progress=True)
+        result = native.merge([directory], "", description, native.DEFAULT_DISTRIBUTION_CLASS,
+                              native.DEFAULT_CHUNK_SIZE, force, progress=True)
         return result["output_path"], list(result["warnings"])
-    from .cli import _find_project_merger
-    merger = _find_project_merger()
+    merger = find_project_merger()
     if merger is None:
         raise RunError("no merger: this build has neither the merger library nor project-merger",
                        status=1)
@@ -324,8 +329,6 @@ def merge_run(directory, description, force):
 
 def summarise(project_path, partial, write_view):
     """The summary's lines, and the view's path (None when not written)."""
-    from .project import open as open_project
-    from .statistics import stats
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         project = open_project(project_path, partial=partial)
@@ -348,8 +351,6 @@ def summarise(project_path, partial, write_view):
         lines.append(f"  damaged        {warning.message}")
     view_path = None
     if write_view:
-        from .view.html import write_html
-        from .view.model import build_timeline
         view_path = os.path.splitext(project_path)[0] + ".html"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the damage is in the summary already

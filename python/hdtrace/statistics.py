@@ -1,22 +1,26 @@
 """stats: where the time and the bytes of a run went.
 
 functions -- per call name: calls, total, mean and max time (s), bytes: the
-             sum of `size` over the calls that move data (moves_data): a
-             message, a collective, a file read or write, an RMA transfer.
-             Other calls' `size` is no data moved: File_get_size's is the
-             file's size, File_set_size's and File_preallocate's the size
-             asked for, a persistent *_init's the size of each later Start.
+             sum of `size` over the calls that move data (calls.moves_data):
+             a message, a collective, a file read or write, an RMA transfer.
 ranks     -- per rank: time inside MPI (sum of its top-level calls over all
              threads), the span from its first call's start to its last call's
              end, and the time outside MPI (span - mpi, at least 0)
 files     -- per file: bytes and operations read and written, from the
              File_read*/File_iread* and File_write*/File_iwrite* calls. The
              file's name comes from the File_open that gave its fid on that rank.
+
+Computed in two steps, so that a table in this process and the partitions
+of a Dask frame run the same code: part_stats reduces one part of a table
+(the whole table, or one partition) to small sums, combine_stats adds the
+parts' sums up into a Stats.
 """
-import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from .calls import READ, file_access, moves_data
+from .text_tables import format_table
 
 FUNCTION_DTYPE = np.dtype([("name", "U64"), ("calls", np.int64), ("total", np.float64),
                            ("mean", np.float64), ("max", np.float64), ("bytes", np.int64)])
@@ -34,7 +38,6 @@ class Stats:
 
     def format(self):
         """The three tables as aligned text."""
-        from .cli import format_table
         parts = [
             "Functions", format_table(self.functions, {"total": "{:.6f}", "mean": "{:.6f}",
                                                        "max": "{:.6f}"}),
@@ -45,87 +48,101 @@ class Stats:
         return "\n".join(parts)
 
 
-_MESSAGES = {"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend",
-             "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", "Mrecv", "Imrecv"}
-_COLLECTIVES = {"Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
-                "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
-                "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather",
-                "Neighbor_allgatherv", "Neighbor_alltoall", "Neighbor_alltoallv",
-                "Neighbor_alltoallw"}
-_RMA = {"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap",
-        "Rput", "Rget", "Raccumulate", "Rget_accumulate"}
-# Their nonblocking forms: Iallgather, Ineighbor_alltoallv, ... (the tag is
-# the MPI name without MPI_, so the letter after the I is lower case).
-_NONBLOCKING_COLLECTIVES = {"I" + name[0].lower() + name[1:] for name in _COLLECTIVES}
-_DATA_CALLS = _MESSAGES | _COLLECTIVES | _NONBLOCKING_COLLECTIVES | _RMA
-# File_read, File_iwrite_at_all, File_read_all_begin (its <Data> child), ...
-_FILE_ACCESS = re.compile(r"File_i?(read|write)")
+def part_stats(names, codes, columns, open_row, open_fid, open_name):
+    """One part's sums. names: name code -> call name; codes: each row's
+    code; columns: the rows' rank, duration, size, fid, start_ns and end_ns
+    (arrays); open_row, open_fid, open_name: the part's File_open calls, in
+    trace order. Returns small dicts only (what travels back from a worker)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    rank, duration = np.asarray(columns["rank"]), np.asarray(columns["duration"])
+    size, fid = np.asarray(columns["size"]), np.asarray(columns["fid"])
+    start_ns, end_ns = np.asarray(columns["start_ns"]), np.asarray(columns["end_ns"])
+
+    count = np.bincount(codes, minlength=len(names))
+    total = np.bincount(codes, weights=duration, minlength=len(names))
+    longest = np.full(len(names), -np.inf)
+    np.maximum.at(longest, codes, duration)
+    moving = np.array([moves_data(name) for name in names], dtype=bool)
+    moved = np.zeros(len(names), dtype=np.int64)
+    if len(codes):
+        np.add.at(moved, codes, np.where(moving[codes] & (size > 0), size, 0))
+    functions = {name: (int(count[code]), float(total[code]), float(longest[code]),
+                        int(moved[code]))
+                 for code, name in enumerate(names) if count[code]}
+
+    ranks = {}
+    for one in np.unique(rank).tolist():
+        mask = rank == one
+        ranks[one] = (float(duration[mask].sum()), int(start_ns[mask].min()),
+                      int(end_ns[mask].max()), int(mask.sum()))
+
+    access_of_name = [file_access(name) for name in names]
+    access = {}
+    for kind in ("read", "write"):
+        mask = np.array([found == kind for found in access_of_name], dtype=bool)
+        mask = (mask[codes] if len(codes) else np.zeros(0, dtype=bool)) & (fid >= 0)
+        for one_rank, one_fid in sorted(set(zip(rank[mask].tolist(), fid[mask].tolist()))):
+            rows = mask & (rank == one_rank) & (fid == one_fid)
+            access[(one_rank, one_fid, kind)] = (int(np.maximum(size[rows], 0).sum()),
+                                                 int(rows.sum()))
+    open_rank = rank[np.asarray(open_row, dtype=np.int64)].tolist() if len(open_row) else []
+    opens = list(zip(open_rank, np.asarray(open_fid).tolist(), open_name))
+    return {"functions": functions, "ranks": ranks, "access": access, "opens": opens}
 
 
-def moves_data(name):
-    """Whether a call's `size` is data it moved (see the module's docstring)."""
-    return name in _DATA_CALLS or _FILE_ACCESS.match(name) is not None
-
-
-def _is_read(name):
-    return name.startswith("File_read") or name.startswith("File_iread")
-
-
-def _is_write(name):
-    return name.startswith("File_write") or name.startswith("File_iwrite")
-
-
-def stats(project):
-    """The stats of a Project, or of the frame of Project.to_dask() (computed
-    per partition, then combined)."""
-    # --- Dask (issue 16)
-    from .distributed_frames import frame_stats, run_of
-    run = run_of(project)
-    if run is not None:
-        return frame_stats(run)
-    # --- end Dask
-    table = project._full_table()
-    array = table.array
-
-    functions = []
-    names, inverse = np.unique(array["name"], return_inverse=True)
-    moving = np.array([moves_data(name) for name in names.tolist()], dtype=bool)[inverse]
-    sizes = np.where(moving & (array["size"] > 0), array["size"], 0)
-    for code, name in enumerate(names.tolist()):
-        mask = inverse == code
-        durations = array["duration"][mask]
-        functions.append((name, mask.sum(), durations.sum(), durations.mean(), durations.max(),
-                          sizes[mask].sum()))
-    functions = np.array(functions, dtype=FUNCTION_DTYPE)
+def combine_stats(parts):
+    """The Stats of parts' sums (part_stats), parts in trace order."""
+    functions = {}
+    for part in parts:
+        for name, (calls, total, longest, moved) in part["functions"].items():
+            entry = functions.setdefault(name, [0, 0.0, -np.inf, 0])
+            entry[0] += calls
+            entry[1] += total
+            entry[2] = max(entry[2], longest)
+            entry[3] += moved
+    functions = np.array([(name, calls, total, total / calls, longest, moved)
+                          for name, (calls, total, longest, moved) in sorted(functions.items())],
+                         dtype=FUNCTION_DTYPE)
     functions = functions[np.argsort(-functions["total"], kind="stable")]
 
-    ranks = []
-    for rank in np.unique(array["rank"]).tolist():
-        mask = array["rank"] == rank
-        mpi = array["duration"][mask].sum()
-        span = (array["end_ns"][mask].max() - array["start_ns"][mask].min()) / 1e9
-        ranks.append((rank, mpi, max(span - mpi, 0.0), span, mask.sum()))
-    ranks = np.array(ranks, dtype=RANK_DTYPE)
+    ranks = {}
+    for part in parts:
+        for rank, (mpi, first, last, calls) in part["ranks"].items():
+            entry = ranks.setdefault(rank, [0.0, first, last, 0])
+            entry[0] += mpi
+            entry[1], entry[2] = min(entry[1], first), max(entry[2], last)
+            entry[3] += calls
+    rank_rows = []
+    for rank, (mpi, first, last, calls) in sorted(ranks.items()):
+        span = (last - first) / 1e9
+        rank_rows.append((rank, mpi, max(span - mpi, 0.0), span, calls))
+    ranks = np.array(rank_rows, dtype=RANK_DTYPE)
 
+    # The last File_open of a (rank, fid), in trace order, names it.
     file_names = {}
-    for row, fid, name in zip(table.open_row.tolist(), table.open_fid.tolist(), table.open_name):
-        file_names[(int(array["rank"][row]), fid)] = name
+    for part in parts:
+        for rank, fid, name in part["opens"]:
+            file_names[(rank, fid)] = name
     per_file = {}
-    for row in np.flatnonzero(array["fid"] >= 0).tolist():
-        name = str(array["name"][row])
-        reading, writing = _is_read(name), _is_write(name)
-        if not (reading or writing):
-            continue
-        rank, fid = int(array["rank"][row]), int(array["fid"][row])
-        file_name = file_names.get((rank, fid), f"fid {fid} of rank {rank}")
-        entry = per_file.setdefault(file_name, [0, 0, 0, 0])
-        size = max(int(array["size"][row]), 0)
-        if reading:
-            entry[0] += size
-            entry[1] += 1
-        else:
-            entry[2] += size
-            entry[3] += 1
+    for part in parts:
+        for (rank, fid, kind), (size, calls) in part["access"].items():
+            name = file_names.get((rank, fid), f"fid {fid} of rank {rank}")
+            entry = per_file.setdefault(name, [0, 0, 0, 0])
+            at = 0 if kind == READ else 2
+            entry[at] += size
+            entry[at + 1] += calls
     files = np.array([(name, *values) for name, values in sorted(per_file.items())],
                      dtype=FILE_DTYPE)
     return Stats(functions, ranks, files)
+
+
+def stats(project):
+    """The stats of a Project, its whole table as one part."""
+    table = project._full_table()
+    array = table.array
+    names, codes = table.names, table.name_code
+    if codes is None:
+        names, codes = np.unique(array["name"], return_inverse=True)
+        names = names.tolist()
+    part = part_stats(names, codes, array, table.open_row, table.open_fid, table.open_name)
+    return combine_stats([part])

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core
+from . import native
 from .errors import TraceDamageWarning
 
 #: peer or tag where a call has none (MPI's own wildcards stay -1, PROC_NULL -2, ROOT -3).
-NO_PEER = _core.NO_VALUE_32
-NO_TAG = _core.NO_VALUE_32
+NO_PEER = native.NO_VALUE_32
+NO_TAG = native.NO_VALUE_32
 
 #: The columns of Project.to_numpy(). size, offset, cid, fid and rid are -1
 #: where the call has no such value; peer and tag are NO_PEER / NO_TAG.
@@ -39,17 +39,41 @@ class Table:
     name_code: np.ndarray = None  # ... and each row's index in them (for the C++ clock correction)
 
 
+def table_dtype(name_width):
+    """The dtype of the table, its name column name_width characters wide."""
+    return np.dtype([(column, kind if kind is not None else f"U{max(name_width, 1)}")
+                     for column, kind in TABLE_COLUMNS])
+
+
+def read_trace_columns(path, names, from_ns, to_ns, partial, local_to_world, begin=None,
+                       end=None, stacklevel=4):
+    """The C++ reader's columns of one trace (or of the byte range [begin, end)
+    of it), with a TraceDamageWarning where a partial read stopped at damage."""
+    bounds = {} if begin is None and end is None else {"begin": begin, "end": end}
+    columns = native.read_columns(path, list(names or ()), from_ns, to_ns, partial,
+                                  local_to_world, **bounds)
+    if columns["damage"]:
+        warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                      f"{columns['damage']}", TraceDamageWarning, stacklevel=stacklevel)
+    return columns
+
+
+def columns_to_array(columns, rank, thread):
+    """One trace's columns as rows of the table, in the trace's order."""
+    names = list(columns["names"])
+    array = np.empty(len(columns["name_code"]),
+                     dtype=table_dtype(max((len(name) for name in names), default=1)))
+    native.fill_table(array, 0, columns, rank, thread, names)
+    return array
+
+
 def _read_one(project, leaf, names, window):
     from_ns, to_ns = project._window_ns(window)
     table = None
     if project.ranks_in_traces == "local":
         table = project.communicators.local_to_world_table(leaf.rank)
-    columns = _core.read_columns(leaf.path, list(names or ()), from_ns, to_ns, project.partial,
-                                 table)
-    if columns["damage"]:
-        warnings.warn(f"trace is damaged, kept every complete call before the damage: "
-                      f"{columns['damage']}", TraceDamageWarning, stacklevel=4)
-    return columns
+    return read_trace_columns(leaf.path, names, from_ns, to_ns, project.partial, table,
+                              stacklevel=5)
 
 
 def read_table(project, names, window):
@@ -72,7 +96,7 @@ def _build_table(leaves, read, run):
     all_names = sorted({name for _, columns in parts for name in columns["names"]})
     width = max((len(name) for name in all_names), default=1)
 
-    dtype = [(column, kind if kind is not None else f"U{width}") for column, kind in TABLE_COLUMNS]
+    dtype = table_dtype(width)
     counts = [len(columns["name_code"]) for _, columns in parts]
     starts = np.cumsum([0] + counts)
     rows = int(starts[-1])
@@ -96,7 +120,7 @@ def _build_table(leaves, read, run):
         destination = None if new_row is None else new_row[part]
         target = part if destination is None else destination
         # One pass in C++ writes whole rows (see TableFill.cpp).
-        _core.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"],
+        native.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"],
                          destination)
         for key, values in extra.items():
             values[target] = columns[key]

@@ -17,6 +17,7 @@
 #include "ClockBinding.hpp"
 #include "EventConversion.hpp"
 #include "MergerBinding.hpp"
+#include "MessageBinding.hpp"
 #include "TableFill.hpp"
 
 namespace py = pybind11;
@@ -154,6 +155,14 @@ PYBIND11_MODULE(_core, module) {
     for (const hdtrace::PiosimNamedType &known : hdtrace::kPiosimNamedTypes)
         piosimNamedTypes[py::str(std::string(known.name))] = known.size;
     module.attr("PIOSIM_NAMED_TYPES") = piosimNamedTypes;
+    py::list fullForms, placeholderForms;
+    for (std::string_view form : hdtrace::kPiosimFullForms)
+        fullForms.append(py::str(std::string(form)));
+    for (std::string_view form : hdtrace::kPiosimPlaceholderForms)
+        placeholderForms.append(py::str(std::string(form)));
+    module.attr("PIOSIM_FULL_FORMS") = py::tuple(fullForms);
+    module.attr("PIOSIM_PLACEHOLDER_FORMS") = py::tuple(placeholderForms);
+    module.attr("PIOSIM_LARGEST_NUMBER") = hdtrace::kPiosimLargestNumber;
 
     module.def(
         "read_project",
@@ -185,4 +194,5 @@ PYBIND11_MODULE(_core, module) {
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);
     hdtrace::python::bindClocks(module);
+    hdtrace::python::bindMessages(module);
 }

@@ -1,5 +1,6 @@
-// Datatypes: the Appendix B element of every combiner, the order of the
-// elements, the MPI constants, and bad Type lines.
+// Datatypes: the Appendix B element of every combiner of an older trace, the
+// order of the elements, the MPI constants, and bad Type lines. The forms the
+// PIOsim tools read are tested in PiosimFormsTest.cpp.
 #include <gtest/gtest.h>
 
 #include "MergerTestSupport.hpp"
@@ -40,7 +41,9 @@ std::string runWith(const RunDirectory &run, const std::string &types,
     return run.file("app.proj");
 }
 
-TEST(Datatypes, EveryCombinerDecodesToItsAppendixBElement) {
+// Lines without size, lb and extent (an older HDTrace) keep their Appendix B
+// element, which the tools refuse: the merge stops, and --force writes it.
+TEST(Datatypes, EveryCombinerOfAnOlderTraceDecodesToItsAppendixBElementWithForce) {
     RunDirectory run;
     runWith(
         run,
@@ -73,7 +76,23 @@ TEST(Datatypes, EveryCombinerDecodesToItsAppendixBElement) {
         "integers='4;3;2;16;8;0;1;-1;2;2;2;1;' types='6;'\n"
         "Type id='114' combiner='MPI_COMBINER_HINDEXED_INTEGER' name='' integers='1;2;' "
         "addresses='16;' types='6;'\n");
-    mergeDirectory(run);
+    const MergeError refused = mergeError(run);
+    EXPECT_NE(std::string(refused.what())
+                  .find("app_h_0_0.info:5: rank 0: <DUP id='100'>: the "
+                        "PIOsim tools know no datatype element of this "
+                        "name (they refuse the whole project)"),
+              std::string::npos)
+        << refused.what();
+    EXPECT_NE(std::string(refused.what())
+                  .find("<HVECTOR id='103'>: the PIOsim tools read this "
+                        "element as a placeholder of size 0"),
+              std::string::npos)
+        << refused.what();
+    EXPECT_FALSE(run.exists("app.proj"));
+    const MergeResult result = mergeDirectory(run, true);
+    // One warning per type the tools cannot read: all but the NAMED,
+    // CONTIGUOUS, VECTOR, STRUCT and SUBARRAY elements.
+    EXPECT_EQ(result.warnings.size(), 11u);
     EXPECT_EQ(typesOfRank(run.file("app.proj"), 0),
               (std::vector<std::string>{
                   "NAMED id=6 name=MPI_INT",
@@ -125,8 +144,9 @@ TEST(Datatypes, ConstantsComeFromTheMpiLine) {
             "integers='2;0;1;10;123;-49767;2;56;' types='1275069445;'\n",
             "Mpi library='MPICH 4.0' order_c=56 order_fortran=57 distribute_block=121 "
             "distribute_cyclic=122 distribute_none=123 distribute_dflt_darg=-49767\n");
-    const MergeResult result = mergeDirectory(run);
-    EXPECT_TRUE(result.warnings.empty());
+    const MergeResult result = mergeDirectory(run, true);
+    ASSERT_EQ(result.warnings.size(), 1u);  // the DARRAY element, which the tools refuse
+    EXPECT_NE(result.warnings[0].find("<DARRAY id='-1946157049'>"), std::string::npos);
     const auto types = typesOfRank(result.outputPath, 0);
     ASSERT_EQ(types.size(), 5u);
     EXPECT_EQ(types[1],
@@ -172,7 +192,7 @@ TEST(Datatypes, OneRankElementPerRankWithTheThreadsTypesOnce) {
     run.addTrace("app", "h", 0, 2,
                  "Type id='301' combiner='MPI_COMBINER_DUP' name='' types='300;'\n");
     run.addTrace("app", "h", 1, 0, standardHeader(1, 2));
-    const MergeResult result = mergeDirectory(run);
+    const MergeResult result = mergeDirectory(run, true);  // the older trace's DUP element
     ProjectXml project(result.outputPath);
     const auto ranks = project.elements("/Application/Datatypes/Rank");
     ASSERT_EQ(ranks.size(), 2u);
@@ -225,10 +245,11 @@ TEST(Datatypes, BadTypeLinesAreErrorsWithFileAndLine) {
 TEST(Datatypes, ForceDropsABadTypeAndTheTypesBuiltOnIt) {
     RunDirectory run;
     runWith(run,
-            "Type id='6' combiner='MPI_COMBINER_NAMED' name='MPI_INT'\n"
+            "Type id='6' combiner='MPI_COMBINER_NAMED' name='MPI_INT' size='4' extent='4'\n"
             "Type id='500' combiner='MPI_COMBINER_VECTOR' name='' integers='1;1;1;' types='99;'\n"
             "Type id='501' combiner='MPI_COMBINER_DUP' name='' types='500;'\n"
-            "Type id='502' combiner='MPI_COMBINER_DUP' name='' types='6;'\n");
+            "Type id='502' combiner='MPI_COMBINER_DUP' name='' types='6;' size='4' lb='0' "
+            "extent='4'\n");
     const MergeResult result = mergeDirectory(run, true);
     ASSERT_EQ(result.warnings.size(), 2u);
     EXPECT_NE(result.warnings[0].find("app_h_0_0.info:4: Type line: type id=500 references "
@@ -240,7 +261,10 @@ TEST(Datatypes, ForceDropsABadTypeAndTheTypesBuiltOnIt) {
               std::string::npos)
         << result.warnings[1];
     EXPECT_EQ(typesOfRank(result.outputPath, 0),
-              (std::vector<std::string>{"NAMED id=6 name=MPI_INT", "DUP id=502 name= oldType=6"}));
+              (std::vector<std::string>{
+                  "NAMED id=6 name=MPI_INT",
+                  "CONTIGUOUS addresses= combiner=DUP count=1 id=502 integers= mpiExtent=4 "
+                  "mpiLb=0 mpiSize=4 name= oldType=6 types=6;"}));
 }
 
 }  // namespace

@@ -3,13 +3,14 @@ with project-merger, and check the .proj against what the program did: for
 every communicator the members and their local ranks (and cids from the
 trace), for every type its size, lower bound and extent computed from the
 Appendix B elements alone."""
-import math
 import os
 import pathlib
 import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
+
+from piosim_tools import ToolsRank
 
 RANKS = 4
 PROGRAM = "merge-e2e"  # the wrapper sanitises merge_e2e: '_' separates the levels
@@ -118,121 +119,23 @@ def test_every_communicator_has_its_members_and_ranks(traced_run):
     assert RANKS - 1 not in [int(r.get("global")) for r in partial.findall("Rank")]
 
 
-class Layout:
-    """Size, lower bound and upper bound of the types of one <Rank>."""
-
-    def __init__(self, rank_element):
-        self.elements = {}
-        for element in rank_element:
-            assert element.get("id") not in self.elements, "each type once"
-            for referenced in self.references(element):
-                assert referenced in self.elements, (
-                    f"type {element.get('id')} comes before type {referenced} it references")
-            self.elements[element.get("id")] = element
-        self.cache = {}
-
-    @staticmethod
-    def references(element):
-        if element.tag in ("STRUCT", "STRUCT_INTEGER"):
-            return [child.get("id") for child in element.findall("Type")]
-        return [element.get("oldType")] if element.get("oldType") is not None else []
-
-    def layout(self, type_id):
-        if type_id not in self.cache:
-            self.cache[type_id] = self.compute(self.elements[type_id])
-        return self.cache[type_id]
-
-    @staticmethod
-    def placed(child, offsets):
-        size, lb, ub = child
-        offsets = list(offsets)
-        return (size * len(offsets), min(offsets) + lb, max(offsets) + ub)
-
-    def compute(self, e):
-        tag = e.tag
-        get = lambda name: int(e.get(name))  # noqa: E731
-        if tag == "NAMED":
-            size = NAMED_SIZES[e.get("name")]
-            return (size, 0, size)
-        old = self.layout(e.get("oldType")) if e.get("oldType") is not None else None
-        extent = old[2] - old[1] if old else 0
-        if tag == "DUP":
-            return old
-        if tag == "CONTIGUOUS":
-            return self.placed(old, (i * extent for i in range(get("count"))))
-        if tag in ("VECTOR", "HVECTOR", "HVECTOR_INTEGER"):
-            stride = get("stride") * (extent if tag == "VECTOR" else 1)
-            return self.placed(old, (j * stride + k * extent for j in range(get("count"))
-                                     for k in range(get("blocklength"))))
-        if tag in ("INDEXED", "HINDEXED", "HINDEXED_INTEGER"):
-            unit = extent if tag == "INDEXED" else 1
-            blocks = e.findall("BLOCK")
-            assert len(blocks) == get("count")
-            return self.placed(old, (int(b.get("index")) * unit + k * extent for b in blocks
-                                     for k in range(int(b.get("len")))))
-        if tag in ("INDEXED_BLOCK", "HINDEXED_BLOCK"):
-            unit = extent if tag == "INDEXED_BLOCK" else 1
-            blocks = e.findall("Block")
-            assert len(blocks) == get("count")
-            return self.placed(old, (int(b.get("displacement")) * unit + k * extent
-                                     for b in blocks for k in range(get("blockLength"))))
-        if tag in ("STRUCT", "STRUCT_INTEGER"):
-            size, lb, ub = 0, math.inf, -math.inf
-            for child in e.findall("Type"):
-                c = self.layout(child.get("id"))
-                s, l, u = self.placed(c, (int(child.get("displacement")) + k * (c[2] - c[1])
-                                          for k in range(int(child.get("blocklen")))))
-                size, lb, ub = size + s, min(lb, l), max(ub, u)
-            return (size, lb, ub)
-        if tag == "RESIZED":
-            return (old[0], get("lowerBound"), get("lowerBound") + get("extend"))
-        if tag == "SUBARRAY":
-            dims = e.findall("Dimension")
-            assert len(dims) == get("ndims") == get("count")
-            assert e.get("order") in ("MPI_ORDER_C", "MPI_ORDER_FORTRAN")
-            count = math.prod(int(d.get("subsize")) for d in dims)
-            return (count * old[0], 0, math.prod(int(d.get("size")) for d in dims) * extent)
-        if tag == "DARRAY":
-            dims = e.findall("Dimension")
-            assert len(dims) == get("dims")
-            psizes = [int(d.get("psize")) for d in dims]
-            coords, rest = [], get("rank")
-            for p in reversed(psizes):  # the process grid is row-major
-                coords.insert(0, rest % p)
-                rest //= p
-            count = 1
-            for d, coord in zip(dims, coords):
-                gsize, psize, distrib = int(d.get("gsize")), int(d.get("psize")), d.get("distrib")
-                darg = d.get("darg")
-                if distrib == "MPI_DISTRIBUTE_NONE":
-                    local = gsize
-                elif distrib == "MPI_DISTRIBUTE_BLOCK":
-                    block = -(-gsize // psize) if darg == "MPI_DISTRIBUTE_DFLT_DARG" else int(darg)
-                    local = max(0, min(block, gsize - coord * block))
-                else:
-                    block = 1 if darg == "MPI_DISTRIBUTE_DFLT_DARG" else int(darg)
-                    local = sum(1 for i in range(gsize) if (i // block) % psize == coord)
-                count *= local
-            return (count * old[0], 0, math.prod(int(d.get("gsize")) for d in dims) * extent)
-        raise AssertionError(f"unexpected element {tag}")
-
-
-def test_every_type_decodes_to_its_size_and_extent(traced_run):
+def test_every_type_loads_in_the_tools_with_mpis_size_and_extent(traced_run):
     traces, expected = traced_run
     root = ET.parse(traces / f"{PROGRAM}.proj").getroot()
     for rank in range(RANKS):
         rank_elements = root.findall(f"Datatypes/Rank[@name='{rank}']")
         assert len(rank_elements) == 1
-        layout = Layout(rank_elements[0])
+        tools = ToolsRank(rank_elements[0], f"rank {rank}:")
         _, types = expectations(expected, rank)
         commits = [e.get("tid") for e in trace_of(traces, rank) if e.tag == "Type_commit"]
         assert len(commits) == len(types) == 14
         for (label, size, lb, extent), tid in zip(types, commits):
-            element = layout.elements[tid]
-            written = layout.layout(tid)
-            assert (written[0], written[1], written[2] - written[1]) == (size, lb, extent), (
+            element = tools.elements[tid]
+            assert tools.size_and_extent(tid) == (size, extent), (
                 f"rank {rank}: {label} <{element.tag}>")
-        tags = {layout.elements[tid].tag for tid in commits}
-        assert tags == {"CONTIGUOUS", "VECTOR", "HVECTOR", "INDEXED", "HINDEXED",
-                        "INDEXED_BLOCK", "HINDEXED_BLOCK", "STRUCT", "RESIZED", "DUP",
-                        "SUBARRAY", "DARRAY"}
+            mpi = tuple(int(element.get(name)) for name in ("mpiSize", "mpiLb", "mpiExtent"))
+            assert mpi == (size, lb, extent), f"rank {rank}: {label}"
+        combiners = {tools.elements[tid].get("combiner") for tid in commits}
+        assert combiners == {"CONTIGUOUS", "VECTOR", "HVECTOR", "INDEXED", "HINDEXED",
+                             "INDEXED_BLOCK", "HINDEXED_BLOCK", "STRUCT", "RESIZED", "DUP",
+                             "SUBARRAY", "DARRAY"}

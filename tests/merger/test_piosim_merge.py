@@ -111,20 +111,27 @@ def test_predefined_types_become_names_or_byte_layouts(merger, tmp_path):
                                               "oldType": "1"})
     assert by_id["40"][:2] == ("CONTIGUOUS", {"id": "40", "name": "MPI_UNSIGNED", "count": "4",
                                               "oldType": "1"})
-    tag, attrib, _ = by_id["49"]
-    assert (tag, attrib["name"], attrib["lowerBound"], attrib["extend"]) == (
-        "RESIZED", "MPI_DOUBLE_INT", "0", "16")
-    inner = by_id[attrib["oldType"]]
-    assert inner[:2] == ("CONTIGUOUS", {"id": attrib["oldType"], "name": "", "count": "12",
-                                        "oldType": "1"})
-    assert int(attrib["oldType"]) > 16777216  # a new id, above every id of the rank
+    # 12 bytes of data in an extent of 16: a STRUCT of the data, then an UB
+    # marker at the extent, which sets the extent for the tools.
+    tag, attrib, children = by_id["49"]
+    assert (tag, attrib["name"], attrib["count"]) == ("STRUCT", "MPI_DOUBLE_INT", "2")
+    inner_id = children[0]["id"]
+    assert children == [{"id": inner_id, "displacement": "0", "blocklen": "1"},
+                        {"id": children[1]["id"], "displacement": "16", "blocklen": "1"}]
+    inner = by_id[inner_id]
+    assert inner[:2] == ("CONTIGUOUS", {"id": inner_id, "name": "", "count": "12",
+                                        "oldType": "1", "partOf": "49"})
+    marker = by_id[children[1]["id"]]
+    assert marker[:2] == ("NAMED", {"id": children[1]["id"], "name": "MPI_UB", "partOf": "*"})
+    assert int(inner_id) > 16777216  # a new id, above every id of the rank
     assert by_id["53"] == ("STRUCT", {"id": "53", "name": "MPI_SHORT_INT", "count": "2"},
                            [{"id": "1", "displacement": "0", "blocklen": "2"},
                             {"id": "1", "displacement": "4", "blocklen": "4"}])
     # Each after what it references: BYTE first, the derived type last.
     order = [attrib["id"] for _, attrib, _ in written]
     assert order.index("1") < order.index("53") < order.index("16777216")
-    assert order.index(attrib["oldType"]) < order.index("49")
+    assert order.index(inner_id) < order.index("49")
+    assert order.index(children[1]["id"]) < order.index("49")
 
 
 def test_old_info_without_sizes_is_refused_unless_forced(merger, tmp_path):

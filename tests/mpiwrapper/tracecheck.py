@@ -153,8 +153,10 @@ _LAYOUTS = {
     # Issue 12: a predefined type with holes also lists its data blocks.
     "NamedTypeBlocks": [("id", "'"), ("combiner", "'"), ("name", "'"), ("size", "'"),
                         ("extent", "'"), ("blocks", "'")],
+    # What MPI says of a derived type follows its arguments.
     "DerivedType": [("id", "'"), ("combiner", "'"), ("name", "'"), ("integers", "'"),
-                    ("addresses", "'"), ("types", "'")],
+                    ("addresses", "'"), ("types", "'"), ("size", "'"), ("lb", "'"),
+                    ("extent", "'")],
     # One-sided communication (TRACE-FORMAT.md)
     "Win": [("id", ""), ("cid", ""), ("size", ""), ("dispUnit", ""), ("kind", "'")],
     # --- Clocks (TRACE-FORMAT.md, "Clocks")
@@ -238,7 +240,8 @@ class Info:
     header: dict
     files: dict      # fid -> {"name", "size", "line"}
     comms: dict      # cid -> {"map": {world: local}, "map_text", "remote", "name", "line"}
-    types: dict      # tid -> {"combiner", "name", "integers", "addresses", "types", "line"}
+    types: dict      # tid -> {"combiner", "name", "integers", "addresses", "types", "line",
+                     #         "size", "extent", and "lb" of derived types}
     comm_order: list
     file_order: list
     type_order: list
@@ -315,6 +318,8 @@ def parse_info(path: pathlib.Path) -> Info:
             else:
                 for key in ("integers", "addresses", "types"):
                     entry[key] = parse_semicolon_list(values[key], f"{where}: {key}")
+                for key in ("size", "lb", "extent"):
+                    entry[key] = _int(values[key], where)
                 for child in entry["types"]:
                     if child not in info.types:
                         raise TraceMismatch(f"{where}: type {tid} references type {child}, "

@@ -271,7 +271,7 @@ def fast_message_pairs(project, table):
     ranks on one communicator with one tag, the k-th send goes to the k-th
     receive), or None where that is not enough: a receive with a wildcard,
     matched probes or persistent requests; match_messages decides then."""
-    from hdtrace.messages import (ANY_SOURCE, ANY_TAG, MATCHED_RECEIVES, PERSISTENT_RECEIVES,
+    from hdtrace.calls import (ANY_SOURCE, ANY_TAG, MATCHED_RECEIVES, PERSISTENT_RECEIVES,
                            PERSISTENT_SENDS, RECEIVES, SEND_RECEIVES, SENDS)
     from hdtrace.table import NO_PEER
     array = table.array
@@ -496,6 +496,26 @@ def align_table(project, table, correction):
     return table
 
 
+class FormerTimes:
+    """The former correction in the place of a Project's times (hdtrace.clocks'
+    interface: raw_window, correct_events, correct_table), for reading whole
+    traces."""
+
+    def __init__(self, correction):
+        self.correction = correction
+
+    def raw_window(self, window):
+        assert window is None, "the former correction is used on whole traces only"
+        return window
+
+    def correct_events(self, events, rank, thread, window_ns=None):
+        for event in events:
+            yield self.correction.correct_events(event, rank, thread)
+
+    def correct_table(self, table, window_ns=None):
+        raise AssertionError("former_alignment sets the project's table itself")
+
+
 def former_alignment(project_path):
     """(table array, ClockCorrection) of a run as the former Python code
     corrected it (what Project._full_table() gave with align=True)."""
@@ -510,6 +530,6 @@ def former_alignment(project_path):
     correction = ClockCorrection(by_rank)
     table = read_table(project, None, None)
     # As the former Project did: its trace() corrects with this correction.
-    project._clock, project._clock_loaded = correction, True
+    project._times = FormerTimes(correction)
     table = align_table(project, table, correction)
     return table.array, correction

@@ -130,6 +130,18 @@ FAILURES = [
      "<For rid='9'/>", "<For", ["rid='9'", "issued"]),
     ("type referencing an undefined type", "app.proj", "oldType='7'/>", "oldType='99'/>",
      "oldType='99'", ["oldType='99'", "not defined before"]),
+    ("datatype element the tools refuse", "app.proj",
+     "<VECTOR id='16777216' name='' count='2' blocklength='1' stride='3' oldType='7'/>",
+     "<RESIZED id='16777216' name='' lowerBound='0' extend='16' oldType='7'/>", "<RESIZED",
+     ["<RESIZED id='16777216'>", "refuses the whole project", "merge the run again"]),
+    ("datatype element the tools read as a placeholder", "app.proj",
+     "<VECTOR id='16777216' name='' count='2' blocklength='1' stride='3' oldType='7'/>",
+     "<HVECTOR id='16777216' name='' count='2' blocklength='1' stride='12' oldType='7'/>",
+     "<HVECTOR", ["<HVECTOR id='16777216'>", "placeholder of size 0", "merge the run again"]),
+    ("displacement beyond the tools' 32-bit integers", "app.proj",
+     "<Type id='1' displacement='4' blocklen='4'/>",
+     "<Type id='1' displacement='4294967296' blocklen='4'/>", "displacement='4294967296'",
+     ["displacement='4294967296'", "<STRUCT>", "32-bit"]),
 ]
 
 

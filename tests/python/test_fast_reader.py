@@ -10,7 +10,7 @@ import pytest
 
 import hdtrace
 from hdtrace import _core
-from hdtrace import table as table_module
+from hdtrace import native
 
 ARRAY_KEYS = ("name_code", "start_ns", "end_ns", "size", "offset", "rid", "peer", "tag", "cid",
               "fid", "recv_peer", "recv_tag", "completion_row", "completion_rid", "open_row",
@@ -75,11 +75,8 @@ def test_to_numpy_is_the_same_with_either_reader(copy_project, monkeypatch, dial
     def libxml2_read_columns(*args, **kwargs):
         return real_read_columns(*args, reader="libxml2", **kwargs)
 
-    class Libxml2Core:
-        def __getattr__(self, name):
-            return libxml2_read_columns if name == "read_columns" else getattr(_core, name)
-
-    monkeypatch.setattr(table_module, "_core", Libxml2Core())
+    # Every read of the package goes through hdtrace.native.
+    monkeypatch.setattr(native, "read_columns", libxml2_read_columns)
     reference = hdtrace.open(proj).to_numpy()
     assert len(fast) == len(reference) > 0
     assert fast.dtype == reference.dtype

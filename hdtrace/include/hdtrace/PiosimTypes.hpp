@@ -25,6 +25,20 @@ inline constexpr PiosimNamedType kPiosimNamedTypes[] = {
     {"MPI_LONG", 4},
 };
 
+// The elements of <Datatypes> that the tools read completely. Their reader
+// maps an element to a type by its name and refuses the whole project on a
+// name it does not know; a few more names it accepts, but reads as a
+// placeholder of size 0 (kPiosimPlaceholderForms), so that the simulator
+// moves no bytes for them. The merger writes every type in these five.
+inline constexpr std::string_view kPiosimFullForms[] = {"NAMED", "CONTIGUOUS", "VECTOR", "STRUCT",
+                                                        "SUBARRAY"};
+inline constexpr std::string_view kPiosimPlaceholderForms[] = {"HINDEXED", "HVECTOR",
+                                                               "INDEXED_BLOCK"};
+
+// The tools read the numbers of a type element as 32-bit signed integers
+// and refuse the project on any other.
+inline constexpr int64_t kPiosimLargestNumber = 2147483647;
+
 // Whether the tools read the predefined type `name` of `size` bytes as NAMED.
 inline bool piosimKnowsNamed(std::string_view name, int64_t size) {
     for (const PiosimNamedType &known : kPiosimNamedTypes)

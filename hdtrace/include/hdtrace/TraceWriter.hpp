@@ -18,6 +18,7 @@
 #include <hdtrace/Clock.hpp>
 #include <hdtrace/ClockSkew.hpp>
 #include <hdtrace/Format.hpp>
+#include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/OutputBuffer.hpp>
 #include <hdtrace/TextBuffer.hpp>
 #include <hdtrace/Timestamp.hpp>
@@ -47,7 +48,7 @@ struct TraceOptions {
     ClockSkew skew;
 };
 
-class TraceWriter {
+class TraceWriter final : public OpenTrace {
   public:
     // Creates both files and writes the XML prolog. Returns nullptr on
     // failure, with a message naming the file and the reason in *error.
@@ -124,19 +125,19 @@ class TraceWriter {
 
     int flush();
     // Ends open states, writes </Program>, closes both files. Idempotent.
-    int close();
+    int close() override;
     bool isClosed() const { return closed_; }
     // Whether a write failed; the trace then stops and the program goes on.
     bool hasFailed() const { return failed_; }
 
     // In the child of fork(): forget the files without writing to them, so
     // that the parent's traces stay intact. Called by the fork handler.
-    void abandonAfterFork();
+    void abandonAfterFork() override;
 
     // Async-signal-safe, for a dying process: writes every complete element
     // and </Program>, then stops the trace (later states are dropped, so the
     // file stays well-formed if the process lives on). Open states are lost.
-    void closeForCrash();
+    void closeForCrash() override;
 
   private:
     explicit TraceWriter(const TraceOptions &options);

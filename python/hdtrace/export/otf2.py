@@ -32,8 +32,13 @@ counted in the summary as skipped.
 """
 import numpy as np
 
-from ..view.families import (COLLECTIVE, FILE_IO, NONBLOCKING_COLLECTIVES, ONE_SIDED,
-                             POINT_TO_POINT, family_of)
+from .. import native
+from ..calls import (ALL_TO_ONE, BLOCKING_RECEIVES, BLOCKING_SENDS, COLLECTIVE, COMPLETIONS,
+                     FILE_IO, NONBLOCKING_COLLECTIVES, NONBLOCKING_RECEIVES, NONBLOCKING_SENDS,
+                     ONE_SIDED_FAMILY, ONE_TO_ALL, POINT_TO_POINT, READ, RMA_ACCUMULATES,
+                     RMA_COMPARE_AND_SWAPS, RMA_COMPLETE_ALL, RMA_COMPLETE_TARGET,
+                     RMA_FETCHING_ATOMICS, RMA_GETS, RMA_PUTS, SEND_RECEIVES, WINDOW_CONSTRUCTORS,
+                     WRITE, file_access, family_of)
 
 ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
     COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE, RMA_WIN_CREATE, RMA_WIN_DESTROY, \
@@ -56,23 +61,13 @@ COLLECTIVE_OPS = {
 }
 COLLECTIVE_OPS.update({name: COLLECTIVE_OPS[blocking]
                        for name, blocking in NONBLOCKING_COLLECTIVES.items()})
-BLOCKING_SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend"})
-NONBLOCKING_SENDS = frozenset({"Isend", "Ibsend", "Issend", "Irsend"})
-SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
-# One-sided communication. OTF2_RmaAtomicType: ACCUMULATE 0, COMPARE_AND_SWAP 3,
-# FETCH_AND_ACCUMULATE 7.
-WIN_CONSTRUCTORS = frozenset({"Win_create", "Win_allocate", "Win_allocate_shared",
-                              "Win_create_dynamic"})
-RMA_DATA = {"Put": (RMA_PUT, 0), "Rput": (RMA_PUT, 0), "Get": (RMA_GET, 0), "Rget": (RMA_GET, 0),
-            "Accumulate": (RMA_ATOMIC, 0), "Raccumulate": (RMA_ATOMIC, 0),
-            "Get_accumulate": (RMA_ATOMIC, 7), "Rget_accumulate": (RMA_ATOMIC, 7),
-            "Fetch_and_op": (RMA_ATOMIC, 7), "Compare_and_swap": (RMA_ATOMIC, 3)}
-# Calls that complete a window's pending operations: of one target, or all.
-RMA_COMPLETE_TARGET = frozenset({"Win_unlock", "Win_flush", "Win_flush_local"})
-RMA_COMPLETE_ALL = frozenset({"Win_fence", "Win_unlock_all", "Win_flush_all",
-                              "Win_flush_local_all", "Win_complete", "Win_free"})
-COMPLETIONS = frozenset({"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testany",
-                         "Testsome"})
+# One-sided transfers: the OTF2 record and OTF2_RmaAtomicType (ACCUMULATE 0,
+# COMPARE_AND_SWAP 3, FETCH_AND_ACCUMULATE 7).
+RMA_DATA = {**{name: (RMA_PUT, 0) for name in RMA_PUTS},
+            **{name: (RMA_GET, 0) for name in RMA_GETS},
+            **{name: (RMA_ATOMIC, 0) for name in RMA_ACCUMULATES},
+            **{name: (RMA_ATOMIC, 7) for name in RMA_FETCHING_ATOMICS},
+            **{name: (RMA_ATOMIC, 3) for name in RMA_COMPARE_AND_SWAPS}}
 
 
 def _role(name, family):
@@ -80,24 +75,24 @@ def _role(name, family):
         return ROLE_POINT_TO_POINT
     if family == COLLECTIVE:
         name = NONBLOCKING_COLLECTIVES.get(name, name)
-        if name in ("Bcast", "Scatter", "Scatterv"):
+        if name in ONE_TO_ALL:
             return ROLE_ONE_TO_ALL
-        if name in ("Gather", "Gatherv", "Reduce"):
+        if name in ALL_TO_ONE:
             return ROLE_ALL_TO_ONE
         return ROLE_ALL_TO_ALL
     if family == FILE_IO:
         return ROLE_FILE_IO
-    if family == ONE_SIDED:
+    if family == ONE_SIDED_FAMILY:
         return ROLE_RMA
     return ROLE_FUNCTION
 
 
+# OTF2_IoOperationMode: READ 0, WRITE 1.
+_IO_MODES = {READ: 0, WRITE: 1}
+
+
 def _io_mode(name):
-    if name.startswith(("File_read", "File_iread")):
-        return 0
-    if name.startswith(("File_write", "File_iwrite")):
-        return 1
-    return None
+    return _IO_MODES.get(file_access(name))
 
 
 class _RecordBuilder:
@@ -193,7 +188,7 @@ class _RecordBuilder:
         """The RMA records of a one-sided call (see the module's docstring)."""
         wid = attrs.get("wid")
         found = self.rank_windows.get((rank, wid)) if wid is not None else None
-        if name in WIN_CONSTRUCTORS:
+        if name in WINDOW_CONSTRUCTORS:
             communicator = self.communicator(rank, attrs)
             if communicator is None or wid is None or int(wid) < 0:
                 self.skipped += 1
@@ -255,12 +250,12 @@ class _RecordBuilder:
                 state["pending"][attrs["rid"]] = ("send", call)
             else:
                 self.add(location, MPI_SEND, start, receiver, communicator.index, tag, size)
-        if family_of(name) == ONE_SIDED:
+        if family_of(name) == ONE_SIDED_FAMILY:
             self.rma(call, name, attrs, rank, location, start, state, at_end)
-        if name in ("Irecv", "Imrecv") and "rid" in attrs:
+        if name in NONBLOCKING_RECEIVES and "rid" in attrs:
             self.add(location, MPI_IRECV_REQUEST, start, e=attrs["rid"])
             state["pending"][attrs["rid"]] = ("recv", call)
-        if name in ("Recv", "Mrecv") or name in SEND_RECEIVES:
+        if name in BLOCKING_RECEIVES or name in SEND_RECEIVES:
             sender, recv_tag, size = self.sender_of(call, rank, communicator, attrs) \
                 if communicator else (None, None, 0)
             if sender is None or recv_tag is None or int(recv_tag) < 0:
@@ -339,7 +334,7 @@ class _RecordBuilder:
 def write_otf2(timeline, project, directory):
     """Writes the archive into directory (which must not exist or be empty); returns a summary."""
     try:
-        from .. import _otf2
+        _otf2 = native.otf2_writer()
     except ImportError as error:
         raise SystemExit("hdtrace export: this build has no OTF2 writer (hdtrace._otf2; build "
                          f"exporter/ with Debian's libotf2-trace-dev): {error}") from None

@@ -12,8 +12,8 @@ import json
 import os
 import re
 
+from ..calls import FAMILIES, family_of
 from ..export.atomic import write_atomically
-from .families import FAMILIES, family_of
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -5,8 +5,8 @@ model, so that they agree on what a row, a call and a message are.
 """
 from dataclasses import dataclass, field
 
+from ..calls import family_of
 from ..messages import match_messages
-from .families import family_of
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,118 @@
+// FrameWriter: the container of a compact trace. It takes records (byte
+// strings an encoder made; the container neither reads nor delimits them)
+// with a time each, gathers them into a frame of bounded size, compresses a
+// full frame with zstd into a frame that decodes on its own, and appends it
+// to the file behind a small header. Closing the file writes an index of
+// the frames (offsets, times, record counts) and a footer that points at
+// it, so that a reader seeks to a slice or a time window directly; a file
+// without them (a killed process) still reads by walking the frame headers.
+// The layout is in FrameFormat.hpp and docs/format/compact.md.
+//
+// Full frames are compressed and written by the process's background writer
+// thread when it runs (options.background), else on the appending thread;
+// flush() always works on the calling thread. Like TraceWriter, a
+// FrameWriter belongs to one thread, is closed at exit, forgotten in a
+// fork() child, and saved by closeForCrash() in a dying process: there the
+// records not yet compressed are written as stored (uncompressed) frames,
+// then the index, with nothing but async-signal-safe calls.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <hdtrace/OpenTrace.hpp>
+
+namespace hdtrace {
+
+class FrameIndexEntries;
+struct BackgroundJob;
+
+struct FrameWriterOptions {
+    // Bytes of records per frame before compression, at most
+    // frames::kMaxFrameBytesLimit and at least frames::kMinFrameBytes; a
+    // record must fit in one frame.
+    uint32_t frameBytes = 1u << 20;
+    int compressionLevel = 1;  // zstd level
+    // Compress and write full frames on the background writer thread.
+    bool background = true;
+    // Every append() ends its frame and writes it (flush()): a process killed
+    // without warning leaves every record it appended.
+    bool forceFlush = false;
+};
+
+class FrameWriter final : public OpenTrace {
+  public:
+    // Creates (truncates) path and writes the file header. nullptr on
+    // failure, with a message naming the file and the reason in *error.
+    static std::unique_ptr<FrameWriter> create(const std::string &path,
+                                               const FrameWriterOptions &options,
+                                               std::string *error = nullptr);
+    ~FrameWriter() override;  // close()
+    FrameWriter(const FrameWriter &) = delete;
+    FrameWriter &operator=(const FrameWriter &) = delete;
+
+    // Appends one record of length bytes (1 to the frame size) taken at
+    // time (nanoseconds, any origin). 0, EINVAL (empty), EMSGSIZE (larger
+    // than a frame), EBADF (closed) or EIO (a write failed before).
+    int append(const void *record, size_t length, int64_t time);
+    // Ends the current frame and writes it, compressed on this thread, after
+    // any frame the background writer still holds. 0 or EIO/EBADF.
+    int flush();
+    // Writes the last frame, the index and the footer; closes the file.
+    int close() override;
+    void closeForCrash() override;
+    void abandonAfterFork() override;
+
+    const std::string &path() const { return path_; }
+    bool hasFailed() const { return failed_.load(std::memory_order_relaxed); }
+    // Frames in the file so far (the index's entries).
+    uint32_t framesWritten() const;
+    uint64_t recordsAppended() const { return recordsAppended_; }
+
+  private:
+    struct Buffer;
+    struct Job;
+    FrameWriter() = default;
+
+    Buffer &other() const;
+    // Hands the active buffer to the background writer, or writes it here.
+    bool endFrame();
+    // Waits until the background writer holds no frame of this file.
+    bool waitForBackground();
+    // Compresses buffer and writes it as the next frame (not in a signal
+    // handler: zstd may allocate). 0 or the errno of the failed write.
+    int compressAndWrite(const Buffer &buffer);
+    // Writes buffer's records as the next frame with the given payload and
+    // publishes its index entry; async-signal-safe. 0 or an errno value.
+    int writeFrame(const Buffer &buffer, const unsigned char *payload, size_t payloadBytes,
+                   uint8_t encoding);
+    // Empties buffer for the records of frame number sequence.
+    static void reset(Buffer &buffer, uint32_t sequence);
+    int writeIndexAndFooter();
+    int64_t fileEnd() const;
+    static void runJob(BackgroundJob *job);
+    void fail(int error);
+
+    std::string path_;
+    int fd_ = -1;
+    FrameWriterOptions options_;
+    bool closed_ = true;
+    std::atomic<bool> failed_{false};
+    std::atomic<bool> crashClosed_{false};
+    std::atomic<int> backgroundError_{0};
+    uint64_t recordsAppended_ = 0;
+    std::unique_ptr<Buffer> buffers_[2];
+    std::atomic<Buffer *> active_{nullptr};
+    std::unique_ptr<Job> job_;
+    std::unique_ptr<FrameIndexEntries> index_;
+    // zstd's compression context and its output, used by one thread at a
+    // time: the background writer while a frame is queued, else the owner.
+    void *compressor_ = nullptr;
+    std::unique_ptr<unsigned char[]> compressed_;
+    size_t compressedCapacity_ = 0;
+};
+
+}  // namespace hdtrace

@@ -1,0 +1,411 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include <hdtrace/FrameFormat.hpp>
+#include <hdtrace/FrameWriter.hpp>
+
+#include "BackgroundWriter.hpp"
+#include "FrameIndexEntries.hpp"
+#include "TraceRegistry.hpp"
+#include "WriteFully.hpp"
+
+namespace hdtrace {
+
+struct FrameWriter::Buffer {
+    std::unique_ptr<unsigned char[]> data;
+    // (bytes << 32) | records, in one store: a signal handler on the owner
+    // thread never sees the bytes of a record without its count.
+    std::atomic<uint64_t> committed{0};
+    std::atomic<int64_t> earliest{std::numeric_limits<int64_t>::max()};
+    std::atomic<int64_t> latest{std::numeric_limits<int64_t>::min()};
+    // The frame number these records get: once the index holds more frames
+    // than this, they are in the file.
+    std::atomic<uint32_t> sequence{0};
+
+    size_t bytes() const { return committed.load(std::memory_order_acquire) >> 32; }
+    uint32_t records() const {
+        return static_cast<uint32_t>(committed.load(std::memory_order_acquire));
+    }
+};
+
+namespace {
+
+// Who holds the frame handed to the background writer.
+enum JobState : int {
+    kIdle,          // no frame handed over, or written
+    kQueued,        // waiting for the writer thread
+    kCompressing,   // the writer thread compresses it
+    kWriting,       // the writer thread writes it
+    kTakenByCrash,  // a crash handler wrote it uncompressed
+};
+
+// How long a crash handler waits for the writer thread to finish writing a
+// frame it compressed before the handler writes what follows.
+constexpr long kCrashWaitNanoseconds = 2'000'000'000;
+
+int64_t monotonicNanoseconds() {
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+    return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
+}  // namespace
+
+struct FrameWriter::Job : BackgroundJob {
+    FrameWriter *owner = nullptr;
+    std::atomic<Buffer *> buffer{nullptr};
+    std::atomic<int> state{kIdle};
+};
+
+std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
+                                                 const FrameWriterOptions &options,
+                                                 std::string *error) {
+    auto report = [error](const std::string &message) {
+        if (error) *error = message;
+        return nullptr;
+    };
+    if (options.frameBytes < frames::kMinFrameBytes ||
+        options.frameBytes > frames::kMaxFrameBytesLimit)
+        return report("frame size " + std::to_string(options.frameBytes) + " is outside " +
+                      std::to_string(frames::kMinFrameBytes) + ".." +
+                      std::to_string(frames::kMaxFrameBytesLimit) + " bytes");
+    if (options.compressionLevel < ZSTD_minCLevel() || options.compressionLevel > ZSTD_maxCLevel())
+        return report("zstd level " + std::to_string(options.compressionLevel) + " is outside " +
+                      std::to_string(ZSTD_minCLevel()) + ".." + std::to_string(ZSTD_maxCLevel()));
+
+    std::unique_ptr<FrameWriter> writer(new FrameWriter());
+    writer->path_ = path;
+    writer->options_ = options;
+    for (auto &buffer : writer->buffers_) {
+        buffer.reset(new Buffer());
+        buffer->data.reset(new unsigned char[options.frameBytes]);
+    }
+    writer->active_.store(writer->buffers_[0].get(), std::memory_order_relaxed);
+    writer->job_.reset(new Job());
+    writer->job_->run = runJob;
+    writer->job_->owner = writer.get();
+    writer->index_.reset(new FrameIndexEntries());
+    writer->index_->reserve(3);
+    ZSTD_CCtx *compressor = ZSTD_createCCtx();
+    if (!compressor) return report("cannot create a zstd context for '" + path + "'");
+    writer->compressor_ = compressor;
+    ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, options.compressionLevel);
+    ZSTD_CCtx_setParameter(compressor, ZSTD_c_checksumFlag, 0);  // the frame has its own
+    writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
+    writer->compressed_.reset(new unsigned char[writer->compressedCapacity_]);
+
+    writer->fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (writer->fd_ < 0) return report("cannot create '" + path + "': " + std::strerror(errno));
+    unsigned char header[frames::kFileHeaderBytes] = {};
+    std::memcpy(header + frames::file_header::kMagic, frames::kFileMagic,
+                sizeof frames::kFileMagic);
+    frames::putU16(header + frames::file_header::kVersion, frames::kVersion);
+    frames::putU16(header + frames::file_header::kHeaderBytes, frames::kFileHeaderBytes);
+    frames::putU32(header + frames::file_header::kMaxFrameBytes, options.frameBytes);
+    frames::putU32(header + frames::file_header::kHeaderCrc,
+                   frames::crc32c(header, frames::file_header::kHeaderCrc));
+    if (const int writeError =
+            writeFullyAt(writer->fd_, reinterpret_cast<const char *>(header), sizeof header, 0))
+        return report("cannot write '" + path + "': " + std::strerror(writeError));
+    writer->closed_ = false;
+    registry::add(writer.get());
+    return writer;
+}
+
+FrameWriter::~FrameWriter() {
+    close();
+    registry::remove(this);
+    if (fd_ >= 0) ::close(fd_);
+    ZSTD_freeCCtx(static_cast<ZSTD_CCtx *>(compressor_));
+}
+
+uint32_t FrameWriter::framesWritten() const {
+    return index_->size();
+}
+
+FrameWriter::Buffer &FrameWriter::other() const {
+    Buffer *active = active_.load(std::memory_order_relaxed);
+    return active == buffers_[0].get() ? *buffers_[1] : *buffers_[0];
+}
+
+void FrameWriter::reset(Buffer &buffer, uint32_t sequence) {
+    // Records first, so that a crash handler in between finds nothing to write.
+    buffer.committed.store(0, std::memory_order_release);
+    buffer.earliest.store(std::numeric_limits<int64_t>::max(), std::memory_order_relaxed);
+    buffer.latest.store(std::numeric_limits<int64_t>::min(), std::memory_order_relaxed);
+    buffer.sequence.store(sequence, std::memory_order_release);
+}
+
+int FrameWriter::append(const void *record, size_t length, int64_t time) {
+    if (closed_) return EBADF;
+    if (length == 0) return EINVAL;
+    if (length > options_.frameBytes) return EMSGSIZE;
+    if (failed_.load(std::memory_order_relaxed)) return EIO;
+    Buffer *buffer = active_.load(std::memory_order_relaxed);
+    uint64_t committed = buffer->committed.load(std::memory_order_relaxed);
+    if (length > options_.frameBytes - (committed >> 32)) {
+        if (!endFrame()) return EIO;
+        buffer = active_.load(std::memory_order_relaxed);
+        committed = 0;
+    }
+    const size_t used = committed >> 32;
+    std::memcpy(buffer->data.get() + used, record, length);
+    if (time < buffer->earliest.load(std::memory_order_relaxed))
+        buffer->earliest.store(time, std::memory_order_relaxed);
+    if (time > buffer->latest.load(std::memory_order_relaxed))
+        buffer->latest.store(time, std::memory_order_relaxed);
+    buffer->committed.store(((used + length) << 32) | ((committed & 0xFFFFFFFFu) + 1),
+                            std::memory_order_release);
+    ++recordsAppended_;
+    return options_.forceFlush ? flush() : 0;
+}
+
+bool FrameWriter::endFrame() {
+    // Room in the index for this frame and the next, and for the two frames
+    // a crash handler may have to add.
+    if (!index_->reserve(3)) {
+        fail(EFBIG);
+        return false;
+    }
+    Buffer &full = *active_.load(std::memory_order_relaxed);
+    if (options_.background && BackgroundWriter::start()) {
+        if (!waitForBackground()) return false;
+        Buffer &next = other();
+        reset(next, full.sequence.load(std::memory_order_relaxed) + 1);
+        job_->buffer.store(&full, std::memory_order_relaxed);
+        job_->state.store(kQueued, std::memory_order_release);
+        active_.store(&next, std::memory_order_release);
+        BackgroundWriter::enqueue(*job_);
+        return true;
+    }
+    if (const int error = compressAndWrite(full)) {
+        fail(error);
+        return false;
+    }
+    reset(full, index_->size());
+    return true;
+}
+
+bool FrameWriter::waitForBackground() {
+    BackgroundWriter::waitUntilDone(*job_);
+    if (const int error = backgroundError_.load(std::memory_order_acquire)) {
+        fail(error);
+        return false;
+    }
+    return true;
+}
+
+int FrameWriter::flush() {
+    if (closed_) return EBADF;
+    if (failed_.load(std::memory_order_relaxed)) return EIO;
+    if (!waitForBackground()) return EIO;
+    Buffer &buffer = *active_.load(std::memory_order_relaxed);
+    if (buffer.records() == 0) return 0;
+    if (!index_->reserve(3)) {
+        fail(EFBIG);
+        return EIO;
+    }
+    if (const int error = compressAndWrite(buffer)) {
+        fail(error);
+        return EIO;
+    }
+    reset(buffer, index_->size());
+    return 0;
+}
+
+int FrameWriter::compressAndWrite(const Buffer &buffer) {
+    const size_t rawBytes = buffer.bytes();
+    const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx *>(compressor_), compressed_.get(),
+                                       compressedCapacity_, buffer.data.get(), rawBytes);
+    // Records that do not shrink (or a zstd failure, which cannot happen with
+    // a bound-sized output) are stored as they are.
+    if (ZSTD_isError(size) || size >= rawBytes)
+        return writeFrame(buffer, buffer.data.get(), rawBytes,
+                          static_cast<uint8_t>(frames::Encoding::Stored));
+    return writeFrame(buffer, compressed_.get(), size,
+                      static_cast<uint8_t>(frames::Encoding::Zstd));
+}
+
+int64_t FrameWriter::fileEnd() const {
+    const uint32_t frames = index_->size();
+    if (frames == 0) return static_cast<int64_t>(frames::kFileHeaderBytes);
+    const FrameIndexEntry &last = index_->at(frames - 1);
+    return static_cast<int64_t>(last.offset + last.frameBytes);
+}
+
+int FrameWriter::writeFrame(const Buffer &buffer, const unsigned char *payload, size_t payloadBytes,
+                            uint8_t encoding) {
+    namespace fh = frames::frame_header;
+    FrameIndexEntry entry;
+    entry.offset = static_cast<uint64_t>(fileEnd());
+    entry.frameBytes = static_cast<uint32_t>(frames::kFrameHeaderBytes + payloadBytes);
+    entry.records = buffer.records();
+    entry.rawBytes = static_cast<uint32_t>(buffer.bytes());
+    entry.earliest = buffer.earliest.load(std::memory_order_relaxed);
+    entry.latest = buffer.latest.load(std::memory_order_relaxed);
+
+    unsigned char header[frames::kFrameHeaderBytes] = {};
+    std::memcpy(header + fh::kMagic, frames::kFrameMagic, sizeof frames::kFrameMagic);
+    header[fh::kEncoding] = encoding;
+    frames::putU16(header + fh::kHeaderBytes, frames::kFrameHeaderBytes);
+    frames::putU32(header + fh::kRecords, entry.records);
+    frames::putU32(header + fh::kRawBytes, entry.rawBytes);
+    frames::putU32(header + fh::kStoredBytes, static_cast<uint32_t>(payloadBytes));
+    frames::putU32(header + fh::kPayloadCrc, frames::crc32c(payload, payloadBytes));
+    frames::putI64(header + fh::kEarliest, entry.earliest);
+    frames::putI64(header + fh::kLatest, entry.latest);
+    frames::putU32(header + fh::kSequence, index_->size());
+    frames::putU32(header + fh::kHeaderCrc, frames::crc32c(header, fh::kHeaderCrc));
+    if (const int error =
+            writeFullyAtThenEnding(fd_, reinterpret_cast<const char *>(header), sizeof header,
+                                   reinterpret_cast<const char *>(payload), payloadBytes,
+                                   static_cast<int64_t>(entry.offset)))
+        return error;
+    index_->publish(entry);
+    return 0;
+}
+
+void FrameWriter::runJob(BackgroundJob *backgroundJob) {
+    Job &job = *static_cast<Job *>(backgroundJob);
+    FrameWriter &writer = *job.owner;
+    int expected = kQueued;
+    if (!job.state.compare_exchange_strong(expected, kCompressing)) return;  // a crash took it
+    const Buffer &buffer = *job.buffer.load(std::memory_order_relaxed);
+    const size_t rawBytes = buffer.bytes();
+    const size_t size =
+        ZSTD_compress2(static_cast<ZSTD_CCtx *>(writer.compressor_), writer.compressed_.get(),
+                       writer.compressedCapacity_, buffer.data.get(), rawBytes);
+    expected = kCompressing;
+    if (!job.state.compare_exchange_strong(expected, kWriting)) return;
+    const bool stored = ZSTD_isError(size) || size >= rawBytes;
+    const int error = stored ? writer.writeFrame(buffer, buffer.data.get(), rawBytes,
+                                                 static_cast<uint8_t>(frames::Encoding::Stored))
+                             : writer.writeFrame(buffer, writer.compressed_.get(), size,
+                                                 static_cast<uint8_t>(frames::Encoding::Zstd));
+    if (error != 0) {
+        int none = 0;
+        writer.backgroundError_.compare_exchange_strong(none, error);
+    }
+    job.state.store(kIdle, std::memory_order_release);
+}
+
+int FrameWriter::writeIndexAndFooter() {
+    namespace ie = frames::index_entry;
+    namespace ft = frames::footer;
+    const int64_t indexOffset = fileEnd();
+    const uint32_t frames = index_->size();
+    // In batches through the stack: the crash path allocates nothing.
+    constexpr uint32_t kBatch = 64;
+    unsigned char batch[kBatch * frames::kIndexEntryBytes];
+    uint32_t indexCrc = 0;
+    uint64_t records = 0;
+    int64_t offset = indexOffset;
+    for (uint32_t first = 0; first < frames; first += kBatch) {
+        const uint32_t count = frames - first < kBatch ? frames - first : kBatch;
+        std::memset(batch, 0, sizeof batch);
+        for (uint32_t i = 0; i < count; ++i) {
+            const FrameIndexEntry &entry = index_->at(first + i);
+            unsigned char *out = batch + i * frames::kIndexEntryBytes;
+            frames::putU64(out + ie::kOffset, entry.offset);
+            frames::putU32(out + ie::kRecords, entry.records);
+            frames::putU32(out + ie::kRawBytes, entry.rawBytes);
+            frames::putI64(out + ie::kEarliest, entry.earliest);
+            frames::putI64(out + ie::kLatest, entry.latest);
+            records += entry.records;
+        }
+        const size_t bytes = count * frames::kIndexEntryBytes;
+        indexCrc = frames::crc32c(batch, bytes, indexCrc);
+        if (const int error =
+                writeFullyAt(fd_, reinterpret_cast<const char *>(batch), bytes, offset))
+            return error;
+        offset += static_cast<int64_t>(bytes);
+    }
+    unsigned char footer[frames::kFooterBytes] = {};
+    frames::putU64(footer + ft::kIndexOffset, static_cast<uint64_t>(indexOffset));
+    frames::putU64(footer + ft::kRecords, records);
+    frames::putU32(footer + ft::kFrames, frames);
+    frames::putU32(footer + ft::kIndexCrc, indexCrc);
+    frames::putU32(footer + ft::kFooterCrc, frames::crc32c(footer, ft::kFooterCrc));
+    std::memcpy(footer + ft::kMagic, frames::kFooterMagic, sizeof frames::kFooterMagic);
+    if (const int error =
+            writeFullyAt(fd_, reinterpret_cast<const char *>(footer), sizeof footer, offset))
+        return error;
+    // Whatever lies beyond (a frame a dying thread had begun to write) goes.
+    if (::ftruncate(fd_, offset + static_cast<int64_t>(sizeof footer)) != 0) return errno;
+    return 0;
+}
+
+int FrameWriter::close() {
+    if (closed_) return 0;
+    if (!crashClosed_.load()) {
+        if (!failed_.load()) flush();
+        // Even after a failure: the background writer must be done with the
+        // descriptor before its number can be given to another file.
+        BackgroundWriter::waitUntilDone(*job_);
+        if (!failed_.load())
+            if (const int error = writeIndexAndFooter()) fail(error);
+    }
+    ::close(fd_);
+    fd_ = -1;
+    closed_ = true;
+    registry::remove(this);
+    return failed_.load() ? EIO : 0;
+}
+
+void FrameWriter::closeForCrash() {
+    if (closed_ || crashClosed_.exchange(true)) return;
+    failed_.store(true);
+    // The frame handed to the background writer: taken back unless it is
+    // being written, in which case the handler waits (briefly) for it.
+    Buffer *taken = nullptr;
+    const int64_t deadline = monotonicNanoseconds() + kCrashWaitNanoseconds;
+    for (;;) {
+        int state = job_->state.load(std::memory_order_acquire);
+        if (state == kQueued || state == kCompressing) {
+            if (job_->state.compare_exchange_strong(state, kTakenByCrash)) {
+                taken = job_->buffer.load(std::memory_order_relaxed);
+                break;
+            }
+            continue;
+        }
+        if (state != kWriting || monotonicNanoseconds() > deadline) break;
+        sched_yield();
+    }
+    if (taken && taken->records() > 0)
+        writeFrame(*taken, taken->data.get(), taken->bytes(),
+                   static_cast<uint8_t>(frames::Encoding::Stored));
+    // The records being gathered, unless their frame is in the file already
+    // (the owner was stopped between writing it and emptying the buffer).
+    Buffer &active = *active_.load(std::memory_order_acquire);
+    if (active.records() > 0 && index_->size() <= active.sequence.load(std::memory_order_acquire))
+        writeFrame(active, active.data.get(), active.bytes(),
+                   static_cast<uint8_t>(frames::Encoding::Stored));
+    writeIndexAndFooter();
+}
+
+void FrameWriter::abandonAfterFork() {
+    if (closed_) return;
+    // The parent's writer thread is not in the child: nothing is queued here.
+    job_->queued.store(false, std::memory_order_relaxed);
+    job_->state.store(kIdle, std::memory_order_relaxed);
+    ::close(fd_);
+    fd_ = -1;
+    closed_ = true;
+}
+
+void FrameWriter::fail(int error) {
+    if (failed_.exchange(true)) return;
+    std::fprintf(stderr,
+                 "hdtrace: cannot write '%s': %s; this trace stops here, the program goes on\n",
+                 path_.c_str(), std::strerror(error));
+}
+
+}  // namespace hdtrace

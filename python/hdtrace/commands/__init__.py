@@ -1,0 +1,2 @@
+"""The `hdtrace` subcommands, one module each; every module has
+register(commands), which adds its subparser to the command's."""

@@ -1,0 +1,194 @@
+"""Project.to_dask(): a project's table as a dask.dataframe.
+
+Each partition is one trace (one rank and thread), or one slice of a large
+trace (a byte range, TraceSlices.hpp), read by the C++ reader inside the task
+that makes it. A task carries a TraceSpec only: the trace's absolute path,
+the filters, and the two small tables the reading needs (the original
+dialect's local-to-world ranks, the rank's communicator per cid); never an
+open reader or the Project. So every Dask scheduler can run it, the
+distributed one included, and the worker opens the file itself: the traces
+must be visible to the workers under the same path (a shared file system).
+
+The frame remembers where it came from (frame._hdtrace_run: the specs and
+the read tasks), so that stats and match_messages (hdtrace.distributed_frames)
+can reduce each partition where it was read.
+
+Dask and pandas are optional: this module imports without them, and
+to_dask() says what to install when they are absent.
+"""
+import operator
+import os
+import socket
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import TraceNotFoundError
+from .table import columns_to_array, read_trace_columns, table_dtype
+
+#: Traces larger than this are read in slices of about this many bytes, one
+#: partition each (Project.to_dask's slice_bytes).
+DEFAULT_SLICE_BYTES = 256 << 20
+
+#: The reader's columns a partition keeps beside its frame, for stats and
+#: match_messages (row numbers are the partition's).
+SIDE_COLUMNS = ("name_code", "recv_peer", "recv_tag", "completion_row", "completion_rid",
+                "open_row", "open_fid", "open_name")
+
+
+def import_dask():
+    """(dask, dask.dataframe, pandas), or an ImportError saying what to install."""
+    # Dask and pandas are optional and heavy: loaded only by what needs them.
+    try:
+        import dask
+        import dask.dataframe
+        import pandas
+    except ImportError as error:
+        missing = getattr(error, "name", None) or "dask"
+        raise ImportError(
+            f"hdtrace's to_dask() needs Dask and pandas, and {missing!r} cannot be imported: "
+            "install them (Debian: apt-get install python3-dask python3-pandas, and "
+            "python3-distributed for a cluster), or read the run in this process with "
+            "Project.to_numpy()") from None
+    return dask, dask.dataframe, pandas
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """Everything a task needs to read one trace: plain values only."""
+    project: str        # the .proj, for messages
+    path: str           # the trace, absolute
+    part: int           # the partition's number
+    rank: int
+    thread: int
+    names: tuple
+    from_ns: object     # int or None
+    to_ns: object
+    partial: bool
+    local_to_world: object  # {cid: [world rank of local 0, 1, ...]} (original dialect) or None
+    comm_of_cid: dict       # {cid: index in project.communicators} of this rank
+    begin: object = None    # the slice's byte range [begin, end); None, None: the whole trace
+    end: object = None
+    slice_index: int = 0    # which of the trace's slices, of how many
+    slices: int = 1
+
+
+class Part:
+    """What a read task returns: the partition's DataFrame and the side
+    columns (SIDE_COLUMNS, and names: name code -> call name)."""
+
+    def __init__(self, frame, side):
+        self.frame = frame
+        self.side = side
+
+
+def read_part(spec):
+    """The task that reads one partition."""
+    pandas = import_dask()[2]
+    if not os.path.exists(spec.path):
+        raise TraceNotFoundError(spec.project, spec.path, socket.gethostname())
+    bounds = (spec.begin, spec.end) if spec.slices > 1 else (None, None)
+    columns = read_trace_columns(spec.path, spec.names, spec.from_ns, spec.to_ns, spec.partial,
+                                 spec.local_to_world, *bounds, stacklevel=3)
+    array = columns_to_array(columns, spec.rank, spec.thread)
+    side = {key: columns[key] for key in SIDE_COLUMNS}
+    side["names"] = list(columns["names"])
+    return Part(pandas.DataFrame(array), side)
+
+
+def _frame_of(part):
+    return part.frame
+
+
+@dataclass
+class DaskRun:
+    """What a to_dask() frame knows of where it came from (kept on the client)."""
+    project: str
+    specs: list
+    reads: list         # dask.delayed Part per partition, in partition order
+
+
+def plan_slices(size, slice_bytes):
+    """[(begin, end)] byte ranges of about slice_bytes covering a trace of
+    size bytes; [(None, None)] (whole) when it is no larger than one slice.
+    The last range's end is None: to the end of the file, whatever its size
+    when read."""
+    if not slice_bytes or size <= slice_bytes:
+        return [(None, None)]
+    count = -(-size // slice_bytes)
+    bounds = [index * size // count for index in range(count)] + [None]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_BYTES):
+    dask, dd, pandas = import_dask()
+    if slice_bytes is not None:
+        try:
+            valid = operator.index(slice_bytes) >= 0
+        except TypeError:
+            valid = False
+        if not valid:
+            raise ValueError(f"slice_bytes must be a number of bytes (or None), not "
+                             f"{slice_bytes!r}")
+        slice_bytes = operator.index(slice_bytes)
+    # Slices need the writer's layout (our dialect), and a partial read keeps
+    # the calls before a trace's first damage, which a later slice cannot know.
+    slicing = bool(slice_bytes) and project.dialect == "hdtrace" and not project.partial
+    # A project opened with clock alignment corrects its times in-process,
+    # from the whole table at once (the order repair needs every message);
+    # a task reads one trace as written, so the two would disagree.
+    if getattr(project, "clock_correction", None) is not None:
+        raise ValueError(
+            f"{project.path}: to_dask() reads the times as written, and this project corrects "
+            "its clocks when read (align): rewrite the traces once with `hdtrace align "
+            f"{project.path}` (then every reader gets the corrected times), or open it with "
+            "align=False for the times as written")
+    from_ns, to_ns = project._window_ns(window)
+    comm_index = {}
+    for communicator in project.communicators:
+        for member in communicator.members:
+            comm_index.setdefault((member.world, member.cid), communicator.index)
+    specs = []
+    for leaf in project.topology.leaves:
+        if leaf.path in project.missing_traces:
+            continue  # partial=True: warned about when opened, reads as empty
+        local_to_world = (project.communicators.local_to_world_table(leaf.rank)
+                          if project.ranks_in_traces == "local" else None)
+        ranges = plan_slices(os.stat(leaf.path).st_size, slice_bytes) if slicing \
+            else [(None, None)]
+        comm_of_cid = {cid: index for (world, cid), index in comm_index.items()
+                       if world == leaf.rank}
+        for index, (begin, end) in enumerate(ranges):
+            specs.append(TraceSpec(
+                os.path.abspath(project.path), os.path.abspath(leaf.path), len(specs), leaf.rank,
+                leaf.thread, tuple(names or ()), from_ns, to_ns, bool(project.partial),
+                local_to_world, comm_of_cid, begin, end, index, len(ranges)))
+    meta = pandas.DataFrame(np.empty(0, dtype=table_dtype(1)))
+    if not specs:
+        frame = dd.from_pandas(meta, npartitions=1)
+        frame._hdtrace_run = DaskRun(os.path.abspath(project.path), [], [])
+        return frame
+
+    def version(path):  # a rewritten trace is another task, never a cached result
+        status = os.stat(path)
+        return status.st_size, status.st_mtime_ns
+    token = dask.base.tokenize([(spec, version(spec.path)) for spec in specs])
+    reads = [dask.delayed(read_part, pure=True)(spec, dask_key_name=(f"hdtrace-read-{token}", i))
+             for i, spec in enumerate(specs)]
+    frames = [dask.delayed(_frame_of, pure=True)(read, dask_key_name=(f"hdtrace-table-{token}", i))
+              for i, read in enumerate(reads)]
+    frame = dd.from_delayed(frames, meta=meta, prefix="hdtrace-table", verify_meta=False)
+    frame._hdtrace_run = DaskRun(os.path.abspath(project.path), specs, reads)
+    return frame
+
+
+def run_of(value):
+    """The DaskRun of a to_dask() frame; None for anything that is no Dask collection."""
+    run = getattr(value, "_hdtrace_run", None) if type(value).__module__.startswith("dask") \
+        else None
+    if run is None and type(value).__module__.startswith("dask"):
+        raise TypeError(
+            "hdtrace.stats() and match_messages() take a Project or the frame returned by "
+            "to_dask() itself: a frame derived from it (filtered, persisted, repartitioned) no "
+            "longer knows the File_open names and <For> completions they need")
+    return run

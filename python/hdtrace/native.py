@@ -1,0 +1,101 @@
+"""The door to the C++ extensions: the only module that imports hdtrace._core
+(the reader, the merger, the clock correction) and hdtrace._otf2 (the OTF2
+writer, present only in builds with OTF2).
+
+Everything else in the package reaches the C++ code through this module, so
+that the layer below Python is one file to read. Functions are looked up on
+the extension when called (a test may swap one for its slow path) and the
+build's options (has_merger) when asked.
+"""
+from . import _core
+
+try:  # an optional part of the build: `hdtrace export --otf2` says what to install without it
+    from . import _otf2
+except ImportError as error:
+    _otf2 = None
+    _otf2_missing = str(error)
+else:
+    _otf2_missing = ""
+
+#: Errors the C++ code raises, as Python exceptions.
+ReadError = _core.ReadError
+AlignError = _core.AlignError
+#: Bad input to the merger (a ValueError where the build has no merger).
+MergeError = getattr(_core, "MergeError", ValueError)
+
+#: peer or tag where a call has none.
+NO_VALUE_32 = _core.NO_VALUE_32
+#: The predefined types the PIOsim tools know by name, with their sizes.
+PIOSIM_NAMED_TYPES = dict(_core.PIOSIM_NAMED_TYPES)
+PIOSIM_FULL_FORMS = frozenset(_core.PIOSIM_FULL_FORMS)
+PIOSIM_PLACEHOLDER_FORMS = frozenset(_core.PIOSIM_PLACEHOLDER_FORMS)
+PIOSIM_LARGEST_NUMBER = _core.PIOSIM_LARGEST_NUMBER
+DEFAULT_DISTRIBUTION_CLASS = getattr(
+    _core, "DEFAULT_DISTRIBUTION_CLASS",
+    "de.hd.pvs.piosim.model.inputOutput.distribution.SimpleStripe")
+DEFAULT_CHUNK_SIZE = getattr(_core, "DEFAULT_CHUNK_SIZE", "64K")
+
+TraceReader = _core.TraceReader
+ClockCorrection = _core.ClockCorrection
+
+
+def has_merger():
+    """Whether this build has the merger library (else: the project-merger program)."""
+    return bool(getattr(_core, "HAVE_MERGER", False))
+
+
+def otf2_writer():
+    """hdtrace._otf2, or an ImportError saying why this build has none."""
+    if _otf2 is None:
+        raise ImportError(_otf2_missing or "hdtrace._otf2 is not built")
+    return _otf2
+
+
+# The reader.
+def read_project(path):
+    return _core.read_project(path)
+
+
+def read_columns(*args, **kwargs):
+    return _core.read_columns(*args, **kwargs)
+
+
+def fill_table(*args, **kwargs):
+    return _core.fill_table(*args, **kwargs)
+
+
+# The merger.
+def merge(inputs, output, description, distribution_class, chunk_size, force, progress=False):
+    # progress: a bar on stderr when it is a terminal (project-merger's).
+    return _core.merge(inputs, output, description, distribution_class, chunk_size, force,
+                       progress)
+
+
+# The clocks.
+def run_clocks(project_path):
+    return _core.run_clocks(project_path)
+
+
+def correct_table(*args, **kwargs):
+    return _core.correct_table(*args, **kwargs)
+
+
+def align_run(project_path):
+    return _core.align_run(project_path)
+
+
+def undo_alignment(project_path):
+    return _core.undo_alignment(project_path)
+
+
+def rewrite_trace_times(text, path, correct):
+    return _core.rewrite_trace_times(text, path, correct)
+
+
+# The message pairing.
+#: communicator key of a cid the project does not list: this plus the cid.
+UNKNOWN_COMMUNICATOR_KEY = _core.UNKNOWN_COMMUNICATOR_KEY
+
+
+def pair_posts(sends, receives):
+    return _core.pair_posts(sends, receives)

@@ -1,0 +1,106 @@
+// FrameFile: reads the container of a compact trace (hdtrace/FrameFormat.hpp,
+// docs/format/compact.md): the list of frames from the index at the end, or,
+// in a file without one (its writer was killed), by walking the frame
+// headers from the start; then any frame on its own, decompressed into the
+// caller's buffer after its checksums are verified.
+//
+// Nothing read from the file is trusted before it is checked against the
+// file: every offset and size lies inside it, a frame decodes to at most the
+// frame size the file header declares (itself bounded), so the memory a read
+// needs is bounded by the frame size, whatever the input.
+//
+// Damage is a FrameError naming the file and the byte offset. With
+// options.partial, damage instead ends the trace at the last good frame
+// before it: frames() keeps those, damage() says what happened.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <hdtrace/FrameFormat.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+
+namespace hdtrace::reader {
+
+class FrameError : public ReadError {
+  public:
+    // "file: byte offset: problem"
+    FrameError(const std::string &file, uint64_t offset, const std::string &problem);
+    uint64_t offset() const { return offset_; }
+
+  private:
+    uint64_t offset_;
+};
+
+struct FrameInfo {
+    uint64_t offset = 0;       // of the frame header
+    uint32_t storedBytes = 0;  // payload in the file
+    uint32_t rawBytes = 0;     // payload decoded
+    uint32_t records = 0;
+    int64_t earliest = 0;  // record times, nanoseconds
+    int64_t latest = 0;
+};
+
+struct FrameFileOptions {
+    bool partial = false;
+};
+
+class FrameFile {
+  public:
+    // Opens path and lists its frames. Throws ReadError when the file cannot
+    // be read, FrameError when it is damaged (unless options.partial).
+    explicit FrameFile(const std::string &path, FrameFileOptions options = {});
+    ~FrameFile();
+    FrameFile(const FrameFile &) = delete;
+    FrameFile &operator=(const FrameFile &) = delete;
+
+    const std::string &path() const { return path_; }
+    const std::vector<FrameInfo> &frames() const { return frames_; }
+    uint64_t records() const;
+    // The largest decoded frame the file may hold (its header says).
+    uint32_t maxFrameBytes() const { return maxFrameBytes_; }
+    // Whether the file ends in a valid index; false for a trace whose
+    // writer did not close it, which ends at its last complete frame.
+    bool indexed() const { return indexed_; }
+    // For a trace without index: where its last complete frame ends.
+    uint64_t cutAt() const { return cutAt_; }
+    // The damage that ended a partial read ("file: byte N: problem").
+    const std::optional<std::string> &damage() const { return damage_; }
+
+    // Positions in frames() of the frames with records in [from, to]
+    // (by each frame's earliest and latest time), in file order.
+    std::vector<size_t> framesInWindow(int64_t from, int64_t to) const;
+
+    // Decodes frame `position` into records (resized to its decoded size).
+    // True on success. On damage: throws FrameError, or with
+    // options.partial records it in damage(), drops this frame and those
+    // after it from frames(), and returns false.
+    bool readFrame(size_t position, std::vector<unsigned char> &records);
+
+  private:
+    [[noreturn]] void damaged(uint64_t offset, const std::string &problem) const;
+    void readAt(uint64_t offset, void *out, size_t length) const;
+    void readFileHeader();
+    bool readIndex();  // false: the file has no footer
+    void walkFrames();
+    // Checks a frame header at offset and returns what it says.
+    FrameInfo checkFrameHeader(uint64_t offset, uint32_t sequence) const;
+    void decode(const FrameInfo &frame, size_t position, std::vector<unsigned char> &records);
+
+    std::string path_;
+    FrameFileOptions options_;
+    int fd_ = -1;
+    uint64_t size_ = 0;
+    uint32_t maxFrameBytes_ = 0;
+    bool indexed_ = false;
+    uint64_t cutAt_ = 0;
+    std::vector<FrameInfo> frames_;
+    std::optional<std::string> damage_;
+    std::vector<unsigned char> payload_;  // the stored payload of one frame
+    void *decompressor_ = nullptr;
+};
+
+}  // namespace hdtrace::reader
