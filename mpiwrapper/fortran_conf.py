@@ -17,7 +17,7 @@ NO_FORTRAN = {
         "HDTrace's own test function: it has no Fortran binding in any MPI library",
     'MPI_File_seek_shared':
         "the C wrapper replaces the library call by the seek and a synchronising "
-        "seek by 0 (SharedSeek.cpp, issue 12), while a Fortran entry leaves the call "
+        "seek by 0 (SharedSeek.cpp), while a Fortran entry leaves the call "
         "to the library's own Fortran binding; on Open MPI a Fortran program's "
         "File_seek_shared is therefore not traced (MPICH's binding calls the traced C "
         "MPI_File_seek_shared)",

@@ -1,9 +1,10 @@
 /*
- * functions.h: the MPI functions libhdtracempi traces (the seed's
- * interesting_funcs.h). scripts/generate-wrappers.py writes one wrapper per
- * prototype, as wrapper_conf.py describes it; every prototype needs an entry
- * there. The prototypes are those of the MPI-3 mpi.h (const arrays), so that
- * the wrappers match the installed header exactly; the build checks that.
+ * functions.h: the MPI functions libhdtracempi traces (the original PIOsim
+ * wrapper called this list interesting_funcs.h). scripts/generate-wrappers.py
+ * writes one wrapper per prototype, as wrapper_conf.py describes it; every
+ * prototype needs an entry there. The prototypes are those of the MPI-3 mpi.h
+ * (const arrays), so that the wrappers match the installed header exactly;
+ * the build checks that.
  *
  * To trace one more function: add its prototype here, with the parameter
  * names the configuration refers to, and its entry in wrapper_conf.py.
@@ -150,7 +151,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
 
 /* ---- Matched probes, one-sided communication, generalized requests (MPI-3.1;
- * TRACE-FORMAT.md sections "Matched probes", "One-sided communication",
+ * docs/format/mpi3.md, sections "Matched probes", "One-sided communication",
  * "Generalized requests") ---- */
 
 /* Matched probes */
@@ -205,7 +206,7 @@ int MPI_Grequest_complete(MPI_Request request);
 /* HDTrace's own test function (hdtrace/hdtracempi.h) */
 int MPI_hdT_Test_nested(int depth);
 
-/* --- MPI-3.1 calls (NOTES.md "Beyond Appendix A"; TRACE-FORMAT.md "MPI-3.1 calls") --- */
+/* --- MPI-3.1 calls (docs/format/mpi3.md, "MPI-3.1 calls") --- */
 
 /* Nonblocking collectives */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
@@ -226,7 +227,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 
-/* Collectives Appendix A lacks */
+/* Collectives MPI-2 lacks */
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);

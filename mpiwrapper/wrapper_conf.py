@@ -1,9 +1,9 @@
 # wrapper_conf.py: what libhdtracempi logs for each function of functions.h
-# (the seed's scripts/wrapper_conf.py). scripts/generate-wrappers.py reads it.
+# (named after the original PIOsim wrapper's configuration). scripts/generate-wrappers.py reads it.
 #
 # Each entry of FUNCTIONS maps an MPI function to
-#   tag       the element name (the function name without MPI_, Appendix A);
-#   attrs     the attributes in Appendix A order, each (name, kind, C args...):
+#   tag       the element name (the function name without MPI_);
+#   attrs     the attributes in the order of docs/format/calls.md, each (name, kind, C args...):
 #             the kind says how the value is computed from the C arguments
 #             (see KINDS); time and end follow automatically;
 #   children  statements that write child elements (<For>, <Data>, <Info>);
@@ -64,7 +64,7 @@ INFO = 'call.infoChildren(info);'
 
 
 def send(tag, rid=False):
-    """Send, Bsend, ... (A.10, A.56, A.59-61, A.65, A.69, A.72)."""
+    """Send, Bsend, ... and their nonblocking and persistent forms."""
     attrs = [('size', 'size', 'count', 'datatype'), ('count', 'int', 'count'),
              ('tid', 'type', 'datatype'), ('toRank', 'rank', 'comm', 'dest'),
              ('toTag', 'tag', 'tag'), ('cid', 'comm', 'comm')]
@@ -75,16 +75,16 @@ def send(tag, rid=False):
 
 
 def receive(tag, persistent=False):
-    """Irecv (A.58) and Recv_init: the requested source and tag."""
+    """Irecv and Recv_init: the requested source and tag."""
     return dict(tag=tag, attrs=[('fromRank', 'rank', 'comm', 'source'), ('fromTag', 'tag', 'tag'),
                                 ('cid', 'comm', 'comm'), ('rid', 'int', 'rid')],
                 after=NEW_PERSISTENT_REQUEST if persistent else NEW_REQUEST)
 
 
 def root_attrs(comm='comm', root='root'):
-    """Appendix A's `root` of Gather, Gatherv, Scatter, Scatterv (and their
+    """The `root` of Gather, Gatherv, Scatter, Scatterv (and their
     nonblocking forms), then `rootRank` with the same world rank: the
-    simulator reads rootRank for every rooted collective (NOTES.md)."""
+    simulator reads rootRank for every rooted collective (docs/format/trace.md)."""
     return [('root', 'rank', comm, root), ('rootRank', 'rank', comm, root)]
 
 
@@ -118,17 +118,17 @@ DATA = [('size', 'size', 'count', 'datatype'), ('count', 'int', 'count'), ('tid'
 
 
 def file_access(tag, offset):
-    """File_read, File_write_at, ... (A.23, A.24, A.27, A.28, A.42, ...)."""
+    """File_read, File_write_at, ...: the calls with an offset."""
     return dict(tag=tag, attrs=[('fid', 'file', 'fh'), offset] + DATA)
 
 
 def file_shared_access(tag):
-    """File_read_shared, File_read_ordered, ... (A.31, A.34, A.50, A.53)."""
+    """File_read_shared, File_read_ordered, ...: the shared file pointer."""
     return dict(tag=tag, attrs=[('fid', 'file', 'fh')] + DATA)
 
 
 def file_nonblocking(tag, offset=None):
-    """File_iread, File_iwrite_at, ... (A.15-A.20): offset and data unless shared."""
+    """File_iread, File_iwrite_at, ...: offset and data unless shared."""
     attrs = [('fid', 'file', 'fh'), ('rid', 'int', 'rid')]
     if offset:
         attrs += [offset] + DATA
@@ -136,7 +136,7 @@ def file_nonblocking(tag, offset=None):
 
 
 def split_begin(tag, data_offset, attrs_offset=None):
-    """*_begin (A.25, A.29, A.32, A.44, A.48, A.51): rid bound to the file and
+    """*_begin of the split collectives: rid bound to the file and
     one <Data offset size count tid/> child. data_offset: 'individual' or
     'shared' (that file pointer before the call, in bytes), or an argument."""
     attrs = [('fid', 'file', 'fh'), ('rid', 'int', 'rid')]
@@ -152,7 +152,7 @@ def split_begin(tag, data_offset, attrs_offset=None):
                 children=f'call.dataChild({data_offset}, count, datatype);')
 
 
-# *_end (A.26, A.30, ...) is written as a Wait for the begin's rid (NOTES.md).
+# *_end is written as a Wait for the begin's rid (docs/format/trace.md).
 SPLIT_END = dict(tag='Wait', after='const int64_t rid = call.splitEnded(fh);',
                  children='if (rid >= 0) call.forChild(rid);')
 
@@ -169,7 +169,7 @@ def ordinary(tag, **hooks):
 
 def constructor(tag, arguments, inputs='1, &oldtype'):
     """Type constructors: the registry learns which of the program's types the
-    new one is built from, and (issue 16) what MPI_Type_get_contents will say
+    new one is built from, and what MPI_Type_get_contents will say
     of it: arguments is the call of hdtracempi::TypeArguments that describes
     it, evaluated only after the constructor succeeded."""
     return dict(tag=tag, after=f'if (result == MPI_SUCCESS) call.typeConstructed(newtype, '
@@ -317,7 +317,7 @@ FUNCTIONS = {
                           before='call.commFreed(*comm);'),
 
     # --- Datatypes: decoded into .info when first used, not when made; ordinary
-    # but for Type_vector (A.74) and Type_commit (A.73).
+    # but for Type_vector and Type_commit.
     'MPI_Type_contiguous': constructor('Type_contiguous', 'contiguous(count)'),
     'MPI_Type_vector': dict(constructor('Type_vector', 'vector(count, blocklength, stride)'),
                             attrs=[('oldTid', 'type', 'oldtype')]),
@@ -344,7 +344,7 @@ FUNCTIONS = {
     'MPI_Type_dup': constructor('Type_dup', 'dup()', '1, &type'),
     'MPI_Type_commit': dict(tag='Type_commit', attrs=[('tid', 'type', '*type')]),
     'MPI_Type_free': ordinary('Type_free', before='call.typeFreed(*type);'),
-    # Not in Appendix A: wrapped so that the registry counts the references
+    # Not in the MPI-2 list of the PIOsim design: wrapped so that the registry counts the references
     # to the program's types it hands back (TypeRegistry::contentsReturned).
     # Its large-count form has two more parameters, which the generator
     # cannot map onto these, so only the classic form is wrapped.
@@ -418,14 +418,14 @@ FUNCTIONS = {
     'MPI_File_write_ordered_begin': split_begin('File_write_ordered_begin', 'shared'),
     'MPI_File_write_ordered_end': SPLIT_END,
 
-    # --- HDTrace's own (A.75): nested calls of known depth.
+    # --- HDTrace's own: nested calls of known depth.
     'MPI_hdT_Test_nested': dict(tag='hdT_Test_nested', attrs=[('depth', 'int', 'depth')],
                                 call='hdtracempi::testNestedBody(depth)'),
 }
 
 
 # ---- Matched probes, one-sided communication, generalized requests (MPI-3.1;
-# TRACE-FORMAT.md sections "Matched probes", "One-sided communication",
+# docs/format/mpi3.md, sections "Matched probes", "One-sided communication",
 # "Generalized requests"). Kept in one block: added to KINDS and FUNCTIONS.
 
 KINDS.update({
@@ -553,13 +553,13 @@ FUNCTIONS.update({
 NOT_LOGGED = {'MPI_Request_free'}
 
 
-# --- MPI-3.1 calls (NOTES.md "Beyond Appendix A"; TRACE-FORMAT.md "MPI-3.1
-# calls"). Each is derived from the entry of the call it is written like, so
+# --- MPI-3.1 calls (docs/format/mpi3.md, "MPI-3.1 calls"). Each is derived
+# from the entry of the call it is written like, so
 # that a change to the blocking form carries over to its other forms.
 
 def written_like(blocking, tag, rid=False):
     """The attributes of FUNCTIONS[blocking] under another tag; with rid, the
-    new request's rid after them (a nonblocking form: NOTES.md)."""
+    new request's rid after them (a nonblocking form: docs/format/mpi3.md)."""
     entry = dict(FUNCTIONS[blocking], tag=tag)
     attrs = list(entry.get('attrs', []))
     if rid:
@@ -570,7 +570,7 @@ def written_like(blocking, tag, rid=False):
 
 
 def with_root_rank(entry):
-    """NOTES.md: Gather, Gatherv, Scatter and Scatterv write rootRank right
+    """Gather, Gatherv, Scatter and Scatterv write rootRank right
     after root, with the same value. Added here unless the entry has it."""
     attrs = entry['attrs']
     names = [attr[0] for attr in attrs]
@@ -636,7 +636,7 @@ FUNCTIONS.update({
                           after='const int64_t newCid = call.commDuplicated(result, comm, newcomm);\n'
                                 + NEW_REQUEST),
 
-    # --- File queries (TRACE-FORMAT.md): fid, then the values returned.
+    # --- File queries (docs/format/mpi3.md): fid, then the values returned.
     'MPI_File_get_atomicity': file_query('File_get_atomicity', ('flag', 'int', returned('flag'))),
     'MPI_File_get_amode': file_query('File_get_amode', ('flags', 'int', returned('amode'))),
     'MPI_File_get_view': file_query(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the Fortran entry points of libhdtracempi (TRACE-FORMAT.md, "Fortran").
+"""Write the Fortran entry points of libhdtracempi (docs/dev/wrapper.md, "Fortran").
 
     generate-fortran-wrappers.py FUNCTIONS_H WRAPPER_CONF_PY FORTRAN_CONF_PY OUTPUT_CPP
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the PMPI wrappers of libhdtracempi (seed section 2.3.1).
+"""Write the PMPI wrappers of libhdtracempi (docs/dev/adding-a-call.md).
 
     generate-wrappers.py FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP [MPI_DECLARATIONS]
 
@@ -137,7 +137,7 @@ def wrapper(function, params, args, entry, kinds, logged):
 
     out = [f'// {function}: {summary}\n', f'extern "C" int {function}({params}) {{\n']
     if entry.get('init'):
-        # The trace takes its timeAdjustment from this start (NOTES.md: no
+        # The trace takes its timeAdjustment from this start (docs/format/trace.md: no
         # negative time); the test hook may first wait for a second's end.
         out.append('    hdtracempi::testHookBeforeInit();\n')
         out.append('    const hdtrace::Timestamp start = hdtrace::Timestamp::now();\n')

@@ -10,8 +10,9 @@ SHARED_DIR = buildtree.REPO_ROOT.parent / "shared"
 
 
 def shared_fixtures_path() -> pathlib.Path:
-    """HDTRACE_SHARED_FIXTURES if set (as for the C++ tests: a worktree away from
-    ../shared), else ../shared/fixtures."""
+    """The folder of the optional fixtures (traces of the original implementation,
+    not part of the repository): HDTRACE_SHARED_FIXTURES if set (as for the C++
+    tests), else ../shared/fixtures beside the repository."""
     override = os.environ.get("HDTRACE_SHARED_FIXTURES")
     return pathlib.Path(override) if override else SHARED_DIR / "fixtures"
 
@@ -28,9 +29,12 @@ def build_dir() -> pathlib.Path:
 
 @pytest.fixture(scope="session")
 def fixtures_dir() -> pathlib.Path:
-    """../shared/fixtures (or HDTRACE_SHARED_FIXTURES), the traces of the original
-    implementation. Skips visibly when absent."""
+    """The optional fixtures, the traces of the original implementation. Skips
+    visibly, saying what is missing and why it is optional, when absent."""
     path = shared_fixtures_path()
     if not path.is_dir():
-        pytest.skip(f"{path} is absent (it only exists in the development workplace)")
+        pytest.skip(f"{path} is absent: this optional test reads traces of the original "
+                    "implementation (the PIOsim project's own tracer), which are not part of the "
+                    "repository; set HDTRACE_SHARED_FIXTURES to a folder holding original-traces/ "
+                    "to run it")
     return path

@@ -4,7 +4,7 @@
 // A typical state is a <Send> with six integer attributes; each state reads
 // the clock twice (start and end), as the MPI wrapper does. The benchmark
 // writes N states through the typed C++ API and through the printf-style C
-// API, and prints ns per state, bytes per state and MB/s. Target (issue #2):
+// API, and prints ns per state, bytes per state and MB/s. Target:
 // at most 100 ns per state through the typed API. No assertions: figures only.
 //
 //     bench_hdtrace_states [states=2000000] [directory=$TMPDIR or /tmp]

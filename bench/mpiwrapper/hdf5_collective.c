@@ -1,6 +1,6 @@
 /*
  * bench_hdf5_collective: parallel HDF5 itself, collective hyperslab writes
- * and reads (issue 16). Needs HDF5 built for the same MPI library
+ * and reads. Needs HDF5 built for the same MPI library
  * (Debian's libhdf5-openmpi-dev for the Open MPI tree).
  *
  *     mpiexec -n R bench_hdf5_collective ITERATIONS FILE [ROWS COLUMNS]

@@ -1,6 +1,6 @@
 /*
  * bench_hdf5_like: the MPI calls of a parallel HDF5 collective hyperslab
- * write and read, without HDF5 (issue 16).
+ * write and read, without HDF5.
  *
  *     mpiexec -n R bench_hdf5_like ITERATIONS FILE [ROWS COLUMNS]
  *

@@ -1,7 +1,7 @@
 /*
  * bench_mpi_init_finalize: MPI_Init, one Barrier, MPI_Finalize, nothing
  * else, for the start-up and end cost of the wrapper's clock measurement
- * (run-clock-sync, issue 15).
+ * (run-clock-sync).
  */
 #include <mpi.h>
 

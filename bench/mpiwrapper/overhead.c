@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
         }
         end = nowNanoseconds();
     } else if (strcmp(benchCase, "iallreduce-wait") == 0) {
-        /* Issue 11: a nonblocking collective and the Wait that writes its <For>. */
+        /* A nonblocking collective and the Wait that writes its <For>. */
         double value = rank, sum = 0;
         MPI_Request request;
         callsPerIteration = 2;

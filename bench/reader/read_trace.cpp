@@ -27,6 +27,8 @@
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "ColumnReaders.hpp"
+
 namespace {
 
 double cpuSeconds() {

@@ -2,8 +2,9 @@
 #include <string_view>
 
 #include <hdtrace/clocks/ClockLines.hpp>
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+
+#include "DecimalNumber.hpp"
 
 namespace hdtrace::clocks {
 namespace {

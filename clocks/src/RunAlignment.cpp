@@ -186,7 +186,7 @@ AlignReport alignRun(const std::string &projectPath) {
     Temporaries temporaries;
     std::mutex lock;
     // A failure stops the rest; the temporaries are removed as it unwinds.
-    forEachOnEveryCore(run.traces.size(), [&](size_t index) {
+    reader::forEachOnEveryCore(run.traces.size(), [&](size_t index) {
         const RunTrace &trace = run.traces[index];
         const std::string text = readWhole(trace.path);
         const std::string trc =

@@ -124,7 +124,7 @@ std::string rewriteTraceTimes(const std::string &text, const std::string &path,
         corrected.push_back(correct(time.ns + adjustment * kNsPerSecond));
         earliest = std::min(earliest, corrected.back());
     }
-    // NOTES.md: no time before timeAdjustment.
+    // No time may come before timeAdjustment (docs/format/trace.md, "Times").
     const int64_t newAdjustment = std::min(adjustment, floorDivide(earliest, kNsPerSecond));
 
     std::string out;

@@ -1,6 +1,6 @@
 /*
  * mpi-io-example: a small MPI-IO program to trace, in the spirit of the
- * mpi-io-test program the seed traces (section 1.4).
+ * mpi-io-test program of the PIOsim tracing design.
  *
  * Every rank writes its own block of a shared file and reads it back, first
  * with independent I/O at explicit offsets, then with collective I/O through

@@ -26,7 +26,7 @@ int decimalDigits(uint64_t value) {
 // Writes the digits in place from the right, two at a time: no temporary,
 // no variable-length copy.
 char *formatUnsigned(char *out, uint64_t value) {
-    // Issue 16: most numbers of a datatype's .info line (counts, block
+    // Most numbers of a datatype's .info line (counts, block
     // lengths, strides) have one or two digits.
     if (value < 100) {
         if (value < 10) {

@@ -86,9 +86,8 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     if (options.earliestTime.nanoseconds != 0 &&
         options.earliestTime.nanoseconds < origin.nanoseconds)
         origin = options.earliestTime;
-    writer->skewed_ = options.skew.active();
-    writer->skew_ = options.skew;
-    if (writer->skewed_) origin.nanoseconds = options.skew.apply(origin.nanoseconds);
+    writer->shiftTime_ = options.shiftTime;
+    if (writer->shiftTime_) origin.nanoseconds = writer->shiftTime_(origin.nanoseconds);
     writer->timeAdjustmentSeconds_ = origin.wholeSeconds();
     writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
     writer->output_.attach(writer->traceFd_,
@@ -109,7 +108,7 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
         const int writeError = writer->output_.lastError();
         return report("cannot write '" + writer->tracePath_ + "': " + std::strerror(writeError));
     }
-    // Issue 16: the .info in blocks, written before the trace text after it.
+    // The .info in blocks, written before the trace text after it.
     writer->info_.attach(writer->infoFd_, kInfoBufferBytes, false);
     writer->output_.writeFirst(&writer->info_);
     writer->closed_ = false;
@@ -284,7 +283,7 @@ int TraceWriter::flush() {
     return 0;
 }
 
-// --- Issue 16: the .info in blocks. Lines are committed to info_ whole, so
+// --- The .info in blocks. Lines are committed to info_ whole, so
 // a crash handler writes every complete line (closeForCrash); info_ reaches
 // the file before any later trace text (OutputBuffer::writeFirst).
 int TraceWriter::writeInfo(std::string_view text) {
@@ -312,7 +311,7 @@ void TraceWriter::failOutput() {
     else
         fail(tracePath_.c_str(), output_.lastError());
 }
-// --- End of issue 16's .info writing.
+// --- End of the .info writing.
 
 void TraceWriter::fail(const char *what, int error) {
     if (failed_.exchange(true)) return;

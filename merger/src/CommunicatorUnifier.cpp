@@ -67,7 +67,7 @@ struct CommKeyHash {
 };
 
 // Sorts by world rank and merges runs that continue in both world and local
-// rank, so that the seed's one-entry-per-member maps and the compact runs
+// rank, so that the one-entry-per-member maps and the compact runs
 // give the same canonical map. Returns what is wrong, or "".
 std::string canonicalize(RankMap &map, int64_t worldSize) {
     if (map.empty()) return "the map is empty";
@@ -212,7 +212,7 @@ class Unifier {
     }
 
     // The Java reader keys communicators by name and keeps one per name
-    // (NOTES.md): each rank's MPI_COMM_SELF becomes "SELF <world rank>", and
+    // (docs/format/project.md): each rank's MPI_COMM_SELF becomes "SELF <world rank>", and
     // any other non-empty name that would repeat gets " #2", " #3", ... in
     // list order. WORLD keeps its name; empty names may repeat.
     static void makeNamesUnique(std::vector<UnifiedCommunicator> &communicators,

@@ -1,5 +1,5 @@
 // Unifies the per-rank communicator entries of a run into the distinct
-// communicators of the .proj (format notes, "The project description").
+// communicators of the .proj (docs/format/project.md, "Sections").
 //
 // Two ranks' entries are one communicator when their member sets (as world
 // ranks) are equal and they hold the same position among that rank's

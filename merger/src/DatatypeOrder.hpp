@@ -1,5 +1,5 @@
 // Orders one rank's datatypes so that each comes after every type it
-// references, and decodes them into their Appendix B elements.
+// references, and decodes them into their elements (docs/format/project.md).
 #pragma once
 
 #include <vector>

@@ -12,7 +12,7 @@ namespace hdtrace::merger {
 
 // A .info line longer than this is refused without being held whole: the
 // longest line the wrapper writes is a communicator map, and 64 MiB holds a
-// map of several million members in the seed's one-entry-per-member form.
+// map of several million members in the one-entry-per-member form.
 constexpr size_t kMaxInfoLineBytes = size_t(64) << 20;
 
 // A File, Comm or Type name longer than this is refused: the readers of the

@@ -1,5 +1,5 @@
-// The records of a .info sidecar, one per line (seed sections 2.3.3, 2.3.5,
-// 2.3.6; the Mpi header line and compact maps of the format notes), and the
+// The records of a .info sidecar, one per line (docs/format/info.md: the Mpi
+// header line, File, Comm with compact maps, Type, Win, Clock), and the
 // parser of a single line.
 #pragma once
 

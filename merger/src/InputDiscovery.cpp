@@ -247,7 +247,7 @@ class Discovery {
 
   private:
     // The readers (and the PIOsim viewer) find a trace by the labels of the
-    // .proj with every character outside [A-Za-z0-9.-] replaced (NOTES.md,
+    // .proj with every character outside [A-Za-z0-9.-] replaced (docs/format/trace.md,
     // file names); a program or host name with such a character names a
     // file they would never find. Such names cannot come from the wrapper,
     // which writes the sanitised form.

@@ -1,4 +1,4 @@
-// How a predefined (NAMED) type of a .info goes into the .proj (NOTES.md,
+// How a predefined (NAMED) type of a .info goes into the .proj (docs/format/project.md,
 // "Predefined types the PIOsim tools know, and the others"): as NAMED when
 // the PIOsim tools know its name with its size on the traced machine,
 // otherwise as a byte layout over the rank's MPI_BYTE that keeps its MPI name:

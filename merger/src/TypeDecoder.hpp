@@ -1,5 +1,5 @@
 // Decodes a .info Type line (the three arrays of MPI_Type_get_contents) into
-// its element of the project description (seed Appendix B).
+// its element of the project description (docs/format/project.md, "Datatypes").
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""project-description-merger.py: the seed's name for project-merger.
+"""project-description-merger.py: the original PIOsim tool's name for project-merger.
 
 A thin front end: it runs the project-merger installed beside it with the
 same arguments, so both take the same options and behave the same.

@@ -155,7 +155,7 @@ class Call {
     void typeFreed(MPI_Datatype type) { gRuntime->types.forget(type); }
     // After the program's MPI_Type_get_contents of type (Call.cpp).
     void typeContentsReturned(int result, MPI_Datatype type, const MPI_Datatype types[]);
-    // Issue 16: after a constructor succeeded, with what its arguments say
+    // After a constructor succeeded, with what its arguments say
     // of the new type (TypeArguments).
     void typeConstructed(const MPI_Datatype *newType, int count, const MPI_Datatype inputs[],
                          const TypeArguments &arguments) {
@@ -169,7 +169,7 @@ class Call {
     int64_t splitBegun(int result, MPI_File fh);
     int64_t splitEnded(MPI_File fh) { return gRuntime->files.endSplit(fh); }
 
-    // --- Matched probes (TRACE-FORMAT.md, "Matched probes").
+    // --- Matched probes (docs/format/mpi3.md, "Matched probes").
     // After MPI_Mprobe (flag 1) / MPI_Improbe: what the probe matched, with
     // a new mid; the requested source and tag and mid -1 when it matched
     // nothing. Remembered by handle for the receive.
@@ -180,7 +180,7 @@ class Call {
         return gRuntime->messages.take(*message);
     }
 
-    // --- One-sided communication (TRACE-FORMAT.md, "One-sided communication").
+    // --- One-sided communication (docs/format/mpi3.md, "One-sided communication").
     int64_t winId(MPI_Win win) {
         const WinRecord *record = context_->win(win);
         return record ? record->id : -1;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 
 #include <mpi.h>
 
@@ -17,9 +16,8 @@ namespace {
 // minimum even under load; 1,000 hosts at 20 x 3 us cost 60 ms.
 constexpr int kExchanges = 20;
 
-int64_t readClock(const hdtrace::ClockSkew &skew) {
-    const int64_t now = hdtrace::Timestamp::now().nanoseconds;
-    return skew.active() ? skew.apply(now) : now;
+int64_t readClock(const ClockShift &shift) {
+    return shift.read(hdtrace::Timestamp::now().nanoseconds);
 }
 
 // The largest tag MPI allows here: own messages use it so that even a
@@ -36,14 +34,9 @@ int ownTag() {
 
 }  // namespace
 
-uint64_t clockIdOf(uint64_t hostId, const hdtrace::ClockSkew &skew) {
-    if (!skew.active()) return hostId;
-    uint64_t hash = hostId;
-    uint64_t drift = 0;
-    std::memcpy(&drift, &skew.driftPpm, sizeof drift);
-    for (uint64_t part : {static_cast<uint64_t>(skew.offsetNanoseconds), drift})
-        hash = (hash ^ part) * 1099511628211ull + 0x9e3779b97f4a7c15ull;
-    return hash;
+uint64_t clockIdOf(uint64_t hostId, const ClockShift &shift) {
+    if (!shift.active()) return hostId;
+    return (hostId ^ shift.identity) * 1099511628211ull + 0x9e3779b97f4a7c15ull;
 }
 
 ClockGroups clockGroupsOf(const std::vector<uint64_t> &clockIds, int worldRank) {
@@ -61,7 +54,7 @@ ClockGroups clockGroupsOf(const std::vector<uint64_t> &clockIds, int worldRank) 
     return groups;
 }
 
-bool measureClockOffset(const ClockGroups &groups, int worldRank, const hdtrace::ClockSkew &skew,
+bool measureClockOffset(const ClockGroups &groups, int worldRank, const ClockShift &shift,
                         const char *occasion, ClockMeasurement *out) {
     const int tag = ownTag();
     // Per group: time (leader's clock), offset, round trip.
@@ -71,13 +64,13 @@ bool measureClockOffset(const ClockGroups &groups, int worldRank, const hdtrace:
             const int leader = groups.leaders[group];
             int64_t best = INT64_MAX;
             for (int exchange = 0; exchange < kExchanges; ++exchange) {
-                const int64_t sent = readClock(skew);
+                const int64_t sent = readClock(shift);
                 int64_t answer = 0;
                 if (PMPI_Send(&sent, 1, MPI_INT64_T, leader, tag, MPI_COMM_WORLD) != MPI_SUCCESS ||
                     PMPI_Recv(&answer, 1, MPI_INT64_T, leader, tag, MPI_COMM_WORLD,
                               MPI_STATUS_IGNORE) != MPI_SUCCESS)
                     return false;
-                const int64_t received = readClock(skew);
+                const int64_t received = readClock(shift);
                 const int64_t roundTrip = received - sent;
                 if (roundTrip < best) {
                     best = roundTrip;
@@ -89,14 +82,14 @@ bool measureClockOffset(const ClockGroups &groups, int worldRank, const hdtrace:
                 }
             }
         }
-        results[0] = readClock(skew);
+        results[0] = readClock(shift);
     } else if (worldRank == groups.leader) {
         for (int exchange = 0; exchange < kExchanges; ++exchange) {
             int64_t ping = 0;
             if (PMPI_Recv(&ping, 1, MPI_INT64_T, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
                 MPI_SUCCESS)
                 return false;
-            const int64_t now = readClock(skew);
+            const int64_t now = readClock(shift);
             if (PMPI_Send(&now, 1, MPI_INT64_T, 0, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
                 return false;
         }

@@ -1,6 +1,6 @@
 // ClockSync: the offset of each host's clock against rank 0's, measured in
 // MPI_Init and MPI_Finalize and written to the .info as `Clock` lines
-// (TRACE-FORMAT.md, "Clocks"), from which `hdtrace align` and the Python
+// (docs/user/clocks.md), from which `hdtrace align` and the Python
 // reader put every trace on rank 0's time line.
 //
 // Ranks that share a clock (one host; with HDTRACE_CLOCK_SKEW, one emulated
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <hdtrace/ClockSkew.hpp>
+#include "TestHooks.hpp"
 
 namespace hdtracempi {
 
@@ -39,14 +39,14 @@ struct ClockGroups {
 // equal clocks).
 ClockGroups clockGroupsOf(const std::vector<uint64_t> &clockIds, int worldRank);
 
-// This process's clock id: its host's id, told apart by its skew when
-// HDTRACE_CLOCK_SKEW makes it emulate another host.
-uint64_t clockIdOf(uint64_t hostId, const hdtrace::ClockSkew &skew);
+// This process's clock id: its host's id, told apart by its shift when a
+// test makes it emulate another host.
+uint64_t clockIdOf(uint64_t hostId, const ClockShift &shift);
 
 // Collective over MPI_COMM_WORLD: every rank calls it, with the same
 // groups, at a point where no receive of the program is pending. Times are
-// read through skew. False if an MPI call failed (out stays as it was).
-bool measureClockOffset(const ClockGroups &groups, int worldRank, const hdtrace::ClockSkew &skew,
+// read through shift. False if an MPI call failed (out stays as it was).
+bool measureClockOffset(const ClockGroups &groups, int worldRank, const ClockShift &shift,
                         const char *occasion, ClockMeasurement *out);
 
 // "Clock at='init' time=<ns> offset=<ns> rtt=<ns> leader=<rank> exchanges=<n>\n"

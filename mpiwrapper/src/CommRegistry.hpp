@@ -1,5 +1,5 @@
 // CommRegistry: communicator ids in creation order, with the world rank of
-// every member (seed section 2.3.6). Process-wide; a record never changes
+// every member (docs/format/info.md). Process-wide; a record never changes
 // after it is made and is never deleted, so threads may keep pointers to it.
 #pragma once
 

@@ -8,7 +8,7 @@
 namespace hdtracempi {
 namespace {
 
-// Accept the seed's 0/1 and the common spellings; anything else is a mistake.
+// Accept 0/1 and the common spellings; anything else is a mistake.
 bool parseSwitch(const char *text, bool &value) {
     static const char *const kOn[] = {"1", "yes", "on", "true"};
     static const char *const kOff[] = {"0", "no", "off", "false", ""};
@@ -63,7 +63,7 @@ void readClock(bool &tsc, bool reportProblems) {
                      text, tsc ? "tsc" : "realtime");
 }
 
-// --- Clocks: HDTRACE_CLOCK_SYNC (TRACE-FORMAT.md, "Clocks").
+// --- Clocks: HDTRACE_CLOCK_SYNC (docs/user/clocks.md).
 void readClockSync(bool &on, bool reportProblems) {
     const char *text = std::getenv("HDTRACE_CLOCK_SYNC");
     if (!text || parseSwitch(text, on)) return;
@@ -74,7 +74,7 @@ void readClockSync(bool &on, bool reportProblems) {
     if (*text && *end == '\0' && seconds > 1)
         std::fprintf(stderr,
                      "hdtracempi: warning: HDTRACE_CLOCK_SYNC=%ld: periodic clock measurement "
-                     "is not supported (see TRACE-FORMAT.md, \"Clocks\"); measuring in "
+                     "is not supported (see docs/user/clocks.md); measuring in "
                      "MPI_Init and MPI_Finalize only\n",
                      seconds);
     else

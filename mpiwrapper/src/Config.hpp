@@ -1,4 +1,4 @@
-// Config: the environment variables that steer the wrapper (seed section 3.1).
+// Config: the environment variables that steer the wrapper (docs/user/tracing.md).
 #pragma once
 
 #include <string>
@@ -18,7 +18,7 @@ struct Config {
     enum class WriterThread { Auto, Off, On } writerThread = WriterThread::Auto;
     // --- Clocks (ClockSync.hpp). HDTRACE_CLOCK_SYNC: 1 (default) measures
     // each host's clock offset in MPI_Init and MPI_Finalize, 0 never.
-    // Periodic measurement (N > 1 seconds) is not offered: TRACE-FORMAT.md
+    // Periodic measurement (N > 1 seconds) is not offered: docs/user/clocks.md
     // "Clocks" says why; such a value warns and measures as 1 does.
     bool clockSync = true;
 };

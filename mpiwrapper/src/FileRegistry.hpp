@@ -1,4 +1,4 @@
-// FileRegistry: file ids (seed section 2.3.3). One id per file name, kept
+// FileRegistry: file ids (docs/format/info.md). One id per file name, kept
 // when the name is opened again; open handles map to that id. Each handle
 // also holds the rid of its pending split collective (section 2.3.7).
 #pragma once

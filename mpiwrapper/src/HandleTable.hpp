@@ -1,5 +1,5 @@
 // HandleTable: an open-addressed map from MPI handles to values, for the
-// type registry (issue 16). A program like parallel HDF5 enters and removes
+// type registry. A program like parallel HDF5 enters and removes
 // a dozen handles per transfer; std::unordered_map cost a 64-bit division
 // per lookup and a node per entry. Here the size is a power of two, a
 // handle's bits are spread by a multiplicative hash (the top bits of the

@@ -139,7 +139,7 @@ std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64
 
 namespace {
 
-// Issue 16: a program like parallel HDF5 makes a new type for every
+// A program like parallel HDF5 makes a new type for every
 // transfer, so lines are composed in a buffer of the thread's, kept at the
 // largest size a line has needed.
 char *lineBuffer(size_t largest) {

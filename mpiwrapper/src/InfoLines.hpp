@@ -1,4 +1,4 @@
-// InfoLines: the text of the .info sidecar lines (TRACE-FORMAT.md), one
+// InfoLines: the text of the .info sidecar lines (docs/format/info.md), one
 // object per line, names escaped as XML attribute values.
 #pragma once
 
@@ -30,7 +30,7 @@ struct ByteBlock {
 };
 
 // A predefined type with what the merger needs to write it as a byte layout
-// (NOTES.md): size, extent, and its data blocks when they are not the single
+// (docs/format/info.md): size, extent, and its data blocks when they are not the single
 // block [0, size) (blocks empty then).
 std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64_t extent,
                           const std::vector<ByteBlock> &blocks);
@@ -53,7 +53,7 @@ std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_v
                             const std::vector<MPI_Aint> &addresses,
                             const std::vector<int64_t> &typeIds, const TypeFigures &figures);
 
-// Issue 16: a derived type's line in two steps, so that a type made by a
+// A derived type's line in two steps, so that a type made by a
 // traced constructor is formatted into memory the registry reuses.
 // First its arguments: the text between "integers='" and "' types='",
 // "I;I;' addresses='A;A;", which replaces out's content.

@@ -59,7 +59,7 @@ NodeRanks countNodeRanks(int worldSize, const std::vector<uint64_t> *hostIds) {
         return ranks;
     }
     // A collective on MPI_COMM_WORLD allocates no context id, handle or
-    // tag the program could see (TRACE-FORMAT.md, "Writing").
+    // tag the program could see (docs/dev/wrapper.md, "Writing").
     const uint64_t own = hostId();
     if (hostIds && hostIds->size() == static_cast<size_t>(worldSize)) {
         ranks.count = 0;

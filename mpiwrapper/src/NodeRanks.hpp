@@ -1,5 +1,5 @@
 // NodeRanks: how many ranks of MPI_COMM_WORLD share this node, counted
-// without creating any MPI object (issue #17: a communicator of the
+// without creating any MPI object (a communicator of the
 // wrapper's own takes a context id the program would otherwise get).
 #pragma once
 

@@ -1,5 +1,5 @@
 // PortableValues: special ranks and tags written the same whatever the MPI
-// library's own values are (TRACE-FORMAT.md): MPI_ANY_SOURCE -1,
+// library's own values are (docs/format/README.md, "Ids"): MPI_ANY_SOURCE -1,
 // MPI_PROC_NULL -2, MPI_ROOT -3, MPI_ANY_TAG -1.
 #pragma once
 
@@ -27,7 +27,7 @@ inline const char *whenceName(int whence) {
     return "Unknown";
 }
 
-// MPI_Win_lock's lock type (TRACE-FORMAT.md, "One-sided communication").
+// MPI_Win_lock's lock type (docs/format/mpi3.md, "One-sided communication").
 inline const char *lockTypeName(int lockType) {
     if (lockType == MPI_LOCK_SHARED) return "shared";
     if (lockType == MPI_LOCK_EXCLUSIVE) return "exclusive";

@@ -1,4 +1,4 @@
-// RequestRegistry: request ids (seed section 2.3.7). A rid is given when a
+// RequestRegistry: request ids (docs/format/README.md, "Ids"). A rid is given when a
 // nonblocking call or a persistent-request constructor returns its request,
 // and is never given again. A completed request is forgotten; a persistent
 // one keeps its rid, inactive, until MPI_Request_free.
@@ -83,7 +83,7 @@ class RequestTable {
     void completed(const RequestRegistry::Entry &entry);  // forgets it, or makes it inactive
     void freed(const RequestRegistry::Entry &entry);      // MPI_Request_free
 
-    // The proof that no <For> is lost (TRACE-FORMAT.md, HDTRACE_VERBOSE):
+    // The proof that no <For> is lost (docs/format/mpi3.md, "MPI-3.1 calls", HDTRACE_VERBOSE):
     // requests this thread saw complete in Wait*/Test*, and those among them
     // that no traced call created (they complete without a <For>).
     void countUnseen() { ++unseen_; }

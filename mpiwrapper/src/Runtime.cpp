@@ -11,7 +11,6 @@
 
 #include <hdtrace/CrashHandlers.hpp>
 
-#include "ClockSkewKnob.hpp"
 #include "ClockSync.hpp"
 #include "InfoLines.hpp"
 #include "NodeRanks.hpp"
@@ -37,7 +36,7 @@ thread_local bool tThreadUntraced = false;  // creating this thread's trace fail
 std::mutex gContextsMutex;
 std::vector<ThreadContext *> *gContexts = nullptr;
 // Contexts whose thread ended, each with its trace still open: the next new
-// thread continues that trace (TRACE-FORMAT.md, "Threads"). Under
+// thread continues that trace (docs/format/trace.md, "Threads"). Under
 // gContextsMutex.
 std::vector<ThreadContext *> *gFreeContexts = nullptr;
 // Its destructor hands a thread's context back when the thread ends.
@@ -79,7 +78,7 @@ ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;
     options.backgroundWrites = gRuntime->backgroundWrites;
     options.earliestTime = earliestTime;
-    options.skew = gRuntime->clockSkew;  // testing only (HDTRACE_CLOCK_SKEW)
+    options.shiftTime = gRuntime->clockShift.apply;  // none but in a test build
     std::string error;
     std::unique_ptr<hdtrace::TraceWriter> writer = hdtrace::TraceWriter::create(options, &error);
     if (!writer) {
@@ -151,7 +150,7 @@ bool decideBackgroundWrites(Config::WriterThread choice, int worldSize,
     return cpus > ranks.count;
 }
 
-// --- Clocks (ClockSync.hpp, TRACE-FORMAT.md "Clocks")
+// --- Clocks (ClockSync.hpp, docs/user/clocks.md)
 void reportClockMeasurement(const ClockMeasurement &measurement, int64_t tookNanoseconds) {
     if (!gRuntime->config.verbose) return;
     std::fprintf(stderr,
@@ -164,17 +163,17 @@ void reportClockMeasurement(const ClockMeasurement &measurement, int64_t tookNan
                  static_cast<double>(tookNanoseconds) / 1e6);
 }
 
-// In MPI_Init, on every rank: the testing skew, then (unless
+// In MPI_Init, on every rank: a test build's clock shift, then (unless
 // HDTRACE_CLOCK_SYNC=0 or a world of one) one Allgather of host and clock
 // ids and the first measurement. *hostIds gets every rank's host id.
 void measureClocksAtInit(int worldSize, hdtrace::Timestamp initStart,
                          std::vector<uint64_t> *hostIds) {
     std::string problem;
-    gRuntime->clockSkew = clockSkewOf(gRuntime->worldRank, initStart.nanoseconds, &problem);
+    gRuntime->clockShift = testClockShift(gRuntime->worldRank, initStart.nanoseconds, &problem);
     if (!problem.empty() && gRuntime->worldRank == 0)
         std::fprintf(stderr, "hdtracempi: warning: %s\n", problem.c_str());
     if (!gRuntime->config.clockSync || worldSize <= 1) return;
-    const uint64_t own[2] = {hostId(), clockIdOf(hostId(), gRuntime->clockSkew)};
+    const uint64_t own[2] = {hostId(), clockIdOf(hostId(), gRuntime->clockShift)};
     std::vector<uint64_t> all(2 * static_cast<size_t>(worldSize));
     if (PMPI_Allgather(own, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, MPI_COMM_WORLD) !=
         MPI_SUCCESS)
@@ -188,7 +187,7 @@ void measureClocksAtInit(int worldSize, hdtrace::Timestamp initStart,
     gRuntime->clockGroups = clockGroupsOf(clockIds, gRuntime->worldRank);
     const int64_t began = hdtrace::Timestamp::now().nanoseconds;
     gRuntime->clockMeasured =
-        measureClockOffset(gRuntime->clockGroups, gRuntime->worldRank, gRuntime->clockSkew, "init",
+        measureClockOffset(gRuntime->clockGroups, gRuntime->worldRank, gRuntime->clockShift, "init",
                            &gRuntime->clockAtInit);
     if (gRuntime->clockMeasured)
         reportClockMeasurement(gRuntime->clockAtInit,
@@ -204,7 +203,7 @@ void measureClocksAtFinalize() {
     gRuntime->clockMeasured = false;  // once, even if the program calls MPI_Finalize twice
     ClockMeasurement measurement;
     const int64_t began = hdtrace::Timestamp::now().nanoseconds;
-    if (!measureClockOffset(gRuntime->clockGroups, gRuntime->worldRank, gRuntime->clockSkew,
+    if (!measureClockOffset(gRuntime->clockGroups, gRuntime->worldRank, gRuntime->clockShift,
                             "finalize", &measurement))
         return;
     reportClockMeasurement(measurement, hdtrace::Timestamp::now().nanoseconds - began);
@@ -241,7 +240,7 @@ void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp in
     testHookBeforeTrace(initStart);
     ThreadContext *context = createThreadContext(initStart);
     if (!context) return;
-    // WORLD and SELF are declared at once, in this order (TRACE-FORMAT.md).
+    // WORLD and SELF are declared at once, in this order (docs/format/info.md).
     context->comm(MPI_COMM_WORLD);
     context->comm(MPI_COMM_SELF);
     if (gRuntime->clockMeasured) context->writer->writeInfo(clockLine(gRuntime->clockAtInit));

@@ -2,7 +2,7 @@
 // naming of the traces) and its life cycle from MPI_Init to MPI_Finalize.
 //
 // The MPI calls the wrapper makes on its own behalf. A tracer must leave the
-// library as the program would find it without the tracer (issue #17): it
+// library as the program would find it without the tracer: it
 // creates no communicator, window, file, datatype or request of its own, so
 // that the program's handles and context ids are the same traced and
 // untraced. (The generated wrappers forward each program call to its PMPI_
@@ -56,7 +56,7 @@
 //     the call returns, then one Bcast: no request, no handle, no message
 //     left behind. No receive of the program can take them: in MPI_Init
 //     none exists yet, and before MPI_Finalize the program must have
-//     completed all its communication (TRACE-FORMAT.md, "Clocks", also on
+//     completed all its communication (docs/user/clocks.md, also on
 //     why there is no periodic measurement during the run).
 #pragma once
 
@@ -86,7 +86,7 @@ struct Runtime {
     TypeRegistry types;
     FileRegistry files;
     RequestRegistry requests;
-    // Matched probes and one-sided communication (TRACE-FORMAT.md).
+    // Matched probes and one-sided communication (docs/format/mpi3.md).
     MessageRegistry messages;
     WinRegistry wins;
     std::string program;  // trace file name parts
@@ -96,9 +96,9 @@ struct Runtime {
     bool backgroundWrites = true;        // see Config::WriterThread
     std::string backgroundWritesReason;  // for HDTRACE_VERBOSE
     std::atomic<int> nextThreadIndex{0};
-    // --- Clocks (ClockSync.hpp, TRACE-FORMAT.md "Clocks")
-    hdtrace::ClockSkew clockSkew;  // HDTRACE_CLOCK_SKEW, testing only
-    bool clockMeasured = false;    // every rank measured in MPI_Init: again in MPI_Finalize
+    // --- Clocks (ClockSync.hpp, docs/user/clocks.md)
+    ClockShift clockShift;       // none but in a test build (TestHooks.hpp)
+    bool clockMeasured = false;  // every rank measured in MPI_Init: again in MPI_Finalize
     ClockGroups clockGroups;
     ClockMeasurement clockAtInit;
     // --- end of Clocks

@@ -1,5 +1,5 @@
 // SharedSeek: MPI_File_seek_shared with a race-free record of where it left
-// the shared file pointer (TRACE-FORMAT.md, "offset").
+// the shared file pointer (docs/format/trace.md, "How values are written").
 //
 // The call is collective and every rank passes the same offset and whence,
 // so the pointer after it is the same on every rank. Read after the call,

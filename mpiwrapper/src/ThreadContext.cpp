@@ -18,7 +18,7 @@ uint64_t handleBits(Handle handle) {
 // Marks index in a growable bit list; true when it was not marked before.
 bool markNew(std::vector<bool> &marks, int64_t index) {
     const size_t at = static_cast<size_t>(index);
-    // Grown by half at least: derived type ids come one by one (issue 16).
+    // Grown by half at least: derived type ids come one by one.
     if (at >= marks.size()) marks.resize(std::max(at + 1, marks.size() + marks.size() / 2), false);
     if (marks[at]) return false;
     marks[at] = true;

@@ -33,7 +33,7 @@ struct ThreadContext {
     MPI_Comm lastComm_ = MPI_COMM_NULL;
     const CommRecord *lastCommRecord_ = nullptr;
     uint64_t lastCommGeneration_ = 0;
-    // Issue 16: the type cache holds a reference to each record; an entry
+    // The type cache holds a reference to each record; an entry
     // is valid while its record is not retired (TypeRecord::retired).
     struct TypeEntry {
         MPI_Datatype handle = MPI_DATATYPE_NULL;
@@ -100,14 +100,14 @@ struct ThreadContext {
     uint64_t commGeneration_ = 0;
     std::unordered_map<MPI_Comm, const CommRecord *> commCache_;
 
-    // Issue 16: a fixed table by handle, so that a program that makes and
+    // A fixed table by handle, so that a program that makes and
     // frees types all the time (parallel HDF5) costs no allocation here.
     static constexpr size_t kTypeCacheSize = 64;
     TypeEntry typeCache_[kTypeCacheSize];
 
     std::vector<bool> declaredComms_;
     std::vector<bool> declaredFiles_;
-    // Issue 16: derived types by bit, as they are numbered in sequence
+    // Derived types by bit, as they are numbered in sequence
     // from kFirstDerivedTypeId (a program like parallel HDF5 makes
     // millions; a hash set of them cost a rehash now and then and 30 bytes
     // each); predefined ones by id.

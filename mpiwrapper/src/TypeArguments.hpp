@@ -20,7 +20,7 @@
 namespace hdtracempi {
 
 // A constructor's integers or addresses, held in place up to kInPlace
-// values (issue 16: a program like parallel HDF5 makes a type for every
+// values (a program like parallel HDF5 makes a type for every
 // transfer, and a vector cost a malloc and a free each time), on the heap
 // beyond.
 template <typename Value>

@@ -79,7 +79,7 @@ std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t exten
     return blocks;
 }
 
-// --- Issue 16: records are reused. A program like parallel HDF5 makes and
+// --- Records are reused. A program like parallel HDF5 makes and
 // frees a dozen types per transfer; a new record, its children's vector and
 // its line cost several mallocs and frees each. Dead records (every thread
 // may drop the last reference) go onto a lock-free list, with the memory of
@@ -235,7 +235,7 @@ void TypeRegistry::forget(MPI_Datatype type) {
 }
 
 // Called with mutex_ held: the id and the line of a type made by a traced
-// constructor, from its arguments (issue 16).
+// constructor, from its arguments.
 void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     char name[MPI_MAX_OBJECT_NAME] = "";
     int nameLength = 0;
@@ -297,7 +297,7 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
         childIds.push_back(childRecord->id);
         // A derived child's handle is the caller's to free (a duplicate on
         // Open MPI, a new reference on MPICH); the record says which it
-        // is, saving an envelope call per child (issue 16).
+        // is, saving an envelope call per child.
         if (!childRecord->predefined) PMPI_Type_free(&child);
         record->children.push_back(childRecord.detach());
     }

@@ -1,7 +1,7 @@
 // TypeRegistry: datatype ids and their decoding through
-// MPI_Type_get_envelope / MPI_Type_get_contents (seed section 2.3.5,
-// Appendix B). Process-wide; records are immutable once made, and counted
-// references keep them (issue 16): a record lives while its handle does or
+// MPI_Type_get_envelope / MPI_Type_get_contents (docs/format/info.md,
+// docs/format/project.md). Process-wide; records are immutable once made, and counted
+// references keep them: a record lives while its handle does or
 // a living record is built from it, so that a program that makes and frees
 // millions of types (parallel HDF5) does not grow the wrapper's memory.
 #pragma once
@@ -34,11 +34,11 @@ struct TypeRecord {
     mutable std::atomic<int64_t> references{0};
     // Set when the registry lets go of the handle (MPI_Type_free): a thread
     // that cached the record under that handle must look it up again, as
-    // the handle may name another type now (issue 16: a flag per record
+    // the handle may name another type now (a flag per record
     // instead of a counter that every free advanced, which emptied every
     // thread's caches at each MPI_Type_free of a program like HDF5).
     mutable std::atomic<bool> retired{false};
-    // Issue 16: a type made by a traced constructor is entered as soon as
+    // A type made by a traced constructor is entered as soon as
     // it is made, with its children and the constructor's arguments, and
     // gets its id and line (the one MPI_Type_get_contents would give) when
     // first needed, as every type did before: ids stay in order of first
@@ -47,7 +47,7 @@ struct TypeRecord {
     // the text of its arguments (formatTypeArguments) and pendingCombiner
     // its combiner. Only the registry sees a pending record, under its lock.
     int pendingCombiner = MPI_COMBINER_NAMED;
-    // Issue 16: dead records are kept for reuse (TypeRegistry.cpp), with
+    // Dead records are kept for reuse (TypeRegistry.cpp), with
     // the memory of their children and line; this links them.
     TypeRecord *nextFree = nullptr;
 };
@@ -91,7 +91,7 @@ class TypeReference {
 };
 
 // Derived types are numbered from here, clear of every library's
-// predefined MPI_Type_c2f values (TRACE-FORMAT.md).
+// predefined MPI_Type_c2f values (docs/format/info.md).
 constexpr int64_t kFirstDerivedTypeId = int64_t(1) << 24;
 
 class TypeRegistry {
@@ -103,7 +103,7 @@ class TypeRegistry {
     // program passed them, and what the constructor's arguments say of it.
     // MPI_Type_get_contents would return new handles for the inputs (Open
     // MPI returns duplicates, named "Dup ") and cost a duplicate of each
-    // (issue 16); the line refers to the ids the program's own types have
+    //; the line refers to the ids the program's own types have
     // in the trace, and needs no MPI_Type_get_contents at all.
     void constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
                      const TypeArguments &arguments);
@@ -125,7 +125,7 @@ class TypeRegistry {
 
     std::mutex mutex_;
     // Decoded and pending records by handle; a pending record's entry is
-    // the only reference to it, so the registry may complete it. Issue 16:
+    // the only reference to it, so the registry may complete it.
     // open-addressed (HandleTable.hpp), no division and no node per entry.
     HandleTable<MPI_Datatype, TypeReference> byHandle_;
     std::unordered_map<int64_t, TypeReference> namedById_;  // kept for good

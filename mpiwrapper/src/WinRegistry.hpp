@@ -1,5 +1,5 @@
 // WinRegistry: one-sided communication windows. Each window gets an id
-// `wid` in creation order per process and an .info line (TRACE-FORMAT.md,
+// `wid` in creation order per process and an .info line (docs/format/info.md,
 // "One-sided communication"). A window keeps the record of the
 // communicator it was made on, so that target ranks become world ranks
 // even after the program freed that communicator. Process-wide; records

@@ -2,7 +2,7 @@
 
 Checks a project (.proj) and the traces its topology names against what the
 PIOsim tools (the simulator PIOsimHD, the viewer HDJumpshot and their Java
-trace reader) need, as far as the format notes state it:
+trace reader) need, as docs/format/project.md states it:
 
 - every NAMED datatype is one of the predefined types the tools know; any
   other predefined type must be written as a byte layout (the Java reader
@@ -322,7 +322,7 @@ def register(commands):
     sub = commands.add_parser(
         "check", help="check a run against what the PIOsim tools need",
         description="Checks a project and its traces against what the PIOsim simulator and "
-                    "viewer need (format notes): known predefined type names or byte layouts, "
+                    "viewer need (docs/format/project.md): known predefined type names or byte layouts, "
                     "rootRank on rooted collectives, unique communicator names, no negative "
                     "time, every id defined, every <For> issued. Prints 'file:line: problem' "
                     "for each failure, with what to do (merge again, or trace again), and "

@@ -5,7 +5,7 @@ clock against rank 0's and writes it to the rank's .info as a line
 
     Clock at='init' time=<ns> offset=<ns> rtt=<ns> leader=<rank> exchanges=<n>
 
-(mpiwrapper/TRACE-FORMAT.md, "Clocks"). The correction of a trace of rank r,
+(docs/user/clocks.md). The correction of a trace of rank r,
 thread h, is
 
     corrected(t) = t - offset_r(t) + repair_(r,h)(t - offset_r(t))

@@ -68,7 +68,7 @@ class Datatype:
     combiner: str                 # NAMED, DUP, CONTIGUOUS, VECTOR, ..., DARRAY
     name: str                     # the MPI name of named types; "" for most derived ones
     params: dict                  # the element's attributes (ints where numeric)
-    children: list                # the Datatypes it is built from (in Appendix B order)
+    children: list                # the Datatypes it is built from (in its element's order)
     size: object = None           # bytes of data, None when unknown
     lb: object = None             # lower bound in bytes
     extent: object = None         # extent in bytes
@@ -316,7 +316,7 @@ class _Decoder:
     def decode_resized(self, element, params, details, datatype):
         old = self.old(element, params, datatype)
         lb = self.param(element, params, "lowerBound", "lb")
-        extent = self.param(element, params, "extend", "extent")  # the seed spells it "extend"
+        extent = self.param(element, params, "extend", "extent")  # the PIOsim tools spell it "extend"
         return [(0, 1, 0, old, 1, 0)], (lb, lb + extent)
 
     def _indexed(self, element, params, details, datatype, in_bytes, block_length=None):

@@ -64,6 +64,11 @@ def fill_table(*args, **kwargs):
     return _core.fill_table(*args, **kwargs)
 
 
+def read_run_table(*args, **kwargs):
+    """Every trace of a project in one table, read in C++ (hdtrace/reader/RunTable.hpp)."""
+    return _core.read_run_table(*args, **kwargs)
+
+
 # The merger.
 def merge(inputs, output, description, distribution_class, chunk_size, force, progress=False):
     # progress: a bar on stderr when it is a terminal (project-merger's).

@@ -1,4 +1,4 @@
-"""hdtrace plot-io: pictures of a run's file accesses (in the manner of seed 004).
+"""hdtrace plot-io: pictures of a run's file accesses (offset against time, and an access map).
 
 For every file, two panels:
 - offset against time: each access is a box from its start to its end in

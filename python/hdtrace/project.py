@@ -254,7 +254,7 @@ class Project:
     # --- dialects
     def _detect_rank_kind(self):
         """'world' for what our merger writes (<Distribution implementation=>),
-        'local' for the original implementation and the seed (class=). Without
+        'local' for the original implementation and the older layout (class=). Without
         any <Distribution>, a trace with 9 fraction digits in its times is ours."""
         if self.distribution_style == "implementation":
             return "world"
@@ -273,7 +273,7 @@ class Project:
 
     @property
     def dialect(self):
-        """'hdtrace' (our wrapper and merger) or 'original' (the original implementation, the seed)."""
+        """'hdtrace' (our wrapper and merger) or 'original' (the original implementation, the older layout)."""
         return "hdtrace" if self.ranks_in_traces == "world" else "original"
 
     @property

@@ -186,7 +186,7 @@ def detect_launcher(mpi):
 
 
 def program_name(program):
-    """The <program> part of the trace names (NOTES.md: sanitised basename)."""
+    """The <program> part of the trace names (docs/format/trace.md: sanitised basename)."""
     return re.sub(r"[^A-Za-z0-9.-]", "-", os.path.basename(program)) or "program"
 
 

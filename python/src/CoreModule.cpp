@@ -11,10 +11,12 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/RunTable.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "ClockBinding.hpp"
+#include "ColumnReaders.hpp"
 #include "EventConversion.hpp"
 #include "MergerBinding.hpp"
 #include "MessageBinding.hpp"
@@ -32,6 +34,30 @@ py::array_t<T> toArray(std::vector<T, Allocator> &&values) {
     auto *owned = new Vector(std::move(values));
     py::capsule owner(owned, [](void *pointer) { delete static_cast<Vector *>(pointer); });
     return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
+}
+
+// The columns that a trace's EventColumns and a run's RunTable have in
+// common, handed to numpy under the names the package uses.
+template <typename Table>
+void moveColumns(Table &table, py::dict &out) {
+    out["name_code"] = toArray(std::move(table.nameCode));
+    out["start_ns"] = toArray(std::move(table.startNs));
+    out["end_ns"] = toArray(std::move(table.endNs));
+    out["size"] = toArray(std::move(table.size));
+    out["offset"] = toArray(std::move(table.offset));
+    out["rid"] = toArray(std::move(table.rid));
+    out["peer"] = toArray(std::move(table.peer));
+    out["tag"] = toArray(std::move(table.tag));
+    out["cid"] = toArray(std::move(table.cid));
+    out["fid"] = toArray(std::move(table.fid));
+    out["recv_peer"] = toArray(std::move(table.recvPeer));
+    out["recv_tag"] = toArray(std::move(table.recvTag));
+    out["completion_row"] = toArray(std::move(table.completionRow));
+    out["completion_rid"] = toArray(std::move(table.completionRid));
+    out["open_row"] = toArray(std::move(table.openRow));
+    out["open_fid"] = toArray(std::move(table.openFid));
+    out["open_name"] = table.openName;
+    out["untranslated_peers"] = table.untranslatedPeers;
 }
 
 TraceOptions makeOptions(std::vector<std::string> names, std::optional<int64_t> fromNs,
@@ -99,24 +125,7 @@ py::dict readColumns(const std::string &path, std::vector<std::string> names,
     EventColumns &columns = result.columns;
     py::dict out;
     out["names"] = columns.names;
-    out["name_code"] = toArray(std::move(columns.nameCode));
-    out["start_ns"] = toArray(std::move(columns.startNs));
-    out["end_ns"] = toArray(std::move(columns.endNs));
-    out["size"] = toArray(std::move(columns.size));
-    out["offset"] = toArray(std::move(columns.offset));
-    out["rid"] = toArray(std::move(columns.rid));
-    out["peer"] = toArray(std::move(columns.peer));
-    out["tag"] = toArray(std::move(columns.tag));
-    out["cid"] = toArray(std::move(columns.cid));
-    out["fid"] = toArray(std::move(columns.fid));
-    out["recv_peer"] = toArray(std::move(columns.recvPeer));
-    out["recv_tag"] = toArray(std::move(columns.recvTag));
-    out["completion_row"] = toArray(std::move(columns.completionRow));
-    out["completion_rid"] = toArray(std::move(columns.completionRid));
-    out["open_row"] = toArray(std::move(columns.openRow));
-    out["open_fid"] = toArray(std::move(columns.openFid));
-    out["open_name"] = columns.openName;
-    out["untranslated_peers"] = columns.untranslatedPeers;
+    moveColumns(columns, out);
     out["damage"] = result.damage;
     out["time_fraction_digits"] = result.timeFractionDigits;
     out["fallback"] = result.fallback;  // why the dialect scanner left the trace to libxml2
@@ -127,6 +136,33 @@ py::dict readColumns(const std::string &path, std::vector<std::string> names,
         out["slice_to"] = slice.to;
         out["slice_whole"] = slice.whole;
     }
+    return out;
+}
+
+// A run into one table (hdtrace/reader/RunTable.hpp): the traces of the
+// project read on every core, the rows sorted by start. localRanks: whether
+// the traces' ranks are local to their communicator; none: as the project
+// and its traces tell (ranksAreLocal).
+py::dict readRun(const std::string &projectPath, std::vector<std::string> names,
+                 std::optional<int64_t> fromNs, std::optional<int64_t> toNs, bool partial,
+                 std::optional<bool> localRanks) {
+    RunTable table;
+    {
+        py::gil_scoped_release release;
+        const Project project = readProject(projectPath);
+        const std::vector<RunTrace> traces = traceList(project);
+        RunReadOptions options;
+        options.partial = partial;
+        options.filter = makeOptions(std::move(names), fromNs, toNs, partial).filter;
+        options.localRanks = localRanks ? *localRanks : ranksAreLocal(project, traces);
+        table = readRunTable(project, traces, options);
+    }
+    py::dict out;
+    out["names"] = table.names;
+    out["rank"] = toArray(std::move(table.rank));
+    out["thread"] = toArray(std::move(table.thread));
+    moveColumns(table, out);
+    out["damage"] = table.damage;
     return out;
 }
 
@@ -190,6 +226,13 @@ PYBIND11_MODULE(_core, module) {
                py::arg("begin") = py::none(), py::arg("end") = py::none(),
                "Reads the top-level calls of a trace into numpy columns; with begin or "
                "end, those whose element starts in the byte range [begin, end).");
+
+    module.def("read_run_table", &readRun, py::arg("project"),
+               py::arg("names") = std::vector<std::string>(), py::arg("from_ns") = py::none(),
+               py::arg("to_ns") = py::none(), py::arg("partial") = false,
+               py::arg("local_ranks") = py::none(),
+               "Reads every trace of a project into one table of numpy columns, the rows "
+               "sorted by start (stably, traces in (rank, thread) order).");
 
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);

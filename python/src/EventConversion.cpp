@@ -5,7 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
+#include "DecimalNumber.hpp"
 
 namespace py = pybind11;
 

@@ -7,7 +7,6 @@
 // The scanner runs these for every call and attribute: they are inline.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -16,20 +15,11 @@
 #include <vector>
 
 #include <hdtrace/reader/EventColumns.hpp>
-#include <hdtrace/reader/TraceParser.hpp>
 
 #include "Inlining.hpp"
+#include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
-
-// Byte by byte over a literal: unrolled by the compiler, no call to memcmp.
-template <size_t N>
-inline bool equals(std::string_view name, const char (&literal)[N]) {
-    if (name.size() != N - 1) return false;
-    for (size_t i = 0; i < N - 1; ++i)
-        if (name[i] != literal[i]) return false;
-    return true;
-}
 
 // The attributes of a call the table reads.
 enum class CallAttribute : uint8_t {
@@ -126,9 +116,7 @@ inline bool withinThirtyTwoBitColumn(int64_t value) {
 // Calls the table leaves out unread: <Nested> (calls inside calls) and
 // names the filter does not ask for.
 inline bool isSkippedCall(std::string_view name, const TraceFilter &filter) {
-    return equals(name, "Nested") ||
-           (!filter.names.empty() &&
-            std::find(filter.names.begin(), filter.names.end(), name) == filter.names.end());
+    return grammar::isNestedBlock(name) || !grammar::nameWanted(filter, name);
 }
 
 // Calls whose fromRank/fromTag also go into recvPeer/recvTag.
@@ -147,12 +135,7 @@ struct IntegerValue {
     int64_t value = 0;
 };
 
-// What a call's start tag decides.
-enum class CallStart {
-    Read,  // the call is in the table: its children and end follow
-    Skip,  // before the time window: skipped unread
-    Stop   // after the time window, and so is every later call
-};
+using grammar::CallStart;
 
 // The values of one top-level call while its element is open.
 // (The small members first: no padding, 128 bytes to reset per call.)
@@ -263,11 +246,7 @@ struct OpenCall {
     // The same, with filter.hasTimeWindow() worked out once by the caller.
     HDTRACE_HOT_INLINE CallStart closeStartTag(const TraceFilter &filter, bool hasTimeWindow) {
         if (!hasEnd) endNs = startNs;
-        if (hasTimeWindow) {
-            if (hasStart && startNs > filter.toNs) return CallStart::Stop;
-            if (!hasStart || endNs < filter.fromNs) return CallStart::Skip;
-        }
-        return CallStart::Read;
+        return grammar::windowDecision(filter, hasTimeWindow, *this);
     }
 
     // <Data offset size .../> below the call (first of each in the element):

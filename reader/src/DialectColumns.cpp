@@ -1,14 +1,17 @@
 // The column reader over DialectScanner, with libxml2 as the fallback.
 //
-// DialectColumnBuilder computes exactly what ColumnHandler (EventColumns.cpp)
-// computes, from the same attributes in the same order; the tests compare
-// the two on every trace the suite generates. Wherever ColumnHandler would
-// fail (a number out of range, a time that is not one, a root that is not
+// DialectColumnBuilder is the columns sink of the trace grammar
+// (TraceGrammar.hpp) over the scanner: it computes exactly what
+// ColumnHandler (EventColumns.cpp) computes over libxml2, from the same
+// attributes in the same order; the tests compare the two on every trace
+// the suite generates. Wherever the grammar or ColumnHandler would fail (a
+// number out of range, a time that is not one, a root that is not
 // <Program>), this builder answers Unrecognised instead, so that the
-// libxml2 reader runs and words the error with its file:line:column. What
-// the attributes mean and how a call becomes a row is theirs in common
-// (CallRecord.hpp); this builder's own part is speed: attribute meanings
-// worked out once per tag shape, numbers and times parsed word at a time.
+// libxml2 reader runs and words the error with its file:line:column. The
+// grammar's rules and what the attributes mean and how a call becomes a
+// row are theirs in common (TraceGrammar.hpp, CallRecord.hpp); this
+// builder's own part is speed: the roles of a tag shape's element and
+// attributes worked out once, numbers and times parsed word at a time.
 #include <sys/stat.h>
 
 #include <charconv>
@@ -17,13 +20,15 @@
 #include <unordered_map>
 #include <utility>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
-#include <hdtrace/reader/DialectScanner.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 
 #include "CallRecord.hpp"
+#include "ColumnReaders.hpp"
+#include "DecimalNumber.hpp"
 #include "DialectBytes.hpp"
+#include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
+#include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
 namespace {
@@ -129,7 +134,7 @@ HDTRACE_HOT_INLINE ParsedInteger parseIntegerValue(std::string_view text) {
     return parsed;
 }
 
-// Could ColumnHandler::numbersFit refuse this value as beyond 64 bits? Values
+// Could the grammar refuse this value as beyond 64 bits? Values
 // of 18 characters or fewer never are; longer ones are checked (for text
 // attributes too, which only sends more traces to libxml2, never fewer).
 HDTRACE_HOT_INLINE bool mayOverflow(std::string_view value) {
@@ -273,13 +278,8 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::parseTime(std::string_view text,
 }
 
 bool DialectColumnBuilder::parseTimeSlowly(std::string_view text, int64_t *nanoseconds) {
-    auto parsed = parseDecimalSeconds(text);
-    if (!parsed) return false;
-    auto absolute = addTimes(timeAdjustmentNs_, parsed->nanoseconds);
-    if (!absolute) return false;
-    if (timeFractionDigits_ < 0) timeFractionDigits_ = parsed->fractionDigits;
-    *nanoseconds = *absolute;
-    return true;
+    return grammar::readTime(timeAdjustmentNs_, text, nanoseconds, &timeFractionDigits_) ==
+           grammar::TimeRead::Ok;
 }
 
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
@@ -293,9 +293,9 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startElement(int depth, std::st
 
 Verdict DialectColumnBuilder::startProgram(std::string_view name,
                                            const ScannedAttribute *attributes, int count) {
-    if (!equals(name, "Program")) return Verdict::Unrecognised;
+    if (!grammar::isRoot(name)) return Verdict::Unrecognised;
     for (int index = 0; index < count; ++index) {
-        if (!equals(attributes[index].name, "timeAdjustment")) continue;
+        if (!grammar::isTimeAdjustment(attributes[index].name)) continue;
         auto parsed = parseDecimalSeconds(attributes[index].value);
         if (!parsed) return Verdict::Unrecognised;
         timeAdjustmentNs_ = parsed->nanoseconds;
@@ -400,8 +400,8 @@ HDTRACE_COLD Verdict DialectColumnBuilder::startBelowCallWithoutShape(
 }
 
 // Elements below a call are not in the table (but <For> and <Data>); what
-// the Event reader would refuse in them goes to libxml2, which refuses it
-// too (ColumnHandler::checkBelowCall).
+// the grammar or the columns would refuse in them goes to libxml2, which
+// refuses it too (SaxTraceGrammar, ColumnHandler::startBelowCall).
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::readBelowCall(int depth,
                                                                const ScannedAttribute *attributes,
                                                                int count,
@@ -440,13 +440,13 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::readBelowCall(int depth,
 void DialectColumnBuilder::describeChild(ChildShape &described, std::string_view name,
                                          const ScannedAttribute *attributes, int count) {
     described = ChildShape();
-    described.nested = equals(name, "Nested");
-    const bool isFor = equals(name, "For"), isData = equals(name, "Data");
+    described.nested = grammar::isNestedBlock(name);
+    const bool isFor = grammar::isCompletion(name), isData = grammar::isDataAccess(name);
     for (int index = 0; index < count; ++index) {
         const std::string_view attribute = attributes[index].name;
         const uint64_t bit = uint64_t{1} << index;
         if (isThirtyTwoBitColumn(attribute)) described.thirtyTwoBit |= bit;
-        if (equals(attribute, "time") || equals(attribute, "end")) described.times |= bit;
+        if (grammar::isTime(attribute)) described.times |= bit;
         if (isFor && described.rid < 0 && equals(attribute, "rid"))
             described.rid = index;
         else if (isData && described.size < 0 && equals(attribute, "size"))

@@ -17,9 +17,8 @@
 #include <immintrin.h>
 #endif
 
-#include <hdtrace/reader/DialectScanner.hpp>
-
 #include "DialectBytes.hpp"
+#include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
 
 namespace hdtrace::reader {
@@ -121,7 +120,7 @@ bool decodeReference(std::string_view reference, std::string &out) {
     return true;
 }
 
-// The XML declarations of our writer, the seed and the tests; any other is left to libxml2.
+// The XML declarations of our writer, the older layout and the tests; any other is left to libxml2.
 constexpr std::string_view kPrologs[] = {
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<?xml version=\"1.0\"?>",
     "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version='1.0'?>"};
@@ -155,7 +154,7 @@ bool DialectScanner::open() {
     fileBytes_ = static_cast<size_t>(info.st_size);
     // Mapped only when asked (HDTRACE_READER_MMAP=1): on the development
     // machine, mapping and unmapping the chunks cost as much as read(2)'s copy
-    // (docs/performance.md, "The scanner at speed"), and a file cut short by another
+    // (docs/dev/performance.md, "The scanner at speed"), and a file cut short by another
     // process while mapped kills the reader with SIGBUS. Never for a file
     // that says it is empty: files of /proc and /sys do, and have text.
     const char *setting = std::getenv("HDTRACE_READER_MMAP");

@@ -8,9 +8,8 @@
 // tag of a new shape) is in DialectScanner.cpp.
 #pragma once
 
-#include <hdtrace/reader/DialectScanner.hpp>
-
 #include "DialectBytes.hpp"
+#include "DialectScanner.hpp"
 #include "Inlining.hpp"
 
 namespace hdtrace::reader {

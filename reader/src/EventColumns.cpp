@@ -4,67 +4,75 @@
 #include <unordered_map>
 #include <utility>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 
 #include "CallRecord.hpp"
+#include "ColumnReaders.hpp"
+#include "DecimalNumber.hpp"
+#include "SaxFileParser.hpp"
+#include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
 namespace {
 
 // The integer in text, or fallback when it is none (numbers too large for
-// 64 bits are refused before, by numbersFit).
+// 64 bits are refused before, by the grammar).
 int64_t integerOr(std::string_view text, int64_t fallback) {
     auto value = parseInteger(text);
     return value ? *value : fallback;
 }
 
-// Reads the top-level calls of a trace straight from the SAX attributes into
-// columns: no Event is built, and <Nested> blocks (calls inside calls, which
-// the table leaves out) are skipped unread; other elements below a call are
-// checked as the Event reader checks them. Same structure and filters as
-// TraceParser.
-class ColumnHandler : public SaxHandler {
+// The columns sink of the grammar over libxml2 (TraceGrammar.hpp): the
+// top-level calls go straight from the SAX attributes into columns, no
+// Event is built, and <Nested> blocks (calls inside calls, which the table
+// leaves out) are skipped unread. Beyond the grammar's checks, numbers must
+// fit the table's 32-bit columns, in a call or below one.
+class ColumnHandler {
   public:
     ColumnHandler(EventColumns &columns, const TraceFilter &filter,
                   const LocalToWorldTable *localToWorld)
-        : columns_(columns), filter_(filter), rows_(columns, localToWorld) {}
-    void setParser(SaxFileParser *parser) { parser_ = parser; }
-    int timeFractionDigits() const { return timeFractionDigits_; }
+        : columns_(columns),
+          filter_(filter),
+          rows_(columns, localToWorld),
+          grammar_(*this, filter) {}
+    SaxTraceGrammar<ColumnHandler> &grammar() { return grammar_; }
     // Gives the columns their length (rows read); call once after the parse.
     void trimColumns() { rows_.trim(); }
 
-    void startElement(std::string_view name, const AttributeList &attributes) override;
-    void endElement(std::string_view name) override;
-
-    // The parsing OpenCall::take asks for.
+    // The parsing OpenCall::take asks for. Times were read by the grammar.
     IntegerValue integerValue(std::string_view text) const {
         const auto number = parseInteger(text);
         return IntegerValue{number.has_value(), number.value_or(0)};
     }
-    bool timeValue(std::string_view attribute, std::string_view text, int64_t *nanoseconds) {
-        return parseTime(attribute, text, nanoseconds);
+    bool timeValue(std::string_view attribute, std::string_view, int64_t *nanoseconds) const {
+        *nanoseconds = grammar::isStartTime(attribute) ? times_->startNs : times_->endNs;
+        return true;
     }
 
   private:
-    void startCall(std::string_view name, const AttributeList &attributes);
-    void startChild(std::string_view name, const AttributeList &attributes);
-    bool checkBelowCall(const AttributeList &attributes);
-    bool parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds);
+    friend class SaxTraceGrammar<ColumnHandler>;
+    static constexpr bool kTakesEachAttribute = false;  // it reads them from ElementAttributes
+    void callLeftOut(int) {}
+    bool enterNested(int) { return false; }
+    CallStart startCall(std::string_view name, const ElementAttributes &attributes,
+                        const grammar::ElementTimes &times);
+    void startBelowCall(int depth, std::string_view name, const ElementAttributes &attributes,
+                        const grammar::ElementTimes &times);
+    void endElement(int depth) {
+        if (depth == 2) rows_.finish(call_, completedRids_, openFileName_);
+    }
+    void startChild(std::string_view name, const ElementAttributes &attributes);
     int32_t nameCode(std::string_view name);
-    // Fails (and returns false) when a number attribute does not fit in 64 bits.
-    bool numbersFit(const AttributeList &attributes);
+    // Fails (and returns false) when a number is beyond its 32-bit column
+    // (whose lowest value is the columns' "no value", kNoValue32).
+    bool fitThirtyTwoBitColumns(const ElementAttributes &attributes);
 
     EventColumns &columns_;
     const TraceFilter &filter_;
     CallRowWriter rows_;
-    SaxFileParser *parser_ = nullptr;
-    int depth_ = 0;
-    int skipBelowDepth_ = 0;
-    int64_t timeAdjustmentNs_ = 0;
-    int timeFractionDigits_ = -1;
+    SaxTraceGrammar<ColumnHandler> grammar_;
+    const grammar::ElementTimes *times_ = nullptr;  // of the start tag being read
     OpenCall call_;
     std::vector<int64_t> completedRids_;  // of <For rid=.../> children
     std::string openFileName_;
@@ -85,108 +93,54 @@ int32_t ColumnHandler::nameCode(std::string_view name) {
     return entry->second;
 }
 
-bool ColumnHandler::numbersFit(const AttributeList &attributes) {
+bool ColumnHandler::fitThirtyTwoBitColumns(const ElementAttributes &attributes) {
     for (int index = 0; index < attributes.size(); ++index) {
-        std::string_view name = attributes.name(index);
-        std::string_view value = attributes.value(index);
-        if (isNumberAttribute(name) && isOutOfRangeInteger(value)) {
-            parser_->fail("attribute " + std::string(name) + "='" + std::string(value) +
-                          "' does not fit in 64 bits");
-            return false;
-        }
-        // The lowest int32 is the columns' "no value" (kNoValue32).
-        auto number = parseInteger(value);
-        if (number && isThirtyTwoBitColumn(name) && !withinThirtyTwoBitColumn(*number)) {
-            parser_->fail("attribute " + std::string(name) + "='" + std::string(value) +
-                          "' does not fit in 32 bits");
+        const std::string_view name = attributes.name(index);
+        if (!isThirtyTwoBitColumn(name)) continue;
+        const std::string_view value = attributes.value(index);
+        const auto number = parseInteger(value);
+        if (number && !withinThirtyTwoBitColumn(*number)) {
+            grammar_.parser().fail(grammar::beyondThirtyTwoBits(name, value));
             return false;
         }
     }
     return true;
 }
 
-bool ColumnHandler::parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds) {
-    auto parsed = parseDecimalSeconds(text);
-    if (!parsed) {
-        parser_->fail("attribute " + std::string(name) + "='" + std::string(text) +
-                      "' is not a time in seconds");
-        return false;
-    }
-    auto absolute = addTimes(timeAdjustmentNs_, parsed->nanoseconds);
-    if (!absolute) {
-        parser_->fail("attribute " + std::string(name) + "='" + std::string(text) +
-                      "' plus timeAdjustment overflows 64-bit nanoseconds");
-        return false;
-    }
-    if (timeFractionDigits_ < 0) timeFractionDigits_ = parsed->fractionDigits;
-    *nanoseconds = *absolute;
-    return true;
-}
-
-void ColumnHandler::startElement(std::string_view name, const AttributeList &attributes) {
-    ++depth_;
-    if (skipBelowDepth_ > 0) return;
-    if (depth_ == 1) {
-        TraceParser::startProgram(*parser_, name, attributes, &timeAdjustmentNs_);
-    } else if (depth_ == 2) {
-        startCall(name, attributes);
-    } else if (name == "Nested") {
-        skipBelowDepth_ = depth_;  // calls inside calls are not in the table: skipped unread
-    } else {
-        if (!checkBelowCall(attributes)) return;
-        if (depth_ == 3) startChild(name, attributes);
-    }
+CallStart ColumnHandler::startCall(std::string_view name, const ElementAttributes &attributes,
+                                   const grammar::ElementTimes &times) {
+    call_ = OpenCall();
+    completedRids_.clear();
+    call_.nameCode = nameCode(name);
+    if (!fitThirtyTwoBitColumns(attributes)) return CallStart::Skip;
+    times_ = &times;
+    // Every value was checked (the grammar, fitThirtyTwoBitColumns): take cannot refuse one.
+    for (int index = 0; index < attributes.size(); ++index)
+        call_.take(callAttributeOf(attributes.name(index)), attributes.value(index), *this);
+    const CallStart decision = call_.closeStartTag(filter_);
+    if (decision != CallStart::Read) return decision;
+    call_.sendAndReceive = isSendAndReceiveCall(name);
+    call_.isFileOpen = isFileOpenCall(name);
+    // The attribute's text lasts only as long as the start tag.
+    if (call_.isFileOpen) openFileName_.assign(call_.fileName);
+    return decision;
 }
 
 // Elements below a call are not in the table (but <For> and <Data>), yet the
 // columns refuse what the Event reader refuses in them: the same trace is
 // either readable or not, whichever reader is asked.
-bool ColumnHandler::checkBelowCall(const AttributeList &attributes) {
-    if (!numbersFit(attributes)) return false;
-    std::string_view value;
-    int64_t unused = 0;
-    if (attributes.find("time", &value) && !parseTime("time", value, &unused)) return false;
-    if (attributes.find("end", &value) && !parseTime("end", value, &unused)) return false;
-    return true;
+void ColumnHandler::startBelowCall(int depth, std::string_view name,
+                                   const ElementAttributes &attributes,
+                                   const grammar::ElementTimes &) {
+    if (!fitThirtyTwoBitColumns(attributes)) return;
+    if (depth == 3) startChild(name, attributes);
 }
 
-void ColumnHandler::startCall(std::string_view name, const AttributeList &attributes) {
-    if (isSkippedCall(name, filter_)) {
-        skipBelowDepth_ = depth_;
-        return;
-    }
-    call_ = OpenCall();
-    completedRids_.clear();
-    call_.nameCode = nameCode(name);
-    if (!numbersFit(attributes)) return;
-    for (int index = 0; index < attributes.size(); ++index) {
-        const std::string_view attribute = attributes.name(index);
-        const std::string_view value = attributes.value(index);
-        // Numbers out of range were refused above (numbersFit).
-        const bool taken = call_.take(callAttributeOf(attribute), value, *this);
-        if (!taken) return;  // a time that is none: the parser has failed
-    }
-    switch (call_.closeStartTag(filter_)) {
-        case CallStart::Stop:
-            parser_->stop();
-            return;
-        case CallStart::Skip:
-            skipBelowDepth_ = depth_;
-            return;
-        case CallStart::Read:
-            break;
-    }
-    call_.sendAndReceive = isSendAndReceiveCall(name);
-    call_.isFileOpen = isFileOpenCall(name);
-    // The attribute's text lasts only as long as the start tag.
-    if (call_.isFileOpen) openFileName_.assign(call_.fileName);
-}
-
-void ColumnHandler::startChild(std::string_view name, const AttributeList &attributes) {
+void ColumnHandler::startChild(std::string_view name, const ElementAttributes &attributes) {
     std::string_view value;
-    if (name == "For") {
+    if (grammar::isCompletion(name)) {
         if (attributes.find("rid", &value)) completedRids_.push_back(integerOr(value, -1));
-    } else if (name == "Data") {
+    } else if (grammar::isDataAccess(name)) {
         if (attributes.find("size", &value)) {
             const auto number = parseInteger(value);
             call_.takeDataSize(number.has_value(), number.value_or(0));
@@ -198,13 +152,32 @@ void ColumnHandler::startChild(std::string_view name, const AttributeList &attri
     }
 }
 
-void ColumnHandler::endElement(std::string_view) {
-    int depth = depth_--;
-    if (skipBelowDepth_ > 0) {
-        if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
-        return;
+}  // namespace
+
+namespace {
+
+// One parse into result's columns; the parser takes path, the grammar and
+// then parserArguments. An InputEndError (of a parse over pieces) goes to
+// the caller, who finds out what it is.
+template <typename... ParserArguments>
+ColumnsResult readWithLibxml2(ColumnsResult result, const std::string &path,
+                              const TraceOptions &options, const LocalToWorldTable *localToWorld,
+                              ParserArguments &&...parserArguments) {
+    ColumnHandler handler(result.columns, options.filter, localToWorld);
+    SaxFileParser parser(path, handler.grammar(),
+                         std::forward<ParserArguments>(parserArguments)...);
+    handler.grammar().setParser(&parser);
+    try {
+        parser.parseAll();
+    } catch (const InputEndError &) {
+        throw;
+    } catch (const ReadError &error) {
+        if (!options.partial) throw;
+        result.damage = error.what();
     }
-    if (depth == 2) rows_.finish(call_, completedRids_, openFileName_);
+    handler.trimColumns();
+    result.timeFractionDigits = handler.grammar().timeFractionDigits();
+    return result;
 }
 
 }  // namespace
@@ -217,39 +190,15 @@ ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOp
     struct stat info {};
     if (stat(path.c_str(), &info) == 0 && info.st_size > 0)
         result.columns.reserve(static_cast<size_t>(info.st_size) / 100);
-    ColumnHandler handler(result.columns, options.filter, localToWorld);
-    SaxFileParser parser(path, handler);
-    handler.setParser(&parser);
-    try {
-        parser.parseAll();
-    } catch (const ReadError &error) {
-        if (!options.partial) throw;
-        result.damage = error.what();
-    }
-    handler.trimColumns();
-    result.timeFractionDigits = handler.timeFractionDigits();
-    return result;
+    return readWithLibxml2(std::move(result), path, options, localToWorld);
 }
 
 ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
                                           const LocalToWorldTable *localToWorld,
                                           std::vector<InputPiece> pieces,
                                           std::function<int(int)> fileLine) {
-    ColumnsResult result;
-    ColumnHandler handler(result.columns, options.filter, localToWorld);
-    SaxFileParser parser(path, handler, std::move(pieces), std::move(fileLine));
-    handler.setParser(&parser);
-    try {
-        parser.parseAll();
-    } catch (const InputEndError &) {
-        throw;  // the caller finds out what it is
-    } catch (const ReadError &error) {
-        if (!options.partial) throw;
-        result.damage = error.what();
-    }
-    handler.trimColumns();
-    result.timeFractionDigits = handler.timeFractionDigits();
-    return result;
+    return readWithLibxml2(ColumnsResult(), path, options, localToWorld, std::move(pieces),
+                           std::move(fileLine));
 }
 
 }  // namespace hdtrace::reader

@@ -1,10 +1,11 @@
 #include <utility>
 
 #include <hdtrace/TraceNames.hpp>
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
+
+#include "DecimalNumber.hpp"
+#include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {
 namespace {
@@ -167,7 +168,7 @@ void ProjectHandler::startFileList(std::string_view name, const AttributeList &a
 void ProjectHandler::startTopology(std::string_view name, const AttributeList &attributes) {
     if (name == "Level") {
         std::string level = textAttribute(attributes, "type");
-        if (level.empty()) level = textAttribute(attributes, "name");  // the seed's layout
+        if (level.empty()) level = textAttribute(attributes, "name");  // the older layout
         project_.levels.push_back(level);
         return;
     }

@@ -1,3 +1,5 @@
+#include "SaxFileParser.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 #include <libxml/parserInternals.h>
 
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 
 namespace hdtrace::reader {
 namespace {

@@ -12,7 +12,8 @@
 #include <vector>
 
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
+
+#include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {
 

@@ -1,25 +1,33 @@
-#include <algorithm>
+#include "TraceParser.hpp"
+
 #include <iterator>
 #include <utility>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/TraceParser.hpp>
 
 namespace hdtrace::reader {
 
 TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options)
-    : parser_(path, *this), sink_(sink), options_(std::move(options)), frames_(8) {}
+    : sink_(sink),
+      options_(std::move(options)),
+      grammar_(*this, options_.filter),
+      parser_(path, grammar_),
+      frames_(8) {
+    grammar_.setParser(&parser_);
+}
 
 TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options,
                          std::vector<InputPiece> pieces, std::function<int(int)> fileLine,
                          std::function<void(const ReadError &)> checkError)
-    : parser_(path, *this, std::move(pieces), std::move(fileLine)),
-      sink_(sink),
+    : sink_(sink),
       options_(std::move(options)),
+      grammar_(*this, options_.filter),
+      parser_(path, grammar_, std::move(pieces), std::move(fileLine)),
       frames_(8),
       checkError_(std::move(checkError)),
-      linesKnown_(false) {}
+      linesKnown_(false) {
+    grammar_.setParser(&parser_);
+}
 
 bool TraceParser::parseNextChunk() {
     if (done_) return false;
@@ -36,79 +44,26 @@ bool TraceParser::parseNextChunk() {
     return false;
 }
 
-bool TraceParser::startProgram(SaxFileParser &parser, std::string_view name,
-                               const AttributeList &attributes, int64_t *adjustmentNs) {
-    *adjustmentNs = 0;
-    if (name != "Program") {
-        parser.fail("the root element is <" + std::string(name) +
-                    ">, but a trace's root is <Program>");
-        return false;
-    }
-    std::string_view adjustment;
-    if (attributes.find("timeAdjustment", &adjustment)) {
-        auto parsed = parseDecimalSeconds(adjustment);
-        if (!parsed) {
-            parser.fail("timeAdjustment='" + std::string(adjustment) +
-                        "' is not a number of seconds");
-            return false;
-        }
-        *adjustmentNs = parsed->nanoseconds;
-    }
+TraceParser::Frame &TraceParser::frameAt(int depth) {
+    if (static_cast<size_t>(depth) >= frames_.size()) frames_.resize(frames_.size() * 2);
+    return frames_[static_cast<size_t>(depth)];
+}
+
+// The nested calls before a call left out go with it.
+void TraceParser::callLeftOut(int depth) {
+    frameAt(depth - 1).pending.clear();
+}
+
+bool TraceParser::enterNested(int depth) {
+    Frame &frame = frameAt(depth);
+    frame.kind = FrameKind::Nested;
+    frame.collected.clear();
+    frame.pending.clear();
     return true;
 }
 
-bool TraceParser::acceptsName(std::string_view name) const {
-    if (options_.filter.names.empty()) return true;
-    return std::find(options_.filter.names.begin(), options_.filter.names.end(), name) !=
-           options_.filter.names.end();
-}
-
-bool TraceParser::parseTime(std::string_view name, std::string_view text, int64_t *nanoseconds) {
-    auto parsed = parseDecimalSeconds(text);
-    if (!parsed) {
-        parser_.fail("attribute " + std::string(name) + "='" + std::string(text) +
-                     "' is not a time in seconds");
-        return false;
-    }
-    auto absolute = addTimes(timeAdjustmentNs_, parsed->nanoseconds);
-    if (!absolute) {
-        parser_.fail("attribute " + std::string(name) + "='" + std::string(text) +
-                     "' plus timeAdjustment overflows 64-bit nanoseconds");
-        return false;
-    }
-    if (timeFractionDigits_ < 0) timeFractionDigits_ = parsed->fractionDigits;
-    *nanoseconds = *absolute;
-    return true;
-}
-
-void TraceParser::startElement(std::string_view name, const AttributeList &attributes) {
-    ++depth_;
-    if (skipBelowDepth_ > 0) return;
-    if (static_cast<size_t>(depth_) >= frames_.size()) frames_.resize(frames_.size() * 2);
-
-    if (depth_ == 1) {
-        startProgram(parser_, name, attributes, &timeAdjustmentNs_);
-        frames_[1].pending.clear();
-        return;
-    }
-
-    Frame &parent = frames_[depth_ - 1];
-    Frame &frame = frames_[depth_];
-    if (name == "Nested") {
-        frame.kind = FrameKind::Nested;
-        frame.collected.clear();
-        frame.pending.clear();
-        return;
-    }
-
-    bool topLevel = depth_ == 2;
-    if (topLevel && !acceptsName(name)) {
-        frame.kind = FrameKind::Skipped;
-        skipBelowDepth_ = depth_;
-        parent.pending.clear();
-        return;
-    }
-
+void TraceParser::beginElement(int depth, std::string_view name) {
+    Frame &frame = frameAt(depth);
     frame.kind = FrameKind::Call;
     frame.pending.clear();
     Event &event = frame.event;
@@ -118,45 +73,49 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
     reused.swap(event.attributes);
     event.clear();
     event.attributes.swap(reused);
-    size_t attributeCount = 0;
     event.name.assign(name);
     event.line = linesKnown_ ? parser_.line() : 0;
-    for (int index = 0; index < attributes.size(); ++index) {
-        std::string_view attributeName = attributes.name(index);
-        if (attributeName == "time") {
-            if (!parseTime(attributeName, attributes.value(index), &event.startNs)) return;
-            event.hasStart = true;
-        } else if (attributeName == "end") {
-            if (!parseTime(attributeName, attributes.value(index), &event.endNs)) return;
-            event.hasEnd = true;
-        } else {
-            if (isNumberAttribute(attributeName) && isOutOfRangeInteger(attributes.value(index))) {
-                parser_.fail("attribute " + std::string(attributeName) + "='" +
-                             std::string(attributes.value(index)) + "' does not fit in 64 bits");
-                return;
-            }
-            if (attributeCount == event.attributes.size()) event.attributes.emplace_back();
-            Attribute &attribute = event.attributes[attributeCount++];
-            attribute.name.assign(attributeName);
-            attribute.value.assign(attributes.value(index));
-        }
-    }
-    event.attributes.resize(attributeCount);
+    begun_ = &event;
+    attributeCount_ = 0;
+}
+
+void TraceParser::attribute(std::string_view name, std::string_view value) {
+    std::vector<Attribute> &attributes = begun_->attributes;
+    if (attributeCount_ == attributes.size()) attributes.emplace_back();
+    Attribute &attribute = attributes[attributeCount_++];
+    attribute.name.assign(name);
+    attribute.value.assign(value);
+}
+
+Event &TraceParser::finishStart(int depth, const grammar::ElementTimes &times) {
+    Event &event = frames_[static_cast<size_t>(depth)].event;
+    event.attributes.resize(attributeCount_);
+    if (times.hasStart) event.startNs = times.startNs, event.hasStart = true;
+    if (times.hasEnd) event.endNs = times.endNs, event.hasEnd = true;
     if (!event.hasEnd && event.hasStart) event.endNs = event.startNs;
+    return event;
+}
 
-    if (topLevel && options_.filter.hasTimeWindow()) {
-        if (event.hasStart && event.startNs > options_.filter.toNs) {
-            parser_.stop();
-            return;
-        }
-        if (!event.hasStart || event.endNs < options_.filter.fromNs) {
-            frame.kind = FrameKind::Skipped;
-            skipBelowDepth_ = depth_;
-            parent.pending.clear();
-            return;
-        }
+grammar::CallStart TraceParser::startCall(std::string_view, const ElementAttributes &,
+                                          const grammar::ElementTimes &times) {
+    Event &event = finishStart(2, times);
+    Frame &parent = frames_[1];
+    const grammar::CallStart decision =
+        grammar::windowDecision(options_.filter, options_.filter.hasTimeWindow(), event);
+    if (decision == grammar::CallStart::Skip) parent.pending.clear();
+    if (decision != grammar::CallStart::Read) return decision;
+    if (!parent.pending.empty()) {
+        event.children.insert(event.children.end(), std::make_move_iterator(parent.pending.begin()),
+                              std::make_move_iterator(parent.pending.end()));
+        parent.pending.clear();
     }
+    return decision;
+}
 
+void TraceParser::startBelowCall(int depth, std::string_view, const ElementAttributes &,
+                                 const grammar::ElementTimes &times) {
+    Event &event = finishStart(depth, times);
+    Frame &parent = frames_[static_cast<size_t>(depth - 1)];
     if (!parent.pending.empty()) {
         event.children.insert(event.children.end(), std::make_move_iterator(parent.pending.begin()),
                               std::make_move_iterator(parent.pending.end()));
@@ -164,22 +123,17 @@ void TraceParser::startElement(std::string_view name, const AttributeList &attri
     }
 }
 
-void TraceParser::endElement(std::string_view) {
-    int depth = depth_--;
-    if (skipBelowDepth_ > 0) {
-        if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
-        return;
-    }
+void TraceParser::endElement(int depth) {
     if (depth == 1) {
         // Nested calls at the very end with no call after them (a process
         // that ended inside a call): keep them as top-level calls.
-        for (const Event &orphan : frames_[1].pending)
+        for (const Event &orphan : frameAt(1).pending)
             sink_.onEvent(orphan);
         frames_[1].pending.clear();
         return;
     }
-    Frame &frame = frames_[depth];
-    Frame &parent = frames_[depth - 1];
+    Frame &frame = frames_[static_cast<size_t>(depth)];
+    Frame &parent = frames_[static_cast<size_t>(depth - 1)];
     if (frame.kind == FrameKind::Nested) {
         std::vector<Event> &target = parent.pending;
         target.insert(target.end(), std::make_move_iterator(frame.collected.begin()),

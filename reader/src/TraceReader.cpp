@@ -1,8 +1,10 @@
+#include <deque>
 #include <utility>
 
 #include <hdtrace/reader/TraceReader.hpp>
 
 #include "SliceLayout.hpp"
+#include "TraceParser.hpp"
 
 namespace hdtrace::reader {
 namespace {
@@ -14,18 +16,31 @@ class DiscardingSink : public EventSink {
 
 }  // namespace
 
-TraceReader::TraceReader(const std::string &path, TraceOptions options) {
-    parser_.emplace(path, sink(), std::move(options));
+// The parser of one read and the calls it handed over, not yet taken.
+class TraceReader::Parsing : public EventSink {
+  public:
+    void onEvent(const Event &event) override { queue.push_back(event); }
+
+    std::deque<Event> queue;
+    std::unique_ptr<SliceLayout> layout;  // of a slice read
+    std::optional<TraceParser> parser;    // none: an empty slice
+};
+
+TraceReader::TraceReader(const std::string &path, TraceOptions options)
+    : parsing_(std::make_unique<Parsing>()) {
+    parsing_->parser.emplace(path, *parsing_, std::move(options));
 }
 
 TraceReader::TraceReader(const std::string &path, TraceOptions options, uint64_t begin,
                          uint64_t end)
-    : layout_(std::make_unique<SliceLayout>(path, begin, end)) {
-    SliceLayout &layout = *layout_;
+    : parsing_(std::make_unique<Parsing>()) {
+    parsing_->layout = std::make_unique<SliceLayout>(path, begin, end);
+    SliceLayout &layout = *parsing_->layout;
+    std::optional<TraceParser> &parser = parsing_->parser;
     if (!layout.inWritersLayout()) {
         // Read whole by the slice at 0; an unreadable file fails every slice
         // (the parser throws when it cannot open it).
-        if (begin == 0 || !layout.readable()) parser_.emplace(path, sink(), std::move(options));
+        if (begin == 0 || !layout.readable()) parser.emplace(path, *parsing_, std::move(options));
         return;
     }
     if (layout.empty()) return;
@@ -40,25 +55,36 @@ TraceReader::TraceReader(const std::string &path, TraceOptions options, uint64_t
         TraceParser(path, discard).parseAll();
         throw layout.notInLayout();
     };
-    parser_.emplace(
-        path, sink(), std::move(options), layout.documentPieces(),
+    parser.emplace(
+        path, *parsing_, std::move(options), layout.documentPieces(),
         [&layout](int line) { return layout.fileLine(line); }, std::move(checkError));
 }
 
 TraceReader::~TraceReader() = default;
+TraceReader::TraceReader(TraceReader &&) noexcept = default;
+TraceReader &TraceReader::operator=(TraceReader &&) noexcept = default;
 
 const std::optional<std::string> &TraceReader::damage() const {
     static const std::optional<std::string> kNone;
-    return parser_ ? parser_->damage() : kNone;
+    return parsing_ && parsing_->parser ? parsing_->parser->damage() : kNone;
+}
+
+int64_t TraceReader::timeAdjustmentNs() const {
+    return parsing_ && parsing_->parser ? parsing_->parser->timeAdjustmentNs() : 0;
+}
+
+int TraceReader::timeFractionDigits() const {
+    return parsing_ && parsing_->parser ? parsing_->parser->timeFractionDigits() : -1;
 }
 
 bool TraceReader::next(Event &event) {
-    if (!parser_) return false;
-    while (queue_.empty()) {
-        if (!parser_->parseNextChunk() && queue_.empty()) return false;
+    if (!parsing_ || !parsing_->parser) return false;
+    std::deque<Event> &queue = parsing_->queue;
+    while (queue.empty()) {
+        if (!parsing_->parser->parseNextChunk() && queue.empty()) return false;
     }
-    event = std::move(queue_.front());
-    queue_.pop_front();
+    event = std::move(queue.front());
+    queue.pop_front();
     return true;
 }
 

@@ -4,6 +4,7 @@
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
+#include "ColumnReaders.hpp"
 #include "SliceLayout.hpp"
 
 namespace hdtrace::reader {

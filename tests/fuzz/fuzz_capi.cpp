@@ -21,10 +21,10 @@
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/hdTrace.h>
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "DecimalNumber.hpp"
 #include "FuzzSupport.hpp"
 
 using hdtrace::fuzz::fail;
@@ -246,7 +246,7 @@ void fuzzEscapedValues(FuzzedDataProvider &input, const std::string &directory) 
         fail("escaped values gave a trace that is not well-formed: " + error);
     // A program's own attributes read back as written, even digits beyond
     // 64 bits: the readers refuse those only in the wrapper's number
-    // attributes (README, "Errors").
+    // attributes (docs/user/python.md, "Errors").
     std::vector<hdtrace::reader::Event> events;
     try {
         hdtrace::reader::TraceReader reader(tracePath);

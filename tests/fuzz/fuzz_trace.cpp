@@ -17,14 +17,14 @@
 #include <string_view>
 #include <vector>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
+#include "DecimalNumber.hpp"
 #include "FuzzSupport.hpp"
+#include "SaxFileParser.hpp"
 
 using namespace hdtrace::reader;
 using hdtrace::fuzz::fail;
@@ -56,7 +56,7 @@ ReadOutcome readEvents(const std::string &path, TraceOptions options) {
 }
 
 // Whether line (1-based) of the input lies inside a <Nested> block: the
-// columns skip those blocks unread (README, "The column reader"), so a
+// columns skip those blocks unread (docs/dev/reader.md, "The column reader"), so a
 // defect confined to one is refused by the event reader alone.
 bool insideNestedBlock(std::string_view input, int line) {
     int depth = 0, current = 1;

@@ -401,7 +401,7 @@ TEST(TraceWriter, BackgroundWritesGiveTheSameFileAsWritingInPlace) {
     EXPECT_TRUE(files[0] == files[1]) << "sizes " << files[0].size() << " / " << files[1].size();
 }
 
-// Issue 16: the .info is written in blocks: a line waits in its buffer
+// The .info is written in blocks: a line waits in its buffer
 // until the trace writes, flush(), close() or a crash, or goes at once with
 // forceFlush.
 TEST(TraceWriter, WritesInfoLinesInBlocks) {

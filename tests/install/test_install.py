@@ -96,6 +96,49 @@ def test_no_installed_text_file_names_the_install_prefix(installed):
     assert not offenders, f"these files still name {installed.original}: {offenders}"
 
 
+# The testing knobs' code (mpiwrapper/testknobs) and the variables it reads:
+# linked into test programs only, never in a library a user gets.
+KNOB_SYMBOLS = re.compile(r"ClockSkew|clockSkewOf|clockShiftOf|straddleBefore|hdtracempi_test_seams")
+KNOB_VARIABLES = (b"HDTRACE_CLOCK_SKEW", b"HDTRACE_TEST_INIT_STRADDLE")
+
+
+def knob_symbols_defined(library):
+    symbols = run(["nm", "-C", "--defined-only", str(library)]).stdout
+    return sorted({match.group(0) for match in KNOB_SYMBOLS.finditer(symbols)})
+
+
+def test_installed_libraries_hold_no_testing_knobs(installed, build_dir):
+    # The same look finds the knobs where they are, in the test-only library.
+    knobs = build_dir / "mpiwrapper" / "testknobs" / "libhdtracempi_testknobs.so"
+    assert knobs.is_file(), f"{knobs} was not built"
+    assert len(knob_symbols_defined(knobs)) >= 4, knob_symbols_defined(knobs)
+    assert all(variable in knobs.read_bytes() for variable in KNOB_VARIABLES)
+    for name in ("libhdtrace.a", "libhdtracempi.a", "libhdtracempi.so"):
+        library = installed.libdir / name
+        assert knob_symbols_defined(library) == [], f"{name} holds testing knobs"
+        held = [variable for variable in KNOB_VARIABLES if variable in library.read_bytes()]
+        assert held == [], f"{name} reads the testing variables {held}"
+    assert not list((installed.prefix / "include").rglob("ClockSkew*")), "a knob's header is installed"
+
+
+# The reader's public API: the column read, the event reader, the run table, the
+# project reader, and what they take and give. Its scanner and parsers stay inside.
+READER_HEADERS = ["ColumnMemory.hpp", "Event.hpp", "EventColumns.hpp", "Project.hpp",
+                  "ReadError.hpp", "RunTable.hpp", "TraceOptions.hpp", "TraceReader.hpp",
+                  "TraceSlices.hpp"]
+
+
+def test_installed_reader_headers_are_the_public_api_and_stand_alone(installed, tmp_path):
+    include = installed.prefix / "include"
+    headers = sorted(p.name for p in (include / "hdtrace" / "reader").iterdir())
+    assert headers == READER_HEADERS
+    # Each compiles on its own from the moved tree: none needs a header left inside.
+    for header in headers + [f"../clocks/{p.name}" for p in (include / "hdtrace" / "clocks").iterdir()]:
+        source = tmp_path / "alone.cpp"
+        source.write_text(f"#include <hdtrace/reader/{header}>\n")
+        run(["c++", "-std=c++17", "-fsyntax-only", f"-I{include}", str(source)])
+
+
 def pkg_config(installed, *args):
     env = dict(os.environ, PKG_CONFIG_PATH=str(installed.libdir / "pkgconfig"))
     env.pop("PKG_CONFIG_SYSROOT_DIR", None)
@@ -210,7 +253,7 @@ def test_installed_hdtrace_command_traces_a_program(installed, build_dir, tmp_pa
     front_end = run(["/usr/bin/python3",
                      str(installed.prefix / "bin" / "project-description-merger.py"),
                      "--version"]).stdout
-    assert front_end.strip(), "the seed-named front end printed no version"
+    assert front_end.strip(), "project-description-merger.py printed no version"
 
 
 def test_installed_hdtrace_preloads_the_library_installed_with_it(installed, tmp_path):

@@ -51,7 +51,7 @@ TEST(Communicators, WorldDupAndSelfAreDistinct) {
     ASSERT_EQ(communicators.size(), 5u);  // WORLD, 3 x SELF, the dup
     EXPECT_EQ(communicators[0].name, "WORLD");
     EXPECT_EQ(communicators[0].members, (Members{"0:0:0", "1:1:0", "2:2:0"}));
-    // Each rank's MPI_COMM_SELF is "SELF <rank>" (NOTES.md, issue 12).
+    // Each rank's MPI_COMM_SELF is "SELF <rank>" (docs/format/project.md).
     EXPECT_EQ(communicators[1].name, "SELF 0");
     EXPECT_EQ(communicators[1].members, (Members{"0:0:1"}));
     EXPECT_EQ(communicators[2].name, "dup");

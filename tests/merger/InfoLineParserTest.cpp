@@ -96,7 +96,7 @@ TEST(InfoLineParser, ReadsTypeLines) {
     EXPECT_TRUE(line.type.types.empty());
 }
 
-// Issue 12: predefined types carry size, extent and, with holes, blocks;
+// Predefined types carry size, extent and, with holes, blocks;
 // older lines have none of them.
 TEST(InfoLineParser, ReadsSizesAndBlocksOfPredefinedTypes) {
     InfoLine line = parse(
@@ -126,7 +126,7 @@ TEST(InfoLineParser, IgnoresEmptyAndUnknownLines) {
     EXPECT_EQ(parse("Comm map='0->0;' id=0 name='WORLD'\r").kind, InfoLine::Kind::Comm);
 }
 
-// TRACE-FORMAT.md, "One-sided communication": the wrapper's window lines.
+// docs/format/info.md, "Window lines": the wrapper's window lines.
 TEST(InfoLineParser, IgnoresWinLines) {
     EXPECT_EQ(parse("Win id=0 cid=2 size=64 dispUnit=4 kind='create'").kind,
               InfoLine::Kind::Ignored);

@@ -1,4 +1,4 @@
-// The .proj as the format notes fix it: sections and their order, files,
+// The .proj as docs/format/project.md describes it: sections and their order, files,
 // topology, escaping, options, the inputs that find a run, the output path.
 #include <fstream>
 #include <sstream>

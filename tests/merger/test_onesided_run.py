@@ -1,4 +1,4 @@
-"""End to end for issue 11's matched probes and one-sided communication: trace
+"""End to end for matched probes and one-sided communication: trace
 tests/mpiwrapper's mprobe and rma programs, merge each run with
 project-merger (the .info Win lines must not disturb it), and read the
 project with the hdtrace package: match_messages pairs every Mrecv and

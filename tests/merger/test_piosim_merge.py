@@ -1,4 +1,4 @@
-"""Issue 12: what project-merger writes for the PIOsim tools, from hand-written
+"""What project-merger writes for the PIOsim tools, from hand-written
 .info files of a 4-rank run: unique communicator names with unchanged member
 lists; predefined types as the tools' names or byte layouts; and the refusal
 (without --force) of a project the tools would not load."""

@@ -119,11 +119,11 @@ def test_the_seeds_name_is_the_same_merger(merger, tmp_path):
     front_end = merger.parent / "project-description-merger.py"
     assert os.access(front_end, os.X_OK)
     write_run(tmp_path, 2)
-    result = run([front_end, "-o", tmp_path / "app.proj", "-d", "via the seed's name",
+    result = run([front_end, "-o", tmp_path / "app.proj", "-d", "via the original tool's name",
                   tmp_path / "app_node0_0_0.info", tmp_path / "app_node0_1_0.info"])
     assert result.returncode == 0, result.stderr
     root = ET.parse(tmp_path / "app.proj").getroot()
-    assert root.find("Description").text == "via the seed's name"
+    assert root.find("Description").text == "via the original tool's name"
     assert run([front_end, "--version"]).stdout == "project-merger (HDTrace) 0.1.0\n"
     result = run([front_end, tmp_path / "missing.info"])
     assert result.returncode == 1

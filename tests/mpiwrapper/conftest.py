@@ -132,7 +132,7 @@ def runner(build_dir, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def max_nested_levels():
-    """HD_LOG_MAX_DEPTH - 1, from libhdtrace's header (TRACE-FORMAT.md)."""
+    """HD_LOG_MAX_DEPTH - 1, from libhdtrace's header (docs/user/tracing.md, HDTRACE_NESTED)."""
     header = (pathlib.Path(__file__).resolve().parents[2] / "hdtrace" / "include" / "hdtrace"
               / "hdTrace.h").read_text()
     import re
@@ -141,7 +141,7 @@ def max_nested_levels():
     return int(match.group(1)) - 1
 
 
-# --- Both column readers agree on every trace the runs write (issue 16) ---
+# --- Both column readers agree on every trace the runs write ---
 @pytest.fixture(scope="session", autouse=True)
 def column_readers_agree_on_every_trace(build_dir, runner):
     """At the end of the session, every .trc the wrapper wrote in the

@@ -1,4 +1,4 @@
-"""Time across hosts (issue 15): measured clock offsets and their correction.
+"""Time across hosts: measured clock offsets and their correction.
 
 One machine emulates hosts with HDTRACE_CLOCK_SKEW: ranks 1 and 3 write
 every time off by +2 ms / -2 ms and drifting by +50 / -50 ppm from the start

@@ -1,4 +1,4 @@
-"""Crash-safe traces under mpiexec (issue #5): after each fatal signal
+"""Crash-safe traces under mpiexec: after each fatal signal
 (raised, or a real fault), with the program's own handler installed before
 MPI_Init, and after fork(), the trace is well-formed, closed once, and holds
 every call made before the end; the job ends exactly as without the wrapper

@@ -1,4 +1,4 @@
-"""Issue 16: the .info is written in blocks, like the trace, yet an abrupt end
+"""The .info is written in blocks, like the trace, yet an abrupt end
 after many new datatypes (made as parallel HDF5 makes them: contiguous,
 vector, resized, struct, subarray, hindexed, committed, used in a file view,
 freed) leaves an .info that defines every type the trace refers to, with the

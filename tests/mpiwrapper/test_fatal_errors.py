@@ -1,4 +1,4 @@
-"""A fatal MPI error (issue #18): the job ends as untraced, and the traces keep
+"""A fatal MPI error: the job ends as untraced, and the traces keep
 every call before the error.
 
 Open MPI's MPI_ERRORS_ARE_FATAL handler ends the process with _exit(),
@@ -10,7 +10,7 @@ MPICH under Hydra sends "cmd=abort" to its process manager over the PMI
 socket, and Hydra kills every rank with SIGKILL. The wrapper completes the
 failing rank's traces just before that write (ProcessExit.cpp), so they are
 well-formed; the other ranks are killed without warning, so their traces end
-where their last write ended (TRACE-FORMAT.md, "Files and names"): cut, read
+where their last write ended (docs/format/trace.md, "How a trace ends"): cut, read
 up to there. With HDTRACE_FORCE_FLUSH=1 every trace ends in </Program> after
 every call, so all are well-formed and hold every call.
 

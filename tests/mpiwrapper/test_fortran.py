@@ -1,4 +1,4 @@
-"""A Fortran program is traced like its C twin (issue 11, TRACE-FORMAT.md "Fortran").
+"""A Fortran program is traced like its C twin (docs/dev/wrapper.md "Fortran").
 
 programs/fortran/twin.c, twin.F90 (built with mpif.h and with `use mpi`) and
 twin_f08.f90 (`use mpi_f08`) make the same MPI calls in the same order. Their
@@ -161,7 +161,7 @@ def test_untraced_run_writes_nothing(runner):
 
 
 def test_readme_link_line(runner, build_dir, tmp_path):
-    """`mpifort app.f90 $(pkg-config --libs hdtrace-mpi)`, as README.md says, with the
+    """`mpifort app.f90 $(pkg-config --libs hdtrace-mpi)`, as docs/user/tracing.md says, with the
     build tree's hdtrace-mpi.pc and archive: the use mpi_f08 twin is traced like C."""
     library_dir = build_dir / "mpiwrapper"
     flags = subprocess.run(

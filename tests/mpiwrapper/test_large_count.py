@@ -1,5 +1,5 @@
-"""The MPI-4 large-count forms (MPI_X_c) are traced like their int forms
-(issue #11). The generator wraps every large-count form that the MPI
+"""The MPI-4 large-count forms (MPI_X_c) are traced like their int forms.
+The generator wraps every large-count form that the MPI
 library's mpi.h declares (scripts/generate-wrappers.py reads the
 preprocessed header), so the test follows the header: where it declares
 MPI_Send_c (MPICH 4), programs/largecount.c is built and its trace checked

@@ -1,4 +1,4 @@
-"""The wrapper creates no MPI object of its own (issue #17).
+"""The wrapper creates no MPI object of its own.
 
 A communicator the wrapper made and freed inside MPI_Init took a context id
 that the program's first communicator would otherwise get, and Open MPI's

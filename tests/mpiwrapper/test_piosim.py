@@ -1,4 +1,4 @@
-"""Issue 12: what the PIOsim tools need from the wrapper, on Open MPI and MPICH.
+"""What the PIOsim tools need from the wrapper, on Open MPI and MPICH.
 
 - rootRank right after root on Gather, Gatherv, Scatter, Scatterv (world rank);
 - no negative time when MPI_Init straddles a second boundary;

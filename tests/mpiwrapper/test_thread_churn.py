@@ -1,8 +1,8 @@
-"""Threads that come and go (issue #18).
+"""Threads that come and go.
 
 MPICH's threads/pt2pt/alltoall starts 10,000 short threads that call MPI.
 A thread's context and trace are handed to the next new thread when it ends
-(TRACE-FORMAT.md, "Threads"), so a process has as many traces as it had
+(docs/format/trace.md, "Threads"), so a process has as many traces as it had
 threads alive at once, not threads ever made. programs/threads_churn.c runs
 10,000 threads, 4 at a time, on 2 ranks, each exchanging its number with the
 other rank; the test checks that:

@@ -1,5 +1,5 @@
-"""Four threads calling MPI at the same time under MPI_THREAD_MULTIPLE
-(issue #5, seed 2.3.8): every thread has its own trace and .info, numbered
+"""Four threads calling MPI at the same time under MPI_THREAD_MULTIPLE:
+every thread has its own trace and .info, numbered
 1..4 after the main thread, and every call of every thread is in its trace
 with the values the program used. Thread 0 completes a request the main
 thread created, which must still be matched to its rid."""

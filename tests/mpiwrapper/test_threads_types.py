@@ -1,4 +1,4 @@
-"""Issue 16: type records are counted references and the threads' type
+"""Type records are counted references and the threads' type
 caches follow each record's retirement. programs/threads_types.c has 4
 threads build, use, share and free HDF5-like types at the same time; every
 Sendrecv's tid must resolve, through that thread's .info, to the type the

@@ -1,4 +1,4 @@
-"""The times of the trace against the program's own clock (TRACE-FORMAT.md,
+"""The times of the trace against the program's own clock (docs/format/trace.md,
 "Times"): every call's time and end lie between the clock_gettime readings the
 program took just before and just after it, with either clock of the wrapper."""
 import decimal

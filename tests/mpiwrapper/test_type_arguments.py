@@ -1,4 +1,4 @@
-"""Issue 16: a type made by a traced constructor is described from the
+"""A type made by a traced constructor is described from the
 constructor's arguments, without MPI_Type_get_contents; its .info line must
 be the one MPI_Type_get_contents gives. programs/typeargs.c makes every
 case twice, through the traced MPI_ name and through PMPI_ (which the

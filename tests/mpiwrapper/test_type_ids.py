@@ -1,5 +1,5 @@
-"""Ids of predefined datatypes (NOTES.md): MPI_Type_c2f(type), which on MPICH
-is the handle itself, so that MPICH traces carry the seed's ids
+"""Ids of predefined datatypes (docs/format/README.md, "Ids"): MPI_Type_c2f(type), which on MPICH
+is the handle itself, so that MPICH traces carry the ids of the PIOsim design's examples
 (MPI_INT is 1275069445 there)."""
 import re
 

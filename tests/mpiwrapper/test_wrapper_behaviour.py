@@ -51,7 +51,7 @@ def test_errors_trace_is_well_formed(runner):
         good = [e for e in trace.elements if e.tag == "Allreduce"]
         assert good and list(good[-1].attrib) == ["size", "cid", "count", "tid", "time", "end"]
         assert good[-1].attrib["size"] == "4" and good[-1].attrib["count"] == "1"
-        # TRACE-FORMAT.md: a failed File_open logs fid -1 (its name was never opened)
+        # docs/format/trace.md: a failed File_open logs fid -1 (its name was never opened)
         opens = [e for e in trace.elements if e.tag == "File_open"]
         assert opens, "the failed MPI_File_open is not in the trace"
         assert list(opens[0].attrib) == ["cid", "name", "flags", "fid", "time", "end"]

@@ -1,4 +1,4 @@
-"""The environment variables of the wrapper (TRACE-FORMAT.md, "Environment")."""
+"""The environment variables of the wrapper (docs/user/tracing.md, "Environment variables")."""
 import os
 import re
 
@@ -6,7 +6,7 @@ import pytest
 
 import tracecheck
 
-# Ordinary functions (TRACE-FORMAT.md): time and end only, written only while
+# Ordinary functions (docs/format/trace.md): time and end only, written only while
 # HDTRACE_ALL_FUNCTIONS=1.
 ORDINARY_TAGS = {"Init", "Init_thread", "Finalize", "Abort", "File_get_position",
                  "File_get_position_shared", "Probe", "Type_free", "Type_dup", "Type_contiguous",
@@ -189,7 +189,7 @@ def test_writer_thread_settings_give_complete_traces(runner, writer_thread, nran
         reason = f"HDTRACE_WRITER_THREAD={writer_thread}"
     else:
         background = cpus > nranks
-        # how many ranks share the node: the launcher says (issue #17)
+        # how many ranks share the node: the launcher says
         if nranks == 1:
             source = "a world of one rank"
         elif "--oversubscribe" in tracecheck.launcher():  # Open MPI's mpiexec

@@ -1,5 +1,5 @@
 """How a traced program ends: the trace is well-formed XML after a normal
-exit, exit() without MPI_Finalize, MPI_Abort and a fatal signal (NOTES.md),
+exit, exit() without MPI_Finalize, MPI_Abort and a fatal signal (docs/format/trace.md),
 and holds every call made before the end."""
 import shutil
 

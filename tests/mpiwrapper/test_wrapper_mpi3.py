@@ -1,4 +1,4 @@
-"""MPI-3.1 calls (issue 11; TRACE-FORMAT.md "MPI-3.1 calls"): the trace holds
+"""MPI-3.1 calls (docs/format/mpi3.md, "MPI-3.1 calls"): the trace holds
 exactly what each program did, every completed request has its <For>, and
 the wrapper changes nothing the program sees.
 
@@ -84,7 +84,7 @@ def test_request_table_accounts_for_every_completion(runner, name, nranks, unsee
 
 
 def test_waitall_over_irecv_iallreduce_isend_has_three_fors(runner):
-    """Issue 11's case: Waitall over {Irecv, Iallreduce, Isend}."""
+    """Waitall over {Irecv, Iallreduce, Isend}."""
     run = runner.run("nbcollectives_traced", 4)
     for checker in run.check():
         elements = checker.trace.elements

@@ -1,4 +1,4 @@
-"""Matched probes, one-sided communication and generalized requests (issue 11).
+"""Matched probes, one-sided communication and generalized requests.
 
 Each program (programs/mprobe.c, rma.c, grequest.c) records what it did;
 the checker compares every element, attribute and <For> of every rank's

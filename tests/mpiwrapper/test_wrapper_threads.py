@@ -1,7 +1,7 @@
 """Threads: a trace per thread number, <thread> = 0 for the thread that called
 MPI_Init_thread, then 1, 2, ... in the order of the threads' first MPI call;
 a thread that starts after another ended continues its trace
-(TRACE-FORMAT.md, "Files and names" and "Threads")."""
+(docs/format/trace.md, "File names" and "Threads")."""
 import tracecheck
 
 NRANKS = 2

@@ -3,7 +3,7 @@
 A test program (programs/*.c, see programs/expect.h) writes one JSON line per
 traced call into <expect dir>/<rank>.jsonl. This module runs such programs
 under mpiexec, parses the `.trc` (ElementTree) and the `.info` (its own
-parser, strict about the layout of mpiwrapper/TRACE-FORMAT.md), and compares
+parser, strict about the layout of docs/format/trace.md), and compares
 the trace element by element with the expectations, resolving the ids that
 only the wrapper knows (types, communicators, files, requests) through the
 `.info`. Every mismatch raises TraceMismatch naming the file, the element's
@@ -150,16 +150,16 @@ _LAYOUTS = {
     "InterComm": [("map", "'"), ("remote", "'"), ("id", ""), ("name", "'")],
     "NamedType": [("id", "'"), ("combiner", "'"), ("name", "'"), ("size", "'"),
                   ("extent", "'")],
-    # Issue 12: a predefined type with holes also lists its data blocks.
+    # A predefined type with holes also lists its data blocks.
     "NamedTypeBlocks": [("id", "'"), ("combiner", "'"), ("name", "'"), ("size", "'"),
                         ("extent", "'"), ("blocks", "'")],
     # What MPI says of a derived type follows its arguments.
     "DerivedType": [("id", "'"), ("combiner", "'"), ("name", "'"), ("integers", "'"),
                     ("addresses", "'"), ("types", "'"), ("size", "'"), ("lb", "'"),
                     ("extent", "'")],
-    # One-sided communication (TRACE-FORMAT.md)
+    # One-sided communication (docs/format/info.md, "Window lines")
     "Win": [("id", ""), ("cid", ""), ("size", ""), ("dispUnit", ""), ("kind", "'")],
-    # --- Clocks (TRACE-FORMAT.md, "Clocks")
+    # --- Clocks (docs/format/info.md, "Clock lines")
     "Clock": [("at", "'"), ("time", ""), ("offset", ""), ("rtt", ""), ("leader", ""),
               ("exchanges", "")],
     "ClockAligned": [("backup", "'")],
@@ -209,7 +209,7 @@ def parse_map(text: str, where: str) -> list[tuple[int, int]]:
     """A communicator map 'w->l;w1..w2->l1..l2;' as (world, local) pairs, in written order.
 
     Runs must have equal lengths and step by 1, and a maximal run of
-    consecutive members must be written as one range (TRACE-FORMAT.md)."""
+    consecutive members must be written as one range (docs/format/info.md)."""
     if not text.endswith(";"):
         raise TraceMismatch(f"{where}: map {text!r} does not end with ';'")
     pairs, runs = [], []
@@ -265,7 +265,7 @@ def parse_info(path: pathlib.Path) -> Info:
     lines = text[:-1].split("\n")
     match = _HEADER_RE.match(lines[0])
     if not match:
-        raise TraceMismatch(f"{path}:1: header line is not the TRACE-FORMAT.md layout: "
+        raise TraceMismatch(f"{path}:1: header line is not the layout of docs/format/trace.md: "
                             f"{lines[0]!r}")
     keys = ["order_c", "order_fortran", "distribute_block", "distribute_cyclic",
             "distribute_none", "distribute_dflt_darg"]
@@ -570,7 +570,7 @@ class Checker:
                                 f"SELF (1), found ids {self.info.comm_order[:2]}")
 
     def check_library_line(self):
-        """library= is the first line of MPI_Get_library_version (TRACE-FORMAT.md)."""
+        """library= is the first line of MPI_Get_library_version (docs/format/info.md)."""
         if self.info.header["library"] != self.mpi["library"]:
             raise TraceMismatch(f"{self.info.path}:1: library is {self.info.header['library']!r}, "
                                 "the first line of MPI_Get_library_version is "
@@ -580,7 +580,7 @@ class Checker:
         names = [name for name, _ in expected["attrs"]] + (["time", "end"] if timed else [])
         if list(element.attrib) != names:
             raise TraceMismatch(f"{where}: <{element.tag}> has attributes {list(element.attrib)}, "
-                                f"expected {names} (Appendix A order, then time, end); "
+                                f"expected {names} (the order of docs/format/calls.md, then time, end); "
                                 f"element: {describe(element)}")
         for name, value in expected["attrs"]:
             self.compare_value(value, element.attrib[name], f"{where} <{element.tag}> {name}")

@@ -1,6 +1,6 @@
 """An independent reading of a .trc with ElementTree: what hdtrace must return.
 
-The rules, from NOTES.md: absolute time = timeAdjustment + value (exact, in
+The rules, from docs/format/trace.md: absolute time = timeAdjustment + value (exact, in
 nanoseconds); a <Nested> block belongs to the element after it; attributes
 other than time/end are numbers where they look like numbers, except the
 ones that hold names.

@@ -10,7 +10,7 @@ clock against rank 0's and writes it to the rank's .info as a line
 
     Clock at='init' time=<ns> offset=<ns> rtt=<ns> leader=<rank> exchanges=<n>
 
-(mpiwrapper/TRACE-FORMAT.md, "Clocks"): at the time <ns> of this rank's
+(docs/user/clocks.md): at the time <ns> of this rank's
 clock, this clock was ahead of rank 0's by <offset>. The correction of a
 trace of rank r, thread h, is
 

@@ -1,4 +1,4 @@
-"""Issue 13, beyond fuzzing: memory follows the input present, never a number
+"""Beyond fuzzing: memory follows the input present, never a number
 in it; commands print all or nothing; what the merger writes reads back;
 messages say what happened."""
 import json

@@ -1,4 +1,4 @@
-"""`hdtrace check` (python/hdtrace/check.py, issue 12): a project that the PIOsim
+"""`hdtrace check` (python/hdtrace/check.py): a project that the PIOsim
 tools load passes; each failure, written by hand in the old forms, is named
 with its file, line and problem, and the exit status is 1."""
 import os

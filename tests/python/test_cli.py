@@ -145,7 +145,7 @@ def test_install_puts_the_package_and_the_command_in_place(build_dir, data_dir, 
     installed = subprocess.run(["cmake", "--install", str(build_dir)], capture_output=True,
                                text=True, timeout=120, env=dict(os.environ, DESTDIR=str(stage)))
     assert installed.returncode == 0, installed.stderr
-    # Under the prefix (default /usr/local), in Debian's layout (issue 14).
+    # Under the prefix (default /usr/local), in Debian's layout.
     package = stage / "usr" / "local" / "lib" / "python3" / "dist-packages" / "hdtrace"
     assert (package / "__init__.py").is_file()
     assert list(package.glob("_core*.so"))

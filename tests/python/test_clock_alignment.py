@@ -296,7 +296,7 @@ def test_persistent_receives_wait_for_their_send(tmp_path, start_call):
     matches = hdtrace.match_messages(hdtrace.open(project_path))
     assert len(matches.pairs) == 1
     assert matches.pairs[0]["recv_complete"] >= matches.pairs[0]["send_start"]
-    # The former Python correction left Startall's receive unrepaired (issue 15's gap).
+    # The former Python correction left Startall's receive unrepaired.
     former, _ = former_clocks.former_alignment(project_path)
     wait = former[(former["rank"] == 1) & (former["name"] == "Wait")][0]
     assert int(wait["end_ns"]) == (BASE + 500 * ms if start_call == "Start" else BASE + 300 * ms)

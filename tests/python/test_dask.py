@@ -308,7 +308,7 @@ def test_without_dask_the_package_works_and_to_dask_says_what_to_install(data_di
     assert "python3-dask python3-pandas" in result.stdout
 
 
-# --- Slices of large traces (issue 16): partitions that are byte ranges of a
+# --- Slices of large traces: partitions that are byte ranges of a
 # trace, each read from its range by the C++ reader (reader/TraceSlices.hpp).
 
 SLICED_RANKS = 3

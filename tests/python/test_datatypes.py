@@ -173,8 +173,8 @@ def test_large_types_stay_cheap(copy_project):
     assert cube.blocks is None and "1001000 blocks" in cube.note
 
 
-# Issue 12: predefined types the PIOsim tools do not know, written as byte
-# layouts of MPI_BYTE (README.md, "Predefined types and the PIOsim tools").
+# Predefined types the PIOsim tools do not know, written as byte
+# layouts of MPI_BYTE (docs/format/project.md, "Predefined types").
 LAYOUTS = """
   <NAMED id='1' name='MPI_BYTE'/>
   <CONTIGUOUS id='40' name='MPI_UNSIGNED' count='4' oldType='1'/>

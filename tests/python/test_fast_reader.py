@@ -1,5 +1,5 @@
-"""The dialect scanner against libxml2's reader through the Python package
-(issue 16): equal columns and tables on every trace of the test data and the
+"""The dialect scanner against libxml2's reader through the Python package:
+equal columns and tables on every trace of the test data and the
 fixtures, equal errors (class and location) and equal partial reads on
 damaged and hostile traces, and memory bounded by the chunk, not the trace."""
 import re

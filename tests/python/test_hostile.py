@@ -1,4 +1,4 @@
-"""Hostile input (issue 13) through the Python package and the hdtrace command:
+"""Hostile input through the Python package and the hdtrace command:
 a clear ReadError naming the file, never a hang, a crash or a wrong value."""
 import os
 import subprocess

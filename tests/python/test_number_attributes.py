@@ -1,4 +1,4 @@
-"""Digits beyond 64 bits (issue 13): an error in the attributes the wrapper
+"""Digits beyond 64 bits: an error in the attributes the wrapper
 writes as numbers, exact text (and an exact Python int) in a program's own
 attributes, which libhdtrace's C API writes as given. The readers' list of
 number attributes is checked against wrapper_conf.py, the wrapper's own."""

@@ -10,6 +10,8 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
+#include "ColumnReaders.hpp"
+
 namespace hdtrace::reader::testing {
 
 // The columns, or the error text ("file:line:column: problem").

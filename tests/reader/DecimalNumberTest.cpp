@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <hdtrace/reader/DecimalNumber.hpp>
+#include "DecimalNumber.hpp"
 
 using namespace hdtrace::reader;
 

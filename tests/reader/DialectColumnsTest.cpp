@@ -19,6 +19,7 @@
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 
+#include "ColumnReaders.hpp"
 #include "ColumnsComparison.hpp"
 #include "TestFiles.hpp"
 
@@ -273,13 +274,18 @@ TEST(DialectColumns, TestDataTracesAreReadByTheScanner) {
 }
 
 TEST(DialectColumns, TheOriginalImplementationsFixturesAreReadByTheScanner) {
-    // HDTRACE_SHARED_FIXTURES in the environment: for worktrees beside the workplace.
+    // The optional fixtures: HDTRACE_SHARED_FIXTURES in the environment wins over
+    // the default the build gives (tests/reader/CMakeLists.txt).
     const char *override = std::getenv("HDTRACE_SHARED_FIXTURES");
     const std::string fixtures =
         std::string(override ? override : HDTRACE_SHARED_FIXTURES) + "/original-traces/partdiff";
     struct stat info {};
     if (stat(fixtures.c_str(), &info) != 0)
-        GTEST_SKIP() << fixtures << " is absent (it only exists in the development workplace)";
+        GTEST_SKIP()
+            << fixtures
+            << " is absent: this optional test reads traces of the original implementation "
+               "(the PIOsim project's own tracer), which are not part of the repository; "
+               "set HDTRACE_SHARED_FIXTURES to a folder holding original-traces/ to run it";
     std::vector<std::string> traces = tracesIn(fixtures);
     EXPECT_EQ(traces.size(), 5u);
     for (const std::string &trace : traces) {

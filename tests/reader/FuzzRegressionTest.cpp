@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "SaxFileParser.hpp"
 #include "TestFiles.hpp"
 
 using namespace hdtrace::reader;

@@ -1,4 +1,4 @@
-// Hostile input (issue 13): every reader answers with a clear error naming
+// Hostile input: every reader answers with a clear error naming
 // file and line, never a crash, a hang or a silently wrong value.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,9 +12,9 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-#include <hdtrace/reader/SaxFileParser.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "SaxFileParser.hpp"
 #include "TestFiles.hpp"
 
 using namespace hdtrace::reader;
@@ -214,6 +214,32 @@ TEST(HostileNumbers, RanksAndTagsBeyond32BitsAreErrorsInTheTable) {
                   0u)
             << error.problem();
     }
+}
+
+// One grammar for both readers: in a tag with several faults, the first in
+// the tag's order is the error, whichever reader is asked (the columns'
+// own 32-bit limits come after the grammar's checks), in a call and below one.
+TEST(HostileNumbers, BothReadersNameTheFirstFaultOfATag) {
+    const std::string faults = "toTag='4294967297' size='99999999999999999999' time='x' end='2'";
+    const std::string callFirst = "<Send " + faults + "/>\n";
+    const std::string childFirst = "<Wait time='1' end='2'>\n  <For " + faults + "/>\n</Wait>\n";
+    for (const std::string &body : {callFirst, childFirst}) {
+        TemporaryFile file("<?xml version='1.0'?>\n<Program>\n<Init time='0' end='1'/>\n" + body +
+                           "</Program>\n");
+        const int line = body == callFirst ? 4 : 5;
+        for (const ReadError &error : {traceError(file.path()), columnsError(file.path())}) {
+            EXPECT_EQ(error.line(), line) << body;
+            EXPECT_EQ(error.problem(),
+                      "attribute size='99999999999999999999' does not fit in 64 bits")
+                << body;
+        }
+    }
+    // The time before the number: the time is the error.
+    TemporaryFile file(
+        "<?xml version='1.0'?>\n<Program>\n<Send toTag='4294967297' time='x' size='1'/>\n"
+        "</Program>\n");
+    for (const ReadError &error : {traceError(file.path()), columnsError(file.path())})
+        EXPECT_EQ(error.problem(), "attribute time='x' is not a time in seconds");
 }
 
 TEST(HostileNumbers, LargeDigitsInTextAttributesStayText) {

@@ -17,6 +17,7 @@
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
+#include "ColumnReaders.hpp"
 #include "ColumnsComparison.hpp"
 
 using namespace hdtrace::reader;

@@ -366,7 +366,7 @@ void expectReadWholeByTheFirstSlice(const std::string &trace) {
     EXPECT_EQ(events, wholeEvents(trace)) << trace << ": the second slice is not empty";
 }
 
-// The seed's older layout: no timeAdjustment, absolute times.
+// The older layout: no timeAdjustment, absolute times.
 TEST_F(TraceSlices, TheSeedsLayoutIsReadWholeByTheFirstSlice) {
     expectReadWholeByTheFirstSlice(std::string(HDTRACE_READER_TEST_DATA) +
                                    "/seed/seed_node01_0_0.trc");
@@ -374,12 +374,17 @@ TEST_F(TraceSlices, TheSeedsLayoutIsReadWholeByTheFirstSlice) {
 
 // The original implementation's traces: no XML declaration.
 TEST_F(TraceSlices, TheOriginalImplementationsTracesAreReadWholeByTheFirstSlice) {
-    // HDTRACE_SHARED_FIXTURES in the environment: for worktrees beside the workplace.
+    // The optional fixtures: HDTRACE_SHARED_FIXTURES in the environment wins over
+    // the default the build gives (tests/reader/CMakeLists.txt).
     const char *override = std::getenv("HDTRACE_SHARED_FIXTURES");
     const std::string fixtures =
         std::string(override ? override : HDTRACE_SHARED_FIXTURES) + "/original-traces/partdiff";
     if (!std::filesystem::is_directory(fixtures))
-        GTEST_SKIP() << fixtures << " is absent (it only exists in the development workplace)";
+        GTEST_SKIP()
+            << fixtures
+            << " is absent: this optional test reads traces of the original implementation "
+               "(the PIOsim project's own tracer), which are not part of the repository; "
+               "set HDTRACE_SHARED_FIXTURES to a folder holding original-traces/ to run it";
     int traces = 0;
     for (const auto &entry : std::filesystem::directory_iterator(fixtures)) {
         if (entry.path().extension() != ".trc") continue;

@@ -27,7 +27,8 @@ def generated_run(tmp_path):
 def partdiff_project(fixtures_dir):
     path = fixtures_dir.joinpath(*PARTDIFF)
     if not path.is_file():
-        pytest.skip(f"{path} is absent")
+        pytest.skip(f"{path} is absent from the optional fixtures (traces of the original "
+                    "implementation, not part of the repository)")
     return path
 
 

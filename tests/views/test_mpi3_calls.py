@@ -1,4 +1,4 @@
-"""MPI-3.1 calls in the Python tools (issue 11), on real traced runs: the
+"""MPI-3.1 calls in the Python tools, on real traced runs: the
 test programs nbcollectives.c, neighbors.c and iofile3.c of tests/mpiwrapper
 run with libhdtracempi on 4 ranks, are merged by hdtrace.merge and read back.
 - stats counts the bytes of the nonblocking collective file calls and of the

@@ -1,4 +1,4 @@
-"""Writes small HDTrace runs in our dialect (NOTES.md) for the view and export tests.
+"""Writes small HDTrace runs in our dialect (docs/format/trace.md) for the view and export tests.
 
 The generator keeps a record of every call it writes (GeneratedRun), so that
 tests compare what the exporters and plots produce with what the "program"

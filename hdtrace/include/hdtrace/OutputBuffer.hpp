@@ -34,7 +34,7 @@ class OutputBuffer {
     // background thread, which is all that is used then); text goes to fd,
     // from file offset 0, from then on.
     void attach(int fd, size_t capacity, bool background);
-    // --- Issue 16: a buffer whose text must reach its file first.
+    // --- A buffer whose text must reach its file first.
     // From now on, before this buffer writes or hands on any of its text,
     // it writes everything committed in `before` (flush()): a trace element
     // never reaches the .trc ahead of the .info lines that define its ids,
@@ -128,7 +128,7 @@ class OutputBuffer {
     std::atomic<int64_t> writtenEnd_{0};
     // Set by the background writer when its pwrite failed.
     std::atomic<int> backgroundError_{0};
-    // Issue 16: see writeFirst().
+    // See writeFirst().
     OutputBuffer *before_ = nullptr;
     bool failedInBefore_ = false;
     bool flushBefore();

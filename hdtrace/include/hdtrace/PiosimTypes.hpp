@@ -1,6 +1,6 @@
 // The predefined datatypes that the PIOsim tools (simulator, viewer and
 // their Java trace reader) know by name, with the size they assume
-// (NOTES.md, "Predefined types the PIOsim tools know, and the others").
+// (docs/format/project.md, "Predefined types").
 // A predefined type is written NAMED in a .proj only when its MPI name is
 // one of these and the size is its size on the traced machine; every other
 // predefined type is written as a byte layout. The wrapper and the merger

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include <hdtrace/Clock.hpp>
-#include <hdtrace/ClockSkew.hpp>
 #include <hdtrace/Format.hpp>
 #include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/OutputBuffer.hpp>
@@ -42,10 +41,10 @@ struct TraceOptions {
     // the whole second of the earlier of this and the creation time, so
     // that no time in the trace is negative.
     Timestamp earliestTime;
-    // Testing only: every written time (timeAdjustment included) goes
-    // through this skew, so the trace looks as if taken on another host's
-    // clock (ClockSkew.hpp). Inactive by default.
-    ClockSkew skew;
+    // A deliberate error of this process's clock, which the wrapper's tests
+    // link in to emulate hosts whose clocks disagree: every written time
+    // (timeAdjustment included) goes through it. Null: the true clock.
+    int64_t (*shiftTime)(int64_t nanoseconds) = nullptr;
 };
 
 class TraceWriter final : public OpenTrace {
@@ -174,9 +173,9 @@ class TraceWriter final : public OpenTrace {
         std::memcpy(out, "' end='", 7);
         return formatRelativeTime(out + 7, relativeNanoseconds(end));
     }
-    // A time as written: skewed when testing asks for it, then relative.
+    // A time as written: shifted when a test asks for it, then relative.
     int64_t relativeNanoseconds(Timestamp at) const {
-        return (skewed_ ? skew_.apply(at.nanoseconds) : at.nanoseconds) - timeBaseNanoseconds_;
+        return (shiftTime_ ? shiftTime_(at.nanoseconds) : at.nanoseconds) - timeBaseNanoseconds_;
     }
 
     TextBuffer &attributeTarget() {
@@ -188,7 +187,7 @@ class TraceWriter final : public OpenTrace {
     char *renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const;
     int appendOutput(const char *text, size_t length);
     void fail(const char *what, int error);
-    void failOutput();  // fail() naming the file whose write failed (issue 16)
+    void failOutput();  // fail() naming the file whose write failed
 
     // What every state reads comes first, so that a state touches few cache
     // lines: calls that enter the kernel (file I/O) find them evicted.
@@ -202,8 +201,7 @@ class TraceWriter final : public OpenTrace {
     std::atomic<bool> crashClosed_{false};
     bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
     int64_t timeBaseNanoseconds_ = 0;
-    bool skewed_ = false;
-    ClockSkew skew_;
+    int64_t (*shiftTime_)(int64_t nanoseconds) = nullptr;
     Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
@@ -214,7 +212,7 @@ class TraceWriter final : public OpenTrace {
     int64_t timeAdjustmentSeconds_ = 0;
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
-    // --- Issue 16: the .info's lines on their way to the file (one half of
+    // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
     OutputBuffer info_;

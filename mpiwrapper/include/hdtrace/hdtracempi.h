@@ -3,7 +3,7 @@
  *
  * Link libhdtracempi.a after the program's objects (or preload
  * libhdtracempi.so) and every traced MPI call is logged; see
- * mpiwrapper/TRACE-FORMAT.md for what is written.
+ * docs/format/ for what is written.
  */
 #ifndef HDTRACE_HDTRACEMPI_H
 #define HDTRACE_HDTRACEMPI_H
@@ -14,7 +14,7 @@ extern "C" {
 
 /* Logs <hdT_Test_nested depth='depth'> and, while depth > 0, calls itself
  * with depth - 1 inside that call: nested calls of known depth, to check
- * HDTRACE_NESTED (seed Appendix A.75). Returns MPI_SUCCESS. */
+ * HDTRACE_NESTED. Returns MPI_SUCCESS. */
 int MPI_hdT_Test_nested(int depth);
 
 #ifdef __cplusplus

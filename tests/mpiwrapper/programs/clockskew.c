@@ -1,4 +1,4 @@
-/* clockskew.c: messages whose order a skewed clock would reverse (issue 15).
+/* clockskew.c: messages whose order a skewed clock would reverse.
  *
  * 4 ranks, for about half a second: a ring of Irecv + Send + Wait (each rank
  * receives from its left neighbour), then rank 0 sends to every other rank,

@@ -1,6 +1,6 @@
 /* collectives.c: every traced collective on MPI_COMM_WORLD and on a split
  * communicator with reversed ranks, roots other than 0, and MPI_IN_PLACE
- * (where Appendix A's count/tid/size then describe the receive side).
+ * (where count/tid/size then describe the receive side).
  * Works on any number of ranks up to 16. */
 #include <string.h>
 
@@ -8,7 +8,7 @@
 
 static long long bytes(int count, MPI_Datatype type) {
     int size = 0;
-    if (type == MPI_DATATYPE_NULL) return 0; /* TRACE-FORMAT.md */
+    if (type == MPI_DATATYPE_NULL) return 0; /* written with size 0: docs/format/trace.md */
     MPI_Type_size(type, &size);
     return (long long)count * size;
 }

@@ -1,4 +1,4 @@
-/* crash_types.c (issue 16): makes derived datatypes the way parallel HDF5
+/* crash_types.c: makes derived datatypes the way parallel HDF5
  * does for a collective transfer, then ends abruptly, so that the test can
  * check that the .info (written in blocks) holds every type the trace
  * refers to, with the values the program passed.

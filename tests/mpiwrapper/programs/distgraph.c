@@ -1,7 +1,7 @@
 /*
  * distgraph.c: distributed graph topologies of several shapes, the pattern
  * of MPICH's topo/distgraph1 that hung traced under the default writer
- * thread choice (issue #17). Every shape is made with reorder 0 and 1, its
+ * thread choice. Every shape is made with reorder 0 and 1, its
  * neighbour counts are checked, and it is freed.
  * Prints "r<rank> <shape> reorder=<r> in=<indegree> out=<outdegree> weighted=<w>".
  */

@@ -191,7 +191,7 @@ static void put_type_value(MPI_Datatype type) {
     }
     for (size_t k = 0; k < sizeof named_types / sizeof named_types[0]; ++k)
         if (named_types[k].type == type) {
-            /* Issue 12: the .info line carries size and extent. */
+            /* The .info line carries size and extent. */
             int size = 0;
             MPI_Aint lb = 0, extent = 0;
             MPI_Type_size(type, &size);
@@ -313,7 +313,7 @@ void ex_str(const char *name, const char *value) {
 
 void ex_type(const char *name, MPI_Datatype type) {
     begin_attr(name);
-    if (type == MPI_DATATYPE_NULL) { /* TRACE-FORMAT.md: written as -1 */
+    if (type == MPI_DATATYPE_NULL) { /* docs/format/trace.md: written as -1 */
         put("-1]");
         return;
     }

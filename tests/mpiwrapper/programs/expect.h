@@ -4,7 +4,7 @@
  * Every test program performs MPI calls and, for each call the wrapper must
  * trace, writes one JSON line into $HDTRACE_EXPECT_DIR/<world rank>.jsonl
  * with the element the trace must hold: its tag, each attribute in the
- * order of Appendix A (time and end are checked by the test itself) and its
+ * order of docs/format/calls.md (time and end are checked by the test itself) and its
  * children. Values the program cannot know (ids chosen by the wrapper) are
  * written symbolically and resolved by tracecheck.py through the .info:
  *
@@ -63,8 +63,8 @@ void ex_info_children(MPI_Info info);
 /* A world rank as the wrapper writes it: MPI_ANY_SOURCE -1, MPI_PROC_NULL
  * -2, MPI_ROOT -3, otherwise the world rank of `rank` in comm. */
 int tc_world_rank(MPI_Comm comm, int rank);
-/* Gather, Gatherv, Scatter, Scatterv (and their I-forms): Appendix A's root,
- * then rootRank with the same world rank (NOTES.md). */
+/* Gather, Gatherv, Scatter, Scatterv (and their I-forms): the root,
+ * then rootRank with the same world rank (docs/format/trace.md). */
 void ex_root(MPI_Comm comm, int root);
 
 /* Name a communicator (after its creation) so that later ex_comm calls

@@ -1,5 +1,5 @@
 /*
- * fatal.c: a fatal MPI error ends the process (issue #18). Every rank makes
+ * fatal.c: a fatal MPI error ends the process. Every rank makes
  * an MPI_Allreduce and an MPI_Barrier and prints "r<rank> before"; then rank
  * 0 sends to rank size + 5 under the default error handler,
  * MPI_ERRORS_ARE_FATAL. (MPI_ERRORS_ABORT cannot be tried here: Open MPI

@@ -326,7 +326,7 @@ int main(int argc, char **argv) {
     say_io("File_write_at_all_end", rc, &status);
     expect_end_call(label);
     rc = MPI_File_read_at_all_begin(fh, 200, in, 2 * size, MPI_INT);
-    /* Appendix A.29 gives this begin the access attributes as well. */
+    /* This begin has the access attributes as well (docs/format/trace.md). */
     {
         static char read_at_label[32];
         snprintf(read_at_label, sizeof read_at_label, "split:%d", ++split_number);
@@ -539,7 +539,7 @@ int main(int argc, char **argv) {
     /* ---- deleting a file never opened gives it a new fid ---- */
     char plain_name[64];
     snprintf(plain_name, sizeof plain_name, "never-opened-%d.dat", rank);
-    expect_file_line(plain_name, 0); /* TRACE-FORMAT.md: Size=0 when never opened */
+    expect_file_line(plain_name, 0); /* docs/format/trace.md: Size=0 when never opened */
     FILE *plain = fopen(plain_name, "w");
     fputs("0123456789", plain);
     fclose(plain);

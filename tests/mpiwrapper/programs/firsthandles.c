@@ -1,5 +1,5 @@
 /*
- * firsthandles.c: the wrapper makes no MPI object of its own (issue #17).
+ * firsthandles.c: the wrapper makes no MPI object of its own.
  *
  *   firsthandles KIND FILE
  *

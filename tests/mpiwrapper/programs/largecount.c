@@ -1,5 +1,5 @@
 /* largecount.c: the MPI-4 large-count forms (MPI_X_c) are traced with the
- * tags and attributes of their int forms (issue #11). Built only where the
+ * tags and attributes of their int forms. Built only where the
  * MPI library's mpi.h declares them (MPICH 4). On 2 ranks: Send_c/Recv_c,
  * Isend_c/Irecv_c with Waitall, Bcast_c, Allreduce_c, Allgatherv_c,
  * Type_contiguous_c, Type_vector_c, Type_create_struct_c,

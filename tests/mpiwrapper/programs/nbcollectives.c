@@ -14,7 +14,7 @@ static int next_label;
 
 static long long bytes(int count, MPI_Datatype type) {
     int size = 0;
-    if (type == MPI_DATATYPE_NULL) return 0; /* TRACE-FORMAT.md */
+    if (type == MPI_DATATYPE_NULL) return 0; /* written with size 0: docs/format/trace.md */
     MPI_Type_size(type, &size);
     return (long long)count * size;
 }

@@ -1,6 +1,6 @@
 /* seekshared.c: MPI_File_seek_shared with MPI_SEEK_SET, MPI_SEEK_CUR and
  * MPI_SEEK_END, each followed at once by MPI_File_write_shared on every
- * rank, 50 times (issue 12). The trace must log the shared pointer right
+ * rank, 50 times. The trace must log the shared pointer right
  * after the seek (in bytes), never a value that includes the writes of
  * ranks that returned from the seek first. The view (displacement 64,
  * etype MPI_INT) makes the etype units differ from bytes. The barrier

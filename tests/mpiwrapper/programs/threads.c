@@ -1,6 +1,6 @@
 /* threads.c: MPI_Init_thread, then two threads, one after the other, make
  * MPI calls on a duplicate of MPI_COMM_WORLD: the first gets trace 1, and the
- * second, started after the first ended, continues it (TRACE-FORMAT.md,
+ * second, started after the first ended, continues it (docs/format/trace.md,
  * "Threads"). */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * threads_churn.c: many short-lived threads that call MPI (issue #18), as
+ * threads_churn.c: many short-lived threads that call MPI, as
  * in MPICH's threads/pt2pt/alltoall. On 2 ranks, under MPI_THREAD_MULTIPLE,
  *
  *   threads_churn [THREADS [AT_ONCE]]      (default 10000 threads, 4 at once)

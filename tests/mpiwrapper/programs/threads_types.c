@@ -1,4 +1,4 @@
-/* threads_types.c (issue 16): 4 threads make, use and free derived types at
+/* threads_types.c: 4 threads make, use and free derived types at
  * the same time under MPI_THREAD_MULTIPLE, and use each other's. In each of
  * ITERATIONS rounds, thread t:
  *   - builds the HDF5-like chain contiguous(t+1 ints) -> vector(i+1, 1, 2)

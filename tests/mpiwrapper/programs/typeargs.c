@@ -1,5 +1,5 @@
 /*
- * typeargs.c (issue 16): the wrapper describes a type made by a traced
+ * typeargs.c: the wrapper describes a type made by a traced
  * constructor from the constructor's arguments, and any other type through
  * MPI_Type_get_contents. Both must give the same .info line. Every case
  * below makes one type through the traced MPI_ name and its twin with the

@@ -1,6 +1,6 @@
 /* typeids.c: one MPI_Bcast per predefined type, printing each type's
  * MPI_Type_c2f value and handle, so that the test can compare the tids of
- * the trace with both (on MPICH, the tid is the handle, as in the seed). */
+ * the trace with both (on MPICH, the tid is the handle, as in the PIOsim design's examples). */
 #include <stdint.h>
 #include <stdio.h>
 

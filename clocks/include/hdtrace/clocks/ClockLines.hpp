@@ -1,4 +1,4 @@
-// The clock lines of a trace's .info (mpiwrapper/TRACE-FORMAT.md, "Clocks"):
+// The clock lines of a trace's .info (docs/user/clocks.md):
 //
 //   Clock at='<occasion>' time=<ns> offset=<ns> rtt=<ns> leader=<rank> exchanges=<n>
 //   ClockAligned backup='<file>'

@@ -10,7 +10,7 @@
 namespace hdtrace::clocks {
 
 // correct: a written absolute time (epoch ns) to the one to write. The
-// times are written [-]SEC.FRAC with nine digits (NOTES.md), relative to a
+// times are written [-]SEC.FRAC with nine digits (docs/format/trace.md), relative to a
 // timeAdjustment at or before the earliest of them. Throws ReadError (path)
 // when the text has no <Program timeAdjustment='...'>.
 std::string rewriteTraceTimes(const std::string &text, const std::string &path,

@@ -1,6 +1,5 @@
 // project-merger as a library: unify the .info files of a traced run into
-// the project description <program>.proj (seed 001 sections 2.2.3 and 3.2,
-// Appendix B; layout fixed by the project's format notes).
+// the project description <program>.proj (its layout: docs/format/project.md).
 //
 // One entry point, merge(). It reads every trace of the run, unifies the
 // communicators across ranks, decodes the datatypes and writes the .proj

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -19,7 +18,7 @@
 #include <vector>
 
 #include <hdtrace/reader/ColumnMemory.hpp>
-#include <hdtrace/reader/TraceParser.hpp>
+#include <hdtrace/reader/TraceOptions.hpp>
 
 namespace hdtrace::reader {
 
@@ -74,27 +73,5 @@ struct ColumnsResult {
 // the same columns or the same error (DialectColumns.cpp).
 ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
                                const LocalToWorldTable *localToWorld);
-
-// The two readers behind readEventColumns, for comparison and benchmarks.
-// libxml2's SAX parser: the reference, and the fallback.
-ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
-                                          const LocalToWorldTable *localToWorld);
-// libxml2 over pieces of the file read as one document (SaxFileParser), for slices.
-ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
-                                          const LocalToWorldTable *localToWorld,
-                                          std::vector<InputPiece> pieces,
-                                          std::function<int(int)> fileLine);
-// The dialect scanner alone: nullopt, with the reason in *reason, when it does
-// not fully recognise the trace or the trace is damaged.
-std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
-                                                       const TraceOptions &options,
-                                                       const LocalToWorldTable *localToWorld,
-                                                       std::string *reason);
-// The dialect scanner over bytes [from, to) of the file, inside the root whose
-// timeAdjustment is given (DialectScanner::runSlice); nullopt as above.
-std::optional<ColumnsResult> readEventColumnsByDialectSlice(
-    const std::string &path, const TraceOptions &options, const LocalToWorldTable *localToWorld,
-    std::string_view timeAdjustment, uint64_t from, uint64_t to, bool toIsEndOfFile,
-    std::string *reason);
 
 }  // namespace hdtrace::reader

@@ -1,5 +1,5 @@
-// The project description (.proj): what the merger writes (NOTES.md), the
-// seed's older layout (<Level name>, <Label value>) and the original
+// The project description (.proj): what the merger writes (docs/format/project.md), the
+// older layout (<Level name>, <Label value>) and the original
 // implementation's (<Distribution class=...>).
 #pragma once
 
@@ -37,8 +37,8 @@ struct Communicator {
     std::vector<CommunicatorMember> members;
 };
 
-// A datatype as written in Appendix B: the element (NAMED, VECTOR, STRUCT, ...),
-// its attributes and its children (<Type>, <BLOCK>, <Block>, <Dimension>).
+// A datatype as the project writes it (docs/format/project.md): the element (NAMED, VECTOR, STRUCT,
+// ...), its attributes and its children (<Type>, <BLOCK>, <Block>, <Dimension>).
 struct DatatypeElement {
     std::string combiner;
     std::vector<Attribute> attributes;
@@ -57,7 +57,7 @@ struct RankDatatypes {
 enum class DistributionStyle {
     Unknown,         // no <Distribution> element
     Implementation,  // <Distribution implementation=...>: our merger
-    Class,           // <Distribution class=...>: the original implementation, the seed
+    Class,           // <Distribution class=...>: the original implementation, the older layout
 };
 
 struct Project {

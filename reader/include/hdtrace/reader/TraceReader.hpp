@@ -3,18 +3,16 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include <hdtrace/reader/TraceParser.hpp>
+#include <hdtrace/reader/Event.hpp>
+#include <hdtrace/reader/TraceOptions.hpp>
 
 namespace hdtrace::reader {
 
-class SliceLayout;
-
-class TraceReader : private EventSink {
+class TraceReader {
   public:
     explicit TraceReader(const std::string &path, TraceOptions options = {});
     // One slice: the calls whose top-level element starts in [begin, end)
@@ -23,24 +21,24 @@ class TraceReader : private EventSink {
     // traces outside the writer's layout and its errors. Its events' line
     // is 0 (not known), but where the slice reads a whole trace.
     TraceReader(const std::string &path, TraceOptions options, uint64_t begin, uint64_t end);
-    ~TraceReader() override;
+    ~TraceReader();
+    TraceReader(TraceReader &&) noexcept;
+    TraceReader &operator=(TraceReader &&) noexcept;
 
     // The next top-level call, or false at the end of the trace.
     bool next(Event &event);
 
+    // The error that ended a partial read, if any ("file:line:column: problem").
     const std::optional<std::string> &damage() const;
-    int64_t timeAdjustmentNs() const { return parser_ ? parser_->timeAdjustmentNs() : 0; }
-    int timeFractionDigits() const { return parser_ ? parser_->timeFractionDigits() : -1; }
+    // Whole-second base of the times (0 when the root has no timeAdjustment).
+    int64_t timeAdjustmentNs() const;
+    // Digits after the point in the first time value seen (9: our writer; 6:
+    // the original implementation's); -1 before any time was read.
+    int timeFractionDigits() const;
 
   private:
-    void onEvent(const Event &event) override { queue_.push_back(event); }
-    // This reader as its parser's sink (a private base, which std::optional
-    // cannot convert to by itself).
-    EventSink &sink() { return *this; }
-
-    std::deque<Event> queue_;
-    std::unique_ptr<SliceLayout> layout_;  // of a slice read
-    std::optional<TraceParser> parser_;    // none: an empty slice
+    class Parsing;  // the parser and the calls it handed over (TraceReader.cpp)
+    std::unique_ptr<Parsing> parsing_;
 };
 
 }  // namespace hdtrace::reader

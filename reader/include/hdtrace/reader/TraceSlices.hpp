@@ -32,7 +32,7 @@ namespace hdtrace::reader {
 struct SliceRead {
     ColumnsResult result;
     // The trace does not open with the writer's prolog (the original
-    // implementation's traces, the seed's older layout, any other XML): it
+    // implementation's traces, the older layout, any other XML): it
     // cannot be sliced, so the slice that begins at 0 reads it whole and
     // every other slice is empty.
     bool whole = false;

@@ -3,21 +3,21 @@
 #include <algorithm>
 #include <numeric>
 
-#include <hdtrace/clocks/RunTable.hpp>
-#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/RunTable.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "DecimalNumber.hpp"
 #include "EveryCore.hpp"
 
-namespace hdtrace::clocks {
+namespace hdtrace::reader {
 namespace {
 
-int32_t labelNumber(const reader::Project &project, const std::string &label, const char *what) {
-    auto value = reader::parseInteger(label);
+int32_t labelNumber(const Project &project, const std::string &label, const char *what) {
+    auto value = parseInteger(label);
     if (!value || *value < INT32_MIN || *value > INT32_MAX)
-        throw reader::ReadError(
+        throw ReadError(
             project.path, 0, 0,
             std::string("topology ") + what + " label '" + label + "' is not an integer");
     return static_cast<int32_t>(*value);
@@ -28,27 +28,11 @@ bool isFile(const std::string &path) {
     return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
 }
 
-// {cid: world rank of each local rank} for the traces of world rank `rank`.
-reader::LocalToWorldTable localToWorldOf(const reader::Project &project, int32_t rank) {
-    reader::LocalToWorldTable table;
-    for (const reader::Communicator &communicator : project.communicators) {
-        const reader::CommunicatorMember *own = nullptr;
-        int64_t size = 0;
-        for (const reader::CommunicatorMember &member : communicator.members) {
-            if (!own && member.global == rank) own = &member;
-            size = std::max(size, member.local + 1);
-        }
-        if (!own || table.count(own->cid)) continue;
-        std::vector<int32_t> worlds(static_cast<size_t>(size), -1);
-        for (const reader::CommunicatorMember &member : communicator.members)
-            if (member.local >= 0) worlds[static_cast<size_t>(member.local)] = member.global;
-        table.emplace(own->cid, std::move(worlds));
-    }
-    return table;
-}
-
+// A column the table's maker left empty (a caller that fills only the
+// columns it needs, as the clocks' binding does) stays empty.
 template <typename T>
 void permute(std::vector<T> &values, const std::vector<size_t> &order) {
+    if (values.empty()) return;
     std::vector<T> sorted;
     sorted.reserve(values.size());
     for (size_t row : order)
@@ -58,13 +42,31 @@ void permute(std::vector<T> &values, const std::vector<size_t> &order) {
 
 }  // namespace
 
-std::vector<RunTrace> traceList(const reader::Project &project) {
+LocalToWorldTable localToWorldOf(const Project &project, int32_t rank) {
+    LocalToWorldTable table;
+    for (const Communicator &communicator : project.communicators) {
+        const CommunicatorMember *own = nullptr;
+        int64_t size = 0;
+        for (const CommunicatorMember &member : communicator.members) {
+            if (!own && member.global == rank) own = &member;
+            size = std::max(size, member.local + 1);
+        }
+        if (!own || table.count(own->cid)) continue;
+        std::vector<int32_t> worlds(static_cast<size_t>(size), -1);
+        for (const CommunicatorMember &member : communicator.members)
+            if (member.local >= 0) worlds[static_cast<size_t>(member.local)] = member.global;
+        table.emplace(own->cid, std::move(worlds));
+    }
+    return table;
+}
+
+std::vector<RunTrace> traceList(const Project &project) {
     std::vector<RunTrace> traces;
-    for (const reader::TopologyLeaf &leaf : project.leaves) {
+    for (const TopologyLeaf &leaf : project.leaves) {
         if (leaf.labels.size() < 3)
-            throw reader::ReadError(project.path, 0, 0,
-                                    "topology leaf with " + std::to_string(leaf.labels.size()) +
-                                        " levels, expected host, rank and thread");
+            throw ReadError(project.path, 0, 0,
+                            "topology leaf with " + std::to_string(leaf.labels.size()) +
+                                " levels, expected host, rank and thread");
         traces.push_back({labelNumber(project, leaf.labels[1], "rank"),
                           labelNumber(project, leaf.labels[2], "thread"), leaf.tracePath});
     }
@@ -74,16 +76,16 @@ std::vector<RunTrace> traceList(const reader::Project &project) {
     return traces;
 }
 
-bool ranksAreLocal(const reader::Project &project, const std::vector<RunTrace> &traces) {
-    if (project.distributionStyle == reader::DistributionStyle::Implementation) return false;
-    if (project.distributionStyle == reader::DistributionStyle::Class) return true;
+bool ranksAreLocal(const Project &project, const std::vector<RunTrace> &traces) {
+    if (project.distributionStyle == DistributionStyle::Implementation) return false;
+    if (project.distributionStyle == DistributionStyle::Class) return true;
     // Neither: our writer's nine fraction digits tell our traces.
     for (const RunTrace &trace : traces) {
         if (!isFile(trace.path)) continue;
-        reader::TraceOptions options;
+        TraceOptions options;
         options.partial = true;
-        reader::TraceReader traceReader(trace.path, options);
-        reader::Event event;
+        TraceReader traceReader(trace.path, options);
+        Event event;
         traceReader.next(event);
         const int digits = traceReader.timeFractionDigits();
         if (digits >= 0) return digits != 9;
@@ -98,16 +100,20 @@ void RunTable::reorder(const std::vector<size_t> &order) {
     permute(peer, order);
     permute(tag, order);
     permute(cid, order);
+    permute(fid, order);
     permute(recvPeer, order);
     permute(recvTag, order);
     permute(startNs, order);
     permute(endNs, order);
+    permute(size, order);
+    permute(offset, order);
     permute(rid, order);
     std::vector<int64_t> newRow(order.size());
     for (size_t row = 0; row < order.size(); ++row)
         newRow[order[row]] = static_cast<int64_t>(row);
-    for (int64_t &row : completionRow)
-        row = newRow[static_cast<size_t>(row)];
+    for (std::vector<int64_t> *rows : {&completionRow, &openRow})
+        for (int64_t &row : *rows)
+            row = newRow[static_cast<size_t>(row)];
 }
 
 void RunTable::sortByStart() {
@@ -119,30 +125,31 @@ void RunTable::sortByStart() {
         if (order[row] != row) return reorder(order);
 }
 
-RunTable readRunTable(const reader::Project &project, const std::vector<RunTrace> &traces,
+RunTable readRunTable(const Project &project, const std::vector<RunTrace> &traces,
                       const RunReadOptions &options) {
     std::vector<const RunTrace *> present;
     for (const RunTrace &trace : traces) {
         if (isFile(trace.path))
             present.push_back(&trace);
         else if (!options.partial)
-            throw reader::ReadError(trace.path, 0, 0, "trace named by the topology does not exist");
+            throw ReadError(trace.path, 0, 0, "trace named by the topology does not exist");
     }
     // The traces are read on every core at once.
-    std::vector<reader::ColumnsResult> read(present.size());
+    std::vector<ColumnsResult> read(present.size());
     forEachOnEveryCore(present.size(), [&](size_t index) {
-        reader::TraceOptions traceOptions;
+        TraceOptions traceOptions;
         traceOptions.partial = options.partial;
-        reader::LocalToWorldTable localToWorld;
+        traceOptions.filter = options.filter;
+        LocalToWorldTable localToWorld;
         if (options.localRanks) localToWorld = localToWorldOf(project, present[index]->rank);
-        read[index] = reader::readEventColumns(present[index]->path, traceOptions,
-                                               options.localRanks ? &localToWorld : nullptr);
+        read[index] = readEventColumns(present[index]->path, traceOptions,
+                                       options.localRanks ? &localToWorld : nullptr);
     });
 
     RunTable table;
     std::unordered_map<std::string, int32_t> codes;
     for (size_t index = 0; index < present.size(); ++index) {
-        reader::EventColumns &columns = read[index].columns;
+        EventColumns &columns = read[index].columns;
         std::vector<int32_t> recode;
         for (const std::string &name : columns.names) {
             auto [entry, added] = codes.try_emplace(name, static_cast<int32_t>(table.names.size()));
@@ -160,38 +167,27 @@ RunTable readRunTable(const reader::Project &project, const std::vector<RunTrace
         append(table.peer, columns.peer);
         append(table.tag, columns.tag);
         append(table.cid, columns.cid);
+        append(table.fid, columns.fid);
         append(table.recvPeer, columns.recvPeer);
         append(table.recvTag, columns.recvTag);
         append(table.startNs, columns.startNs);
         append(table.endNs, columns.endNs);
+        append(table.size, columns.size);
+        append(table.offset, columns.offset);
         append(table.rid, columns.rid);
         for (int64_t row : columns.completionRow)
             table.completionRow.push_back(row + base);
         append(table.completionRid, columns.completionRid);
-        columns = reader::EventColumns();  // frees the trace's columns as soon as copied
+        for (int64_t row : columns.openRow)
+            table.openRow.push_back(row + base);
+        append(table.openFid, columns.openFid);
+        append(table.openName, columns.openName);
+        table.untranslatedPeers += columns.untranslatedPeers;
+        if (read[index].damage) table.damage.push_back(std::move(*read[index].damage));
+        columns = EventColumns();  // frees the trace's columns as soon as copied
     }
     if (present.size() > 1) table.sortByStart();
     return table;
 }
 
-CommunicatorIndex::CommunicatorIndex(const reader::Project &project) {
-    for (size_t index = 0; index < project.communicators.size(); ++index) {
-        const reader::Communicator &communicator = project.communicators[index];
-        sizes_.push_back(communicator.members.size());
-        for (const reader::CommunicatorMember &member : communicator.members) {
-            const uint64_t key =
-                (static_cast<uint64_t>(static_cast<uint32_t>(member.global)) << 32) |
-                static_cast<uint32_t>(member.cid);
-            byRankAndCid_.try_emplace(key, static_cast<int64_t>(index));
-        }
-    }
-}
-
-int64_t CommunicatorIndex::find(int64_t worldRank, int64_t cid) const {
-    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(worldRank)) << 32) |
-                         static_cast<uint32_t>(cid);
-    auto found = byRankAndCid_.find(key);
-    return found == byRankAndCid_.end() ? -1 : found->second;
-}
-
-}  // namespace hdtrace::clocks
+}  // namespace hdtrace::reader

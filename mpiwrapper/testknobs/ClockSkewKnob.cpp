@@ -27,11 +27,11 @@ bool parseNumber(const std::string &text, double *value) {
 
 }  // namespace
 
-hdtrace::ClockSkew clockSkewOf(int worldRank, int64_t referenceNanoseconds, std::string *problem) {
-    hdtrace::ClockSkew none;
+ClockSkew clockSkewOf(int worldRank, int64_t referenceNanoseconds, std::string *problem) {
+    ClockSkew none;
     const char *text = std::getenv("HDTRACE_CLOCK_SKEW");
     if (!text || !*text) return none;
-    hdtrace::ClockSkew found;
+    ClockSkew found;
     std::stringstream entries(text);
     std::string entry;
     while (std::getline(entries, entry, ',')) {

@@ -1,4 +1,4 @@
-#include "TestHooks.hpp"
+#include "InitStraddle.hpp"
 
 #include <time.h>
 
@@ -24,7 +24,7 @@ void sleepNanoseconds(int64_t nanoseconds) {
 
 }  // namespace
 
-void testHookBeforeInit() {
+void straddleBeforeInit() {
     if (!straddleRequested()) return;
     // Within a second, the window [997 ms, 999 ms): at least 1 ms before the
     // boundary, so that the start is read before it.
@@ -37,7 +37,7 @@ void testHookBeforeInit() {
     }
 }
 
-void testHookBeforeTrace(hdtrace::Timestamp initStart) {
+void straddleBeforeTrace(hdtrace::Timestamp initStart) {
     if (!straddleRequested()) return;
     while (hdtrace::Timestamp::now().wholeSeconds() <= initStart.wholeSeconds())
         sleepNanoseconds(1000000);

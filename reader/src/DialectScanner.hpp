@@ -1,4 +1,4 @@
-// A scanner for the dialect of XML that HDTrace's traces use (NOTES.md):
+// A scanner for the dialect of XML that HDTrace's traces use (docs/format/trace.md):
 // elements with attributes, whitespace between them, an optional
 // <?xml version="1.0" encoding="UTF-8"?> prolog, attribute values in single
 // or double quotes with the five predefined entities and character

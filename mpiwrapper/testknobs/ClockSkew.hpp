@@ -1,7 +1,7 @@
 // ClockSkew: a deliberate error of a process's clock, for testing only
-// (HDTRACE_CLOCK_SKEW, mpiwrapper/TRACE-FORMAT.md "Clocks"). A TraceWriter
-// that has one writes every time through it, so that one machine can
-// emulate hosts whose clocks disagree and drift apart:
+// (HDTRACE_CLOCK_SKEW, docs/user/clocks.md). The wrapper writes and
+// measures every time through it (TestHooks.hpp, ClockShift), so that one
+// machine can emulate hosts whose clocks disagree and drift apart:
 //
 //   skewed(t) = t + offset + drift * (t - reference)
 //
@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-namespace hdtrace {
+namespace hdtracempi {
 
 struct ClockSkew {
     int64_t offsetNanoseconds = 0;
@@ -30,4 +30,4 @@ struct ClockSkew {
     }
 };
 
-}  // namespace hdtrace
+}  // namespace hdtracempi

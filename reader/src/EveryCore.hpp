@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace hdtrace::clocks {
+namespace hdtrace::reader {
 
 template <typename Body>
 void forEachOnEveryCore(size_t count, Body &&body) {
@@ -40,4 +40,4 @@ void forEachOnEveryCore(size_t count, Body &&body) {
     if (failure) std::rethrow_exception(failure);
 }
 
-}  // namespace hdtrace::clocks
+}  // namespace hdtrace::reader

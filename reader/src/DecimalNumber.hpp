@@ -29,7 +29,7 @@ bool isOutOfRangeInteger(std::string_view text);
 // Attributes whose values are text even when they look like numbers.
 bool isTextAttribute(std::string_view name);
 
-// Attributes the wrapper writes as 64-bit numbers (Appendix A, NOTES.md):
+// Attributes the wrapper writes as 64-bit numbers (docs/format/calls.md):
 // in these a value beyond 64 bits is an error. Other attributes (a
 // program's own, through the C API) keep whatever digits they hold.
 bool isNumberAttribute(std::string_view name);

@@ -1,0 +1,39 @@
+// The two column readers behind readEventColumns (EventColumns.hpp), each
+// on its own: for the slices, the tests that compare them, and benchmarks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <hdtrace/reader/EventColumns.hpp>
+
+#include "SaxFileParser.hpp"
+
+namespace hdtrace::reader {
+
+// libxml2's SAX parser: the reference, and the fallback.
+ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
+                                          const LocalToWorldTable *localToWorld);
+// libxml2 over pieces of the file read as one document (SaxFileParser), for slices.
+ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
+                                          const LocalToWorldTable *localToWorld,
+                                          std::vector<InputPiece> pieces,
+                                          std::function<int(int)> fileLine);
+// The dialect scanner alone: nullopt, with the reason in *reason, when it does
+// not fully recognise the trace or the trace is damaged.
+std::optional<ColumnsResult> readEventColumnsByDialect(const std::string &path,
+                                                       const TraceOptions &options,
+                                                       const LocalToWorldTable *localToWorld,
+                                                       std::string *reason);
+// The dialect scanner over bytes [from, to) of the file, inside the root whose
+// timeAdjustment is given (DialectScanner::runSlice); nullopt as above.
+std::optional<ColumnsResult> readEventColumnsByDialectSlice(
+    const std::string &path, const TraceOptions &options, const LocalToWorldTable *localToWorld,
+    std::string_view timeAdjustment, uint64_t from, uint64_t to, bool toIsEndOfFile,
+    std::string *reason);
+
+}  // namespace hdtrace::reader
