@@ -13,6 +13,13 @@
 //                                     each .info with WORLD and SELF, as a
 //                                     program with N threads alive at once
 //                                     writes them)
+//        merger_bench --write N DIR  (only write the run of N ranks into DIR,
+//                                     with every communicator and type kind:
+//                                     the lines above plus predefined types
+//                                     written as byte layouts, the Fortran and
+//                                     _INTEGER combiners, escaped names and the
+//                                     second threads repeating their rank's
+//                                     lines; for comparing two mergers' output)
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -52,6 +59,47 @@ std::string comm(long id, const std::string &map, const char *name,
     std::string line = "Comm map='" + map + "'";
     if (!remote.empty()) line += " remote='" + remote + "'";
     return line + " id=" + std::to_string(id) + " name='" + name + "'\n";
+}
+
+// Lines that only the --write runs carry: the kinds the timed runs leave
+// out, with the size, lb and extent MPI gives them.
+std::string otherKindsOf(long rank) {
+    const long fortranKind = 1 + rank % 18;  // decimal digits of the F90 integer
+    const long integerBytes = fortranKind <= 2   ? 1
+                              : fortranKind <= 4 ? 2
+                              : fortranKind <= 9 ? 4
+                                                 : 8;
+    const long secondAt = 64 + rank % 5;                // HINDEXED_INTEGER's second block
+    const long hindexedExtent = secondAt + 3 * 32 - 8;  // from lb 8 to the end of 3 x 32 bytes
+    const long structExtent = (24 + 2 * hindexedExtent + 15) / 16 * 16;  // aligned to 16
+    return "Comm map='" + run(rank, 0, 1) +
+           "' id=10 name='dup &amp; &lt;self&gt;'\n"
+           "File name=\"/scratch/a&amp;b &lt;" +
+           std::to_string(rank % 3) +
+           "&gt;.dat\" Size=7 id=3\n"
+           "Type id='2' combiner='MPI_COMBINER_NAMED' name='MPI_SHORT_INT' size='6' "
+           "extent='8' blocks='0:2;4:4;'\n"
+           "Type id='4' combiner='MPI_COMBINER_NAMED' name='MPI_LONG_DOUBLE_INT' size='20' "
+           "extent='32' blocks='0:16;16:4;'\n"
+           "Type id='5' combiner='MPI_COMBINER_NAMED' name='MPI_PACKED' size='1' extent='1'\n"
+           "Type id='16777300' combiner='MPI_COMBINER_F90_REAL' name='' integers='6;37;' "
+           "addresses='' types='' size='4' lb='0' extent='4'\n"
+           "Type id='16777301' combiner='MPI_COMBINER_F90_COMPLEX' name='' integers='15;307;' "
+           "addresses='' types='' size='16' lb='0' extent='16'\n"
+           "Type id='16777302' combiner='MPI_COMBINER_F90_INTEGER' name='' integers='" +
+           std::to_string(fortranKind) + ";' addresses='' types='' size='" +
+           std::to_string(integerBytes) + "' lb='0' extent='" + std::to_string(integerBytes) +
+           "'\n"
+           "Type id='16777303' combiner='MPI_COMBINER_HVECTOR_INTEGER' name='' integers='4;1;' "
+           "addresses='40;' types='2;' size='24' lb='0' extent='128'\n"
+           "Type id='16777304' combiner='MPI_COMBINER_HINDEXED_INTEGER' name='h&amp;i' "
+           "integers='2;1;3;' addresses='8;" +
+           std::to_string(secondAt) + ";' types='4;' size='80' lb='8' extent='" +
+           std::to_string(hindexedExtent) +
+           "'\n"
+           "Type id='16777305' combiner='MPI_COMBINER_STRUCT_INTEGER' name='' "
+           "integers='2;1;2;' addresses='0;16;' types='5;16777304;' size='161' lb='0' extent='" +
+           std::to_string(structExtent) + "'\n";
 }
 
 // Bytes of the generated DARRAY on a rank: ranks x 64 doubles on a grid of
@@ -151,13 +199,15 @@ const char *const kEmptyTrace =
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='0'>\n</Program>\n";
 
 // Writes the generated run; returns its directory.
-std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *traces) {
+std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *traces,
+                     const char *into = nullptr) {
     char directoryTemplate[] = "/tmp/merger-bench-XXXXXX";
-    const char *directory = mkdtemp(directoryTemplate);
-    if (!directory) {
-        std::perror("mkdtemp");
+    const char *directory = into ? into : mkdtemp(directoryTemplate);
+    if (!directory || (into && mkdir(into, 0777) != 0)) {
+        std::perror(into ? into : "mkdtemp");
         std::exit(1);
     }
+    const bool otherKinds = into != nullptr;
     if (threadsOfRankZero > 0) {  // one rank, many threads
         for (long thread = 0; thread < threadsOfRankZero; ++thread) {
             const std::string base =
@@ -180,7 +230,12 @@ std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *
                                      std::to_string(rank / 32) + "_" + std::to_string(rank) + "_" +
                                      std::to_string(thread);
             writeFile(base + ".trc", kEmptyTrace);
-            writeFile(base + ".info", thread == 0 ? infoOf(rank, ranks, lines) : "");
+            std::string info = thread == 0 || otherKinds ? infoOf(rank, ranks, lines) : "";
+            if (otherKinds) {
+                info += otherKindsOf(rank);
+                *lines += 11;
+            }
+            writeFile(base + ".info", info);
             ++*traces;
         }
     }
@@ -201,16 +256,26 @@ void benchmark(long ranks, long threadsOfRankZero) {
         options.inputs = {directory};
         double seconds = -1;
         char report[256];
+        // When each stage ended: reading, unifying (writing is the rest).
+        double readEnd = 0, unifyEnd = 0;
+        const auto start = std::chrono::steady_clock::now();
+        const auto since = [&start] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        using Stage = hdtrace::merger::MergeProgress::Stage;
+        options.progress = [&](const hdtrace::merger::MergeProgress &progress) {
+            if (progress.done != progress.total) return;
+            if (progress.stage == Stage::Reading) readEnd = since();
+            if (progress.stage == Stage::Unifying) unifyEnd = since();
+        };
         try {
-            const auto start = std::chrono::steady_clock::now();
             const auto result = hdtrace::merger::merge(options);
-            seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            seconds = since();
             struct stat status {};
             stat(result.outputPath.c_str(), &status);
-            std::snprintf(report, sizeof report, "%.3f %zu %zu %lld", seconds,
+            std::snprintf(report, sizeof report, "%.3f %zu %zu %lld %.3f %.3f", seconds,
                           result.communicatorCount, result.datatypeCount,
-                          static_cast<long long>(status.st_size));
+                          static_cast<long long>(status.st_size), readEnd, unifyEnd - readEnd);
         } catch (const std::exception &error) {
             std::snprintf(report, sizeof report, "error %s", error.what());
         }
@@ -224,19 +289,24 @@ void benchmark(long ranks, long threadsOfRankZero) {
     int status = 0;
     rusage usage{};
     wait4(child, &status, 0, &usage);
-    double seconds = 0;
+    double seconds = 0, reading = 0, unifying = 0;
     size_t communicators = 0, datatypes = 0;
     long long projBytes = 0;
-    if (std::sscanf(report, "%lf %zu %zu %lld", &seconds, &communicators, &datatypes, &projBytes) !=
-        4) {
+    if (std::sscanf(report, "%lf %zu %zu %lld %lf %lf", &seconds, &communicators, &datatypes,
+                    &projBytes, &reading, &unifying) != 6) {
         std::fprintf(stderr, "merger_bench: %ld ranks: %s\n", ranks, report);
         std::exit(1);
     }
+    const double cpuSeconds =
+        static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     std::printf(
-        "%7ld ranks %7zu traces %8zu .info lines  merge %7.3f s  peak RSS %7.1f MiB  "
-        "%7zu communicators %8zu datatypes  .proj %7.1f MiB\n",
-        ranks, traces, lines, seconds, static_cast<double>(usage.ru_maxrss) / 1024, communicators,
-        datatypes, static_cast<double>(projBytes) / (1 << 20));
+        "%7ld ranks %7zu traces %8zu .info lines  merge %7.3f s (read %.2f, unify %.2f, "
+        "write %.2f; CPU %.2f s)  peak RSS %7.1f MiB  %7zu communicators %8zu datatypes  "
+        ".proj %7.1f MiB\n",
+        ranks, traces, lines, seconds, reading, unifying, seconds - reading - unifying, cpuSeconds,
+        static_cast<double>(usage.ru_maxrss) / 1024, communicators, datatypes,
+        static_cast<double>(projBytes) / (1 << 20));
     std::fflush(stdout);
     const std::string remove = "rm -rf '" + directory + "'";
     if (std::system(remove.c_str()) != 0)
@@ -254,6 +324,17 @@ int main(int argc, char **argv) {
         }
         std::printf("merger_bench: merge() of one rank with %ld traces (threads)\n", threads);
         benchmark(1, threads);
+        return 0;
+    }
+    if (argc == 4 && std::strcmp(argv[1], "--write") == 0) {
+        const long ranks = std::atol(argv[2]);
+        if (ranks < 128 || ranks % 128 != 0) {
+            std::fprintf(stderr, "merger_bench: ranks must be a multiple of 128\n");
+            return 2;
+        }
+        size_t lines = 0, traces = 0;
+        writeRun(ranks, 0, &lines, &traces, argv[3]);
+        std::printf("%s: %ld ranks, %zu traces, %zu .info lines\n", argv[3], ranks, traces, lines);
         return 0;
     }
     std::vector<long> sizes;

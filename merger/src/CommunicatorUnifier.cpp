@@ -20,6 +20,30 @@ struct MemberSetHash {
     }
 };
 
+bool sameMap(const RankMap &a, const RankMap &b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].world != b[i].world || a[i].local != b[i].local || a[i].length != b[i].length)
+            return false;
+    return true;
+}
+
+struct RankMapHash {
+    size_t operator()(const RankMap &map) const {
+        uint64_t hash = 1469598103934665603ull;
+        for (const RankRun &run : map) {
+            hash = (hash ^ static_cast<uint64_t>(run.world)) * 1099511628211ull;
+            hash = (hash ^ static_cast<uint64_t>(run.local)) * 1099511628211ull;
+            hash = (hash ^ static_cast<uint64_t>(run.length)) * 1099511628211ull;
+        }
+        return static_cast<size_t>(hash);
+    }
+};
+
+struct RankMapEqual {
+    bool operator()(const RankMap &a, const RankMap &b) const { return sameMap(a, b); }
+};
+
 // (kind, member set(s), position among this rank's communicators with them)
 struct CommKey {
     bool inter = false;
@@ -41,14 +65,6 @@ struct CommKeyHash {
         return static_cast<size_t>(hash ^ (hash >> 29));
     }
 };
-
-bool sameMap(const RankMap &a, const RankMap &b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].world != b[i].world || a[i].local != b[i].local || a[i].length != b[i].length)
-            return false;
-    return true;
-}
 
 // Sorts by world rank and merges runs that continue in both world and local
 // rank, so that the one-entry-per-member maps and the compact runs
@@ -129,11 +145,25 @@ int64_t firstSharedRank(const RankMap &a, const RankMap &b) {
     return -1;
 }
 
+// What a Comm record's maps give, the same for every rank whose line it is:
+// worked out once per distinct record.
+struct RecordShape {
+    std::string groupWrong;   // what is wrong with the map, or ""
+    std::string remoteWrong;  // what is wrong with the remote group, or ""
+    int64_t sharedRank = -1;  // a world rank in both groups, or -1
+    uint32_t ownGroup = 0;    // canonical map of the record's (local) group
+    CommKey key;              // position not set
+    uint32_t firstGroup = 0;  // canonical maps in the order of key.first, key.second
+    uint32_t secondGroup = 0;
+};
+
+constexpr uint32_t kNoMap = 0;  // the canonical map id of the empty map
+
 struct Entry {
     UnifiedCommunicator communicator;
-    RankMap firstGroup;           // canonical; the whole map of an intracommunicator
-    RankMap secondGroup;          // intercommunicators only
-    std::vector<int64_t> prefix;  // members before each run of communicator.members
+    uint32_t firstGroup = kNoMap;   // canonical; the whole map of an intracommunicator
+    uint32_t secondGroup = kNoMap;  // intercommunicators only
+    std::vector<int64_t> prefix;    // members before each run of communicator.members
     SourceLine definedAt;
     int64_t definedBy = 0;
     bool world = false;
@@ -142,7 +172,9 @@ struct Entry {
 class Unifier {
   public:
     Unifier(const RunModel &run, Diagnostics &diagnostics)
-        : run_(run), diagnostics_(diagnostics), worldSize_(run.worldSize) {}
+        : run_(run), diagnostics_(diagnostics), worldSize_(run.worldSize) {
+        internMap(RankMap());  // kNoMap: the remote group of an intracommunicator
+    }
 
     void addRank(const RankModel &rank) {
         std::vector<const LocatedComm *> comms;
@@ -214,6 +246,7 @@ class Unifier {
 
   private:
     static bool sameRaw(const CommRecord &a, const CommRecord &b) {
+        if (&a == &b) return true;  // the same line text
         return a.intercommunicator == b.intercommunicator && sameMap(a.map, b.map) &&
                sameMap(a.remote, b.remote);
     }
@@ -234,41 +267,66 @@ class Unifier {
         return found->second;
     }
 
-    void addEntry(const RankModel &rank, const LocatedComm &comm) {
-        const std::string idText = "communicator id=" + std::to_string(comm.record.id);
-        RankMap group = comm.record.map;
-        std::string wrong = canonicalize(group, worldSize_);
-        if (!wrong.empty()) return problem(comm, idText + ": " + wrong);
-        if (!contains(group, rank.rank))
-            return problem(comm, idText + ": the map does not contain this rank (" +
-                                     std::to_string(rank.rank) + ")");
-        RankMap remote;
-        CommKey key;
-        key.inter = comm.record.intercommunicator;
-        key.first = intern(memberSetOf(group));
-        if (key.inter) {
-            remote = comm.record.remote;
-            wrong = canonicalize(remote, worldSize_);
-            if (!wrong.empty()) return problem(comm, idText + ": remote group: " + wrong);
-            const int64_t shared = firstSharedRank(group, remote);
-            if (shared >= 0)
-                return problem(
-                    comm, idText + ": world rank " + std::to_string(shared) + " is in both groups");
-            key.second = intern(memberSetOf(remote));
-            if (key.second < key.first) {
-                std::swap(key.first, key.second);
-                std::swap(group, remote);
-            }
+    // The canonical maps are kept once each; equal maps have equal ids.
+    uint32_t internMap(RankMap map) {
+        const auto [found, added] =
+            mapIds_.emplace(std::move(map), static_cast<uint32_t>(canonicalMaps_.size()));
+        if (added) {
+            canonicalMaps_.push_back(&found->first);
+            mapMembers_.push_back(intern(memberSetOf(found->first)));
         }
+        return found->second;
+    }
+
+    const RecordShape &shapeOf(const CommRecord &record) {
+        const auto [found, added] = shapes_.try_emplace(&record);
+        RecordShape &shape = found->second;
+        if (!added) return shape;
+        RankMap group = record.map;
+        shape.groupWrong = canonicalize(group, worldSize_);
+        if (!shape.groupWrong.empty()) return shape;
+        shape.ownGroup = internMap(std::move(group));
+        shape.key.inter = record.intercommunicator;
+        shape.key.first = mapMembers_[shape.ownGroup];
+        shape.firstGroup = shape.ownGroup;
+        if (!shape.key.inter) return shape;
+        RankMap remote = record.remote;
+        shape.remoteWrong = canonicalize(remote, worldSize_);
+        if (!shape.remoteWrong.empty()) return shape;
+        shape.sharedRank = firstSharedRank(*canonicalMaps_[shape.ownGroup], remote);
+        if (shape.sharedRank >= 0) return shape;
+        shape.secondGroup = internMap(std::move(remote));
+        shape.key.second = mapMembers_[shape.secondGroup];
+        if (shape.key.second < shape.key.first) {
+            std::swap(shape.key.first, shape.key.second);
+            std::swap(shape.firstGroup, shape.secondGroup);
+        }
+        return shape;
+    }
+
+    void addEntry(const RankModel &rank, const LocatedComm &comm) {
+        // Built only for a message: most entries have none.
+        const auto idText = [&comm] { return "communicator id=" + std::to_string(comm.record.id); };
+        const RecordShape &shape = shapeOf(comm.record);
+        if (!shape.groupWrong.empty()) return problem(comm, idText() + ": " + shape.groupWrong);
+        if (!contains(*canonicalMaps_[shape.ownGroup], rank.rank))
+            return problem(comm, idText() + ": the map does not contain this rank (" +
+                                     std::to_string(rank.rank) + ")");
+        if (!shape.remoteWrong.empty())
+            return problem(comm, idText() + ": remote group: " + shape.remoteWrong);
+        if (shape.sharedRank >= 0)
+            return problem(comm, idText() + ": world rank " + std::to_string(shape.sharedRank) +
+                                     " is in both groups");
+        CommKey key = shape.key;
         key.position = positions_[key]++;
 
         const auto [found, added] = index_.emplace(key, static_cast<uint32_t>(entries_.size()));
         if (added) {
-            entries_.push_back(makeEntry(rank, comm, key, std::move(group), std::move(remote)));
+            entries_.push_back(makeEntry(rank, comm, key, shape));
         } else {
             Entry &entry = entries_[found->second];
-            if (!sameMap(entry.firstGroup, group) || !sameMap(entry.secondGroup, remote))
-                return problem(comm, idText + " contradicts rank " +
+            if (entry.firstGroup != shape.firstGroup || entry.secondGroup != shape.secondGroup)
+                return problem(comm, idText() + " contradicts rank " +
                                          std::to_string(entry.definedBy) + "'s map at " +
                                          place(entry.definedAt) +
                                          ": same members and position, different local ranks");
@@ -279,7 +337,9 @@ class Unifier {
     }
 
     Entry makeEntry(const RankModel &rank, const LocatedComm &comm, const CommKey &key,
-                    RankMap group, RankMap remote) {
+                    const RecordShape &shape) {
+        const RankMap &group = *canonicalMaps_[shape.firstGroup];
+        const RankMap &remote = *canonicalMaps_[shape.secondGroup];
         Entry entry;
         entry.definedAt = comm.source;
         entry.definedBy = rank.rank;
@@ -299,8 +359,8 @@ class Unifier {
         entry.communicator.cids.assign(static_cast<size_t>(count), -1);
         entry.world = !key.inter && key.position == 0 && group.size() == 1 && group[0].world == 0 &&
                       group[0].length == worldSize_;
-        entry.firstGroup = std::move(group);
-        entry.secondGroup = std::move(remote);
+        entry.firstGroup = shape.firstGroup;
+        entry.secondGroup = shape.secondGroup;
         return entry;
     }
 
@@ -317,6 +377,10 @@ class Unifier {
     Diagnostics &diagnostics_;
     int64_t worldSize_;
     std::unordered_map<MemberSet, uint32_t, MemberSetHash> memberSets_;
+    std::unordered_map<RankMap, uint32_t, RankMapHash, RankMapEqual> mapIds_;
+    std::vector<const RankMap *> canonicalMaps_;  // by id; the keys of mapIds_
+    std::vector<uint32_t> mapMembers_;            // by map id: its member set
+    std::unordered_map<const CommRecord *, RecordShape> shapes_;
     std::unordered_map<CommKey, uint32_t, CommKeyHash> index_;
     std::unordered_map<CommKey, uint32_t, CommKeyHash> positions_;  // of the current rank
     std::vector<Entry> entries_;
@@ -324,10 +388,15 @@ class Unifier {
 
 }  // namespace
 
-std::vector<UnifiedCommunicator> unifyCommunicators(const RunModel &run, Diagnostics &diagnostics) {
+std::vector<UnifiedCommunicator> unifyCommunicators(
+    const RunModel &run, Diagnostics &diagnostics,
+    const std::function<void(size_t, size_t)> &progress) {
     Unifier unifier(run, diagnostics);
-    for (const RankModel &rank : run.ranks)
-        unifier.addRank(rank);
+    const size_t total = run.ranks.size();
+    for (size_t rank = 0; rank < total; ++rank) {
+        unifier.addRank(run.ranks[rank]);
+        if (progress && (rank % 1024 == 1023 || rank + 1 == total)) progress(rank + 1, total);
+    }
     return unifier.finish();
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct UnifiedCommunicator {
     std::vector<int64_t> cids;
 };
 
-std::vector<UnifiedCommunicator> unifyCommunicators(const RunModel &run, Diagnostics &diagnostics);
+// progress(done, total) is called as the ranks are unified.
+std::vector<UnifiedCommunicator> unifyCommunicators(
+    const RunModel &run, Diagnostics &diagnostics,
+    const std::function<void(size_t, size_t)> &progress);
 
 }  // namespace hdtrace::merger

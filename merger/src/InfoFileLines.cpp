@@ -15,6 +15,11 @@ constexpr size_t kBlockBytes = size_t(1) << 16;
 }  // namespace
 
 bool InfoFileLines::open(const std::string &path, std::string *error) {
+    // A reader may go from file to file: the buffer stays, the rest starts over.
+    if (fd_ >= 0) close(fd_);
+    start_ = end_ = 0;
+    lineNumber_ = 0;
+    atEnd_ = false;
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) {
         *error = std::strerror(errno);
@@ -34,18 +39,19 @@ InfoFileLines::~InfoFileLines() {
 
 bool InfoFileLines::fill(std::string *error) {
     if (atEnd_) return false;
-    // Drop what was consumed before growing the buffer.
+    // Drop what was consumed before reading more.
     if (start_ > 0) {
-        buffer_.erase(0, start_);
+        std::memmove(buffer_.data(), buffer_.data() + start_, end_ - start_);
+        end_ -= start_;
         start_ = 0;
     }
-    const size_t used = buffer_.size();
-    buffer_.resize(used + kBlockBytes);
+    // Grown only, never shrunk, and not cleared: no byte is written twice.
+    if (buffer_.size() < end_ + kBlockBytes) buffer_.resize(end_ + kBlockBytes);
     while (true) {
-        const ssize_t got = read(fd_, buffer_.data() + used, kBlockBytes);
+        const ssize_t got = read(fd_, buffer_.data() + end_, kBlockBytes);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) *error = std::strerror(errno);
-        buffer_.resize(used + (got > 0 ? static_cast<size_t>(got) : 0));
+        if (got > 0) end_ += static_cast<size_t>(got);
         if (got <= 0) atEnd_ = true;
         return got > 0;
     }
@@ -54,34 +60,36 @@ bool InfoFileLines::fill(std::string *error) {
 InfoFileLines::Status InfoFileLines::next(std::string_view *line, std::string *error) {
     size_t searched = start_;
     while (true) {
-        const size_t newline = buffer_.find('\n', searched);
-        if (newline != std::string::npos) {
+        const void *newline = std::memchr(buffer_.data() + searched, '\n', end_ - searched);
+        if (newline) {
+            const size_t at =
+                static_cast<size_t>(static_cast<const char *>(newline) - buffer_.data());
             ++lineNumber_;
-            *line = std::string_view(buffer_.data() + start_, newline - start_);
-            start_ = newline + 1;
+            *line = std::string_view(buffer_.data() + start_, at - start_);
+            start_ = at + 1;
             return line->size() > maxLineBytes ? Status::TooLong : Status::Line;
         }
-        if (buffer_.size() - start_ > maxLineBytes) {
+        if (end_ - start_ > maxLineBytes) {
             // Skip the rest of the line without keeping it.
             ++lineNumber_;
             while (true) {
-                buffer_.clear();
-                start_ = 0;
+                start_ = end_ = 0;
                 if (!fill(error)) return Status::TooLong;
-                const size_t end = buffer_.find('\n');
-                if (end != std::string::npos) {
-                    start_ = end + 1;
+                const void *end = std::memchr(buffer_.data(), '\n', end_);
+                if (end) {
+                    start_ =
+                        static_cast<size_t>(static_cast<const char *>(end) - buffer_.data()) + 1;
                     return Status::TooLong;
                 }
             }
         }
-        searched = buffer_.size();
+        searched = end_;
         const size_t before = start_;
         if (!fill(error)) {
-            if (buffer_.size() == start_) return Status::End;
+            if (end_ == start_) return Status::End;
             ++lineNumber_;
-            *line = std::string_view(buffer_.data() + start_, buffer_.size() - start_);
-            start_ = buffer_.size();
+            *line = std::string_view(buffer_.data() + start_, end_ - start_);
+            start_ = end_;
             return error->empty() ? Status::Unterminated : Status::End;
         }
         searched -= before - start_;  // fill() moved the unread part to the front

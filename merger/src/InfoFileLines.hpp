@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hdtrace::merger {
 
@@ -24,7 +25,8 @@ class InfoFileLines {
     enum class Status { Line, End, TooLong, Unterminated };
 
     // Opens only a regular file (O_NONBLOCK: a FIFO must not hang the
-    // merge). Returns false with *error set when it cannot.
+    // merge). Returns false with *error set when it cannot. May be called
+    // again for the next file (the buffer is kept).
     bool open(const std::string &path, std::string *error);
     ~InfoFileLines();
 
@@ -41,8 +43,9 @@ class InfoFileLines {
     bool fill(std::string *error);  // false at the end of the file or on an error
 
     int fd_ = -1;
-    std::string buffer_;
-    size_t start_ = 0;  // the unread part of buffer_ begins here
+    std::vector<char> buffer_;
+    size_t start_ = 0;  // the unread part of buffer_ is [start_, end_)
+    size_t end_ = 0;
     size_t lineNumber_ = 0;
     bool atEnd_ = false;
 };

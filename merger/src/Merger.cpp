@@ -1,9 +1,15 @@
 // merge(): discovery -> reading -> communicator unification -> writing,
-// with the datatypes of each rank ordered and decoded as they are written.
+// with the datatypes of each rank ordered, decoded, checked and rendered on
+// all cores shortly before they are written, so that only the ranks under
+// way are held.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <exception>
+#include <optional>
+#include <thread>
 
 #include <hdtrace/merger/Merger.hpp>
 
@@ -11,6 +17,7 @@
 #include "DatatypeOrder.hpp"
 #include "Diagnostics.hpp"
 #include "InputDiscovery.hpp"
+#include "OrderedParallel.hpp"
 #include "ProjectCheck.hpp"
 #include "ProjectWriter.hpp"
 #include "RunReader.hpp"
@@ -57,13 +64,92 @@ std::string outputPathFor(const MergeOptions &options, const RunModel &run,
     return output;
 }
 
+// The project file as the merge goes: written as soon as each part is known,
+// so that no part of the project is held whole. An output error (no
+// temporary file, a failed write) is kept and thrown only at the end, after
+// the errors of the input and the failed checks, which take precedence as
+// when the whole project was built before writing; nothing more is written
+// after it.
+class StreamedProject {
+  public:
+    explicit StreamedProject(const std::string &outputPath) {
+        attempt([&] { writer_.emplace(outputPath); });
+    }
+
+    template <class Write>
+    void attempt(Write &&write) {
+        if (failure_) return;
+        try {
+            write();
+        } catch (const MergeError &) {
+            failure_ = std::current_exception();
+        }
+    }
+
+    ProjectWriter &writer() { return *writer_; }
+    uint64_t bytesWritten() const { return writer_ && !failure_ ? writer_->bytesWritten() : 0; }
+
+    void commit() {
+        if (failure_) std::rethrow_exception(failure_);
+        writer_->commit();
+    }
+
+  private:
+    std::optional<ProjectWriter> writer_;
+    std::exception_ptr failure_;
+};
+
+constexpr size_t kRenderBatchRanks = 256;
+// A rendered rank takes a few KiB in a typical run.
+constexpr size_t kRenderAheadRanks = 16384;
+
+// One rank's datatypes, made ready on one of the threads.
+struct RenderedRank {
+    Diagnostics diagnostics = Diagnostics::recorder();
+    size_t elementCount = 0;
+    std::string xml;  // the <Rank> element
+};
+
+void renderRank(const RunModel &run, const RankModel &rank, RenderedRank &out) {
+    if (!rank.present) return;
+    const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
+    RankTypes types;
+    types.rank = rank.rank;
+    types.types = orderedRankTypes(run, rank, constants, out.diagnostics);
+    out.elementCount = types.types.size();
+    checkRankTypes(types, out.diagnostics);
+    ProjectWriter::renderDatatypeRank(out.xml, rank.rank, types.types);
+}
+
+unsigned jobsFor(const MergeOptions &options) {
+    if (options.jobs > 0) return options.jobs;
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 MergeResult merge(const MergeOptions &options) {
     Diagnostics diagnostics(options.force);
-    RunModel run =
-        readRun(discoverTraces(options.inputs, diagnostics), diagnostics, options.progress);
-    const std::vector<UnifiedCommunicator> communicators = unifyCommunicators(run, diagnostics);
+    const unsigned jobs = jobsFor(options);
+    const auto report = [&](MergeProgress::Stage stage, size_t done, size_t total, uint64_t bytes) {
+        if (options.progress) options.progress({stage, done, total, bytes});
+    };
+    RunModel run = readRun(
+        discoverTraces(options.inputs, diagnostics), diagnostics,
+        [&](size_t done, size_t total) { report(MergeProgress::Stage::Reading, done, total, 0); },
+        jobs);
+    // From here on the ranks' datatypes are ordered, decoded, checked and
+    // rendered on every core while the communicators are unified and the
+    // head of the project written; up to kRenderAheadRanks ranks wait.
+    const size_t rankTotal = run.ranks.size();
+    OrderedParallel<RenderedRank> renderer(
+        rankTotal, kRenderBatchRanks, jobs, kRenderAheadRanks / kRenderBatchRanks, [&run] {
+            return
+                [&run](size_t index, RenderedRank &out) { renderRank(run, run.ranks[index], out); };
+        });
+    const std::vector<UnifiedCommunicator> communicators = unifyCommunicators(
+        run, diagnostics,
+        [&](size_t done, size_t total) { report(MergeProgress::Stage::Unifying, done, total, 0); });
 
     MergeResult result;
     result.outputPath = outputPathFor(options, run, diagnostics);
@@ -71,38 +157,48 @@ MergeResult merge(const MergeOptions &options) {
     result.traceCount = run.traces.size();
     result.fileCount = run.files.size();
     result.communicatorCount = communicators.size();
+    // What the PIOsim tools would refuse stops the merge unless --force;
+    // the failures are collected as the parts are written.
+    checkCommunicators(communicators, diagnostics);
 
-    std::vector<RankTypes> rankTypes;
+    StreamedProject project(result.outputPath);
+    project.attempt([&] {
+        ProjectWriter &writer = project.writer();
+        writer.startApplication(run.program, options.description);
+        writer.fileList(run.files, options.distributionClass, options.chunkSize);
+        writer.topology(run);
+        writer.communicators(communicators);
+        writer.startDatatypes();
+    });
+
+    // Then here, in rank order, what the renderer found is reported and
+    // each rank written.
     bool warnedAboutConstants = false;
-    for (const RankModel &rank : run.ranks) {
-        if (!rank.present) continue;
-        ++result.rankCount;
-        if (!rank.hasMpiLine && !rank.types.empty() && !warnedAboutConstants) {
-            warnedAboutConstants = true;
-            diagnostics.warning(run.infoPathOf(rank.types.front().source), 0,
-                                "no 'Mpi library=' line (older trace?): the constants of "
-                                "SUBARRAY and DARRAY types are decoded with Open MPI's values "
-                                "(this warning is given once)");
+    for (size_t batch = 0; batch < renderer.batchCount(); ++batch) {
+        const std::vector<RenderedRank> rendered = renderer.take(batch);
+        for (size_t offset = 0; offset < rendered.size(); ++offset) {
+            const RankModel &rank = run.ranks[renderer.firstItemOf(batch) + offset];
+            const RenderedRank &types = rendered[offset];
+            if (!rank.present) continue;
+            ++result.rankCount;
+            if (!rank.hasMpiLine && !rank.types.empty() && !warnedAboutConstants) {
+                warnedAboutConstants = true;
+                diagnostics.warning(run.infoPathOf(rank.types.front().source), 0,
+                                    "no 'Mpi library=' line (older trace?): the constants of "
+                                    "SUBARRAY and DARRAY types are decoded with Open MPI's "
+                                    "values (this warning is given once)");
+            }
+            types.diagnostics.replayInto(diagnostics);
+            result.datatypeCount += types.elementCount;
+            project.attempt([&] { project.writer().renderedDatatypeRank(types.xml); });
         }
-        const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
-        RankTypes &types = rankTypes.emplace_back();
-        types.rank = rank.rank;
-        types.types = orderedRankTypes(run, rank, constants, diagnostics);
-        result.datatypeCount += types.types.size();
+        const size_t done = renderer.firstItemOf(batch) + rendered.size();
+        if (done < rankTotal)
+            report(MergeProgress::Stage::Writing, done, rankTotal, project.bytesWritten());
     }
-    // What the PIOsim tools would refuse stops the merge unless --force.
-    checkProject(communicators, rankTypes, diagnostics);
     diagnostics.throwFailedChecks();
-
-    ProjectWriter writer(result.outputPath);
-    writer.startApplication(run.program, options.description);
-    writer.fileList(run.files, options.distributionClass, options.chunkSize);
-    writer.topology(run);
-    writer.communicators(communicators);
-    writer.startDatatypes();
-    for (const RankTypes &types : rankTypes)
-        writer.datatypeRank(types.rank, types.types);
-    writer.commit();
+    project.commit();
+    report(MergeProgress::Stage::Writing, rankTotal, rankTotal, project.bytesWritten());
     result.warnings = std::move(diagnostics.warnings());
     return result;
 }

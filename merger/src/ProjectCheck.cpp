@@ -61,7 +61,9 @@ const std::string *numberBeyondTools(const TypeElement &element) {
     return nullptr;
 }
 
-void checkTypes(const RankTypes &rank, Diagnostics &diagnostics) {
+}  // namespace
+
+void checkRankTypes(const RankTypes &rank, Diagnostics &diagnostics) {
     std::unordered_set<std::string> defined;
     const std::string rankText = "rank " + std::to_string(rank.rank) + ": ";
     for (const TypeElement &element : rank.types) {
@@ -104,10 +106,8 @@ void checkTypes(const RankTypes &rank, Diagnostics &diagnostics) {
     }
 }
 
-}  // namespace
-
-void checkProject(const std::vector<UnifiedCommunicator> &communicators,
-                  const std::vector<RankTypes> &ranks, Diagnostics &diagnostics) {
+void checkCommunicators(const std::vector<UnifiedCommunicator> &communicators,
+                        Diagnostics &diagnostics) {
     std::unordered_map<std::string, size_t> firstWithName;
     bool world = false;
     for (size_t i = 0; i < communicators.size(); ++i) {
@@ -126,8 +126,13 @@ void checkProject(const std::vector<UnifiedCommunicator> &communicators,
     }
     if (!communicators.empty() && !world)
         diagnostics.failedCheck("", 0, "no communicator is named WORLD");
+}
+
+void checkProject(const std::vector<UnifiedCommunicator> &communicators,
+                  const std::vector<RankTypes> &ranks, Diagnostics &diagnostics) {
+    checkCommunicators(communicators, diagnostics);
     for (const RankTypes &rank : ranks)
-        checkTypes(rank, diagnostics);
+        checkRankTypes(rank, diagnostics);
 }
 
 }  // namespace hdtrace::merger

@@ -24,7 +24,12 @@ struct RankTypes {
     std::vector<TypeElement> types;
 };
 
-// Reports each failure through diagnostics.failedCheck().
+// Reports each failure through diagnostics.failedCheck(). checkProject() is
+// checkCommunicators() and then checkRankTypes() for each rank in order; the
+// merger calls the parts as it writes the ranks one by one.
+void checkCommunicators(const std::vector<UnifiedCommunicator> &communicators,
+                        Diagnostics &diagnostics);
+void checkRankTypes(const RankTypes &rank, Diagnostics &diagnostics);
 void checkProject(const std::vector<UnifiedCommunicator> &communicators,
                   const std::vector<RankTypes> &ranks, Diagnostics &diagnostics);
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "InfoLine.hpp"
+#include "InfoRecordPool.hpp"
 
 namespace hdtrace::merger {
 
@@ -32,13 +34,16 @@ struct SourceLine {
     uint32_t line = 0;
 };
 
+// The records of Comm and Type lines are kept once per distinct line text
+// (InfoRecordPool): most lines repeat on many ranks, and a rank refers to
+// its records. The references stay valid as long as the RunModel.
 struct LocatedComm {
-    CommRecord record;
+    const CommRecord &record;
     SourceLine source;
 };
 
 struct LocatedType {
-    TypeRecord record;
+    const TypeRecord &record;
     SourceLine source;
 };
 
@@ -65,6 +70,8 @@ struct RunModel {
     std::vector<ProjectFile> files;   // unique names, in order of first sight
     // Ranks 0..worldSize-1 exist: the traced ranks and every rank a map names.
     int64_t worldSize = 0;
+    // Owns the records the ranks' LocatedComm and LocatedType refer to.
+    std::unique_ptr<InfoRecordPool> records;
 
     std::string infoPathOf(const SourceLine &source) const {
         return traces[source.trace].infoPath();

@@ -1,9 +1,14 @@
 #include "RunReader.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "InfoFileLines.hpp"
+#include "InfoRecordPool.hpp"
+#include "OrderedParallel.hpp"
 
 namespace hdtrace::merger {
 namespace {
@@ -18,84 +23,195 @@ const std::string *overlongName(const InfoLine &line) {
     return name && name->size() > kMaxInfoNameBytes ? name : nullptr;
 }
 
-class Reader {
-  public:
-    Reader(RunModel &run, Diagnostics &diagnostics) : run_(run), diagnostics_(diagnostics) {}
+// A problem found while reading, reported when the trace's turn comes.
+struct ReadProblem {
+    size_t line;
+    std::string what;
+    std::string dropped;
+};
 
-    void readTrace(uint32_t traceIndex) {
-        const TraceSource &trace = run_.traces[traceIndex];
-        RankModel &rank = run_.ranks[static_cast<size_t>(trace.rank)];
-        rank.traces.push_back(traceIndex);
+// One record or problem of a .info file, in line order.
+struct ReadItem {
+    enum class What : uint8_t { Problem, Mpi, File, Comm, Type };
+    What what;
+    uint32_t line;
+    uint32_t detail = 0;  // Problem, Mpi, File: index into TraceRead's list of them
+    const CommRecord *comm = nullptr;
+    const TypeRecord *type = nullptr;
+};
+
+// What a reading thread found in one trace's .info file.
+struct TraceRead {
+    bool hasInfo = false;
+    bool opened = false;
+    size_t records = 0;
+    std::vector<ReadItem> items;
+    std::vector<ReadProblem> problems;
+    std::vector<MpiConstants> mpis;
+    std::vector<FileRecord> files;
+
+    void problem(size_t line, std::string what, std::string dropped) {
+        items.push_back({ReadItem::What::Problem, static_cast<uint32_t>(line),
+                         static_cast<uint32_t>(problems.size())});
+        problems.push_back({line, std::move(what), std::move(dropped)});
+    }
+};
+
+bool startsWithKeyword(std::string_view text, std::string_view keyword) {
+    return text.size() > keyword.size() && text.compare(0, keyword.size(), keyword) == 0 &&
+           (text[keyword.size()] == ' ' || text[keyword.size()] == '\t');
+}
+
+// Parses .info files into TraceReads; one per reading thread. Comm and Type
+// lines whose text an earlier line had are not parsed again.
+class TraceParser {
+  public:
+    explicit TraceParser(InfoRecordPool &pool) : pool_(pool) {}
+
+    void parse(const TraceSource &trace, TraceRead &out) {
+        out.hasInfo = trace.hasInfo;
         if (!trace.hasInfo) return;
+        fileNames_.clear();
         const std::string path = trace.infoPath();
         std::string error;
         // Line by line: memory follows the records kept, not the file size.
-        InfoFileLines lines;
+        InfoFileLines &lines = lines_;
         if (!lines.open(path, &error)) {
-            diagnostics_.problem(path, 0, "cannot read: " + error,
-                                 "its files, communicators and datatypes");
+            out.problem(0, "cannot read: " + error, "its files, communicators and datatypes");
             return;
         }
-        size_t records = 0;
+        out.opened = true;
         std::string_view text;
         while (true) {
             const InfoFileLines::Status status = lines.next(&text, &error);
             const size_t lineNumber = lines.lineNumber();
             if (!error.empty()) {
-                diagnostics_.problem(path, lineNumber, "cannot read: " + error,
-                                     "the rest of the file");
+                out.problem(lineNumber, "cannot read: " + error, "the rest of the file");
                 break;
             }
             if (status == InfoFileLines::Status::End) break;
             if (status == InfoFileLines::Status::TooLong) {
-                diagnostics_.problem(path, lineNumber,
-                                     "a line longer than " +
-                                         std::to_string(lines.maxLineBytes >> 20) +
-                                         " MiB, the merger's limit",
-                                     "the line");
+                out.problem(lineNumber,
+                            "a line longer than " + std::to_string(lines.maxLineBytes >> 20) +
+                                " MiB, the merger's limit",
+                            "the line");
                 continue;
             }
             if (status == InfoFileLines::Status::Unterminated) {
-                diagnostics_.problem(path, lineNumber,
-                                     "truncated line: the file ends without a newline", "the line");
+                out.problem(lineNumber, "truncated line: the file ends without a newline",
+                            "the line");
                 break;
+            }
+            const auto line = static_cast<uint32_t>(lineNumber);
+            const bool isComm = startsWithKeyword(text, "Comm");
+            const bool isType = !isComm && startsWithKeyword(text, "Type");
+            std::optional<HashedText> hashed;
+            if (isComm || isType) {
+                hashed.emplace(text);
+                if (isComm) {
+                    if (const CommRecord *comm = pool_.comms.find(*hashed)) {
+                        out.items.push_back({ReadItem::What::Comm, line, 0, comm, nullptr});
+                        ++out.records;
+                        continue;
+                    }
+                } else if (const TypeRecord *type = pool_.types.find(*hashed)) {
+                    out.items.push_back({ReadItem::What::Type, line, 0, nullptr, type});
+                    ++out.records;
+                    continue;
+                }
             }
             try {
                 parseInfoLine(text, line_);
             } catch (const InfoSyntaxError &syntax) {
-                diagnostics_.problem(path, lineNumber, syntax.what(), "the line");
+                out.problem(lineNumber, syntax.what(), "the line");
                 continue;
             }
             if (const std::string *name = overlongName(line_)) {
-                diagnostics_.problem(
-                    path, lineNumber,
-                    "a name of " + std::to_string(name->size()) + " bytes, longer than the " +
-                        std::to_string(kMaxInfoNameBytes) + " the readers of the .proj accept",
-                    "the line");
+                out.problem(lineNumber,
+                            "a name of " + std::to_string(name->size()) +
+                                " bytes, longer than the " + std::to_string(kMaxInfoNameBytes) +
+                                " the readers of the .proj accept",
+                            "the line");
                 continue;
             }
-            const SourceLine source{traceIndex, static_cast<uint32_t>(lineNumber)};
             switch (line_.kind) {
                 case InfoLine::Kind::Ignored:
                     continue;
                 case InfoLine::Kind::Mpi:
-                    rank.hasMpiLine = true;
-                    rank.constants = line_.mpi;
+                    out.items.push_back(
+                        {ReadItem::What::Mpi, line, static_cast<uint32_t>(out.mpis.size())});
+                    out.mpis.push_back(line_.mpi);
                     break;
                 case InfoLine::Kind::File:
-                    addFile(line_.file);
+                    // Only a name's first line counts, so a file of repeated
+                    // lines is held as its distinct names.
+                    if (!fileNames_.insert(line_.file.name).second) break;
+                    out.items.push_back(
+                        {ReadItem::What::File, line, static_cast<uint32_t>(out.files.size())});
+                    out.files.push_back(std::move(line_.file));
                     break;
                 case InfoLine::Kind::Comm:
-                    rank.comms.push_back({std::move(line_.comm), source});
+                    if (!hashed) hashed.emplace(text);
+                    out.items.push_back({ReadItem::What::Comm, line, 0,
+                                         &pool_.comms.add(*hashed, std::move(line_.comm)),
+                                         nullptr});
                     break;
                 case InfoLine::Kind::Type:
-                    rank.types.push_back({std::move(line_.type), source});
+                    if (!hashed) hashed.emplace(text);
+                    out.items.push_back({ReadItem::What::Type, line, 0, nullptr,
+                                         &pool_.types.add(*hashed, std::move(line_.type))});
                     break;
             }
-            ++records;
+            ++out.records;
         }
-        if (records == 0 && trace.thread == run_.traces[rank.traces.front()].thread)
-            diagnostics_.problem(path, 0, "empty input: the .info holds no records",
+    }
+
+  private:
+    InfoRecordPool &pool_;
+    InfoFileLines lines_;  // one buffer for all the files this parser reads
+    InfoLine line_;
+    std::unordered_set<std::string> fileNames_;  // of the trace under way
+};
+
+// Adds what was read to the RunModel, trace by trace in order: the records
+// to their rank, the problems to the diagnostics.
+class RunBuilder {
+  public:
+    RunBuilder(RunModel &run, Diagnostics &diagnostics) : run_(run), diagnostics_(diagnostics) {}
+
+    void add(uint32_t traceIndex, const TraceRead &read) {
+        const TraceSource &trace = run_.traces[traceIndex];
+        RankModel &rank = run_.ranks[static_cast<size_t>(trace.rank)];
+        rank.present = true;
+        rank.traces.push_back(traceIndex);
+        if (!read.hasInfo) return;
+        for (const ReadItem &item : read.items) {
+            const SourceLine source{traceIndex, item.line};
+            switch (item.what) {
+                case ReadItem::What::Problem: {
+                    const ReadProblem &problem = read.problems[item.detail];
+                    diagnostics_.problem(trace.infoPath(), problem.line, problem.what,
+                                         problem.dropped);
+                    break;
+                }
+                case ReadItem::What::Mpi:
+                    rank.hasMpiLine = true;
+                    rank.constants = read.mpis[item.detail];
+                    break;
+                case ReadItem::What::File:
+                    addFile(read.files[item.detail]);
+                    break;
+                case ReadItem::What::Comm:
+                    rank.comms.push_back({*item.comm, source});
+                    break;
+                case ReadItem::What::Type:
+                    rank.types.push_back({*item.type, source});
+                    break;
+            }
+        }
+        if (read.opened && read.records == 0 &&
+            trace.thread == run_.traces[rank.traces.front()].thread)
+            diagnostics_.problem(trace.infoPath(), 0, "empty input: the .info holds no records",
                                  "nothing: the rank has no files, communicators or datatypes");
     }
 
@@ -108,7 +224,6 @@ class Reader {
 
     RunModel &run_;
     Diagnostics &diagnostics_;
-    InfoLine line_;
     std::unordered_map<std::string, size_t> fileIndex_;
 };
 
@@ -126,28 +241,42 @@ void checkWorldSize(RunModel &run, int64_t highestRank, Diagnostics &diagnostics
     const int64_t limit = std::max<int64_t>(2 * (highestRank + 1), highestRank + 1 + 1024);
     run.worldSize = highestRank + 1;
     SourceLine namedAt{};
+    // Many ranks share a record; its maps are looked at once.
+    std::unordered_map<const CommRecord *, int64_t> highestOf;
     for (RankModel &rank : run.ranks) {
-        auto kept = rank.comms.begin();
-        for (auto comm = rank.comms.begin(); comm != rank.comms.end(); ++comm) {
-            const int64_t highest =
-                std::max(highestNamedRank(comm->record.map), highestNamedRank(comm->record.remote));
+        std::vector<LocatedComm> kept;
+        bool droppedAny = false;
+        for (size_t index = 0; index < rank.comms.size(); ++index) {
+            const LocatedComm &comm = rank.comms[index];
+            auto [found, added] = highestOf.try_emplace(&comm.record, 0);
+            if (added)
+                found->second = std::max(highestNamedRank(comm.record.map),
+                                         highestNamedRank(comm.record.remote));
+            const int64_t highest = found->second;
             if (highest >= limit) {
-                diagnostics.problem(
-                    run.infoPathOf(comm->source), comm->source.line,
-                    "Comm line: communicator id=" + std::to_string(comm->record.id) +
-                        " names world rank " + std::to_string(highest) +
-                        ", far beyond the highest traced rank " + std::to_string(highestRank),
-                    "the line");
+                diagnostics.problem(run.infoPathOf(comm.source), comm.source.line,
+                                    "Comm line: communicator id=" + std::to_string(comm.record.id) +
+                                        " names world rank " + std::to_string(highest) +
+                                        ", far beyond the highest traced rank " +
+                                        std::to_string(highestRank),
+                                    "the line");
+                for (size_t earlier = 0; !droppedAny && earlier < index; ++earlier)
+                    kept.push_back(rank.comms[earlier]);
+                droppedAny = true;
                 continue;
             }
             if (highest >= run.worldSize) {
                 run.worldSize = highest + 1;
-                namedAt = comm->source;
+                namedAt = comm.source;
             }
-            if (kept != comm) *kept = std::move(*comm);
-            ++kept;
+            if (droppedAny) kept.push_back(comm);
         }
-        rank.comms.erase(kept, rank.comms.end());
+        if (droppedAny) {
+            // LocatedComm refers to its record, so the vector is rebuilt, not assigned.
+            rank.comms.clear();
+            for (const LocatedComm &comm : kept)
+                rank.comms.push_back(comm);
+        }
     }
 
     std::string missing;
@@ -205,7 +334,7 @@ void dropFarRanks(std::vector<TraceSource> &traces, Diagnostics &diagnostics) {
 }  // namespace
 
 RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
-                 const std::function<void(size_t, size_t)> &progress) {
+                 const std::function<void(size_t, size_t)> &progress, unsigned jobs) {
     RunModel run;
     run.program = std::move(discovered.program);
     run.directory = std::move(discovered.directory);
@@ -221,12 +350,24 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
     for (size_t rank = 0; rank < run.ranks.size(); ++rank)
         run.ranks[rank].rank = static_cast<int64_t>(rank);
 
-    Reader reader(run, diagnostics);
+    run.records = std::make_unique<InfoRecordPool>();
+    RunBuilder builder(run, diagnostics);
     const size_t total = run.traces.size();
-    for (size_t index = 0; index < total; ++index) {
-        run.ranks[static_cast<size_t>(run.traces[index].rank)].present = true;
-        reader.readTrace(static_cast<uint32_t>(index));
-        if (progress && (index % 64 == 63 || index + 1 == total)) progress(index + 1, total);
+    // Traces are read in batches of 64 on the threads and added here in order.
+    InfoRecordPool &pool = *run.records;
+    const std::vector<TraceSource> &traces = run.traces;
+    OrderedParallel<TraceRead> reader(total, 64, jobs, 4 * size_t(jobs), [&pool, &traces] {
+        auto parser = std::make_shared<TraceParser>(pool);
+        return [parser, &traces](size_t trace, TraceRead &read) {
+            parser->parse(traces[trace], read);
+        };
+    });
+    for (size_t batch = 0; batch < reader.batchCount(); ++batch) {
+        const std::vector<TraceRead> reads = reader.take(batch);
+        const size_t first = reader.firstItemOf(batch);
+        for (size_t offset = 0; offset < reads.size(); ++offset)
+            builder.add(static_cast<uint32_t>(first + offset), reads[offset]);
+        if (progress) progress(first + reads.size(), total);
     }
 
     checkWorldSize(run, highestRank, diagnostics);

@@ -10,9 +10,11 @@
 
 namespace hdtrace::merger {
 
-// Work is linear in the number of lines. progress(done, total) is called as
-// files are read.
+// Work is linear in the number of lines. The files are read and parsed on
+// `jobs` threads (at least 1) and added to the RunModel in trace order, so the
+// model and the order of the messages are those of a reading on one thread.
+// progress(done, total) is called as files are read.
 RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
-                 const std::function<void(size_t, size_t)> &progress);
+                 const std::function<void(size_t, size_t)> &progress, unsigned jobs);
 
 }  // namespace hdtrace::merger

@@ -11,34 +11,10 @@
 
 #include <hdtrace/clocks/RunAlignment.hpp>
 #include <hdtrace/merger/Merger.hpp>
+#include <hdtrace/merger/ProgressBar.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
 namespace {
-
-// A bar on stderr while the .info files are read, only for a terminal and
-// runs large enough to take a moment.
-class ProgressBar {
-  public:
-    static constexpr size_t kMinimumFiles = 300;
-
-    void update(size_t done, size_t total) {
-        if (total <= kMinimumFiles || !isatty(STDERR_FILENO)) return;
-        const int width = 40;
-        const int filled = static_cast<int>(static_cast<double>(done) / total * width);
-        std::fprintf(stderr, "\rproject-merger: reading [%.*s%*s] %zu/%zu .info files", filled,
-                     "========================================", width - filled, "", done, total);
-        shown_ = true;
-        if (done == total) finish();
-    }
-
-    void finish() {
-        if (shown_) std::fputc('\n', stderr);
-        shown_ = false;
-    }
-
-  private:
-    bool shown_ = false;
-};
 
 // --align-clocks: the merged run's traces rewritten on rank 0's clock
 // (hdtrace::clocks::alignRun). The project file is written already; an
@@ -86,6 +62,7 @@ int main(int argc, char **argv) {
     gboolean quiet = FALSE;
     gboolean alignClocksOption = FALSE;
     gboolean version = FALSE;
+    gint jobs = 0;
     gchar **inputs = nullptr;
     const std::string defaultsText = std::string("CLASS of the file distribution (default ") +
                                      hdtrace::merger::kDefaultDistributionClass + ")";
@@ -106,8 +83,12 @@ int main(int argc, char **argv) {
          "then rewrite the traces on rank 0's clock with the offsets measured by the wrapper "
          "(as 'hdtrace align'; originals kept as *.trc.unaligned)",
          nullptr},
-        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "print nothing but errors and warnings",
-         nullptr},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+         "print nothing but errors and warnings (no progress either)", nullptr},
+        {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+         "read the .info files on N threads (default: one per core; the project is the same "
+         "whatever N)",
+         "N"},
         {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", nullptr},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, nullptr, "INPUT..."},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
@@ -138,6 +119,12 @@ int main(int argc, char **argv) {
         std::printf("project-merger (HDTrace) %s\n", HDTRACE_VERSION);
         return 0;
     }
+    if (jobs < 0 || jobs > 1024) {
+        std::fprintf(stderr,
+                     "project-merger: --jobs wants a number from 1 to 1024 (0: one per core)\n"
+                     "Try 'project-merger --help'.\n");
+        return 2;
+    }
 
     hdtrace::merger::MergeOptions options;
     for (gchar **input = inputs; input && *input; ++input)
@@ -147,8 +134,12 @@ int main(int argc, char **argv) {
     if (distributionClass) options.distributionClass = distributionClass;
     if (chunkSize) options.chunkSize = chunkSize;
     options.force = force;
-    ProgressBar progress;
-    options.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
+    hdtrace::merger::ProgressBar progress("project-merger");
+    if (!quiet)
+        options.progress = [&progress](const hdtrace::merger::MergeProgress &state) {
+            progress.update(state);
+        };
+    options.jobs = static_cast<unsigned>(jobs);
     g_free(output);
     g_free(description);
     g_free(distributionClass);

@@ -70,8 +70,10 @@ def read_run_table(*args, **kwargs):
 
 
 # The merger.
-def merge(inputs, output, description, distribution_class, chunk_size, force):
-    return _core.merge(inputs, output, description, distribution_class, chunk_size, force)
+def merge(inputs, output, description, distribution_class, chunk_size, force, progress=False):
+    # progress: a bar on stderr when it is a terminal (project-merger's).
+    return _core.merge(inputs, output, description, distribution_class, chunk_size, force,
+                       progress)
 
 
 # The clocks.

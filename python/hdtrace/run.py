@@ -311,8 +311,9 @@ def describe_status(returncode, stopped_by=None):
 def merge_run(directory, description, force):
     """Writes <program>.proj in the run directory; returns (path, warnings)."""
     if native.has_merger():
+        # A long merge shows its progress when stderr is a terminal.
         result = native.merge([directory], "", description, native.DEFAULT_DISTRIBUTION_CLASS,
-                              native.DEFAULT_CHUNK_SIZE, force)
+                              native.DEFAULT_CHUNK_SIZE, force, progress=True)
         return result["output_path"], list(result["warnings"])
     merger = find_project_merger()
     if merger is None:

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <hdtrace/merger/Merger.hpp>
+#include <hdtrace/merger/ProgressBar.hpp>
 #endif
 
 namespace py = pybind11;
@@ -33,7 +34,8 @@ py::list fileSystemTexts(const std::vector<std::string> &texts) {
 }
 
 py::dict mergeProject(std::vector<std::string> inputs, std::string output, std::string description,
-                      std::string distributionClass, std::string chunkSize, bool force) {
+                      std::string distributionClass, std::string chunkSize, bool force,
+                      bool progress) {
     merger::MergeOptions options;
     options.inputs = std::move(inputs);
     options.outputPath = std::move(output);
@@ -41,10 +43,19 @@ py::dict mergeProject(std::vector<std::string> inputs, std::string output, std::
     options.distributionClass = std::move(distributionClass);
     options.chunkSize = std::move(chunkSize);
     options.force = force;
+    // The bar shows itself only on a terminal, as project-merger's does.
+    merger::ProgressBar bar("hdtrace merge");
+    if (progress)
+        options.progress = [&bar](const merger::MergeProgress &state) { bar.update(state); };
     merger::MergeResult result;
     {
         py::gil_scoped_release release;
-        result = merger::merge(options);
+        try {
+            result = merger::merge(options);
+        } catch (...) {
+            bar.finish();
+            throw;
+        }
     }
     py::dict out;
     out["output_path"] = fileSystemText(result.outputPath);
@@ -82,7 +93,7 @@ void bindMerger(py::module_ &module) {
                py::arg("description") = std::string(),
                py::arg("distribution_class") = std::string(merger::kDefaultDistributionClass),
                py::arg("chunk_size") = std::string(merger::kDefaultChunkSize),
-               py::arg("force") = false,
+               py::arg("force") = false, py::arg("progress") = false,
                "Merges the .info files of a run into a .proj (hdtrace::merger::merge).");
 #else
     // Without the library the Python command runs the project-merger program.

@@ -149,6 +149,13 @@ def run_with_terminal_stderr(command):
     return process.wait(timeout=60), output.decode()
 
 
+def finished_lines(terminal_text):
+    """The lines as they stand on the terminal once each is done (each update
+    of a bar begins with a carriage return; the terminal ends lines with CR LF)."""
+    lines = terminal_text.replace("\r\n", "\n").split("\n")
+    return [line.rsplit("\r", 1)[-1] for line in lines if line]
+
+
 def test_progress_bar_only_on_a_terminal_and_for_many_files(merger, tmp_path):
     many = tmp_path / "many"
     few = tmp_path / "few"
@@ -158,9 +165,34 @@ def test_progress_bar_only_on_a_terminal_and_for_many_files(merger, tmp_path):
     write_run(few, 8)
     status, stderr = run_with_terminal_stderr([merger, many])
     assert status == 0
-    assert "reading [" in stderr and "320/320 .info files" in stderr
+    # One finished line per stage: files read, ranks unified, ranks written
+    # with the project's size, which is the size of the file written.
+    lines = finished_lines(stderr)
+    size = (many / "app.proj").stat().st_size
+    assert lines == [
+        "project-merger: reading [" + "=" * 40 + "] 320/320 .info files\x1b[K",
+        "project-merger: unifying [" + "=" * 40 + "] 320/320 ranks\x1b[K",
+        "project-merger: writing [" + "=" * 40 + f"] 320/320 ranks, {size / 2**20:.1f} MiB\x1b[K"]
+    status, stderr = run_with_terminal_stderr([merger, "--quiet", many])
+    assert status == 0
+    assert stderr == ""
     status, stderr = run_with_terminal_stderr([merger, few])
     assert status == 0
     assert stderr == ""
     result = run([merger, many])  # stderr is a pipe: no bar
     assert result.returncode == 0 and result.stderr == ""
+
+
+def test_hdtrace_merge_shows_the_same_progress(merger, build_dir, tmp_path, monkeypatch):
+    write_run(tmp_path, 320)
+    command = ["/usr/bin/python3", "-m", "hdtrace", "merge"]
+    monkeypatch.setenv("PYTHONPATH", str(build_dir / "python"))
+    status, stderr = run_with_terminal_stderr(command + [tmp_path])
+    assert status == 0, stderr
+    lines = finished_lines(stderr)
+    assert [line.split(" [")[0] for line in lines] == [
+        "hdtrace merge: reading", "hdtrace merge: unifying", "hdtrace merge: writing"]
+    size = (tmp_path / "app.proj").stat().st_size
+    assert lines[2].endswith(f"] 320/320 ranks, {size / 2**20:.1f} MiB\x1b[K")
+    status, stderr = run_with_terminal_stderr(command + ["--quiet", tmp_path])
+    assert status == 0 and stderr == ""

@@ -20,7 +20,8 @@ def command_merge(args):
         # File names as the file system has them (bytes), invalid UTF-8 included.
         result = native.merge([os.fsencode(name) for name in args.inputs],
                               os.fsencode(args.output or ""), args.description or "",
-                              args.distribution_class, args.chunk_size, args.force)
+                              args.distribution_class, args.chunk_size, args.force,
+                              progress=not args.quiet)
     except (native.MergeError, OSError) as error:
         print(f"hdtrace merge: error: {error}\nhdtrace merge: no project file written",
               file=sys.stderr)
@@ -54,5 +55,5 @@ def register(commands):
     merge.add_argument("--force", action="store_true",
                        help="write what can be merged and list what was dropped as warnings")
     merge.add_argument("-q", "--quiet", action="store_true",
-                       help="print nothing but errors and warnings")
+                       help="print nothing but errors and warnings (no progress either)")
     merge.set_defaults(handler=command_merge)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,17 @@ namespace hdtrace::merger {
 constexpr const char *kDefaultDistributionClass =
     "de.hd.pvs.piosim.model.inputOutput.distribution.SimpleStripe";
 constexpr const char *kDefaultChunkSize = "64K";
+
+// Where a merge is, for a progress display.
+struct MergeProgress {
+    enum class Stage { Reading, Unifying, Writing };
+    Stage stage = Stage::Reading;
+    // Reading: .info files read of all; Unifying: ranks whose communicators
+    // are unified; Writing: ranks whose datatypes are written.
+    size_t done = 0;
+    size_t total = 0;
+    uint64_t bytesWritten = 0;  // Writing: the project file so far
+};
 
 struct MergeOptions {
     // .info files, .trc files, base names ("dir/app_host_0_0"), directories
@@ -31,8 +43,11 @@ struct MergeOptions {
     // Write what can be merged; every problem becomes a warning that says
     // what was dropped, instead of an error.
     bool force = false;
-    // Called while the .info files are read: (files read, files in total).
-    std::function<void(size_t done, size_t total)> progress;
+    // Threads that read and parse the .info files; 0: one per core. The
+    // project is the same byte for byte whatever the number.
+    unsigned jobs = 0;
+    // Called as the merge goes on (MergeProgress); may be empty.
+    std::function<void(const MergeProgress &)> progress;
 };
 
 struct MergeResult {
