@@ -332,7 +332,7 @@ def generate(functions_h, conf_py, fortran_conf_py):
     generate_wrappers.generate(functions_h, conf_py)
     functions = generate_wrappers.parse_prototypes(functions_h)
     conf = runpy.run_path(conf_py)
-    entries, kinds = conf['FUNCTIONS'], conf['KINDS']
+    entries, kinds = generate_wrappers.with_tags(conf['FUNCTIONS']), conf['KINDS']
     not_logged = conf.get('NOT_LOGGED', set())
     errors, parts, f08_parts, unbound = [], [], [], []
     for name, (params, _args) in functions.items():

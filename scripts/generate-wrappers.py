@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write the PMPI wrappers of libhdtracempi (docs/dev/adding-a-call.md).
 
-    generate-wrappers.py FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP [MPI_DECLARATIONS]
+    generate-wrappers.py [--dialect DIALECT_TOML] FUNCTIONS_H WRAPPER_CONF_PY OUTPUT_CPP
+                         [MPI_DECLARATIONS]
 
 FUNCTIONS_H lists the C prototypes of the traced functions; WRAPPER_CONF_PY
 says, per function, what is logged (see its header). The output is one C++
@@ -15,12 +16,22 @@ form (MPI_X_c) it declares, the same wrapper is also written for MPI_X_c,
 with the header's parameter types and the names of FUNCTIONS_H, so that
 the large-count call is traced with the same tag and attributes. The
 header decides which forms exist, not a list kept by hand.
+
+With --dialect (the build passes format/dialect.toml), every entry must
+write what that definition of the dialect says of its tag: the same attributes, in the same
+order, children where the definition has them; every call the definition
+lists must be written by some entry. A difference is an error naming the
+function, and nothing is written.
 """
 import os
 import re
 import runpy
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'format'))
+import dialect as dialect_definition  # noqa: E402
 
 PROTOTYPE = re.compile(r'^\s*int\s+(\w+)\s*\(([^)]*)\)\s*;', re.M)
 IDENTIFIER = re.compile(r'(?<![.\w>:])([A-Za-z_]\w*)')
@@ -84,6 +95,14 @@ def parse_prototypes(path):
     return functions
 
 
+def with_tags(entries):
+    """The entries, each with its tag: the one it names, else the function's
+    name without MPI_ (the definition of the dialect holds what is written
+    under that tag)."""
+    return {function: entry if 'tag' in entry else dict(entry, tag=function[len('MPI_'):])
+            for function, entry in entries.items()}
+
+
 def check_names(function, args, entry, what, code, declared):
     for name in IDENTIFIER.findall(code):
         if name in args or name in KNOWN or name in declared or name.startswith(('MPI_', 'PMPI_')):
@@ -117,6 +136,41 @@ def check_entry(function, args, entry, kinds):
             check_names(function, args, entry, f'attribute {name}', value, declared)
     for key in ('first', 'before', 'after', 'last', 'children', 'call', 'always'):
         check_names(function, args, entry, key, entry.get(key, ''), declared)
+
+
+def check_against_dialect(entries, not_logged, dialect):
+    """The differences between the wrapper's entries and the definition."""
+    errors, written = [], set()
+    for function, entry in entries.items():
+        tag = entry.get('tag')
+        call = dialect.calls.get(tag)
+        where = f'{function} (<{tag}>)'
+        if call is None:
+            errors.append(f'{where}: {dialect.path} defines no call {tag}')
+            continue
+        written.add(tag)
+        names = [attr[0] for attr in entry.get('attrs', [])]
+        if names != call.attribute_names:
+            errors.append(f'{where}: writes the attributes {names}, the definition says '
+                          f'{call.attribute_names}')
+        has_children = bool(entry.get('children'))
+        if has_children != bool(call.children):
+            errors.append(f'{where}: the definition says it has children {call.children or []}, '
+                          f'the entry ' + ('writes some' if has_children else 'writes none'))
+        ordinary = not names and not has_children
+        if function in not_logged:
+            if call.logged != 'never':
+                errors.append(f'{where}: never written, but the definition does not say '
+                              f'logged = "never"')
+        elif ordinary != (call.logged == 'all-functions'):
+            errors.append(f'{where}: ' + ('written only with HDTRACE_ALL_FUNCTIONS=1, but the '
+                                          'definition does not say logged = "all-functions"'
+                                          if ordinary else 'always written, but the definition '
+                                          'says logged = "all-functions"'))
+    for tag in dialect.calls:
+        if tag not in written:
+            errors.append(f'{dialect.path}: the call {tag} is written by no entry')
+    return errors
 
 
 def indent(code, spaces):
@@ -187,10 +241,11 @@ def wrapper(function, params, args, entry, kinds, logged):
     return ''.join(out)
 
 
-def generate(functions_h, conf_py, declarations=None):
+def generate(functions_h, conf_py, declarations=None, dialect_toml=None):
     functions = parse_prototypes(functions_h)
     conf = runpy.run_path(conf_py)
-    entries, kinds, not_logged = conf['FUNCTIONS'], conf['KINDS'], conf.get('NOT_LOGGED', set())
+    entries, kinds = with_tags(conf['FUNCTIONS']), conf['KINDS']
+    not_logged = conf.get('NOT_LOGGED', set())
     errors = []
     for name in functions:
         if name not in entries:
@@ -207,6 +262,12 @@ def generate(functions_h, conf_py, declarations=None):
                 check_entry(name, args, entries[name], kinds)
             except ConfigError as error:
                 errors.append(str(error))
+    if not errors and dialect_toml:
+        try:
+            errors += check_against_dialect(entries, not_logged,
+                                            dialect_definition.load(dialect_toml))
+        except dialect_definition.DefinitionError as error:
+            errors.append(str(error))
     if errors:
         raise ConfigError('\n'.join(errors))
 
@@ -239,12 +300,16 @@ def write_whole(text, output):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    arguments = sys.argv[1:]
+    dialect_toml = None
+    if arguments[:1] == ['--dialect'] and len(arguments) > 1:
+        dialect_toml, arguments = arguments[1], arguments[2:]
+    if len(arguments) not in (3, 4):
         sys.exit(__doc__)
-    functions_h, conf_py, output = sys.argv[1:4]
-    declarations = sys.argv[4] if len(sys.argv) == 5 else None
+    functions_h, conf_py, output = arguments[:3]
+    declarations = arguments[3] if len(arguments) == 4 else None
     try:
-        text = generate(functions_h, conf_py, declarations)
+        text = generate(functions_h, conf_py, declarations, dialect_toml)
     except (ConfigError, OSError, SyntaxError, KeyError) as error:
         sys.exit(f'generate-wrappers.py: error:\n{error}')
     write_whole(text, output)

@@ -1,6 +1,7 @@
 #include <fstream>
 #include <string_view>
 
+#include <hdtrace/InfoLine.hpp>
 #include <hdtrace/clocks/ClockLines.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
@@ -9,47 +10,39 @@
 namespace hdtrace::clocks {
 namespace {
 
-// Reads the literal `expected` at text's front.
-bool consume(std::string_view &text, std::string_view expected) {
-    if (text.substr(0, expected.size()) != expected) return false;
-    text.remove_prefix(expected.size());
-    return true;
-}
-
-// Reads "[-]DIGITS" up to the next space or the end; negative only where allowed.
-bool consumeInteger(std::string_view &text, bool allowNegative, int64_t *value) {
-    const size_t length = std::min(text.find(' '), text.size());
-    std::string_view digits = text.substr(0, length);
+// A Clock line's integer field; negative only where allowed.
+bool integerField(const InfoLineFields &fields, size_t index, bool allowNegative, int64_t *value) {
+    const std::string_view digits = fields[index].value;
     if (!allowNegative && !digits.empty() && digits[0] == '-') return false;
     auto parsed = reader::parseInteger(digits);
     if (!parsed) return false;
     *value = *parsed;
-    text.remove_prefix(length);
     return true;
 }
 
+// The fields in the definition's order, quoting and number: a Clock line
+// has no optional field, so its fields are at fixed places.
 bool parseClockLine(std::string_view text, ClockMeasurement *out) {
-    if (!consume(text, "Clock at='")) return false;
-    const size_t quote = text.find('\'');
-    if (quote == std::string_view::npos || quote == 0) return false;
-    for (char c : text.substr(0, quote))
+    InfoLineFields fields;
+    if (!fields.split(text) || !fields.conforms() || fields.size() != 6) return false;
+    const std::string_view occasion = fields[0].value;
+    if (occasion.empty()) return false;
+    for (char c : occasion)
         if (c < 'a' || c > 'z') return false;
-    out->occasion = std::string(text.substr(0, quote));
-    text.remove_prefix(quote + 1);
-    return consume(text, " time=") && consumeInteger(text, true, &out->timeNs) &&
-           consume(text, " offset=") && consumeInteger(text, true, &out->offsetNs) &&
-           consume(text, " rtt=") && consumeInteger(text, false, &out->rttNs) &&
-           consume(text, " leader=") && consumeInteger(text, false, &out->leader) &&
-           consume(text, " exchanges=") && consumeInteger(text, false, &out->exchanges) &&
-           text.empty();
+    out->occasion = std::string(occasion);
+    return integerField(fields, 1, true, &out->timeNs) &&
+           integerField(fields, 2, true, &out->offsetNs) &&
+           integerField(fields, 3, false, &out->rttNs) &&
+           integerField(fields, 4, false, &out->leader) &&
+           integerField(fields, 5, false, &out->exchanges);
 }
 
 bool parseAlignedLine(std::string_view text, std::string *backup) {
-    if (!consume(text, "ClockAligned backup='") || text.size() < 2 || text.back() != '\'')
-        return false;
-    text.remove_suffix(1);
-    if (text.empty() || text.find_first_of("'/") != std::string_view::npos) return false;
-    *backup = std::string(text);
+    InfoLineFields fields;
+    if (!fields.split(text) || !fields.conforms()) return false;
+    const std::string_view name = fields[0].value;
+    if (name.empty() || name.find('/') != std::string_view::npos) return false;
+    *backup = std::string(name);
     return true;
 }
 
@@ -68,7 +61,9 @@ std::string infoPathOf(const std::string &tracePath) {
 }
 
 std::string alignedLine(const std::string &backupName) {
-    return "ClockAligned backup='" + backupName + "'";
+    std::string line;
+    InfoLineWriter(line, "ClockAligned").text(backupName).end(false);
+    return line;
 }
 
 InfoClock readInfoClock(const std::string &infoPath) {

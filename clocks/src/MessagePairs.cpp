@@ -8,49 +8,22 @@
 #include <hdtrace/reader/TraceReader.hpp>
 
 #include "DecimalNumber.hpp"
+#include "DialectRoles.hpp"
 
 namespace hdtrace::clocks {
 namespace {
 
 constexpr int32_t kAnySource = -1, kAnyTag = -1, kProcNull = -2;
 
-enum class Kind {
-    Other,
-    Send,               // Send, Bsend, Ssend, Rsend
-    NonblockingSend,    // Isend, Ibsend, Issend, Irsend
-    Receive,            // Recv, Mrecv
-    NonblockingRecv,    // Irecv, Imrecv
-    SendReceive,        // Sendrecv, Sendrecv_replace
-    PersistentSend,     // Send_init, ...
-    PersistentReceive,  // Recv_init
-    Start,
-    Startall,
-};
+using Kind = dialect::MessageKind;
 
 Kind kindOf(const std::string &name) {
-    static const std::unordered_map<std::string, Kind> kinds = {
-        {"Send", Kind::Send},
-        {"Bsend", Kind::Send},
-        {"Ssend", Kind::Send},
-        {"Rsend", Kind::Send},
-        {"Isend", Kind::NonblockingSend},
-        {"Ibsend", Kind::NonblockingSend},
-        {"Issend", Kind::NonblockingSend},
-        {"Irsend", Kind::NonblockingSend},
-        {"Recv", Kind::Receive},
-        {"Mrecv", Kind::Receive},
-        {"Irecv", Kind::NonblockingRecv},
-        {"Imrecv", Kind::NonblockingRecv},
-        {"Sendrecv", Kind::SendReceive},
-        {"Sendrecv_replace", Kind::SendReceive},
-        {"Send_init", Kind::PersistentSend},
-        {"Bsend_init", Kind::PersistentSend},
-        {"Rsend_init", Kind::PersistentSend},
-        {"Ssend_init", Kind::PersistentSend},
-        {"Recv_init", Kind::PersistentReceive},
-        {"Start", Kind::Start},
-        {"Startall", Kind::Startall},
-    };
+    static const std::unordered_map<std::string, Kind> kinds = [] {
+        std::unordered_map<std::string, Kind> byName;
+        for (const auto &[call, kind] : dialect::kMessageKinds)
+            byName.emplace(call, kind);
+        return byName;
+    }();
     auto found = kinds.find(name);
     return found == kinds.end() ? Kind::Other : found->second;
 }
@@ -125,7 +98,7 @@ std::unordered_map<int64_t, int64_t> probeStarts(const RunTable &table,
     std::map<std::pair<int32_t, int32_t>, std::map<std::pair<int64_t, std::string>, int64_t>> rows;
     for (size_t row = 0; row < table.rows(); ++row) {
         const std::string &name = table.name(row);
-        if (name == "Mrecv" || name == "Imrecv")
+        if (dialect::receivesMatchedMessage(name))
             rows[{table.rank[row], table.thread[row]}][{table.startNs[row], name}] =
                 static_cast<int64_t>(row);
     }
@@ -138,7 +111,8 @@ std::unordered_map<int64_t, int64_t> probeStarts(const RunTable &table,
         if (trace == traces.end()) continue;
         reader::TraceOptions options;
         options.partial = partial;
-        options.filter.names = {"Improbe", "Imrecv", "Mprobe", "Mrecv"};
+        options.filter.names.assign(std::begin(dialect::kMatchedMessageCalls),
+                                    std::end(dialect::kMatchedMessageCalls));
         reader::TraceReader traceReader(trace->path, options);
         reader::Event event;
         std::unordered_map<int64_t, int64_t> probed;  // mid -> probe start
@@ -147,7 +121,7 @@ std::unordered_map<int64_t, int64_t> probeStarts(const RunTable &table,
             auto mid = text ? reader::parseInteger(*text) : std::nullopt;
             if (!mid || *mid < 0 || !event.hasStart) continue;
             const int64_t start = tableTime(rank, event.startNs);
-            if (event.name == "Mprobe" || event.name == "Improbe") {
+            if (!dialect::receivesMatchedMessage(event.name)) {
                 probed[*mid] = start;
             } else if (auto found = probed.find(*mid); found != probed.end()) {
                 auto row = receives.find({start, event.name});
@@ -168,7 +142,7 @@ std::vector<MessagePair> matchMessages(const RunTable &table,
     bool matchedReceives = false;
     for (const std::string &name : table.names) {
         kinds.push_back(kindOf(name));
-        matchedReceives |= name == "Mrecv" || name == "Imrecv";
+        matchedReceives |= dialect::receivesMatchedMessage(name);
     }
     auto kindAt = [&](size_t row) { return kinds[static_cast<size_t>(table.nameCode[row])]; };
 

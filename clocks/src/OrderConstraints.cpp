@@ -5,29 +5,20 @@
 
 #include <hdtrace/clocks/OrderConstraints.hpp>
 
+#include "DialectRoles.hpp"
+
 namespace hdtrace::clocks {
 namespace {
 
-enum class Waits { None, AllToAll, FromRoot, ToRoot };
+using Waits = dialect::CollectiveShape;
 
 Waits waitsOf(const std::string &name) {
-    static const std::unordered_map<std::string, Waits> waits = {
-        {"Barrier", Waits::AllToAll},
-        {"Allreduce", Waits::AllToAll},
-        {"Allgather", Waits::AllToAll},
-        {"Allgatherv", Waits::AllToAll},
-        {"Alltoall", Waits::AllToAll},
-        {"Alltoallv", Waits::AllToAll},
-        {"Alltoallw", Waits::AllToAll},
-        {"Reduce_scatter", Waits::AllToAll},
-        {"Reduce_scatter_block", Waits::AllToAll},
-        {"Bcast", Waits::FromRoot},
-        {"Scatter", Waits::FromRoot},
-        {"Scatterv", Waits::FromRoot},
-        {"Reduce", Waits::ToRoot},
-        {"Gather", Waits::ToRoot},
-        {"Gatherv", Waits::ToRoot},
-    };
+    static const std::unordered_map<std::string, Waits> waits = [] {
+        std::unordered_map<std::string, Waits> byName;
+        for (const auto &[call, shape] : dialect::kBlockingCollectiveShapes)
+            byName.emplace(call, shape);
+        return byName;
+    }();
     auto found = waits.find(name);
     return found == waits.end() ? Waits::None : found->second;
 }
@@ -35,30 +26,17 @@ Waits waitsOf(const std::string &name) {
 // Calls that take a place in the order of a communicator's collectives,
 // whether or not the repair constrains them.
 bool isCollective(const std::string &name) {
-    static const std::unordered_set<std::string> others = {"Scan",
-                                                           "Exscan",
-                                                           "Ibarrier",
-                                                           "Ibcast",
-                                                           "Igather",
-                                                           "Igatherv",
-                                                           "Iscatter",
-                                                           "Iscatterv",
-                                                           "Iallgather",
-                                                           "Iallgatherv",
-                                                           "Ialltoall",
-                                                           "Ialltoallv",
-                                                           "Ialltoallw",
-                                                           "Ireduce",
-                                                           "Iallreduce",
-                                                           "Ireduce_scatter",
-                                                           "Ireduce_scatter_block",
-                                                           "Iscan",
-                                                           "Iexscan"};
-    return waitsOf(name) != Waits::None || others.count(name) > 0;
+    static const std::unordered_set<std::string> collectives = [] {
+        std::unordered_set<std::string> names;
+        for (std::string_view call : dialect::kOrderedCollectives)
+            names.emplace(call);
+        return names;
+    }();
+    return collectives.count(name) > 0;
 }
 
 bool completesElsewhere(const std::string &name) {
-    return name == "Irecv" || name == "Imrecv" || name == "Start" || name == "Startall";
+    return dialect::receiveCompletesThroughRequest(name);
 }
 
 uint64_t pack(int64_t high, int64_t low) {
@@ -79,7 +57,8 @@ void receiveConstraints(const RunTable &table, const std::vector<MessagePair> &p
                 completionsRead = true;
                 for (size_t k = 0; k < table.completionRow.size(); ++k) {
                     const size_t row = static_cast<size_t>(table.completionRow[k]);
-                    if (table.name(row) == "Startall") continue;  // starts requests, completes none
+                    if (dialect::startsThroughChildren(table.name(row)))
+                        continue;  // starts requests, completes none
                     completions[{table.rank[row], table.thread[row], table.completionRid[k]}]
                         .emplace_back(table.startNs[row], static_cast<int64_t>(row));
                 }

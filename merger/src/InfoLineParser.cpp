@@ -3,61 +3,24 @@
 #include <cstdint>
 #include <cstring>
 
+#include <hdtrace/InfoLine.hpp>
+
 #include "InfoLine.hpp"
 
 namespace hdtrace::merger {
 namespace {
 
-struct Attribute {
-    std::string_view key;
-    std::string_view value;
-};
-
-// The attributes of a line after its keyword: key=value, key='value' or
-// key="value", separated by blanks. At most a handful per line.
+// The attributes of a line after its keyword, split by the .info line codec
+// with the spacing older traces have: key=value, key='value' or
+// key="value", separated by blanks or tabs. No allocation per attribute.
 class AttributeList {
   public:
     AttributeList(std::string_view kind, std::string_view text) : kind_(kind) {
-        size_t pos = 0;
-        while (true) {
-            while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t'))
-                ++pos;
-            if (pos >= text.size()) break;
-            const size_t keyStart = pos;
-            while (pos < text.size() && text[pos] != '=' && text[pos] != ' ' && text[pos] != '\t')
-                ++pos;
-            const std::string_view key = text.substr(keyStart, pos - keyStart);
-            if (pos >= text.size() || text[pos] != '=')
-                fail("'" + std::string(key) + "' is not of the form key=value");
-            ++pos;
-            std::string_view value;
-            if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) {
-                const char quote = text[pos++];
-                const size_t end = text.find(quote, pos);
-                if (end == std::string_view::npos)
-                    fail("the value of '" + std::string(key) +
-                         "' has no closing quote (truncated line?)");
-                value = text.substr(pos, end - pos);
-                pos = end + 1;
-                if (pos < text.size() && text[pos] != ' ' && text[pos] != '\t')
-                    fail("no blank after the value of '" + std::string(key) + "'");
-            } else {
-                const size_t start = pos;
-                while (pos < text.size() && text[pos] != ' ' && text[pos] != '\t')
-                    ++pos;
-                value = text.substr(start, pos - start);
-            }
-            for (const Attribute &existing : attributes_)
-                if (existing.key == key) fail("'" + std::string(key) + "' appears twice");
-            attributes_.push_back({key, value});
-        }
+        if (!fields_.splitFields(kind, text, InfoLineFields::Spacing::Tolerant))
+            fail(fields_.problem());
     }
 
-    const std::string_view *find(std::string_view key) const {
-        for (const Attribute &attribute : attributes_)
-            if (attribute.key == key) return &attribute.value;
-        return nullptr;
-    }
+    const std::string_view *find(std::string_view key) const { return fields_.find(key); }
 
     std::string_view required(std::string_view key) const {
         if (const std::string_view *value = find(key)) return *value;
@@ -105,7 +68,7 @@ class AttributeList {
 
   private:
     std::string_view kind_;
-    std::vector<Attribute> attributes_;
+    InfoLineFields fields_;
 };
 
 int64_t parseRank(std::string_view entry, std::string_view text, const char *role) {

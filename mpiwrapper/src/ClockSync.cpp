@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <hdtrace/InfoLine.hpp>
 #include <hdtrace/Timestamp.hpp>
 
 namespace hdtracempi {
@@ -108,12 +109,16 @@ bool measureClockOffset(const ClockGroups &groups, int worldRank, const ClockShi
 }
 
 std::string clockLine(const ClockMeasurement &measurement) {
-    return std::string("Clock at='") + measurement.occasion +
-           "' time=" + std::to_string(measurement.time) +
-           " offset=" + std::to_string(measurement.offset) +
-           " rtt=" + std::to_string(measurement.roundTrip) +
-           " leader=" + std::to_string(measurement.leader) +
-           " exchanges=" + std::to_string(measurement.exchanges) + "\n";
+    std::string line;
+    hdtrace::InfoLineWriter(line, "Clock")
+        .text(measurement.occasion)
+        .integer(measurement.time)
+        .integer(measurement.offset)
+        .integer(measurement.roundTrip)
+        .integer(measurement.leader)
+        .integer(measurement.exchanges)
+        .end();
+    return line;
 }
 
 }  // namespace hdtracempi

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include <hdtrace/Format.hpp>
+#include <hdtrace/InfoLine.hpp>
 
 namespace hdtracempi {
 namespace {
@@ -15,13 +16,6 @@ void appendList(std::string &out, const std::vector<Number> &values) {
     }
 }
 
-void appendConstant(std::string &out, const char *key, int64_t value) {
-    out += ' ';
-    out += key;
-    out += '=';
-    hdtrace::appendInteger(out, value);
-}
-
 }  // namespace
 
 std::string mpiLibraryLine() {
@@ -30,27 +24,26 @@ std::string mpiLibraryLine() {
     PMPI_Get_library_version(version, &length);
     std::string_view library(version, static_cast<size_t>(length > 0 ? length : 0));
     library = library.substr(0, library.find_first_of(std::string_view("\r\n\0", 3)));
-    std::string line = "Mpi library='";
-    hdtrace::appendXmlEscaped(line, library);
-    line += '\'';
-    appendConstant(line, "order_c", MPI_ORDER_C);
-    appendConstant(line, "order_fortran", MPI_ORDER_FORTRAN);
-    appendConstant(line, "distribute_block", MPI_DISTRIBUTE_BLOCK);
-    appendConstant(line, "distribute_cyclic", MPI_DISTRIBUTE_CYCLIC);
-    appendConstant(line, "distribute_none", MPI_DISTRIBUTE_NONE);
-    appendConstant(line, "distribute_dflt_darg", MPI_DISTRIBUTE_DFLT_DARG);
-    line += '\n';
+    std::string line;
+    hdtrace::InfoLineWriter(line, "Mpi")
+        .appended([&](std::string &out) { hdtrace::appendXmlEscaped(out, library); })
+        .integer(MPI_ORDER_C)
+        .integer(MPI_ORDER_FORTRAN)
+        .integer(MPI_DISTRIBUTE_BLOCK)
+        .integer(MPI_DISTRIBUTE_CYCLIC)
+        .integer(MPI_DISTRIBUTE_NONE)
+        .integer(MPI_DISTRIBUTE_DFLT_DARG)
+        .end();
     return line;
 }
 
 std::string fileLine(std::string_view name, int64_t initialSize, int64_t id) {
-    std::string line = "File name=\"";
-    hdtrace::appendXmlEscaped(line, name);
-    line += "\" Size=";
-    hdtrace::appendInteger(line, initialSize);
-    line += " id=";
-    hdtrace::appendInteger(line, id);
-    line += '\n';
+    std::string line;
+    hdtrace::InfoLineWriter(line, "File")
+        .appended([&](std::string &out) { hdtrace::appendXmlEscaped(out, name); })
+        .integer(initialSize)
+        .integer(id)
+        .end();
     return line;
 }
 
@@ -80,60 +73,55 @@ void appendRankMap(std::string &out, const std::vector<int> &worldRankOfLocal) {
 
 std::string commLine(int64_t id, std::string_view name, const std::vector<int> &localGroup,
                      const std::vector<int> *remoteGroup) {
-    std::string line = "Comm map='";
-    appendRankMap(line, localGroup);
-    line += '\'';
-    if (remoteGroup) {
-        line += " remote='";
-        appendRankMap(line, *remoteGroup);
-        line += '\'';
-    }
-    line += " id=";
-    hdtrace::appendInteger(line, id);
-    line += " name='";
-    hdtrace::appendXmlEscaped(line, name);
-    line += "'\n";
+    std::string line;
+    hdtrace::InfoLineWriter writer(line, "Comm");
+    writer.appended([&](std::string &out) { appendRankMap(out, localGroup); });
+    if (remoteGroup)
+        writer.appended([&](std::string &out) { appendRankMap(out, *remoteGroup); });
+    else
+        writer.omit();
+    writer.integer(id)
+        .appended([&](std::string &out) { hdtrace::appendXmlEscaped(out, name); })
+        .end();
     return line;
 }
 
 std::string winLine(int64_t id, int64_t cid, int64_t size, int64_t dispUnit,
                     std::string_view kind) {
-    std::string line = "Win id=";
-    hdtrace::appendInteger(line, id);
-    line += " cid=";
-    hdtrace::appendInteger(line, cid);
-    line += " size=";
-    hdtrace::appendInteger(line, size);
-    line += " dispUnit=";
-    hdtrace::appendInteger(line, dispUnit);
-    line += " kind='";
-    line += kind;
-    line += "'\n";
+    std::string line;
+    hdtrace::InfoLineWriter(line, "Win")
+        .integer(id)
+        .integer(cid)
+        .integer(size)
+        .integer(dispUnit)
+        .text(kind)
+        .end();
     return line;
 }
 
 std::string namedTypeLine(int64_t id, std::string_view name, int64_t size, int64_t extent,
                           const std::vector<ByteBlock> &blocks) {
-    std::string line = "Type id='";
-    hdtrace::appendInteger(line, id);
-    line += "' combiner='MPI_COMBINER_NAMED' name='";
-    hdtrace::appendXmlEscaped(line, name);
-    line += "' size='";
-    hdtrace::appendInteger(line, size);
-    line += "' extent='";
-    hdtrace::appendInteger(line, extent);
-    line += '\'';
-    if (!blocks.empty()) {
-        line += " blocks='";
-        for (const ByteBlock &block : blocks) {
-            hdtrace::appendInteger(line, block.offset);
-            line += ':';
-            hdtrace::appendInteger(line, block.length);
-            line += ';';
-        }
-        line += '\'';
-    }
-    line += '\n';
+    std::string line;
+    hdtrace::InfoLineWriter writer(line, "Type");
+    writer.integer(id)
+        .text("MPI_COMBINER_NAMED")
+        .appended([&](std::string &out) { hdtrace::appendXmlEscaped(out, name); })
+        .omit()  // integers, addresses, types: a named type has no contents
+        .omit()
+        .omit()
+        .integer(size)
+        .omit()  // lb: 0 for every predefined type
+        .integer(extent);
+    if (!blocks.empty())
+        writer.appended([&](std::string &out) {
+            for (const ByteBlock &block : blocks) {
+                hdtrace::appendInteger(out, block.offset);
+                out += ':';
+                hdtrace::appendInteger(out, block.length);
+                out += ';';
+            }
+        });
+    writer.end();
     return line;
 }
 

@@ -5,98 +5,104 @@ communicator or a datatype.
 
 Every table about call names in the package lives here, and nowhere else:
 the statistics, the message matching, the views, the exports and
-`hdtrace check` all ask this module. A call's name is its element's tag,
-the MPI function without "MPI_" (Send, File_write_at, Iallreduce, ...).
+`hdtrace check` all ask this module. It takes them from `_dialect`, which
+the build generates from the definition of the dialect
+(format/dialect.toml), so that a call's tag and role are written in one
+place. A call's name is its element's tag, the MPI function without "MPI_".
 """
-import re
+from . import _dialect
 
 # --- Point-to-point messages
 
-BLOCKING_SENDS = frozenset({"Send", "Bsend", "Ssend", "Rsend"})
-NONBLOCKING_SENDS = frozenset({"Isend", "Ibsend", "Issend", "Irsend"})
-SENDS = BLOCKING_SENDS | NONBLOCKING_SENDS
+SENDS = _dialect.SENDS
+NONBLOCKING = _dialect.NONBLOCKING
+BLOCKING_SENDS = SENDS - NONBLOCKING
+NONBLOCKING_SENDS = SENDS & NONBLOCKING
 #: Mrecv and Imrecv receive the message their probe (Mprobe, Improbe) matched.
-BLOCKING_RECEIVES = frozenset({"Recv", "Mrecv"})
-NONBLOCKING_RECEIVES = frozenset({"Irecv", "Imrecv"})
-RECEIVES = BLOCKING_RECEIVES | NONBLOCKING_RECEIVES
+RECEIVES = _dialect.RECEIVES
+BLOCKING_RECEIVES = RECEIVES - NONBLOCKING
+NONBLOCKING_RECEIVES = RECEIVES & NONBLOCKING
 #: Both a send (toRank, toTag) and a receive (fromRank, fromTag).
-SEND_RECEIVES = frozenset({"Sendrecv", "Sendrecv_replace"})
-#: Calls whose message completes in the Wait/Test naming their rid.
-NONBLOCKING = NONBLOCKING_SENDS | NONBLOCKING_RECEIVES
+SEND_RECEIVES = _dialect.SEND_RECEIVES
 #: Persistent requests: each Start or Startall of their rid posts one message.
-PERSISTENT_SENDS = frozenset({"Send_init", "Bsend_init", "Rsend_init", "Ssend_init"})
-PERSISTENT_RECEIVES = frozenset({"Recv_init"})
-STARTS = frozenset({"Start", "Startall"})
-MATCHED_RECEIVES = frozenset({"Mrecv", "Imrecv"})
-MATCHED_PROBES = frozenset({"Mprobe", "Improbe"})
-PROBES = frozenset({"Probe", "Iprobe"})
+PERSISTENT_SENDS = _dialect.PERSISTENT_SENDS
+PERSISTENT_RECEIVES = _dialect.PERSISTENT_RECEIVES
+STARTS = _dialect.STARTS
+#: Startall: its <For> children name the requests it starts (Start names its rid).
+STARTS_THROUGH_CHILDREN = _dialect.STARTS_THROUGH_CHILDREN
+MATCHED_RECEIVES = _dialect.MATCHED_RECEIVES
+MATCHED_PROBES = _dialect.MATCHED_PROBES
+PROBES = _dialect.PROBES
 #: MPI's wildcards and null process as a trace writes them in peer and tag.
 ANY_SOURCE, ANY_TAG, PROC_NULL = -1, -1, -2
 
 #: Calls that complete requests: their <For rid=.../> children name them.
-COMPLETIONS = frozenset({"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testany",
-                         "Testsome"})
+COMPLETIONS = _dialect.COMPLETIONS
 
 # --- Collectives
 
-BLOCKING_COLLECTIVES = frozenset({
-    "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
-    "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
-    "Reduce_scatter_block", "Scan", "Exscan",
-})
-#: {nonblocking collective: its blocking form}. The tag is the MPI name
-#: without MPI_, so the letter after the I is lower case (Iallreduce).
-NONBLOCKING_COLLECTIVES = {"I" + name[0].lower() + name[1:]: name
-                           for name in BLOCKING_COLLECTIVES}
-NEIGHBOR_COLLECTIVES = frozenset(
-    prefix + kind for prefix in ("Neighbor_", "Ineighbor_")
-    for kind in ("allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"))
-COLLECTIVES = BLOCKING_COLLECTIVES | frozenset(NONBLOCKING_COLLECTIVES) | NEIGHBOR_COLLECTIVES
+_SHAPE = _dialect.COLLECTIVE_SHAPE
+_OPERATION = _dialect.COLLECTIVE_OPERATION
+_CREATES_REQUEST = frozenset(name for name, attributes in _dialect.ATTRIBUTES.items()
+                             if "rid" in attributes)
+NEIGHBOR_COLLECTIVES = frozenset(name for name, shape in _SHAPE.items()
+                                 if shape == "neighbourhood")
+BLOCKING_COLLECTIVES = frozenset(name for name in _SHAPE
+                                 if name not in NEIGHBOR_COLLECTIVES and
+                                 _OPERATION[name] == name)
+#: {nonblocking collective: its blocking form} (Iallreduce: Allreduce).
+NONBLOCKING_COLLECTIVES = {name: _OPERATION[name] for name in _SHAPE
+                           if name not in NEIGHBOR_COLLECTIVES and _OPERATION[name] != name}
+COLLECTIVES = frozenset(_SHAPE)
 #: One rank sends to all (root= / rootRank=), or all send to one.
-ONE_TO_ALL = frozenset({"Bcast", "Scatter", "Scatterv"})
-ALL_TO_ONE = frozenset({"Gather", "Gatherv", "Reduce"})
+ONE_TO_ALL = frozenset(name for name in BLOCKING_COLLECTIVES if _SHAPE[name] == "one-to-all")
+ALL_TO_ONE = frozenset(name for name in BLOCKING_COLLECTIVES if _SHAPE[name] == "all-to-one")
 #: Rooted collectives, blocking and nonblocking: each carries rootRank.
-ROOTED = frozenset(name for name in BLOCKING_COLLECTIVES | frozenset(NONBLOCKING_COLLECTIVES)
-                   if NONBLOCKING_COLLECTIVES.get(name, name) in ONE_TO_ALL | ALL_TO_ONE)
+ROOTED = _dialect.ROOTED
 
 # --- One-sided communication
 
-WINDOW_CONSTRUCTORS = frozenset({"Win_create", "Win_allocate", "Win_allocate_shared",
-                                 "Win_create_dynamic"})
-RMA_PUTS = frozenset({"Put", "Rput"})
-RMA_GETS = frozenset({"Get", "Rget"})
-RMA_ACCUMULATES = frozenset({"Accumulate", "Raccumulate"})
-RMA_FETCHING_ATOMICS = frozenset({"Get_accumulate", "Rget_accumulate", "Fetch_and_op"})
-RMA_COMPARE_AND_SWAPS = frozenset({"Compare_and_swap"})
+WINDOW_CONSTRUCTORS = _dialect.WINDOW_CONSTRUCTORS
+WINDOW_DESTRUCTORS = _dialect.WINDOW_DESTRUCTORS
+
+
+def _rma(kind):
+    return frozenset(name for name, rma in _dialect.RMA.items() if rma == kind)
+
+
+RMA_PUTS = _rma("put")
+RMA_GETS = _rma("get")
+RMA_ACCUMULATES = _rma("accumulate")
+RMA_FETCHING_ATOMICS = _rma("fetch-and-accumulate")
+RMA_COMPARE_AND_SWAPS = _rma("compare-and-swap")
 #: The calls that move data to or from a window.
-RMA_TRANSFERS = RMA_PUTS | RMA_GETS | RMA_ACCUMULATES | RMA_FETCHING_ATOMICS | \
-    RMA_COMPARE_AND_SWAPS
+RMA_TRANSFERS = frozenset(_dialect.RMA)
 #: Calls that complete a window's pending transfers: to one target, or all.
-RMA_COMPLETE_TARGET = frozenset({"Win_unlock", "Win_flush", "Win_flush_local"})
-RMA_COMPLETE_ALL = frozenset({"Win_fence", "Win_unlock_all", "Win_flush_all",
-                              "Win_flush_local_all", "Win_complete", "Win_free"})
-ONE_SIDED = WINDOW_CONSTRUCTORS | RMA_TRANSFERS | RMA_COMPLETE_TARGET | RMA_COMPLETE_ALL | \
-    frozenset({"Win_attach", "Win_detach", "Win_lock", "Win_lock_all", "Win_sync", "Win_post",
-               "Win_start", "Win_wait", "Win_test"})
+RMA_COMPLETE_TARGET = _dialect.RMA_COMPLETES_TARGET
+RMA_COMPLETE_ALL = _dialect.RMA_COMPLETES_ALL
 
 # --- File I/O
 
 READ, WRITE = "read", "write"
-# File_read, File_iwrite_at_all, File_read_all_begin, ...
-_FILE_ACCESS = re.compile(r"File_i?(read|write)")
+#: Calls that open a file: their fid and name.
+FILE_OPENS = _dialect.FILE_OPENS
+#: Calls that delete a file by name: their fid need not be of an open file.
+FILE_DELETES = _dialect.FILE_DELETES
 
 
 def file_access(name):
     """READ or WRITE for a call that reads or writes a file, else None."""
-    found = _FILE_ACCESS.match(name)
-    return None if found is None else found.group(1)
+    if name in _dialect.FILE_READS:
+        return READ
+    if name in _dialect.FILE_WRITES:
+        return WRITE
+    return None
 
 
 # --- Bytes moved
 
 #: Calls whose `size` is data they moved (besides file reads and writes).
-DATA_CALLS = SENDS | RECEIVES | SEND_RECEIVES | \
-    (COLLECTIVES - {"Barrier", "Ibarrier"}) | RMA_TRANSFERS
+DATA_CALLS = _dialect.MOVES_DATA - _dialect.FILE_READS - _dialect.FILE_WRITES
 
 
 def moves_data(name):
@@ -110,37 +116,27 @@ def moves_data(name):
 
 # --- Families: the colour groups of the timeline and the categories of the exports
 
-POINT_TO_POINT = "point-to-point"
-COLLECTIVE = "collective"
-FILE_IO = "file I/O"
-ONE_SIDED_FAMILY = "one-sided"
-WAIT = "wait"
-OTHER = "other"
+POINT_TO_POINT, COLLECTIVE, FILE_IO, WAIT, OTHER, ONE_SIDED_FAMILY = (
+    "point-to-point", "collective", "file I/O", "wait", "other", "one-sided")
 #: In legend order.
-FAMILIES = (POINT_TO_POINT, COLLECTIVE, FILE_IO, WAIT, OTHER, ONE_SIDED_FAMILY)
-
-_POINT_TO_POINT_CALLS = SENDS | RECEIVES | SEND_RECEIVES | PROBES | MATCHED_PROBES | \
-    PERSISTENT_SENDS | PERSISTENT_RECEIVES | STARTS
+FAMILIES = _dialect.FAMILIES
+ONE_SIDED = frozenset(name for name, family in _dialect.FAMILY_OF.items()
+                      if family == ONE_SIDED_FAMILY)
 
 
 def family_of(name):
-    """The family of a call name."""
-    if name in _POINT_TO_POINT_CALLS:
-        return POINT_TO_POINT
-    if name in ONE_SIDED:
-        return ONE_SIDED_FAMILY
-    if name in COLLECTIVES:
-        return COLLECTIVE
-    if name.startswith("File_"):
-        return FILE_IO
-    if name in COMPLETIONS:
-        return WAIT
-    return OTHER
+    """The family of a call name; a name the dialect does not define (a
+    state of the C API) is file I/O when it starts so, else other."""
+    family = _dialect.FAMILY_OF.get(name)
+    if family is not None:
+        return family
+    return FILE_IO if name.startswith("File_") else OTHER
 
 
 # --- Attributes that refer to ids defined elsewhere
 
 #: Attributes holding a communicator id (cid) of the rank's CommunicatorList.
-COMMUNICATOR_ATTRIBUTES = ("cid", "newCid")
-#: Attributes holding a datatype id of the rank's <Datatypes>.
-DATATYPE_ATTRIBUTES = ("tid", "recvtid", "etid", "filetid", "oldTid", "sendTid", "recvTid")
+COMMUNICATOR_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["cid"]
+#: Attributes holding a datatype id of the rank's <Datatypes>: ours, and the
+#: original implementation's Sendrecv attributes.
+DATATYPE_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["tid"] + ("sendTid", "recvTid")

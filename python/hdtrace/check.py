@@ -33,6 +33,7 @@ import xml.parsers.expat
 from . import native
 from .calls import COMMUNICATOR_ATTRIBUTES as COMM_ATTRIBUTES
 from .calls import DATATYPE_ATTRIBUTES as TYPE_ATTRIBUTES
+from .calls import FILE_DELETES, FILE_OPENS
 from .calls import ROOTED  # the simulator reads rootRank for each of them
 from .errors import read_error
 from .project import open as open_project
@@ -238,9 +239,10 @@ def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
                     "id in the project's CommunicatorList")))
         check_types(name, attributes, line)
         fid = _integer(attributes.get("fid"))
-        if name == "File_open" and fid is not None:
+        if name in FILE_OPENS and fid is not None:
             fids_of_rank.add(fid)
-        elif fid is not None and fid >= 0 and fid not in fids_of_rank and name != "File_delete":
+        elif fid is not None and fid >= 0 and fid not in fids_of_rank and \
+                name not in FILE_DELETES:
             problems.append(Problem(path, line, (
                 f"<{name}> fid='{fid}': no File_open of rank {rank} before it gave this id")))
         rid = _integer(attributes.get("rid"))

@@ -4,7 +4,7 @@
 class Event:
     """A traced call (or a child element such as Data, For, Info).
 
-    name      -- the tag, the MPI function without "MPI_" (e.g. "File_write_at")
+    name      -- the tag, the MPI function without "MPI_" (e.g. File_write_at)
     start_ns  -- absolute start in integer nanoseconds since the epoch (None for Data/For/Info)
     end_ns    -- absolute end in integer nanoseconds
     attrs     -- dict of the attributes but time and end; numbers are int or float

@@ -34,7 +34,8 @@ import numpy as np
 
 from . import native
 from .calls import (MATCHED_PROBES, MATCHED_RECEIVES, NONBLOCKING, PERSISTENT_RECEIVES,
-                    PERSISTENT_SENDS, PROC_NULL, RECEIVES, SEND_RECEIVES, SENDS)
+                    PERSISTENT_SENDS, PROC_NULL, RECEIVES, SEND_RECEIVES, SENDS, STARTS,
+                    STARTS_THROUGH_CHILDREN)
 from .table import NO_PEER
 
 PAIR_DTYPE = np.dtype([
@@ -122,7 +123,7 @@ class _PartMessages:
         self.completions = defaultdict(list)  # (rank, thread, rid) -> [(start_ns, end)]
         self.started = []                     # (row, rid, order group, sequence)
         for index, (row, rid) in enumerate(zip(rows.completion_row, rows.completion_rid)):
-            if rows.names[row] == "Startall":
+            if rows.names[row] in STARTS_THROUGH_CHILDREN:
                 self.started.append((row, rid, 1, index))
             else:
                 self.completions[(rows.rank[row], rows.thread[row], rid)].append(
@@ -130,7 +131,8 @@ class _PartMessages:
         for values in self.completions.values():
             values.sort()
         self.started.extend((row, rows.rid[row], 2, row)
-                            for row, name in enumerate(rows.names) if name == "Start")
+                            for row, name in enumerate(rows.names)
+                            if name in STARTS and name not in STARTS_THROUGH_CHILDREN)
 
     def times(self, row):
         return self.rows.start_ns[row], self.rows.start[row], self.rows.end[row]

@@ -18,7 +18,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from .calls import READ, WRITE, file_access
+from .calls import FILE_OPENS, READ, WRITE, file_access
 from .export.atomic import write_atomically
 
 
@@ -75,7 +75,7 @@ def collect_accesses(project):
             if leaf_first is None:
                 leaf_first = event.start_ns
             name = event.name
-            if name == "File_open" and "fid" in event.attrs:
+            if name in FILE_OPENS and "fid" in event.attrs:
                 file_of_fid[event.attrs["fid"]] = str(event.attrs.get("name", ""))
                 continue
             op = file_access(name)

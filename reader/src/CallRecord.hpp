@@ -16,6 +16,7 @@
 
 #include <hdtrace/reader/EventColumns.hpp>
 
+#include "DialectCalls.hpp"  // generated from the dialect: isSendAndReceiveCall, isFileOpenCall
 #include "Inlining.hpp"
 #include "TraceGrammar.hpp"
 
@@ -117,16 +118,6 @@ inline bool withinThirtyTwoBitColumn(int64_t value) {
 // names the filter does not ask for.
 inline bool isSkippedCall(std::string_view name, const TraceFilter &filter) {
     return grammar::isNestedBlock(name) || !grammar::nameWanted(filter, name);
-}
-
-// Calls whose fromRank/fromTag also go into recvPeer/recvTag.
-inline bool isSendAndReceiveCall(std::string_view name) {
-    return equals(name, "Sendrecv") || equals(name, "Sendrecv_replace");
-}
-
-// Calls whose fid and name go into the opens.
-inline bool isFileOpenCall(std::string_view name) {
-    return equals(name, "File_open");
 }
 
 // An integer attribute's value, as OpenCall::take reads it.

@@ -33,12 +33,13 @@ counted in the summary as skipped.
 import numpy as np
 
 from .. import native
-from ..calls import (ALL_TO_ONE, BLOCKING_RECEIVES, BLOCKING_SENDS, COLLECTIVE, COMPLETIONS,
-                     FILE_IO, NONBLOCKING_COLLECTIVES, NONBLOCKING_RECEIVES, NONBLOCKING_SENDS,
-                     ONE_SIDED_FAMILY, ONE_TO_ALL, POINT_TO_POINT, READ, RMA_ACCUMULATES,
-                     RMA_COMPARE_AND_SWAPS, RMA_COMPLETE_ALL, RMA_COMPLETE_TARGET,
-                     RMA_FETCHING_ATOMICS, RMA_GETS, RMA_PUTS, SEND_RECEIVES, WINDOW_CONSTRUCTORS,
-                     WRITE, file_access, family_of)
+from ..calls import (ALL_TO_ONE, BLOCKING_COLLECTIVES, BLOCKING_RECEIVES, BLOCKING_SENDS,
+                     COLLECTIVE, COMPLETIONS, FILE_IO, FILE_OPENS, NONBLOCKING_COLLECTIVES,
+                     NONBLOCKING_RECEIVES, NONBLOCKING_SENDS, ONE_SIDED_FAMILY, ONE_TO_ALL,
+                     POINT_TO_POINT, READ, RMA_ACCUMULATES, RMA_COMPARE_AND_SWAPS,
+                     RMA_COMPLETE_ALL, RMA_COMPLETE_TARGET, RMA_FETCHING_ATOMICS, RMA_GETS,
+                     RMA_PUTS, SEND_RECEIVES, WINDOW_CONSTRUCTORS, WINDOW_DESTRUCTORS, WRITE,
+                     file_access, family_of)
 
 ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
     COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE, RMA_WIN_CREATE, RMA_WIN_DESTROY, \
@@ -52,13 +53,14 @@ KIND_NAMES = ("ENTER", "LEAVE", "MPI_SEND", "MPI_RECV", "MPI_ISEND", "MPI_ISEND_
 ROLE_FUNCTION, ROLE_POINT_TO_POINT, ROLE_ONE_TO_ALL, ROLE_ALL_TO_ONE, ROLE_ALL_TO_ALL, ROLE_FILE_IO, \
     ROLE_RMA = range(7)
 
-# OTF2_CollectiveOp values
-COLLECTIVE_OPS = {
-    "Barrier": 0, "Bcast": 1, "Gather": 2, "Gatherv": 3, "Scatter": 4, "Scatterv": 5,
-    "Allgather": 6, "Allgatherv": 7, "Alltoall": 8, "Alltoallv": 9, "Alltoallw": 10,
-    "Allreduce": 11, "Reduce": 12, "Reduce_scatter": 13, "Scan": 14, "Exscan": 15,
-    "Reduce_scatter_block": 16,
-}
+# OTF2_CollectiveOp, in the order of its values: OTF2's name of each
+# blocking collective operation, which is its call's in capitals.
+_OTF2_COLLECTIVE_OPS = ("BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV",
+                        "ALLGATHER", "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW",
+                        "ALLREDUCE", "REDUCE", "REDUCE_SCATTER", "SCAN", "EXSCAN",
+                        "REDUCE_SCATTER_BLOCK")
+COLLECTIVE_OPS = {name: _OTF2_COLLECTIVE_OPS.index(name.upper()) for name in BLOCKING_COLLECTIVES
+                  if name.upper() in _OTF2_COLLECTIVE_OPS}
 COLLECTIVE_OPS.update({name: COLLECTIVE_OPS[blocking]
                        for name, blocking in NONBLOCKING_COLLECTIVES.items()})
 # One-sided transfers: the OTF2 record and OTF2_RmaAtomicType (ACCUMULATE 0,
@@ -224,7 +226,7 @@ class _RecordBuilder:
             pending[:] = [op for op in pending if op[0] != target]
         for _, matching in completes:
             at_end.append((RMA_OP_COMPLETE, window, 0, 0, 0, matching))
-        if name == "Win_free":
+        if name in WINDOW_DESTRUCTORS:
             at_end.append((RMA_WIN_DESTROY, window, 0, 0, 0, 0))
 
     # --- one call and its nested calls
@@ -296,7 +298,7 @@ class _RecordBuilder:
                 received = attrs.get("recvSize", size)
                 at_end.append((COLLECTIVE_END, COLLECTIVE_OPS[name], communicator.index,
                                -1 if local_root is None else local_root, max(size, 0), max(received, 0)))
-        if name == "File_open" and "fid" in attrs:
+        if name in FILE_OPENS and "fid" in attrs:
             state["files"][attrs["fid"]] = str(attrs.get("name", ""))
         mode = _io_mode(name)
         if mode is not None and "fid" in attrs:

@@ -1,0 +1,135 @@
+"""The one definition of the dialect (format/dialect.toml) and what is made
+from it: the definition checks itself, the wrapper generator refuses entries
+that contradict it, the committed reference tables and the built Python
+call table are what the generator writes now, and no source outside the
+definition and its generated outputs spells a call's tag."""
+import importlib.util
+import re
+import subprocess
+import sys
+
+import pytest
+
+from buildtree import REPO_ROOT, build_dir
+
+GENERATOR = REPO_ROOT / "scripts" / "generate-dialect.py"
+DEFINITION = REPO_ROOT / "format" / "dialect.toml"
+REFERENCE = REPO_ROOT / "docs" / "format" / "calls.md"
+
+sys.path.insert(0, str(REPO_ROOT / "format"))
+import dialect  # noqa: E402
+
+# Sources that may spell call tags in quotes, and why:
+# - the definition and the generators that read it;
+# - wrapper_conf.py: its entries are checked against the definition at
+#   every build (generate-wrappers.py), so a tag there cannot drift;
+# - tests (they assert on tags), benchmarks and examples (they write
+#   traces of known calls to measure or show them).
+ALLOWED = ("format/", "scripts/generate-dialect.py", "mpiwrapper/wrapper_conf.py", "tests/",
+           "bench/", "examples/")
+SOURCE_SUFFIXES = (".py", ".cpp", ".hpp", ".h", ".c", ".in")
+
+
+def run_generator(what, output, definition=DEFINITION):
+    return subprocess.run([sys.executable, str(GENERATOR), what, str(output), str(definition)],
+                          capture_output=True, text=True)
+
+
+def test_the_reference_tables_are_what_the_definition_gives(tmp_path):
+    fresh = tmp_path / "calls.md"
+    result = run_generator("docs", fresh)
+    assert result.returncode == 0, result.stderr
+    assert REFERENCE.read_text() == fresh.read_text(), (
+        "docs/format/calls.md differs from format/dialect.toml; refresh it with: "
+        "scripts/generate-dialect.py docs docs/format/calls.md")
+
+
+def test_the_built_python_call_table_is_what_the_definition_gives(tmp_path):
+    built = build_dir() / "python" / "hdtrace" / "_dialect.py"
+    assert built.exists(), f"{built} is missing: build with HDTRACE_BUILD_PYTHON=ON"
+    fresh = tmp_path / "_dialect.py"
+    assert run_generator("python", fresh).returncode == 0
+    assert built.read_text() == fresh.read_text(), "the build tree's _dialect.py is stale"
+    spec = importlib.util.spec_from_file_location("generated_dialect", built)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    definition = dialect.load()
+    assert list(module.FAMILY_OF) == list(definition.calls)
+    assert module.ATTRIBUTES["Isend"] == ("size", "count", "tid", "toRank", "toTag", "cid", "rid")
+    assert module.SENDS == {"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend",
+                            "Irsend"}
+    assert module.RECEIVES == {"Recv", "Irecv", "Mrecv", "Imrecv"}
+    assert module.ROOTED == {"Bcast", "Reduce", "Gather", "Gatherv", "Scatter", "Scatterv",
+                             "Ibcast", "Ireduce", "Igather", "Igatherv", "Iscatter", "Iscatterv"}
+    assert module.COLLECTIVE_OPERATION["Ineighbor_alltoallv"] == "Neighbor_alltoallv"
+    assert "Barrier" not in module.MOVES_DATA and "File_read_all_begin" in module.MOVES_DATA
+    assert module.FILE_READS >= {"File_read_shared", "File_iread_at", "File_read_ordered_begin"}
+
+
+def test_every_generator_output_is_written(tmp_path):
+    for what in ("reader", "clocks", "python", "docs"):
+        result = run_generator(what, tmp_path / what)
+        assert result.returncode == 0, (what, result.stderr)
+        assert (tmp_path / what).stat().st_size > 0
+
+
+@pytest.mark.parametrize("change, message", [
+    (('sends_to = "toRank"', 'sends_to = "toTag"', 1),
+     'sends_to = "toTag" names no attribute of kind rank'),
+    (('"toRank:rank", "toTag:tag"', '"toRank:rank", "toRank:tag"', 1),
+     'attribute toRank appears twice'),
+    (('family = "wait"', 'family = "waits"', 1), 'family "waits" is not in [families]'),
+    (('"cid:cid"', '"cid:communicator"', 1), 'attribute "cid:communicator" is not name:kind'),
+    (('io = "read"', 'io = "reads"', 1), 'io = "reads" is none of'),
+])
+def test_a_contradictory_definition_is_refused_naming_the_call(tmp_path, change, message):
+    old, new, count = change
+    text = DEFINITION.read_text()
+    assert old in text
+    broken = tmp_path / "dialect.toml"
+    broken.write_text(text.replace(old, new, count))
+    output = tmp_path / "out.py"
+    result = run_generator("python", output, broken)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "[calls." in result.stderr
+    assert not output.exists()
+
+
+def test_the_wrapper_generator_refuses_an_entry_the_definition_contradicts(tmp_path):
+    conf = (REPO_ROOT / "mpiwrapper" / "wrapper_conf.py").read_text()
+    swapped = conf.replace("('toTag', 'tag', 'tag'), ('cid', 'comm', 'comm')]",
+                           "('cid', 'comm', 'comm'), ('toTag', 'tag', 'tag')]", 1)
+    assert swapped != conf
+    (tmp_path / "wrapper_conf.py").write_text(swapped)
+    output = tmp_path / "MpiWrappers.cpp"
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "generate-wrappers.py"), "--dialect",
+         str(DEFINITION),
+         str(REPO_ROOT / "mpiwrapper" / "functions.h"), str(tmp_path / "wrapper_conf.py"),
+         str(output)], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert ("MPI_Send (<Send>): writes the attributes ['size', 'count', 'tid', 'toRank', "
+            "'cid', 'toTag'], the definition says ['size', 'count', 'tid', 'toRank', 'toTag', "
+            "'cid']") in result.stderr
+    assert not output.exists()
+
+
+def tracked_sources():
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True,
+                            check=True).stdout.split()
+    return [path for path in listed
+            if path.endswith(SOURCE_SUFFIXES) and not path.startswith(ALLOWED)]
+
+
+def test_no_source_outside_the_definition_spells_a_call_tag():
+    tags = sorted(dialect.load().calls, key=len, reverse=True)
+    quoted = re.compile(r"""(["'])(%s)\1""" % "|".join(map(re.escape, tags)))
+    spelled = []
+    for path in tracked_sources():
+        for number, line in enumerate((REPO_ROOT / path).read_text(errors="replace")
+                                      .splitlines(), 1):
+            for match in quoted.finditer(line):
+                spelled.append(f"{path}:{number}: {match.group(0)}")
+    assert not spelled, ("call tags spelled outside format/dialect.toml (take them from the "
+                         "generated call tables instead):\n" + "\n".join(spelled))
