@@ -60,7 +60,11 @@ bool InfoFileLines::fill(std::string *error) {
 InfoFileLines::Status InfoFileLines::next(std::string_view *line, std::string *error) {
     size_t searched = start_;
     while (true) {
-        const void *newline = std::memchr(buffer_.data() + searched, '\n', end_ - searched);
+        // A buffer not yet filled may have no memory at all (data() null),
+        // which memchr must not be given even for a length of 0.
+        const void *newline = end_ > searched
+                                  ? std::memchr(buffer_.data() + searched, '\n', end_ - searched)
+                                  : nullptr;
         if (newline) {
             const size_t at =
                 static_cast<size_t>(static_cast<const char *>(newline) - buffer_.data());
