@@ -39,12 +39,10 @@ bool toolsReadAsPlaceholder(const std::string &tag) {
 // The first number of the element or its children that the tools read as a
 // 32-bit integer and that does not fit one; ids they read as 64 bits.
 const std::string *numberBeyondTools(const TypeElement &element) {
-    static const std::string_view kReadAsInt[] = {
-        "count", "blocklength", "stride", "displacement", "blocklen", "size", "subsize", "start"};
     const auto beyond = [](const TypeElement &e) -> const std::string * {
         for (const auto &[name, value] : e.attributes) {
             bool readAsInt = false;
-            for (std::string_view key : kReadAsInt)
+            for (std::string_view key : kPiosimIntAttributes)
                 readAsInt = readAsInt || key == name;
             if (!readAsInt) continue;
             errno = 0;

@@ -47,8 +47,7 @@ PIOSIM_NAMED_TYPES = native.PIOSIM_NAMED_TYPES
 PIOSIM_FULL_FORMS = native.PIOSIM_FULL_FORMS
 PIOSIM_PLACEHOLDER_FORMS = native.PIOSIM_PLACEHOLDER_FORMS
 #: The attributes of datatype elements the tools read as 32-bit integers.
-PIOSIM_INT_ATTRIBUTES = ("count", "blocklength", "stride", "displacement", "blocklen", "size",
-                         "subsize", "start")
+PIOSIM_INT_ATTRIBUTES = native.PIOSIM_INT_ATTRIBUTES
 
 REMERGE = "merge the run again with this HDTrace's project-merger"
 RETRACE = "trace the program again with this HDTrace"
@@ -135,7 +134,8 @@ def check_project_file(path, problems):
             return
         for key in PIOSIM_INT_ATTRIBUTES:
             value = _integer(attributes.get(key))
-            if value is not None and not -2**31 <= value <= native.PIOSIM_LARGEST_NUMBER:
+            largest = native.PIOSIM_LARGEST_NUMBER
+            if value is not None and not -largest - 1 <= value <= largest:
                 problems.append(Problem(path, line, (
                     f"rank {state['rank']}: {key}='{value}' of a <{name}> does not fit the "
                     "32-bit integers the PIOsim tools read: they refuse the whole project "

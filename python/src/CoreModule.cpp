@@ -198,6 +198,10 @@ PYBIND11_MODULE(_core, module) {
         placeholderForms.append(py::str(std::string(form)));
     module.attr("PIOSIM_FULL_FORMS") = py::tuple(fullForms);
     module.attr("PIOSIM_PLACEHOLDER_FORMS") = py::tuple(placeholderForms);
+    py::list intAttributes;
+    for (std::string_view attribute : hdtrace::kPiosimIntAttributes)
+        intAttributes.append(py::str(std::string(attribute)));
+    module.attr("PIOSIM_INT_ATTRIBUTES") = py::tuple(intAttributes);
     module.attr("PIOSIM_LARGEST_NUMBER") = hdtrace::kPiosimLargestNumber;
 
     module.def(

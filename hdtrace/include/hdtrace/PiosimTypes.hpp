@@ -35,8 +35,11 @@ inline constexpr std::string_view kPiosimFullForms[] = {"NAMED", "CONTIGUOUS", "
 inline constexpr std::string_view kPiosimPlaceholderForms[] = {"HINDEXED", "HVECTOR",
                                                                "INDEXED_BLOCK"};
 
-// The tools read the numbers of a type element as 32-bit signed integers
-// and refuse the project on any other.
+// The tools read these attributes of a type element and its children as
+// 32-bit signed integers, and refuse the project on any other (ids they
+// read as 64 bits).
+inline constexpr std::string_view kPiosimIntAttributes[] = {
+    "count", "blocklength", "stride", "displacement", "blocklen", "size", "subsize", "start"};
 inline constexpr int64_t kPiosimLargestNumber = 2147483647;
 
 // Whether the tools read the predefined type `name` of `size` bytes as NAMED.
