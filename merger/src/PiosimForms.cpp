@@ -61,6 +61,7 @@ struct StructChild {
 struct Form {
     TypeElement element;
     ToolsExtent extent;
+    std::vector<StructChild> structChildren;  // a STRUCT's <Type> children, as numbers
 };
 
 class FormBuilder {
@@ -285,6 +286,7 @@ class FormBuilder {
             element("STRUCT", {{"count", text(int64_t(children.size()))}}, ToolsExtent::both(0));
         for (const StructChild &child : children) {
             if (child.blocklen <= 0) continue;
+            form.structChildren.push_back(child);
             form.element.children.push_back({"Type",
                                              {{"id", text(child.id)},
                                               {"displacement", text(child.displacement)},
@@ -454,18 +456,14 @@ class FormBuilder {
     void shiftBeyondToolsNumbers(Form &form) {
         if (form.element.tag != "STRUCT") return;
         bool beyond = false;
-        for (const TypeElement &child : form.element.children) {
-            const int64_t displacement = std::stoll(child.attributes[1].second);
-            beyond = beyond || displacement > kPiosimLargestNumber ||
-                     displacement < -kPiosimLargestNumber - 1;
-        }
+        for (const StructChild &child : form.structChildren)
+            beyond = beyond || child.displacement > kPiosimLargestNumber ||
+                     child.displacement < -kPiosimLargestNumber - 1;
         if (!beyond || type_.lowerBound == 0) return;
         shiftedBy_ = type_.lowerBound;
-        std::vector<StructChild> children;
-        for (const TypeElement &child : form.element.children)
-            children.push_back({std::stoll(child.attributes[0].second),
-                                std::stoll(child.attributes[1].second) - shiftedBy_,
-                                std::stoll(child.attributes[2].second)});
+        std::vector<StructChild> children = form.structChildren;
+        for (StructChild &child : children)
+            child.displacement -= shiftedBy_;
         form = structOf(children);
     }
 
