@@ -101,8 +101,10 @@ class StreamedProject {
 };
 
 constexpr size_t kRenderBatchRanks = 256;
-// A rendered rank takes a few KiB in a typical run.
-constexpr size_t kRenderAheadRanks = 16384;
+// A rendered rank takes a few KiB in a typical run. With each distinct
+// type formed once, the threads render far faster than the ranks are
+// written, so a short lead keeps them busy without holding the project.
+constexpr size_t kRenderAheadRanks = 4096;
 
 // One rank's datatypes, made ready on one of the threads.
 struct RenderedRank {

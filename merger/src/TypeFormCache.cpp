@@ -23,6 +23,18 @@ void combine(size_t &hash, size_t value) {
     hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
 }
 
+// Roughly what the strings and vectors of a check take on the heap.
+size_t heapBytesOf(const TypeElementCheck &check) {
+    size_t bytes =
+        sizeof(TypeElementCheck) + check.tag.capacity() + (check.id ? check.id->capacity() : 0);
+    for (const std::vector<std::string> *texts : {&check.references, &check.failures}) {
+        bytes += texts->capacity() * sizeof(std::string);
+        for (const std::string &text : *texts)
+            bytes += text.capacity();
+    }
+    return bytes;
+}
+
 std::vector<TypeElement> elementsOf(const TypeRecord &record, bool layout, int64_t byteId,
                                     const MpiConstants &constants, const FiguresOf &figuresOf,
                                     AddedTypeIds &ids, int64_t &shiftedBy) {
@@ -100,9 +112,10 @@ const FormedType &TypeFormCache::formed(const TypeRecord &record, bool layout, i
         throw;
     }
     formed.idsAfter = ids.state();
-    bytes_ += sizeof(Key) + sizeof(Entry) + 64 + formed.xml.size() + formed.error.size() +
-              formed.checks.size() * sizeof(TypeElementCheck) +
-              entry.figuresAsked.size() * sizeof(FiguresAsked::value_type);
+    bytes_ += sizeof(Key) + sizeof(Entry) + 64 + formed.xml.capacity() + formed.error.capacity() +
+              entry.figuresAsked.capacity() * sizeof(FiguresAsked::value_type);
+    for (const TypeElementCheck &check : formed.checks)
+        bytes_ += heapBytesOf(check);
     return formed;
 }
 

@@ -52,7 +52,7 @@ class TypeFormCache {
     void startRank();
 
   private:
-    static constexpr size_t kLimitBytes = size_t(16) << 20;
+    static constexpr size_t kLimitBytes = size_t(4) << 20;
 
     struct Key {
         const TypeRecord *record;
