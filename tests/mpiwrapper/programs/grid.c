@@ -5,40 +5,16 @@
  * Needs an even number of ranks; 6 give columns of 3. */
 #include "expect.h"
 
-static void expect_constructor(const char *tag, MPI_Comm input, MPI_Comm created) {
-    ex_begin(tag);
-    ex_comm("cid", input);
-    ex_comm("newCid", created);
-    ex_end();
-}
-
-static void barrier(MPI_Comm comm, const char *name) {
-    int rc = MPI_Barrier(comm);
-    tc_say("Barrier on %s rc=%d", name, rc);
-    ex_begin("Barrier");
-    ex_comm("cid", comm);
-    ex_end();
-}
-
-static void comm_free(MPI_Comm *comm) {
-    ex_begin("Comm_free");
-    ex_comm("cid", *comm);
-    ex_end();
-    tc_forget_comm(*comm);
-    int rc = MPI_Comm_free(comm);
-    tc_say("Comm_free rc=%d", rc);
-}
-
 static MPI_Comm split(int colour, int key, const char *label) {
     MPI_Comm made;
     int rc = MPI_Comm_split(MPI_COMM_WORLD, colour, key, &made);
     tc_check(rc, "MPI_Comm_split");
     tc_label_comm(made, label);
-    expect_constructor("Comm_split", MPI_COMM_WORLD, made);
+    tc_expect_constructor("Comm_split", MPI_COMM_WORLD, made);
     int rank_in = -1;
     MPI_Comm_rank(made, &rank_in);
     tc_say("%s: rank %d", label, rank_in);
-    barrier(made, label);
+    tc_barrier(made, label);
     return made;
 }
 
@@ -52,17 +28,17 @@ int main(int argc, char **argv) {
     MPI_Comm upwards = split(rank % width, -rank, "upwards");
 
     MPI_Comm columns;
-    int rc = MPI_Intercomm_create(column, 0, MPI_COMM_WORLD, rank % width == 0 ? 1 : 0, 31,
-                                  &columns);
+    int rc =
+        MPI_Intercomm_create(column, 0, MPI_COMM_WORLD, rank % width == 0 ? 1 : 0, 31, &columns);
     tc_check(rc, "MPI_Intercomm_create");
     tc_label_comm(columns, "columns");
-    expect_constructor("Intercomm_create", column, columns);
-    barrier(columns, "columns");
+    tc_expect_constructor("Intercomm_create", column, columns);
+    tc_barrier(columns, "columns");
 
-    comm_free(&columns);
-    comm_free(&upwards);
-    comm_free(&column);
-    comm_free(&row);
+    tc_comm_free(&columns);
+    tc_comm_free(&upwards);
+    tc_comm_free(&column);
+    tc_comm_free(&row);
     tc_finalize();
     return 0;
 }
