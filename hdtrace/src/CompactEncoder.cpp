@@ -219,6 +219,26 @@ inline uint64_t cacheHash(std::string_view name, const char *entries, const char
 
 }  // namespace
 
+unsigned char *CompactEncoder::codeNumber(unsigned char *out, uint8_t coding, int64_t value,
+                                          int64_t *elementTime) {
+    switch (coding) {
+        case kInteger:
+            return compact::putVarint(out, zigzag(value));
+        case kTime:
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
+            previousTime_ = *elementTime = value;
+            return out;
+        case kEnd:
+            return compact::putVarint(out, zigzag(wrappingDifference(value, *elementTime)));
+        default: {
+            int64_t &previous = previousIds_[coding - kIdDelta];
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, previous)));
+            previous = value;
+            return out;
+        }
+    }
+}
+
 bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *entries,
                                             const char *entriesEnd, bool open) {
     const uint64_t hash = cacheHash(name, entries, entriesEnd);
@@ -246,25 +266,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
         if (classOf(coding) != classOf(entry.coding) ||
             !sameName(known.attributes[index].name, entry.name))
             break;
-        const int64_t value = items::getI64(entry.value);
-        switch (coding) {
-            case kInteger:
-                out = compact::putVarint(out, zigzag(value));
-                break;
-            case kTime:
-                out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
-                previousTime_ = elementTime = value;
-                break;
-            case kEnd:
-                out = compact::putVarint(out, zigzag(wrappingDifference(value, elementTime)));
-                break;
-            default: {
-                int64_t &previous = previousIds_[coding - kIdDelta];
-                out = compact::putVarint(out, zigzag(wrappingDifference(value, previous)));
-                previous = value;
-                break;
-            }
-        }
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
         if (e == entriesEnd && index + 1 == known.count) {
             record_.commit(reinterpret_cast<char *>(out));
             return true;
@@ -369,26 +371,8 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
             ++text;
             continue;
         }
-        const int64_t value = items::getI64(entry.value);
         const uint8_t coding = known ? known->attributes[index].coding : entry.coding;
-        switch (coding) {
-            case kInteger:
-                out = compact::putVarint(out, zigzag(value));
-                break;
-            case kTime:
-                out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
-                previousTime_ = elementTime = value;
-                break;
-            case kEnd:
-                out = compact::putVarint(out, zigzag(wrappingDifference(value, elementTime)));
-                break;
-            default: {
-                int64_t &previous = previousIds_[coding - kIdDelta];
-                out = compact::putVarint(out, zigzag(wrappingDifference(value, previous)));
-                previous = value;
-                break;
-            }
-        }
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
     }
     record_.commit(reinterpret_cast<char *>(out));
     return true;

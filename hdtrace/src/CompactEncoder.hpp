@@ -54,6 +54,10 @@ class CompactEncoder {
     // in one pass. False (nothing coded) when the element is not such.
     bool encodeKnownWithoutText(std::string_view name, const char *entries, const char *entriesEnd,
                                 bool open);
+    // Codes one number of an element (coding: integer, time, end or id) at
+    // out; returns the end. elementTime: the element's time, for its end.
+    inline unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
+                                     int64_t *elementTime);
     // The shape of an element (defining it in the frame when it is new).
     uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
     bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
