@@ -2,6 +2,7 @@
 
 #include <errno.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <hdtrace/CompactFormat.hpp>
@@ -78,6 +79,7 @@ std::unique_ptr<CompactEncoder> CompactEncoder::create(const std::string &path,
     // forgets it after fork(): one entry in the list of open traces.
     registry::remove(encoder->frames_.get());
     encoder->timeAdjustmentSeconds_ = timeAdjustmentSeconds;
+    encoder->fields_.resize(staticFieldCount());
     staticShapeNumbers();  // built now rather than in the first traced call
     if (const int appendError = encoder->append(std::string_view(), createdNanoseconds)) {
         if (error) *error = "cannot write '" + path + "': " + std::strerror(appendError);
@@ -220,10 +222,17 @@ inline uint64_t cacheHash(std::string_view name, const char *entries, const char
 }  // namespace
 
 unsigned char *CompactEncoder::codeNumber(unsigned char *out, uint8_t coding, int64_t value,
-                                          int64_t *elementTime) {
+                                          int64_t *elementTime, uint32_t field) {
     switch (coding) {
         case kInteger:
             return compact::putVarint(out, zigzag(value));
+        case kFieldDelta: {
+            // A value of another frame counts as none: the frame decodes alone.
+            FieldValue &previous = fields_[field];
+            const int64_t before = previous.frame == frameNumber_ ? previous.value : 0;
+            previous = FieldValue{value, frameNumber_};
+            return compact::putVarint(out, zigzag(wrappingDifference(value, before)));
+        }
         case kTime:
             out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
             previousTime_ = *elementTime = value;
@@ -246,6 +255,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     if (cached.hash != hash || !cached.isStatic || cached.hasText) return false;
     const StaticShape &known = staticShapes()[cached.shape];
     if (!sameName(known.element, name)) return false;
+    const uint32_t fieldBase = staticFieldOffset(cached.shape);
 
     // One pass: each entry is checked against the shape as it is coded; a
     // mismatch takes back what was coded.
@@ -253,6 +263,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     const int64_t savedTime = previousTime_;
     int64_t savedIds[kIdKindCount];
     std::memcpy(savedIds, previousIds_, sizeof savedIds);
+    savedFields_.assign(fields_.begin() + fieldBase, fields_.begin() + fieldBase + known.count);
     unsigned char *out =
         reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (known.count + 1)));
     out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{cached.shape} + (open ? 1 : 0));
@@ -266,7 +277,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
         if (classOf(coding) != classOf(entry.coding) ||
             !sameName(known.attributes[index].name, entry.name))
             break;
-        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
         if (e == entriesEnd && index + 1 == known.count) {
             record_.commit(reinterpret_cast<char *>(out));
             return true;
@@ -274,6 +285,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     }
     previousTime_ = savedTime;
     std::memcpy(previousIds_, savedIds, sizeof savedIds);
+    std::copy(savedFields_.begin(), savedFields_.end(), fields_.begin() + fieldBase);
     record_.commit(const_cast<char *>(record_.data()) + mark);
     return false;
 }
@@ -336,6 +348,7 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
     if (encodeKnownWithoutText(name, entries, entriesEnd, open)) return true;
     const uint32_t shape = findShape(name, entries, entriesEnd);
     const StaticShape *known = shape < staticShapeCount() ? &staticShapes()[shape] : nullptr;
+    const uint32_t fieldBase = known ? staticFieldOffset(shape) : 0;
 
     // Strings first: an element's definitions precede it.
     constexpr size_t kMaxInlineTexts = 32;
@@ -372,7 +385,7 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
             continue;
         }
         const uint8_t coding = known ? known->attributes[index].coding : entry.coding;
-        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
     }
     record_.commit(reinterpret_cast<char *>(out));
     return true;

@@ -55,9 +55,10 @@ class CompactEncoder {
     bool encodeKnownWithoutText(std::string_view name, const char *entries, const char *entriesEnd,
                                 bool open);
     // Codes one number of an element (coding: integer, time, end or id) at
-    // out; returns the end. elementTime: the element's time, for its end.
+    // out; returns the end. elementTime: the element's time, for its end;
+    // field: the attribute's place among the static shapes' (kFieldDelta).
     inline unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
-                                     int64_t *elementTime);
+                                     int64_t *elementTime, uint32_t field);
     // The shape of an element (defining it in the frame when it is new).
     uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
     bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
@@ -85,6 +86,14 @@ class CompactEncoder {
     std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
     CachedShape shapeCache_[kShapeCacheSize];
     uint32_t frameNumber_ = 0;
+    // The previous value of each static shape's attribute, and the frame
+    // it was coded in (kFieldDelta).
+    struct FieldValue {
+        int64_t value = 0;
+        uint32_t frame = 0;
+    };
+    std::vector<FieldValue> fields_;
+    std::vector<FieldValue> savedFields_;  // taken back when a one-pass coding fails
     std::vector<uint32_t> textIndicesOverflow_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};
