@@ -221,8 +221,8 @@ inline uint64_t cacheHash(std::string_view name, const char *entries, const char
 
 }  // namespace
 
-unsigned char *CompactEncoder::codeNumber(unsigned char *out, uint8_t coding, int64_t value,
-                                          int64_t *elementTime, uint32_t field) {
+__attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNumber(
+    unsigned char *out, uint8_t coding, int64_t value, int64_t *elementTime, uint32_t field) {
     switch (coding) {
         case kInteger:
             return compact::putVarint(out, zigzag(value));
@@ -254,8 +254,9 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     const CachedShape &cached = shapeCache_[hash % kShapeCacheSize];
     if (cached.hash != hash || !cached.isStatic || cached.hasText) return false;
     const StaticShape &known = staticShapes()[cached.shape];
-    if (!sameName(known.element, name)) return false;
+    if (known.count > kMaxFastFields || !sameName(known.element, name)) return false;
     const uint32_t fieldBase = staticFieldOffset(cached.shape);
+    FieldValue savedFields[kMaxFastFields];
 
     // One pass: each entry is checked against the shape as it is coded; a
     // mismatch takes back what was coded.
@@ -263,7 +264,6 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     const int64_t savedTime = previousTime_;
     int64_t savedIds[kIdKindCount];
     std::memcpy(savedIds, previousIds_, sizeof savedIds);
-    savedFields_.assign(fields_.begin() + fieldBase, fields_.begin() + fieldBase + known.count);
     unsigned char *out =
         reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (known.count + 1)));
     out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{cached.shape} + (open ? 1 : 0));
@@ -277,6 +277,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
         if (classOf(coding) != classOf(entry.coding) ||
             !sameName(known.attributes[index].name, entry.name))
             break;
+        savedFields[index] = fields_[fieldBase + index];
         out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
         if (e == entriesEnd && index + 1 == known.count) {
             record_.commit(reinterpret_cast<char *>(out));
@@ -285,7 +286,9 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     }
     previousTime_ = savedTime;
     std::memcpy(previousIds_, savedIds, sizeof savedIds);
-    std::copy(savedFields_.begin(), savedFields_.end(), fields_.begin() + fieldBase);
+    // The fields coded before the mismatch, as they were.
+    for (uint32_t restored = 0; restored < index && restored < kMaxFastFields; ++restored)
+        fields_[fieldBase + restored] = savedFields[restored];
     record_.commit(const_cast<char *>(record_.data()) + mark);
     return false;
 }

@@ -57,8 +57,8 @@ class CompactEncoder {
     // Codes one number of an element (coding: integer, time, end or id) at
     // out; returns the end. elementTime: the element's time, for its end;
     // field: the attribute's place among the static shapes' (kFieldDelta).
-    inline unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
-                                     int64_t *elementTime, uint32_t field);
+    unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
+                              int64_t *elementTime, uint32_t field);
     // The shape of an element (defining it in the frame when it is new).
     uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
     bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
@@ -93,7 +93,8 @@ class CompactEncoder {
         uint32_t frame = 0;
     };
     std::vector<FieldValue> fields_;
-    std::vector<FieldValue> savedFields_;  // taken back when a one-pass coding fails
+    // Shapes with more attributes than this take the general path.
+    static constexpr uint32_t kMaxFastFields = 64;
     std::vector<uint32_t> textIndicesOverflow_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};
