@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/CompactFormat.hpp>
 #include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/TextBuffer.hpp>
 
@@ -37,6 +38,16 @@ class CompactEncoder {
     // without children or nested states, its entries (CompactItems.hpp)
     // with its times among them.
     int appendElement(std::string_view name, std::string_view entries, int64_t time);
+    // A top-level call of static shape `shape` without children or nested
+    // states, given as the values of its attributes but time and end, in
+    // the shape's order (TraceWriter gathers them so when the attributes
+    // come in that order).
+    int appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end);
+    // The static shape of the call named name (ending in time and end), or -1.
+    int32_t callShapeOf(std::string_view name);
+    const compact::StaticShape *shapeInfo(int32_t shape) const {
+        return shape >= 0 ? shapes_ + shape : nullptr;
+    }
     FrameWriter &frames() { return *frames_; }
 
   private:
@@ -77,6 +88,12 @@ class CompactEncoder {
         bool hasText = false;  // of its values, some are strings
     };
     static constexpr size_t kShapeCacheSize = 256;
+    struct CachedCallShape {
+        uint64_t hash = 0;
+        int32_t shape = -1;
+    };
+    CachedCallShape callShapeCache_[kShapeCacheSize];
+    const compact::StaticShape *shapes_ = compact::staticShapes();
 
     std::unique_ptr<FrameWriter> frames_;
     int64_t timeAdjustmentSeconds_ = 0;
