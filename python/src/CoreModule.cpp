@@ -8,10 +8,12 @@
 #include <pybind11/stl.h>
 
 #include <hdtrace/PiosimTypes.hpp>
+#include <hdtrace/TraceNames.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/RunTable.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
@@ -203,6 +205,14 @@ PYBIND11_MODULE(_core, module) {
         intAttributes.append(py::str(std::string(attribute)));
     module.attr("PIOSIM_INT_ATTRIBUTES") = py::tuple(intAttributes);
     module.attr("PIOSIM_LARGEST_NUMBER") = hdtrace::kPiosimLargestNumber;
+
+    module.attr("XML_TRACE_SUFFIX") = std::string(hdtrace::kXmlTraceSuffix);
+    module.attr("COMPACT_TRACE_SUFFIX") = std::string(hdtrace::kCompactTraceSuffix);
+    module.def(
+        "trace_form",
+        [](const std::string &path) { return std::string(traceFormName(traceFormOf(path))); },
+        py::arg("path"),
+        "'compact' when the file opens as a compact trace, else 'XML' (by its first bytes).");
 
     module.def(
         "read_project",
