@@ -2,6 +2,7 @@
 #include <utility>
 
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "ColumnReaders.hpp"
@@ -13,6 +14,15 @@ SliceRead readEventColumnsSlice(const std::string &path, const TraceOptions &opt
                                 const LocalToWorldTable *localToWorld, uint64_t begin,
                                 uint64_t end) {
     SliceRead slice;
+    if (traceFormOf(path) == TraceForm::Compact) {
+        // The frames whose header starts in the range: the frames of any
+        // split tile the trace.
+        slice.from = begin;
+        slice.to = end;
+        slice.result =
+            readCompactEventColumns(path, options, localToWorld, CompactByteRange{begin, end});
+        return slice;
+    }
     SliceLayout layout(path, begin, end);
     if (!layout.inWritersLayout()) {
         // Not the writer's layout (or not readable: the whole read words why).
