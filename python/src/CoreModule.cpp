@@ -13,6 +13,7 @@
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/RunTable.hpp>
+#include <hdtrace/reader/TraceConversion.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
@@ -213,6 +214,17 @@ PYBIND11_MODULE(_core, module) {
         [](const std::string &path) { return std::string(traceFormName(traceFormOf(path))); },
         py::arg("path"),
         "'compact' when the file opens as a compact trace, else 'XML' (by its first bytes).");
+
+    module.def(
+        "convert_trace",
+        [](const std::string &source, const std::string &target, const std::string &form) {
+            if (form != "xml" && form != "compact")
+                throw py::value_error("form must be 'xml' or 'compact', not '" + form + "'");
+            py::gil_scoped_release release;
+            convertTrace(source, target, form == "xml" ? TraceForm::Xml : TraceForm::Compact);
+        },
+        py::arg("source"), py::arg("target"), py::arg("form"),
+        "Writes the trace at source in form ('xml' or 'compact') at target (TraceConversion.hpp).");
 
     module.def(
         "read_project",
