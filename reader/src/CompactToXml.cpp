@@ -121,7 +121,11 @@ std::string convertCompactToXml(const std::string &path, const std::string &outp
         if (out != stdout) std::remove(output.c_str());
         throw ReadError(output, 0, 0, "cannot write the XML text");
     }
-    return file.damage().value_or(std::string());
+    if (file.damage()) return *file.damage();
+    if (!file.indexed())
+        return path + ": cut after its last complete frame, at byte " +
+               std::to_string(file.cutAt()) + " (its writer did not close it)";
+    return std::string();
 }
 
 }  // namespace hdtrace::reader

@@ -39,8 +39,10 @@ class CompactToXml final : public CompactHandler {
 };
 
 // Converts the compact trace at path to XML at output ("-": standard
-// output). Throws ReadError (FrameError) on damage; with partial, writes
-// the frames before damage and returns the damage message (empty: none).
+// output). Throws ReadError (FrameError) on damage, leaving no output;
+// with partial, writes the frames before damage and returns the damage
+// message. A trace without index (its writer was killed) converts whole
+// and the message says where it was cut. Empty: a complete trace.
 std::string convertCompactToXml(const std::string &path, const std::string &output, bool partial);
 
 }  // namespace hdtrace::reader

@@ -2,7 +2,9 @@
 // Writes the compact trace TRACE as the XML text XML mode writes for the
 // same states (OUTPUT "-": standard output). Damage is an error naming the
 // file and byte offset, and nothing is written; with --partial, the frames
-// before the damage are converted and the damage is reported on stderr.
+// before the damage are converted and the damage is reported on stderr. A
+// trace whose writer was killed converts up to its last complete frame, and
+// stderr says where it was cut.
 #include <cstdio>
 #include <cstring>
 #include <string>

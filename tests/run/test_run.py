@@ -67,7 +67,7 @@ def mpi(request, build_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp(f"probe-{request.param}")
     probe, linked = work / "run-probe", work / "run-probe-linked"
     for output, extra in ((probe, []),
-                          (linked, [str(tree / "mpiwrapper" / "libhdtracempi.a"), "-lstdc++",
+                          (linked, [str(tree / "mpiwrapper" / "libhdtracempi.a"), "-lstdc++", "-lzstd",
                                     "-lpthread"])):
         result = subprocess.run([mpicc, "-o", str(output), str(PROBE_SOURCE), *extra],
                                 capture_output=True, text=True, timeout=TIMEOUT)
