@@ -86,6 +86,13 @@ def test_every_reader_reads_compact_as_xml(runner, build_dir, tmp_path, program,
                                                                  program, ranks, env, preload)
     if expectations:
         tracecheck.check_run(xml_project.parent, run.expect_dir, program, ranks)
+    # The XML form goes to compact and back byte for byte.
+    for trace in sorted(xml_project.parent.glob("*.trc")):
+        again = tmp_path / "again"
+        again.mkdir(exist_ok=True)
+        hdtrace(tools, "convert", "-q", trace, "-o", again / (trace.stem + ".ctrc"))
+        hdtrace(tools, "convert", "-q", again / (trace.stem + ".ctrc"), "-o", again / trace.name)
+        assert (again / trace.name).read_bytes() == trace.read_bytes(), trace
     done = subprocess.run(["/usr/bin/python3", str(HERE / "compact_reading.py"),
                            str(compact_project), str(xml_project)],
                           env=python_env(tools), capture_output=True, text=True, timeout=600)
