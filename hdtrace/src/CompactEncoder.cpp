@@ -88,8 +88,10 @@ std::unique_ptr<CompactEncoder> CompactEncoder::create(const std::string &path,
 
 void CompactEncoder::startFrame() {
     frameStarts_ = true;
+    ++frameNumber_;
     strings_.clear();
     dynamicShapes_.clear();
+    dynamicShapeList_.clear();
     previousTime_ = 0;
     for (int64_t &previous : previousIds_)
         previous = 0;
@@ -106,51 +108,211 @@ uint32_t CompactEncoder::stringIndex(std::string_view text) {
     return entry->second;
 }
 
-bool CompactEncoder::encodeElement(const char **in, const char *end, bool open) {
-    const char *p = *in;
-    if (end - p < 4) return false;
-    const uint32_t nameLength = items::getU32(p);
-    p += 4;
-    if (static_cast<size_t>(end - p) < nameLength + 4u) return false;
-    const std::string_view name(p, nameLength);
-    p += nameLength;
-    const uint32_t entriesLength = items::getU32(p);
-    p += 4;
-    if (static_cast<size_t>(end - p) < entriesLength) return false;
-    const char *entries = p;
-    const char *entriesEnd = p + entriesLength;
-    *in = entriesEnd;
+namespace {
 
-    // The shape: by its key, among the static shapes, then the frame's.
+// One entry of the items: its coding, name and where its value starts.
+struct EntryView {
+    uint8_t coding;
+    std::string_view name;
+    const char *value;
+};
+inline const char *nextEntry(const char *e, EntryView *view) {
+    view->coding = static_cast<uint8_t>(*e);
+    const uint32_t length = items::getU32(e + 1);
+    view->name = std::string_view(e + 5, length);
+    view->value = e + 5 + length;
+    const bool text = view->coding == kText || view->coding == kRaw;
+    return view->value + (text ? 4 + items::getU32(view->value) : 8);
+}
+
+// A quick hash of a name, 8 bytes a step.
+inline uint64_t mixName(uint64_t hash, std::string_view text) {
+    constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
+    size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+        uint64_t chunk;
+        std::memcpy(&chunk, text.data() + i, 8);
+        hash = (hash ^ chunk) * kMultiplier;
+        hash ^= hash >> 29;
+    }
+    uint64_t tail = text.size();
+    for (; i < text.size(); ++i)
+        tail = (tail << 8) | static_cast<unsigned char>(text[i]);
+    hash = (hash ^ tail) * kMultiplier;
+    return hash ^ (hash >> 29);
+}
+
+// Whether two short names are equal, without a call: names of calls and
+// attributes are mostly under 16 bytes.
+inline bool sameName(std::string_view a, std::string_view b) {
+    const size_t size = a.size();
+    if (size != b.size()) return false;
+    const char *x = a.data();
+    const char *y = b.data();
+    if (size >= 8) {
+        size_t i = 0;
+        for (; i + 8 < size; i += 8) {
+            uint64_t u, v;
+            std::memcpy(&u, x + i, 8);
+            std::memcpy(&v, y + i, 8);
+            if (u != v) return false;
+        }
+        uint64_t u, v;
+        std::memcpy(&u, x + size - 8, 8);
+        std::memcpy(&v, y + size - 8, 8);
+        return u == v;
+    }
+    if (size >= 4) {
+        uint32_t u1, v1, u2, v2;
+        std::memcpy(&u1, x, 4);
+        std::memcpy(&v1, y, 4);
+        std::memcpy(&u2, x + size - 4, 4);
+        std::memcpy(&v2, y + size - 4, 4);
+        return u1 == v1 && u2 == v2;
+    }
+    for (size_t i = 0; i < size; ++i)
+        if (x[i] != y[i]) return false;
+    return true;
+}
+
+}  // namespace
+
+bool CompactEncoder::shapeMatches(uint32_t shape, std::string_view name, const char *entries,
+                                  const char *entriesEnd) const {
+    const uint32_t staticCount = staticShapeCount();
+    if (shape < staticCount) {
+        const StaticShape &known = staticShapes()[shape];
+        if (!sameName(known.element, name)) return false;
+        uint32_t index = 0;
+        EntryView entry;
+        for (const char *e = entries; e < entriesEnd; ++index) {
+            e = nextEntry(e, &entry);
+            if (index >= known.count || !sameName(known.attributes[index].name, entry.name) ||
+                classOf(known.attributes[index].coding) != classOf(entry.coding))
+                return false;
+        }
+        return index == known.count;
+    }
+    const DynamicShape &defined = dynamicShapeList_[shape - staticCount];
+    if (!sameName(defined.element, name)) return false;
+    size_t index = 0;
+    EntryView entry;
+    for (const char *e = entries; e < entriesEnd; ++index) {
+        e = nextEntry(e, &entry);
+        if (index >= defined.attributes.size() ||
+            !sameName(defined.attributes[index].first, entry.name) ||
+            defined.attributes[index].second != entry.coding)
+            return false;
+    }
+    return index == defined.attributes.size();
+}
+
+namespace {
+
+// Where an element's shape is looked for first: a direct-mapped cache by a
+// hash of the element's name and the size of its entries. A hit is checked
+// against the shape itself, so a collision costs a lookup, never a wrong
+// shape.
+inline uint64_t cacheHash(std::string_view name, const char *entries, const char *entriesEnd) {
+    return mixName(static_cast<uint64_t>(entriesEnd - entries) * 0x9E3779B97F4A7C15ull, name);
+}
+
+}  // namespace
+
+unsigned char *CompactEncoder::codeNumber(unsigned char *out, uint8_t coding, int64_t value,
+                                          int64_t *elementTime) {
+    switch (coding) {
+        case kInteger:
+            return compact::putVarint(out, zigzag(value));
+        case kTime:
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
+            previousTime_ = *elementTime = value;
+            return out;
+        case kEnd:
+            return compact::putVarint(out, zigzag(wrappingDifference(value, *elementTime)));
+        default: {
+            int64_t &previous = previousIds_[coding - kIdDelta];
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, previous)));
+            previous = value;
+            return out;
+        }
+    }
+}
+
+bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *entries,
+                                            const char *entriesEnd, bool open) {
+    const uint64_t hash = cacheHash(name, entries, entriesEnd);
+    const CachedShape &cached = shapeCache_[hash % kShapeCacheSize];
+    if (cached.hash != hash || !cached.isStatic || cached.hasText) return false;
+    const StaticShape &known = staticShapes()[cached.shape];
+    if (!sameName(known.element, name)) return false;
+
+    // One pass: each entry is checked against the shape as it is coded; a
+    // mismatch takes back what was coded.
+    const size_t mark = record_.size();
+    const int64_t savedTime = previousTime_;
+    int64_t savedIds[kIdKindCount];
+    std::memcpy(savedIds, previousIds_, sizeof savedIds);
+    unsigned char *out =
+        reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (known.count + 1)));
+    out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{cached.shape} + (open ? 1 : 0));
+    int64_t elementTime = 0;
+    uint32_t index = 0;
+    EntryView entry;
+    for (const char *e = entries; e < entriesEnd; ++index) {
+        e = nextEntry(e, &entry);
+        if (index >= known.count) break;
+        const uint8_t coding = known.attributes[index].coding;
+        if (classOf(coding) != classOf(entry.coding) ||
+            !sameName(known.attributes[index].name, entry.name))
+            break;
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
+        if (e == entriesEnd && index + 1 == known.count) {
+            record_.commit(reinterpret_cast<char *>(out));
+            return true;
+        }
+    }
+    previousTime_ = savedTime;
+    std::memcpy(previousIds_, savedIds, sizeof savedIds);
+    record_.commit(const_cast<char *>(record_.data()) + mark);
+    return false;
+}
+
+uint32_t CompactEncoder::findShape(std::string_view name, const char *entries,
+                                   const char *entriesEnd) {
+    const uint64_t hash = cacheHash(name, entries, entriesEnd);
+    EntryView entry;
+    CachedShape &cached = shapeCache_[hash % kShapeCacheSize];
+    if (cached.hash == hash && (cached.isStatic || cached.frame == frameNumber_) &&
+        shapeMatches(cached.shape, name, entries, entriesEnd))
+        return cached.shape;
+
     key_.assign(name);
     key_ += '\0';
     uint32_t count = 0;
     for (const char *e = entries; e < entriesEnd; ++count) {
-        const uint8_t coding = static_cast<uint8_t>(*e);
-        const uint32_t length = items::getU32(e + 1);
-        appendKeyPart(key_, coding, std::string_view(e + 5, length));
-        e += 5 + length;
-        e += (coding == kText || coding == kRaw) ? 4 + items::getU32(e) : 8;
+        e = nextEntry(e, &entry);
+        appendKeyPart(key_, entry.coding, entry.name);
     }
-    const StaticShape *known = nullptr;
     uint32_t shape;
+    bool isStatic = false;
     const auto &statics = staticShapeNumbers();
     if (auto found = statics.find(key_); found != statics.end()) {
         shape = found->second;
-        known = &staticShapes()[shape];
+        isStatic = true;
     } else if (auto defined = dynamicShapes_.find(key_); defined != dynamicShapes_.end()) {
         shape = defined->second;
     } else {
         // Defined in the frame: its strings first, then the shape.
+        DynamicShape definition;
+        definition.element.assign(name);
         const uint32_t element = stringIndex(name);
         values_.clear();
         for (const char *e = entries; e < entriesEnd;) {
-            const uint8_t coding = static_cast<uint8_t>(*e);
-            const uint32_t length = items::getU32(e + 1);
-            putVarint(values_, stringIndex(std::string_view(e + 5, length)));
-            values_.append(static_cast<char>(coding));
-            e += 5 + length;
-            e += (coding == kText || coding == kRaw) ? 4 + items::getU32(e) : 8;
+            e = nextEntry(e, &entry);
+            putVarint(values_, stringIndex(entry.name));
+            values_.append(static_cast<char>(entry.coding));
+            definition.attributes.emplace_back(std::string(entry.name), entry.coding);
         }
         putVarint(record_, kShape);
         putVarint(record_, element);
@@ -158,49 +320,65 @@ bool CompactEncoder::encodeElement(const char **in, const char *end, bool open) 
         record_.append(values_.view());
         shape = staticShapeCount() + static_cast<uint32_t>(dynamicShapes_.size());
         dynamicShapes_.emplace(key_, shape);
+        dynamicShapeList_.push_back(std::move(definition));
+    }
+    bool hasText = false;
+    for (const char *e = entries; e < entriesEnd;) {
+        e = nextEntry(e, &entry);
+        hasText = hasText || entry.coding == kText || entry.coding == kRaw;
+    }
+    cached = CachedShape{hash, shape, frameNumber_, isStatic, hasText};
+    return shape;
+}
+
+bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
+                                   const char *entriesEnd, bool open) {
+    if (encodeKnownWithoutText(name, entries, entriesEnd, open)) return true;
+    const uint32_t shape = findShape(name, entries, entriesEnd);
+    const StaticShape *known = shape < staticShapeCount() ? &staticShapes()[shape] : nullptr;
+
+    // Strings first: an element's definitions precede it.
+    constexpr size_t kMaxInlineTexts = 32;
+    uint32_t textIndices[kMaxInlineTexts];
+    textIndicesOverflow_.clear();
+    size_t texts = 0;
+    size_t count = 0;
+    EntryView entry;
+    for (const char *e = entries; e < entriesEnd; ++count) {
+        e = nextEntry(e, &entry);
+        if (entry.coding != kText && entry.coding != kRaw) continue;
+        const uint32_t index =
+            stringIndex(std::string_view(entry.value + 4, items::getU32(entry.value)));
+        if (texts < kMaxInlineTexts)
+            textIndices[texts] = index;
+        else
+            textIndicesOverflow_.push_back(index);
+        ++texts;
     }
 
-    // The values, after any string they define.
-    values_.clear();
+    unsigned char *out =
+        reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (count + 1)));
+    out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{shape} + (open ? 1 : 0));
     int64_t elementTime = 0;
+    size_t text = 0;
     uint32_t index = 0;
     for (const char *e = entries; e < entriesEnd; ++index) {
-        const uint8_t written = static_cast<uint8_t>(*e);
-        e += 5 + items::getU32(e + 1);
-        const uint8_t coding = known ? known->attributes[index].coding : written;
-        if (written == kText || written == kRaw) {
-            const uint32_t length = items::getU32(e);
-            putVarint(values_, stringIndex(std::string_view(e + 4, length)));
-            e += 4 + length;
+        e = nextEntry(e, &entry);
+        if (entry.coding == kText || entry.coding == kRaw) {
+            out = compact::putVarint(out, text < kMaxInlineTexts
+                                              ? textIndices[text]
+                                              : textIndicesOverflow_[text - kMaxInlineTexts]);
+            ++text;
             continue;
         }
-        const int64_t value = items::getI64(e);
-        e += 8;
-        switch (coding) {
-            case kInteger:
-                putVarint(values_, zigzag(value));
-                break;
-            case kTime:
-                putVarint(values_, zigzag(wrappingDifference(value, previousTime_)));
-                previousTime_ = elementTime = value;
-                break;
-            case kEnd:
-                putVarint(values_, zigzag(wrappingDifference(value, elementTime)));
-                break;
-            default: {
-                int64_t &previous = previousIds_[coding - kIdDelta];
-                putVarint(values_, zigzag(wrappingDifference(value, previous)));
-                previous = value;
-                break;
-            }
-        }
+        const uint8_t coding = known ? known->attributes[index].coding : entry.coding;
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
     }
-    putVarint(record_, kFirstElementCode + 2 * uint64_t{shape} + (open ? 1 : 0));
-    record_.append(values_.view());
+    record_.commit(reinterpret_cast<char *>(out));
     return true;
 }
 
-bool CompactEncoder::encode(std::string_view itemText) {
+void CompactEncoder::beginRecord() {
     record_.clear();
     if (frameStarts_) {
         putVarint(record_, kProgram);
@@ -208,15 +386,30 @@ bool CompactEncoder::encode(std::string_view itemText) {
         putVarint(record_, staticShapesFingerprint());
         putVarint(record_, zigzag(timeAdjustmentSeconds_));
     }
+}
+
+bool CompactEncoder::encode(std::string_view itemText) {
+    beginRecord();
     const char *in = itemText.data();
     const char *end = in + itemText.size();
     while (in < end) {
         const uint8_t op = static_cast<uint8_t>(*in++);
         switch (op) {
             case items::kLeaf:
-            case items::kOpen:
-                if (!encodeElement(&in, end, op == items::kOpen)) return false;
+            case items::kOpen: {
+                if (end - in < 4) return false;
+                const uint32_t nameLength = items::getU32(in);
+                in += 4;
+                if (static_cast<size_t>(end - in) < nameLength + 4u) return false;
+                const std::string_view name(in, nameLength);
+                in += nameLength;
+                const uint32_t entriesLength = items::getU32(in);
+                in += 4;
+                if (static_cast<size_t>(end - in) < entriesLength) return false;
+                encodeElement(name, in, in + entriesLength, op == items::kOpen);
+                in += entriesLength;
                 break;
+            }
             case items::kEndItem:
                 putVarint(record_, kEndElement);
                 break;
@@ -233,17 +426,31 @@ bool CompactEncoder::encode(std::string_view itemText) {
     return true;
 }
 
-int CompactEncoder::append(std::string_view items, int64_t time) {
+template <class Encode>
+int CompactEncoder::appendRecord(Encode encode, int64_t time) {
     if (frames_->pendingBytes() == 0) startFrame();
-    if (!encode(items)) return EINVAL;
+    if (!encode()) return EINVAL;
     if (record_.size() > frames_->frameBytes() - frames_->pendingBytes()) {
         // The record opens the next frame: encode it again with fresh tables.
         startFrame();
-        encode(items);
+        encode();
     }
     const int error = frames_->append(record_.data(), record_.size(), time);
     if (error == 0) frameStarts_ = false;
     return error;
+}
+
+int CompactEncoder::append(std::string_view items, int64_t time) {
+    return appendRecord([this, items] { return encode(items); }, time);
+}
+
+int CompactEncoder::appendElement(std::string_view name, std::string_view entries, int64_t time) {
+    return appendRecord(
+        [this, name, entries] {
+            beginRecord();
+            return encodeElement(name, entries.data(), entries.data() + entries.size(), false);
+        },
+        time);
 }
 
 }  // namespace hdtrace

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/TextBuffer.hpp>
@@ -31,22 +33,59 @@ class CompactEncoder {
     // its children; time: its start. 0 or an errno value (FrameWriter's,
     // EMSGSIZE when the record exceeds a frame).
     int append(std::string_view items, int64_t time);
+    // The common case without a copy into items: one top-level element
+    // without children or nested states, its entries (CompactItems.hpp)
+    // with its times among them.
+    int appendElement(std::string_view name, std::string_view entries, int64_t time);
     FrameWriter &frames() { return *frames_; }
 
   private:
     CompactEncoder() = default;
     void startFrame();
+    void beginRecord();  // the frame's Program first, when the record opens a frame
+    template <class Encode>
+    int appendRecord(Encode encode, int64_t time);
     // Encodes items into record_; false when they are not well-formed
     // (a bug of the caller: nothing is appended).
     bool encode(std::string_view items);
-    bool encodeElement(const char **in, const char *end, bool open);
+    bool encodeElement(std::string_view name, const char *entries, const char *entriesEnd,
+                       bool open);
+    // Most elements: a static shape found in the cache, no strings, coded
+    // in one pass. False (nothing coded) when the element is not such.
+    bool encodeKnownWithoutText(std::string_view name, const char *entries, const char *entriesEnd,
+                                bool open);
+    // Codes one number of an element (coding: integer, time, end or id) at
+    // out; returns the end. elementTime: the element's time, for its end.
+    inline unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
+                                     int64_t *elementTime);
+    // The shape of an element (defining it in the frame when it is new).
+    uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
+    bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
+                      const char *entriesEnd) const;
     uint32_t stringIndex(std::string_view text);
+
+    struct DynamicShape {
+        std::string element;
+        std::vector<std::pair<std::string, uint8_t>> attributes;  // name, coding
+    };
+    struct CachedShape {
+        uint64_t hash = 0;
+        uint32_t shape = 0;
+        uint32_t frame = 0;  // a dynamic shape holds in this frame only
+        bool isStatic = false;
+        bool hasText = false;  // of its values, some are strings
+    };
+    static constexpr size_t kShapeCacheSize = 256;
 
     std::unique_ptr<FrameWriter> frames_;
     int64_t timeAdjustmentSeconds_ = 0;
     bool frameStarts_ = true;  // the next record is the first of its frame
     std::unordered_map<std::string, uint32_t> strings_;
     std::unordered_map<std::string, uint32_t> dynamicShapes_;
+    std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
+    CachedShape shapeCache_[kShapeCacheSize];
+    uint32_t frameNumber_ = 0;
+    std::vector<uint32_t> textIndicesOverflow_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};
     std::string key_;      // the element's shape key, reused

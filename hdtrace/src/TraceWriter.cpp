@@ -453,6 +453,18 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
 }
 
 void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end) {
+    const int64_t start = relativeNanoseconds(frame.start);
+    if (frameDepth == 0 && frame.nested.empty() && frame.children.empty()) {
+        // Most states: the times join the entries where they are.
+        compact_items::putNumber(frame.head, compact::kTime, "time", start);
+        compact_items::putNumber(frame.head, compact::kEnd, "end", relativeNanoseconds(end));
+        if (failed_) return;
+        const std::string_view head = frame.head.view();
+        const int error = compact_->appendElement(head.substr(1, frame.nameLength),
+                                                  head.substr(1 + frame.nameLength), start);
+        if (error) compactAppendFailed(error);
+        return;
+    }
     // What XML mode renders as text (renderState), as items: the <Nested>
     // block, the element with its times, its children.
     TextBuffer &out = frameDepth > 0 ? frames_[frameDepth - 1].nested : compactItems_;
@@ -467,7 +479,6 @@ void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end)
     const size_t lengthAt = compact_items::beginElement(
         out, open ? compact_items::kOpen : compact_items::kLeaf, head.substr(1, frame.nameLength));
     out.append(head.substr(1 + frame.nameLength));
-    const int64_t start = relativeNanoseconds(frame.start);
     compact_items::putNumber(out, compact::kTime, "time", start);
     compact_items::putNumber(out, compact::kEnd, "end", relativeNanoseconds(end));
     compact_items::endElement(out, lengthAt);
@@ -481,7 +492,10 @@ void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end)
 int TraceWriter::appendCompact(std::string_view items, int64_t time) {
     if (failed_) return EIO;
     const int error = compact_->append(items, time);
-    if (error == 0) return 0;
+    return error == 0 ? 0 : compactAppendFailed(error);
+}
+
+int TraceWriter::compactAppendFailed(int error) {
     if (error == EMSGSIZE) {
         // One state larger than a frame: it is lost, the trace goes on.
         ++droppedStates_;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "XmlReferences.hpp"
+
 namespace hdtrace::reader {
 
 using namespace hdtrace::compact;
@@ -23,24 +25,6 @@ bool isBlank(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-void appendUtf8(std::string &out, uint32_t code) {
-    if (code < 0x80) {
-        out += static_cast<char>(code);
-    } else if (code < 0x800) {
-        out += static_cast<char>(0xC0 | (code >> 6));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-        out += static_cast<char>(0xE0 | (code >> 12));
-        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (code >> 18));
-        out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    }
-}
-
 // An attribute value as an XML parser returns it: entity and character
 // references decoded, blanks normalised to spaces. False when a reference
 // is not well-formed.
@@ -59,40 +43,8 @@ bool decodeAttributeValue(std::string_view text, std::string &out) {
         }
         const size_t semicolon = text.find(';', i);
         if (semicolon == std::string_view::npos) return false;
-        const std::string_view reference = text.substr(i + 1, semicolon - i - 1);
+        if (!decodeReference(text.substr(i + 1, semicolon - i - 1), out)) return false;
         i = semicolon;
-        if (reference == "amp")
-            out += '&';
-        else if (reference == "lt")
-            out += '<';
-        else if (reference == "gt")
-            out += '>';
-        else if (reference == "apos")
-            out += '\'';
-        else if (reference == "quot")
-            out += '"';
-        else if (reference.size() >= 2 && reference[0] == '#') {
-            const bool hex = reference[1] == 'x';
-            const std::string_view digits = reference.substr(hex ? 2 : 1);
-            if (digits.empty() || digits.size() > 8) return false;
-            uint32_t code = 0;
-            for (char digit : digits) {
-                uint32_t value;
-                if (digit >= '0' && digit <= '9')
-                    value = static_cast<uint32_t>(digit - '0');
-                else if (hex && digit >= 'a' && digit <= 'f')
-                    value = static_cast<uint32_t>(digit - 'a' + 10);
-                else if (hex && digit >= 'A' && digit <= 'F')
-                    value = static_cast<uint32_t>(digit - 'A' + 10);
-                else
-                    return false;
-                code = code * (hex ? 16 : 10) + value;
-            }
-            if (code == 0 || code > 0x10FFFF) return false;
-            appendUtf8(out, code);
-        } else {
-            return false;
-        }
     }
     return true;
 }

@@ -3,6 +3,7 @@ with HDTRACE_FORMAT=xml and once with HDTRACE_FORMAT=compact; every compact
 trace, converted by hdtrace-compact-to-xml, must be the XML run's trace of
 the same rank and thread byte for byte once what differs between two runs
 is masked (times, timeAdjustment, the runs' own directories)."""
+import os
 import pathlib
 import re
 import subprocess
@@ -40,9 +41,14 @@ def masked(text, run):
 
 
 def converter(build_dir):
-    tool = pathlib.Path(build_dir) / "reader" / "hdtrace-compact-to-xml"
-    if not tool.is_file():
-        pytest.fail(f"{tool} is missing: build the reader (scripts/build)")
+    """The MPICH tree has no reader: the tool comes from
+    HDTRACE_TOOLS_BUILD_DIR then, as for the other tools."""
+    trees = [build_dir, os.environ.get("HDTRACE_TOOLS_BUILD_DIR")]
+    tools = [pathlib.Path(tree) / "reader" / "hdtrace-compact-to-xml" for tree in trees if tree]
+    tool = next((tool for tool in tools if tool.is_file()), None)
+    if tool is None:
+        pytest.fail(f"hdtrace-compact-to-xml is in none of {[str(t) for t in tools]}: build "
+                    "the Open MPI tree, and set HDTRACE_TOOLS_BUILD_DIR to it for the MPICH tree")
     return tool
 
 
@@ -95,3 +101,31 @@ def test_compact_force_flush_survives_kill(runner, build_dir, tmp_path):
     checker = tracecheck.Checker(tracecheck.Trace(base, None, 0), info, [])
     for record, element in zip(expected, calls):
         checker.compare(record, element, str(base), timed=True)
+
+
+# Fatal signals, after few calls and after enough to fill several frames
+# (the last ones possibly still queued for the writer thread), and fork():
+# the compact trace is closed by the crash path (with its index) and holds
+# what the XML trace of the same ending holds.
+@pytest.mark.parametrize("how,calls,writer_thread", [
+    ("segv", 3, "1"), ("term", 300000, "1"), ("abrt", 300000, "0"), ("segv-fault", 3, "1"),
+    ("fork-crash", 3, "1"), ("fork-exit", 3, "1"),
+])
+def test_compact_crash_endings_convert_to_the_xml_of_the_same_ending(runner, build_dir, tmp_path,
+                                                                     how, calls, writer_thread):
+    runs = {}
+    for form in ("xml", "compact"):
+        runs[form] = runner.run("crashes_traced", 1, args=[how, str(calls)], cached=False,
+                                env={"HDTRACE_FORMAT": form, "HDTRACE_WRITER_THREAD": writer_thread})
+        assert f"ending by {how}" in runs[form].result.stdout, runs[form].result.stdout
+    assert runs["xml"].result.returncode == runs["compact"].result.returncode
+    base = tracecheck.trace_base(runs["compact"].trace_dir, "crashes_traced", 0)
+    converted = tmp_path / "crash.trc"
+    result = subprocess.run([str(converter(build_dir)), str(base.with_suffix(".ctrc")),
+                             str(converted)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", "the crash path left the trace without its index"
+    xml_base = tracecheck.trace_base(runs["xml"].trace_dir, "crashes_traced", 0)
+    text = masked(converted.read_text(), runs["compact"])
+    assert text == masked(xml_base.with_suffix(".trc").read_text(), runs["xml"])
+    assert text.count("<Allreduce ") == calls

@@ -169,6 +169,7 @@ class TraceWriter final : public OpenTrace {
     // Compact mode: a finished state (or top-level event) as items.
     void writeCompactState(Frame &frame, int frameDepth, Timestamp end);
     int appendCompact(std::string_view items, int64_t time);
+    int compactAppendFailed(int error);  // says why on stderr; returns EMSGSIZE or EIO
     int createCompact(const TraceOptions &options, std::string *error);
     int beginStateSlow(std::string_view name, Timestamp start);
     int endStateSlow(Timestamp end);
