@@ -90,32 +90,38 @@ struct Written {
     std::string xml, compact;
 };
 
+// The trace drive writes in one form; its path.
+std::string writeIn(hdtrace::TraceOptions::Format format, const std::string &directory,
+                    uint32_t frameBytes, const std::function<void(TraceWriter &)> &drive) {
+    hdtrace::TraceOptions options;
+    options.directory = directory;
+    options.program = "reading";
+    options.levels = {"host", "0", "0"};
+    options.format = format;
+    options.nestedDepth = 2;
+    options.earliestTime = origin();
+    options.compactFrameBytes = frameBytes;
+    std::string error;
+    auto writer = TraceWriter::create(options, &error);
+    if (!writer) {
+        ADD_FAILURE() << error;
+        return {};
+    }
+    drive(*writer);
+    EXPECT_EQ(writer->close(), 0);
+    return writer->tracePath();
+}
+
 // The calls in both forms; extra runs after writeCalls (an attribute the
 // readers refuse, say).
 template <typename Extra>
 Written writeBoth(const std::string &directory, int rounds, uint32_t frameBytes, Extra extra) {
-    Written paths;
-    for (hdtrace::TraceOptions::Format format :
-         {hdtrace::TraceOptions::Format::Xml, hdtrace::TraceOptions::Format::Compact}) {
-        hdtrace::TraceOptions options;
-        options.directory = directory;
-        options.program = "reading";
-        options.levels = {"host", "0", "0"};
-        options.format = format;
-        options.nestedDepth = 2;
-        options.earliestTime = origin();
-        options.compactFrameBytes = frameBytes;
-        std::string error;
-        auto writer = TraceWriter::create(options, &error);
-        EXPECT_TRUE(writer) << error;
-        if (!writer) return paths;
-        writeCalls(*writer, rounds);
-        extra(*writer);
-        EXPECT_EQ(writer->close(), 0);
-        (format == hdtrace::TraceOptions::Format::Xml ? paths.xml : paths.compact) =
-            writer->tracePath();
-    }
-    return paths;
+    const auto drive = [&](TraceWriter &writer) {
+        writeCalls(writer, rounds);
+        extra(writer);
+    };
+    return {writeIn(hdtrace::TraceOptions::Format::Xml, directory, frameBytes, drive),
+            writeIn(hdtrace::TraceOptions::Format::Compact, directory, frameBytes, drive)};
 }
 Written writeBoth(const std::string &directory, int rounds, uint32_t frameBytes) {
     return writeBoth(directory, rounds, frameBytes, [](TraceWriter &) {});
