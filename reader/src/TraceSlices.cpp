@@ -1,3 +1,6 @@
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -17,8 +20,11 @@ SliceRead readEventColumnsSlice(const std::string &path, const TraceOptions &opt
     if (traceFormOf(path) == TraceForm::Compact) {
         // The frames whose header starts in the range: the frames of any
         // split tile the trace.
-        slice.from = begin;
-        slice.to = end;
+        struct stat info {};
+        const uint64_t size =
+            ::stat(path.c_str(), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
+        slice.from = std::min(begin, size);
+        slice.to = std::min(end, size);
         slice.result =
             readCompactEventColumns(path, options, localToWorld, CompactByteRange{begin, end});
         return slice;
