@@ -155,8 +155,8 @@ def infoline_tables(dialect):
 
 
 ID_KINDS = ('cid', 'rid', 'fid', 'tid', 'mid', 'wid')  # order of compact::kIdKinds
-CODING_OF_KIND = {'integer': 'kInteger', 'bytes': 'kInteger', 'rank': 'kInteger',
-                  'tag': 'kInteger', 'string': 'kText', 'ranks': 'kText', 'time': 'kTime'}
+CODING_OF_KIND = {'integer': 'kFieldDelta', 'bytes': 'kFieldDelta', 'rank': 'kFieldDelta',
+                  'tag': 'kFieldDelta', 'string': 'kText', 'ranks': 'kText', 'time': 'kTime'}
 
 
 def compact_coding(attribute, is_call_end=False):

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <hdtrace/CompactFormat.hpp>
@@ -78,6 +79,7 @@ std::unique_ptr<CompactEncoder> CompactEncoder::create(const std::string &path,
     // forgets it after fork(): one entry in the list of open traces.
     registry::remove(encoder->frames_.get());
     encoder->timeAdjustmentSeconds_ = timeAdjustmentSeconds;
+    encoder->fields_.resize(staticFieldCount());
     staticShapeNumbers();  // built now rather than in the first traced call
     if (const int appendError = encoder->append(std::string_view(), createdNanoseconds)) {
         if (error) *error = "cannot write '" + path + "': " + std::strerror(appendError);
@@ -142,39 +144,6 @@ inline uint64_t mixName(uint64_t hash, std::string_view text) {
     return hash ^ (hash >> 29);
 }
 
-// Whether two short names are equal, without a call: names of calls and
-// attributes are mostly under 16 bytes.
-inline bool sameName(std::string_view a, std::string_view b) {
-    const size_t size = a.size();
-    if (size != b.size()) return false;
-    const char *x = a.data();
-    const char *y = b.data();
-    if (size >= 8) {
-        size_t i = 0;
-        for (; i + 8 < size; i += 8) {
-            uint64_t u, v;
-            std::memcpy(&u, x + i, 8);
-            std::memcpy(&v, y + i, 8);
-            if (u != v) return false;
-        }
-        uint64_t u, v;
-        std::memcpy(&u, x + size - 8, 8);
-        std::memcpy(&v, y + size - 8, 8);
-        return u == v;
-    }
-    if (size >= 4) {
-        uint32_t u1, v1, u2, v2;
-        std::memcpy(&u1, x, 4);
-        std::memcpy(&v1, y, 4);
-        std::memcpy(&u2, x + size - 4, 4);
-        std::memcpy(&v2, y + size - 4, 4);
-        return u1 == v1 && u2 == v2;
-    }
-    for (size_t i = 0; i < size; ++i)
-        if (x[i] != y[i]) return false;
-    return true;
-}
-
 }  // namespace
 
 bool CompactEncoder::shapeMatches(uint32_t shape, std::string_view name, const char *entries,
@@ -182,25 +151,26 @@ bool CompactEncoder::shapeMatches(uint32_t shape, std::string_view name, const c
     const uint32_t staticCount = staticShapeCount();
     if (shape < staticCount) {
         const StaticShape &known = staticShapes()[shape];
-        if (!sameName(known.element, name)) return false;
+        if (!items::sameName(known.element, name)) return false;
         uint32_t index = 0;
         EntryView entry;
         for (const char *e = entries; e < entriesEnd; ++index) {
             e = nextEntry(e, &entry);
-            if (index >= known.count || !sameName(known.attributes[index].name, entry.name) ||
+            if (index >= known.count ||
+                !items::sameName(known.attributes[index].name, entry.name) ||
                 classOf(known.attributes[index].coding) != classOf(entry.coding))
                 return false;
         }
         return index == known.count;
     }
     const DynamicShape &defined = dynamicShapeList_[shape - staticCount];
-    if (!sameName(defined.element, name)) return false;
+    if (!items::sameName(defined.element, name)) return false;
     size_t index = 0;
     EntryView entry;
     for (const char *e = entries; e < entriesEnd; ++index) {
         e = nextEntry(e, &entry);
         if (index >= defined.attributes.size() ||
-            !sameName(defined.attributes[index].first, entry.name) ||
+            !items::sameName(defined.attributes[index].first, entry.name) ||
             defined.attributes[index].second != entry.coding)
             return false;
     }
@@ -219,11 +189,18 @@ inline uint64_t cacheHash(std::string_view name, const char *entries, const char
 
 }  // namespace
 
-unsigned char *CompactEncoder::codeNumber(unsigned char *out, uint8_t coding, int64_t value,
-                                          int64_t *elementTime) {
+__attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNumber(
+    unsigned char *out, uint8_t coding, int64_t value, int64_t *elementTime, uint32_t field) {
     switch (coding) {
         case kInteger:
             return compact::putVarint(out, zigzag(value));
+        case kFieldDelta: {
+            // A value of another frame counts as none: the frame decodes alone.
+            FieldValue &previous = fields_[field];
+            const int64_t before = previous.frame == frameNumber_ ? previous.value : 0;
+            previous = FieldValue{value, frameNumber_};
+            return compact::putVarint(out, zigzag(wrappingDifference(value, before)));
+        }
         case kTime:
             out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
             previousTime_ = *elementTime = value;
@@ -245,7 +222,9 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     const CachedShape &cached = shapeCache_[hash % kShapeCacheSize];
     if (cached.hash != hash || !cached.isStatic || cached.hasText) return false;
     const StaticShape &known = staticShapes()[cached.shape];
-    if (!sameName(known.element, name)) return false;
+    if (known.count > kMaxFastFields || !items::sameName(known.element, name)) return false;
+    const uint32_t fieldBase = staticFieldOffset(cached.shape);
+    FieldValue savedFields[kMaxFastFields];
 
     // One pass: each entry is checked against the shape as it is coded; a
     // mismatch takes back what was coded.
@@ -264,9 +243,10 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
         if (index >= known.count) break;
         const uint8_t coding = known.attributes[index].coding;
         if (classOf(coding) != classOf(entry.coding) ||
-            !sameName(known.attributes[index].name, entry.name))
+            !items::sameName(known.attributes[index].name, entry.name))
             break;
-        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
+        savedFields[index] = fields_[fieldBase + index];
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
         if (e == entriesEnd && index + 1 == known.count) {
             record_.commit(reinterpret_cast<char *>(out));
             return true;
@@ -274,6 +254,9 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     }
     previousTime_ = savedTime;
     std::memcpy(previousIds_, savedIds, sizeof savedIds);
+    // The fields coded before the mismatch, as they were.
+    for (uint32_t restored = 0; restored < index && restored < kMaxFastFields; ++restored)
+        fields_[fieldBase + restored] = savedFields[restored];
     record_.commit(const_cast<char *>(record_.data()) + mark);
     return false;
 }
@@ -336,6 +319,7 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
     if (encodeKnownWithoutText(name, entries, entriesEnd, open)) return true;
     const uint32_t shape = findShape(name, entries, entriesEnd);
     const StaticShape *known = shape < staticShapeCount() ? &staticShapes()[shape] : nullptr;
+    const uint32_t fieldBase = known ? staticFieldOffset(shape) : 0;
 
     // Strings first: an element's definitions precede it.
     constexpr size_t kMaxInlineTexts = 32;
@@ -372,7 +356,7 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
             continue;
         }
         const uint8_t coding = known ? known->attributes[index].coding : entry.coding;
-        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime);
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
     }
     record_.commit(reinterpret_cast<char *>(out));
     return true;
@@ -424,6 +408,60 @@ bool CompactEncoder::encode(std::string_view itemText) {
         }
     }
     return true;
+}
+
+namespace {
+
+// The static shapes of calls by name, built once.
+const std::unordered_map<std::string_view, int32_t> &callShapesByName() {
+    static const std::unordered_map<std::string_view, int32_t> shapes = [] {
+        std::unordered_map<std::string_view, int32_t> table;
+        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
+            const StaticShape &known = staticShapes()[shape];
+            if (known.count >= 2 && known.attributes[known.count - 2].coding == kTime &&
+                known.attributes[known.count - 1].coding == kEnd)
+                table.emplace(known.element, static_cast<int32_t>(shape));
+        }
+        return table;
+    }();
+    return shapes;
+}
+
+}  // namespace
+
+int32_t CompactEncoder::callShapeOf(std::string_view name) {
+    const uint64_t hash = mixName(0, name);
+    CachedCallShape &cached = callShapeCache_[hash % kShapeCacheSize];
+    if (cached.hash == hash && cached.shape >= 0 &&
+        items::sameName(shapes_[cached.shape].element, name))
+        return cached.shape;
+    const auto &shapes = callShapesByName();
+    const auto found = shapes.find(name);
+    const int32_t shape = found == shapes.end() ? -1 : found->second;
+    if (shape >= 0) cached = CachedCallShape{hash, shape};
+    return shape;
+}
+
+int CompactEncoder::appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end) {
+    return appendRecord(
+        [this, shape, values, start, end] {
+            beginRecord();
+            const StaticShape &known = staticShapes()[shape];
+            const uint32_t fieldBase = staticFieldOffset(shape);
+            unsigned char *out = reinterpret_cast<unsigned char *>(
+                record_.reserve(kMaxVarintBytes * (known.count + 1)));
+            out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{shape});
+            int64_t elementTime = 0;
+            const uint32_t own = known.count - 2;
+            for (uint32_t index = 0; index < own; ++index)
+                out = codeNumber(out, known.attributes[index].coding, values[index], &elementTime,
+                                 fieldBase + index);
+            out = codeNumber(out, kTime, start, &elementTime, 0);
+            out = codeNumber(out, kEnd, end, &elementTime, 0);
+            record_.commit(reinterpret_cast<char *>(out));
+            return true;
+        },
+        start);
 }
 
 template <class Encode>

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/CompactFormat.hpp>
 #include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/TextBuffer.hpp>
 
@@ -37,6 +38,16 @@ class CompactEncoder {
     // without children or nested states, its entries (CompactItems.hpp)
     // with its times among them.
     int appendElement(std::string_view name, std::string_view entries, int64_t time);
+    // A top-level call of static shape `shape` without children or nested
+    // states, given as the values of its attributes but time and end, in
+    // the shape's order (TraceWriter gathers them so when the attributes
+    // come in that order).
+    int appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end);
+    // The static shape of the call named name (ending in time and end), or -1.
+    int32_t callShapeOf(std::string_view name);
+    const compact::StaticShape *shapeInfo(int32_t shape) const {
+        return shape >= 0 ? shapes_ + shape : nullptr;
+    }
     FrameWriter &frames() { return *frames_; }
 
   private:
@@ -55,9 +66,10 @@ class CompactEncoder {
     bool encodeKnownWithoutText(std::string_view name, const char *entries, const char *entriesEnd,
                                 bool open);
     // Codes one number of an element (coding: integer, time, end or id) at
-    // out; returns the end. elementTime: the element's time, for its end.
-    inline unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
-                                     int64_t *elementTime);
+    // out; returns the end. elementTime: the element's time, for its end;
+    // field: the attribute's place among the static shapes' (kFieldDelta).
+    unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
+                              int64_t *elementTime, uint32_t field);
     // The shape of an element (defining it in the frame when it is new).
     uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
     bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
@@ -76,6 +88,12 @@ class CompactEncoder {
         bool hasText = false;  // of its values, some are strings
     };
     static constexpr size_t kShapeCacheSize = 256;
+    struct CachedCallShape {
+        uint64_t hash = 0;
+        int32_t shape = -1;
+    };
+    CachedCallShape callShapeCache_[kShapeCacheSize];
+    const compact::StaticShape *shapes_ = compact::staticShapes();
 
     std::unique_ptr<FrameWriter> frames_;
     int64_t timeAdjustmentSeconds_ = 0;
@@ -85,6 +103,15 @@ class CompactEncoder {
     std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
     CachedShape shapeCache_[kShapeCacheSize];
     uint32_t frameNumber_ = 0;
+    // The previous value of each static shape's attribute, and the frame
+    // it was coded in (kFieldDelta).
+    struct FieldValue {
+        int64_t value = 0;
+        uint32_t frame = 0;
+    };
+    std::vector<FieldValue> fields_;
+    // Shapes with more attributes than this take the general path.
+    static constexpr uint32_t kMaxFastFields = 64;
     std::vector<uint32_t> textIndicesOverflow_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};

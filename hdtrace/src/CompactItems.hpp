@@ -39,6 +39,39 @@ inline int64_t getI64(const char *in) {
     return value;
 }
 
+// Whether two short names are equal, without a call: names of calls and
+// attributes are mostly under 16 bytes.
+inline bool sameName(std::string_view a, std::string_view b) {
+    const size_t size = a.size();
+    if (size != b.size()) return false;
+    const char *x = a.data();
+    const char *y = b.data();
+    if (size >= 8) {
+        size_t i = 0;
+        for (; i + 8 < size; i += 8) {
+            uint64_t u, v;
+            std::memcpy(&u, x + i, 8);
+            std::memcpy(&v, y + i, 8);
+            if (u != v) return false;
+        }
+        uint64_t u, v;
+        std::memcpy(&u, x + size - 8, 8);
+        std::memcpy(&v, y + size - 8, 8);
+        return u == v;
+    }
+    if (size >= 4) {
+        uint32_t u1, v1, u2, v2;
+        std::memcpy(&u1, x, 4);
+        std::memcpy(&v1, y, 4);
+        std::memcpy(&u2, x + size - 4, 4);
+        std::memcpy(&v2, y + size - 4, 4);
+        return u1 == v1 && u2 == v2;
+    }
+    for (size_t i = 0; i < size; ++i)
+        if (x[i] != y[i]) return false;
+    return true;
+}
+
 inline void putNumber(TextBuffer &out, uint8_t coding, std::string_view name, int64_t value) {
     char *p = out.reserve(1 + 4 + name.size() + 8);
     *p++ = static_cast<char>(coding);

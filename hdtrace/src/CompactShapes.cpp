@@ -40,6 +40,27 @@ uint32_t staticShapeCount() {
     return kShapeCount;
 }
 
+namespace {
+
+struct FieldOffsets {
+    uint32_t offsets[kShapeCount + 1];
+    constexpr FieldOffsets() : offsets() {
+        for (uint32_t shape = 0; shape < kShapeCount; ++shape)
+            offsets[shape + 1] = offsets[shape] + kStaticShapeTable[shape].count;
+    }
+};
+constexpr FieldOffsets kFieldOffsets;
+
+}  // namespace
+
+uint32_t staticFieldOffset(uint32_t shape) {
+    return kFieldOffsets.offsets[shape];
+}
+
+uint32_t staticFieldCount() {
+    return kFieldOffsets.offsets[kShapeCount];
+}
+
 uint32_t staticShapesFingerprint() {
     static const uint32_t fingerprint = fingerprintOf(kStaticShapeTable, kShapeCount);
     return fingerprint;

@@ -251,13 +251,56 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
 
 void TraceWriter::attributeNotXml(std::string_view name, int64_t value) {
     if (!isWriting()) return;
+    Frame &frame = frames_[depth_ - 1];
+    if (!frame.childOpen) {
+        // The attributes of a known call in its order: values only, so that
+        // the state is coded without names to copy or to compare.
+        if (headIsEmpty(frame)) {
+            frame.compactShape = compact_->callShapeOf(frame.head.view().substr(1));
+            frame.compactShapeInfo = compact_->shapeInfo(frame.compactShape);
+            frame.typedCount = 0;
+        }
+        if (frame.compactShape >= 0) {
+            const compact::StaticShape &shape = *frame.compactShapeInfo;
+            if (frame.typedCount + 2 < shape.count && frame.typedCount < kMaxTypedValues &&
+                compact::isIntegerCoding(shape.attributes[frame.typedCount].coding) &&
+                compact_items::sameName(shape.attributes[frame.typedCount].name, name)) {
+                std::memcpy(frame.head.reserve(8), &value, 8);
+                frame.head.commit(const_cast<char *>(frame.head.data()) + frame.head.size() + 8);
+                ++frame.typedCount;
+                return;
+            }
+            untypeHead(frame);
+        }
+    }
     compact_items::putNumber(attributeTarget(), compact::kInteger, name, value);
+}
+
+void TraceWriter::untypeHead(Frame &frame) {
+    if (frame.compactShape < 0) return;
+    if (!headIsEmpty(frame)) {
+        const compact::StaticShape &shape = *frame.compactShapeInfo;
+        const size_t valuesAt = 1 + frame.nameLength;
+        compactScratch_.clear();
+        for (uint32_t index = 0; index < frame.typedCount; ++index) {
+            int64_t value;
+            std::memcpy(&value, frame.head.data() + valuesAt + 8 * index, 8);
+            compact_items::putNumber(compactScratch_, compact::kInteger,
+                                     shape.attributes[index].name, value);
+        }
+        frame.head.commit(const_cast<char *>(frame.head.data()) + valuesAt);
+        frame.head.append(compactScratch_.view());
+    }
+    frame.compactShape = -1;
 }
 
 void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();
-    if (compact_) return compact_items::putText(out, compact::kText, name, text);
+    if (compact_) {
+        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        return compact_items::putText(out, compact::kText, name, text);
+    }
     char *p = out.reserve(name.size() + 4 + kMaxEscapedBytesPerByte * text.size());
     *p++ = ' ';
     p = writeText(p, name);
@@ -270,7 +313,10 @@ void TraceWriter::attribute(std::string_view name, std::string_view text) {
 
 void TraceWriter::rawAttributes(std::string_view text) {
     if (!isWriting()) return;
-    if (compact_) return compact_items::putRawAttributes(attributeTarget(), text);
+    if (compact_) {
+        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        return compact_items::putRawAttributes(attributeTarget(), text);
+    }
     attributeTarget().append(text);
 }
 
@@ -454,7 +500,23 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
 
 void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end) {
     const int64_t start = relativeNanoseconds(frame.start);
-    if (frameDepth == 0 && frame.nested.empty() && frame.children.empty()) {
+    const bool leaf = frameDepth == 0 && frame.nested.empty() && frame.children.empty();
+    if (!headIsEmpty(frame) && frame.compactShape >= 0) {
+        const compact::StaticShape &shape = *frame.compactShapeInfo;
+        if (leaf && frame.typedCount + 2 == shape.count) {
+            // Every attribute of the call, in its order: the common case.
+            if (failed_) return;
+            int64_t values[kMaxTypedValues];
+            std::memcpy(values, frame.head.data() + 1 + frame.nameLength, 8 * frame.typedCount);
+            const int error = compact_->appendCall(static_cast<uint32_t>(frame.compactShape),
+                                                   values, start, relativeNanoseconds(end));
+            if (error) compactAppendFailed(error);
+            return;
+        }
+        untypeHead(frame);
+    }
+    frame.compactShape = -1;
+    if (leaf) {
         // Most states: the times join the entries where they are.
         compact_items::putNumber(frame.head, compact::kTime, "time", start);
         compact_items::putNumber(frame.head, compact::kEnd, "end", relativeNanoseconds(end));
@@ -487,6 +549,14 @@ void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end)
         compact_items::putOp(out, compact_items::kEndItem);
     }
     if (frameDepth == 0 && !failed_) appendCompact(out.view(), start);
+}
+
+void TraceWriter::untypeOrForget(Frame &frame) {
+    // An empty head's shape is left from an earlier state: forget it.
+    if (headIsEmpty(frame))
+        frame.compactShape = -1;
+    else
+        untypeHead(frame);
 }
 
 int TraceWriter::appendCompact(std::string_view items, int64_t time) {

@@ -197,6 +197,8 @@ void CompactFrameDecoder::readShape(const unsigned char **in) {
         if (!isKnownCoding(attribute.coding))
             fail(*in, "unknown coding " + std::to_string(attribute.coding));
         if (attribute.coding == kEnd && !timeSeen) fail(*in, "an end coded before any time");
+        if (attribute.coding == kFieldDelta)
+            fail(*in, "a field difference in a shape defined in the frame");
         if (attribute.coding == kTime) timeSeen = true;
         ++*in;
         dynamicAttributes_.push_back(attribute);
@@ -209,8 +211,10 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
     uint32_t count;
     std::string_view element;
     const uint64_t staticCount = staticShapeCount();
+    uint32_t fieldBase = 0;
     if (shape < staticCount) {
         const StaticShape &known = staticShapes()[shape];
+        fieldBase = staticFieldOffset(static_cast<uint32_t>(shape));
         element = known.element;
         attributes = known.attributes;
         count = known.count;
@@ -231,6 +235,12 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
             case kInteger:
                 slot.number = unzigzag(varint(in, "an integer"));
                 break;
+            case kFieldDelta: {
+                int64_t &previous = fields_[fieldBase + index];
+                previous = wrappingSum(previous, unzigzag(varint(in, "an integer")));
+                slot.number = previous;
+                break;
+            }
             case kText:
                 slot.text = stringAt(in, "a text value");
                 break;
@@ -273,6 +283,7 @@ void CompactFrameDecoder::decode(const unsigned char *records, size_t size,
     previousTime_ = 0;
     for (int64_t &previous : previousIds_)
         previous = 0;
+    fields_.assign(staticFieldCount(), 0);
 
     const unsigned char *in = records;
     if (in == end_ || *in != kProgram) fail(in, "the frame does not begin with its Program");

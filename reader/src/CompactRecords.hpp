@@ -163,6 +163,7 @@ class CompactFrameDecoder {
     std::vector<DynamicShape> dynamicShapes_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[compact::kIdKindCount] = {};
+    std::vector<int64_t> fields_;  // kFieldDelta: by staticFieldOffset(shape) + attribute
     CompactAttributes attributes_;
     CompactAttributes noAttributes_;
 };

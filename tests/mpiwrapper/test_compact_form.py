@@ -92,15 +92,8 @@ def test_compact_force_flush_survives_kill(runner, build_dir, tmp_path):
                              str(converted)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "cut after its last complete frame" in result.stderr
-    elements = tracecheck.parse_trc_prefix(converted)
-    info = tracecheck.parse_info(base.with_suffix(".info"))
-    expected = [r for r in tracecheck.read_expectations(run.expect_dir, 0) if r["kind"] == "call"]
-    assert [r["tag"] for r in expected] == ["Init"] + ["Barrier"] * 4
-    calls = [e for e in elements if e.tag not in tracecheck.BOOKKEEPING_CALLS]
-    assert [e.tag for e in calls] == ["Init"] + ["Barrier"] * 4
-    checker = tracecheck.Checker(tracecheck.Trace(base, None, 0), info, [])
-    for record, element in zip(expected, calls):
-        checker.compare(record, element, str(base), timed=True)
+    tracecheck.check_calls_before_kill(base, tracecheck.parse_trc_prefix(converted),
+                                       run.expect_dir, ["Init"] + ["Barrier"] * 4)
 
 
 # Fatal signals, after few calls and after enough to fill several frames

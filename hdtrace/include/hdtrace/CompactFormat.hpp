@@ -35,6 +35,9 @@ enum Coding : uint8_t {
     kTime = 2,     // zigzag varint: nanoseconds minus the frame's previous time
     kEnd = 3,      // zigzag varint: nanoseconds minus this element's time
     kRaw = 4,      // varint string index: attribute text written as it is, name empty
+    // zigzag varint of the value minus the previous value of the same
+    // attribute of the same static shape in this frame (static shapes only)
+    kFieldDelta = 5,
     // kIdDelta + k: zigzag varint of the value minus the previous value of
     // id kind k (the order of kIdKinds) in this frame.
     kIdDelta = 8,
@@ -42,11 +45,11 @@ enum Coding : uint8_t {
 constexpr std::string_view kIdKinds[] = {"cid", "rid", "fid", "tid", "mid", "wid"};
 constexpr int kIdKindCount = sizeof kIdKinds / sizeof kIdKinds[0];
 constexpr bool isKnownCoding(uint8_t coding) {
-    return coding <= kRaw || (coding >= kIdDelta && coding < kIdDelta + kIdKindCount);
+    return coding <= kFieldDelta || (coding >= kIdDelta && coding < kIdDelta + kIdKindCount);
 }
 // Whether values of this coding are integers (text when written: decimal).
 constexpr bool isIntegerCoding(uint8_t coding) {
-    return coding == kInteger || coding >= kIdDelta;
+    return coding == kInteger || coding == kFieldDelta || coding >= kIdDelta;
 }
 
 struct ShapeAttribute {
@@ -69,6 +72,11 @@ uint32_t staticShapeCount();
 // the start of every frame: a decoder built from another definition refuses
 // the frame instead of misreading it.
 uint32_t staticShapesFingerprint();
+// Where the attributes of static shape s start in one array of all static
+// shapes' attributes (kFieldDelta keeps its previous values there), and
+// that array's size.
+uint32_t staticFieldOffset(uint32_t shape);
+uint32_t staticFieldCount();
 
 // --- Variable-length integers: 7 bits a byte, low bits first (LEB128).
 constexpr size_t kMaxVarintBytes = 10;

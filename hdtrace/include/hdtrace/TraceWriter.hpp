@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <hdtrace/Clock.hpp>
+#include <hdtrace/CompactFormat.hpp>
 #include <hdtrace/Format.hpp>
 #include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/OutputBuffer.hpp>
@@ -164,12 +165,24 @@ class TraceWriter final : public OpenTrace {
         Timestamp start;
         bool childOpen = false;
         size_t childLengthAt = 0;  // compact: where the open child's length goes
+        // Compact: while the head holds attributes, >= 0 when they are the
+        // first typedCount integer attributes of this static call shape, as
+        // 8-byte values only (else they are CompactItems entries).
+        int32_t compactShape = -1;
+        uint32_t typedCount = 0;
+        const compact::StaticShape *compactShapeInfo = nullptr;  // of compactShape
     };
 
     // Compact mode: a finished state (or top-level event) as items.
     void writeCompactState(Frame &frame, int frameDepth, Timestamp end);
     int appendCompact(std::string_view items, int64_t time);
     int compactAppendFailed(int error);  // says why on stderr; returns EMSGSIZE or EIO
+    // Compact: the head's typed values rewritten as entries, before an
+    // attribute that does not follow the shape.
+    void untypeHead(Frame &frame);
+    void untypeOrForget(Frame &frame);  // before a text attribute of the head
+    static constexpr uint32_t kMaxTypedValues = 64;
+    bool headIsEmpty(const Frame &frame) const { return frame.head.size() == 1 + frame.nameLength; }
     int createCompact(const TraceOptions &options, std::string *error);
     int beginStateSlow(std::string_view name, Timestamp start);
     int endStateSlow(Timestamp end);
@@ -237,6 +250,7 @@ class TraceWriter final : public OpenTrace {
     // Compact mode: the encoder and the items of a finished top-level state.
     std::unique_ptr<CompactEncoder> compact_;
     TextBuffer compactItems_;
+    TextBuffer compactScratch_;
     // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
