@@ -24,7 +24,7 @@ struct TopologyLeaf {
     // <dir>/<project stem>_<label1>_..._<labelN>.trc, or .ctrc where only
     // the compact form exists (existingTracePath, TraceForm.hpp)
     std::string tracePath;
-    int line = 0;                     // of the innermost label, for messages
+    int line = 0;  // of the innermost label, for messages
 };
 
 struct CommunicatorMember {
