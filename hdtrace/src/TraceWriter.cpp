@@ -17,9 +17,6 @@
 namespace hdtrace {
 namespace {
 
-// The extension of a compact trace, where an XML trace has .trc.
-constexpr const char *kCompactTraceExtension = ".ctrc";
-
 // The end of every trace. Static: the output buffer keeps a pointer to it.
 constexpr std::string_view kEpilog = "</Program>\n";
 constexpr std::string_view kIndentSpaces = "                                  ";
@@ -73,8 +70,8 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     std::string base = options.directory.empty() ? std::string() : options.directory + "/";
     base += traceBaseName(options.program, options.levels);
     const bool compact = options.format == TraceOptions::Format::Compact;
-    writer->tracePath_ = base + (compact ? kCompactTraceExtension : ".trc");
-    writer->infoPath_ = base + ".info";
+    writer->tracePath_ = base + std::string(compact ? kCompactTraceSuffix : kXmlTraceSuffix);
+    writer->infoPath_ = base + std::string(kInfoSuffix);
 
     // A compact trace's file is created by its encoder, below.
     writer->traceFd_ = compact ? -1 : openForWriting(writer->tracePath_);
