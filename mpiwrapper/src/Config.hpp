@@ -21,11 +21,13 @@ struct Config {
     // Periodic measurement (N > 1 seconds) is not offered: docs/user/clocks.md
     // "Clocks" says why; such a value warns and measures as 1 does.
     bool clockSync = true;
+    // HDTRACE_FORMAT: xml (default) or compact (docs/format/compact.md).
+    bool compact = false;
 };
 
 // Reads the environment. A value that is not valid (a switch that is not 0
 // or 1, a clock that is not tsc or realtime, a writer thread that is not 0,
-// 1 or auto) keeps the default and, when
+// 1 or auto, a format that is not xml or compact) keeps the default and, when
 // reportProblems is set, gets one warning on stderr.
 Config readConfig(bool reportProblems);
 
