@@ -269,6 +269,12 @@ TEST(Communicators, MapsThatCannotBeRightAreErrors) {
          "Comm line: communicator id=2: world rank 0 is in both groups"},
         {"Comm map='1..0:-1->0..1;0->2;' id=2 name=''",
          "Comm line: communicator id=2: the map names 3 members, but the run has ranks 0..1"},
+        {"Comm map='0..5000:5000->0..1;' id=2 name=''",
+         "Comm line: communicator id=2 names world rank 5000, far beyond the highest traced "
+         "rank 1"},
+        {"Comm map='5000..0:-5000->0..1;' id=2 name=''",
+         "Comm line: communicator id=2 names world rank 5000, far beyond the highest traced "
+         "rank 1"},
         {"Comm map='0..0:5->0;0->1;' id=2 name=''",
          "Comm line: communicator id=2: the map names world rank 0 twice"},
     };
