@@ -76,6 +76,7 @@ auto access(int64_t offset, int64_t asked, int64_t done) {
 // The position a read or write without an offset used: where the file
 // position is now, less what it moved (right also with O_APPEND).
 int64_t positionUsed(int fd, ssize_t moved) {
+    if (!gRealPosix.lseek) return -1;  // still being resolved
     const off_t now = gRealPosix.lseek(fd, 0, SEEK_CUR);
     if (now < 0) return -1;
     return moved > 0 ? static_cast<int64_t>(now) - moved : static_cast<int64_t>(now);
