@@ -74,7 +74,13 @@ class PosixCall {
         ended();
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
             hdtrace::TraceWriter &writer = *context_->writer;
-            const int64_t fid = record_ == &kUnopenedFile ? -1 : context_->declare(record_);
+            int64_t fid = -1;
+            if (record_ == context_->lastPosixFile) {
+                fid = record_->id;
+            } else if (record_ != &kUnopenedFile) {
+                fid = context_->declare(record_);
+                context_->lastPosixFile = record_;
+            }
             if (writer.beginInnerState(tag, start_) == 0) {
                 writer.attribute("fid", fid);
                 writeAttributes(writer);
