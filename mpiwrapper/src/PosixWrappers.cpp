@@ -161,6 +161,50 @@ ssize_t transferAt(std::string_view tag, Transfer transfer, int fd, off_t offset
     return result;
 }
 
+// pread and pread64, pwrite and pwrite64: the same call, another symbol.
+ssize_t readAt(ssize_t (*real)(int, void *, size_t, off_t), int fd, void *data, size_t size,
+               off_t offset) {
+    return transferAt(
+        "pread",
+        [&] {
+            return real ? real(fd, data, size, offset)
+                        : ::syscall(SYS_pread64, fd, data, size, offset);
+        },
+        fd, offset, static_cast<int64_t>(size));
+}
+
+ssize_t writeAt(ssize_t (*real)(int, const void *, size_t, off_t), int fd, const void *data,
+                size_t size, off_t offset) {
+    return transferAt(
+        "pwrite",
+        [&] {
+            return real ? real(fd, data, size, offset)
+                        : ::syscall(SYS_pwrite64, fd, data, size, offset);
+        },
+        fd, offset, static_cast<int64_t>(size));
+}
+
+// preadv, pwritev and their 64 forms.
+ssize_t vectorAt(std::string_view tag, ssize_t (*real)(int, const struct iovec *, int, off_t),
+                 long fallbackSyscall, int fd, const struct iovec *vector, int count,
+                 off_t offset) {
+    return transferAt(
+        tag,
+        [&] {
+            return real ? real(fd, vector, count, offset)
+                        : ::syscall(fallbackSyscall, fd, vector, count, offset, 0);
+        },
+        fd, offset, requested(vector, count));
+}
+
+// fsync and fdatasync.
+int syncDescriptor(std::string_view tag, int (*real)(int), long fallbackSyscall, int fd) {
+    PosixCall call(fd);
+    const int result = real ? real(fd) : static_cast<int>(::syscall(fallbackSyscall, fd));
+    call.write(tag, result != 0);
+    return result;
+}
+
 template <typename Seek>
 off_t seekDescriptor(Seek seek, int fd, off_t offset, int whence) {
     PosixCall call(fd);
@@ -333,47 +377,19 @@ extern "C" ssize_t write(int fd, const void *data, size_t size) {
 }
 
 extern "C" ssize_t pread(int fd, void *data, size_t size, off_t offset) {
-    auto real = realPosix().pread;
-    return hdtracempi::transferAt(
-        "pread",
-        [&] {
-            return real ? real(fd, data, size, offset)
-                        : ::syscall(SYS_pread64, fd, data, size, offset);
-        },
-        fd, offset, static_cast<int64_t>(size));
+    return hdtracempi::readAt(realPosix().pread, fd, data, size, offset);
 }
 
 extern "C" ssize_t pread64(int fd, void *data, size_t size, off_t offset) {
-    auto real = realPosix().pread64;
-    return hdtracempi::transferAt(
-        "pread",
-        [&] {
-            return real ? real(fd, data, size, offset)
-                        : ::syscall(SYS_pread64, fd, data, size, offset);
-        },
-        fd, offset, static_cast<int64_t>(size));
+    return hdtracempi::readAt(realPosix().pread64, fd, data, size, offset);
 }
 
 extern "C" ssize_t pwrite(int fd, const void *data, size_t size, off_t offset) {
-    auto real = realPosix().pwrite;
-    return hdtracempi::transferAt(
-        "pwrite",
-        [&] {
-            return real ? real(fd, data, size, offset)
-                        : ::syscall(SYS_pwrite64, fd, data, size, offset);
-        },
-        fd, offset, static_cast<int64_t>(size));
+    return hdtracempi::writeAt(realPosix().pwrite, fd, data, size, offset);
 }
 
 extern "C" ssize_t pwrite64(int fd, const void *data, size_t size, off_t offset) {
-    auto real = realPosix().pwrite64;
-    return hdtracempi::transferAt(
-        "pwrite",
-        [&] {
-            return real ? real(fd, data, size, offset)
-                        : ::syscall(SYS_pwrite64, fd, data, size, offset);
-        },
-        fd, offset, static_cast<int64_t>(size));
+    return hdtracempi::writeAt(realPosix().pwrite64, fd, data, size, offset);
 }
 
 extern "C" ssize_t readv(int fd, const struct iovec *vector, int count) {
@@ -393,47 +409,23 @@ extern "C" ssize_t writev(int fd, const struct iovec *vector, int count) {
 }
 
 extern "C" ssize_t preadv(int fd, const struct iovec *vector, int count, off_t offset) {
-    auto real = realPosix().preadv;
-    return hdtracempi::transferAt(
-        "preadv",
-        [&] {
-            return real ? real(fd, vector, count, offset)
-                        : ::syscall(SYS_preadv, fd, vector, count, offset, 0);
-        },
-        fd, offset, hdtracempi::requested(vector, count));
+    return hdtracempi::vectorAt("preadv", realPosix().preadv, SYS_preadv, fd, vector, count,
+                                offset);
 }
 
 extern "C" ssize_t preadv64(int fd, const struct iovec *vector, int count, off_t offset) {
-    auto real = realPosix().preadv64;
-    return hdtracempi::transferAt(
-        "preadv",
-        [&] {
-            return real ? real(fd, vector, count, offset)
-                        : ::syscall(SYS_preadv, fd, vector, count, offset, 0);
-        },
-        fd, offset, hdtracempi::requested(vector, count));
+    return hdtracempi::vectorAt("preadv", realPosix().preadv64, SYS_preadv, fd, vector, count,
+                                offset);
 }
 
 extern "C" ssize_t pwritev(int fd, const struct iovec *vector, int count, off_t offset) {
-    auto real = realPosix().pwritev;
-    return hdtracempi::transferAt(
-        "pwritev",
-        [&] {
-            return real ? real(fd, vector, count, offset)
-                        : ::syscall(SYS_pwritev, fd, vector, count, offset, 0);
-        },
-        fd, offset, hdtracempi::requested(vector, count));
+    return hdtracempi::vectorAt("pwritev", realPosix().pwritev, SYS_pwritev, fd, vector, count,
+                                offset);
 }
 
 extern "C" ssize_t pwritev64(int fd, const struct iovec *vector, int count, off_t offset) {
-    auto real = realPosix().pwritev64;
-    return hdtracempi::transferAt(
-        "pwritev",
-        [&] {
-            return real ? real(fd, vector, count, offset)
-                        : ::syscall(SYS_pwritev, fd, vector, count, offset, 0);
-        },
-        fd, offset, hdtracempi::requested(vector, count));
+    return hdtracempi::vectorAt("pwritev", realPosix().pwritev64, SYS_pwritev, fd, vector, count,
+                                offset);
 }
 
 // --- Positions, sync and size.
@@ -447,19 +439,11 @@ extern "C" off_t lseek64(int fd, off_t offset, int whence) {
 }
 
 extern "C" int fsync(int fd) {
-    auto real = realPosix().fsync;
-    PosixCall call(fd);
-    const int result = real ? real(fd) : static_cast<int>(::syscall(SYS_fsync, fd));
-    call.write("fsync", result != 0);
-    return result;
+    return hdtracempi::syncDescriptor("fsync", realPosix().fsync, SYS_fsync, fd);
 }
 
 extern "C" int fdatasync(int fd) {
-    auto real = realPosix().fdatasync;
-    PosixCall call(fd);
-    const int result = real ? real(fd) : static_cast<int>(::syscall(SYS_fdatasync, fd));
-    call.write("fdatasync", result != 0);
-    return result;
+    return hdtracempi::syncDescriptor("fdatasync", realPosix().fdatasync, SYS_fdatasync, fd);
 }
 
 extern "C" int ftruncate(int fd, off_t length) {
