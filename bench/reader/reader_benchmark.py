@@ -5,7 +5,9 @@
 
 On one trace of N calls (default one million): each column reader alone
 (libxml2's SAX parser and the dialect scanner, _core.read_columns), the numpy
-table (Project.to_numpy) and the Event iterator (Project.trace). Then the
+table (Project.to_numpy) and the Event iterator (Project.trace); then the
+same calls as a compact trace (converted): its typed records into columns,
+its XML form through libxml2, and to_numpy. Then the
 whole-project rate: to_numpy on a project of R traces (default: twice the
 cores) of N/R calls each, read on every core.
 
@@ -104,6 +106,30 @@ def main():
             raise SystemExit(f"read {len(table)} calls, expected {args.events}")
         report("to_numpy, one trace:", args.events, wall, cpu,
                f"; table {table.nbytes / 1e6:.0f} MB")
+
+        # The same calls as a compact trace (hdtrace convert), alone in the
+        # project: the readers find it by its magic.
+        compact = trace.with_suffix(".ctrc")
+        _core.convert_trace(str(trace), str(compact), "compact")
+        trace.unlink()
+        print(f"compact trace: {compact.stat().st_size} bytes, "
+              f"{compact.stat().st_size / args.events:.3f} bytes per call (the generated calls "
+              f"repeat a few patterns)")
+        for reader in ("libxml2", "auto"):
+            columns, wall, cpu = best_of(args.rounds,
+                                         lambda: _core.read_columns(str(compact), reader=reader))
+            if len(columns["name_code"]) != args.events:
+                raise SystemExit(f"read {len(columns['name_code'])} calls, expected {args.events}")
+            if reader == "auto" and columns["fallback"]:
+                raise SystemExit(f"the compact records were read as XML: {columns['fallback']}")
+            label = ("compact, its XML form:" if reader == "libxml2" else
+                     "columns, compact records:")
+            report(label, args.events, wall, cpu)
+        table, wall, cpu = best_of(
+            args.rounds, lambda: hdtrace.open(directory / "bench.proj").to_numpy())
+        if len(table) != args.events:
+            raise SystemExit(f"read {len(table)} calls, expected {args.events}")
+        report("to_numpy, compact trace:", args.events, wall, cpu)
 
     with tempfile.TemporaryDirectory(prefix="hdtrace-reader-bench-") as directory:
         directory = pathlib.Path(directory)

@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include <hdtrace/InfoLine.hpp>
+#include <hdtrace/TraceNames.hpp>
 #include <hdtrace/clocks/ClockLines.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
@@ -49,15 +50,15 @@ bool parseAlignedLine(std::string_view text, std::string *backup) {
 }  // namespace
 
 std::string infoPathOf(const std::string &tracePath) {
-    const std::string suffix = ".trc";
     const size_t slash = tracePath.rfind('/');
     const size_t baseLength = tracePath.size() - (slash == std::string::npos ? 0 : slash + 1);
-    // As os.path.splitext: a base name that is only ".trc" has no extension.
-    const bool hasSuffix =
-        baseLength > suffix.size() &&
-        tracePath.compare(tracePath.size() - suffix.size(), suffix.size(), suffix) == 0;
-    return (hasSuffix ? tracePath.substr(0, tracePath.size() - suffix.size()) : tracePath) +
-           ".info";
+    for (std::string_view suffix : {kXmlTraceSuffix, kCompactTraceSuffix}) {
+        // As os.path.splitext: a base name that is only the suffix has no extension.
+        if (baseLength > suffix.size() &&
+            std::string_view(tracePath).substr(tracePath.size() - suffix.size()) == suffix)
+            return tracePath.substr(0, tracePath.size() - suffix.size()) + std::string(kInfoSuffix);
+    }
+    return tracePath + std::string(kInfoSuffix);
 }
 
 std::string alignedLine(const std::string &backupName) {

@@ -15,6 +15,7 @@
 #include <hdtrace/clocks/TraceTimes.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 
 #include "EveryCore.hpp"
 
@@ -176,6 +177,14 @@ AlignReport alignRun(const std::string &projectPath) {
         report.outcome = AlignOutcome::OneClock;
         return report;
     }
+    // Alignment rewrites the times in the XML text; a compact trace is
+    // refused before anything is written.
+    for (const RunTrace &trace : run.traces)
+        if (reader::traceFormOf(trace.path) == reader::TraceForm::Compact)
+            throw AlignError(trace.path +
+                             " is a compact trace, which alignment cannot rewrite; "
+                             "write the XML traces beside it first (project-merger "
+                             "--xml-traces, or hdtrace convert), then align");
     for (const RunTrace &trace : run.traces)
         if (exists(trace.path + kBackupSuffix))
             throw AlignError(trace.path + kBackupSuffix + " exists but " + infoPathOf(trace.path) +

@@ -131,6 +131,10 @@ uint32_t FrameWriter::framesWritten() const {
     return index_->size();
 }
 
+size_t FrameWriter::pendingBytes() const {
+    return active_.load(std::memory_order_relaxed)->bytes();
+}
+
 FrameWriter::Buffer &FrameWriter::other() const {
     Buffer *active = active_.load(std::memory_order_relaxed);
     return active == buffers_[0].get() ? *buffers_[1] : *buffers_[0];

@@ -29,11 +29,10 @@ std::optional<TraceFileName> parseTraceFileName(std::string_view path, size_t le
         parsed.directory = std::string(path.substr(0, slash));
         path.remove_prefix(slash + 1);
     }
-    for (std::string_view extension : {std::string_view("trc"), std::string_view("info")}) {
-        if (path.size() > extension.size() + 1 &&
-            path.substr(path.size() - extension.size() - 1) == "." + std::string(extension)) {
-            parsed.extension = std::string(extension);
-            path.remove_suffix(extension.size() + 1);
+    for (std::string_view suffix : {kXmlTraceSuffix, kCompactTraceSuffix, kInfoSuffix}) {
+        if (path.size() > suffix.size() && path.substr(path.size() - suffix.size()) == suffix) {
+            parsed.extension = std::string(suffix.substr(1));
+            path.remove_suffix(suffix.size());
             break;
         }
     }

@@ -11,6 +11,8 @@
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/TracerIo.hpp>
 
+#include "CompactEncoder.hpp"
+#include "CompactItems.hpp"
 #include "TraceRegistry.hpp"
 
 namespace hdtrace {
@@ -68,20 +70,24 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
                       "': " + std::strerror(errno));
     std::string base = options.directory.empty() ? std::string() : options.directory + "/";
     base += traceBaseName(options.program, options.levels);
-    writer->tracePath_ = base + ".trc";
-    writer->infoPath_ = base + ".info";
+    const bool compact = options.format == TraceOptions::Format::Compact;
+    writer->tracePath_ = base + std::string(compact ? kCompactTraceSuffix : kXmlTraceSuffix);
+    writer->infoPath_ = base + std::string(kInfoSuffix);
     // The files are the tracer's: a layer tracing the program's file calls
     // must not take them (nor the prolog written below) for the program's.
     TracerIoScope tracerIo;
 
-    writer->traceFd_ = openForWriting(writer->tracePath_);
-    if (writer->traceFd_ < 0)
+    // A compact trace's file is created by its encoder, below.
+    writer->traceFd_ = compact ? -1 : openForWriting(writer->tracePath_);
+    if (!compact && writer->traceFd_ < 0)
         return report("cannot create '" + writer->tracePath_ + "': " + std::strerror(errno));
     writer->infoFd_ = openForWriting(writer->infoPath_);
     if (writer->infoFd_ < 0) {
         const int openError = errno;
-        ::close(writer->traceFd_);
-        ::unlink(writer->tracePath_.c_str());
+        if (!compact) {
+            ::close(writer->traceFd_);
+            ::unlink(writer->tracePath_.c_str());
+        }
         writer->traceFd_ = -1;
         return report("cannot create '" + writer->infoPath_ + "': " + std::strerror(openError));
     }
@@ -94,6 +100,13 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     if (writer->shiftTime_) origin.nanoseconds = writer->shiftTime_(origin.nanoseconds);
     writer->timeAdjustmentSeconds_ = origin.wholeSeconds();
     writer->timeBaseNanoseconds_ = writer->timeAdjustmentSeconds_ * 1000000000;
+    if (compact) {
+        if (writer->createCompact(options, error) != 0) return nullptr;
+        writer->info_.attach(writer->infoFd_, kInfoBufferBytes, false);
+        writer->closed_ = false;
+        registry::add(writer.get());
+        return writer;
+    }
     writer->output_.attach(writer->traceFd_,
                            options.bufferBytes < 4096 ? 4096 : options.bufferBytes,
                            options.backgroundWrites);
@@ -139,7 +152,7 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
     if (depth_ >= HD_LOG_MAX_DEPTH) return EOVERFLOW;
     const bool parentWritten = depth_ == 0 || frameWritten_[depth_ - 1];
     const bool written = enabled_ && !failed_ && parentWritten && depth_ <= nestedDepth_;
-    frameWritten_[depth_] = written;
+    frameWritten_[depth_] = written ? writeMode_ : kNotWritten;
     if (written)
         openFrame(frames_[depth_], name, start);
     else
@@ -155,7 +168,10 @@ int TraceWriter::endStateSlow(Timestamp end) {
     if (!frameWritten_[frameDepth]) return 0;
     Frame &frame = frames_[frameDepth];
     if (frame.childOpen) endElement();
-    writeState(frame, frameDepth, end);
+    if (compact_)
+        writeCompactState(frame, frameDepth, end);
+    else
+        writeState(frame, frameDepth, end);
     if (frameDepth == 0 && forceFlush_) return flush();
     return failed_ ? EIO : 0;
 }
@@ -169,7 +185,7 @@ int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
     while (parent >= 0 && !frameWritten_[parent])
         --parent;
     const bool written = parent >= 0 && enabled_ && !failed_;
-    frameWritten_[depth_] = written;
+    frameWritten_[depth_] = written ? writeMode_ : kNotWritten;
     if (written)
         openFrame(frames_[depth_], name, start);
     else
@@ -189,7 +205,10 @@ int TraceWriter::endInnerState(Timestamp end) {
     if (frame.childOpen) endElement();
     // Rendered at the depth below its written parent, into that parent's
     // nested states (frames between them are not written).
-    writeState(frame, innerFrameDepth_, end);
+    if (compact_)
+        writeCompactState(frame, innerFrameDepth_, end);
+    else
+        writeState(frame, innerFrameDepth_, end);
     return failed_ ? EIO : 0;
 }
 
@@ -241,6 +260,18 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
     if (closed_) return EBADF;
     if (depth_ > 0 && !isWriting()) return 0;
     if (depth_ == 0 && (!enabled_ || failed_)) return failed_ ? EIO : 0;
+    if (compact_) {
+        TextBuffer &target = depth_ > 0 ? frames_[depth_ - 1].children : compactItems_;
+        if (depth_ > 0 && frames_[depth_ - 1].childOpen) endElement();
+        if (depth_ == 0) target.clear();
+        const size_t lengthAt = compact_items::beginElement(target, compact_items::kLeaf, "Event");
+        compact_items::putText(target, compact::kText, "name", name);
+        compact_items::putNumber(target, compact::kTime, "time", relativeNanoseconds(at));
+        compact_items::endElement(target, lengthAt);
+        if (depth_ > 0) return 0;
+        const int result = appendCompact(target.view(), relativeNanoseconds(at));
+        return result == 0 && forceFlush_ ? flush() : result;
+    }
     std::string element(kIndentSpaces.substr(0, static_cast<size_t>(2 * depth_)));
     element += "<Event name='";
     appendXmlEscaped(element, name);
@@ -258,9 +289,58 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
     return appendOutput(element.data(), element.size());
 }
 
+void TraceWriter::attributeNotXml(std::string_view name, int64_t value) {
+    if (!isWriting()) return;
+    Frame &frame = frames_[depth_ - 1];
+    if (!frame.childOpen) {
+        // The attributes of a known call in its order: values only, so that
+        // the state is coded without names to copy or to compare.
+        if (headIsEmpty(frame)) {
+            frame.compactShape = compact_->callShapeOf(frame.head.view().substr(1));
+            frame.compactShapeInfo = compact_->shapeInfo(frame.compactShape);
+            frame.typedCount = 0;
+        }
+        if (frame.compactShape >= 0) {
+            const compact::StaticShape &shape = *frame.compactShapeInfo;
+            if (frame.typedCount + 2 < shape.count && frame.typedCount < kMaxTypedValues &&
+                compact::isIntegerCoding(shape.attributes[frame.typedCount].coding) &&
+                compact_items::sameName(shape.attributes[frame.typedCount].name, name)) {
+                std::memcpy(frame.head.reserve(8), &value, 8);
+                frame.head.commit(const_cast<char *>(frame.head.data()) + frame.head.size() + 8);
+                ++frame.typedCount;
+                return;
+            }
+            untypeHead(frame);
+        }
+    }
+    compact_items::putNumber(attributeTarget(), compact::kInteger, name, value);
+}
+
+void TraceWriter::untypeHead(Frame &frame) {
+    if (frame.compactShape < 0) return;
+    if (!headIsEmpty(frame)) {
+        const compact::StaticShape &shape = *frame.compactShapeInfo;
+        const size_t valuesAt = 1 + frame.nameLength;
+        compactScratch_.clear();
+        for (uint32_t index = 0; index < frame.typedCount; ++index) {
+            int64_t value;
+            std::memcpy(&value, frame.head.data() + valuesAt + 8 * index, 8);
+            compact_items::putNumber(compactScratch_, compact::kInteger,
+                                     shape.attributes[index].name, value);
+        }
+        frame.head.commit(const_cast<char *>(frame.head.data()) + valuesAt);
+        frame.head.append(compactScratch_.view());
+    }
+    frame.compactShape = -1;
+}
+
 void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();
+    if (compact_) {
+        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        return compact_items::putText(out, compact::kText, name, text);
+    }
     char *p = out.reserve(name.size() + 4 + kMaxEscapedBytesPerByte * text.size());
     *p++ = ' ';
     p = writeText(p, name);
@@ -273,6 +353,10 @@ void TraceWriter::attribute(std::string_view name, std::string_view text) {
 
 void TraceWriter::rawAttributes(std::string_view text) {
     if (!isWriting()) return;
+    if (compact_) {
+        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        return compact_items::putRawAttributes(attributeTarget(), text);
+    }
     attributeTarget().append(text);
 }
 
@@ -280,6 +364,12 @@ void TraceWriter::beginElement(std::string_view name) {
     if (!isWriting()) return;
     Frame &frame = frames_[depth_ - 1];
     if (frame.childOpen) endElement();
+    if (compact_) {
+        frame.childLengthAt =
+            compact_items::beginElement(frame.children, compact_items::kLeaf, name);
+        frame.childOpen = true;
+        return;
+    }
     const size_t indent = static_cast<size_t>(2 * depth_);
     char *p = frame.children.reserve(indent + 1 + name.size());
     std::memcpy(p, kIndentSpaces.data(), indent);
@@ -293,7 +383,10 @@ void TraceWriter::endElement() {
     if (!isWriting()) return;
     Frame &frame = frames_[depth_ - 1];
     if (!frame.childOpen) return;
-    frame.children.append("/>\n");
+    if (compact_)
+        compact_items::endElement(frame.children, frame.childLengthAt);
+    else
+        frame.children.append("/>\n");
     frame.childOpen = false;
 }
 
@@ -313,6 +406,18 @@ int TraceWriter::appendOutput(const char *text, size_t length) {
 int TraceWriter::flush() {
     if (closed_) return EBADF;
     if (failed_) return EIO;
+    if (compact_) {
+        // The .info first: every id the records use is declared there.
+        if (!info_.flush()) {
+            fail(infoPath_.c_str(), info_.lastError());
+            return EIO;
+        }
+        if (const int error = compact_->frames().flush()) {
+            fail(tracePath_.c_str(), error);
+            return EIO;
+        }
+        return 0;
+    }
     if (!output_.flush()) {
         failOutput();
         return EIO;
@@ -339,7 +444,8 @@ int TraceWriter::writeInfo(std::string_view text) {
 
 void TraceWriter::setForceFlush(bool on) {
     forceFlush_ = on;
-    if (!closed_) output_.keepFileEndingWith(on ? kEpilog.data() : nullptr, kEpilog.size());
+    if (!closed_ && !compact_)
+        output_.keepFileEndingWith(on ? kEpilog.data() : nullptr, kEpilog.size());
 }
 
 void TraceWriter::failOutput() {
@@ -362,6 +468,16 @@ int TraceWriter::close() {
     const Timestamp end = now();
     while (depth_ > 0)
         endState(end);
+    if (compact_) {
+        if (!failed_ && !info_.flush()) fail(infoPath_.c_str(), info_.lastError());
+        if (const int error = compact_->frames().close(); error && !failed_)
+            fail(tracePath_.c_str(), error);
+        ::close(infoFd_);
+        infoFd_ = -1;
+        closed_ = true;
+        registry::remove(this);
+        return failed_ ? EIO : 0;
+    }
     output_.keepFileEndingWith(nullptr, 0);
     appendOutput(kEpilog.data(), kEpilog.size());
     if (!failed_ && !output_.flush()) failOutput();  // the .info's lines first
@@ -381,17 +497,124 @@ void TraceWriter::closeForCrash() {
     failed_.store(true);
     // The .info first: every id the trace's complete elements use is there.
     info_.closeForCrash("", 0);
-    output_.closeForCrash(kEpilog.data(), kEpilog.size());
+    if (compact_)
+        compact_->frames().closeForCrash();
+    else
+        output_.closeForCrash(kEpilog.data(), kEpilog.size());
 }
 
 void TraceWriter::abandonAfterFork() {
     if (closed_) return;
-    output_.abandon();
+    if (compact_)
+        compact_->frames().abandonAfterFork();
+    else
+        output_.abandon();
     info_.abandon();
-    ::close(traceFd_);
+    if (traceFd_ >= 0) ::close(traceFd_);
     ::close(infoFd_);
     traceFd_ = infoFd_ = -1;
     closed_ = true;
+}
+
+// --- Compact mode: the same states, as records (CompactEncoder).
+
+int TraceWriter::createCompact(const TraceOptions &options, std::string *error) {
+    FrameWriterOptions frameOptions;
+    frameOptions.background = options.backgroundWrites;
+    frameOptions.frameBytes = options.compactFrameBytes;
+    compact_ = CompactEncoder::create(tracePath_, frameOptions, timeAdjustmentSeconds_,
+                                      relativeNanoseconds(Timestamp::now()), error);
+    if (!compact_) {
+        ::close(infoFd_);
+        ::unlink(infoPath_.c_str());
+        infoFd_ = -1;
+        return EIO;
+    }
+    writeMode_ = kWrittenCompact;
+    if (forceFlush_ && compact_->frames().flush() != 0) {
+        if (error) *error = "cannot write '" + tracePath_ + "'";
+        return EIO;
+    }
+    return 0;
+}
+
+void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end) {
+    const int64_t start = relativeNanoseconds(frame.start);
+    const bool leaf = frameDepth == 0 && frame.nested.empty() && frame.children.empty();
+    if (!headIsEmpty(frame) && frame.compactShape >= 0) {
+        const compact::StaticShape &shape = *frame.compactShapeInfo;
+        if (leaf && frame.typedCount + 2 == shape.count) {
+            // Every attribute of the call, in its order: the common case.
+            if (failed_) return;
+            int64_t values[kMaxTypedValues];
+            std::memcpy(values, frame.head.data() + 1 + frame.nameLength, 8 * frame.typedCount);
+            const int error = compact_->appendCall(static_cast<uint32_t>(frame.compactShape),
+                                                   values, start, relativeNanoseconds(end));
+            if (error) compactAppendFailed(error);
+            return;
+        }
+        untypeHead(frame);
+    }
+    frame.compactShape = -1;
+    if (leaf) {
+        // Most states: the times join the entries where they are.
+        compact_items::putNumber(frame.head, compact::kTime, "time", start);
+        compact_items::putNumber(frame.head, compact::kEnd, "end", relativeNanoseconds(end));
+        if (failed_) return;
+        const std::string_view head = frame.head.view();
+        const int error = compact_->appendElement(head.substr(1, frame.nameLength),
+                                                  head.substr(1 + frame.nameLength), start);
+        if (error) compactAppendFailed(error);
+        return;
+    }
+    // What XML mode renders as text (renderState), as items: the <Nested>
+    // block, the element with its times, its children.
+    TextBuffer &out = frameDepth > 0 ? frames_[frameDepth - 1].nested : compactItems_;
+    if (frameDepth == 0) out.clear();
+    if (!frame.nested.empty()) {
+        compact_items::putOp(out, compact_items::kNestedOpen);
+        out.append(frame.nested.view());
+        compact_items::putOp(out, compact_items::kNestedClose);
+    }
+    const bool open = !frame.children.empty();
+    const std::string_view head = frame.head.view();
+    const size_t lengthAt = compact_items::beginElement(
+        out, open ? compact_items::kOpen : compact_items::kLeaf, head.substr(1, frame.nameLength));
+    out.append(head.substr(1 + frame.nameLength));
+    compact_items::putNumber(out, compact::kTime, "time", start);
+    compact_items::putNumber(out, compact::kEnd, "end", relativeNanoseconds(end));
+    compact_items::endElement(out, lengthAt);
+    if (open) {
+        out.append(frame.children.view());
+        compact_items::putOp(out, compact_items::kEndItem);
+    }
+    if (frameDepth == 0 && !failed_) appendCompact(out.view(), start);
+}
+
+void TraceWriter::untypeOrForget(Frame &frame) {
+    // An empty head's shape is left from an earlier state: forget it.
+    if (headIsEmpty(frame))
+        frame.compactShape = -1;
+    else
+        untypeHead(frame);
+}
+
+int TraceWriter::appendCompact(std::string_view items, int64_t time) {
+    if (failed_) return EIO;
+    const int error = compact_->append(items, time);
+    return error == 0 ? 0 : compactAppendFailed(error);
+}
+
+int TraceWriter::compactAppendFailed(int error) {
+    if (error == EMSGSIZE) {
+        // One state larger than a frame: it is lost, the trace goes on.
+        ++droppedStates_;
+        std::fprintf(stderr, "hdtrace: '%s': a state of more than a frame's %u bytes is left out\n",
+                     tracePath_.c_str(), compact_->frames().frameBytes());
+        return EMSGSIZE;
+    }
+    fail(tracePath_.c_str(), error);
+    return EIO;
 }
 
 }  // namespace hdtrace

@@ -1,7 +1,6 @@
 #include "DatatypeOrder.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <unordered_map>
 
 #include "PiosimForms.hpp"
@@ -21,8 +20,9 @@ enum class State : uint8_t { Unvisited, Visiting, Written, Dropped };
 
 }  // namespace
 
-std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &rank,
-                                          const MpiConstants &constants, Diagnostics &diagnostics) {
+void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConstants &constants,
+                      TypeFormCache &cache, Diagnostics &diagnostics, RankTypes &out) {
+    cache.startRank();
     const std::vector<LocatedType> &types = rank.types;
     std::vector<State> state(types.size(), State::Unvisited);
     std::unordered_map<int64_t, size_t> byId;
@@ -78,19 +78,9 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
         if (record.measured())
             figures.emplace(record.id, TypeFigures{record.size, record.lowerBound, record.extent});
     }
-    const std::function<const TypeFigures *(int64_t)> figuresOf =
-        [&](int64_t id) -> const TypeFigures * {
+    const FiguresOf figuresOf = [&](int64_t id) -> const TypeFigures * {
         const auto found = figures.find(id);
         return found == figures.end() ? nullptr : &found->second;
-    };
-    // A derived type goes into the tools' forms when MPI's figures of it and
-    // of every type it is built from are known; one of an older trace keeps
-    // its Appendix B element, which the project check then refuses.
-    const auto inToolsForm = [&](const TypeRecord &record) {
-        if (record.combiner == "NAMED" || !record.measured()) return false;
-        for (int64_t referenced : record.types)
-            if (!figuresOf(referenced)) return false;
-        return true;
     };
 
     const auto referenceCount = [&](size_t index) {
@@ -101,8 +91,7 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
         return next < referenced.size() ? referenced[next] : byteId;
     };
 
-    std::vector<TypeElement> ordered;
-    ordered.reserve(types.size());
+    out.elements.reserve(types.size());
     // Depth-first with an explicit stack: a chain of types may be long.
     std::vector<std::pair<size_t, size_t>> stack;  // (type, next reference)
     for (size_t root = 0; root < types.size(); ++root) {
@@ -146,42 +135,33 @@ std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &
                 }
                 continue;
             }
-            try {
-                std::vector<TypeElement> elements;
-                if (layout[index])
-                    elements = predefinedLayout(record, byteId, addedIds);
-                else if (inToolsForm(record)) {
-                    PiosimForm form = piosimForm(record, constants, figuresOf, addedIds);
-                    elements = std::move(form.elements);
-                    if (form.shiftedBy != 0)
-                        diagnostics.warningOnce(
-                            "shifted type " + std::to_string(record.id),
-                            run.infoPathOf(types[index].source), types[index].source.line,
-                            "type id=" + std::to_string(record.id) +
-                                " lies at displacements beyond the PIOsim tools' 32-bit "
-                                "numbers (absolute addresses, for MPI_BOTTOM); it is written "
-                                "relative to its lower bound " +
-                                std::to_string(form.shiftedBy) +
-                                ", with MPI's size and extent (this warning is given once per "
-                                "type id)");
-                } else
-                    elements.push_back(decodeType(record, constants));
-                for (TypeElement &element : elements) {
-                    element.originFile = run.infoPathOf(types[index].source);
-                    element.originLine = types[index].source.line;
-                    ordered.push_back(std::move(element));
-                }
-                state[index] = State::Written;
-            } catch (const TypeDecodeError &error) {
-                const SourceLine &source = types[index].source;
+            const FormedType &formed =
+                cache.formed(record, layout[index], byteId, constants, figuresOf, addedIds);
+            const SourceLine &source = types[index].source;
+            if (!formed.decoded) {
                 state[index] = State::Dropped;
-                diagnostics.problem(run.infoPathOf(source), source.line, error.what(),
+                diagnostics.problem(run.infoPathOf(source), source.line, formed.error,
                                     "type id=" + std::to_string(record.id));
+            } else {
+                if (formed.shiftedBy != 0)
+                    diagnostics.warningOnce(
+                        "shifted type " + std::to_string(record.id), run.infoPathOf(source),
+                        source.line,
+                        "type id=" + std::to_string(record.id) +
+                            " lies at displacements beyond the PIOsim tools' 32-bit "
+                            "numbers (absolute addresses, for MPI_BOTTOM); it is written "
+                            "relative to its lower bound " +
+                            std::to_string(formed.shiftedBy) +
+                            ", with MPI's size and extent (this warning is given once per "
+                            "type id)");
+                out.xml += formed.xml;
+                for (const TypeElementCheck &check : formed.checks)
+                    out.elements.push_back({&check, source});
+                state[index] = State::Written;
             }
             stack.pop_back();
         }
     }
-    return ordered;
 }
 
 }  // namespace hdtrace::merger

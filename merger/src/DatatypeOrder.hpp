@@ -1,21 +1,31 @@
 // Orders one rank's datatypes so that each comes after every type it
-// references, and decodes them into their elements (docs/format/project.md).
+// references, and forms them into their elements (docs/format/project.md).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "Diagnostics.hpp"
+#include "ProjectCheck.hpp"
 #include "RunModel.hpp"
-#include "TypeDecoder.hpp"
+#include "TypeFormCache.hpp"
 
 namespace hdtrace::merger {
+
+// One rank's datatypes as they are written: the elements rendered, and for
+// each element what the project check needs and the line it came from.
+struct RankTypes {
+    std::string xml;  // at the depth of the <Rank>'s children
+    std::vector<PlacedTypeElement> elements;
+};
 
 // The rank's types (the union of its threads' lines, each id once), in file
 // order except where a type must move after one it references. A reference
 // to an undefined id, a cycle, two different definitions of one id or a line
 // that does not decode is a problem; with --force the type and every type
-// referencing it are dropped.
-std::vector<TypeElement> orderedRankTypes(const RunModel &run, const RankModel &rank,
-                                          const MpiConstants &constants, Diagnostics &diagnostics);
+// referencing it are dropped. out's checks point into the cache, valid
+// until its next rank.
+void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConstants &constants,
+                      TypeFormCache &cache, Diagnostics &diagnostics, RankTypes &out);
 
 }  // namespace hdtrace::merger

@@ -42,6 +42,13 @@ bool endsWith(const std::string &text, const std::string &suffix) {
            text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// A trace's own files: its .info, and its trace in either form.
+bool isTraceFile(const std::string &name) {
+    for (std::string_view suffix : {kInfoSuffix, kXmlTraceSuffix, kCompactTraceSuffix})
+        if (endsWith(name, std::string(suffix))) return true;
+    return false;
+}
+
 bool parseNumber(const std::string &text, int64_t &value) {
     const char *end = text.data() + text.size();
     const auto [ptr, error] = std::from_chars(text.data(), end, value);
@@ -122,7 +129,7 @@ class Discovery {
         struct stat status {};
         const bool isDirectory = stat(input.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
         // A directory named like a trace file is no run directory either.
-        if (isDirectory && (endsWith(input, ".info") || endsWith(input, ".trc"))) {
+        if (isDirectory && isTraceFile(input)) {
             diagnostics_.problem(input, 0, "not a regular file (a directory)", "this input");
             return;
         }
@@ -130,7 +137,7 @@ class Discovery {
             addDirectory(input);
             return;
         }
-        if (endsWith(input, ".info") || endsWith(input, ".trc")) {
+        if (isTraceFile(input)) {
             const std::string base = input.substr(0, input.rfind('.'));
             if (!exists(input)) {
                 diagnostics_.problem(input, 0, "no such file", "this input");
@@ -139,7 +146,9 @@ class Discovery {
             add({base, input});
             return;
         }
-        if (exists(input + ".info") || exists(input + ".trc")) {
+        if (exists(input + std::string(kInfoSuffix)) ||
+            exists(input + std::string(kXmlTraceSuffix)) ||
+            exists(input + std::string(kCompactTraceSuffix))) {
             add({input, input});
             return;
         }
@@ -187,7 +196,11 @@ class Discovery {
                 continue;
             }
             trace.hasInfo = names->count(name + ".info") > 0;
-            trace.hasTrace = names->count(name + ".trc") > 0;
+            if (names->count(name + std::string(kXmlTraceSuffix)) > 0)
+                trace.traceSuffix = kXmlTraceSuffix;
+            else if (names->count(name + std::string(kCompactTraceSuffix)) > 0)
+                trace.traceSuffix = kCompactTraceSuffix;
+            trace.hasTrace = !trace.traceSuffix.empty();
             traces.push_back(std::move(trace));
         }
         std::stable_sort(traces.begin(), traces.end(), [](const auto &a, const auto &b) {
@@ -215,7 +228,7 @@ class Discovery {
                 }
             }
             if (!trace.hasTrace) {
-                diagnostics_.problem(trace.infoPath(), 0, ".info with no .trc beside it",
+                diagnostics_.problem(trace.infoPath(), 0, ".info with no .trc or .ctrc beside it",
                                      "this trace");
                 continue;
             }
@@ -289,12 +302,13 @@ class Discovery {
         std::sort(sorted.begin(), sorted.end());
         const size_t before = candidates_.size();
         for (const std::string &name : sorted) {
-            if (!endsWith(name, ".info") && !endsWith(name, ".trc")) continue;
+            if (!isTraceFile(name)) continue;
             if (!parseTraceFileName(name)) continue;
             add({joinPath(directory, name.substr(0, name.rfind('.'))), joinPath(directory, name)});
         }
         if (candidates_.size() == before)
-            diagnostics_.problem(directory, 0, "empty input: no .info or .trc files in it", "it");
+            diagnostics_.problem(directory, 0, "empty input: no .info, .trc or .ctrc files in it",
+                                 "it");
     }
 
     void addProgramPrefix(const std::string &prefix) {
@@ -309,14 +323,14 @@ class Discovery {
         }
         std::vector<std::string> sorted;
         for (const std::string &name : *names) {
-            if (!endsWith(name, ".info") && !endsWith(name, ".trc")) continue;
+            if (!isTraceFile(name)) continue;
             auto parsed = parseTraceFileName(name);
             if (parsed && parsed->program == program) sorted.push_back(name);
         }
         if (sorted.empty()) {
             diagnostics_.problem(prefix, 0,
                                  "no such file, and no traces " + program +
-                                     "_<host>_<rank>_<thread>.info/.trc beside it",
+                                     "_<host>_<rank>_<thread>.info/.trc/.ctrc beside it",
                                  "this input");
             return;
         }
@@ -334,7 +348,7 @@ class Discovery {
 }  // namespace
 
 DiscoveredRun discoverTraces(const std::vector<std::string> &inputs, Diagnostics &diagnostics) {
-    if (inputs.empty()) throw MergeError("", 0, "empty input: no .info or .trc files given");
+    if (inputs.empty()) throw MergeError("", 0, "empty input: no .info, .trc or .ctrc files given");
     Discovery discovery(diagnostics);
     for (const std::string &input : inputs)
         discovery.addInput(input);

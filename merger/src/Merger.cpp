@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -100,8 +101,10 @@ class StreamedProject {
 };
 
 constexpr size_t kRenderBatchRanks = 256;
-// A rendered rank takes a few KiB in a typical run.
-constexpr size_t kRenderAheadRanks = 16384;
+// A rendered rank takes a few KiB in a typical run. With each distinct
+// type formed once, the threads render far faster than the ranks are
+// written, so a short lead keeps them busy without holding the project.
+constexpr size_t kRenderAheadRanks = 4096;
 
 // One rank's datatypes, made ready on one of the threads.
 struct RenderedRank {
@@ -110,15 +113,15 @@ struct RenderedRank {
     std::string xml;  // the <Rank> element
 };
 
-void renderRank(const RunModel &run, const RankModel &rank, RenderedRank &out) {
+void renderRank(const RunModel &run, const RankModel &rank, TypeFormCache &cache,
+                RenderedRank &out) {
     if (!rank.present) return;
     const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
     RankTypes types;
-    types.rank = rank.rank;
-    types.types = orderedRankTypes(run, rank, constants, out.diagnostics);
-    out.elementCount = types.types.size();
-    checkRankTypes(types, out.diagnostics);
-    ProjectWriter::renderDatatypeRank(out.xml, rank.rank, types.types);
+    orderedRankTypes(run, rank, constants, cache, out.diagnostics, types);
+    out.elementCount = types.elements.size();
+    checkRankTypes(run, rank.rank, types.elements, out.diagnostics);
+    ProjectWriter::renderDatatypeRank(out.xml, rank.rank, types.xml);
 }
 
 unsigned jobsFor(const MergeOptions &options) {
@@ -144,8 +147,11 @@ MergeResult merge(const MergeOptions &options) {
     const size_t rankTotal = run.ranks.size();
     OrderedParallel<RenderedRank> renderer(
         rankTotal, kRenderBatchRanks, jobs, kRenderAheadRanks / kRenderBatchRanks, [&run] {
+            // Each thread keeps the types it formed for the ranks after.
             return
-                [&run](size_t index, RenderedRank &out) { renderRank(run, run.ranks[index], out); };
+                [&run, cache = std::make_shared<TypeFormCache>()](size_t index, RenderedRank &out) {
+                    renderRank(run, run.ranks[index], *cache, out);
+                };
         });
     const std::vector<UnifiedCommunicator> communicators = unifyCommunicators(
         run, diagnostics,

@@ -291,9 +291,7 @@ class FormBuilder {
                                              {{"id", text(child.id)},
                                               {"displacement", text(child.displacement)},
                                               {"blocklen", text(child.blocklen)}},
-                                             {},
-                                             {},
-                                             0});
+                                             {}});
             const ToolsExtent childExtent = extentOf(child.id);
             form.extent = {
                 toolsAdd(child.displacement, toolsMultiply(child.blocklen, childExtent.first)),
@@ -397,9 +395,7 @@ class FormBuilder {
                                                  {{"size", text(gsize(d))},
                                                   {"subsize", text(s.count ? s.last : 0)},
                                                   {"start", text(s.count ? s.first : 0)}},
-                                                 {},
-                                                 {},
-                                                 0});
+                                                 {}});
                 elements = toolsMultiply(elements, gsize(d));
             }
             form.extent = ToolsExtent::both(toolsMultiply(elements, extentOf(oldType).first));
@@ -475,9 +471,7 @@ class FormBuilder {
             form.element.children.push_back(
                 {"Type",
                  {{"id", text(marker)}, {"displacement", text(type_.extent)}, {"blocklen", "1"}},
-                 {},
-                 {},
-                 0});
+                 {}});
             form.element.attributes[2].second = text(int64_t(form.element.children.size()));
             return std::move(form.element);
         }

@@ -59,6 +59,23 @@ class AddedTypeIds {
     // MPI_BYTE, or -1.
     AddedTypeIds(int64_t firstUnused, int64_t byteId) : next_(firstUnused), byte_(byteId) {}
 
+    // Everything that decides the ids handed out next: a type formed from
+    // the same state (and the same inputs) gets the same ids.
+    struct State {
+        int64_t next;
+        int64_t upperBound;
+        int64_t byte;
+        bool operator==(const State &other) const {
+            return next == other.next && upperBound == other.upperBound && byte == other.byte;
+        }
+    };
+    State state() const { return {next_, upperBound_, byte_}; }
+    void restore(const State &state) {
+        next_ = state.next;
+        upperBound_ = state.upperBound;
+        byte_ = state.byte;
+    }
+
     int64_t part() { return next_++; }
     // The marker's id; its <NAMED> element is appended to out when new.
     int64_t upperBound(std::vector<TypeElement> &out);

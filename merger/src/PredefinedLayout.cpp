@@ -45,7 +45,7 @@ std::vector<TypeElement> predefinedLayout(const TypeRecord &type, int64_t byteId
             data.tag = "STRUCT";
             data.attributes = {{"id", ""}, {"name", ""}, {"count", "1"}};
             data.children.push_back(
-                {"Type", {{"id", dataId}, {"displacement", "0"}, {"blocklen", "1"}}, {}, {}, 0});
+                {"Type", {{"id", dataId}, {"displacement", "0"}, {"blocklen", "1"}}, {}});
         }
     } else {
         data.tag = "STRUCT";
@@ -55,9 +55,7 @@ std::vector<TypeElement> predefinedLayout(const TypeRecord &type, int64_t byteId
                                      {{"id", byte},
                                       {"displacement", std::to_string(offset)},
                                       {"blocklen", std::to_string(length)}},
-                                     {},
-                                     {},
-                                     0});
+                                     {}});
         toolsExtent = blocks.back().first + blocks.back().second;
     }
     if (data.tag == "STRUCT" && toolsExtent != extent) {
@@ -68,9 +66,7 @@ std::vector<TypeElement> predefinedLayout(const TypeRecord &type, int64_t byteId
                                  {{"id", std::to_string(upperBound)},
                                   {"displacement", std::to_string(extent)},
                                   {"blocklen", "1"}},
-                                 {},
-                                 {},
-                                 0});
+                                 {}});
         data.attributes[2].second = std::to_string(data.children.size());
     }
     data.attributes[0].second = std::to_string(type.id);

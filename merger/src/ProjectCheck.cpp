@@ -61,46 +61,60 @@ const std::string *numberBeyondTools(const TypeElement &element) {
 
 }  // namespace
 
-void checkRankTypes(const RankTypes &rank, Diagnostics &diagnostics) {
-    std::unordered_set<std::string> defined;
-    const std::string rankText = "rank " + std::to_string(rank.rank) + ": ";
-    for (const TypeElement &element : rank.types) {
-        const std::string *id = attributeOf(element, "id");
-        const std::string idText = id ? *id : "?";
+TypeElementCheck checkTypeElement(const TypeElement &element) {
+    TypeElementCheck check;
+    check.tag = element.tag;
+    if (const std::string *id = attributeOf(element, "id")) check.id = *id;
+    const auto fail = [&](std::string what) { check.failures.push_back(std::move(what)); };
+    if (element.tag == "NAMED") {
+        const std::string *name = attributeOf(element, "name");
+        if (!name || !toolsKnowName(*name))
+            fail("the PIOsim tools know no predefined type named '" + (name ? *name : "") +
+                 "' (they refuse the whole project); the .info line has no size and "
+                 "extent, so it was written before HDTrace wrote them: trace the program "
+                 "again, then merge");
+    }
+    if (!toolsReadInFull(element.tag)) {
+        fail(std::string(toolsReadAsPlaceholder(element.tag)
+                             ? "the PIOsim tools read this element as a placeholder of "
+                               "size 0, so the simulator moves no bytes for it"
+                             : "the PIOsim tools know no datatype element of this name "
+                               "(they refuse the whole project)") +
+             "; the .info line has no size, lb and extent, so it was written before "
+             "HDTrace wrote them: trace the program again, then merge");
+    } else if (const std::string *large = numberBeyondTools(element)) {
+        fail("the number " + *large +
+             " does not fit the 32-bit integers the PIOsim tools read (they refuse the "
+             "whole project); the type is too large for them");
+    }
+    if (const std::string *oldType = attributeOf(element, "oldType"))
+        check.references.push_back(*oldType);
+    for (const TypeElement &child : element.children)
+        if (child.tag == "Type")
+            if (const std::string *id = attributeOf(child, "id")) check.references.push_back(*id);
+    return check;
+}
+
+void checkRankTypes(const RunModel &run, int64_t rank,
+                    const std::vector<PlacedTypeElement> &elements, Diagnostics &diagnostics) {
+    // The ids point into the checks, which outlive this call.
+    std::unordered_set<std::string_view> defined;
+    defined.reserve(elements.size());
+    const std::string rankText = "rank " + std::to_string(rank) + ": ";
+    for (const PlacedTypeElement &placed : elements) {
+        const TypeElementCheck &element = *placed.check;
         const auto fail = [&](const std::string &what) {
-            diagnostics.failedCheck(
-                element.originFile, element.originLine,
-                rankText + "<" + element.tag + " id='" + idText + "'>: " + what);
+            diagnostics.failedCheck(run.infoPathOf(placed.source), placed.source.line,
+                                    rankText + "<" + element.tag + " id='" +
+                                        (element.id ? *element.id : "?") + "'>: " + what);
         };
-        if (element.tag == "NAMED") {
-            const std::string *name = attributeOf(element, "name");
-            if (!name || !toolsKnowName(*name))
-                fail("the PIOsim tools know no predefined type named '" + (name ? *name : "") +
-                     "' (they refuse the whole project); the .info line has no size and "
-                     "extent, so it was written before HDTrace wrote them: trace the program "
-                     "again, then merge");
-        }
-        if (!toolsReadInFull(element.tag)) {
-            fail(std::string(toolsReadAsPlaceholder(element.tag)
-                                 ? "the PIOsim tools read this element as a placeholder of "
-                                   "size 0, so the simulator moves no bytes for it"
-                                 : "the PIOsim tools know no datatype element of this name "
-                                   "(they refuse the whole project)") +
-                 "; the .info line has no size, lb and extent, so it was written before "
-                 "HDTrace wrote them: trace the program again, then merge");
-        } else if (const std::string *large = numberBeyondTools(element)) {
-            fail("the number " + *large +
-                 " does not fit the 32-bit integers the PIOsim tools read (they refuse the "
-                 "whole project); the type is too large for them");
-        }
-        const auto reference = [&](const std::string *referenced) {
-            if (referenced && !defined.count(*referenced))
-                fail("references type id " + *referenced + ", not defined before it");
-        };
-        reference(attributeOf(element, "oldType"));
-        for (const TypeElement &child : element.children)
-            if (child.tag == "Type") reference(attributeOf(child, "id"));
-        if (id && !defined.insert(*id).second) fail("the id is defined twice in this rank");
+        for (const std::string &failure : element.failures)
+            fail(failure);
+        for (const std::string &referenced : element.references)
+            if (!defined.count(referenced))
+                fail("references type id " + referenced + ", not defined before it");
+        if (element.id && !defined.insert(*element.id).second)
+            fail("the id is defined twice in this rank");
     }
 }
 
@@ -124,13 +138,6 @@ void checkCommunicators(const std::vector<UnifiedCommunicator> &communicators,
     }
     if (!communicators.empty() && !world)
         diagnostics.failedCheck("", 0, "no communicator is named WORLD");
-}
-
-void checkProject(const std::vector<UnifiedCommunicator> &communicators,
-                  const std::vector<RankTypes> &ranks, Diagnostics &diagnostics) {
-    checkCommunicators(communicators, diagnostics);
-    for (const RankTypes &rank : ranks)
-        checkRankTypes(rank, diagnostics);
 }
 
 }  // namespace hdtrace::merger

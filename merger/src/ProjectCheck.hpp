@@ -10,27 +10,41 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "CommunicatorUnifier.hpp"
 #include "Diagnostics.hpp"
+#include "RunModel.hpp"
 #include "TypeDecoder.hpp"
 
 namespace hdtrace::merger {
 
-struct RankTypes {
-    int64_t rank = 0;
-    std::vector<TypeElement> types;
+// What the checks need of one type element. Many ranks write the same
+// element, so what depends on the element alone is found once, here; what
+// depends on the rank (references, ids defined twice) by checkRankTypes().
+struct TypeElementCheck {
+    std::string tag;
+    std::optional<std::string> id;
+    std::vector<std::string> references;  // oldType, then the <Type> children's ids
+    std::vector<std::string> failures;    // what the element alone fails, in order
 };
 
-// Reports each failure through diagnostics.failedCheck(). checkProject() is
-// checkCommunicators() and then checkRankTypes() for each rank in order; the
-// merger calls the parts as it writes the ranks one by one.
+TypeElementCheck checkTypeElement(const TypeElement &element);
+
+// One element of a rank's datatypes, in the order written, and the .info
+// line it was written from.
+struct PlacedTypeElement {
+    const TypeElementCheck *check;
+    SourceLine source;
+};
+
+// Report each failure through diagnostics.failedCheck(); the merger checks
+// the communicators once and each rank's types as it writes them.
 void checkCommunicators(const std::vector<UnifiedCommunicator> &communicators,
                         Diagnostics &diagnostics);
-void checkRankTypes(const RankTypes &rank, Diagnostics &diagnostics);
-void checkProject(const std::vector<UnifiedCommunicator> &communicators,
-                  const std::vector<RankTypes> &ranks, Diagnostics &diagnostics);
+void checkRankTypes(const RunModel &run, int64_t rank,
+                    const std::vector<PlacedTypeElement> &elements, Diagnostics &diagnostics);
 
 }  // namespace hdtrace::merger

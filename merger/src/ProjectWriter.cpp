@@ -175,20 +175,18 @@ void appendElement(XmlOutput &xml, const TypeElement &type) {
 
 }  // namespace
 
-void ProjectWriter::renderDatatypeRank(std::string &out, int64_t rank,
-                                       const std::vector<TypeElement> &types) {
+void ProjectWriter::renderTypeElements(std::string &out, const std::vector<TypeElement> &elements) {
+    XmlOutput xml(out, 3);  // in <Application><Datatypes><Rank>
+    for (const TypeElement &element : elements)
+        appendElement(xml, element);
+}
+
+void ProjectWriter::renderDatatypeRank(std::string &out, int64_t rank, std::string_view elements) {
     XmlOutput xml(out, 2);  // in <Application><Datatypes>
     xml.startElement("Rank");
     xml.attribute("name", rank);
-    for (const TypeElement &type : types)
-        appendElement(xml, type);
+    if (!elements.empty()) xml.appendElements(elements);
     xml.fullEndElement();
-}
-
-void ProjectWriter::datatypeRank(int64_t rank, const std::vector<TypeElement> &types) {
-    std::string rendered;
-    renderDatatypeRank(rendered, rank, types);
-    renderedDatatypeRank(rendered);
 }
 
 void ProjectWriter::renderedDatatypeRank(std::string_view rendered) {

@@ -34,11 +34,12 @@ class ProjectWriter {
     void topology(const RunModel &run);
     void communicators(const std::vector<UnifiedCommunicator> &communicators);
     void startDatatypes();
-    void datatypeRank(int64_t rank, const std::vector<TypeElement> &types);
-    // The same in two steps: the <Rank> element rendered apart (on any
-    // thread), then put in its place.
-    static void renderDatatypeRank(std::string &out, int64_t rank,
-                                   const std::vector<TypeElement> &types);
+    // A rank's datatypes in two steps, the first on any thread: its
+    // elements rendered apart (renderTypeElements(), as many times as they
+    // come, each part a whole type), then the <Rank> element made of them
+    // and put in its place.
+    static void renderTypeElements(std::string &out, const std::vector<TypeElement> &elements);
+    static void renderDatatypeRank(std::string &out, int64_t rank, std::string_view elements);
     void renderedDatatypeRank(std::string_view rendered);
     // Ends the document, flushes, syncs and renames it to the output path.
     void commit();

@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <hdtrace/TraceNames.hpp>
 
 #include "InfoLine.hpp"
 #include "InfoRecordPool.hpp"
@@ -14,7 +17,7 @@ namespace hdtrace::merger {
 
 // One process-and-thread trace: <directory>/<program>_<host>_<rank>_<thread>.
 struct TraceSource {
-    std::string basePath;  // without .trc / .info
+    std::string basePath;  // without .trc / .ctrc / .info
     std::string directory;
     std::string host;
     std::string rankText;    // as in the file name (the Topology node name)
@@ -23,9 +26,14 @@ struct TraceSource {
     int64_t thread = 0;
     bool hasInfo = false;
     bool hasTrace = false;
+    // The suffix of the trace found (.trc where both forms are there, as
+    // the readers prefer it); empty while none is.
+    std::string_view traceSuffix;
 
     std::string infoPath() const { return basePath + ".info"; }
-    std::string tracePath() const { return basePath + ".trc"; }
+    std::string tracePath() const {
+        return basePath + std::string(traceSuffix.empty() ? kXmlTraceSuffix : traceSuffix);
+    }
 };
 
 // Where a record came from, for messages.

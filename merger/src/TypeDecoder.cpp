@@ -162,7 +162,7 @@ class Decoder {
     void oldType() { attribute("oldType", text(type_.types[0])); }
 
     void child(const char *tag, std::vector<std::pair<const char *, std::string>> attributes) {
-        element_.children.push_back({tag, std::move(attributes), {}, {}, 0});
+        element_.children.push_back({tag, std::move(attributes), {}});
     }
 
     std::string order(int64_t value) const {

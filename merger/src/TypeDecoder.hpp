@@ -15,9 +15,6 @@ struct TypeElement {
     std::string tag;
     std::vector<std::pair<const char *, std::string>> attributes;
     std::vector<TypeElement> children;
-    // The .info line it was written from, for messages; not written.
-    std::string originFile;
-    size_t originLine = 0;
 };
 
 class TypeDecodeError : public std::runtime_error {

@@ -9,10 +9,14 @@
 
 #include <glib.h>
 
+#include <hdtrace/TraceNames.hpp>
 #include <hdtrace/clocks/RunAlignment.hpp>
 #include <hdtrace/merger/Merger.hpp>
 #include <hdtrace/merger/ProgressBar.hpp>
+#include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceConversion.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 
 namespace {
 
@@ -49,6 +53,34 @@ int alignClocks(const std::string &projectPath, bool quiet) {
     return 1;
 }
 
+// --xml-traces: the XML form of every trace of the merged project that is
+// only in compact form, written beside it (the PIOsim tools read only XML;
+// the project then names the XML files, which the readers prefer).
+int writeXmlTraces(const std::string &projectPath, bool quiet) {
+    namespace reader = hdtrace::reader;
+    try {
+        size_t written = 0;
+        for (const reader::TopologyLeaf &leaf : reader::readProject(projectPath).leaves) {
+            if (reader::traceFormOf(leaf.tracePath) != reader::TraceForm::Compact) continue;
+            reader::convertTrace(
+                leaf.tracePath,
+                reader::traceBasePath(leaf.tracePath) + std::string(hdtrace::kXmlTraceSuffix),
+                reader::TraceForm::Xml);
+            ++written;
+        }
+        if (!quiet)
+            std::printf("%s: %zu XML trace(s) written beside the compact ones\n",
+                        projectPath.c_str(), written);
+        return 0;
+    } catch (const std::exception &error) {
+        std::fprintf(stderr, "project-merger: error: %s\n", error.what());
+    }
+    std::fprintf(stderr,
+                 "project-merger: the project file was written; the XML traces written before "
+                 "the error are complete, no other was written\n");
+    return 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -61,6 +93,7 @@ int main(int argc, char **argv) {
     gboolean force = FALSE;
     gboolean quiet = FALSE;
     gboolean alignClocksOption = FALSE;
+    gboolean xmlTraces = FALSE;
     gboolean version = FALSE;
     gint jobs = 0;
     gchar **inputs = nullptr;
@@ -83,6 +116,10 @@ int main(int argc, char **argv) {
          "then rewrite the traces on rank 0's clock with the offsets measured by the wrapper "
          "(as 'hdtrace align'; originals kept as *.trc.unaligned)",
          nullptr},
+        {"xml-traces", 0, 0, G_OPTION_ARG_NONE, &xmlTraces,
+         "then write the XML form of each compact trace (.ctrc) beside it as .trc, byte for "
+         "byte what XML tracing writes: the traces the PIOsim tools read",
+         nullptr},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
          "print nothing but errors and warnings (no progress either)", nullptr},
         {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
@@ -97,14 +134,15 @@ int main(int argc, char **argv) {
         g_option_context_new("- unify the .info files of a traced run into <program>.proj");
     g_option_context_set_summary(
         context,
-        "An INPUT is a .info file, a .trc file, a trace base name (dir/app_host_0_0),\n"
+        "An INPUT is a .info file, a .trc or .ctrc file, a trace base name (dir/app_host_0_0),\n"
         "a directory holding the run, or a program prefix (dir/app), in any mix.");
     g_option_context_set_description(
         context,
         "Exit status: 0 when the project file was written, 1 on bad input or an\n"
         "output error (nothing is written then), 2 on a usage error. With\n"
         "--align-clocks, 1 also when the traces cannot be aligned (the project file\n"
-        "is written then, the traces are left unchanged).\n"
+        "is written then, the traces are left unchanged); with --xml-traces, 1 also\n"
+        "when a compact trace cannot be converted (the project file is written).\n"
         "Report bugs at the HDTrace repository.");
     g_option_context_add_main_entries(context, entries, nullptr);
     GError *error = nullptr;
@@ -160,6 +198,9 @@ int main(int argc, char **argv) {
             std::printf("%s: %zu ranks, %zu traces, %zu files, %zu communicators, %zu datatypes\n",
                         result.outputPath.c_str(), result.rankCount, result.traceCount,
                         result.fileCount, result.communicatorCount, result.datatypeCount);
+        if (xmlTraces) {
+            if (const int status = writeXmlTraces(result.outputPath, quiet)) return status;
+        }
         if (alignClocksOption) return alignClocks(result.outputPath, quiet);
         return 0;
     } catch (const hdtrace::merger::MergeError &mergeError) {

@@ -83,6 +83,19 @@ void readClockSync(bool &on, bool reportProblems) {
 }
 // --- end of Clocks
 
+void readFormat(bool &compact, bool reportProblems) {
+    const char *text = std::getenv("HDTRACE_FORMAT");
+    if (!text) return;
+    if (strcasecmp(text, "xml") == 0)
+        compact = false;
+    else if (strcasecmp(text, "compact") == 0)
+        compact = true;
+    else if (reportProblems)
+        std::fprintf(stderr,
+                     "hdtracempi: warning: HDTRACE_FORMAT='%s' is not xml or compact; using xml\n",
+                     text);
+}
+
 }  // namespace
 
 Config readConfig(bool reportProblems) {
@@ -96,6 +109,7 @@ Config readConfig(bool reportProblems) {
     readWriterThread(config.writerThread, reportProblems);
     readClock(config.tscClock, reportProblems);
     readClockSync(config.clockSync, reportProblems);
+    readFormat(config.compact, reportProblems);
     readSwitch("HDTRACE_POSIX", config.posix, reportProblems);
     if (const char *exclude = std::getenv("HDTRACE_POSIX_EXCLUDE")) config.posixExclude = exclude;
     return config;

@@ -21,6 +21,8 @@ struct Config {
     // Periodic measurement (N > 1 seconds) is not offered: docs/user/clocks.md
     // "Clocks" says why; such a value warns and measures as 1 does.
     bool clockSync = true;
+    // HDTRACE_FORMAT: xml (default) or compact (docs/format/compact.md).
+    bool compact = false;
     // --- The POSIX layer (PosixFiles.hpp). HDTRACE_POSIX: trace the C
     // library's file calls (1, default) or not (0). HDTRACE_POSIX_EXCLUDE:
     // directories, separated by ':', whose files are not traced, beside
@@ -31,7 +33,7 @@ struct Config {
 
 // Reads the environment. A value that is not valid (a switch that is not 0
 // or 1, a clock that is not tsc or realtime, a writer thread that is not 0,
-// 1 or auto) keeps the default and, when
+// 1 or auto, a format that is not xml or compact) keeps the default and, when
 // reportProblems is set, gets one warning on stderr.
 Config readConfig(bool reportProblems);
 

@@ -74,6 +74,8 @@ ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
     options.levels = {gRuntime->host, std::to_string(gRuntime->worldRank),
                       std::to_string(threadIndex)};
     options.forceFlush = gRuntime->config.forceFlush;
+    options.format = gRuntime->config.compact ? hdtrace::TraceOptions::Format::Compact
+                                              : hdtrace::TraceOptions::Format::Xml;
     options.nestedDepth = gRuntime->config.nested ? HD_LOG_MAX_DEPTH - 1 : 0;
     options.clock =
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;

@@ -22,13 +22,16 @@ trace reader) need, as docs/format/project.md states it:
   Datatypes, fid by a File_open of the rank (but for the C library's calls,
   which the tools skip: their files need not be MPI files);
 - every <For rid/> names a request issued before it (in the same trace, or
-  by another thread of the rank).
+  by another thread of the rank);
+- every trace is there in XML: a trace only in compact form is a problem
+  whose message says what writes its XML beside it.
 
 Each problem is reported as "file:line: problem", with what to do about it:
 traces written before these rules need to be merged again (names, type
 layouts) or written again (rootRank, times), and the message says which.
 """
 import os
+import shlex
 import xml.parsers.expat
 
 from . import native
@@ -53,6 +56,11 @@ PIOSIM_INT_ATTRIBUTES = native.PIOSIM_INT_ATTRIBUTES
 
 REMERGE = "merge the run again with this HDTrace's project-merger"
 RETRACE = "trace the program again with this HDTrace"
+
+
+def xml_traces_command(project_path):
+    """What writes the XML traces of a compact run beside its compact ones."""
+    return f"hdtrace convert --to xml {shlex.quote(project_path)}"
 
 
 class Problem:
@@ -302,6 +310,13 @@ def check(project_path):
             if leaf not in present:
                 problems.append(Problem(project_path, 0, (
                     f"the trace of rank {rank} thread {leaf.thread} is missing: {leaf.path}")))
+        compact = [leaf for leaf in present if native.trace_form(leaf.path) == "compact"]
+        for leaf in compact:
+            problems.append(Problem(leaf.path, 0, (
+                f"the trace of rank {rank} thread {leaf.thread} is only in compact form, which "
+                f"the PIOsim tools do not read. To fix: {xml_traces_command(project_path)} "
+                "(writes the XML trace beside each compact one; the project then names it)")))
+        present = [leaf for leaf in present if leaf not in compact]
         issued = {leaf.path: _rids_issued(leaf.path) for leaf in present}
         fids = set()
         for leaf in sorted(present, key=lambda leaf: leaf.thread):

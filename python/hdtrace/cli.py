@@ -3,17 +3,17 @@ import argparse
 import sys
 
 from . import align, check, run
-from .commands import events, export, merge, plot_io, stats, view
+from .commands import convert, events, export, merge, plot_io, stats, view
 from .errors import MissingTraceError, ReadError
 from .output import all_or_nothing_stdout
 
 #: In the order `hdtrace --help` lists them.
-COMMANDS = (merge, stats, events, check, view, plot_io, export, run, align)
+COMMANDS = (merge, stats, events, check, view, plot_io, export, convert, run, align)
 
 
 def build_parser():
     parser = argparse.ArgumentParser(
-        prog="hdtrace", description="Read HDTrace projects and traces (.proj, .trc).")
+        prog="hdtrace", description="Read HDTrace projects and traces (.proj; .trc XML or .ctrc compact).")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.register(commands)

@@ -12,7 +12,7 @@ def merge(inputs, output=None, description="", distribution_class=None, chunk_si
     output_path, warnings, program and the counts of ranks, traces, files,
     communicators and datatypes. Raises hdtrace.MergeError on bad input.
 
-    inputs -- .info or .trc files, trace base names, directories or program prefixes
+    inputs -- .info, .trc or .ctrc files, trace base names, directories or program prefixes
     """
     if not native.has_merger():
         raise RuntimeError("this build of hdtrace has no merger (configure with "

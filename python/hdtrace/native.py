@@ -36,6 +36,10 @@ DEFAULT_DISTRIBUTION_CLASS = getattr(
     "de.hd.pvs.piosim.model.inputOutput.distribution.SimpleStripe")
 DEFAULT_CHUNK_SIZE = getattr(_core, "DEFAULT_CHUNK_SIZE", "64K")
 
+#: The suffixes of a trace's file in its two forms.
+XML_TRACE_SUFFIX = _core.XML_TRACE_SUFFIX
+COMPACT_TRACE_SUFFIX = _core.COMPACT_TRACE_SUFFIX
+
 TraceReader = _core.TraceReader
 ClockCorrection = _core.ClockCorrection
 
@@ -55,6 +59,16 @@ def otf2_writer():
 # The reader.
 def read_project(path):
     return _core.read_project(path)
+
+
+def trace_form(path):
+    """'XML' or 'compact', by the file's first bytes (hdtrace/reader/TraceForm.hpp)."""
+    return _core.trace_form(path)
+
+
+def convert_trace(source, target, form):
+    """Writes the trace at source in form ('xml' or 'compact') to target (temporary name, renamed)."""
+    _core.convert_trace(source, target, form)
 
 
 def read_columns(*args, **kwargs):

@@ -28,7 +28,7 @@ class TopologyLeaf:
     host: str
     rank: int
     thread: int
-    path: str            # the .trc file
+    path: str            # the trace file: .trc, or .ctrc where only the compact form is there
     labels: tuple = ()   # the labels of every level, as written
 
 

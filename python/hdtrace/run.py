@@ -358,6 +358,19 @@ def summarise(project_path, partial, write_view):
     return lines, view_path
 
 
+def describe_traces(directory):
+    """Where the traces went and in which form, e.g. '4 compact (.ctrc) in run-1/'."""
+    counts = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith((native.XML_TRACE_SUFFIX, native.COMPACT_TRACE_SUFFIX)):
+            path = os.path.join(directory, name)
+            form = native.trace_form(path)
+            suffix = os.path.splitext(name)[1]
+            counts[(form, suffix)] = counts.get((form, suffix), 0) + 1
+    parts = [f"{count} {form} ({suffix})" for (form, suffix), count in sorted(counts.items())]
+    return f"{', '.join(parts) or 'none'} in {_relative(directory)}{os.sep}"
+
+
 def _relative(path):
     relative = os.path.relpath(path)
     return relative if not relative.startswith("..") else path
@@ -402,6 +415,7 @@ def command_run(args):
     except Exception as error:  # the reader's and merger's errors: say what, keep the status
         _say(f"error: the run in {_relative(directory)} could not be merged or read: {error}")
         return status or 1
+    lines.append(f"  traces         {describe_traces(directory)}")
     lines.append(f"  project        {_relative(project_path)}")
     if view_path:
         lines.append(f"  view           {_relative(view_path)}")

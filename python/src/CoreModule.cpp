@@ -8,10 +8,13 @@
 #include <pybind11/stl.h>
 
 #include <hdtrace/PiosimTypes.hpp>
+#include <hdtrace/TraceNames.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/RunTable.hpp>
+#include <hdtrace/reader/TraceConversion.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
@@ -203,6 +206,25 @@ PYBIND11_MODULE(_core, module) {
         intAttributes.append(py::str(std::string(attribute)));
     module.attr("PIOSIM_INT_ATTRIBUTES") = py::tuple(intAttributes);
     module.attr("PIOSIM_LARGEST_NUMBER") = hdtrace::kPiosimLargestNumber;
+
+    module.attr("XML_TRACE_SUFFIX") = std::string(hdtrace::kXmlTraceSuffix);
+    module.attr("COMPACT_TRACE_SUFFIX") = std::string(hdtrace::kCompactTraceSuffix);
+    module.def(
+        "trace_form",
+        [](const std::string &path) { return std::string(traceFormName(traceFormOf(path))); },
+        py::arg("path"),
+        "'compact' when the file opens as a compact trace, else 'XML' (by its first bytes).");
+
+    module.def(
+        "convert_trace",
+        [](const std::string &source, const std::string &target, const std::string &form) {
+            if (form != "xml" && form != "compact")
+                throw py::value_error("form must be 'xml' or 'compact', not '" + form + "'");
+            py::gil_scoped_release release;
+            convertTrace(source, target, form == "xml" ? TraceForm::Xml : TraceForm::Compact);
+        },
+        py::arg("source"), py::arg("target"), py::arg("form"),
+        "Writes the trace at source in form ('xml' or 'compact') at target (TraceConversion.hpp).");
 
     module.def(
         "read_project",

@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <hdtrace/reader/EventColumns.hpp>
@@ -148,9 +149,11 @@ struct OpenCall {
     // .valid (an integer at all; if not, the column gets its "no value") and
     // .value; values.timeValue(attribute, text, &nanoseconds) is false for a
     // text that is no time. false: such a time, or an integer beyond its
-    // 32-bit column.
-    template <class Values>
-    HDTRACE_HOT_INLINE bool take(CallAttribute meaning, std::string_view text, Values &values) {
+    // 32-bit column. text is the value's text, or what the builder decoded
+    // it into (a compact trace's typed values), which values.textOf(text)
+    // then gives as text.
+    template <class Value, class Values>
+    HDTRACE_HOT_INLINE bool take(CallAttribute meaning, const Value &text, Values &values) {
         const auto orMinusOne = [](const auto &number) {
             return number.valid ? number.value : int64_t{-1};
         };
@@ -162,7 +165,10 @@ struct OpenCall {
             case CallAttribute::Other:
                 return true;
             case CallAttribute::Name:
-                fileName = text;
+                if constexpr (std::is_convertible_v<Value, std::string_view>)
+                    fileName = text;
+                else
+                    fileName = values.textOf(text);
                 return true;
             case CallAttribute::Time:
                 hasStart = true;

@@ -11,6 +11,7 @@
 
 #include <hdtrace/reader/EventColumns.hpp>
 
+#include "CompactSource.hpp"
 #include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {
@@ -35,5 +36,20 @@ std::optional<ColumnsResult> readEventColumnsByDialectSlice(
     const std::string &path, const TraceOptions &options, const LocalToWorldTable *localToWorld,
     std::string_view timeAdjustment, uint64_t from, uint64_t to, bool toIsEndOfFile,
     std::string *reason);
+
+// A compact trace from its typed records (CompactColumns.cpp): nullopt, with
+// the reason in *reason, where a value needs the XML grammar's checks of text.
+std::optional<ColumnsResult> readEventColumnsByCompactRecords(
+    const std::string &path, const TraceOptions &options, const LocalToWorldTable *localToWorld,
+    const std::optional<CompactByteRange> &range, std::string *reason);
+// libxml2 over the XML form of a compact trace's selected frames.
+ColumnsResult readEventColumnsOfCompactXml(const std::string &path, const TraceOptions &options,
+                                           const LocalToWorldTable *localToWorld,
+                                           std::unique_ptr<CompactSource> source);
+// A compact trace (or the frames of a byte range) by its records, else by
+// its XML form, which gives the same columns or the same error.
+ColumnsResult readCompactEventColumns(const std::string &path, const TraceOptions &options,
+                                      const LocalToWorldTable *localToWorld,
+                                      const std::optional<CompactByteRange> &range);
 
 }  // namespace hdtrace::reader

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 
 #include "CallRecord.hpp"
 #include "ColumnReaders.hpp"
@@ -515,6 +516,8 @@ std::optional<ColumnsResult> readEventColumnsByDialectSlice(
 
 ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
                                const LocalToWorldTable *localToWorld) {
+    if (traceFormOf(path) == TraceForm::Compact)
+        return readCompactEventColumns(path, options, localToWorld, std::nullopt);
     std::string reason;
     if (auto result = readEventColumnsByDialect(path, options, localToWorld, &reason))
         return std::move(*result);

@@ -6,9 +6,11 @@
 
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 
 #include "CallRecord.hpp"
 #include "ColumnReaders.hpp"
+#include "CompactXmlText.hpp"
 #include "DecimalNumber.hpp"
 #include "SaxFileParser.hpp"
 #include "TraceGrammar.hpp"
@@ -184,6 +186,9 @@ ColumnsResult readWithLibxml2(ColumnsResult result, const std::string &path,
 
 ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
                                           const LocalToWorldTable *localToWorld) {
+    if (traceFormOf(path) == TraceForm::Compact)
+        return readEventColumnsOfCompactXml(path, options, localToWorld,
+                                            openCompactSource(path, options));
     ColumnsResult result;
     // Calls take 60 to 150 bytes of XML: reserving for the file's size saves
     // the copies of growing a dozen columns.
@@ -199,6 +204,16 @@ ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOp
                                           std::function<int(int)> fileLine) {
     return readWithLibxml2(ColumnsResult(), path, options, localToWorld, std::move(pieces),
                            std::move(fileLine));
+}
+
+ColumnsResult readEventColumnsOfCompactXml(const std::string &path, const TraceOptions &options,
+                                           const LocalToWorldTable *localToWorld,
+                                           std::unique_ptr<CompactSource> source) {
+    CompactXmlText text(std::move(source));
+    ColumnsResult result =
+        readWithLibxml2(ColumnsResult(), path, options, localToWorld, textSourceOf(text));
+    if (!result.damage && text.source().damage()) result.damage = text.source().damage();
+    return result;
 }
 
 }  // namespace hdtrace::reader

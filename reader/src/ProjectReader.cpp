@@ -3,6 +3,7 @@
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 
 #include "DecimalNumber.hpp"
 #include "SaxFileParser.hpp"
@@ -246,8 +247,11 @@ void ProjectHandler::endElement(std::string_view name) {
                 stem = stem.substr(slash + 1);
             }
             if (size_t dot = stem.rfind('.'); dot != std::string::npos) stem.resize(dot);
-            project_.leaves.push_back(TopologyLeaf{
-                labels_, directory + traceBaseName(stem, labels_) + ".trc", parser_->line()});
+            project_.leaves.push_back(
+                TopologyLeaf{labels_,
+                             existingTracePath(directory + traceBaseName(stem, labels_) +
+                                               std::string(kXmlTraceSuffix)),
+                             parser_->line()});
         }
         labels_.pop_back();
         nodeHasChild_.pop_back();

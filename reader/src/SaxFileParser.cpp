@@ -118,6 +118,12 @@ SaxFileParser::SaxFileParser(std::string path, SaxHandler &handler, std::vector<
     createContext();
 }
 
+SaxFileParser::SaxFileParser(std::string path, SaxHandler &handler, TextSource source,
+                             size_t chunkBytes)
+    : path_(std::move(path)), handler_(handler), chunk_(chunkBytes), source_(std::move(source)) {
+    createContext();
+}
+
 void SaxFileParser::createContext() {
     xmlSAXHandler sax;
     std::memset(&sax, 0, sizeof sax);
@@ -128,7 +134,7 @@ void SaxFileParser::createContext() {
     sax.internalSubset = &SaxFileParser::onInternalSubset;
     context_ = xmlCreatePushParserCtxt(&sax, this, nullptr, 0, path_.c_str());
     if (!context_) {
-        std::fclose(file_);
+        if (file_) std::fclose(file_);
         throw ReadError(path_, 0, 0, "cannot create an XML parser");
     }
     xmlCtxtUseOptions(context_, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
@@ -171,7 +177,14 @@ bool SaxFileParser::parseNextChunk() {
     if (finished_) return false;
     bool last = false;
     size_t length = 0;
-    if (!pieces_.empty()) {
+    if (source_) {
+        try {
+            length = source_(chunk_.data(), chunk_.size(), &last);
+        } catch (...) {
+            finished_ = true;
+            throw;
+        }
+    } else if (!pieces_.empty()) {
         length = readPieces(&last);
     } else {
         length = std::fread(chunk_.data(), 1, chunk_.size(), file_);

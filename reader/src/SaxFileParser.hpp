@@ -58,6 +58,11 @@ struct InputPiece {
     std::string text;
 };
 
+// Text of the document produced on demand (a compact trace rendered as its
+// XML form, CompactXmlText.hpp): fills out with up to room bytes and
+// returns how many; sets *last with the final bytes. May throw ReadError.
+using TextSource = std::function<size_t(char *out, size_t room, bool *last)>;
+
 // Thrown instead of the error that libxml2 reports only at the end of
 // input that ends in text of its own (see SaxFileParser::afterParse).
 class InputEndError : public ReadError {
@@ -81,6 +86,10 @@ class SaxFileParser {
     // the positions and for "line N" in libxml2's messages.
     SaxFileParser(std::string path, SaxHandler &handler, std::vector<InputPiece> pieces,
                   std::function<int(int)> fileLine, size_t chunkBytes = 256 * 1024);
+    // Parses the text source gives as the document; path only names it in
+    // messages (no file is opened).
+    SaxFileParser(std::string path, SaxHandler &handler, TextSource source,
+                  size_t chunkBytes = 256 * 1024);
     ~SaxFileParser();
     SaxFileParser(const SaxFileParser &) = delete;
     SaxFileParser &operator=(const SaxFileParser &) = delete;
@@ -141,6 +150,7 @@ class SaxFileParser {
     size_t piece_ = 0;
     uint64_t pieceDone_ = 0;  // bytes of pieces_[piece_] read
     std::function<int(int)> fileLine_;
+    TextSource source_;  // set: the document comes from it, not from file_
 };
 
 }  // namespace hdtrace::reader

@@ -4,16 +4,35 @@
 #include <utility>
 
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 
 namespace hdtrace::reader {
 
+namespace {
+
+// The compact source of a whole read of path, or null when path is XML.
+std::unique_ptr<CompactSource> compactSourceOf(const std::string &path,
+                                               const TraceOptions &options) {
+    if (traceFormOf(path) != TraceForm::Compact) return nullptr;
+    return openCompactSource(path, options);
+}
+
+}  // namespace
+
 TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options)
-    : sink_(sink),
-      options_(std::move(options)),
-      grammar_(*this, options_.filter),
-      parser_(path, grammar_),
-      frames_(8) {
-    grammar_.setParser(&parser_);
+    : TraceParser(path, sink, options, compactSourceOf(path, options)) {}
+
+TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options,
+                         std::unique_ptr<CompactSource> source)
+    : sink_(sink), options_(std::move(options)), grammar_(*this, options_.filter), frames_(8) {
+    if (source) {
+        linesKnown_ = source->startsAtTheFirstFrame();
+        compact_ = std::make_unique<CompactXmlText>(std::move(source));
+        parser_ = std::make_unique<SaxFileParser>(path, grammar_, textSourceOf(*compact_));
+    } else {
+        parser_ = std::make_unique<SaxFileParser>(path, grammar_);
+    }
+    grammar_.setParser(parser_.get());
 }
 
 TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions options,
@@ -22,17 +41,18 @@ TraceParser::TraceParser(const std::string &path, EventSink &sink, TraceOptions 
     : sink_(sink),
       options_(std::move(options)),
       grammar_(*this, options_.filter),
-      parser_(path, grammar_, std::move(pieces), std::move(fileLine)),
+      parser_(
+          std::make_unique<SaxFileParser>(path, grammar_, std::move(pieces), std::move(fileLine))),
       frames_(8),
       checkError_(std::move(checkError)),
       linesKnown_(false) {
-    grammar_.setParser(&parser_);
+    grammar_.setParser(parser_.get());
 }
 
 bool TraceParser::parseNextChunk() {
     if (done_) return false;
     try {
-        if (parser_.parseNextChunk()) return true;
+        if (parser_->parseNextChunk()) return true;
     } catch (const ReadError &error) {
         done_ = true;
         if (checkError_) checkError_(error);
@@ -41,6 +61,9 @@ bool TraceParser::parseNextChunk() {
         return false;
     }
     done_ = true;  // complete, or stopped on purpose at the end of the time window
+    // A compact trace cut or damaged in a partial read: its XML form ended
+    // well-formed after the last good frame.
+    if (compact_ && compact_->source().damage()) damage_ = compact_->source().damage();
     return false;
 }
 
@@ -74,7 +97,7 @@ void TraceParser::beginElement(int depth, std::string_view name) {
     event.clear();
     event.attributes.swap(reused);
     event.name.assign(name);
-    event.line = linesKnown_ ? parser_.line() : 0;
+    event.line = linesKnown_ ? parser_->line() : 0;
     begun_ = &event;
     attributeCount_ = 0;
 }

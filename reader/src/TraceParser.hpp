@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <hdtrace/reader/Event.hpp>
 #include <hdtrace/reader/TraceOptions.hpp>
 
+#include "CompactXmlText.hpp"
 #include "SaxFileParser.hpp"
 #include "TraceGrammar.hpp"
 
@@ -27,7 +29,12 @@ class EventSink {
 
 class TraceParser {
   public:
+    // A trace of either form: a compact trace is read as its XML form
+    // (CompactXmlText.hpp), its time window seeking by the frame index.
     TraceParser(const std::string &path, EventSink &sink, TraceOptions options = {});
+    // The frames of a compact trace that source selects (a slice).
+    TraceParser(const std::string &path, EventSink &sink, TraceOptions options,
+                std::unique_ptr<CompactSource> source);
     // Over a document made of pieces (a slice of the trace behind its
     // prolog: SaxFileParser's pieces and fileLine). checkError sees every
     // ReadError before options.partial decides about it, and may throw
@@ -84,7 +91,8 @@ class TraceParser {
     EventSink &sink_;
     TraceOptions options_;
     SaxTraceGrammar<TraceParser> grammar_;
-    SaxFileParser parser_;
+    std::unique_ptr<CompactXmlText> compact_;  // of a compact trace: its XML form
+    std::unique_ptr<SaxFileParser> parser_;
     std::vector<Frame> frames_;  // indexed by element depth; 1 is <Program>
     std::optional<std::string> damage_;
     std::function<void(const ReadError &)> checkError_;

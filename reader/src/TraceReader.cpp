@@ -1,6 +1,7 @@
 #include <deque>
 #include <utility>
 
+#include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
 #include "SliceLayout.hpp"
@@ -34,6 +35,12 @@ TraceReader::TraceReader(const std::string &path, TraceOptions options)
 TraceReader::TraceReader(const std::string &path, TraceOptions options, uint64_t begin,
                          uint64_t end)
     : parsing_(std::make_unique<Parsing>()) {
+    if (traceFormOf(path) == TraceForm::Compact) {
+        // The frames whose header starts in the range.
+        auto source = openCompactSource(path, options, CompactByteRange{begin, end});
+        parsing_->parser.emplace(path, *parsing_, std::move(options), std::move(source));
+        return;
+    }
     parsing_->layout = std::make_unique<SliceLayout>(path, begin, end);
     SliceLayout &layout = *parsing_->layout;
     std::optional<TraceParser> &parser = parsing_->parser;

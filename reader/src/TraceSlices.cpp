@@ -1,7 +1,11 @@
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "ColumnReaders.hpp"
@@ -13,6 +17,18 @@ SliceRead readEventColumnsSlice(const std::string &path, const TraceOptions &opt
                                 const LocalToWorldTable *localToWorld, uint64_t begin,
                                 uint64_t end) {
     SliceRead slice;
+    if (traceFormOf(path) == TraceForm::Compact) {
+        // The frames whose header starts in the range: the frames of any
+        // split tile the trace.
+        struct stat info {};
+        const uint64_t size =
+            ::stat(path.c_str(), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
+        slice.from = std::min(begin, size);
+        slice.to = std::min(end, size);
+        slice.result =
+            readCompactEventColumns(path, options, localToWorld, CompactByteRange{begin, end});
+        return slice;
+    }
     SliceLayout layout(path, begin, end);
     if (!layout.inWritersLayout()) {
         // Not the writer's layout (or not readable: the whole read words why).

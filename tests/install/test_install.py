@@ -124,8 +124,8 @@ def test_installed_libraries_hold_no_testing_knobs(installed, build_dir):
 # The reader's public API: the column read, the event reader, the run table, the
 # project reader, and what they take and give. Its scanner and parsers stay inside.
 READER_HEADERS = ["ColumnMemory.hpp", "Event.hpp", "EventColumns.hpp", "Project.hpp",
-                  "ReadError.hpp", "RunTable.hpp", "TraceOptions.hpp", "TraceReader.hpp",
-                  "TraceSlices.hpp"]
+                  "ReadError.hpp", "RunTable.hpp", "TraceConversion.hpp", "TraceForm.hpp",
+                  "TraceOptions.hpp", "TraceReader.hpp", "TraceSlices.hpp"]
 
 
 def test_installed_reader_headers_are_the_public_api_and_stand_alone(installed, tmp_path):

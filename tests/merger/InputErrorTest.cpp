@@ -54,7 +54,7 @@ TEST(InputErrors, AMissingProgramPrefix) {
     const Failure failure = failureOf({run.file("other")});
     EXPECT_EQ(failure.file, run.file("other"));
     EXPECT_EQ(failure.detail,
-              "no such file, and no traces other_<host>_<rank>_<thread>.info/.trc beside it");
+              "no such file, and no traces other_<host>_<rank>_<thread>.info/.trc/.ctrc beside it");
 }
 
 TEST(InputErrors, AnUnreadableInfo) {
@@ -103,7 +103,7 @@ TEST(InputErrors, AnInfoWithoutItsTrace) {
     run.addTrace("app", "h", 1, 0, standardHeader(1, 2), false);
     const Failure failure = failureOf({run.path()});
     EXPECT_EQ(failure.file, run.file("app_h_1_0.info"));
-    EXPECT_EQ(failure.detail, ".info with no .trc beside it");
+    EXPECT_EQ(failure.detail, ".info with no .trc or .ctrc beside it");
     expectNoOutput(run);
 }
 
@@ -193,11 +193,11 @@ TEST(InputErrors, OneRankOnTwoHosts) {
 }
 
 TEST(InputErrors, EmptyInputs) {
-    EXPECT_EQ(failureOf({}).detail, "empty input: no .info or .trc files given");
+    EXPECT_EQ(failureOf({}).detail, "empty input: no .info, .trc or .ctrc files given");
     RunDirectory empty;
     const Failure failure = failureOf({empty.path()});
     EXPECT_EQ(failure.file, empty.path());
-    EXPECT_EQ(failure.detail, "empty input: no .info or .trc files in it");
+    EXPECT_EQ(failure.detail, "empty input: no .info, .trc or .ctrc files in it");
 
     RunDirectory run;
     run.addTrace("app", "h", 0, 0, "");
@@ -230,8 +230,9 @@ TEST(InputErrors, ForceMergesWhatItCanAndSaysWhatWasDropped) {
     options.force = true;
     const MergeResult result = merge(options);
     ASSERT_EQ(result.warnings.size(), 3u);
-    EXPECT_EQ(result.warnings[0],
-              run.file("app_h_2_0.info") + ": .info with no .trc beside it; dropped this trace");
+    EXPECT_EQ(
+        result.warnings[0],
+        run.file("app_h_2_0.info") + ": .info with no .trc or .ctrc beside it; dropped this trace");
     EXPECT_EQ(result.warnings[1],
               run.file("app_h_1_0.info") +
                   ":4: Comm line: map entry '1->' has no local rank; dropped the line");

@@ -84,15 +84,8 @@ def test_force_flush_survives_kill(runner):
     run = runner.run("flush_traced", 1, env={"HDTRACE_FORCE_FLUSH": "1"}, args=["kill"])
     assert run.result.returncode != 0, "the program was meant to be killed"
     base = tracecheck.trace_base(run.trace_dir, "flush_traced", 0)
-    elements = tracecheck.parse_trc_prefix(base.with_suffix(".trc"))
-    info = tracecheck.parse_info(base.with_suffix(".info"))
-    expected = [r for r in tracecheck.read_expectations(run.expect_dir, 0) if r["kind"] == "call"]
-    assert [r["tag"] for r in expected] == ["Init"] + ["Barrier"] * 4
-    calls = [e for e in elements if e.tag not in tracecheck.BOOKKEEPING_CALLS]
-    assert [e.tag for e in calls] == ["Init"] + ["Barrier"] * 4
-    checker = tracecheck.Checker(tracecheck.Trace(base, None, 0), info, [])
-    for record, element in zip(expected, calls):
-        checker.compare(record, element, str(base), timed=True)
+    tracecheck.check_calls_before_kill(base, tracecheck.parse_trc_prefix(base.with_suffix(".trc")),
+                                       run.expect_dir, ["Init"] + ["Barrier"] * 4)
 
 
 def test_flush_default_still_complete(runner):

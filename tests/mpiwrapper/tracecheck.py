@@ -828,6 +828,20 @@ class Checker:
                                 "first open")
 
 
+def check_calls_before_kill(base: pathlib.Path, elements, expect_dir, tags):
+    """The calls a killed rank 0 recorded (expect_dir) are tags, and the
+    elements read from its trace before the cut are those calls, each with
+    the values the program passed (info: base's .info)."""
+    info = parse_info(base.with_suffix(".info"))
+    expected = [r for r in read_expectations(expect_dir, 0) if r["kind"] == "call"]
+    assert [r["tag"] for r in expected] == tags
+    calls = [e for e in elements if e.tag not in BOOKKEEPING_CALLS]
+    assert [e.tag for e in calls] == tags
+    checker = Checker(Trace(base, None, 0), info, [])
+    for record, element in zip(expected, calls):
+        checker.compare(record, element, str(base), timed=True)
+
+
 def load_rank(trace_dir, expect_dir, program: str, rank: int):
     base = trace_base(trace_dir, program, rank)
     trace = parse_trc(base.with_suffix(".trc"))

@@ -40,8 +40,8 @@ LAYERS = [
     ("seeing", ["export.atomic", "export.chrome", "view.model",
                 "view.html", "export.otf2", "plot_io"]),
     ("commands", ["commands.common", "commands.merge", "commands.stats", "commands.events",
-                  "commands.view", "commands.export", "commands.plot_io", "check", "align",
-                  "run", "cli", "__main__"]),
+                  "commands.view", "commands.export", "commands.plot_io", "commands.convert",
+                  "check", "align", "run", "cli", "__main__"]),
     ("package", ["__init__", "commands.__init__", "export.__init__", "view.__init__"]),
 ]
 

@@ -67,7 +67,7 @@ def mpi(request, build_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp(f"probe-{request.param}")
     probe, linked = work / "run-probe", work / "run-probe-linked"
     for output, extra in ((probe, []),
-                          (linked, [str(tree / "mpiwrapper" / "libhdtracempi.a"), "-lstdc++",
+                          (linked, [str(tree / "mpiwrapper" / "libhdtracempi.a"), "-lstdc++", "-lzstd",
                                     "-lpthread"])):
         result = subprocess.run([mpicc, "-o", str(output), str(PROBE_SOURCE), *extra],
                                 capture_output=True, text=True, timeout=TIMEOUT)
@@ -184,6 +184,7 @@ def test_summary_figures_match_the_traces(io_run):
     assert [per_function[n][1] for n in listed] == pytest.approx(
         [per_function[n][1] for n in slowest], abs=2e-6)
 
+    assert values["traces"] == [f"{RANKS} XML (.trc) in run/"]
     assert values["project"] == ["run/run-probe.proj"]
     assert values["view"] == ["run/run-probe.html"]
     assert ET.parse(run / "run-probe.proj").getroot().get("name") == "run-probe"
@@ -212,6 +213,36 @@ def test_stats_count_only_calls_that_move_data(io_run):
     files = stats.stdout.split("Files\n", 1)[1].splitlines()
     assert files[1].split()[1:] == [str(RANKS * BYTES_PER_RANK), str(RANKS),
                                     str(RANKS * BYTES_PER_RANK), str(RANKS)]
+
+
+def test_a_compact_run_says_so_and_sums_up_the_same_calls(mpi, tmp_path):
+    """HDTRACE_FORMAT=compact: the summary names the form and the folder, and
+    its figures are those of the traces' XML form (hdtrace convert)."""
+    result = hdtrace_run(mpi, ["-n", str(RANKS), "-o", "runc", "--env", "HDTRACE_FORMAT=compact"],
+                         [mpi.probe, "io", tmp_path / "data.bin", BYTES_PER_RANK], tmp_path)
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    values = {}
+    for label, text in summary_of(result.stderr):
+        values.setdefault(label, []).append(text)
+    assert values["traces"] == [f"{RANKS} compact (.ctrc) in runc/"]
+    run = tmp_path / "runc"
+    assert not list(run.glob("*.trc"))
+    converted = tmp_path / "xml"
+    converted.mkdir()
+    for trace in sorted(run.glob("*.ctrc")):
+        done = subprocess.run(["/usr/bin/python3", "-m", "hdtrace", "convert", "-q", str(trace),
+                               "-o", str(converted / (trace.stem + ".trc"))],
+                              capture_output=True, text=True, timeout=TIMEOUT,
+                              env=dict(os.environ,
+                                       PYTHONPATH=str(buildtree.build_dir() / "python")))
+        assert done.returncode == 0, done.stderr
+    calls = top_level_calls(converted)
+    assert values["calls"] == [str(len(calls))]
+    written = sum(int(a["size"]) for _, tag, a in calls if tag == "File_write_at")
+    assert written == RANKS * BYTES_PER_RANK
+    assert values["file"] == [f"{tmp_path / 'data.bin'}: read {written} bytes in {RANKS} calls, "
+                              f"written {written} bytes in {RANKS} calls"]
+    assert values["project"] == ["runc/run-probe.proj"]
 
 
 def test_exit_status_of_a_failing_program_and_its_merge(mpi, tmp_path):

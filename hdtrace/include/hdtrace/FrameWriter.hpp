@@ -71,6 +71,11 @@ class FrameWriter final : public OpenTrace {
     // Frames in the file so far (the index's entries).
     uint32_t framesWritten() const;
     uint64_t recordsAppended() const { return recordsAppended_; }
+    // Bytes of records in the frame being filled: 0 when the next record
+    // starts a frame (an encoder whose records depend on the ones before
+    // in the frame starts its tables afresh then).
+    size_t pendingBytes() const;
+    uint32_t frameBytes() const { return options_.frameBytes; }
 
   private:
     struct Buffer;

@@ -1,4 +1,5 @@
-// File names of a trace: <program>_<level1>_..._<levelN>.trc and .info.
+// File names of a trace: <program>_<level1>_..._<levelN>.trc (XML) or
+// .ctrc (compact), and .info.
 #pragma once
 
 #include <optional>
@@ -7,6 +8,12 @@
 #include <vector>
 
 namespace hdtrace {
+
+// The suffixes of a trace's files, in one place: the writer names its files
+// with them, and the readers and tools look for a trace in either form.
+constexpr std::string_view kXmlTraceSuffix = ".trc";
+constexpr std::string_view kCompactTraceSuffix = ".ctrc";
+constexpr std::string_view kInfoSuffix = ".info";
 
 // Replaces every character outside [A-Za-z0-9.-] with '-'. The viewer drops
 // other characters when it derives file names, and '_' separates the levels.
@@ -21,7 +28,7 @@ struct TraceFileName {
     std::string directory;            // "" when the path has no '/'
     std::string program;              // may itself contain '_' (older traces)
     std::vector<std::string> levels;  // e.g. host, rank, thread
-    std::string extension;            // "trc", "info", or "" for a bare base name
+    std::string extension;            // "trc", "ctrc", "info", or "" for a bare base name
 };
 
 // Splits a trace file name from the right: the last levelCount '_'-separated

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <hdtrace/Clock.hpp>
+#include <hdtrace/CompactFormat.hpp>
 #include <hdtrace/Format.hpp>
 #include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/OutputBuffer.hpp>
@@ -26,12 +27,17 @@
 namespace hdtrace {
 
 struct TraceOptions {
-    std::string directory;            // empty: the working directory; created if missing
-    std::string program;              // first part of the file name
-    std::vector<std::string> levels;  // topology levels, e.g. host, rank, thread
-    bool forceFlush = false;          // every top-level state reaches the file when it ends
-    int nestedDepth = 0;              // nested levels written below a top-level state
-    size_t bufferBytes = 1 << 20;     // size of the output buffer (two halves)
+    // The form of the trace file: XML text (.trc), or compact records in
+    // zstd frames (.ctrc; docs/format/compact.md). The .info is text in both.
+    enum class Format { Xml, Compact };
+    Format format = Format::Xml;
+    uint32_t compactFrameBytes = 1u << 20;  // records per zstd frame, before compression
+    std::string directory;                  // empty: the working directory; created if missing
+    std::string program;                    // first part of the file name
+    std::vector<std::string> levels;        // topology levels, e.g. host, rank, thread
+    bool forceFlush = false;                // every top-level state reaches the file when it ends
+    int nestedDepth = 0;                    // nested levels written below a top-level state
+    size_t bufferBytes = 1 << 20;           // size of the output buffer (two halves)
     // Full halves are written by a background thread (one per process), so
     // that the traced thread does not wait for write(2); see OutputBuffer.hpp.
     bool backgroundWrites = true;
@@ -46,6 +52,8 @@ struct TraceOptions {
     // (timeAdjustment included) goes through it. Null: the true clock.
     int64_t (*shiftTime)(int64_t nanoseconds) = nullptr;
 };
+
+class CompactEncoder;
 
 class TraceWriter final : public OpenTrace {
   public:
@@ -108,7 +116,8 @@ class TraceWriter final : public OpenTrace {
     int depth() const { return depth_; }
     // Whether the innermost open state will be written; callers may skip
     // gathering attributes when it is not.
-    bool isWriting() const { return depth_ > 0 && frameWritten_[depth_ - 1]; }
+    bool isWriting() const { return depth_ > 0 && frameWritten_[depth_ - 1] != kNotWritten; }
+    bool isCompact() const { return writeMode_ == kWrittenCompact; }
 
     // --- The .info sidecar: text is written as given, in blocks (issue
     // 16), each call's text whole. It reaches the file before any trace
@@ -148,6 +157,13 @@ class TraceWriter final : public OpenTrace {
   private:
     explicit TraceWriter(const TraceOptions &options);
 
+    // How a state is written (frameWritten_): not at all, as XML text in
+    // the frames' buffers, or as compact items (CompactItems.hpp) there.
+    static constexpr uint8_t kNotWritten = 0, kWrittenXml = 1, kWrittenCompact = 2;
+    bool isWritingXml() const { return depth_ > 0 && frameWritten_[depth_ - 1] == kWrittenXml; }
+    // The attribute when the innermost state is not written as XML text.
+    __attribute__((noinline)) void attributeNotXml(std::string_view name, int64_t value);
+
     struct Frame {
         TextBuffer head;      // "<Name a='1' b='2'" (attributes in call order)
         TextBuffer children;  // child elements, already indented
@@ -155,8 +171,26 @@ class TraceWriter final : public OpenTrace {
         size_t nameLength = 0;
         Timestamp start;
         bool childOpen = false;
+        size_t childLengthAt = 0;  // compact: where the open child's length goes
+        // Compact: while the head holds attributes, >= 0 when they are the
+        // first typedCount integer attributes of this static call shape, as
+        // 8-byte values only (else they are CompactItems entries).
+        int32_t compactShape = -1;
+        uint32_t typedCount = 0;
+        const compact::StaticShape *compactShapeInfo = nullptr;  // of compactShape
     };
 
+    // Compact mode: a finished state (or top-level event) as items.
+    void writeCompactState(Frame &frame, int frameDepth, Timestamp end);
+    int appendCompact(std::string_view items, int64_t time);
+    int compactAppendFailed(int error);  // says why on stderr; returns EMSGSIZE or EIO
+    // Compact: the head's typed values rewritten as entries, before an
+    // attribute that does not follow the shape.
+    void untypeHead(Frame &frame);
+    void untypeOrForget(Frame &frame);  // before a text attribute of the head
+    static constexpr uint32_t kMaxTypedValues = 64;
+    bool headIsEmpty(const Frame &frame) const { return frame.head.size() == 1 + frame.nameLength; }
+    int createCompact(const TraceOptions &options, std::string *error);
     int beginStateSlow(std::string_view name, Timestamp start);
     int endStateSlow(Timestamp end);
     void openFrame(Frame &frame, std::string_view name, Timestamp start) {
@@ -207,7 +241,8 @@ class TraceWriter final : public OpenTrace {
     // Atomic because closeForCrash() may set it from a signal handler.
     std::atomic<bool> failed_{false};
     std::atomic<bool> crashClosed_{false};
-    bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
+    uint8_t frameWritten_[HD_LOG_MAX_DEPTH] = {};
+    uint8_t writeMode_ = kWrittenXml;  // what a written state's frameWritten_ holds
     int64_t timeBaseNanoseconds_ = 0;
     int64_t (*shiftTime_)(int64_t nanoseconds) = nullptr;
     Clock clock_;
@@ -220,6 +255,10 @@ class TraceWriter final : public OpenTrace {
     int64_t timeAdjustmentSeconds_ = 0;
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
+    // Compact mode: the encoder and the items of a finished top-level state.
+    std::unique_ptr<CompactEncoder> compact_;
+    TextBuffer compactItems_;
+    TextBuffer compactScratch_;
     // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
@@ -230,7 +269,7 @@ __attribute__((always_inline)) inline int TraceWriter::beginState(std::string_vi
                                                                   Timestamp start) {
     if (depth_ == 0 && !closed_ && enabled_ && !failed_.load(std::memory_order_relaxed)) {
         openFrame(frames_[0], name, start);
-        frameWritten_[0] = true;
+        frameWritten_[0] = writeMode_;
         depth_ = 1;
         return 0;
     }
@@ -238,7 +277,7 @@ __attribute__((always_inline)) inline int TraceWriter::beginState(std::string_vi
 }
 
 inline int TraceWriter::endState(Timestamp end) {
-    if (depth_ == 1 && frameWritten_[0] && !closed_ && !forceFlush_ &&
+    if (depth_ == 1 && frameWritten_[0] == kWrittenXml && !closed_ && !forceFlush_ &&
         !failed_.load(std::memory_order_relaxed)) {
         const Frame &frame = frames_[0];
         if (frame.children.empty() && frame.nested.empty()) {
@@ -259,7 +298,7 @@ inline int TraceWriter::endState(Timestamp end) {
 // a literal name the copy of the name becomes a few moves.
 __attribute__((always_inline)) inline void TraceWriter::attribute(std::string_view name,
                                                                   int64_t value) {
-    if (!isWriting()) return;
+    if (!isWritingXml()) return attributeNotXml(name, value);
     TextBuffer &out = attributeTarget();
     char *p = out.reserve(name.size() + 4 + kMaxNumberChars);
     *p++ = ' ';

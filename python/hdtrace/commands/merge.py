@@ -39,7 +39,7 @@ def register(commands):
     merge = commands.add_parser(
         "merge", help="merge the .info files of a run into a project (.proj)",
         description="Unifies the .info files of a traced run into <program>.proj, like "
-                    "project-merger. An INPUT is a .info file, a .trc file, a trace base name "
+                    "project-merger. An INPUT is a .info file, a .trc or .ctrc file, a trace base name "
                     "(dir/app_host_0_0), a directory holding the run, or a program prefix "
                     "(dir/app), in any mix. Exit status: 0 when the project was written, 1 on "
                     "bad input (nothing is written then), 2 on a usage error.")

@@ -30,7 +30,7 @@ struct InfoClock {
     std::optional<std::string> alignedBackup;  // the backup's file name once aligned
 };
 
-// "<dir>/<base>.info" for "<dir>/<base>.trc".
+// "<dir>/<base>.info" for "<dir>/<base>.trc" or "<dir>/<base>.ctrc".
 std::string infoPathOf(const std::string &tracePath);
 
 // The Clock and ClockAligned lines of one .info. A line that starts with the

@@ -21,8 +21,10 @@ struct ProjectFile {
 
 struct TopologyLeaf {
     std::vector<std::string> labels;  // one per level: host, rank, thread
-    std::string tracePath;            // <dir>/<project stem>_<label1>_..._<labelN>.trc
-    int line = 0;                     // of the innermost label, for messages
+    // <dir>/<project stem>_<label1>_..._<labelN>.trc, or .ctrc where only
+    // the compact form exists (existingTracePath, TraceForm.hpp)
+    std::string tracePath;
+    int line = 0;  // of the innermost label, for messages
 };
 
 struct CommunicatorMember {

@@ -1,0 +1,125 @@
+// CompactFormat: the record layer of a compact trace, shared by the writer
+// (hdtrace/src/CompactEncoder) and the decoder (reader/src/CompactRecords).
+// The records travel in the frames of FrameFormat.hpp; what their bytes
+// mean is described in docs/format/compact.md ("Records"). This header holds
+// the operation codes, the value codings, the variable-length integers and
+// the table of shapes generated from format/dialect.toml, so that both sides
+// agree by construction.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace hdtrace::compact {
+
+// Version of the record layer, written at the start of every frame.
+constexpr uint32_t kRecordsVersion = 1;
+
+// --- Operations: every item of a frame starts with one as a varint. Codes
+// from kFirstElementCode on are elements: 2 * shape + (1 when children follow).
+enum Operation : uint32_t {
+    kEndElement = 0,   // closes the element whose children were being listed
+    kNestedOpen = 1,   // <Nested>
+    kNestedClose = 2,  // </Nested>
+    kProgram = 3,      // frame start: version, shape table fingerprint, timeAdjustment
+    kString = 4,       // defines the frame's next string: length, bytes
+    kShape = 5,        // defines the frame's next dynamic shape
+    kFirstElementCode = 8,
+};
+
+// --- How one attribute's value is coded, as a byte in a shape.
+enum Coding : uint8_t {
+    kInteger = 0,  // zigzag varint of the value (decimal text when written)
+    kText = 1,     // varint index into the frame's strings (XML-escaped when written)
+    kTime = 2,     // zigzag varint: nanoseconds minus the frame's previous time
+    kEnd = 3,      // zigzag varint: nanoseconds minus this element's time
+    kRaw = 4,      // varint string index: attribute text written as it is, name empty
+    // zigzag varint of the value minus the previous value of the same
+    // attribute of the same static shape in this frame (static shapes only)
+    kFieldDelta = 5,
+    // kIdDelta + k: zigzag varint of the value minus the previous value of
+    // id kind k (the order of kIdKinds) in this frame.
+    kIdDelta = 8,
+};
+constexpr std::string_view kIdKinds[] = {"cid", "rid", "fid", "tid", "mid", "wid"};
+constexpr int kIdKindCount = sizeof kIdKinds / sizeof kIdKinds[0];
+constexpr bool isKnownCoding(uint8_t coding) {
+    return coding <= kFieldDelta || (coding >= kIdDelta && coding < kIdDelta + kIdKindCount);
+}
+// Whether values of this coding are integers (text when written: decimal).
+constexpr bool isIntegerCoding(uint8_t coding) {
+    return coding == kInteger || coding == kFieldDelta || coding >= kIdDelta;
+}
+
+struct ShapeAttribute {
+    std::string_view name;
+    uint8_t coding;
+};
+// An element and its attributes in written order; for a call, time (kTime)
+// and end (kEnd) come last, as every call ends with them.
+struct StaticShape {
+    std::string_view element;
+    const ShapeAttribute *attributes;
+    uint32_t count;
+};
+// The shapes every frame knows without a definition, generated from the
+// dialect: numbers 0 .. staticShapeCount() - 1. Dynamic shapes of a frame
+// are numbered after them, in the order the frame defines them.
+const StaticShape *staticShapes();
+uint32_t staticShapeCount();
+// A checksum of the static table (names and codings, in order), written at
+// the start of every frame: a decoder built from another definition refuses
+// the frame instead of misreading it.
+uint32_t staticShapesFingerprint();
+// Where the attributes of static shape s start in one array of all static
+// shapes' attributes (kFieldDelta keeps its previous values there), and
+// that array's size.
+uint32_t staticFieldOffset(uint32_t shape);
+uint32_t staticFieldCount();
+
+// --- Variable-length integers: 7 bits a byte, low bits first (LEB128).
+constexpr size_t kMaxVarintBytes = 10;
+inline uint64_t zigzag(int64_t value) {
+    return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+}
+inline int64_t unzigzag(uint64_t value) {
+    return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
+}
+inline unsigned char *putVarint(unsigned char *out, uint64_t value) {
+    while (value >= 0x80) {
+        *out++ = static_cast<unsigned char>(value | 0x80);
+        value >>= 7;
+    }
+    *out++ = static_cast<unsigned char>(value);
+    return out;
+}
+// Reads a varint from [*in, end); false when it runs past end or past ten
+// bytes, or does not fit in 64 bits.
+inline bool getVarint(const unsigned char **in, const unsigned char *end, uint64_t *value) {
+    uint64_t result = 0;
+    const unsigned char *p = *in;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (p == end) return false;
+        const unsigned char byte = *p++;
+        if (shift == 63 && byte > 1) return false;
+        result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            *in = p;
+            *value = result;
+            return true;
+        }
+    }
+    return false;
+}
+
+// Differences of 64-bit values wrap, so that any two values code exactly.
+inline int64_t wrappingDifference(int64_t value, int64_t previous) {
+    return static_cast<int64_t>(static_cast<uint64_t>(value) - static_cast<uint64_t>(previous));
+}
+inline int64_t wrappingSum(int64_t previous, int64_t difference) {
+    return static_cast<int64_t>(static_cast<uint64_t>(previous) +
+                                static_cast<uint64_t>(difference));
+}
+
+}  // namespace hdtrace::compact

@@ -1,0 +1,494 @@
+#include "CompactEncoder.hpp"
+
+#include <errno.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <hdtrace/CompactFormat.hpp>
+#include <hdtrace/Format.hpp>
+
+#include "CompactItems.hpp"
+#include "TraceRegistry.hpp"
+
+namespace hdtrace {
+
+using namespace compact;
+namespace items = compact_items;
+
+namespace {
+
+// The shape key of an element: its name, then each attribute's value class
+// and name. Integer and id codings share a class: an attribute written as
+// an integer matches a static shape whatever its kind.
+char classOf(uint8_t coding) {
+    if (isIntegerCoding(coding)) return 'i';
+    switch (coding) {
+        case kText:
+            return 's';
+        case kTime:
+            return 't';
+        case kEnd:
+            return 'e';
+        default:
+            return 'r';
+    }
+}
+
+void appendKeyPart(std::string &key, uint8_t coding, std::string_view name) {
+    key += classOf(coding);
+    key += name;
+    key += '\0';
+}
+
+const std::unordered_map<std::string, uint32_t> &staticShapeNumbers() {
+    static const std::unordered_map<std::string, uint32_t> numbers = [] {
+        std::unordered_map<std::string, uint32_t> table;
+        std::string key;
+        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
+            const StaticShape &known = staticShapes()[shape];
+            key.assign(known.element);
+            key += '\0';
+            for (uint32_t index = 0; index < known.count; ++index)
+                appendKeyPart(key, known.attributes[index].coding, known.attributes[index].name);
+            table.emplace(key, shape);
+        }
+        return table;
+    }();
+    return numbers;
+}
+
+unsigned char *varintAt(TextBuffer &out) {
+    return reinterpret_cast<unsigned char *>(out.reserve(kMaxVarintBytes));
+}
+void putVarint(TextBuffer &out, uint64_t value) {
+    out.commit(reinterpret_cast<char *>(compact::putVarint(varintAt(out), value)));
+}
+
+}  // namespace
+
+std::unique_ptr<CompactEncoder> CompactEncoder::create(const std::string &path,
+                                                       const FrameWriterOptions &options,
+                                                       int64_t timeAdjustmentSeconds,
+                                                       int64_t createdNanoseconds,
+                                                       std::string *error) {
+    std::unique_ptr<CompactEncoder> encoder(new CompactEncoder());
+    encoder->frames_ = FrameWriter::create(path, options, error);
+    if (!encoder->frames_) return nullptr;
+    // The trace that owns this encoder closes it, saves it on a crash and
+    // forgets it after fork(): one entry in the list of open traces.
+    registry::remove(encoder->frames_.get());
+    encoder->timeAdjustmentSeconds_ = timeAdjustmentSeconds;
+    encoder->fields_.resize(staticFieldCount());
+    staticShapeNumbers();  // built now rather than in the first traced call
+    if (const int appendError = encoder->append(std::string_view(), createdNanoseconds)) {
+        if (error) *error = "cannot write '" + path + "': " + std::strerror(appendError);
+        return nullptr;
+    }
+    return encoder;
+}
+
+void CompactEncoder::startFrame() {
+    frameStarts_ = true;
+    ++frameNumber_;
+    strings_.clear();
+    dynamicShapes_.clear();
+    dynamicShapeList_.clear();
+    previousTime_ = 0;
+    for (int64_t &previous : previousIds_)
+        previous = 0;
+}
+
+uint32_t CompactEncoder::stringIndex(std::string_view text) {
+    scratch_.assign(text);
+    auto [entry, added] = strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
+    if (added) {
+        putVarint(record_, kString);
+        putVarint(record_, text.size());
+        record_.append(text);
+    }
+    return entry->second;
+}
+
+namespace {
+
+// One entry of the items: its coding, name and where its value starts.
+struct EntryView {
+    uint8_t coding;
+    std::string_view name;
+    const char *value;
+};
+inline const char *nextEntry(const char *e, EntryView *view) {
+    view->coding = static_cast<uint8_t>(*e);
+    const uint32_t length = items::getU32(e + 1);
+    view->name = std::string_view(e + 5, length);
+    view->value = e + 5 + length;
+    const bool text = view->coding == kText || view->coding == kRaw;
+    return view->value + (text ? 4 + items::getU32(view->value) : 8);
+}
+
+// A quick hash of a name, 8 bytes a step.
+inline uint64_t mixName(uint64_t hash, std::string_view text) {
+    constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
+    size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+        uint64_t chunk;
+        std::memcpy(&chunk, text.data() + i, 8);
+        hash = (hash ^ chunk) * kMultiplier;
+        hash ^= hash >> 29;
+    }
+    uint64_t tail = text.size();
+    for (; i < text.size(); ++i)
+        tail = (tail << 8) | static_cast<unsigned char>(text[i]);
+    hash = (hash ^ tail) * kMultiplier;
+    return hash ^ (hash >> 29);
+}
+
+}  // namespace
+
+bool CompactEncoder::shapeMatches(uint32_t shape, std::string_view name, const char *entries,
+                                  const char *entriesEnd) const {
+    const uint32_t staticCount = staticShapeCount();
+    if (shape < staticCount) {
+        const StaticShape &known = staticShapes()[shape];
+        if (!items::sameName(known.element, name)) return false;
+        uint32_t index = 0;
+        EntryView entry;
+        for (const char *e = entries; e < entriesEnd; ++index) {
+            e = nextEntry(e, &entry);
+            if (index >= known.count ||
+                !items::sameName(known.attributes[index].name, entry.name) ||
+                classOf(known.attributes[index].coding) != classOf(entry.coding))
+                return false;
+        }
+        return index == known.count;
+    }
+    const DynamicShape &defined = dynamicShapeList_[shape - staticCount];
+    if (!items::sameName(defined.element, name)) return false;
+    size_t index = 0;
+    EntryView entry;
+    for (const char *e = entries; e < entriesEnd; ++index) {
+        e = nextEntry(e, &entry);
+        if (index >= defined.attributes.size() ||
+            !items::sameName(defined.attributes[index].first, entry.name) ||
+            defined.attributes[index].second != entry.coding)
+            return false;
+    }
+    return index == defined.attributes.size();
+}
+
+namespace {
+
+// Where an element's shape is looked for first: a direct-mapped cache by a
+// hash of the element's name and the size of its entries. A hit is checked
+// against the shape itself, so a collision costs a lookup, never a wrong
+// shape.
+inline uint64_t cacheHash(std::string_view name, const char *entries, const char *entriesEnd) {
+    return mixName(static_cast<uint64_t>(entriesEnd - entries) * 0x9E3779B97F4A7C15ull, name);
+}
+
+}  // namespace
+
+__attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNumber(
+    unsigned char *out, uint8_t coding, int64_t value, int64_t *elementTime, uint32_t field) {
+    switch (coding) {
+        case kInteger:
+            return compact::putVarint(out, zigzag(value));
+        case kFieldDelta: {
+            // A value of another frame counts as none: the frame decodes alone.
+            FieldValue &previous = fields_[field];
+            const int64_t before = previous.frame == frameNumber_ ? previous.value : 0;
+            previous = FieldValue{value, frameNumber_};
+            return compact::putVarint(out, zigzag(wrappingDifference(value, before)));
+        }
+        case kTime:
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
+            previousTime_ = *elementTime = value;
+            return out;
+        case kEnd:
+            return compact::putVarint(out, zigzag(wrappingDifference(value, *elementTime)));
+        default: {
+            int64_t &previous = previousIds_[coding - kIdDelta];
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, previous)));
+            previous = value;
+            return out;
+        }
+    }
+}
+
+bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *entries,
+                                            const char *entriesEnd, bool open) {
+    const uint64_t hash = cacheHash(name, entries, entriesEnd);
+    const CachedShape &cached = shapeCache_[hash % kShapeCacheSize];
+    if (cached.hash != hash || !cached.isStatic || cached.hasText) return false;
+    const StaticShape &known = staticShapes()[cached.shape];
+    if (known.count > kMaxFastFields || !items::sameName(known.element, name)) return false;
+    const uint32_t fieldBase = staticFieldOffset(cached.shape);
+    FieldValue savedFields[kMaxFastFields];
+
+    // One pass: each entry is checked against the shape as it is coded; a
+    // mismatch takes back what was coded.
+    const size_t mark = record_.size();
+    const int64_t savedTime = previousTime_;
+    int64_t savedIds[kIdKindCount];
+    std::memcpy(savedIds, previousIds_, sizeof savedIds);
+    unsigned char *out =
+        reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (known.count + 1)));
+    out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{cached.shape} + (open ? 1 : 0));
+    int64_t elementTime = 0;
+    uint32_t index = 0;
+    EntryView entry;
+    for (const char *e = entries; e < entriesEnd; ++index) {
+        e = nextEntry(e, &entry);
+        if (index >= known.count) break;
+        const uint8_t coding = known.attributes[index].coding;
+        if (classOf(coding) != classOf(entry.coding) ||
+            !items::sameName(known.attributes[index].name, entry.name))
+            break;
+        savedFields[index] = fields_[fieldBase + index];
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
+        if (e == entriesEnd && index + 1 == known.count) {
+            record_.commit(reinterpret_cast<char *>(out));
+            return true;
+        }
+    }
+    previousTime_ = savedTime;
+    std::memcpy(previousIds_, savedIds, sizeof savedIds);
+    // The fields coded before the mismatch, as they were.
+    for (uint32_t restored = 0; restored < index && restored < kMaxFastFields; ++restored)
+        fields_[fieldBase + restored] = savedFields[restored];
+    record_.commit(const_cast<char *>(record_.data()) + mark);
+    return false;
+}
+
+uint32_t CompactEncoder::findShape(std::string_view name, const char *entries,
+                                   const char *entriesEnd) {
+    const uint64_t hash = cacheHash(name, entries, entriesEnd);
+    EntryView entry;
+    CachedShape &cached = shapeCache_[hash % kShapeCacheSize];
+    if (cached.hash == hash && (cached.isStatic || cached.frame == frameNumber_) &&
+        shapeMatches(cached.shape, name, entries, entriesEnd))
+        return cached.shape;
+
+    key_.assign(name);
+    key_ += '\0';
+    uint32_t count = 0;
+    for (const char *e = entries; e < entriesEnd; ++count) {
+        e = nextEntry(e, &entry);
+        appendKeyPart(key_, entry.coding, entry.name);
+    }
+    uint32_t shape;
+    bool isStatic = false;
+    const auto &statics = staticShapeNumbers();
+    if (auto found = statics.find(key_); found != statics.end()) {
+        shape = found->second;
+        isStatic = true;
+    } else if (auto defined = dynamicShapes_.find(key_); defined != dynamicShapes_.end()) {
+        shape = defined->second;
+    } else {
+        // Defined in the frame: its strings first, then the shape.
+        DynamicShape definition;
+        definition.element.assign(name);
+        const uint32_t element = stringIndex(name);
+        values_.clear();
+        for (const char *e = entries; e < entriesEnd;) {
+            e = nextEntry(e, &entry);
+            putVarint(values_, stringIndex(entry.name));
+            values_.append(static_cast<char>(entry.coding));
+            definition.attributes.emplace_back(std::string(entry.name), entry.coding);
+        }
+        putVarint(record_, kShape);
+        putVarint(record_, element);
+        putVarint(record_, count);
+        record_.append(values_.view());
+        shape = staticShapeCount() + static_cast<uint32_t>(dynamicShapes_.size());
+        dynamicShapes_.emplace(key_, shape);
+        dynamicShapeList_.push_back(std::move(definition));
+    }
+    bool hasText = false;
+    for (const char *e = entries; e < entriesEnd;) {
+        e = nextEntry(e, &entry);
+        hasText = hasText || entry.coding == kText || entry.coding == kRaw;
+    }
+    cached = CachedShape{hash, shape, frameNumber_, isStatic, hasText};
+    return shape;
+}
+
+bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
+                                   const char *entriesEnd, bool open) {
+    if (encodeKnownWithoutText(name, entries, entriesEnd, open)) return true;
+    const uint32_t shape = findShape(name, entries, entriesEnd);
+    const StaticShape *known = shape < staticShapeCount() ? &staticShapes()[shape] : nullptr;
+    const uint32_t fieldBase = known ? staticFieldOffset(shape) : 0;
+
+    // Strings first: an element's definitions precede it.
+    constexpr size_t kMaxInlineTexts = 32;
+    uint32_t textIndices[kMaxInlineTexts];
+    textIndicesOverflow_.clear();
+    size_t texts = 0;
+    size_t count = 0;
+    EntryView entry;
+    for (const char *e = entries; e < entriesEnd; ++count) {
+        e = nextEntry(e, &entry);
+        if (entry.coding != kText && entry.coding != kRaw) continue;
+        const uint32_t index =
+            stringIndex(std::string_view(entry.value + 4, items::getU32(entry.value)));
+        if (texts < kMaxInlineTexts)
+            textIndices[texts] = index;
+        else
+            textIndicesOverflow_.push_back(index);
+        ++texts;
+    }
+
+    unsigned char *out =
+        reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (count + 1)));
+    out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{shape} + (open ? 1 : 0));
+    int64_t elementTime = 0;
+    size_t text = 0;
+    uint32_t index = 0;
+    for (const char *e = entries; e < entriesEnd; ++index) {
+        e = nextEntry(e, &entry);
+        if (entry.coding == kText || entry.coding == kRaw) {
+            out = compact::putVarint(out, text < kMaxInlineTexts
+                                              ? textIndices[text]
+                                              : textIndicesOverflow_[text - kMaxInlineTexts]);
+            ++text;
+            continue;
+        }
+        const uint8_t coding = known ? known->attributes[index].coding : entry.coding;
+        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
+    }
+    record_.commit(reinterpret_cast<char *>(out));
+    return true;
+}
+
+void CompactEncoder::beginRecord() {
+    record_.clear();
+    if (frameStarts_) {
+        putVarint(record_, kProgram);
+        putVarint(record_, kRecordsVersion);
+        putVarint(record_, staticShapesFingerprint());
+        putVarint(record_, zigzag(timeAdjustmentSeconds_));
+    }
+}
+
+bool CompactEncoder::encode(std::string_view itemText) {
+    beginRecord();
+    const char *in = itemText.data();
+    const char *end = in + itemText.size();
+    while (in < end) {
+        const uint8_t op = static_cast<uint8_t>(*in++);
+        switch (op) {
+            case items::kLeaf:
+            case items::kOpen: {
+                if (end - in < 4) return false;
+                const uint32_t nameLength = items::getU32(in);
+                in += 4;
+                if (static_cast<size_t>(end - in) < nameLength + 4u) return false;
+                const std::string_view name(in, nameLength);
+                in += nameLength;
+                const uint32_t entriesLength = items::getU32(in);
+                in += 4;
+                if (static_cast<size_t>(end - in) < entriesLength) return false;
+                encodeElement(name, in, in + entriesLength, op == items::kOpen);
+                in += entriesLength;
+                break;
+            }
+            case items::kEndItem:
+                putVarint(record_, kEndElement);
+                break;
+            case items::kNestedOpen:
+                putVarint(record_, kNestedOpen);
+                break;
+            case items::kNestedClose:
+                putVarint(record_, kNestedClose);
+                break;
+            default:
+                return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+
+// The static shapes of calls by name, built once.
+const std::unordered_map<std::string_view, int32_t> &callShapesByName() {
+    static const std::unordered_map<std::string_view, int32_t> shapes = [] {
+        std::unordered_map<std::string_view, int32_t> table;
+        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
+            const StaticShape &known = staticShapes()[shape];
+            if (known.count >= 2 && known.attributes[known.count - 2].coding == kTime &&
+                known.attributes[known.count - 1].coding == kEnd)
+                table.emplace(known.element, static_cast<int32_t>(shape));
+        }
+        return table;
+    }();
+    return shapes;
+}
+
+}  // namespace
+
+int32_t CompactEncoder::callShapeOf(std::string_view name) {
+    const uint64_t hash = mixName(0, name);
+    CachedCallShape &cached = callShapeCache_[hash % kShapeCacheSize];
+    if (cached.hash == hash && cached.shape >= 0 &&
+        items::sameName(shapes_[cached.shape].element, name))
+        return cached.shape;
+    const auto &shapes = callShapesByName();
+    const auto found = shapes.find(name);
+    const int32_t shape = found == shapes.end() ? -1 : found->second;
+    if (shape >= 0) cached = CachedCallShape{hash, shape};
+    return shape;
+}
+
+int CompactEncoder::appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end) {
+    return appendRecord(
+        [this, shape, values, start, end] {
+            beginRecord();
+            const StaticShape &known = staticShapes()[shape];
+            const uint32_t fieldBase = staticFieldOffset(shape);
+            unsigned char *out = reinterpret_cast<unsigned char *>(
+                record_.reserve(kMaxVarintBytes * (known.count + 1)));
+            out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{shape});
+            int64_t elementTime = 0;
+            const uint32_t own = known.count - 2;
+            for (uint32_t index = 0; index < own; ++index)
+                out = codeNumber(out, known.attributes[index].coding, values[index], &elementTime,
+                                 fieldBase + index);
+            out = codeNumber(out, kTime, start, &elementTime, 0);
+            out = codeNumber(out, kEnd, end, &elementTime, 0);
+            record_.commit(reinterpret_cast<char *>(out));
+            return true;
+        },
+        start);
+}
+
+template <class Encode>
+int CompactEncoder::appendRecord(Encode encode, int64_t time) {
+    if (frames_->pendingBytes() == 0) startFrame();
+    if (!encode()) return EINVAL;
+    if (record_.size() > frames_->frameBytes() - frames_->pendingBytes()) {
+        // The record opens the next frame: encode it again with fresh tables.
+        startFrame();
+        encode();
+    }
+    const int error = frames_->append(record_.data(), record_.size(), time);
+    if (error == 0) frameStarts_ = false;
+    return error;
+}
+
+int CompactEncoder::append(std::string_view items, int64_t time) {
+    return appendRecord([this, items] { return encode(items); }, time);
+}
+
+int CompactEncoder::appendElement(std::string_view name, std::string_view entries, int64_t time) {
+    return appendRecord(
+        [this, name, entries] {
+            beginRecord();
+            return encodeElement(name, entries.data(), entries.data() + entries.size(), false);
+        },
+        time);
+}
+
+}  // namespace hdtrace

@@ -1,0 +1,124 @@
+// CompactEncoder: turns the items of a finished top-level state or event
+// (CompactItems.hpp) into one record of the record layer
+// (hdtrace/CompactFormat.hpp, docs/format/compact.md "Records") and appends
+// it to the trace's FrameWriter. It keeps the frame's tables (strings,
+// dynamic shapes, previous times and ids) and starts them afresh whenever a
+// record begins a new frame, so that every frame decodes on its own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <hdtrace/CompactFormat.hpp>
+#include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/TextBuffer.hpp>
+
+namespace hdtrace {
+
+class CompactEncoder {
+  public:
+    // Creates the file (see FrameWriter::create) and appends the first
+    // frame's Program (time: the trace's creation, nanoseconds after
+    // timeAdjustment), so that even an empty trace says its timeAdjustment.
+    static std::unique_ptr<CompactEncoder> create(const std::string &path,
+                                                  const FrameWriterOptions &options,
+                                                  int64_t timeAdjustmentSeconds,
+                                                  int64_t createdNanoseconds, std::string *error);
+
+    // items: one top-level element with what precedes it (<Nested>) and
+    // its children; time: its start. 0 or an errno value (FrameWriter's,
+    // EMSGSIZE when the record exceeds a frame).
+    int append(std::string_view items, int64_t time);
+    // The common case without a copy into items: one top-level element
+    // without children or nested states, its entries (CompactItems.hpp)
+    // with its times among them.
+    int appendElement(std::string_view name, std::string_view entries, int64_t time);
+    // A top-level call of static shape `shape` without children or nested
+    // states, given as the values of its attributes but time and end, in
+    // the shape's order (TraceWriter gathers them so when the attributes
+    // come in that order).
+    int appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end);
+    // The static shape of the call named name (ending in time and end), or -1.
+    int32_t callShapeOf(std::string_view name);
+    const compact::StaticShape *shapeInfo(int32_t shape) const {
+        return shape >= 0 ? shapes_ + shape : nullptr;
+    }
+    FrameWriter &frames() { return *frames_; }
+
+  private:
+    CompactEncoder() = default;
+    void startFrame();
+    void beginRecord();  // the frame's Program first, when the record opens a frame
+    template <class Encode>
+    int appendRecord(Encode encode, int64_t time);
+    // Encodes items into record_; false when they are not well-formed
+    // (a bug of the caller: nothing is appended).
+    bool encode(std::string_view items);
+    bool encodeElement(std::string_view name, const char *entries, const char *entriesEnd,
+                       bool open);
+    // Most elements: a static shape found in the cache, no strings, coded
+    // in one pass. False (nothing coded) when the element is not such.
+    bool encodeKnownWithoutText(std::string_view name, const char *entries, const char *entriesEnd,
+                                bool open);
+    // Codes one number of an element (coding: integer, time, end or id) at
+    // out; returns the end. elementTime: the element's time, for its end;
+    // field: the attribute's place among the static shapes' (kFieldDelta).
+    unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
+                              int64_t *elementTime, uint32_t field);
+    // The shape of an element (defining it in the frame when it is new).
+    uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
+    bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
+                      const char *entriesEnd) const;
+    uint32_t stringIndex(std::string_view text);
+
+    struct DynamicShape {
+        std::string element;
+        std::vector<std::pair<std::string, uint8_t>> attributes;  // name, coding
+    };
+    struct CachedShape {
+        uint64_t hash = 0;
+        uint32_t shape = 0;
+        uint32_t frame = 0;  // a dynamic shape holds in this frame only
+        bool isStatic = false;
+        bool hasText = false;  // of its values, some are strings
+    };
+    static constexpr size_t kShapeCacheSize = 256;
+    struct CachedCallShape {
+        uint64_t hash = 0;
+        int32_t shape = -1;
+    };
+    CachedCallShape callShapeCache_[kShapeCacheSize];
+    const compact::StaticShape *shapes_ = compact::staticShapes();
+
+    std::unique_ptr<FrameWriter> frames_;
+    int64_t timeAdjustmentSeconds_ = 0;
+    bool frameStarts_ = true;  // the next record is the first of its frame
+    std::unordered_map<std::string, uint32_t> strings_;
+    std::unordered_map<std::string, uint32_t> dynamicShapes_;
+    std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
+    CachedShape shapeCache_[kShapeCacheSize];
+    uint32_t frameNumber_ = 0;
+    // The previous value of each static shape's attribute, and the frame
+    // it was coded in (kFieldDelta).
+    struct FieldValue {
+        int64_t value = 0;
+        uint32_t frame = 0;
+    };
+    std::vector<FieldValue> fields_;
+    // Shapes with more attributes than this take the general path.
+    static constexpr uint32_t kMaxFastFields = 64;
+    std::vector<uint32_t> textIndicesOverflow_;
+    int64_t previousTime_ = 0;
+    int64_t previousIds_[6] = {};
+    std::string key_;      // the element's shape key, reused
+    TextBuffer record_;    // the record being encoded
+    TextBuffer values_;    // the values of the element being encoded
+    std::string scratch_;  // a looked-up string
+};
+
+}  // namespace hdtrace

@@ -1,0 +1,275 @@
+// The columns of a compact trace, straight from its typed records: the
+// integers and times the decoder hands over go into the columns without
+// being written as text and parsed back. The rules are the XML column
+// readers' (CallRecord.hpp), and where a value would need the XML
+// grammar's checks of text (a time or number written as text through the
+// C API, a number beyond its 32-bit column, a Program without frames)
+// this reader stops and the trace is read again as its XML form, rendered
+// frame by frame, by libxml2, which gives the same columns or words the
+// same error as for the XML trace (ColumnsResult::fallback says why).
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+
+#include "CallRecord.hpp"
+#include "ColumnReaders.hpp"
+#include "CompactSource.hpp"
+#include "CompactXmlText.hpp"
+#include "DecimalNumber.hpp"
+#include "SaxFileParser.hpp"
+
+namespace hdtrace::reader {
+namespace {
+
+// Why the typed read gave the trace to the XML form's reader.
+struct Unrecognised {
+    std::string reason;
+};
+// The time window ended: no later call is read.
+struct WindowEnded {};
+
+// One attribute of the element being read, as OpenCall::take gets it.
+struct CompactValue {
+    const CompactAttributes *attributes;
+    int index;
+};
+
+class CompactColumnBuilder final : public CompactHandler {
+  public:
+    CompactColumnBuilder(EventColumns &columns, const TraceFilter &filter,
+                         const LocalToWorldTable *localToWorld)
+        : columns_(columns),
+          filter_(filter),
+          hasTimeWindow_(filter.hasTimeWindow()),
+          rows_(columns, localToWorld) {}
+    void trimColumns() { rows_.trim(); }
+    int timeFractionDigits() const { return timeFractionDigits_; }
+
+    void startElement(std::string_view name, const CompactAttributes &attributes) override;
+    void endElement(std::string_view name) override;
+
+    // The values OpenCall::take asks for.
+    IntegerValue integerValue(const CompactValue &value) const {
+        const CompactAttributes &attributes = *value.attributes;
+        if (attributes.kind(value.index) == CompactAttributes::Kind::Integer)
+            return IntegerValue{true, attributes.integer(value.index)};
+        const auto number = parseInteger(attributes.value(value.index));
+        return IntegerValue{number.has_value(), number.value_or(0)};
+    }
+    bool timeValue(std::string_view, const CompactValue &value, int64_t *nanoseconds) const {
+        // Only typed times get here (takeCall): relative to timeAdjustment.
+        const auto absolute = addTimes(adjustmentNs_, value.attributes->integer(value.index));
+        if (!absolute) throw Unrecognised{"a time beyond 64-bit nanoseconds"};
+        *nanoseconds = *absolute;
+        return true;
+    }
+    std::string_view textOf(const CompactValue &value) const {
+        return value.attributes->value(value.index);
+    }
+
+  private:
+    void startProgram(const CompactAttributes &attributes);
+    void takeCall(std::string_view name, const CompactAttributes &attributes);
+    // The XML grammar's checks of an element's attributes that typed values
+    // cannot fail; an attribute written as text is checked as text.
+    void checkTexts(const CompactAttributes &attributes) const;
+    // Numbers must fit the 32-bit columns in a call and below it.
+    void checkThirtyTwoBitColumns(const CompactAttributes &attributes) const;
+    void takeChild(std::string_view name, const CompactAttributes &attributes);
+    void noteFractionDigits(const CompactAttributes &attributes, int index);
+    int32_t nameCode(std::string_view name);
+
+    EventColumns &columns_;
+    const TraceFilter &filter_;
+    const bool hasTimeWindow_;
+    CallRowWriter rows_;
+    int depth_ = 0;
+    int skipBelowDepth_ = 0;  // > 0: everything deeper is skipped
+    int64_t adjustmentNs_ = 0;
+    int timeFractionDigits_ = -1;
+    OpenCall call_;
+    std::vector<int64_t> completedRids_;
+    std::string openFileName_;
+    std::unordered_map<std::string, int32_t> codeByName_;
+    std::string lastName_;  // the name looked up last, and its code
+    int32_t lastCode_ = -1;
+};
+
+const OpenCall kFreshCall{};
+
+int32_t CompactColumnBuilder::nameCode(std::string_view name) {
+    if (lastCode_ >= 0 && name == lastName_) return lastCode_;
+    auto [entry, added] =
+        codeByName_.try_emplace(std::string(name), static_cast<int32_t>(columns_.names.size()));
+    if (added) columns_.names.emplace_back(name);
+    lastName_.assign(name);
+    lastCode_ = entry->second;
+    return lastCode_;
+}
+
+void CompactColumnBuilder::noteFractionDigits(const CompactAttributes &attributes, int index) {
+    if (timeFractionDigits_ >= 0) return;
+    const std::string_view text = attributes.value(index);
+    const size_t point = text.find('.');
+    timeFractionDigits_ =
+        point == std::string_view::npos ? 0 : static_cast<int>(text.size() - point - 1);
+}
+
+void CompactColumnBuilder::checkTexts(const CompactAttributes &attributes) const {
+    for (int index = 0; index < attributes.size(); ++index) {
+        const std::string_view name = attributes.name(index);
+        const CompactAttributes::Kind kind = attributes.kind(index);
+        if (grammar::isTime(name)) {
+            if (kind != CompactAttributes::Kind::Time) throw Unrecognised{"a time written as text"};
+        } else if (kind == CompactAttributes::Kind::Time) {
+            throw Unrecognised{"a time in an attribute other than time and end"};
+        } else if (kind == CompactAttributes::Kind::Text && isNumberAttribute(name) &&
+                   isOutOfRangeInteger(attributes.value(index))) {
+            throw Unrecognised{"a number beyond 64 bits"};
+        }
+    }
+}
+
+void CompactColumnBuilder::checkThirtyTwoBitColumns(const CompactAttributes &attributes) const {
+    for (int index = 0; index < attributes.size(); ++index) {
+        if (!isThirtyTwoBitColumn(attributes.name(index))) continue;
+        const IntegerValue number = integerValue(CompactValue{&attributes, index});
+        if (number.valid && !withinThirtyTwoBitColumn(number.value))
+            throw Unrecognised{"a number beyond its 32-bit column"};
+    }
+}
+
+void CompactColumnBuilder::startProgram(const CompactAttributes &attributes) {
+    std::string_view adjustment;
+    if (!attributes.find("timeAdjustment", &adjustment)) return;
+    const auto parsed = parseDecimalSeconds(adjustment);
+    if (!parsed) throw Unrecognised{"a timeAdjustment that is no time"};
+    adjustmentNs_ = parsed->nanoseconds;
+}
+
+void CompactColumnBuilder::takeCall(std::string_view name, const CompactAttributes &attributes) {
+    checkTexts(attributes);
+    call_ = kFreshCall;
+    completedRids_.clear();
+    call_.nameCode = nameCode(name);
+    for (int index = 0; index < attributes.size(); ++index) {
+        const CallAttribute meaning = callAttributeOf(attributes.name(index));
+        if (meaning == CallAttribute::Time || meaning == CallAttribute::End)
+            noteFractionDigits(attributes, index);
+        if (!call_.take(meaning, CompactValue{&attributes, index}, *this))
+            throw Unrecognised{"a number beyond its 32-bit column"};
+    }
+    switch (call_.closeStartTag(filter_, hasTimeWindow_)) {
+        case CallStart::Read:
+            break;
+        case CallStart::Skip:
+            skipBelowDepth_ = depth_;
+            return;
+        case CallStart::Stop:
+            throw WindowEnded{};
+    }
+    call_.sendAndReceive = isSendAndReceiveCall(name);
+    call_.isFileOpen = isFileOpenCall(name);
+    if (call_.isFileOpen) openFileName_.assign(call_.fileName);
+}
+
+void CompactColumnBuilder::takeChild(std::string_view name, const CompactAttributes &attributes) {
+    std::string_view value;
+    if (grammar::isCompletion(name)) {
+        for (int index = 0; index < attributes.size(); ++index)
+            if (attributes.name(index) == "rid") {
+                const IntegerValue rid = integerValue(CompactValue{&attributes, index});
+                completedRids_.push_back(rid.valid ? rid.value : -1);
+                break;
+            }
+    } else if (grammar::isDataAccess(name)) {
+        for (int index = 0; index < attributes.size(); ++index) {
+            const std::string_view attribute = attributes.name(index);
+            const bool isSize = attribute == "size";
+            if (!isSize && attribute != "offset") continue;
+            const IntegerValue number = integerValue(CompactValue{&attributes, index});
+            if (isSize)
+                call_.takeDataSize(number.valid, number.value);
+            else
+                call_.takeDataOffset(number.valid, number.value);
+        }
+    }
+}
+
+void CompactColumnBuilder::startElement(std::string_view name,
+                                        const CompactAttributes &attributes) {
+    ++depth_;
+    if (skipBelowDepth_ > 0) return;
+    if (depth_ > SaxFileParser::kMaxElementDepth) throw Unrecognised{"elements nested too deep"};
+    if (depth_ == 1) {
+        if (!grammar::isRoot(name)) throw Unrecognised{"a root other than Program"};
+        return startProgram(attributes);
+    }
+    if (grammar::isNestedBlock(name)) {  // calls inside calls: not in the table
+        skipBelowDepth_ = depth_;
+        return;
+    }
+    if (depth_ == 2) {
+        if (!grammar::nameWanted(filter_, name)) {
+            skipBelowDepth_ = depth_;
+            return;
+        }
+        return takeCall(name, attributes);
+    }
+    checkTexts(attributes);
+    checkThirtyTwoBitColumns(attributes);
+    if (depth_ == 3) takeChild(name, attributes);
+}
+
+void CompactColumnBuilder::endElement(std::string_view) {
+    const int depth = depth_--;
+    if (skipBelowDepth_ > 0) {
+        if (depth == skipBelowDepth_) skipBelowDepth_ = 0;
+        return;
+    }
+    if (depth == 2) rows_.finish(call_, completedRids_, openFileName_);
+}
+
+}  // namespace
+
+std::optional<ColumnsResult> readEventColumnsByCompactRecords(
+    const std::string &path, const TraceOptions &options, const LocalToWorldTable *localToWorld,
+    const std::optional<CompactByteRange> &range, std::string *reason) {
+    ColumnsResult result;
+    std::unique_ptr<CompactSource> source = openCompactSource(path, options, range);
+    uint64_t records = 0;
+    for (const FrameInfo &frame : source->file().frames())
+        records += frame.records;
+    if (!range) result.columns.reserve(static_cast<size_t>(records));
+    CompactColumnBuilder builder(result.columns, options.filter, localToWorld);
+    try {
+        source->readAll(builder);
+    } catch (const Unrecognised &unrecognised) {
+        if (reason) *reason = unrecognised.reason;
+        return std::nullopt;
+    } catch (const WindowEnded &) {
+    }
+    builder.trimColumns();
+    result.damage = source->damage();
+    result.timeFractionDigits = builder.timeFractionDigits();
+    return result;
+}
+
+ColumnsResult readCompactEventColumns(const std::string &path, const TraceOptions &options,
+                                      const LocalToWorldTable *localToWorld,
+                                      const std::optional<CompactByteRange> &range) {
+    std::string reason;
+    if (auto result = readEventColumnsByCompactRecords(path, options, localToWorld, range, &reason))
+        return std::move(*result);
+    ColumnsResult result = readEventColumnsOfCompactXml(path, options, localToWorld,
+                                                        openCompactSource(path, options, range));
+    result.fallback = std::move(reason);
+    return result;
+}
+
+}  // namespace hdtrace::reader

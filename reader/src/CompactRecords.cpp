@@ -1,0 +1,406 @@
+#include "CompactRecords.hpp"
+
+#include <cstring>
+
+#include "XmlReferences.hpp"
+
+namespace hdtrace::reader {
+
+using namespace hdtrace::compact;
+
+namespace {
+
+// Nested blocks deeper than this are refused: the writer nests at most
+// HD_LOG_MAX_DEPTH levels, and the bound keeps the decoder's counters small.
+constexpr uint32_t kMaxNestedDepth = 1024;
+
+bool isNameStart(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == ':' ||
+           static_cast<unsigned char>(c) >= 0x80;
+}
+bool isNameChar(char c) {
+    return isNameStart(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+bool isBlank(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// An attribute value as an XML parser returns it: entity and character
+// references decoded, blanks normalised to spaces. False when a reference
+// is not well-formed.
+bool decodeAttributeValue(std::string_view text, std::string &out) {
+    out.clear();
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\t' || c == '\n' || c == '\r') {
+            out += ' ';
+            continue;
+        }
+        if (c == '<') return false;
+        if (c != '&') {
+            out += c;
+            continue;
+        }
+        const size_t semicolon = text.find(';', i);
+        if (semicolon == std::string_view::npos) return false;
+        if (!decodeReference(text.substr(i + 1, semicolon - i - 1), out)) return false;
+        i = semicolon;
+    }
+    return true;
+}
+
+}  // namespace
+
+// --- CompactAttributes
+
+void CompactAttributes::clear() {
+    slots_.clear();
+    entries_.clear();
+    decodedUsed_ = 0;
+}
+
+void CompactAttributes::addSlot(const Slot &slot) {
+    slots_.push_back(slot);
+    if (slot.coding == kRaw) return;  // split by addRaw()
+    Kind kind = Kind::Integer;
+    if (slot.coding == kText)
+        kind = Kind::Text;
+    else if (slot.coding == kTime || slot.coding == kEnd)
+        kind = Kind::Time;
+    entries_.push_back(Entry{slot.name, kind, slot.number, slot.text, -1});
+}
+
+bool CompactAttributes::addRaw(std::string_view raw) {
+    size_t i = 0;
+    for (;;) {
+        while (i < raw.size() && isBlank(raw[i]))
+            ++i;
+        if (i == raw.size()) return true;
+        if (!isNameStart(raw[i])) return false;
+        const size_t nameStart = i;
+        while (i < raw.size() && isNameChar(raw[i]))
+            ++i;
+        const std::string_view name = raw.substr(nameStart, i - nameStart);
+        while (i < raw.size() && isBlank(raw[i]))
+            ++i;
+        if (i == raw.size() || raw[i] != '=') return false;
+        ++i;
+        while (i < raw.size() && isBlank(raw[i]))
+            ++i;
+        if (i == raw.size() || (raw[i] != '\'' && raw[i] != '"')) return false;
+        const char quote = raw[i++];
+        const size_t close = raw.find(quote, i);
+        if (close == std::string_view::npos) return false;
+        if (decodedUsed_ == decoded_.size()) decoded_.emplace_back();
+        std::string &value = decoded_[decodedUsed_++];
+        if (!decodeAttributeValue(raw.substr(i, close - i), value)) return false;
+        entries_.push_back(Entry{name, Kind::Text, 0, value, -1});
+        i = close + 1;
+        if (i < raw.size() && !isBlank(raw[i])) return false;
+    }
+}
+
+std::string_view CompactAttributes::value(int index) const {
+    const Entry &e = entry(index);
+    if (e.kind == Kind::Text) return e.text;
+    const size_t offset = static_cast<size_t>(index) * kMaxNumberChars;
+    if (e.formatted < 0) {
+        char *start = text_.data() + offset;
+        char *end = e.kind == Kind::Time ? formatRelativeTime(start, e.number)
+                                         : formatInteger(start, e.number);
+        e.formatted = static_cast<int>(end - start);
+    }
+    return std::string_view(text_.data() + offset, static_cast<size_t>(e.formatted));
+}
+
+void CompactAttributes::finish() {
+    // Room for every number's text now, so that value() never moves the
+    // text of another value it returned.
+    if (text_.size() < entries_.size() * kMaxNumberChars)
+        text_.resize(entries_.size() * kMaxNumberChars);
+}
+
+bool CompactAttributes::find(std::string_view attributeName, std::string_view *valueOut) const {
+    for (int index = 0; index < size(); ++index) {
+        if (name(index) == attributeName) {
+            *valueOut = value(index);
+            return true;
+        }
+    }
+    return false;
+}
+
+// --- CompactFrameDecoder
+
+CompactFrameDecoder::CompactFrameDecoder() = default;
+
+void CompactFrameDecoder::fail(const unsigned char *at, const std::string &problem) const {
+    throw CompactRecordProblem{static_cast<size_t>(at - begin_), problem};
+}
+
+uint64_t CompactFrameDecoder::varint(const unsigned char **in, const char *what) {
+    uint64_t value;
+    if (!getVarint(in, end_, &value))
+        fail(*in, std::string(what) + " is cut or longer than 64 bits");
+    return value;
+}
+
+std::string_view CompactFrameDecoder::stringAt(const unsigned char **in, const char *what) {
+    const unsigned char *at = *in;
+    const uint64_t index = varint(in, what);
+    if (index >= strings_.size())
+        fail(at, std::string(what) + " names string " + std::to_string(index) +
+                     ", but the frame defines " + std::to_string(strings_.size()));
+    return strings_[index];
+}
+
+void CompactFrameDecoder::readProgram(const unsigned char **in) {
+    const unsigned char *at = *in;
+    const uint64_t version = varint(in, "the records' version");
+    if (version != kRecordsVersion)
+        fail(at, "records of version " + std::to_string(version) + ", this reader knows version " +
+                     std::to_string(kRecordsVersion));
+    at = *in;
+    const uint64_t fingerprint = varint(in, "the shape table's fingerprint");
+    if (fingerprint != staticShapesFingerprint())
+        fail(at, "written with another definition of the dialect (shape table " +
+                     std::to_string(fingerprint) + ", this reader's " +
+                     std::to_string(staticShapesFingerprint()) + ")");
+    timeAdjustmentSeconds_ = unzigzag(varint(in, "timeAdjustment"));
+}
+
+void CompactFrameDecoder::readString(const unsigned char **in) {
+    const unsigned char *at = *in;
+    const uint64_t length = varint(in, "a string's length");
+    if (length > static_cast<uint64_t>(end_ - *in))
+        fail(at, "a string of " + std::to_string(length) + " bytes runs past the frame's end");
+    strings_.emplace_back(reinterpret_cast<const char *>(*in), static_cast<size_t>(length));
+    *in += length;
+}
+
+void CompactFrameDecoder::readShape(const unsigned char **in) {
+    DynamicShape shape;
+    shape.element = stringAt(in, "a shape's element name");
+    const unsigned char *at = *in;
+    const uint64_t count = varint(in, "a shape's attribute count");
+    // Each attribute takes at least two bytes: a bound from the frame.
+    if (count > static_cast<uint64_t>(end_ - *in) / 2)
+        fail(at, "a shape of " + std::to_string(count) + " attributes runs past the frame's end");
+    shape.first = dynamicAttributes_.size();
+    shape.count = static_cast<uint32_t>(count);
+    bool timeSeen = false;
+    for (uint64_t index = 0; index < count; ++index) {
+        ShapeAttribute attribute;
+        attribute.name = stringAt(in, "an attribute name");
+        if (*in == end_) fail(*in, "a shape is cut before its last coding");
+        attribute.coding = **in;
+        if (!isKnownCoding(attribute.coding))
+            fail(*in, "unknown coding " + std::to_string(attribute.coding));
+        if (attribute.coding == kEnd && !timeSeen) fail(*in, "an end coded before any time");
+        if (attribute.coding == kFieldDelta)
+            fail(*in, "a field difference in a shape defined in the frame");
+        if (attribute.coding == kTime) timeSeen = true;
+        ++*in;
+        dynamicAttributes_.push_back(attribute);
+    }
+    dynamicShapes_.push_back(shape);
+}
+
+std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint64_t shape) {
+    const ShapeAttribute *attributes;
+    uint32_t count;
+    std::string_view element;
+    const uint64_t staticCount = staticShapeCount();
+    uint32_t fieldBase = 0;
+    if (shape < staticCount) {
+        const StaticShape &known = staticShapes()[shape];
+        fieldBase = staticFieldOffset(static_cast<uint32_t>(shape));
+        element = known.element;
+        attributes = known.attributes;
+        count = known.count;
+    } else if (shape - staticCount < dynamicShapes_.size()) {
+        const DynamicShape &defined = dynamicShapes_[shape - staticCount];
+        element = defined.element;
+        attributes = dynamicAttributes_.data() + defined.first;
+        count = defined.count;
+    } else {
+        fail(*in, "shape " + std::to_string(shape) + " is neither known nor defined in the frame");
+    }
+    attributes_.clear();
+    int64_t elementTime = 0;
+    for (uint32_t index = 0; index < count; ++index) {
+        const ShapeAttribute &attribute = attributes[index];
+        CompactAttributes::Slot slot{attribute.name, attribute.coding, 0, std::string_view()};
+        switch (attribute.coding) {
+            case kInteger:
+                slot.number = unzigzag(varint(in, "an integer"));
+                break;
+            case kFieldDelta: {
+                int64_t &previous = fields_[fieldBase + index];
+                previous = wrappingSum(previous, unzigzag(varint(in, "an integer")));
+                slot.number = previous;
+                break;
+            }
+            case kText:
+                slot.text = stringAt(in, "a text value");
+                break;
+            case kTime:
+                previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
+                slot.number = elementTime = previousTime_;
+                break;
+            case kEnd:
+                slot.number = wrappingSum(elementTime, unzigzag(varint(in, "an end")));
+                break;
+            case kRaw: {
+                const unsigned char *at = *in;
+                slot.text = stringAt(in, "raw attribute text");
+                attributes_.addSlot(slot);
+                if (!attributes_.addRaw(slot.text))
+                    fail(at, "raw attribute text of <" + std::string(element) +
+                                 "> is not a list of name='value'");
+                continue;
+            }
+            default: {
+                int64_t &previous = previousIds_[attribute.coding - kIdDelta];
+                previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
+                slot.number = previous;
+                break;
+            }
+        }
+        attributes_.addSlot(slot);
+    }
+    attributes_.finish();
+    return element;
+}
+
+void CompactFrameDecoder::decode(const unsigned char *records, size_t size,
+                                 CompactHandler &handler) {
+    begin_ = records;
+    end_ = records + size;
+    strings_.clear();
+    dynamicAttributes_.clear();
+    dynamicShapes_.clear();
+    previousTime_ = 0;
+    for (int64_t &previous : previousIds_)
+        previous = 0;
+    fields_.assign(staticFieldCount(), 0);
+
+    const unsigned char *in = records;
+    if (in == end_ || *in != kProgram) fail(in, "the frame does not begin with its Program");
+    ++in;
+    readProgram(&in);
+    handler.frameStart(timeAdjustmentSeconds_);
+
+    uint32_t nestedDepth = 0;
+    std::string_view openElement;  // the call whose children are being listed
+    bool inChildren = false;
+    while (in != end_) {
+        const unsigned char *at = in;
+        const uint64_t code = varint(&in, "an operation");
+        switch (code) {
+            case kEndElement:
+                if (!inChildren) fail(at, "an element end without an open element");
+                inChildren = false;
+                handler.endElement(openElement);
+                continue;
+            case kNestedOpen:
+                if (inChildren) fail(at, "a <Nested> block among a call's children");
+                if (++nestedDepth > kMaxNestedDepth) fail(at, "<Nested> blocks nest too deep");
+                handler.startElement("Nested", noAttributes_);
+                continue;
+            case kNestedClose:
+                if (inChildren || nestedDepth == 0) fail(at, "a </Nested> without its <Nested>");
+                --nestedDepth;
+                handler.endElement("Nested");
+                continue;
+            case kProgram:
+                fail(at, "a second Program in the frame");
+            case kString:
+                readString(&in);
+                continue;
+            case kShape:
+                readShape(&in);
+                continue;
+            default:
+                break;
+        }
+        if (code < kFirstElementCode) fail(at, "unknown operation " + std::to_string(code));
+        const bool hasChildren = (code - kFirstElementCode) & 1;
+        const std::string_view element = readElement(&in, (code - kFirstElementCode) >> 1);
+        if (hasChildren && inChildren) fail(at, "a child element with children of its own");
+        handler.startElement(element, attributes_);
+        if (hasChildren) {
+            inChildren = true;
+            openElement = element;
+        } else {
+            handler.endElement(element);
+        }
+    }
+    if (inChildren) fail(in, "the frame ends inside <" + std::string(openElement) + ">");
+    if (nestedDepth > 0) fail(in, "the frame ends inside a <Nested> block");
+}
+
+// --- CompactTraceReader
+
+namespace {}  // namespace
+
+void CompactTraceReader::read(CompactHandler &handler) {
+    std::vector<size_t> positions(file_.frames().size());
+    for (size_t position = 0; position < positions.size(); ++position)
+        positions[position] = position;
+    readFrames(handler, positions);
+}
+
+void CompactTraceReader::readFrames(CompactHandler &handler, const std::vector<size_t> &positions) {
+    bool programOpen = false;
+    for (size_t position : positions)
+        if (!readFrame(position, handler, &programOpen)) break;
+    if (!programOpen) {
+        // A trace without frames (its writer was killed before the first
+        // was written): an empty Program, as in a cut XML trace.
+        static const CompactAttributes kNoAttributes;
+        handler.startElement("Program", kNoAttributes);
+    }
+    handler.endElement("Program");
+}
+
+bool CompactTraceReader::readFrame(size_t position, CompactHandler &handler, bool *programOpen) {
+    if (position >= file_.frames().size()) return false;
+    const FrameInfo frame = file_.frames()[position];
+    if (!file_.readFrame(position, records_)) return false;
+
+    // Opens the Program at the first frame's start, with its timeAdjustment.
+    class Forward final : public CompactHandler {
+      public:
+        Forward(CompactHandler &handler, bool *programOpen)
+            : handler_(handler), programOpen_(programOpen) {}
+        void frameStart(int64_t timeAdjustmentSeconds) override {
+            if (*programOpen_) return;
+            *programOpen_ = true;
+            CompactAttributes program;
+            CompactAttributes::Slot slot{"timeAdjustment", kInteger, timeAdjustmentSeconds, {}};
+            program.addSlot(slot);
+            program.finish();
+            handler_.startElement("Program", program);
+        }
+        void startElement(std::string_view name, const CompactAttributes &attributes) override {
+            handler_.startElement(name, attributes);
+        }
+        void endElement(std::string_view name) override { handler_.endElement(name); }
+
+      private:
+        CompactHandler &handler_;
+        bool *programOpen_;
+    } forward(handler, programOpen);
+
+    try {
+        decoder_.decode(records_.data(), records_.size(), forward);
+    } catch (const CompactRecordProblem &problem) {
+        throw FrameError(file_.path(), frame.offset,
+                         "frame " + std::to_string(position) + ": record byte " +
+                             std::to_string(problem.position) + ": " + problem.problem);
+    }
+    return true;
+}
+
+}  // namespace hdtrace::reader

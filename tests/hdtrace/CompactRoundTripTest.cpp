@@ -1,0 +1,226 @@
+// Compact mode against XML mode, in one process: the same sequence of
+// TraceWriter calls, with the same times, goes to an XML writer and to a
+// compact writer; the compact trace, decoded and rendered as XML, must be
+// the XML writer's file byte for byte.
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <hdtrace/TraceWriter.hpp>
+
+#include "CompactToXml.hpp"
+#include "FrameFile.hpp"
+#include "TestSupport.hpp"
+
+namespace hdtrace {
+namespace {
+
+using test::readFile;
+using test::ScratchDirectory;
+
+// A fixed origin: both writers get the same timeAdjustment.
+Timestamp origin() {
+    static const Timestamp at{(Timestamp::now().nanoseconds / 1000000000 - 100) * 1000000000};
+    return at;
+}
+Timestamp at(int64_t nanoseconds) {
+    return Timestamp{origin().nanoseconds + nanoseconds};
+}
+
+// Every shape of the API: known calls (static shapes), unknown names and
+// attribute lists, text needing escapes, raw attribute text in and out of
+// the canonical form, children, events, nested states, extreme numbers.
+void driveStates(TraceWriter &writer, int repetitions) {
+    int64_t t = 1000;
+    for (int round = 0; round < repetitions; ++round) {
+        writer.beginState("Send", at(t));
+        writer.attribute("size", int64_t{16});
+        writer.attribute("count", int64_t{4});
+        writer.attribute("tid", int64_t{round % 7});
+        writer.attribute("toRank", int64_t{round % 3});
+        writer.attribute("toTag", int64_t{-1});
+        writer.attribute("cid", int64_t{0});
+        writer.endState(at(t += 1234));
+
+        writer.beginState("Waitall", at(t += 10));
+        writer.beginElement("For");
+        writer.attribute("rid", int64_t{round * 2});
+        writer.endElement();
+        writer.beginElement("For");
+        writer.attribute("rid", int64_t{round * 2 + 1});
+        writer.event("inside", at(t + 3));
+        writer.endState(at(t += 99));
+
+        writer.beginState("File_open", at(t += 7));
+        writer.attribute("cid", int64_t{1});
+        writer.attribute("name", "/tmp/f&<'\"\t\n\x01\xe9 " + std::to_string(round % 5));
+        writer.attribute("flags", int64_t{37});
+        writer.attribute("fid", int64_t{round});
+        writer.beginElement("Info");
+        writer.attribute("key", "striping");
+        writer.attribute("value", "4");
+        writer.endElement();
+        writer.endState(at(t += 5000));
+
+        writer.beginState("MyOwnState", at(t += 3));
+        writer.attribute("big", std::numeric_limits<int64_t>::max());
+        writer.attribute("small", std::numeric_limits<int64_t>::min());
+        writer.attribute("minus", int64_t{-42});
+        writer.rawAttributes(" x='1' y='abc' z='007'");
+        writer.rawAttributes(" odd=\"2\"  w='&amp;'");
+        writer.attribute("after", "text");
+        writer.beginElement("Custom");
+        writer.rawAttributes(" a='b'");
+        writer.endElement();
+        writer.beginElement("Empty");
+        writer.endElement();
+        writer.endState(at(t += 1));
+
+        // Nested states, two levels deep, with children of their own.
+        writer.beginState("File_write_all", at(t += 5));
+        writer.beginState("Allreduce", at(t += 1));
+        writer.attribute("size", int64_t{8});
+        writer.beginState("Inner", at(t += 1));
+        writer.attribute("level", int64_t{2});
+        writer.endState(at(t += 1));
+        writer.endState(at(t += 1));
+        writer.beginState("Irecv", at(t += 1));
+        writer.beginElement("For");
+        writer.attribute("rid", int64_t{9});
+        writer.endElement();
+        writer.endState(at(t += 1));
+        writer.attribute("fid", int64_t{round});
+        writer.endState(at(t += 20));
+
+        writer.event("marker & <event>", at(t += 2));
+        // A time before timeAdjustment: negative relative times.
+        writer.beginState("Barrier", Timestamp{origin().nanoseconds - 5});
+        writer.attribute("cid", int64_t{0});
+        writer.endState(at(t += 3));
+        t += round % 2 ? 1'000'000'007 : 13;
+    }
+}
+
+struct Pair {
+    std::string xml, compact;
+};
+
+Pair writeBoth(const ScratchDirectory &directory, int repetitions, bool forceFlush,
+               uint32_t frameBytes) {
+    Pair paths;
+    for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
+        TraceOptions options = test::traceOptionsIn(directory, "roundtrip");
+        options.format = format;
+        options.nestedDepth = 3;
+        options.forceFlush = forceFlush;
+        options.earliestTime = origin();
+        options.compactFrameBytes = frameBytes;
+        std::string error;
+        auto writer = TraceWriter::create(options, &error);
+        EXPECT_TRUE(writer) << error;
+        if (!writer) return paths;
+        driveStates(*writer, repetitions);
+        EXPECT_EQ(writer->close(), 0);
+        (format == TraceOptions::Format::Xml ? paths.xml : paths.compact) = writer->tracePath();
+    }
+    return paths;
+}
+
+std::string compactAsXml(const std::string &path) {
+    reader::FrameFile file(path);
+    std::string text;
+    reader::CompactToXml converter(&text);
+    reader::CompactTraceReader traceReader(file);
+    traceReader.read(converter);
+    converter.drain();
+    return text;
+}
+
+TEST(CompactRoundTrip, OneFrameGivesTheXmlModeTextByteForByte) {
+    ScratchDirectory directory;
+    const Pair paths = writeBoth(directory, 3, false, 1u << 20);
+    EXPECT_EQ(paths.compact.substr(paths.compact.size() - 5), ".ctrc");
+    EXPECT_EQ(reader::FrameFile(paths.compact).frames().size(), 1u);
+    EXPECT_EQ(compactAsXml(paths.compact), readFile(paths.xml));
+}
+
+TEST(CompactRoundTrip, ManyFramesEachDecodingOnItsOwn) {
+    ScratchDirectory directory;
+    const Pair paths = writeBoth(directory, 400, false, 4096);
+    reader::FrameFile file(paths.compact);
+    ASSERT_GT(file.frames().size(), 10u);
+    EXPECT_EQ(compactAsXml(paths.compact), readFile(paths.xml));
+
+    // Every frame alone: begins with its Program and decodes without the
+    // frames before it.
+    struct Count final : reader::CompactHandler {
+        int starts = 0, ends = 0;
+        int64_t adjustment = -1;
+        void frameStart(int64_t seconds) override { adjustment = seconds; }
+        void startElement(std::string_view, const reader::CompactAttributes &) override {
+            ++starts;
+        }
+        void endElement(std::string_view) override { ++ends; }
+    };
+    reader::CompactFrameDecoder decoder;
+    std::vector<unsigned char> records;
+    for (size_t position = file.frames().size(); position-- > 0;) {
+        ASSERT_TRUE(file.readFrame(position, records));
+        Count count;
+        decoder.decode(records.data(), records.size(), count);
+        EXPECT_EQ(count.adjustment, origin().nanoseconds / 1000000000);
+        EXPECT_EQ(count.starts, count.ends);
+    }
+}
+
+TEST(CompactRoundTrip, ForceFlushWritesAFramePerState) {
+    ScratchDirectory directory;
+    const Pair paths = writeBoth(directory, 2, true, 1u << 20);
+    reader::FrameFile file(paths.compact);
+    // The Program alone, then one frame per top-level state or event.
+    EXPECT_EQ(file.frames().size(), 1u + 2u * 7u);
+    EXPECT_EQ(compactAsXml(paths.compact), readFile(paths.xml));
+}
+
+TEST(CompactRoundTrip, EmptyTraceSaysItsTimeAdjustment) {
+    ScratchDirectory directory;
+    const Pair paths = writeBoth(directory, 0, false, 1u << 20);
+    EXPECT_EQ(compactAsXml(paths.compact), readFile(paths.xml));
+}
+
+TEST(CompactRoundTrip, AttributesAnswerAsAnXmlParserWould) {
+    ScratchDirectory directory;
+    const Pair paths = writeBoth(directory, 1, false, 1u << 20);
+    struct Find final : reader::CompactHandler {
+        std::vector<std::string> seen;
+        void startElement(std::string_view name, const reader::CompactAttributes &a) override {
+            std::string line(name);
+            for (int i = 0; i < a.size(); ++i)
+                line += " " + std::string(a.name(i)) + "=" + std::string(a.value(i));
+            seen.push_back(line);
+        }
+        void endElement(std::string_view) override {}
+    } find;
+    reader::FrameFile file(paths.compact);
+    reader::CompactTraceReader(file).read(find);
+    const std::string adjustment = std::to_string(origin().nanoseconds / 1000000000);
+    ASSERT_GE(find.seen.size(), 4u);
+    EXPECT_EQ(find.seen[0], "Program timeAdjustment=" + adjustment);
+    EXPECT_EQ(
+        find.seen[1],
+        "Send size=16 count=4 tid=0 toRank=0 toTag=-1 cid=0 time=0.000001000 end=0.000002234");
+    bool sawOwn = false;
+    for (const std::string &line : find.seen) {
+        if (line.rfind("MyOwnState", 0) != 0) continue;
+        sawOwn = true;
+        EXPECT_EQ(line,
+                  "MyOwnState big=9223372036854775807 small=-9223372036854775808 minus=-42 "
+                  "x=1 y=abc z=007 odd=2 w=& after=text time=0.000007353 end=0.000007354");
+    }
+    EXPECT_TRUE(sawOwn);
+}
+
+}  // namespace
+}  // namespace hdtrace

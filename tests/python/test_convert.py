@@ -1,0 +1,129 @@
+"""hdtrace convert: XML traces to compact and back, byte for byte; what
+cannot be given back exactly is refused; errors name the file and the byte
+offset and leave nothing behind."""
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from hdtrace import _core
+
+
+def convert(build_dir, *args):
+    env = dict(os.environ, PYTHONPATH=str(build_dir / "python"))
+    return subprocess.run(["/usr/bin/python3", "-m", "hdtrace", "convert", *map(str, args)],
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def files(directory):
+    return sorted(path.name for path in directory.iterdir())
+
+
+def test_help(build_dir):
+    result = convert(build_dir, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: hdtrace convert")
+    assert "--to {xml,compact}" in result.stdout
+
+
+def test_our_traces_go_to_compact_and_back_byte_for_byte(build_dir, data_dir, tmp_path):
+    for trace in sorted((data_dir / "ours").glob("*.trc")):
+        xml = tmp_path / trace.name
+        shutil.copy(trace, xml)
+        result = convert(build_dir, xml)
+        assert result.returncode == 0, result.stderr
+        compact = xml.with_suffix(".ctrc")
+        assert _core.trace_form(str(compact)) == "compact"
+        assert compact.stat().st_size < xml.stat().st_size
+        back = tmp_path / f"back-{trace.name}"
+        result = convert(build_dir, compact, "-o", back)
+        assert result.returncode == 0, result.stderr
+        assert back.read_bytes() == trace.read_bytes()
+        columns, expected = _core.read_columns(str(compact)), _core.read_columns(str(trace))
+        for key in ("name_code", "start_ns", "end_ns", "size", "peer", "tag", "cid", "rid"):
+            assert np.array_equal(columns[key], expected[key]), key
+
+
+def refused(build_dir, trace, tmp_path):
+    """Converting trace to compact fails naming its first byte that a compact
+    form cannot give back; nothing is left in the folder."""
+    copy = tmp_path / trace.name
+    shutil.copy(trace, copy)
+    before = files(tmp_path)
+    result = convert(build_dir, "--to", "compact", copy)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"hdtrace convert: error: {copy}:")
+    assert ("byte " in result.stderr and "would not give this XML back" in result.stderr) or \
+        "is not <Program timeAdjustment='whole seconds'>" in result.stderr, result.stderr
+    assert files(tmp_path) == before, "a refused conversion left files"
+    copy.unlink()
+
+
+@pytest.mark.parametrize("layout", ["seed", "original"])
+def test_other_layouts_are_refused(build_dir, data_dir, tmp_path, layout):
+    for trace in sorted((data_dir / layout).glob("*.trc")):
+        refused(build_dir, trace, tmp_path)
+
+
+def test_the_original_implementations_fixtures_are_refused(build_dir, fixtures_dir, tmp_path):
+    traces = sorted((fixtures_dir / "original-traces").rglob("*.trc"))
+    assert traces, f"no traces in {fixtures_dir / 'original-traces'}"
+    for trace in traces:
+        refused(build_dir, trace, tmp_path)
+
+
+def test_damage_names_the_byte_and_writes_nothing(build_dir, data_dir, tmp_path):
+    xml = tmp_path / "app_node01_0_0.trc"
+    shutil.copy(data_dir / "ours" / "app_node01_0_0.trc", xml)
+    assert convert(build_dir, xml).returncode == 0
+    compact = xml.with_suffix(".ctrc")
+    xml.unlink()
+    data = bytearray(compact.read_bytes())
+    data[24 + 48 + 3] ^= 0x40  # a byte of the first frame's payload
+    compact.write_bytes(bytes(data))
+    result = convert(build_dir, compact)
+    assert result.returncode == 1
+    assert result.stderr == (f"hdtrace convert: error: {compact}: byte 72: frame 0: payload "
+                             f"checksum mismatch\nhdtrace convert: nothing written for {compact}\n")
+    assert files(tmp_path) == [compact.name]
+
+
+def test_outputs_are_kept_unless_forced(build_dir, data_dir, tmp_path):
+    xml = tmp_path / "app_node01_0_0.trc"
+    shutil.copy(data_dir / "ours" / "app_node01_0_0.trc", xml)
+    compact = xml.with_suffix(".ctrc")
+    compact.write_bytes(b"mine")
+    result = convert(build_dir, xml)
+    assert result.returncode == 1
+    assert f"{compact} exists (--force replaces it)" in result.stderr
+    assert compact.read_bytes() == b"mine"
+    assert convert(build_dir, "--force", xml).returncode == 0
+    assert _core.trace_form(str(compact)) == "compact"
+
+
+def test_bad_requests(build_dir, data_dir, tmp_path):
+    result = convert(build_dir, tmp_path / "none.trc")
+    assert result.returncode == 1 and "none.trc: no such trace file" in result.stderr
+    traces = sorted((data_dir / "ours").glob("*.trc"))
+    result = convert(build_dir, *traces, "-o", tmp_path / "x.ctrc")
+    assert result.returncode == 1 and "takes one trace to convert, not 2" in result.stderr
+    result = convert(build_dir, "--to", "xml", traces[0])
+    assert result.returncode == 1 and "already a xml trace" in result.stderr
+    assert files(tmp_path) == []
+
+
+def test_a_project_converts_its_compact_traces_to_xml(build_dir, data_dir, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(data_dir / "ours", run)
+    for trace in sorted(run.glob("*.trc")):
+        assert convert(build_dir, trace).returncode == 0
+        trace.rename(trace.with_suffix(".orig"))
+    result = convert(build_dir, run / "app.proj")
+    assert result.returncode == 0, result.stderr
+    for original in sorted(run.glob("*.orig")):
+        assert original.with_suffix(".trc").read_bytes() == original.read_bytes()
+    # Nothing left to convert: the project's traces are XML now.
+    result = convert(build_dir, run / "app.proj")
+    assert result.returncode == 0 and result.stdout == ""
