@@ -15,6 +15,9 @@ import tracecheck
 TIMES = re.compile(r"(time|end|timeAdjustment)='[^']*'")
 # The .info's clock measurements: when, and what they found.
 CLOCK_FIGURES = re.compile(r"\b(time|offset|rtt)=-?[0-9]+")
+# ROMIO's shared file pointer file (its File line comes from the POSIX
+# layer): named after a number of the run.
+SHARED_POINTER_FILE = re.compile(r"\.shfp\.[0-9]+\.[0-9]+")
 
 # (program, ranks, environment, preloaded): nested calls, requests, file
 # I/O (one rank: ordered accesses of two ranks land in either order),
@@ -35,6 +38,7 @@ CASES = [
 def masked(text, run):
     text = TIMES.sub(r"\1='T'", text)
     text = CLOCK_FIGURES.sub(r"\1=N", text)
+    text = SHARED_POINTER_FILE.sub(".shfp.N", text)
     for directory in (run.work_dir, run.trace_dir, run.expect_dir):
         text = text.replace(str(directory), "<run>")
     return text
