@@ -7,7 +7,7 @@ calls only, so that its rows, the message matching and the clocks are those
 of the MPI calls whatever a trace nests. The calls inside a <Nested> block
 are the children of the Event that follows the block; this module walks
 them, so that a POSIX pwrite under a File_write_all is one FileAccess with
-depth 1 and parent "File_write_all".
+depth 1 and parent File_write_all.
 
 What each layer's bytes are:
 - MPI: `size`, the bytes the call asked for (the trace has no count of what
