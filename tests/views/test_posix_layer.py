@@ -299,3 +299,23 @@ def test_check_finds_nothing_more_with_the_posix_calls(posix_run, tmp_path):
     problems, traces = check(str(posix_run.project))
     assert [problem.text for problem in problems] == [problem.text for problem in plain]
     assert traces == plain_traces == len(posix_run.threads) + 1
+
+
+def test_view_opens_with_the_nested_posix_calls_shown(posix_run, hdtrace_command, tmp_path):
+    from browser import Browser
+    output = tmp_path / "view.html"
+    result = hdtrace_command("view", "-o", output, posix_run.project)
+    assert result.returncode == 0, result.stderr
+    with Browser(width=1400, height=900) as page:
+        page.open(output.as_uri())
+        assert page.console_errors() == []
+        assert page.evaluate("hdtraceView.view")["nested"] is True
+        page.evaluate("hdtraceView.render()")
+        bars = page.evaluate("hdtraceView.drawn")
+    # Bars narrower than a pixel and a half are merged: count the calls they stand for.
+    counted = collections.Counter()
+    for bar in bars:
+        counted[bar["depth"]] += bar["count"]
+    nested = [call for call in posix_run.calls if call.depth == 1]
+    assert counted[1] == len(nested)
+    assert counted[0] == len(posix_run.calls) - len(nested)

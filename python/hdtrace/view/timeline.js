@@ -36,7 +36,7 @@
   for (let i = 0; i < callCount; i++) if (calls.end[i] > runEnd) runEnd = calls.end[i];
 
   const state = {
-    start: 0, end: runEnd, nested: false, messages: true,
+    start: 0, end: runEnd, nested: Boolean(data.nestedShown), messages: true,
     drawn: [], messagesDrawn: 0, rowHeight: 24, dragging: null,
   };
 
@@ -367,6 +367,7 @@
   const messagesBox = document.getElementById("messages");
   function setNested(on) { state.nested = on; nestedBox.checked = on; resize(); schedule(); }
   function setMessages(on) { state.messages = on; messagesBox.checked = on; schedule(); }
+  nestedBox.checked = state.nested;
   nestedBox.addEventListener("change", () => setNested(nestedBox.checked));
   messagesBox.addEventListener("change", () => setMessages(messagesBox.checked));
   document.getElementById("reset").addEventListener("click", () => setView(0, runEnd));
