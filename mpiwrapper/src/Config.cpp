@@ -96,6 +96,8 @@ Config readConfig(bool reportProblems) {
     readWriterThread(config.writerThread, reportProblems);
     readClock(config.tscClock, reportProblems);
     readClockSync(config.clockSync, reportProblems);
+    readSwitch("HDTRACE_POSIX", config.posix, reportProblems);
+    if (const char *exclude = std::getenv("HDTRACE_POSIX_EXCLUDE")) config.posixExclude = exclude;
     return config;
 }
 

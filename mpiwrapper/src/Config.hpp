@@ -21,6 +21,12 @@ struct Config {
     // Periodic measurement (N > 1 seconds) is not offered: docs/user/clocks.md
     // "Clocks" says why; such a value warns and measures as 1 does.
     bool clockSync = true;
+    // --- The POSIX layer (PosixFiles.hpp). HDTRACE_POSIX: trace the C
+    // library's file calls (1, default) or not (0). HDTRACE_POSIX_EXCLUDE:
+    // directories, separated by ':', whose files are not traced, beside
+    // the defaults (/proc, /sys, /dev, the MPI libraries' session files).
+    bool posix = true;
+    std::string posixExclude;
 };
 
 // Reads the environment. A value that is not valid (a switch that is not 0
