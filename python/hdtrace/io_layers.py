@@ -123,14 +123,18 @@ def has_nested_block(path):
             tail = block[-overlap:]
 
 
-def posix_sums_of_trace(path, rank, thread, partial=False):
+def posix_sums_of_trace(path, rank, thread, partial=False, top_level=True):
     """{(rank, op): [bytes done, calls]} of the POSIX reads and writes of one
     trace (a path and plain values: a Dask task runs it too). A trace with
     no <Nested> block is read for its POSIX calls only (the reader skips the
-    others unparsed); one with blocks is read whole, to walk them."""
+    others unparsed), and not at all when top_level says its top-level calls
+    hold none; one with blocks is read whole, to walk them."""
     if not POSIX_CALLS:
         return {}
-    names = [] if has_nested_block(path) else sorted(POSIX_CALLS)
+    nested = has_nested_block(path)
+    if not nested and not top_level:
+        return {}
+    names = [] if nested else sorted(POSIX_CALLS)
     reader = native.TraceReader(path, names, None, None, partial)
     events = (Event._from_raw(raw, rank, thread) for raw in reader)
     sums = {}

@@ -195,10 +195,17 @@ def stats(project):
         names, codes = np.unique(array["name"], return_inverse=True)
         names = names.tolist()
     part = part_stats(names, codes, array, table.open_row, table.open_fid, table.open_name)
-    return combine_stats([part], _posix_sums(project))
+    return combine_stats([part], _posix_sums(project, names, codes, array))
 
 
-def _posix_sums(project):
-    """The POSIX sums of each trace."""
-    return [posix_sums_of_trace(leaf.path, leaf.rank, leaf.thread, project.partial)
+def _posix_sums(project, names, codes, array):
+    """The POSIX sums of each trace. A trace whose rows hold no POSIX call
+    and that nests no call has none: it is not read again."""
+    posix_codes = [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
+    with_top_level = set()
+    if posix_codes:
+        rows = np.isin(np.asarray(codes), posix_codes)
+        with_top_level = set(zip(array["rank"][rows].tolist(), array["thread"][rows].tolist()))
+    return [posix_sums_of_trace(leaf.path, leaf.rank, leaf.thread, project.partial,
+                                (leaf.rank, leaf.thread) in with_top_level)
             for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
