@@ -15,12 +15,13 @@ What each layer's bytes are:
 - POSIX: `size`, the call's result, the bytes it did (0 where it failed);
   `requested` is what it asked for (calls.POSIX_ASKED_ATTRIBUTE).
 """
+import warnings
 from dataclasses import dataclass
 
 from . import native
-from .calls import (FILE_OPENS, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, POSIX_LAYER,
-                    file_access, layer_of)
-from .events import Event
+from .calls import (FILE_OPENS, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, POSIX_LAYER, READ,
+                    WRITE, file_access, layer_of)
+from .errors import TraceDamageWarning
 
 
 @dataclass(frozen=True)
@@ -125,21 +126,22 @@ def has_nested_block(path):
 
 def posix_sums_of_trace(path, rank, thread, partial=False, top_level=True):
     """{(rank, op): [bytes done, calls]} of the POSIX reads and writes of one
-    trace (a path and plain values: a Dask task runs it too). A trace with
-    no <Nested> block is read for its POSIX calls only (the reader skips the
-    others unparsed), and not at all when top_level says its top-level calls
-    hold none; one with blocks is read whole, to walk them."""
+    trace, at every depth (a path and plain values: a Dask task runs it too).
+    Summed in C++ (native.sum_call_bytes), without an Event per call. A trace
+    with no <Nested> block is read for its POSIX calls only (the reader skips
+    the others unparsed), and not at all when top_level says its top-level
+    calls hold none; one with blocks is read whole, to walk them."""
     if not POSIX_CALLS:
         return {}
     nested = has_nested_block(path)
     if not nested and not top_level:
         return {}
     names = [] if nested else sorted(POSIX_CALLS)
-    reader = native.TraceReader(path, names, None, None, partial)
-    events = (Event._from_raw(raw, rank, thread) for raw in reader)
-    sums = {}
-    for access in accesses_of_events(events, rank, thread, (POSIX_LAYER,)):
-        entry = sums.setdefault((access.rank, access.op), [0, 0])
-        entry[0] += access.done
-        entry[1] += 1
-    return sums
+    reads = sorted(name for name in POSIX_CALLS if file_access(name) == READ)
+    writes = sorted(name for name in POSIX_CALLS if file_access(name) == WRITE)
+    sums = native.sum_call_bytes(path, names, reads, writes, partial)
+    if sums["damage"]:
+        warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                      f"{sums['damage']}", TraceDamageWarning, stacklevel=3)
+    return {(rank, op): [bytes_done, calls] for op in (READ, WRITE)
+            for bytes_done, calls in [sums[op]] if calls}

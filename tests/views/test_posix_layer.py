@@ -319,3 +319,40 @@ def test_view_opens_with_the_nested_posix_calls_shown(posix_run, hdtrace_command
     nested = [call for call in posix_run.calls if call.depth == 1]
     assert counted[1] == len(nested)
     assert counted[0] == len(posix_run.calls) - len(nested)
+
+
+def write_trace(path, body):
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
+                    f"<Program timeAdjustment='{tracegen.TIME_ADJUSTMENT}'>\n{body}")
+
+
+def test_posix_sums_count_every_depth_and_refuse_a_bad_size(tmp_path):
+    from hdtrace import io_layers
+    from hdtrace.errors import TraceDamageWarning
+    trace = tmp_path / "deep.trc"
+    body = ("<pwrite fid='0' offset='0' asked='5' size='5' time='0.1' end='0.2'/>\n"
+            "<Nested>\n"
+            "  <Nested>\n"
+            "    <pread fid='0' offset='0' asked='7' size='7' time='0.31' end='0.32'/>\n"
+            "  </Nested>\n"
+            "  <Allreduce size='8' cid='0' count='1' tid='1' time='0.305' end='0.33'/>\n"
+            "  <write fid='0' offset='5' asked='9' size='-1' errno='5' time='0.34' end='0.35'/>\n"
+            "</Nested>\n"
+            "<File_write_all fid='0' size='64' count='64' tid='1' time='0.3' end='0.4'/>\n")
+    write_trace(trace, body + "</Program>\n")
+    # The depths: a top-level call, one 1 deep, one 2 deep; a failed write moved nothing.
+    assert io_layers.posix_sums_of_trace(str(trace), 3, 0) == {(3, "write"): [5, 2],
+                                                               (3, "read"): [7, 1]}
+    cut = tmp_path / "cut.trc"
+    write_trace(cut, body + "<pwrite fid='0' offset='9' asked='4' size='4' time='0.5'")
+    with pytest.warns(TraceDamageWarning):
+        assert io_layers.posix_sums_of_trace(str(cut), 0, 0, partial=True) == \
+            {(0, "write"): [5, 2], (0, "read"): [7, 1]}
+    bad = tmp_path / "bad.trc"
+    write_trace(bad, "<Nested>\n  <pwrite fid='0' offset='0' asked='5' size='five' time='0.1' "
+                     "end='0.2'/>\n</Nested>\n<File_write fid='0' size='5' time='0.1' end='0.3'/>"
+                     "\n</Program>\n")
+    with pytest.raises(hdtrace.ReadError) as error:
+        io_layers.posix_sums_of_trace(str(bad), 0, 0)
+    assert error.value.file == str(bad) and error.value.line == 4
+    assert "size='five' is not a whole number" in str(error.value)
