@@ -53,6 +53,12 @@ const FileRecord *FileRegistry::openedPath(std::string_view name, const std::str
     return makeRecord(name, normalised, size);
 }
 
+const FileRecord *FileRegistry::known(const std::string &normalised) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = byName_.find(normalised);
+    return found != byName_.end() ? found->second : nullptr;
+}
+
 const FileRecord *FileRegistry::find(MPI_File fh) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = byHandle_.find(fh);

@@ -35,6 +35,8 @@ class FileRegistry {
     // up): the record of the normalised path, made now with the size of the
     // open descriptor fd when the path was never seen.
     const FileRecord *openedPath(std::string_view name, const std::string &normalised, int fd);
+    // The record of a normalised path, nullptr when it was never opened.
+    const FileRecord *known(const std::string &normalised);
     const FileRecord *find(MPI_File fh);  // nullptr for unknown handles
     void closed(MPI_File fh);             // before MPI_File_close
     // Changes whenever a handle is closed, so that per-thread caches know

@@ -74,7 +74,7 @@ class PosixCall {
         ended();
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
             hdtrace::TraceWriter &writer = *context_->writer;
-            const int64_t fid = context_->declare(record_);
+            const int64_t fid = record_ == &kUnopenedFile ? -1 : context_->declare(record_);
             if (writer.beginInnerState(tag, start_) == 0) {
                 writer.attribute("fid", fid);
                 writeAttributes(writer);

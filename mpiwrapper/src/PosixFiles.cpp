@@ -18,6 +18,7 @@ namespace hdtracempi {
 
 std::atomic<bool> gPosixTracing{false};
 const FileRecord kUntracedFile{};
+const FileRecord kUnopenedFile{};
 
 namespace {
 
@@ -121,7 +122,10 @@ const FileRecord *descriptorOpened(int fd, const char *path, int dirFd) {
 
 const FileRecord *fileOfFailedOpen(const char *path, int dirFd) {
     if (!path || (path[0] != '/' && dirFd != AT_FDCWD)) return &kUntracedFile;
-    return recordOfPath(path, normalisedPath(path), -1);
+    const std::string normalised = normalisedPath(path);
+    if (!gExcluded || gExcluded->excludes(normalised)) return &kUntracedFile;
+    const FileRecord *record = gRuntime->files.known(normalised);
+    return record ? record : &kUnopenedFile;
 }
 
 void descriptorClosed(int fd) {

@@ -28,8 +28,13 @@ const FileRecord *fileOfDescriptor(int fd);
 // After the C library opened path (relative to the directory of dirFd
 // unless that is AT_FDCWD) as fd: fd's record from now on, or &kUntracedFile.
 const FileRecord *descriptorOpened(int fd, const char *path, int dirFd);
-// A path that could not be opened: its record (made with size 0 when new),
-// or &kUntracedFile when it is left out or relative to another directory.
+// A file id that names no file (-1): a failed open of a path never opened,
+// as a failed MPI_File_open is written.
+extern const FileRecord kUnopenedFile;
+
+// A path that could not be opened: its record when it was opened before,
+// else &kUnopenedFile; &kUntracedFile when it is left out or relative to
+// another directory.
 const FileRecord *fileOfFailedOpen(const char *path, int dirFd);
 // Before fd is closed: forgotten, whatever it was.
 void descriptorClosed(int fd);

@@ -19,8 +19,9 @@ trace reader) need, as docs/format/project.md states it:
 - no time is negative (relative to the trace's timeAdjustment);
 - every id a trace element uses is defined: cid/newCid in the
   CommunicatorList for that rank, tid-like attributes in the rank's
-  Datatypes, fid by a File_open of the rank (but for the POSIX calls, which
-  the tools skip, nested or not: their file ids come from the .info);
+  Datatypes, fid by a File_open of the rank (but for the C library's calls,
+  which the tools skip, nested or not: their files need not be MPI files,
+  and their file ids come from the .info);
 - every <For rid/> names a request issued before it (in the same trace, or
   by another thread of the rank).
 
