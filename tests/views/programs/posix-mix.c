@@ -10,11 +10,12 @@
  * MPI call. Rank 0 also writes FWRITES records of RECORD bytes to
  * DIR/fwrite.dat with fwrite. The sizes are the test's: keep them equal. */
 #include <fcntl.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <mpi.h>
 
 enum { BLOCK = 65536, PWRITES = 5, PIECE = 100, STRIDE = 1000, FWRITES = 7, RECORD = 33 };
 
@@ -40,8 +41,7 @@ int main(int argc, char **argv) {
     if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
                       &file) != MPI_SUCCESS)
         fail("MPI_File_open");
-    MPI_File_write_at_all(file, (MPI_Offset)rank * BLOCK, data, BLOCK, MPI_BYTE,
-                          MPI_STATUS_IGNORE);
+    MPI_File_write_at_all(file, (MPI_Offset)rank * BLOCK, data, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
     MPI_File_close(&file);
 
     snprintf(path, sizeof path, "%s/pwrite-%d.dat", argv[1], rank);
