@@ -17,6 +17,7 @@ import sys
 import xml.etree.ElementTree as ElementTree
 
 import pytest
+from buildtree import cache_value
 
 import hdtrace
 from hdtrace import io_layers, plot_io
@@ -34,15 +35,12 @@ TIMEOUT = 300
 
 @pytest.fixture(scope="module")
 def run(build_dir, tmp_path_factory):
-    cache = (build_dir / "CMakeCache.txt").read_text()
-    match = re.search(r"^MPI_C_COMPILER:[A-Z]+=(.*)$", cache, re.MULTILINE)
-    assert match, f"MPI_C_COMPILER is not in {build_dir}/CMakeCache.txt"
     work = tmp_path_factory.mktemp("posix-mix")
-    program = work / "posix-mix"
-    built = subprocess.run([match.group(1), "-o", str(program), str(PROGRAM)],
-                           capture_output=True, text=True, timeout=TIMEOUT)
+    program, data = work / "posix-mix", work / "data"
+    compiler = cache_value(build_dir, "MPI_C_COMPILER")
+    built = subprocess.run([compiler, "-o", str(program), str(PROGRAM)], capture_output=True,
+                           text=True, timeout=TIMEOUT)
     assert built.returncode == 0, built.stderr
-    data = work / "data"
     data.mkdir()
     result = subprocess.run(
         [sys.executable, "-m", "hdtrace", "run", "-n", str(RANKS), "-o", "run", "--",
