@@ -356,3 +356,19 @@ def test_posix_sums_count_every_depth_and_refuse_a_bad_size(tmp_path):
         io_layers.posix_sums_of_trace(str(bad), 0, 0)
     assert error.value.file == str(bad) and error.value.line == 4
     assert "size='five' is not a whole number" in str(error.value)
+
+
+def test_slices_of_traces_with_posix_calls_read_as_the_whole_traces(posix_run):
+    pytest.importorskip("dask", reason="python3-dask is needed (scripts/install-deps)")
+    project = hdtrace.open(posix_run.project, align=False)
+    smallest = min(pathlib.Path(leaf.path).stat().st_size for leaf in project.topology)
+    frame = project.to_dask(slice_bytes=smallest // 8)
+    assert frame.npartitions >= 8 * len(project.topology.leaves) - 8
+    computed = frame.compute().sort_values(["start_ns", "rank", "thread"], kind="stable")
+    table = project.to_numpy()
+    # The rows are the top-level calls, POSIX ones outside MPI calls included,
+    # however the slices cut the <Nested> blocks.
+    assert len(computed) == len(table) == len(posix_run.top_level())
+    for column in ("rank", "thread", "name", "start_ns", "end_ns", "size", "fid", "offset"):
+        assert computed[column].tolist() == table[column].tolist(), column
+    assert layers_of(hdtrace.stats(frame)) == expected_layers(posix_run)
