@@ -449,7 +449,8 @@ def parse_trc(path: pathlib.Path) -> Trace:
 
 
 def parse_trc_prefix(path: pathlib.Path) -> list[ET.Element]:
-    """The complete top-level elements of a trace that may be cut short."""
+    """The complete top-level elements of a trace that may be cut short, as
+    Trace.elements gives them (POSIX states left out)."""
     parser = ET.XMLPullParser(events=("start", "end"))
     elements, depth = [], 0
     try:
@@ -463,7 +464,7 @@ def parse_trc_prefix(path: pathlib.Path) -> list[ET.Element]:
                     elements.append(element)
     except ET.ParseError:
         pass
-    return elements
+    return without_posix(elements)
 
 
 def _timed(element: ET.Element) -> bool:
