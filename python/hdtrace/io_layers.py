@@ -108,9 +108,13 @@ def project_accesses(project, layers=(MPI_LAYER, POSIX_LAYER)):
 
 
 def has_nested_block(path):
-    """Whether a trace has a <Nested> block: a search of its bytes, much
-    faster than parsing, so that of the traces whose top-level calls hold
-    no POSIX call only those that nest anything are walked call by call."""
+    """Whether a trace may have a <Nested> block: for an XML trace a search of
+    its bytes, much faster than parsing, so that of the traces whose
+    top-level calls hold no POSIX call only those that nest anything are
+    walked call by call. A compact trace's blocks are not text to search
+    for: it is taken to have them, and is walked."""
+    if native.trace_form(path) == "compact":
+        return True
     marker = b"<Nested>"
     overlap = len(marker) - 1
     with open(path, "rb") as trace:
