@@ -3,14 +3,13 @@ with HDTRACE_FORMAT=xml and once with HDTRACE_FORMAT=compact; every compact
 trace, converted by hdtrace-compact-to-xml, must be the XML run's trace of
 the same rank and thread byte for byte once what differs between two runs
 is masked (times, timeAdjustment, the runs' own directories)."""
-import os
-import pathlib
 import re
 import subprocess
 
 import pytest
 
 import tracecheck
+from tool_trees import built_tool_or_fail
 
 TIMES = re.compile(r"(time|end|timeAdjustment)='[^']*'")
 # The .info's clock measurements: when, and what they found.
@@ -45,15 +44,7 @@ def masked(text, run):
 
 
 def converter(build_dir):
-    """The MPICH tree has no reader: the tool comes from
-    HDTRACE_TOOLS_BUILD_DIR then, as for the other tools."""
-    trees = [build_dir, os.environ.get("HDTRACE_TOOLS_BUILD_DIR")]
-    tools = [pathlib.Path(tree) / "reader" / "hdtrace-compact-to-xml" for tree in trees if tree]
-    tool = next((tool for tool in tools if tool.is_file()), None)
-    if tool is None:
-        pytest.fail(f"hdtrace-compact-to-xml is in none of {[str(t) for t in tools]}: build "
-                    "the Open MPI tree, and set HDTRACE_TOOLS_BUILD_DIR to it for the MPICH tree")
-    return tool
+    return built_tool_or_fail(build_dir, "reader/hdtrace-compact-to-xml")
 
 
 @pytest.mark.parametrize("program,ranks,env,preload", CASES,
