@@ -241,6 +241,9 @@ def python_sets(dialect, kinds):
         ('FILE_OPENS', dialect.tags(opens_file=True), 'Calls that open a file (its fid and name).'),
         ('FILE_DELETES', dialect.tags(deletes_file=True),
          'Calls that delete a file by name (its fid, which need not be open).'),
+        ('POSIX_CALLS', dialect.tags(layer='posix'),
+         'C library calls on files (the POSIX layer), written below the MPI call that made '
+         'them.'),
         ('WINDOW_CONSTRUCTORS', dialect.tags(creates_window=True),
          'Calls that make a one-sided window (its wid).'),
         ('WINDOW_DESTRUCTORS', dialect.tags(frees_window=True),
@@ -326,6 +329,8 @@ ROLE_TEXT = [
     ('frees_window', lambda v: f'frees window `{v}`'),
     ('deletes_file', lambda v: f'deletes file `{v}`'),
     ('creates_communicator', lambda v: f'new communicator `{v}`'),
+    ('layer', lambda v: 'C library call (POSIX layer)'),
+    ('written_on_failure', lambda v: f'`{v}` only when it failed'),
     ('logged', lambda v: 'only with HDTRACE_ALL_FUNCTIONS=1' if v == 'all-functions'
      else 'never written'),
 ]

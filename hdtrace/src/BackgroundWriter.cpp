@@ -7,6 +7,8 @@
 
 #include <atomic>
 
+#include <hdtrace/TracerIo.hpp>
+
 namespace hdtrace {
 namespace {
 
@@ -68,6 +70,8 @@ bool BackgroundWriter::start() {
 
 void *BackgroundWriter::threadMain(void *) {
     pthread_setname_np(pthread_self(), "hdtrace-writer");
+    // Everything this thread does is the tracer's own I/O.
+    TracerIoScope tracerIo;
     // Not bound to the core of the thread that started it (MPI launchers bind
     // each rank to one): on a CPU of its own the kernel's copy of the trace
     // neither takes the rank's time nor evicts the rank's caches. The kernel

@@ -9,6 +9,7 @@
 #include <hdtrace/Format.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/TracerIo.hpp>
 
 #include "CompactEncoder.hpp"
 #include "CompactItems.hpp"
@@ -72,6 +73,9 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     const bool compact = options.format == TraceOptions::Format::Compact;
     writer->tracePath_ = base + std::string(compact ? kCompactTraceSuffix : kXmlTraceSuffix);
     writer->infoPath_ = base + std::string(kInfoSuffix);
+    // The files are the tracer's: a layer tracing the program's file calls
+    // must not take them (nor the prolog written below) for the program's.
+    TracerIoScope tracerIo;
 
     // A compact trace's file is created by its encoder, below.
     writer->traceFd_ = compact ? -1 : openForWriting(writer->tracePath_);
@@ -169,6 +173,42 @@ int TraceWriter::endStateSlow(Timestamp end) {
     else
         writeState(frame, frameDepth, end);
     if (frameDepth == 0 && forceFlush_) return flush();
+    return failed_ ? EIO : 0;
+}
+
+int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
+    innerFrameDepth_ = 0;
+    if (depth_ == 0) return beginState(name, start);
+    if (closed_) return EBADF;
+    if (depth_ >= HD_LOG_MAX_DEPTH) return EOVERFLOW;
+    int parent = depth_ - 1;
+    while (parent >= 0 && !frameWritten_[parent])
+        --parent;
+    const bool written = parent >= 0 && enabled_ && !failed_;
+    frameWritten_[depth_] = written ? writeMode_ : kNotWritten;
+    if (written)
+        openFrame(frames_[depth_], name, start);
+    else
+        ++droppedStates_;
+    innerFrameDepth_ = parent + 1;
+    ++depth_;
+    return 0;
+}
+
+int TraceWriter::endInnerState(Timestamp end) {
+    if (innerFrameDepth_ == 0) return endState(end);
+    if (closed_) return EBADF;
+    if (depth_ == 0) return EPERM;
+    const int frameIndex = --depth_;
+    if (!frameWritten_[frameIndex]) return 0;
+    Frame &frame = frames_[frameIndex];
+    if (frame.childOpen) endElement();
+    // Rendered at the depth below its written parent, into that parent's
+    // nested states (frames between them are not written).
+    if (compact_)
+        writeCompactState(frame, innerFrameDepth_, end);
+    else
+        writeState(frame, innerFrameDepth_, end);
     return failed_ ? EIO : 0;
 }
 

@@ -110,6 +110,8 @@ Config readConfig(bool reportProblems) {
     readClock(config.tscClock, reportProblems);
     readClockSync(config.clockSync, reportProblems);
     readFormat(config.compact, reportProblems);
+    readSwitch("HDTRACE_POSIX", config.posix, reportProblems);
+    if (const char *exclude = std::getenv("HDTRACE_POSIX_EXCLUDE")) config.posixExclude = exclude;
     return config;
 }
 

@@ -23,6 +23,12 @@ struct Config {
     bool clockSync = true;
     // HDTRACE_FORMAT: xml (default) or compact (docs/format/compact.md).
     bool compact = false;
+    // --- The POSIX layer (PosixFiles.hpp). HDTRACE_POSIX: trace the C
+    // library's file calls (1, default) or not (0). HDTRACE_POSIX_EXCLUDE:
+    // directories, separated by ':', whose files are not traced, beside
+    // the defaults (/proc, /sys, /dev, the MPI libraries' session files).
+    bool posix = true;
+    std::string posixExclude;
 };
 
 // Reads the environment. A value that is not valid (a switch that is not 0

@@ -1,6 +1,9 @@
-// FileRegistry: file ids (docs/format/info.md). One id per file name, kept
-// when the name is opened again; open handles map to that id. Each handle
-// also holds the rid of its pending split collective (section 2.3.7).
+// FileRegistry: file ids (docs/format/info.md). One id per file, known by
+// its normalised path (FilePaths.hpp), kept when the file is opened again,
+// whether through MPI_File_open or the C library (the POSIX layer); open
+// handles map to that id. The File line names the file as it was first
+// named. Each handle also holds the rid of its pending split collective
+// (section 2.3.7).
 #pragma once
 
 #include <atomic>
@@ -8,6 +11,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include <mpi.h>
@@ -27,6 +31,12 @@ class FileRegistry {
     // The record of a name (MPI_File_delete, a failed open); made with size
     // 0 when makeIfMissing and the name was never seen, else nullptr.
     const FileRecord *named(const char *name, bool makeIfMissing);
+    // A file the C library opened (or a descriptor whose path was looked
+    // up): the record of the normalised path, made now with the size of the
+    // open descriptor fd when the path was never seen.
+    const FileRecord *openedPath(std::string_view name, const std::string &normalised, int fd);
+    // The record of a normalised path, nullptr when it was never opened.
+    const FileRecord *known(const std::string &normalised);
     const FileRecord *find(MPI_File fh);  // nullptr for unknown handles
     void closed(MPI_File fh);             // before MPI_File_close
     // Changes whenever a handle is closed, so that per-thread caches know
@@ -38,7 +48,7 @@ class FileRegistry {
     int64_t endSplit(MPI_File fh);  // -1 when none was pending
 
   private:
-    const FileRecord *makeRecord(const std::string &name, int64_t size);
+    const FileRecord *makeRecord(std::string_view name, const std::string &key, int64_t size);
 
     struct OpenFile {
         const FileRecord *record = nullptr;

@@ -33,14 +33,14 @@ void completeTracesOfTracedProcess() {
 }
 
 int processManagerSocket() {
-    const char* text = std::getenv("PMI_FD");
+    const char *text = std::getenv("PMI_FD");
     if (text == nullptr || *text == '\0') return -1;
-    char* end = nullptr;
+    char *end = nullptr;
     const long fd = std::strtol(text, &end, 10);
     return (*end == '\0' && fd >= 0 && fd <= 1 << 20) ? static_cast<int>(fd) : -1;
 }
 
-bool isAbortRequest(int fd, const void* data, size_t size) {
+bool isAbortRequest(int fd, const void *data, size_t size) {
     static constexpr char kAbort[] = "cmd=abort";
     const int socket = gProcessManagerSocket.load(std::memory_order_relaxed);
     return fd == socket && socket >= 0 && size >= sizeof kAbort - 1 &&
@@ -48,6 +48,10 @@ bool isAbortRequest(int fd, const void* data, size_t size) {
 }
 
 }  // namespace
+
+void beforeWrite(int fd, const void *data, size_t size) {
+    if (isAbortRequest(fd, data, size)) completeTracesOfTracedProcess();
+}
 
 void completeTracesOnExit() {
     gProcessManagerSocket.store(processManagerSocket(), std::memory_order_relaxed);
@@ -64,12 +68,4 @@ extern "C" void _exit(int status) {
 }
 extern "C" void _Exit(int status) {
     hdtracempi::endProcess(status);
-}
-
-// The C library's write under its other name, so that this definition does
-// not call itself. The check costs one comparison of the descriptor.
-extern "C" ssize_t __write(int fd, const void* data, size_t size);
-extern "C" ssize_t write(int fd, const void* data, size_t size) {
-    if (hdtracempi::isAbortRequest(fd, data, size)) hdtracempi::completeTracesOfTracedProcess();
-    return __write(fd, data, size);
 }

@@ -8,6 +8,8 @@
 //   nothing in the process runs after that write.
 #pragma once
 
+#include <cstddef>
+
 namespace hdtracempi {
 
 // Called once tracing started: from then on, in this process (not in a
@@ -15,5 +17,10 @@ namespace hdtracempi {
 // abort request to the PMI socket, first write every complete element of
 // every open trace and close its XML.
 void completeTracesOnExit();
+
+// Before every write(2) of the process (the POSIX layer's write): when it
+// is the abort request to the process manager's socket, the traces are
+// completed first. Costs one comparison of the descriptor.
+void beforeWrite(int fd, const void *data, size_t size);
 
 }  // namespace hdtracempi

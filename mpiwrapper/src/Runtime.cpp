@@ -14,6 +14,7 @@
 #include "ClockSync.hpp"
 #include "InfoLines.hpp"
 #include "NodeRanks.hpp"
+#include "PosixFiles.hpp"
 #include "ProcessExit.hpp"
 #include "TestHooks.hpp"
 #include "ThreadContext.hpp"
@@ -251,10 +252,12 @@ void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp in
     hdtrace::installCrashHandlers();
     completeTracesOnExit();
     gTracing.store(true, std::memory_order_release);
+    startPosixLayer(gRuntime->config);
 }
 
 void stopTracing() {
     if (!gTracing.exchange(false, std::memory_order_acq_rel)) return;
+    stopPosixLayer();
     std::lock_guard<std::mutex> lock(gContextsMutex);
     for (ThreadContext *context : *gContexts) {
         if (gRuntime->config.verbose)

@@ -79,6 +79,9 @@ struct ThreadContext {
         return fileSlow(handle);
     }
     int64_t declare(const FileRecord *file);
+    // The POSIX layer's last file, already declared: a loop of calls on one
+    // file skips the lookup in declaredFiles_.
+    const FileRecord *lastPosixFile = nullptr;
     int64_t declare(const CommRecord *comm);
 
     // One-sided communication: the window's record (nullptr when unknown),

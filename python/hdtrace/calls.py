@@ -133,6 +133,25 @@ def family_of(name):
     return FILE_IO if name.startswith("File_") else OTHER
 
 
+# --- Layers: the MPI calls, and the POSIX and stdio calls beneath or beside them
+
+MPI_LAYER, POSIX_LAYER = "MPI", "POSIX"
+#: The C library calls on files (open, pwrite, fwrite, ...): a trace holds
+#: them inside the <Nested> block of the MPI call that made them, or at the
+#: top level when no MPI call was running.
+POSIX_CALLS = _dialect.POSIX_CALLS
+#: A POSIX read's or write's `size` is the bytes it did (its result; 0
+#: where it failed), and this attribute the bytes it asked for. An MPI
+#: call's `size` is what it asked for: the trace has no count of what it did.
+POSIX_ASKED_ATTRIBUTE = "asked"
+
+
+def layer_of(name):
+    """POSIX_LAYER for a POSIX or stdio call, MPI_LAYER for every other call
+    (MPI calls, and the states a program writes through libhdtrace)."""
+    return POSIX_LAYER if name in POSIX_CALLS else MPI_LAYER
+
+
 # --- Attributes that refer to ids defined elsewhere
 
 #: Attributes holding a communicator id (cid) of the rank's CommunicatorList.

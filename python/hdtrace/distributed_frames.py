@@ -13,6 +13,7 @@ import numpy as np
 from . import native
 from .calls import MATCHED_PROBES, MATCHED_RECEIVES
 from .frames import DEFAULT_SLICE_BYTES, import_dask, run_of
+from .io_layers import posix_sums_of_trace
 from .messages import (PartRows, combine_matches, match_messages as match_in_process,
                        match_posts, posts_of_part, route, settle_slice)
 from .project import Project, open as open_project
@@ -58,10 +59,19 @@ def _stats_of_part(part):
                       side["open_fid"], side["open_name"])
 
 
+def _posix_of_trace(spec):
+    return posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial)
+
+
 def frame_stats(run):
     dask = import_dask()[0]
-    parts = dask.compute(*[dask.delayed(_stats_of_part, pure=True)(read) for read in run.reads])
-    return combine_stats(parts)
+    parts = [dask.delayed(_stats_of_part, pure=True)(read) for read in run.reads]
+    # The POSIX calls nested in <Nested> blocks are not rows of the frame:
+    # one task per trace (its first slice's spec) walks them.
+    posix = [dask.delayed(_posix_of_trace, pure=True)(spec) for spec in run.specs
+             if spec.slice_index == 0]
+    computed = dask.compute(*parts, *posix)
+    return combine_stats(computed[:len(parts)], computed[len(parts):])
 
 
 # --- match_messages

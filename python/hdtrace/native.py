@@ -79,6 +79,11 @@ def fill_table(*args, **kwargs):
     return _core.fill_table(*args, **kwargs)
 
 
+def sum_call_bytes(*args, **kwargs):
+    """The bytes and the number of named reads and writes at every depth of a trace."""
+    return _core.sum_call_bytes(*args, **kwargs)
+
+
 def read_run_table(*args, **kwargs):
     """Every trace of a project in one table, read in C++ (hdtrace/reader/RunTable.hpp)."""
     return _core.read_run_table(*args, **kwargs)

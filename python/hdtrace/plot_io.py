@@ -13,13 +13,24 @@ pointer, the program's explicit offset (etype units of the view) for the
 *_at calls. Calls with no offset in the trace (shared and ordered file
 pointers, nonblocking calls of the original implementation) are counted in
 IoAccesses.without_offset and left out.
+
+Layers: the MPI-IO calls the program made (the default), the POSIX and
+stdio reads and writes that reached the file system (nested under MPI calls
+or not: the access pattern after the MPI library's collective buffering and
+data sieving), or both in the same panels. A POSIX access is the bytes its
+call did at the offset it used (a byte offset), drawn with a dashed black
+edge over its rank's colour.
 """
 import math
 import os
 from dataclasses import dataclass, field
 
-from .calls import FILE_OPENS, READ, WRITE, file_access
+from .calls import MPI_LAYER, POSIX_LAYER, READ, WRITE
 from .export.atomic import write_atomically
+from .io_layers import accesses_of_events
+
+#: The choices of `hdtrace plot-io --layer`: the layers each draws.
+LAYER_CHOICES = {"mpi": (MPI_LAYER,), "posix": (POSIX_LAYER,), "both": (MPI_LAYER, POSIX_LAYER)}
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,7 @@ class Access:
     start: float     # seconds since the run's first call
     end: float
     call: str        # the call's name, e.g. File_write_at
+    layer: str = MPI_LAYER  # calls.MPI_LAYER or calls.POSIX_LAYER
 
 
 @dataclass
@@ -48,55 +60,39 @@ class IoAccesses:
         return sorted({access.rank for access in self.accesses})
 
 
-def _offset_and_size(event):
-    """(offset, size) of a read or write call, or None when the trace has no offset."""
-    attrs = event.attrs
-    if "offset" in attrs and "size" in attrs:
-        return int(attrs["offset"]), int(attrs["size"])
-    for child in event.elements:  # split collectives: <Data offset= size=>
-        if child.name == "Data" and "offset" in child.attrs and "size" in child.attrs:
-            return int(child.attrs["offset"]), int(child.attrs["size"])
-    return None
-
-
-def collect_accesses(project):
-    """The file accesses of every trace of an hdtrace.Project (top-level calls)."""
+def collect_accesses(project, layers=(MPI_LAYER,)):
+    """The file accesses of every trace of an hdtrace.Project in the given
+    layers (MPI: the top-level MPI-IO calls; POSIX: the POSIX and stdio
+    calls, nested or not)."""
     result = IoAccesses()
     first = []
     raw = []
     for leaf in project.topology.leaves:
         if leaf.path in project.missing_traces:
             continue
-        file_of_fid = {}
-        leaf_first = None
-        for event in project.trace(leaf.rank, leaf.thread):
-            if event.start_ns is None:
-                continue
-            if leaf_first is None:
-                leaf_first = event.start_ns
-            name = event.name
-            if name in FILE_OPENS and "fid" in event.attrs:
-                file_of_fid[event.attrs["fid"]] = str(event.attrs.get("name", ""))
-                continue
-            op = file_access(name)
-            if op is None:
-                continue
-            where = _offset_and_size(event)
-            if where is None:
+        leaf_first = []
+
+        def calls(events):
+            for event in events:
+                if event.start_ns is not None and not leaf_first:
+                    leaf_first.append(event.start_ns)
+                yield event
+
+        events = calls(project.trace(leaf.rank, leaf.thread))
+        for access in accesses_of_events(events, leaf.rank, leaf.thread, layers):
+            if access.layer == MPI_LAYER and access.depth:
+                continue  # an MPI call inside an MPI call: the outer call is the access
+            if access.offset is None:
                 result.without_offset += 1
                 continue
-            fid = event.attrs.get("fid")
-            file_name = file_of_fid.get(fid) or f"fid {fid} of rank {leaf.rank}"
-            end_ns = event.end_ns if event.end_ns is not None else event.start_ns
-            raw.append((leaf.rank, leaf.thread, op, file_name, where[0], where[1],
-                        event.start_ns, end_ns, name))
-        if leaf_first is not None:
-            first.append(leaf_first)
+            raw.append(access)
+        first.extend(leaf_first)
     result.origin_ns = min(first) if first else 0
     origin = result.origin_ns
-    result.accesses = [Access(rank, thread, op, file_name, offset, size,
-                              (start - origin) / 1e9, (end - origin) / 1e9, name)
-                       for rank, thread, op, file_name, offset, size, start, end, name in raw]
+    result.accesses = [Access(access.rank, access.thread, access.op, access.file, access.offset,
+                              access.done, (access.start_ns - origin) / 1e9,
+                              (access.end_ns - origin) / 1e9, access.call, access.layer)
+                       for access in raw]
     return result
 
 
@@ -137,10 +133,16 @@ def rank_colour(rank, ranks):
     return palette(index % 10) if len(ranks) <= 10 else palette(index / max(len(ranks) - 1, 1))
 
 
-def _style(op, colour):
+def _style(op, colour, layer=MPI_LAYER):
     if op == WRITE:
-        return {"facecolors": [colour], "edgecolors": [colour], "linewidths": 0.8, "alpha": 0.85}
-    return {"facecolors": ["none"], "edgecolors": [colour], "linewidths": 0.8, "hatch": "///"}
+        style = {"facecolors": [colour], "edgecolors": [colour], "linewidths": 0.8,
+                 "alpha": 0.85}
+    else:
+        style = {"facecolors": ["none"], "edgecolors": [colour], "linewidths": 0.8,
+                 "hatch": "///"}
+    if layer == POSIX_LAYER:
+        style.update(edgecolors=["black"], linestyles="dashed", alpha=0.6)
+    return style
 
 
 def _box(x0, x1, y0, y1):
@@ -151,7 +153,8 @@ def plot_accesses(io, files=None):
     """A matplotlib Figure with the two panels per file.
 
     Every PolyCollection carries gid 'time-offset|<file>|<rank>|<op>' or
-    'access-map|<file>|<rank>|<op>'; an access map axes carries gid
+    'access-map|<file>|<rank>|<op>', followed by '|POSIX' for the POSIX
+    layer's accesses; an access map axes carries gid
     'access-map|<file>|width=<bytes per row>'."""
     # matplotlib is optional and heavy: loaded only to draw.
     from matplotlib.collections import PolyCollection
@@ -174,19 +177,21 @@ def plot_accesses(io, files=None):
         width = map_width(extent)
         for rank in ranks:
             colour = rank_colour(rank, ranks)
-            for op in (WRITE, READ):
-                mine = [a for a in accesses if a.rank == rank and a.op == op]
+            for layer, op in ((MPI_LAYER, WRITE), (MPI_LAYER, READ), (POSIX_LAYER, WRITE),
+                              (POSIX_LAYER, READ)):
+                mine = [a for a in accesses if a.rank == rank and a.op == op and a.layer == layer]
                 if not mine:
                     continue
+                suffix = "|POSIX" if layer == POSIX_LAYER else ""
                 boxes = [_box(a.start, a.end, a.offset, a.offset + a.size) for a in mine]
-                collection = PolyCollection(boxes, **_style(op, colour))
-                collection.set_gid(f"time-offset|{file_name}|{rank}|{op}")
+                collection = PolyCollection(boxes, **_style(op, colour, layer))
+                collection.set_gid(f"time-offset|{file_name}|{rank}|{op}{suffix}")
                 time_axes.add_collection(collection)
                 pieces = [_box(column, column + length, row, row + rows)
                           for a in mine
                           for column, row, length, rows in map_pieces(a.offset, a.size, width)]
-                collection = PolyCollection(pieces, **_style(op, colour))
-                collection.set_gid(f"access-map|{file_name}|{rank}|{op}")
+                collection = PolyCollection(pieces, **_style(op, colour, layer))
+                collection.set_gid(f"access-map|{file_name}|{rank}|{op}{suffix}")
                 map_axes.add_collection(collection)
         time_axes.autoscale_view()
         time_axes.set_title(f"{file_name}: offset over time")
@@ -202,17 +207,21 @@ def plot_accesses(io, files=None):
     handles = [Patch(facecolor=rank_colour(rank, ranks), label=f"rank {rank}") for rank in ranks]
     handles += [Patch(facecolor="grey", label="write (filled)"),
                 Patch(facecolor="none", edgecolor="grey", hatch="///", label="read (outlined)")]
+    if any(access.layer == POSIX_LAYER for access in io.accesses):
+        handles.append(Patch(facecolor="none", edgecolor="black", linestyle="dashed",
+                             label="POSIX (dashed edge)"))
     grid[0][1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                       fontsize="small")
     return figure
 
 
-def write_plot(project, output, files=None):
-    """Plots the project's file accesses into output (.svg or .png); returns the IoAccesses."""
+def write_plot(project, output, files=None, layers=(MPI_LAYER,)):
+    """Plots the project's file accesses in the given layers into output
+    (.svg or .png); returns the IoAccesses."""
     extension = os.path.splitext(output)[1].lower()
     if extension not in (".svg", ".png"):
         raise ValueError(f"{output}: the output must end in .svg or .png")
-    io = collect_accesses(project)
+    io = collect_accesses(project, layers)
     figure = plot_accesses(io, files)
     write_atomically(output, lambda out: figure.savefig(out, format=extension[1:]), mode="wb")
     return io

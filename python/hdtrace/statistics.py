@@ -4,11 +4,18 @@ functions -- per call name: calls, total, mean and max time (s), bytes: the
              sum of `size` over the calls that move data (calls.moves_data):
              a message, a collective, a file read or write, an RMA transfer.
 ranks     -- per rank: time inside MPI (sum of its top-level calls over all
-             threads), the span from its first call's start to its last call's
-             end, and the time outside MPI (span - mpi, at least 0)
+             threads, POSIX calls made outside MPI calls left out), the span
+             from its first call's start to its last call's end, and the time
+             outside MPI (span - mpi, at least 0)
 files     -- per file: bytes and operations read and written, from the
              File_read*/File_iread* and File_write*/File_iwrite* calls. The
              file's name comes from the File_open that gave its fid on that rank.
+layers    -- per I/O layer and rank, and for all ranks (rank -1): bytes and
+             calls read and written. MPI: the top-level MPI-IO calls, bytes
+             as asked (their `size`, as in files); POSIX: the POSIX and stdio
+             reads and writes, nested under MPI calls or not, bytes as done
+             (their result). The functions table has the top-level calls
+             only: a POSIX call inside an MPI call is counted in its layer.
 
 Computed in two steps, so that a table in this process and the partitions
 of a Dask frame run the same code: part_stats reduces one part of a table
@@ -19,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .calls import READ, file_access, moves_data
+from .calls import MPI_LAYER, POSIX_LAYER, READ, file_access, layer_of, moves_data
+from .io_layers import posix_sums_of_trace
 from .text_tables import format_table
 
 FUNCTION_DTYPE = np.dtype([("name", "U64"), ("calls", np.int64), ("total", np.float64),
@@ -28,6 +36,10 @@ RANK_DTYPE = np.dtype([("rank", np.int32), ("mpi", np.float64), ("outside", np.f
                        ("span", np.float64), ("calls", np.int64)])
 FILE_DTYPE = np.dtype([("file", "U256"), ("bytes_read", np.int64), ("reads", np.int64),
                        ("bytes_written", np.int64), ("writes", np.int64)])
+#: rank -1: the layer's sums over all ranks.
+LAYER_DTYPE = np.dtype([("layer", "U8"), ("rank", np.int32), ("bytes_read", np.int64),
+                        ("reads", np.int64), ("bytes_written", np.int64), ("writes", np.int64)])
+ALL_RANKS = -1
 
 
 @dataclass
@@ -35,17 +47,26 @@ class Stats:
     functions: np.ndarray  # FUNCTION_DTYPE, by total time, largest first
     ranks: np.ndarray      # RANK_DTYPE, by rank
     files: np.ndarray      # FILE_DTYPE, by file name
+    layers: np.ndarray     # LAYER_DTYPE, by layer (MPI, POSIX), then rank, all ranks last
 
     def format(self):
-        """The three tables as aligned text."""
+        """The four tables as aligned text."""
         parts = [
             "Functions", format_table(self.functions, {"total": "{:.6f}", "mean": "{:.6f}",
                                                        "max": "{:.6f}"}),
             "", "Ranks", format_table(self.ranks, {"mpi": "{:.6f}", "outside": "{:.6f}",
                                                    "span": "{:.6f}"}),
             "", "Files", format_table(self.files, {}),
+            "", "Layers (MPI: bytes asked by MPI-IO calls; POSIX: bytes done)",
+            format_table(self._layers_as_text(), {}),
         ]
         return "\n".join(parts)
+
+    def _layers_as_text(self):
+        text = self.layers.astype([(name, "U16" if name == "rank" else kind)
+                                   for name, kind in LAYER_DTYPE.descr])
+        text["rank"][self.layers["rank"] == ALL_RANKS] = "all"
+        return text
 
 
 def part_stats(names, codes, columns, open_row, open_fid, open_name):
@@ -70,13 +91,16 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
                         int(moved[code]))
                  for code, name in enumerate(names) if count[code]}
 
+    posix = np.array([layer_of(name) == POSIX_LAYER for name in names], dtype=bool)
+    in_mpi = ~posix[codes] if len(codes) else np.zeros(0, dtype=bool)
     ranks = {}
     for one in np.unique(rank).tolist():
         mask = rank == one
-        ranks[one] = (float(duration[mask].sum()), int(start_ns[mask].min()),
+        ranks[one] = (float(duration[mask & in_mpi].sum()), int(start_ns[mask].min()),
                       int(end_ns[mask].max()), int(mask.sum()))
 
-    access_of_name = [file_access(name) for name in names]
+    access_of_name = [file_access(name) if layer_of(name) == MPI_LAYER else None
+                      for name in names]
     access = {}
     for kind in ("read", "write"):
         mask = np.array([found == kind for found in access_of_name], dtype=bool)
@@ -90,8 +114,9 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
     return {"functions": functions, "ranks": ranks, "access": access, "opens": opens}
 
 
-def combine_stats(parts):
-    """The Stats of parts' sums (part_stats), parts in trace order."""
+def combine_stats(parts, posix_parts=()):
+    """The Stats of parts' sums (part_stats), parts in trace order, and of
+    the POSIX sums of traces (io_layers.posix_sums_of_trace)."""
     functions = {}
     for part in parts:
         for name, (calls, total, longest, moved) in part["functions"].items():
@@ -133,7 +158,32 @@ def combine_stats(parts):
             entry[at + 1] += calls
     files = np.array([(name, *values) for name, values in sorted(per_file.items())],
                      dtype=FILE_DTYPE)
-    return Stats(functions, ranks, files)
+
+    mpi = {}
+    for part in parts:
+        for (rank, _, kind), (size, calls) in part["access"].items():
+            _add_layer_sums(mpi, rank, kind, size, calls)
+    posix = {}
+    for sums in posix_parts:
+        for (rank, kind), (size, calls) in sums.items():
+            _add_layer_sums(posix, rank, kind, size, calls)
+    layers = np.array(_layer_rows(MPI_LAYER, mpi) + _layer_rows(POSIX_LAYER, posix),
+                      dtype=LAYER_DTYPE)
+    return Stats(functions, ranks, files, layers)
+
+
+def _add_layer_sums(sums, rank, kind, size, calls):
+    at = 0 if kind == READ else 2
+    for key in (rank, ALL_RANKS):
+        entry = sums.setdefault(key, [0, 0, 0, 0])
+        entry[at] += size
+        entry[at + 1] += calls
+
+
+def _layer_rows(layer, sums):
+    """One layer's rows: by rank, then all ranks (none when it did no I/O)."""
+    ranks = sorted(rank for rank in sums if rank != ALL_RANKS)
+    return [(layer, rank, *sums[rank]) for rank in ranks + ([ALL_RANKS] if ranks else [])]
 
 
 def stats(project):
@@ -145,4 +195,17 @@ def stats(project):
         names, codes = np.unique(array["name"], return_inverse=True)
         names = names.tolist()
     part = part_stats(names, codes, array, table.open_row, table.open_fid, table.open_name)
-    return combine_stats([part])
+    return combine_stats([part], _posix_sums(project, names, codes, array))
+
+
+def _posix_sums(project, names, codes, array):
+    """The POSIX sums of each trace. A trace whose rows hold no POSIX call
+    and that nests no call has none: it is not read again."""
+    posix_codes = [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
+    with_top_level = set()
+    if posix_codes:
+        rows = np.isin(np.asarray(codes), posix_codes)
+        with_top_level = set(zip(array["rank"][rows].tolist(), array["thread"][rows].tolist()))
+    return [posix_sums_of_trace(leaf.path, leaf.rank, leaf.thread, project.partial,
+                                (leaf.rank, leaf.thread) in with_top_level)
+            for leaf in project.topology.leaves if leaf.path not in project.missing_traces]

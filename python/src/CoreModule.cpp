@@ -18,6 +18,7 @@
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
+#include "CallBytesBinding.hpp"
 #include "ClockBinding.hpp"
 #include "ColumnReaders.hpp"
 #include "EventConversion.hpp"
@@ -264,4 +265,5 @@ PYBIND11_MODULE(_core, module) {
     hdtrace::python::bindTableFill(module);
     hdtrace::python::bindClocks(module);
     hdtrace::python::bindMessages(module);
+    hdtrace::python::bindCallBytes(module);
 }

@@ -123,7 +123,11 @@ def tracked_sources():
 
 
 def test_no_source_outside_the_definition_spells_a_call_tag():
-    tags = sorted(dialect.load().calls, key=len, reverse=True)
+    # The POSIX layer's tags are C function names, which are ordinary words
+    # in any source ("read" and "write" are also the io roles' values,
+    # "open" a function of the Python package): they are left out here.
+    tags = sorted((tag for tag, call in dialect.load().calls.items() if call.layer != "posix"),
+                  key=len, reverse=True)
     quoted = re.compile(r"""(["'])(%s)\1""" % "|".join(map(re.escape, tags)))
     spelled = []
     for path in tracked_sources():

@@ -201,6 +201,59 @@ TEST(TraceWriter, DropsNestedStatesByDefaultButCountsThem) {
     EXPECT_TRUE(root.children[0].children.empty());
 }
 
+TEST(TraceWriter, WritesInnerStatesBelowTheInnermostWrittenStateWhateverTheDepth) {
+    ScratchDirectory directory;
+    auto writer = createWriter(optionsIn(directory));  // nested depth 0
+    const Timestamp start = writer->now();
+    // At the top level: a state of its own.
+    ASSERT_EQ(writer->beginInnerState("pwrite", start), 0);
+    writer->attribute("size", int64_t{16});
+    ASSERT_EQ(writer->endInnerState(writer->now()), 0);
+    // Inside a top-level state: in its <Nested> block although depth is 0.
+    writer->beginState("File_write_all");
+    ASSERT_EQ(writer->beginInnerState("pwrite", writer->now()), 0);
+    EXPECT_TRUE(writer->isWriting());
+    writer->attribute("size", int64_t{32});
+    ASSERT_EQ(writer->endInnerState(writer->now()), 0);
+    // Inside a nested state that is not written: below the written one.
+    writer->beginState("Allreduce");
+    ASSERT_EQ(writer->beginInnerState("pread", writer->now()), 0);
+    writer->attribute("size", int64_t{64});
+    ASSERT_EQ(writer->endInnerState(writer->now()), 0);
+    writer->endState();
+    writer->endState();
+    EXPECT_EQ(writer->droppedStates(), 1u);  // the Allreduce
+    // Nothing written: states open but disabled.
+    writer->setEnabled(false);
+    writer->beginState("Barrier");
+    writer->setEnabled(true);
+    ASSERT_EQ(writer->beginInnerState("write", writer->now()), 0);
+    EXPECT_FALSE(writer->isWriting());
+    ASSERT_EQ(writer->endInnerState(writer->now()), 0);
+    writer->endState();
+    EXPECT_EQ(writer->droppedStates(), 3u);
+    const std::string path = writer->tracePath();
+    writer->close();
+
+    Element root = parseXmlFile(path);
+    ASSERT_EQ(root.children.size(), 3u);
+    EXPECT_EQ(root.children[0].name, "pwrite");
+    EXPECT_EQ(root.children[0].attributeNames(), (std::vector<std::string>{"size", "time", "end"}));
+    const Element &block = root.children[1];
+    EXPECT_EQ(block.name, "Nested");
+    ASSERT_EQ(block.children.size(), 2u);
+    EXPECT_EQ(block.children[0].name, "pwrite");
+    EXPECT_EQ(block.children[0].attribute("size"), "32");
+    EXPECT_EQ(block.children[1].name, "pread");
+    EXPECT_EQ(block.children[1].attribute("size"), "64");
+    const Element &parent = root.children[2];
+    EXPECT_EQ(parent.name, "File_write_all");
+    for (const Element &inner : block.children) {
+        EXPECT_GE(parseTime(inner.attribute("time")), parseTime(parent.attribute("time")));
+        EXPECT_LE(parseTime(inner.attribute("end")), parseTime(parent.attribute("end")));
+    }
+}
+
 // Depth 0 is the top level; writes a chain of `levels` states, each holding
 // one child state, and returns after closing them all.
 void writeChain(TraceWriter &writer, int levels) {

@@ -69,3 +69,60 @@ def test_the_hdf5_project_passes_hdtrace_check(hdf5_run, build_dir):
                              capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert f"{RANKS} trace(s) pass the PIOsim checks" in checked.stdout, checked.stdout
+
+
+def test_the_posix_writes_beneath_hdf5s_mpi_io_fill_the_file(hdf5_run):
+    """The POSIX layer under parallel HDF5 (OMPIO beneath it): every write of
+    data.h5 is made inside an MPI write call; for each collective write, the
+    ranks' POSIX writes hold at least the bytes the ranks asked MPI to write,
+    exactly those bytes when they left no hole (the chunked dataset), and
+    more only as read-modify-write (a pread of the extent first); the file
+    ends at the last byte written or the size an ftruncate set."""
+    writes = {"write", "pwrite", "writev", "pwritev"}
+    asked, written, sieved = {}, {}, {}
+    extents, truncations = [], []
+    for rank in range(RANKS):
+        base = tracecheck.trace_base(hdf5_run, PROGRAM, rank)
+        trace = tracecheck.parse_trc(base.with_suffix(".trc"))
+        info = tracecheck.parse_info(base.with_suffix(".info"))
+        data_fids = {str(fid) for fid, entry in info.files.items()
+                     if entry["name"].endswith("/data.h5")}
+        assert len(data_fids) == 1, info.files
+        pending, number = [], {}
+        for element in trace.all_elements:
+            if element.tag == "Nested":
+                pending.append(element)
+                continue
+            inner = [e for block in pending for e in block.iter()
+                     if e.tag in tracecheck.POSIX_CALLS and e.attrib.get("fid") in data_fids]
+            pending = []
+            if element.tag in tracecheck.POSIX_CALLS:
+                assert not (element.tag in writes and element.attrib["fid"] in data_fids), (
+                    f"rank {rank}: a write of data.h5 outside MPI: {element.attrib}")
+                continue
+            truncations += [int(e.attrib["size"]) for e in inner if e.tag == "ftruncate"]
+            if not element.tag.startswith("File_write"):
+                assert not [e for e in inner if e.tag in writes], (element.tag, inner)
+                continue
+            key = (element.tag, number.setdefault(element.tag, 0))
+            number[element.tag] += 1
+            asked[key] = asked.get(key, 0) + int(element.attrib["size"])
+            for e in inner:
+                if e.tag in writes:
+                    written[key] = written.get(key, 0) + int(e.attrib["size"])
+                    offset = int(e.attrib["offset"])
+                    extents.append((offset, offset + int(e.attrib["size"])))
+                elif e.tag == "pread":
+                    sieved[key] = True
+    collectives = [key for key in asked if key[0] == "File_write_at_all"]
+    assert collectives, asked
+    for key in asked:
+        assert written.get(key, 0) >= asked[key], (key, asked[key], written.get(key))
+        if written.get(key, 0) > asked[key]:
+            assert sieved.get(key), f"{key}: more written than asked without reading first"
+    assert any(written.get(key) == asked[key] for key in collectives), (asked, written)
+    # HDF5 leaves free space unwritten and sets the file's size at the end
+    # (MPI_File_set_size, an ftruncate beneath): the file ends at the last
+    # byte written or at the size it was truncated to.
+    size = (hdf5_run.parent / "data.h5").stat().st_size
+    assert max([end for _, end in extents] + truncations) == size

@@ -1,6 +1,5 @@
 """Fixtures of the libhdtracempi end-to-end tests: build the run, cache it."""
 import dataclasses
-import os
 import pathlib
 import subprocess
 import sys
@@ -10,6 +9,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tracecheck  # noqa: E402
+from tool_trees import built_tool_or_fail  # noqa: E402
 
 # Open MPI 4.1.4's OMPIO hangs in MPI_File_read_all_begin after a split
 # collective write (also without any wrapper), so the MPI-IO programs use ROMIO.
@@ -157,12 +157,7 @@ def column_readers_agree_on_every_trace(build_dir, runner):
                      for path in directory.rglob("*.trc")})
     if not traces:
         return
-    trees = [build_dir, os.environ.get("HDTRACE_TOOLS_BUILD_DIR")]
-    tools = [pathlib.Path(tree) / "tests" / "reader" / "reader_agreement" for tree in trees if tree]
-    tool = next((tool for tool in tools if tool.is_file()), None)
-    if tool is None:
-        pytest.fail(f"reader_agreement is in none of {[str(t) for t in tools]}: build the Open "
-                    "MPI tree, and set HDTRACE_TOOLS_BUILD_DIR to it for the MPICH tree")
+    tool = built_tool_or_fail(build_dir, "tests/reader/reader_agreement")
     for start in range(0, len(traces), 200):
         result = subprocess.run([str(tool), "compare", *traces[start:start + 200]],
                                 capture_output=True, text=True, timeout=600)

@@ -20,7 +20,6 @@ The merging and reading need the merger and the Python package: on the
 MPICH tree they come from HDTRACE_TOOLS_BUILD_DIR (as in test_piosim.py).
 """
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ import subprocess
 import pytest
 
 import tracecheck
+from tool_trees import hdtrace, python_env, tools_tree_or_fail
 
 NRANKS = 4
 OFFSET_NS, DRIFT_PPM = 2_000_000, 50.0
@@ -88,20 +88,6 @@ def former_events(tools, project):
     return [list(event) for event in json.loads(done.stdout)]
 
 
-def tools_or_fail(build_dir):
-    for tree in (build_dir, os.environ.get("HDTRACE_TOOLS_BUILD_DIR")):
-        if tree and os.access(pathlib.Path(tree) / "merger" / "project-merger", os.X_OK) and \
-                (pathlib.Path(tree) / "python" / "hdtrace" / "__init__.py").is_file():
-            return pathlib.Path(tree)
-    pytest.fail("no project-merger and Python package in this tree: set "
-                "HDTRACE_TOOLS_BUILD_DIR to a tree that has them, as scripts/test does for the "
-                "MPICH tree")
-
-
-def python_env(tools):
-    return dict(os.environ, PYTHONPATH=str(tools / "python"))
-
-
 def merge(tools, trace_dir):
     merged = subprocess.run([str(tools / "merger" / "project-merger"),
                              str(trace_dir / tracecheck.sanitize(PROGRAM))],
@@ -116,11 +102,6 @@ def read(tools, project, align):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
-
-
-def hdtrace(tools, *args):
-    return subprocess.run(["/usr/bin/python3", "-m", "hdtrace", *map(str, args)],
-                          env=python_env(tools), capture_output=True, text=True, timeout=120)
 
 
 def snapshot(directory):
@@ -138,7 +119,7 @@ def copy_run(source, destination):
 
 @pytest.fixture(scope="module")
 def skewed_run(runner, build_dir):
-    tools = tools_or_fail(build_dir)
+    tools = tools_tree_or_fail(build_dir)
     run = runner.run(PROGRAM, NRANKS, env={"HDTRACE_CLOCK_SKEW": SKEW_KNOB})
     run.assert_ok()
     print(f"tolerance: {tolerance_of(run)} ns")
@@ -334,7 +315,7 @@ def test_rank_with_fewer_measurements_is_still_corrected(skewed_run, tmp_path):
 
 
 def test_run_without_measurements_is_left_as_written(runner, build_dir, tmp_path):
-    tools = tools_or_fail(build_dir)
+    tools = tools_tree_or_fail(build_dir)
     run = runner.run(PROGRAM, NRANKS, env={"HDTRACE_CLOCK_SKEW": SKEW_KNOB,
                                            "HDTRACE_CLOCK_SYNC": "0"})
     run.assert_ok()

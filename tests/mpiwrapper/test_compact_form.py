@@ -3,18 +3,20 @@ with HDTRACE_FORMAT=xml and once with HDTRACE_FORMAT=compact; every compact
 trace, converted by hdtrace-compact-to-xml, must be the XML run's trace of
 the same rank and thread byte for byte once what differs between two runs
 is masked (times, timeAdjustment, the runs' own directories)."""
-import os
-import pathlib
 import re
 import subprocess
 
 import pytest
 
 import tracecheck
+from tool_trees import built_tool_or_fail
 
 TIMES = re.compile(r"(time|end|timeAdjustment)='[^']*'")
 # The .info's clock measurements: when, and what they found.
 CLOCK_FIGURES = re.compile(r"\b(time|offset|rtt)=-?[0-9]+")
+# ROMIO's shared file pointer file (its File line comes from the POSIX
+# layer): named after a number of the run.
+SHARED_POINTER_FILE = re.compile(r"\.shfp\.[0-9]+\.[0-9]+")
 
 # (program, ranks, environment, preloaded): nested calls, requests, file
 # I/O (one rank: ordered accesses of two ranks land in either order),
@@ -35,21 +37,14 @@ CASES = [
 def masked(text, run):
     text = TIMES.sub(r"\1='T'", text)
     text = CLOCK_FIGURES.sub(r"\1=N", text)
+    text = SHARED_POINTER_FILE.sub(".shfp.N", text)
     for directory in (run.work_dir, run.trace_dir, run.expect_dir):
         text = text.replace(str(directory), "<run>")
     return text
 
 
 def converter(build_dir):
-    """The MPICH tree has no reader: the tool comes from
-    HDTRACE_TOOLS_BUILD_DIR then, as for the other tools."""
-    trees = [build_dir, os.environ.get("HDTRACE_TOOLS_BUILD_DIR")]
-    tools = [pathlib.Path(tree) / "reader" / "hdtrace-compact-to-xml" for tree in trees if tree]
-    tool = next((tool for tool in tools if tool.is_file()), None)
-    if tool is None:
-        pytest.fail(f"hdtrace-compact-to-xml is in none of {[str(t) for t in tools]}: build "
-                    "the Open MPI tree, and set HDTRACE_TOOLS_BUILD_DIR to it for the MPICH tree")
-    return tool
+    return built_tool_or_fail(build_dir, "reader/hdtrace-compact-to-xml")
 
 
 @pytest.mark.parametrize("program,ranks,env,preload", CASES,

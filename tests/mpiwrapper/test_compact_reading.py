@@ -10,7 +10,6 @@ read from the compact traces are the program's.
 
 In the MPICH tree the merger and the Python package come from
 HDTRACE_TOOLS_BUILD_DIR (as in test_clocks.py)."""
-import os
 import pathlib
 import re
 import shutil
@@ -19,7 +18,7 @@ import subprocess
 import pytest
 
 import tracecheck
-from test_clocks import tools_or_fail
+from tool_trees import hdtrace, python_env, tools_tree_or_fail
 
 HERE = pathlib.Path(__file__).resolve().parent
 SVG_DATE = re.compile(r"<dc:date>[^<]*</dc:date>")
@@ -37,18 +36,6 @@ CASES = [
     ("collectives_plain", 3, {}, True, True),
     ("threads_traced", 2, {}, False, False),
 ]
-
-
-def python_env(tools):
-    return dict(os.environ, PYTHONPATH=str(tools / "python"))
-
-
-def hdtrace(tools, *args, check=True):
-    done = subprocess.run(["/usr/bin/python3", "-m", "hdtrace", *map(str, args)],
-                          env=python_env(tools), capture_output=True, text=True, timeout=300)
-    if check:
-        assert done.returncode == 0, f"hdtrace {args}: {done.stderr}"
-    return done
 
 
 def merged(tools, directory, program):
@@ -73,7 +60,7 @@ def compact_run_and_xml_twin(runner, tools, tmp_path, program, ranks, env, prelo
     for info in compact_dir.glob("*.info"):
         shutil.copy(info, xml_dir)
     for trace in sorted(compact_dir.glob("*.ctrc")):
-        hdtrace(tools, "convert", "-q", trace, "-o", xml_dir / (trace.stem + ".trc"))
+        hdtrace(tools, "convert", "-q", trace, "-o", xml_dir / (trace.stem + ".trc"), check=True)
     return run, merged(tools, compact_dir, program), merged(tools, xml_dir, program)
 
 
@@ -81,7 +68,7 @@ def compact_run_and_xml_twin(runner, tools, tmp_path, program, ranks, env, prelo
                          ids=[f"{case[0]}-{case[1]}" for case in CASES])
 def test_every_reader_reads_compact_as_xml(runner, build_dir, tmp_path, program, ranks, env,
                                           preload, expectations):
-    tools = tools_or_fail(build_dir)
+    tools = tools_tree_or_fail(build_dir)
     run, compact_project, xml_project = compact_run_and_xml_twin(runner, tools, tmp_path,
                                                                  program, ranks, env, preload)
     if expectations:
@@ -90,8 +77,9 @@ def test_every_reader_reads_compact_as_xml(runner, build_dir, tmp_path, program,
     for trace in sorted(xml_project.parent.glob("*.trc")):
         again = tmp_path / "again"
         again.mkdir(exist_ok=True)
-        hdtrace(tools, "convert", "-q", trace, "-o", again / (trace.stem + ".ctrc"))
-        hdtrace(tools, "convert", "-q", again / (trace.stem + ".ctrc"), "-o", again / trace.name)
+        hdtrace(tools, "convert", "-q", trace, "-o", again / (trace.stem + ".ctrc"), check=True)
+        hdtrace(tools, "convert", "-q", again / (trace.stem + ".ctrc"), "-o", again / trace.name,
+                check=True)
         assert (again / trace.name).read_bytes() == trace.read_bytes(), trace
     done = subprocess.run(["/usr/bin/python3", str(HERE / "compact_reading.py"),
                            str(compact_project), str(xml_project)],
@@ -104,7 +92,7 @@ def test_every_reader_reads_compact_as_xml(runner, build_dir, tmp_path, program,
         outputs = []
         for project in (compact_project, xml_project):
             target = [project.parent / written] if written else []
-            text = hdtrace(tools, *command, *target, project).stdout
+            text = hdtrace(tools, *command, *target, project, check=True).stdout
             if written:
                 text += (project.parent / written).read_text()
             # The SVG holds the time it was drawn and ids hashed from it.
@@ -115,7 +103,7 @@ def test_every_reader_reads_compact_as_xml(runner, build_dir, tmp_path, program,
 
 
 def test_check_says_how_to_get_xml_then_passes(runner, build_dir, tmp_path):
-    tools = tools_or_fail(build_dir)
+    tools = tools_tree_or_fail(build_dir)
     _, compact_project, xml_project = compact_run_and_xml_twin(
         runner, tools, tmp_path, "p2p_traced", 2, {}, False)
     done = hdtrace(tools, "check", compact_project, check=False)
@@ -126,17 +114,17 @@ def test_check_says_how_to_get_xml_then_passes(runner, build_dir, tmp_path):
     assert hdtrace(tools, "check", xml_project).returncode == 0
     # What it says to run writes the XML beside the compact traces; the
     # project then names those, and the check passes.
-    hdtrace(tools, *command.split()[1:])
+    hdtrace(tools, *command.split()[1:], check=True)
     assert sorted(p.stem for p in compact_project.parent.glob("*.trc")) == \
         sorted(p.stem for p in compact_project.parent.glob("*.ctrc"))
     for trace in compact_project.parent.glob("*.trc"):
         assert trace.read_bytes() == (xml_project.parent / trace.name).read_bytes()
-    done = hdtrace(tools, "check", compact_project)
+    done = hdtrace(tools, "check", compact_project, check=True)
     assert "2 trace(s) pass" in done.stdout
 
 
 def test_merger_writes_xml_traces_beside_compact_ones(runner, build_dir, tmp_path):
-    tools = tools_or_fail(build_dir)
+    tools = tools_tree_or_fail(build_dir)
     _, compact_project, xml_project = compact_run_and_xml_twin(
         runner, tools, tmp_path, "collectives_plain", 3, {}, True)
     done = subprocess.run([str(tools / "merger" / "project-merger"), "--xml-traces",
@@ -154,7 +142,7 @@ def test_a_killed_force_flush_run_reads_as_cut(runner, build_dir, tmp_path):
     """SIGKILL after the fourth Barrier with HDTRACE_FORCE_FLUSH=1: every call
     reads back from the compact trace, which is reported cut at its last
     frame; a strict read refuses it with the file and byte offset."""
-    tools = tools_or_fail(build_dir)
+    tools = tools_tree_or_fail(build_dir)
     run = runner.run("flush_traced", 1, args=["kill"], cached=False,
                      env={"HDTRACE_FORCE_FLUSH": "1", "HDTRACE_FORMAT": "compact"})
     assert run.result.returncode != 0, "the program was meant to be killed"
@@ -173,7 +161,9 @@ except core.ReadError as error:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     names, damage, strict = done.stdout.splitlines()
-    calls = [name for name in names.split() if name not in tracecheck.BOOKKEEPING_CALLS]
+    # the MPI calls (the program's own file I/O is in the trace too)
+    calls = [name for name in names.split()
+             if name not in tracecheck.BOOKKEEPING_CALLS and name not in tracecheck.POSIX_CALLS]
     assert calls == ["Init"] + ["Barrier"] * 4
     size = trace.stat().st_size
     assert damage.startswith(f"{trace}: byte {size}: cut after its last complete frame (frame ")

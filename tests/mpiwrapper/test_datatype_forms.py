@@ -16,7 +16,7 @@ import pytest
 
 import tracecheck
 from piosim_tools import ToolsRank
-from test_piosim import tools_build_dir
+from tool_trees import tools_tree_or_fail
 
 RANKS = 3
 PROGRAM = "constructors"
@@ -39,11 +39,7 @@ def committed_ids(run, rank):
 
 @pytest.fixture(scope="module", params=["linked", "preloaded"])
 def merged_run(request, runner, build_dir):
-    tools = tools_build_dir(build_dir)
-    if tools is None:
-        pytest.fail("no project-merger and Python package in this tree: set "
-                    "HDTRACE_TOOLS_BUILD_DIR to a tree that has them, as scripts/test does "
-                    "for the MPICH tree")
+    tools = tools_tree_or_fail(build_dir)
     preloaded = request.param == "preloaded"
     name = f"{PROGRAM}_plain" if preloaded else f"{PROGRAM}_traced"
     run = runner.run(name, RANKS, args=["."], preload=preloaded)

@@ -13,7 +13,6 @@
 import decimal
 import json
 import os
-import pathlib
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -21,6 +20,7 @@ import pytest
 
 import tracecheck
 from piosim_tools import ToolsRank
+from tool_trees import tools_tree_or_fail
 
 ROOTED_WITH_ROOT = ("Gather", "Gatherv", "Scatter", "Scatterv")
 # hdtrace/include/hdtrace/PiosimTypes.hpp
@@ -92,15 +92,6 @@ def test_seek_shared_logs_the_pointer_right_after_the_seek(runner):
 
 # ---------------------------------------------------------------- predefined types
 
-def tools_build_dir(build_dir):
-    """The tree with the merger and the Python package: this one, or HDTRACE_TOOLS_BUILD_DIR."""
-    for tree in (build_dir, os.environ.get("HDTRACE_TOOLS_BUILD_DIR")):
-        if tree and os.access(pathlib.Path(tree) / "merger" / "project-merger", os.X_OK) and \
-                (pathlib.Path(tree) / "python" / "hdtrace" / "__init__.py").is_file():
-            return pathlib.Path(tree)
-    return None
-
-
 @pytest.fixture(scope="module")
 def predefined_run(runner):
     # Open MPI's default OMPIO: its ROMIO fails MPI_File_set_view with
@@ -165,11 +156,7 @@ def test_every_predefined_type_has_size_extent_and_blocks_in_the_info(predefined
 
 def test_merged_predefined_types_are_the_tools_names_or_byte_layouts(predefined_run, build_dir,
                                                                      tmp_path):
-    tools = tools_build_dir(build_dir)
-    if tools is None:
-        pytest.fail("no project-merger and Python package in this tree: set "
-                    "HDTRACE_TOOLS_BUILD_DIR to a tree that has them, as scripts/test does "
-                    "for the MPICH tree")
+    tools = tools_tree_or_fail(build_dir)
     run, types = predefined_run
     merged = subprocess.run([str(tools / "merger" / "project-merger"),
                              str(run.trace_dir / tracecheck.sanitize(run.program))],
@@ -231,11 +218,7 @@ def test_traced_programs_pass_hdtrace_check(runner, build_dir, tmp_path, program
                                             args):
     """The test programs' runs, merged, load in the PIOsim tools as far as
     `hdtrace check` can tell (the merger's own check included)."""
-    tools = tools_build_dir(build_dir)
-    if tools is None:
-        pytest.fail("no project-merger and Python package in this tree: set "
-                    "HDTRACE_TOOLS_BUILD_DIR to a tree that has them, as scripts/test does "
-                    "for the MPICH tree")
+    tools = tools_tree_or_fail(build_dir)
     run = runner.run(program, nranks, env=env, args=args)
     run.assert_ok()
     traces = tmp_path / "traces"

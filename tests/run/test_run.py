@@ -105,11 +105,13 @@ def summary_of(stderr):
 
 
 def top_level_calls(directory):
-    """Every top-level element of every trace: (rank, tag, attributes)."""
+    """Every top-level call of every trace: (rank, tag, attributes); the
+    <Nested> blocks (the C library's calls inside MPI-IO calls) are not."""
     calls = []
     for trace in sorted(directory.glob("*.trc")):
         rank = int(trace.stem.split("_")[-2])
-        calls += [(rank, element.tag, element.attrib) for element in ET.parse(trace).getroot()]
+        calls += [(rank, element.tag, element.attrib) for element in ET.parse(trace).getroot()
+                  if element.tag != "Nested"]
     return calls
 
 

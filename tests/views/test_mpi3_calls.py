@@ -62,10 +62,18 @@ def runs(build_dir, tmp_path_factory):
 
 
 def _elements(traces):
-    """Every top-level element of every .trc of the run."""
+    """Every call element of every .trc of the run: the top-level ones and
+    those inside <Nested> blocks (the POSIX calls the MPI library made)."""
     found = []
+
+    def calls(parent):
+        for element in parent:
+            if element.tag == "Nested":
+                calls(element)
+            else:
+                found.append(element)
     for path in sorted(traces.glob("*.trc")):
-        found.extend(ElementTree.parse(path).getroot())
+        calls(ElementTree.parse(path).getroot())
     return found
 
 

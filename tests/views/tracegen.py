@@ -16,6 +16,9 @@ NONBLOCKING_TAG = 9
 NONBLOCKING_SIZE = 512
 BLOCK = 4096          # bytes each rank writes with File_write_at per iteration
 TAIL_SIZE = 100       # bytes each rank writes with File_write per iteration
+SHORT_WRITE = 60      # with posix=True: the first POSIX write under File_write does this much
+CHECKPOINT_FID = 1    # with posix=True: rank 0's file written with fwrite outside MPI calls
+CHECKPOINT_SIZE = 300
 
 
 @dataclass
@@ -51,6 +54,21 @@ class Access:
 
 
 @dataclass
+class PosixAccess:
+    """A POSIX read or write as the generator wrote it."""
+    rank: int
+    op: str        # "r" or "w"
+    name: str      # pwrite, write, fwrite, pread
+    fid: int
+    offset: int
+    asked: int
+    done: int
+    start_ns: int
+    end_ns: int
+    parent: str    # the MPI call it is nested in, "" at the top level
+
+
+@dataclass
 class GeneratedRun:
     project: str               # path of the .proj
     ranks: int
@@ -58,6 +76,7 @@ class GeneratedRun:
     calls: list                # every Call, top-level and nested
     messages: list
     accesses: list
+    posix: list = field(default_factory=list)   # PosixAccess, with posix=True
 
     def top_level(self):
         return [call for call in self.calls if call.depth == 0]
@@ -100,8 +119,28 @@ class _Clock:
         return call
 
 
+def _posix_inside(parent, pieces):
+    """Nests POSIX calls in parent, one after the other within its time.
+    pieces: (name, attrs) each; returns the Calls."""
+    step = (parent.end_ns - parent.start_ns) // (len(pieces) + 1)
+    inner = []
+    for index, (name, attrs) in enumerate(pieces):
+        start = parent.start_ns + step * index + step // 2
+        inner.append(Call(parent.rank, parent.thread, name, start, start + step // 2,
+                          dict(attrs), depth=parent.depth + 1))
+    parent.nested = parent.nested + inner
+    return inner
+
+
+def _posix_attrs(fid, offset, asked, done, errno=None):
+    attrs = {"fid": fid, "offset": offset, "asked": asked, "size": done}
+    if errno is not None:
+        attrs["errno"] = errno
+    return attrs
+
+
 def generate(directory, ranks=4, iterations=2, program="demo", second_thread_rank=0,
-             nested=True):
+             nested=True, posix=False):
     """Writes <program>.proj and one trace per rank (and a second thread on one rank).
 
     Per iteration every rank: sends MESSAGE_SIZE bytes to its right neighbour and
@@ -110,9 +149,17 @@ def generate(directory, ranks=4, iterations=2, program="demo", second_thread_ran
     nested Barrier when nested=True), writes BLOCK bytes at offset
     (iteration * ranks + rank) * BLOCK with File_write_at, reads its right
     neighbour's block with File_read_at and appends TAIL_SIZE bytes with File_write.
+
+    posix=True adds the POSIX calls (GeneratedRun.posix): under each
+    File_write_at two pwrites of half the block, under each File_read_at one
+    pread of the block, under each File_write a write that did SHORT_WRITE of
+    the TAIL_SIZE bytes it asked for, then one for the rest, and a pwrite that
+    failed (ENOSPC, nothing done); and rank 0 writes CHECKPOINT_SIZE bytes
+    with fopen, fwrite, fclose to file CHECKPOINT_FID outside any MPI call,
+    after Init and before Finalize.
     """
     os.makedirs(directory, exist_ok=True)
-    calls, messages, accesses = [], [], []
+    calls, messages, accesses, posix_accesses = [], [], [], []
     per_rank = {rank: [] for rank in range(ranks)}
     clocks = {rank: _Clock(10_000_000 + rank * 3000) for rank in range(ranks)}
 
@@ -124,11 +171,30 @@ def generate(directory, ranks=4, iterations=2, program="demo", second_thread_ran
             calls.append(inner)
         return call
 
+    def nest_posix(parent, op, pieces):
+        for inner in _posix_inside(parent, pieces):
+            attrs = inner.attrs
+            posix_accesses.append(PosixAccess(
+                parent.rank, op, inner.name, attrs["fid"], attrs["offset"], attrs["asked"],
+                attrs["size"], inner.start_ns, inner.end_ns, parent.name))
+
+    def checkpoint(rank, offset, size):
+        opened = add(clocks[rank].call(rank, 0, "fopen", 3_000,
+                                       {"fid": CHECKPOINT_FID, "mode": "w"}), rank)
+        write = add(clocks[rank].call(rank, 0, "fwrite", 9_000, _posix_attrs(
+            CHECKPOINT_FID, offset, size, size)), rank)
+        posix_accesses.append(PosixAccess(rank, "w", "fwrite", CHECKPOINT_FID, offset, size,
+                                          size, write.start_ns, write.end_ns, ""))
+        add(clocks[rank].call(rank, 0, "fclose", 2_000, {"fid": CHECKPOINT_FID}), rank)
+        return opened
+
     rids = {rank: 0 for rank in range(ranks)}
     for rank in range(ranks):
         add(clocks[rank].call(rank, 0, "Init", 50_000), rank)
         add(clocks[rank].call(rank, 0, "File_open", 20_000,
                               {"cid": 0, "name": FILE_NAME, "flags": 37, "fid": 0}), rank)
+        if posix and rank == 0:
+            checkpoint(rank, 0, CHECKPOINT_SIZE)
 
     tail_offset = {rank: ranks * iterations * BLOCK + rank * iterations * TAIL_SIZE
                    for rank in range(ranks)}
@@ -178,24 +244,41 @@ def generate(directory, ranks=4, iterations=2, program="demo", second_thread_ran
                 add(clocks[rank].call(rank, 0, "Barrier", 12_000, {"cid": 0}), rank)
         for rank in range(ranks):
             offset = (iteration * ranks + rank) * BLOCK
-            write = add(clocks[rank].call(rank, 0, "File_write_at", 200_000, {
-                "fid": 0, "offset": offset, "size": BLOCK, "count": BLOCK, "tid": 4}), rank)
+            write = clocks[rank].call(rank, 0, "File_write_at", 200_000, {
+                "fid": 0, "offset": offset, "size": BLOCK, "count": BLOCK, "tid": 4})
+            if posix:
+                half = BLOCK // 2
+                nest_posix(write, "w", [("pwrite", _posix_attrs(0, offset, half, half)),
+                                        ("pwrite", _posix_attrs(0, offset + half, half, half))])
+            add(write, rank)
             accesses.append(Access(rank, "w", offset, BLOCK, write.start_ns, write.end_ns,
                                    FILE_NAME))
             read_offset = (iteration * ranks + (rank + 1) % ranks) * BLOCK
-            read = add(clocks[rank].call(rank, 0, "File_read_at", 150_000, {
-                "fid": 0, "offset": read_offset, "size": BLOCK, "count": BLOCK, "tid": 4}), rank)
+            read = clocks[rank].call(rank, 0, "File_read_at", 150_000, {
+                "fid": 0, "offset": read_offset, "size": BLOCK, "count": BLOCK, "tid": 4})
+            if posix:
+                nest_posix(read, "r", [("pread", _posix_attrs(0, read_offset, BLOCK, BLOCK))])
+            add(read, rank)
             accesses.append(Access(rank, "r", read_offset, BLOCK, read.start_ns, read.end_ns,
                                    FILE_NAME))
-            tail = add(clocks[rank].call(rank, 0, "File_write", 80_000, {
+            tail = clocks[rank].call(rank, 0, "File_write", 80_000, {
                 "fid": 0, "offset": tail_offset[rank], "size": TAIL_SIZE, "count": TAIL_SIZE,
-                "tid": 4}), rank)
+                "tid": 4})
+            if posix:
+                at, rest = tail_offset[rank], TAIL_SIZE - SHORT_WRITE
+                nest_posix(tail, "w", [
+                    ("write", _posix_attrs(0, at, TAIL_SIZE, SHORT_WRITE)),
+                    ("write", _posix_attrs(0, at + SHORT_WRITE, rest, rest)),
+                    ("pwrite", _posix_attrs(0, at + TAIL_SIZE, 8, 0, errno=28))])
+            add(tail, rank)
             accesses.append(Access(rank, "w", tail_offset[rank], TAIL_SIZE, tail.start_ns,
                                    tail.end_ns, FILE_NAME))
             tail_offset[rank] += TAIL_SIZE
 
     for rank in range(ranks):
         add(clocks[rank].call(rank, 0, "File_close", 10_000, {"fid": 0}), rank)
+        if posix and rank == 0:
+            checkpoint(rank, CHECKPOINT_SIZE, CHECKPOINT_SIZE)
         add(clocks[rank].call(rank, 0, "Finalize", 30_000), rank)
 
     threads = {rank: 1 for rank in range(ranks)}
@@ -215,7 +298,7 @@ def generate(directory, ranks=4, iterations=2, program="demo", second_thread_ran
         _write_trace(directory, program, second_thread_rank, 1, second)
     project = os.path.join(directory, f"{program}.proj")
     _write_project(project, program, ranks, threads)
-    return GeneratedRun(project, ranks, threads, calls, messages, accesses)
+    return GeneratedRun(project, ranks, threads, calls, messages, accesses, posix_accesses)
 
 
 def _write_trace(directory, program, rank, thread, calls):

@@ -83,6 +83,13 @@ class TraceWriter final : public OpenTrace {
     }
     int endState(Timestamp end);
     int endState() { return endState(now()); }
+    // A state of the layer below the traced calls (a C library call made
+    // inside an MPI call), begun and ended with no other state between:
+    // written in the <Nested> block of the innermost open state that is
+    // written, whatever nestedDepth says, or at the top level when no state
+    // is open. Dropped when states are open but none of them is written.
+    int beginInnerState(std::string_view name, Timestamp start);
+    int endInnerState(Timestamp end);
     // An event without duration: <Event name='N' time='T'/>.
     int event(std::string_view name, Timestamp at);
     int event(std::string_view name) { return event(name, now()); }
@@ -227,6 +234,7 @@ class TraceWriter final : public OpenTrace {
     // lines: calls that enter the kernel (file I/O) find them evicted.
     int depth_ = 0;
     int nestedDepth_ = 0;
+    int innerFrameDepth_ = 0;  // the depth the open inner state is written at
     bool forceFlush_ = false;
     bool enabled_ = true;
     bool closed_ = true;  // until create() has opened both files

@@ -1,7 +1,7 @@
 """hdtrace plot-io: pictures of a run's file accesses (hdtrace.plot_io)."""
 import os
 
-from ..plot_io import write_plot
+from ..plot_io import LAYER_CHOICES, write_plot
 from ..project import open as open_project
 
 
@@ -15,6 +15,9 @@ def register(commands):
     plot.add_argument("-o", "--output", metavar="FILE.svg|FILE.png",
                       help="where to write the picture (default: the project's name with -io.svg)")
     plot.add_argument("--file", action="append", help="only this file (repeatable)")
+    plot.add_argument("--layer", choices=sorted(LAYER_CHOICES), default="mpi",
+                      help="the MPI-IO calls the program made (default), the POSIX and stdio "
+                           "calls that reached the file system, or both")
     plot.add_argument("--partial", action="store_true",
                       help="read damaged traces up to the damage (with a warning)")
     plot.set_defaults(handler=command_plot_io)
@@ -25,7 +28,7 @@ def command_plot_io(args):
     if os.path.splitext(output)[1].lower() not in (".svg", ".png"):
         raise SystemExit(f"hdtrace plot-io: {output}: the output must end in .svg or .png")
     project = open_project(args.project, partial=args.partial)
-    io = write_plot(project, output, args.file)
+    io = write_plot(project, output, args.file, LAYER_CHOICES[args.layer])
     if args.file:
         missing = sorted(set(args.file) - set(io.files()))
         if missing:

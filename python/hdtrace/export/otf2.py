@@ -17,6 +17,9 @@ This module decides what to record, in OTF2's terms; exporter/ encodes it.
   region with the all-to-all role;
 - file reads and writes with a size: IoOperationBegin / IoOperationComplete on
   one I/O handle per rank and file id, the file taken from its File_open;
+  the POSIX calls (nested under the MPI call that made them, or not) too,
+  on the handle of their file id (shared with MPI-IO), the bytes they asked
+  for at the begin and the bytes they did at the completion;
 - matched probes: Mrecv is written like Recv, Imrecv like Irecv;
 - one-sided communication: one RmaWin definition per window (the n-th window
   each rank made on a communicator is one window), RmaWinCreate at the end of
@@ -36,9 +39,10 @@ from .. import native
 from ..calls import (ALL_TO_ONE, BLOCKING_COLLECTIVES, BLOCKING_RECEIVES, BLOCKING_SENDS,
                      COLLECTIVE, COMPLETIONS, FILE_IO, FILE_OPENS, NONBLOCKING_COLLECTIVES,
                      NONBLOCKING_RECEIVES, NONBLOCKING_SENDS, ONE_SIDED_FAMILY, ONE_TO_ALL,
-                     POINT_TO_POINT, READ, RMA_ACCUMULATES, RMA_COMPARE_AND_SWAPS,
-                     RMA_COMPLETE_ALL, RMA_COMPLETE_TARGET, RMA_FETCHING_ATOMICS, RMA_GETS,
-                     RMA_PUTS, SEND_RECEIVES, WINDOW_CONSTRUCTORS, WINDOW_DESTRUCTORS, WRITE,
+                     POINT_TO_POINT, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, READ,
+                     RMA_ACCUMULATES, RMA_COMPARE_AND_SWAPS, RMA_COMPLETE_ALL,
+                     RMA_COMPLETE_TARGET, RMA_FETCHING_ATOMICS, RMA_GETS, RMA_PUTS,
+                     SEND_RECEIVES, WINDOW_CONSTRUCTORS, WINDOW_DESTRUCTORS, WRITE,
                      file_access, family_of)
 
 ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
@@ -309,7 +313,11 @@ class _RecordBuilder:
             if size is not None:
                 handle = self.handle(rank, attrs["fid"], state["files"])
                 self.io_matching += 1
-                self.add(location, IO_BEGIN, start, handle, mode, max(int(size), 0), self.io_matching)
+                # A POSIX call asked for `asked` bytes and did `size`; an MPI call's
+                # size is both (the trace has no count of what it did).
+                asked = attrs.get(POSIX_ASKED_ATTRIBUTE, size) if name in POSIX_CALLS else size
+                self.add(location, IO_BEGIN, start, handle, mode, max(int(asked), 0),
+                         self.io_matching)
                 at_end.append((IO_COMPLETE, handle, 0, max(int(size), 0), self.io_matching, 0))
 
         for child in self.children[call]:

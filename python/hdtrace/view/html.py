@@ -12,7 +12,7 @@ import json
 import os
 import re
 
-from ..calls import FAMILIES, family_of
+from ..calls import FAMILIES, POSIX_CALLS, family_of
 from ..export.atomic import write_atomically
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,6 +37,7 @@ def page_data(timeline):
             attr_text.append(text)
         attrs_column.append(index)
     moment = datetime.datetime.fromtimestamp(origin / 1e9, datetime.timezone.utc)
+    posix_codes = {code for code, name in enumerate(timeline.names) if name in POSIX_CALLS}
     return {
         "name": timeline.name,
         "originNs": str(origin),
@@ -61,6 +62,10 @@ def page_data(timeline):
             "completed": [message[4] - origin for message in timeline.messages],
         },
         "unmatched": timeline.unmatched_sends + timeline.unmatched_receives,
+        # The POSIX calls an MPI call made are the I/O that reached the file
+        # system: a run that has them opens with the nested lanes shown.
+        "nestedShown": any(depth and code in posix_codes
+                           for depth, code in zip(timeline.depth, timeline.name_index)),
     }
 
 

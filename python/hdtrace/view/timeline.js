@@ -7,7 +7,8 @@
   const data = window.HDTRACE_DATA;
   const calls = data.calls;
   const callCount = calls.row.length;
-  const FAMILY_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#a0a0a0", "#b07aa1"];
+  // In the order of the families (data.families); the POSIX calls are the last.
+  const FAMILY_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#a0a0a0", "#b07aa1", "#edc948"];
   const LABEL_WIDTH = 120;
   const AXIS_HEIGHT = 26;
   const MIN_BAR_PIXELS = 1.5;     // narrower calls are merged into their pixel column
@@ -35,7 +36,7 @@
   for (let i = 0; i < callCount; i++) if (calls.end[i] > runEnd) runEnd = calls.end[i];
 
   const state = {
-    start: 0, end: runEnd, nested: false, messages: true,
+    start: 0, end: runEnd, nested: Boolean(data.nestedShown), messages: true,
     drawn: [], messagesDrawn: 0, rowHeight: 24, dragging: null,
   };
 
@@ -366,6 +367,7 @@
   const messagesBox = document.getElementById("messages");
   function setNested(on) { state.nested = on; nestedBox.checked = on; resize(); schedule(); }
   function setMessages(on) { state.messages = on; messagesBox.checked = on; schedule(); }
+  nestedBox.checked = state.nested;
   nestedBox.addEventListener("change", () => setNested(nestedBox.checked));
   messagesBox.addEventListener("change", () => setMessages(messagesBox.checked));
   document.getElementById("reset").addEventListener("click", () => setView(0, runEnd));

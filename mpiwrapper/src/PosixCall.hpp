@@ -1,0 +1,120 @@
+// PosixCall: what a wrapper of the POSIX layer (PosixWrappers.cpp) uses to
+// record one C library call on a file as a state of the calling thread's
+// trace: inside the MPI call the thread is in (its <Nested> block), else at
+// the top level. Active only for a traced file, on a traced thread that is
+// not inside the wrapper's or the tracer's own code; errno is what the C
+// library left, whatever the recording does.
+#pragma once
+
+#include <errno.h>
+#include <stdio.h>
+
+#include <string_view>
+
+#include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/TracerIo.hpp>
+
+#include "PosixFiles.hpp"
+#include "Runtime.hpp"
+#include "ThreadContext.hpp"
+
+namespace hdtracempi {
+
+class PosixCall {
+  public:
+    // A call on an open descriptor.
+    explicit PosixCall(int fd) {
+        if (!layerOn()) return;
+        const int savedErrno = errno;
+        const FileRecord *record = fileOfDescriptor(fd);
+        if (record != &kUntracedFile) start(record);
+        errno = savedErrno;
+    }
+    // A call that opens a file: the file is known after it.
+    struct Opening {};
+    explicit PosixCall(Opening) {
+        if (!layerOn()) return;
+        const int savedErrno = errno;
+        start(nullptr);
+        errno = savedErrno;
+    }
+    // A stdio call: the stream's descriptor (fileno), looked up only when
+    // the layer is on.
+    explicit PosixCall(FILE *stream) {
+        if (!layerOn() || !stream) return;
+        const int savedErrno = errno;
+        const int fd = ::fileno(stream);
+        const FileRecord *record = fd >= 0 ? fileOfDescriptor(fd) : &kUntracedFile;
+        if (record != &kUntracedFile) start(record);
+        errno = savedErrno;
+    }
+    PosixCall(const PosixCall &) = delete;
+    PosixCall &operator=(const PosixCall &) = delete;
+
+    bool active() const { return context_ != nullptr; }
+    const FileRecord *file() const { return record_; }
+    // An opening call: the file it opened, or nullptr to write nothing.
+    void setFile(const FileRecord *record) {
+        record_ = record == &kUntracedFile ? nullptr : record;
+    }
+
+    // At once after the C library returned: the end time and its errno.
+    void ended() {
+        if (!context_ || endedAlready_) return;
+        callErrno_ = errno;
+        end_ = context_->writer->now();
+        endedAlready_ = true;
+    }
+    // Writes the state: writeAttributes(writer) adds the call's attributes
+    // after fid, then errno follows when it failed. Leaves errno as the C
+    // library did.
+    template <typename Attributes>
+    void write(std::string_view tag, bool failed, Attributes writeAttributes) {
+        if (!context_) return;
+        ended();
+        if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
+            hdtrace::TraceWriter &writer = *context_->writer;
+            int64_t fid = -1;
+            if (record_ == context_->lastPosixFile) {
+                fid = record_->id;
+            } else if (record_ != &kUnopenedFile) {
+                fid = context_->declare(record_);
+                context_->lastPosixFile = record_;
+            }
+            if (writer.beginInnerState(tag, start_) == 0) {
+                writer.attribute("fid", fid);
+                writeAttributes(writer);
+                if (failed) writer.attribute("errno", callErrno_);
+                writer.endInnerState(end_);
+            }
+        }
+        errno = callErrno_;
+    }
+    void write(std::string_view tag, bool failed) {
+        write(tag, failed, [](hdtrace::TraceWriter &) {});
+    }
+
+    static bool layerOn() {
+        return gPosixTracing.load(std::memory_order_relaxed) && !hdtrace::insideTracerIo();
+    }
+
+  private:
+    void start(const FileRecord *record) {
+        ThreadContext *context = tracedThread();
+        // internalDepth > 0: the wrapper's own code (its MPI queries, the
+        // trace written by this thread) is running, not the program's.
+        if (!context || context->internalDepth != 0) return;
+        context_ = context;
+        record_ = record;
+        start_ = context->writer->now();
+    }
+
+    ThreadContext *context_ = nullptr;
+    const FileRecord *record_ = nullptr;
+    hdtrace::Timestamp start_;
+    hdtrace::Timestamp end_;
+    int callErrno_ = 0;
+    bool endedAlready_ = false;
+};
+
+}  // namespace hdtracempi

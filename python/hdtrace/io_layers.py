@@ -1,0 +1,151 @@
+"""The file accesses of a run in both layers: the MPI-IO calls the program
+made, and the POSIX and stdio calls that reached the file system, nested
+under the MPI call that issued them or standing alone.
+
+The table (Project.to_numpy(), the C++ reader's columns) holds the top-level
+calls only, so that its rows, the message matching and the clocks are those
+of the MPI calls whatever a trace nests. The calls inside a <Nested> block
+are the children of the Event that follows the block; this module walks
+them, so that a POSIX pwrite under a File_write_all is one FileAccess with
+depth 1 and parent File_write_all.
+
+What each layer's bytes are:
+- MPI: `size`, the bytes the call asked for (the trace has no count of what
+  an MPI call did), or its <Data> child's for a split collective;
+- POSIX: `size`, the call's result, the bytes it did (0 where it failed);
+  `requested` is what it asked for (calls.POSIX_ASKED_ATTRIBUTE).
+"""
+import warnings
+from dataclasses import dataclass
+
+from . import native
+from .calls import (FILE_OPENS, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, POSIX_LAYER, READ,
+                    WRITE, file_access, layer_of)
+from .errors import TraceDamageWarning
+
+
+@dataclass(frozen=True)
+class FileAccess:
+    rank: int
+    thread: int
+    layer: str       # calls.MPI_LAYER or calls.POSIX_LAYER
+    op: str          # calls.READ or calls.WRITE
+    call: str        # the call's name, e.g. File_write_all, pwrite
+    fid: int         # -1 where the call names no file id
+    file: str        # the name its open gave the fid, else "fid N of rank R"
+    offset: object   # int, or None where the trace gives no offset
+    requested: int   # bytes asked for
+    done: int        # bytes moved (see the module's text)
+    start_ns: int    # absolute, as the events give them
+    end_ns: int
+    depth: int       # 0: a top-level call; 1: inside the <Nested> block of one ...
+    parent: str      # the name of the call whose <Nested> block holds it; "" at the top level
+
+
+def _integer(value, default):
+    return default if value is None else int(value)
+
+
+def _data_child(event):
+    for child in event.elements:  # split collectives: <Data offset= size=>
+        if child.name == "Data":
+            return child.attrs
+    return {}
+
+
+def _access(event, rank, thread, depth, parent, file_of_fid):
+    op = file_access(event.name)
+    if op is None:
+        return None
+    attrs = event.attrs
+    layer = layer_of(event.name)
+    source = attrs if "size" in attrs or layer == POSIX_LAYER else _data_child(event)
+    done = max(_integer(source.get("size"), 0), 0)
+    requested = max(_integer(attrs.get(POSIX_ASKED_ATTRIBUTE), 0), 0) \
+        if layer == POSIX_LAYER else done
+    offset = source.get("offset")
+    if layer == POSIX_LAYER and offset is not None and int(offset) < 0:
+        offset = None  # a POSIX call on a file that cannot seek: no position
+    fid = _integer(attrs.get("fid"), -1)
+    name = file_of_fid.get(fid) or f"fid {fid} of rank {rank}"
+    end_ns = event.end_ns if event.end_ns is not None else event.start_ns
+    return FileAccess(rank, thread, layer, op, event.name, fid, name,
+                      None if offset is None else int(offset), requested, done, event.start_ns,
+                      end_ns, depth, parent)
+
+
+def accesses_of_events(events, rank, thread, layers=(MPI_LAYER, POSIX_LAYER)):
+    """The file accesses of one trace's top-level Events and their nested
+    calls, in document order (a call's nested calls before it, as they are
+    written). File names come from the opens of the trace, of either layer:
+    both name their file by the same id."""
+    file_of_fid = {}
+    wanted = frozenset(layers)
+
+    def visit(event, depth, parent):
+        for child in event.nested:
+            yield from visit(child, depth + 1, event.name)
+        if event.name in FILE_OPENS and "fid" in event.attrs and "name" in event.attrs:
+            file_of_fid[int(event.attrs["fid"])] = str(event.attrs["name"])
+            return
+        access = _access(event, rank, thread, depth, parent, file_of_fid)
+        if access is not None and access.layer in wanted:
+            yield access
+
+    for event in events:
+        if event.start_ns is not None:
+            yield from visit(event, 0, "")
+
+
+def project_accesses(project, layers=(MPI_LAYER, POSIX_LAYER)):
+    """Every file access of an hdtrace.Project, trace by trace (times as the
+    project gives them: aligned when it aligns its clocks)."""
+    for leaf in project.topology.leaves:
+        if leaf.path in project.missing_traces:
+            continue
+        yield from accesses_of_events(project.trace(leaf.rank, leaf.thread), leaf.rank,
+                                      leaf.thread, layers)
+
+
+def has_nested_block(path):
+    """Whether a trace may have a <Nested> block: for an XML trace a search of
+    its bytes, much faster than parsing, so that of the traces whose
+    top-level calls hold no POSIX call only those that nest anything are
+    walked call by call. A compact trace's blocks are not text to search
+    for: it is taken to have them, and is walked."""
+    if native.trace_form(path) == "compact":
+        return True
+    marker = b"<Nested>"
+    overlap = len(marker) - 1
+    with open(path, "rb") as trace:
+        tail = b""
+        while True:
+            block = trace.read(1 << 24)
+            if not block:
+                return False
+            if marker in tail + block[:overlap] or marker in block:
+                return True
+            tail = block[-overlap:]
+
+
+def posix_sums_of_trace(path, rank, thread, partial=False, top_level=True):
+    """{(rank, op): [bytes done, calls]} of the POSIX reads and writes of one
+    trace, at every depth (a path and plain values: a Dask task runs it too).
+    Summed in C++ (native.sum_call_bytes), without an Event per call. A trace
+    with no <Nested> block is read for its POSIX calls only (the reader skips
+    the others unparsed), and not at all when top_level says its top-level
+    calls hold none; one with blocks is read whole, to walk them."""
+    if not POSIX_CALLS:
+        return {}
+    nested = has_nested_block(path)
+    if not nested and not top_level:
+        return {}
+    names = [] if nested else sorted(POSIX_CALLS)
+    reads = sorted(name for name in POSIX_CALLS if file_access(name) == READ)
+    writes = sorted(name for name in POSIX_CALLS if file_access(name) == WRITE)
+    sums = native.sum_call_bytes(path, names, reads, writes, partial)
+    if sums["damage"]:
+        warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                      f"{sums['damage']}", TraceDamageWarning, stacklevel=3)
+    return {(rank, op): [bytes_done, calls] for op in (READ, WRITE)
+            for bytes_done, calls in [sums[op]] if calls}

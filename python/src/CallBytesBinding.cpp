@@ -1,0 +1,109 @@
+#include "CallBytesBinding.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include <hdtrace/reader/Event.hpp>
+#include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceReader.hpp>
+
+namespace py = pybind11;
+using hdtrace::reader::Event;
+using hdtrace::reader::ReadError;
+using hdtrace::reader::TraceOptions;
+using hdtrace::reader::TraceReader;
+
+namespace hdtrace::python {
+namespace {
+
+struct Sum {
+    int64_t bytes = 0;
+    int64_t calls = 0;
+};
+
+class CallBytes {
+  public:
+    CallBytes(const std::string &path, const std::vector<std::string> &reads,
+              const std::vector<std::string> &writes)
+        : path_(path) {
+        for (const std::string &name : reads)
+            kind_[name] = 0;
+        for (const std::string &name : writes)
+            kind_[name] = 1;
+    }
+
+    // The event and every call nested in it, at any depth.
+    void add(const Event &event) {
+        const auto found = kind_.find(event.name);
+        if (found != kind_.end() && event.hasStart) {
+            Sum &sum = sums_[found->second];
+            sum.bytes += size(event);
+            sum.calls += 1;
+        }
+        for (const Event &child : event.children)
+            add(child);
+    }
+
+    const Sum &reads() const { return sums_[0]; }
+    const Sum &writes() const { return sums_[1]; }
+
+  private:
+    // The bytes in `size`; 0 where the call has none or failed (negative).
+    int64_t size(const Event &event) const {
+        const std::string *text = event.attribute("size");
+        if (text == nullptr) return 0;
+        int64_t value = 0;
+        const char *end = text->data() + text->size();
+        const auto [stop, error] = std::from_chars(text->data(), end, value);
+        if (error != std::errc() || stop != end)
+            throw ReadError(path_, event.line, 0,
+                            "<" + event.name + "> size='" + *text + "' is not a whole number");
+        return value > 0 ? value : 0;
+    }
+
+    std::string path_;
+    std::unordered_map<std::string, int> kind_;  // 0: a read, 1: a write
+    Sum sums_[2];
+};
+
+py::dict sumCallBytes(const std::string &path, std::vector<std::string> names,
+                      const std::vector<std::string> &reads, const std::vector<std::string> &writes,
+                      bool partial) {
+    CallBytes sums(path, reads, writes);
+    std::optional<std::string> damage;
+    {
+        py::gil_scoped_release release;
+        TraceOptions options;
+        options.filter.names = std::move(names);
+        options.partial = partial;
+        TraceReader reader(path, options);
+        Event event;
+        while (reader.next(event))
+            sums.add(event);
+        damage = reader.damage();
+    }
+    py::dict out;
+    out["read"] = py::make_tuple(sums.reads().bytes, sums.reads().calls);
+    out["write"] = py::make_tuple(sums.writes().bytes, sums.writes().calls);
+    out["damage"] = damage;
+    return out;
+}
+
+}  // namespace
+
+void bindCallBytes(py::module_ &module) {
+    module.def("sum_call_bytes", &sumCallBytes, py::arg("path"), py::arg("names"), py::arg("reads"),
+               py::arg("writes"), py::arg("partial") = false,
+               "Sums the `size` (bytes, negative as 0) and the number of the calls named in "
+               "reads and in writes, top-level and inside <Nested> blocks at any depth, of the "
+               "top-level calls the names filter keeps (empty: all): {'read': (bytes, calls), "
+               "'write': (bytes, calls), 'damage': text or None}.");
+}
+
+}  // namespace hdtrace::python

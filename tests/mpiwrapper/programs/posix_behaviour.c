@@ -1,0 +1,99 @@
+/* posix_behaviour.c: what the C library returns is what the program gets,
+ * traced or not. One rank prints each result as "r0 <what> <values>":
+ * errno of failed calls, a short read, a read interrupted by a signal
+ * (EINTR, on a FIFO), the mode open() takes as its variadic argument, and
+ * children made by fork() (writing a file) and by fork() and exec(), which
+ * are not traced. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+static void on_alarm(int signal_number) {
+    (void)signal_number;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    char buffer[1000];
+    memset(buffer, 'b', sizeof buffer);
+
+    errno = 0;
+    int fd = open("no-such-dir/missing.dat", O_RDONLY);
+    printf("r0 open-missing %d %d\n", fd, errno);
+
+    fd = open("short.dat", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    long long done = write(fd, buffer, 100);
+    errno = 0;
+    long long failed = read(fd, buffer, 10); /* opened for writing only */
+    printf("r0 read-writeonly %lld %lld %d\n", done, failed, errno);
+    close(fd);
+    fd = open("short.dat", O_RDONLY);
+    errno = 0;
+    done = read(fd, buffer, sizeof buffer);
+    printf("r0 short-read %lld %d\n", done, errno);
+    errno = 0;
+    failed = pwrite(fd, buffer, 10, 0); /* opened for reading only */
+    printf("r0 pwrite-readonly %lld %d\n", failed, errno);
+    close(fd);
+
+    /* EINTR: a read on an empty FIFO, interrupted by SIGALRM (no SA_RESTART). */
+    unlink("interrupted.fifo");
+    mkfifo("interrupted.fifo", 0600);
+    fd = open("interrupted.fifo", O_RDWR);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_alarm;
+    sigaction(SIGALRM, &action, NULL);
+    struct itimerval timer = {{0, 0}, {0, 50000}};
+    setitimer(ITIMER_REAL, &timer, NULL);
+    errno = 0;
+    failed = read(fd, buffer, 10);
+    printf("r0 fifo-read %lld %d\n", failed, errno);
+    close(fd);
+    unlink("interrupted.fifo");
+
+    /* open's third argument, taken only with O_CREAT */
+    umask(0);
+    unlink("mode.dat");
+    fd = open("mode.dat", O_CREAT | O_WRONLY, 0640);
+    struct stat status;
+    fstat(fd, &status);
+    printf("r0 open-mode %o\n", (unsigned)(status.st_mode & 0777));
+    close(fd);
+    errno = 0;
+    FILE *stream = fopen("no-such-dir/missing.txt", "r");
+    printf("r0 fopen-missing %d %d\n", stream == NULL, errno);
+
+    /* A child of fork() writes a file and ends; another runs a program. */
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        int out = open("child.dat", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        ssize_t written = write(out, buffer, 5);
+        close(out);
+        _exit(written == 5 ? 0 : 1);
+    }
+    int child_status = -1;
+    waitpid(child, &child_status, 0);
+    stat("child.dat", &status);
+    printf("r0 fork-child %d %lld\n", WEXITSTATUS(child_status), (long long)status.st_size);
+    fflush(stdout);
+    child = fork();
+    if (child == 0) {
+        execl("/bin/sh", "sh", "-c", "printf 12345 > exec.dat", (char *)NULL);
+        _exit(127);
+    }
+    waitpid(child, &child_status, 0);
+    stat("exec.dat", &status);
+    printf("r0 exec-child %d %lld\n", WEXITSTATUS(child_status), (long long)status.st_size);
+    MPI_Finalize();
+    return 0;
+}
