@@ -7,10 +7,8 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
-import pytest
-
 import tracecheck
-from test_piosim import tools_build_dir
+from tool_trees import tools_tree_or_fail
 
 RANKS = 6
 WIDTH = 2
@@ -42,11 +40,7 @@ def communicators(project: bytes) -> list:
 
 
 def test_columns_are_strided_and_merge_as_entries(runner, build_dir, tmp_path):
-    tools = tools_build_dir(build_dir)
-    if tools is None:
-        pytest.fail("no project-merger and Python package in this tree: set "
-                    "HDTRACE_TOOLS_BUILD_DIR to a tree that has them, as scripts/test does "
-                    "for the MPICH tree")
+    tools = tools_tree_or_fail(build_dir)
     run = runner.run("grid_traced", RANKS)
     checkers = run.check()  # every map read back and in its compact form
     program = tracecheck.sanitize(run.program)
