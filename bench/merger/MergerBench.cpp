@@ -2,8 +2,9 @@
 //
 // For each size it writes a run into a temporary directory: per rank one
 // .trc and one .info with the Mpi line, three File lines, 10 communicators
-// (compact maps: WORLD, SELF, dups, row/column/half/pair splits, a rotated
-// quad and an intercommunicator between neighbouring rows) and 20 datatypes
+// (compact maps as the wrapper writes them: WORLD, SELF, dups, row, column
+// (strided), half and pair splits, a rotated quad and an intercommunicator
+// between neighbouring rows) and 20 datatypes
 // (4 named, 16 derived covering the combiners of Appendix B). Every 16th rank
 // also has a second thread. The merge runs in a forked child, so that its
 // peak RSS (wait4) is the merge's alone; it starts once the run is on disk
@@ -21,6 +22,10 @@
 //                                     _INTEGER combiners, escaped names and the
 //                                     second threads repeating their rank's
 //                                     lines; for comparing two mergers' output)
+//        merger_bench --spelt-columns ... (any of the above with the column
+//                                     communicator's map written one entry per
+//                                     member, as the wrapper did before the
+//                                     strided form, instead of one strided run)
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -53,6 +58,22 @@ std::string range(long first, long count) {
 
 std::string run(long world, long local, long count) {
     return range(world, count) + "->" + range(local, count) + ";";
+}
+
+// Set by --spelt-columns.
+bool columnsSpeltOut = false;
+
+// World ranks first, first+step, ... -> local 0, 1, ...: as the wrapper
+// writes them (strided from 3 members on), or one entry per member.
+std::string steppedMap(long first, long step, long count) {
+    if (count < 3 || columnsSpeltOut) {
+        std::string map;
+        for (long k = 0; k < count; ++k)
+            map += run(first + step * k, k, 1);
+        return map;
+    }
+    return range(first, 1) + ".." + std::to_string(first + step * (count - 1)) + ":" +
+           std::to_string(step) + "->" + range(0, count) + ";";
 }
 
 std::string comm(long id, const std::string &map, const char *name,
@@ -130,10 +151,7 @@ std::string infoOf(long rank, long ranks, size_t *lines) {
     info += comm(2, run(0, 0, ranks), "");
     info += comm(3, run(row, 0, 64), "row");
     info += comm(4, run(row, 0, 64), "");
-    std::string columnMap;
-    for (long k = 0; k < ranks / 64; ++k)
-        columnMap += run(column + 64 * k, k, 1);
-    info += comm(5, columnMap, "column");
+    info += comm(5, steppedMap(column, 64, ranks / 64), "column");
     info += comm(6, run(half, 0, ranks / 2), "");
     info += comm(7, run(pair, 0, 2), "");
     info += comm(8, run(quad, 3, 1) + run(quad + 1, 0, 3), "rotated");
@@ -325,6 +343,12 @@ void benchmark(long ranks, long threadsOfRankZero) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--spelt-columns") == 0) {
+        columnsSpeltOut = true;
+        argv[1] = argv[0];
+        --argc;
+        ++argv;
+    }
     if (argc == 3 && std::strcmp(argv[1], "--threads") == 0) {
         const long threads = std::atol(argv[2]);
         if (threads < 1) {
@@ -352,8 +376,8 @@ int main(int argc, char **argv) {
     if (sizes.empty()) sizes = {1024, 4096, 16384};
     std::printf(
         "merger_bench: merge() of generated runs (10 communicators, 20 datatypes, "
-        "3 files per rank); parent RSS %ld KiB\n",
-        peakRssKiB());
+        "3 files per rank; column maps %s); parent RSS %ld KiB\n",
+        columnsSpeltOut ? "spelt out" : "strided", peakRssKiB());
     for (long ranks : sizes) {
         if (ranks < 128 || ranks % 128 != 0) {
             std::fprintf(stderr, "merger_bench: ranks must be a multiple of 128\n");

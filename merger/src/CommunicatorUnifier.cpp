@@ -23,7 +23,8 @@ struct MemberSetHash {
 bool sameMap(const RankMap &a, const RankMap &b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].world != b[i].world || a[i].local != b[i].local || a[i].length != b[i].length)
+        if (a[i].world != b[i].world || a[i].local != b[i].local || a[i].length != b[i].length ||
+            a[i].stride != b[i].stride)
             return false;
     return true;
 }
@@ -35,6 +36,7 @@ struct RankMapHash {
             hash = (hash ^ static_cast<uint64_t>(run.world)) * 1099511628211ull;
             hash = (hash ^ static_cast<uint64_t>(run.local)) * 1099511628211ull;
             hash = (hash ^ static_cast<uint64_t>(run.length)) * 1099511628211ull;
+            hash = (hash ^ static_cast<uint64_t>(run.stride)) * 1099511628211ull;
         }
         return static_cast<size_t>(hash);
     }
@@ -66,11 +68,41 @@ struct CommKeyHash {
     }
 };
 
+// Gives each member of a strided run a run of its own, as if the map had
+// been written entry by entry. Returns what is wrong, or "".
+std::string expandStridedRuns(RankMap &map, int64_t worldSize) {
+    int64_t members = 0;
+    bool strided = false;
+    for (const RankRun &run : map) {
+        members += run.length;
+        strided = strided || run.stride != 1;
+    }
+    if (!strided) return "";
+    // More members than ranks means a rank named twice or one outside the
+    // run; caught here, before a bad line could make the map huge.
+    if (members > worldSize)
+        return "the map names " + std::to_string(members) + " members, but the run has ranks 0.." +
+               std::to_string(worldSize - 1);
+    RankMap expanded;
+    expanded.reserve(static_cast<size_t>(members));
+    for (const RankRun &run : map) {
+        if (run.stride == 1) {
+            expanded.push_back(run);
+            continue;
+        }
+        for (int64_t i = 0; i < run.length; ++i)
+            expanded.push_back({run.world + i * run.stride, run.local + i, 1});
+    }
+    map.swap(expanded);
+    return "";
+}
+
 // Sorts by world rank and merges runs that continue in both world and local
-// rank, so that the one-entry-per-member maps and the compact runs
-// give the same canonical map. Returns what is wrong, or "".
+// rank, so that the one-entry-per-member maps, the compact runs and the
+// strided runs give the same canonical map. Returns what is wrong, or "".
 std::string canonicalize(RankMap &map, int64_t worldSize) {
     if (map.empty()) return "the map is empty";
+    if (std::string wrong = expandStridedRuns(map, worldSize); !wrong.empty()) return wrong;
     if (!std::is_sorted(map.begin(), map.end(),
                         [](const RankRun &a, const RankRun &b) { return a.world < b.world; }))
         std::sort(map.begin(), map.end(),

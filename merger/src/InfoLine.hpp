@@ -31,11 +31,17 @@ inline MpiConstants openMpiConstants() {
     return constants;
 }
 
-// world..world+length-1 -> local..local+length-1
+// world, world+stride, ..., world+(length-1)*stride -> local..local+length-1.
+// Only a parsed line has strides other than 1; the canonical maps the
+// unifier makes have stride 1 throughout.
 struct RankRun {
     int64_t world;
     int64_t local;
     int64_t length;
+    int64_t stride = 1;
+    int64_t lastWorld() const { return world + (length - 1) * stride; }
+    int64_t lowestWorld() const { return stride < 0 ? lastWorld() : world; }
+    int64_t highestWorld() const { return stride < 0 ? world : lastWorld(); }
 };
 using RankMap = std::vector<RankRun>;
 

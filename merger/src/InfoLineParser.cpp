@@ -97,6 +97,45 @@ std::pair<int64_t, int64_t> parseRankRange(std::string_view entry, std::string_v
     return {first, last - first + 1};
 }
 
+struct WorldRun {
+    int64_t first;
+    int64_t count;
+    int64_t stride;
+};
+
+// "a", "a..b" or the strided "a..b:s" (a, a+s, ..., b; s may be negative)
+WorldRun parseWorldRun(std::string_view entry, std::string_view text) {
+    const size_t colon = text.find(':');
+    if (colon == std::string_view::npos) {
+        const auto [first, count] = parseRankRange(entry, text, "world");
+        return {first, count, 1};
+    }
+    const std::string_view range = text.substr(0, colon);
+    const std::string_view strideText = text.substr(colon + 1);
+    const size_t dots = range.find("..");
+    if (dots == std::string_view::npos)
+        throw InfoSyntaxError("map entry '" + std::string(entry) +
+                              "': a stride needs a world range 'first..last:stride'");
+    const int64_t first = parseRank(entry, range.substr(0, dots), "world");
+    const int64_t last = parseRank(entry, range.substr(dots + 2), "world");
+    int64_t stride = 0;
+    const char *end = strideText.data() + strideText.size();
+    const auto [ptr, error] = std::from_chars(strideText.data(), end, stride);
+    // Bounded like the ranks, so that no step of the run can overflow.
+    if (strideText.empty() || error != std::errc() || ptr != end || stride < -INT32_MAX ||
+        stride > INT32_MAX)
+        throw InfoSyntaxError("map entry '" + std::string(entry) + "': '" +
+                              std::string(strideText) + "' is not a world stride");
+    if (stride == 0)
+        throw InfoSyntaxError("map entry '" + std::string(entry) + "': the world stride is 0");
+    const int64_t distance = last - first;
+    if (distance % stride != 0 || distance / stride < 0)
+        throw InfoSyntaxError("map entry '" + std::string(entry) + "': world rank " +
+                              std::to_string(last) + " is not reached from " +
+                              std::to_string(first) + " in steps of " + std::to_string(stride));
+    return {first, distance / stride + 1, stride};
+}
+
 bool startsWith(std::string_view text, std::string_view prefix) {
     return text.size() >= prefix.size() && text.substr(0, prefix.size()) == prefix;
 }
@@ -250,12 +289,12 @@ RankMap parseRankMap(std::string_view text) {
         const size_t arrow = entry.find("->");
         if (arrow == std::string_view::npos)
             throw InfoSyntaxError("map entry '" + std::string(entry) + "' has no '->'");
-        const auto [world, worldCount] = parseRankRange(entry, entry.substr(0, arrow), "world");
+        const WorldRun world = parseWorldRun(entry, entry.substr(0, arrow));
         const auto [local, localCount] = parseRankRange(entry, entry.substr(arrow + 2), "local");
-        if (worldCount != localCount)
+        if (world.count != localCount)
             throw InfoSyntaxError("map entry '" + std::string(entry) +
                                   "': the two ranges differ in length");
-        map.push_back({world, local, worldCount});
+        map.push_back({world.first, local, world.count, world.stride});
     }
     return map;
 }

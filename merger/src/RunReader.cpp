@@ -230,7 +230,7 @@ class RunBuilder {
 int64_t highestNamedRank(const RankMap &map) {
     int64_t highest = -1;
     for (const RankRun &run : map)
-        highest = std::max(highest, run.world + run.length - 1);
+        highest = std::max(highest, run.highestWorld());
     return highest;
 }
 

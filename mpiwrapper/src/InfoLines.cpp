@@ -51,14 +51,25 @@ void appendRankMap(std::string &out, const std::vector<int> &worldRankOfLocal) {
     const size_t count = worldRankOfLocal.size();
     size_t first = 0;
     while (first < count) {
-        // Extend the run while both the world and the local rank step by 1.
+        // Extend the run while the world rank keeps one step (the local rank
+        // steps by 1). A step of 1 is the plain run; another step is worth
+        // the strided form from 3 members on, as a column of a grid is.
         size_t last = first;
-        while (last + 1 < count && worldRankOfLocal[last + 1] == worldRankOfLocal[last] + 1)
+        int64_t step = 1;
+        if (first + 1 < count)
+            step = int64_t{worldRankOfLocal[first + 1]} - worldRankOfLocal[first];
+        while (last + 1 < count &&
+               int64_t{worldRankOfLocal[last + 1]} - worldRankOfLocal[last] == step)
             ++last;
+        if (step != 1 && last - first < 2) last = first;
         hdtrace::appendInteger(out, worldRankOfLocal[first]);
         if (last > first) {
             out += "..";
             hdtrace::appendInteger(out, worldRankOfLocal[last]);
+            if (step != 1) {
+                out += ':';
+                hdtrace::appendInteger(out, step);
+            }
         }
         out += "->";
         hdtrace::appendInteger(out, static_cast<int64_t>(first));

@@ -1,5 +1,8 @@
 // Communicator unification across ranks: the CommunicatorList of merged
 // hand-written runs, member by member.
+#include <fstream>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "MergerTestSupport.hpp"
@@ -134,6 +137,54 @@ TEST(Communicators, TheSeedsMapFormAndCompactRunsAgree) {
     EXPECT_EQ(communicators[1].members, (Members{"0:3:1", "1:2:1", "2:1:1", "3:0:1"}));
 }
 
+std::string contentsOf(const std::string &path) {
+    std::ifstream file(path, std::ios::binary);
+    EXPECT_TRUE(file) << path;
+    std::ostringstream contents;
+    contents << file.rdbuf();
+    return contents.str();
+}
+
+// World ranks first, first+step, ... -> local 0, 1, ...: strided or one
+// entry per member.
+std::string stepMap(int first, int step, int count, bool strided) {
+    if (strided)
+        return std::to_string(first) + ".." + std::to_string(first + (count - 1) * step) + ":" +
+               std::to_string(step) + "->0.." + std::to_string(count - 1) + ";";
+    std::string map;
+    for (int k = 0; k < count; ++k)
+        map += std::to_string(first + k * step) + "->" + std::to_string(k) + ";";
+    return map;
+}
+
+// A 4 x 3 grid: each rank's column, the column in reverse order, and an
+// intercommunicator between its column and the next one.
+std::string gridInfo(int rank, bool strided) {
+    constexpr int kWidth = 4, kHeight = 3;
+    const int column = rank % kWidth;
+    const int next = (column + 1) % kWidth;
+    const int last = column + kWidth * (kHeight - 1);
+    return standardHeader(rank, kWidth * kHeight) + "Comm map='" +
+           stepMap(column, kWidth, kHeight, strided) + "' id=2 name='column'\n" + "Comm map='" +
+           stepMap(last, -kWidth, kHeight, strided) + "' id=3 name='upwards'\n" + "Comm map='" +
+           stepMap(column, kWidth, kHeight, strided) + "' remote='" +
+           stepMap(next, kWidth, kHeight, strided) + "' id=4 name='columns'\n";
+}
+
+TEST(Communicators, StridedRunsGiveTheProjectOfOneEntryPerMember) {
+    RunDirectory strided, entries;
+    for (int rank = 0; rank < 12; ++rank) {
+        strided.addTrace("app", "h", rank, 0, gridInfo(rank, true));
+        entries.addTrace("app", "h", rank, 0, gridInfo(rank, false));
+    }
+    ASSERT_NE(gridInfo(5, true), gridInfo(5, false));
+    const std::string project = contentsOf(mergeDirectory(strided).outputPath);
+    EXPECT_EQ(project, contentsOf(mergeDirectory(entries).outputPath));
+    const auto communicators = communicatorsOf(strided.file("app.proj"));
+    EXPECT_EQ(membersOf(communicators, "column #2"), (Members{"1:0:2", "5:1:2", "9:2:2"}));
+    EXPECT_EQ(membersOf(communicators, "upwards #2"), (Members{"1:2:3", "5:1:3", "9:0:3"}));
+}
+
 TEST(Communicators, AnIntercommunicatorHasBothGroups) {
     // Groups {0,1} and {2,3}; rank 3 numbers it 3 (it made another one first).
     RunDirectory run;
@@ -216,6 +267,16 @@ TEST(Communicators, MapsThatCannotBeRightAreErrors) {
          "Comm line: communicator id=2: the map names world rank 0 twice"},
         {"Comm map='0->0;' remote='0..1->0..1;' id=2 name=''",
          "Comm line: communicator id=2: world rank 0 is in both groups"},
+        {"Comm map='1..0:-1->0..1;0->2;' id=2 name=''",
+         "Comm line: communicator id=2: the map names 3 members, but the run has ranks 0..1"},
+        {"Comm map='0..5000:5000->0..1;' id=2 name=''",
+         "Comm line: communicator id=2 names world rank 5000, far beyond the highest traced "
+         "rank 1"},
+        {"Comm map='5000..0:-5000->0..1;' id=2 name=''",
+         "Comm line: communicator id=2 names world rank 5000, far beyond the highest traced "
+         "rank 1"},
+        {"Comm map='0..0:5->0;0->1;' id=2 name=''",
+         "Comm line: communicator id=2: the map names world rank 0 twice"},
     };
     for (const auto &[line, message] : cases) {
         RunDirectory run;

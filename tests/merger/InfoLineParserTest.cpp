@@ -1,4 +1,4 @@
-// The .info line parser on every line kind, both map forms, and bad lines.
+// The .info line parser on every line kind, every map form, and bad lines.
 #include <gtest/gtest.h>
 
 #include "InfoLine.hpp"
@@ -76,6 +76,57 @@ TEST(InfoLineParser, ReadsCompactRunsAndIntercommunicators) {
     EXPECT_EQ(line.comm.remote[0].local, 1);
     EXPECT_EQ(line.comm.remote[0].length, 2);
     EXPECT_EQ(line.comm.remote[1].world, 12);
+}
+
+TEST(InfoLineParser, ReadsStridedRunsInBothDirections) {
+    const InfoLine line =
+        parse("Comm map='3..15:4->0..3;1->4;40..20:-10->5..7;9..9:7->8;' id=3 name='column'");
+    ASSERT_EQ(line.kind, InfoLine::Kind::Comm);
+    ASSERT_EQ(line.comm.map.size(), 4u);
+    const std::vector<std::vector<int64_t>> expected = {
+        {3, 0, 4, 4}, {1, 4, 1, 1}, {40, 5, 3, -10}, {9, 8, 1, 7}};
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const RankRun &run = line.comm.map[i];
+        EXPECT_EQ((std::vector<int64_t>{run.world, run.local, run.length, run.stride}), expected[i])
+            << "entry " << i;
+    }
+    EXPECT_EQ(line.comm.map[0].lastWorld(), 15);
+    EXPECT_EQ(line.comm.map[2].lastWorld(), 20);
+    EXPECT_EQ(line.comm.map[2].highestWorld(), 40);
+    EXPECT_EQ(line.comm.map[2].lowestWorld(), 20);
+}
+
+TEST(InfoLineParser, NamesWhatIsWrongWithAStridedRun) {
+    EXPECT_EQ(errorOf("Comm map='0..8:0->0..4;' id=1 name=''"),
+              "Comm line: map entry '0..8:0->0..4': the world stride is 0");
+    EXPECT_EQ(errorOf("Comm map='0..9:4->0..2;' id=1 name=''"),
+              "Comm line: map entry '0..9:4->0..2': world rank 9 is not reached from 0 in steps "
+              "of 4");
+    EXPECT_EQ(errorOf("Comm map='9..1:4->0..2;' id=1 name=''"),
+              "Comm line: map entry '9..1:4->0..2': world rank 1 is not reached from 9 in steps "
+              "of 4");
+    EXPECT_EQ(errorOf("Comm map='1..9:-4->0..2;' id=1 name=''"),
+              "Comm line: map entry '1..9:-4->0..2': world rank 9 is not reached from 1 in steps "
+              "of -4");
+    EXPECT_EQ(errorOf("Comm map='0..8:4->0..3;' id=1 name=''"),
+              "Comm line: map entry '0..8:4->0..3': the two ranges differ in length");
+    EXPECT_EQ(errorOf("Comm map='0..8:2147483648->0;' id=1 name=''"),
+              "Comm line: map entry '0..8:2147483648->0': '2147483648' is not a world stride");
+    EXPECT_EQ(errorOf("Comm map='0..8:99999999999999999999->0;' id=1 name=''"),
+              "Comm line: map entry '0..8:99999999999999999999->0': '99999999999999999999' is "
+              "not a world stride");
+    EXPECT_EQ(errorOf("Comm map='0..2147483648:2->0..1073741824;' id=1 name=''"),
+              "Comm line: map entry '0..2147483648:2->0..1073741824': '2147483648' is not a "
+              "world rank");
+    EXPECT_EQ(errorOf("Comm map='0..8:->0..4;' id=1 name=''"),
+              "Comm line: map entry '0..8:->0..4': '' is not a world stride");
+    EXPECT_EQ(errorOf("Comm map='0..8:2x->0..4;' id=1 name=''"),
+              "Comm line: map entry '0..8:2x->0..4': '2x' is not a world stride");
+    EXPECT_EQ(errorOf("Comm map='4:2->0;' id=1 name=''"),
+              "Comm line: map entry '4:2->0': a stride needs a world range "
+              "'first..last:stride'");
+    EXPECT_EQ(errorOf("Comm map='0..4->0..4:2;' id=1 name=''"),
+              "Comm line: map entry '0..4->0..4:2': '4:2' is not a local rank");
 }
 
 TEST(InfoLineParser, ReadsTypeLines) {

@@ -235,32 +235,64 @@ def parse_semicolon_list(text: str, where: str) -> list[int]:
     return [int(item) for item in items]
 
 
-def parse_map(text: str, where: str) -> list[tuple[int, int]]:
-    """A communicator map 'w->l;w1..w2->l1..l2;' as (world, local) pairs, in written order.
+def compact_map(worlds: list[int]) -> str:
+    """The map the wrapper writes for world ranks listed by local rank: runs
+    of world step 1 as w1..w2->l1..l2, runs of 3 or more members with another
+    constant world step S as w1..w2:S->l1..l2, everything else member by member."""
+    parts, first = [], 0
+    while first < len(worlds):
+        step = worlds[first + 1] - worlds[first] if first + 1 < len(worlds) else 1
+        last = first
+        while last + 1 < len(worlds) and worlds[last + 1] - worlds[last] == step:
+            last += 1
+        if step != 1 and last - first < 2:
+            last = first
+        if last == first:
+            parts.append(f"{worlds[first]}->{first};")
+        else:
+            stride = "" if step == 1 else f":{step}"
+            parts.append(f"{worlds[first]}..{worlds[last]}{stride}->{first}..{last};")
+        first = last + 1
+    return "".join(parts)
 
-    Runs must have equal lengths and step by 1, and a maximal run of
-    consecutive members must be written as one range (docs/format/info.md)."""
+
+def parse_map(text: str, where: str) -> list[tuple[int, int]]:
+    """A communicator map 'w->l;w1..w2->l1..l2;w1..w2:S->l1..l2;' as (world,
+    local) pairs, in written order.
+
+    Runs must have equal lengths, and the map must be written in its compact
+    form: a maximal run of consecutive members as one range, a run of 3 or
+    more members with another constant world step as one strided range
+    (docs/format/info.md)."""
     if not text.endswith(";"):
         raise TraceMismatch(f"{where}: map {text!r} does not end with ';'")
     pairs, runs = [], []
     for entry in text[:-1].split(";"):
-        match = re.fullmatch(r"([0-9]+)(?:\.\.([0-9]+))?->([0-9]+)(?:\.\.([0-9]+))?", entry)
-        if not match or (match.group(2) is None) != (match.group(4) is None):
+        match = re.fullmatch(r"([0-9]+)(?:\.\.([0-9]+)(?::(-?[0-9]+))?)?->([0-9]+)(?:\.\.([0-9]+))?",
+                             entry)
+        if not match or (match.group(2) is None) != (match.group(5) is None):
             raise TraceMismatch(f"{where}: bad map entry {entry!r} in {text!r}")
-        w1, l1 = int(match.group(1)), int(match.group(3))
+        w1, l1 = int(match.group(1)), int(match.group(4))
         w2 = int(match.group(2)) if match.group(2) else w1
-        l2 = int(match.group(4)) if match.group(4) else l1
-        if match.group(2) is not None and (w2 <= w1 or w2 - w1 != l2 - l1):
+        l2 = int(match.group(5)) if match.group(5) else l1
+        step = int(match.group(3)) if match.group(3) else 1
+        if match.group(2) is not None and (
+                l2 <= l1 or step == 0 or (w2 - w1) % step != 0 or (w2 - w1) // step != l2 - l1):
             raise TraceMismatch(f"{where}: map run {entry!r} has unequal or empty ranges")
-        if runs and runs[-1][1] + 1 == w1 and runs[-1][3] + 1 == l1:
+        if step == 1 and runs and runs[-1][4] == 1 and runs[-1][1] + 1 == w1 and \
+                runs[-1][3] + 1 == l1:
             raise TraceMismatch(f"{where}: map {text!r} splits the run of consecutive members "
                                 f"before {entry!r}; it must be written as one range w1..w2->l1..l2")
-        runs.append((w1, w2, l1, l2))
-        pairs.extend((w1 + k, l1 + k) for k in range(w2 - w1 + 1))
+        runs.append((w1, w2, l1, l2, step))
+        pairs.extend((w1 + k * step, l1 + k) for k in range(l2 - l1 + 1))
     worlds = [w for w, _ in pairs]
     locals_ = sorted(l for _, l in pairs)
     if len(set(worlds)) != len(worlds) or locals_ != list(range(len(pairs))):
         raise TraceMismatch(f"{where}: map {text!r} is not a bijection onto 0..n-1")
+    by_local = [w for w, _ in sorted(pairs, key=lambda pair: pair[1])]
+    if text != compact_map(by_local):
+        raise TraceMismatch(f"{where}: map {text!r} is not in its compact form "
+                            f"{compact_map(by_local)!r}")
     return pairs
 
 

@@ -5,30 +5,6 @@
  * ranks; 4 are best. */
 #include "expect.h"
 
-static void expect_constructor(const char *tag, MPI_Comm input, MPI_Comm created) {
-    ex_begin(tag);
-    ex_comm("cid", input);
-    ex_comm("newCid", created);
-    ex_end();
-}
-
-static void barrier(MPI_Comm comm, const char *name) {
-    int rc = MPI_Barrier(comm);
-    tc_say("Barrier on %s rc=%d", name, rc);
-    ex_begin("Barrier");
-    ex_comm("cid", comm);
-    ex_end();
-}
-
-static void comm_free(MPI_Comm *comm) {
-    ex_begin("Comm_free");
-    ex_comm("cid", *comm);
-    ex_end();
-    tc_forget_comm(*comm);
-    int rc = MPI_Comm_free(comm);
-    tc_say("Comm_free rc=%d null=%d", rc, *comm == MPI_COMM_NULL);
-}
-
 int main(int argc, char **argv) {
     tc_init(&argc, &argv);
     int rank = tc_rank(), size = tc_size(), rc;
@@ -37,8 +13,8 @@ int main(int argc, char **argv) {
     MPI_Comm dup;
     rc = MPI_Comm_dup(world, &dup);
     tc_label_comm(dup, "dup");
-    expect_constructor("Comm_dup", world, dup);
-    barrier(dup, "dup");
+    tc_expect_constructor("Comm_dup", world, dup);
+    tc_barrier(dup, "dup");
 
     /* The last rank passes MPI_UNDEFINED and gets MPI_COMM_NULL. */
     MPI_Comm split;
@@ -46,8 +22,8 @@ int main(int argc, char **argv) {
     rc = MPI_Comm_split(world, colour, -rank, &split);
     tc_say("Comm_split rc=%d null=%d", rc, split == MPI_COMM_NULL);
     if (split != MPI_COMM_NULL) tc_label_comm(split, "split");
-    expect_constructor("Comm_split", world, split);
-    if (split != MPI_COMM_NULL) barrier(split, "split");
+    tc_expect_constructor("Comm_split", world, split);
+    if (split != MPI_COMM_NULL) tc_barrier(split, "split");
 
     /* Comm_create from the even world ranks in reversed order. */
     MPI_Group world_group, even_group;
@@ -60,25 +36,25 @@ int main(int argc, char **argv) {
     rc = MPI_Comm_create(world, even_group, &created);
     tc_say("Comm_create rc=%d null=%d", rc, created == MPI_COMM_NULL);
     if (created != MPI_COMM_NULL) tc_label_comm(created, "created");
-    expect_constructor("Comm_create", world, created);
+    tc_expect_constructor("Comm_create", world, created);
     MPI_Group_free(&even_group);
     MPI_Group_free(&world_group);
-    if (created != MPI_COMM_NULL) barrier(created, "created");
+    if (created != MPI_COMM_NULL) tc_barrier(created, "created");
 
     /* A communicator freed, then an identical one: a new cid. */
-    comm_free(&dup);
+    tc_comm_free(&dup);
     MPI_Comm dup_again;
     rc = MPI_Comm_dup(world, &dup_again);
     tc_label_comm(dup_again, "dup_again");
-    expect_constructor("Comm_dup", world, dup_again);
-    barrier(dup_again, "dup_again");
+    tc_expect_constructor("Comm_dup", world, dup_again);
+    tc_barrier(dup_again, "dup_again");
 
     MPI_Comm cart;
     int dims[1] = {size}, periods[1] = {1};
     rc = MPI_Cart_create(world, 1, dims, periods, 0, &cart);
     tc_label_comm(cart, "cart");
-    expect_constructor("Cart_create", world, cart);
-    barrier(cart, "cart");
+    tc_expect_constructor("Cart_create", world, cart);
+    tc_barrier(cart, "cart");
 
     MPI_Comm graph;
     int index[32], edges[64];
@@ -89,20 +65,20 @@ int main(int argc, char **argv) {
     }
     rc = MPI_Graph_create(world, size, index, edges, 0, &graph);
     tc_label_comm(graph, "graph");
-    expect_constructor("Graph_create", world, graph);
-    barrier(graph, "graph");
+    tc_expect_constructor("Graph_create", world, graph);
+    tc_barrier(graph, "graph");
 
     /* An intercommunicator between the even and the odd world ranks. */
     MPI_Comm parity;
     rc = MPI_Comm_split(world, rank % 2, rank, &parity);
     tc_label_comm(parity, "parity");
-    expect_constructor("Comm_split", world, parity);
+    tc_expect_constructor("Comm_split", world, parity);
     MPI_Comm inter;
     rc = MPI_Intercomm_create(parity, 0, world, rank % 2 == 0 ? 1 : 0, 77, &inter);
     tc_say("Intercomm_create rc=%d", rc);
     tc_label_comm(inter, "inter");
-    expect_constructor("Intercomm_create", parity, inter);
-    barrier(inter, "inter");
+    tc_expect_constructor("Intercomm_create", parity, inter);
+    tc_barrier(inter, "inter");
 
     /* Bcast from the even group's rank 0 to the odd group. */
     int value = rank == 0 ? 4242 : -1;
@@ -122,27 +98,27 @@ int main(int argc, char **argv) {
     MPI_Comm merged;
     rc = MPI_Intercomm_merge(inter, rank % 2, &merged);
     tc_label_comm(merged, "merged");
-    expect_constructor("Intercomm_merge", inter, merged);
+    tc_expect_constructor("Intercomm_merge", inter, merged);
     int merged_rank = -1;
     MPI_Comm_rank(merged, &merged_rank);
     tc_say("Intercomm_merge rc=%d rank=%d", rc, merged_rank);
-    barrier(merged, "merged");
+    tc_barrier(merged, "merged");
 
     /* A communicator made behind the wrapper's back gets its id when first seen. */
     MPI_Comm hidden;
     PMPI_Comm_dup(world, &hidden);
     tc_label_comm(hidden, "hidden");
-    barrier(hidden, "hidden");
-    comm_free(&hidden);
+    tc_barrier(hidden, "hidden");
+    tc_comm_free(&hidden);
 
-    comm_free(&merged);
-    comm_free(&inter);
-    comm_free(&parity);
-    comm_free(&graph);
-    comm_free(&cart);
-    comm_free(&dup_again);
-    if (created != MPI_COMM_NULL) comm_free(&created);
-    if (split != MPI_COMM_NULL) comm_free(&split);
+    tc_comm_free(&merged);
+    tc_comm_free(&inter);
+    tc_comm_free(&parity);
+    tc_comm_free(&graph);
+    tc_comm_free(&cart);
+    tc_comm_free(&dup_again);
+    if (created != MPI_COMM_NULL) tc_comm_free(&created);
+    if (split != MPI_COMM_NULL) tc_comm_free(&split);
     tc_finalize();
     return 0;
 }

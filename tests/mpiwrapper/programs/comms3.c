@@ -12,13 +12,6 @@ __attribute__((noinline)) static const int *unweighted(void) {
     return MPI_UNWEIGHTED;
 }
 
-static void expect_constructor(const char *tag, MPI_Comm input, MPI_Comm created) {
-    ex_begin(tag);
-    ex_comm("cid", input);
-    ex_comm("newCid", created);
-    ex_end();
-}
-
 static void barrier(MPI_Comm comm, const char *name) {
     int rc = MPI_Barrier(comm);
     int rank = -1, size = -1;
@@ -28,15 +21,6 @@ static void barrier(MPI_Comm comm, const char *name) {
     ex_begin("Barrier");
     ex_comm("cid", comm);
     ex_end();
-}
-
-static void comm_free(MPI_Comm *comm) {
-    ex_begin("Comm_free");
-    ex_comm("cid", *comm);
-    ex_end();
-    tc_forget_comm(*comm);
-    int rc = MPI_Comm_free(comm);
-    tc_say("Comm_free rc=%d null=%d", rc, *comm == MPI_COMM_NULL);
 }
 
 int main(int argc, char **argv) {
@@ -49,7 +33,7 @@ int main(int argc, char **argv) {
     rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, size - rank, MPI_INFO_NULL, &node);
     tc_say("Comm_split_type rc=%d null=%d", rc, node == MPI_COMM_NULL);
     tc_label_comm(node, "node");
-    expect_constructor("Comm_split_type", world, node);
+    tc_expect_constructor("Comm_split_type", world, node);
     barrier(node, "node");
 
     /* The last rank passes MPI_UNDEFINED: MPI_COMM_NULL, newCid -1. */
@@ -58,7 +42,7 @@ int main(int argc, char **argv) {
                              MPI_INFO_NULL, &some);
     tc_say("Comm_split_type undefined rc=%d null=%d", rc, some == MPI_COMM_NULL);
     if (some != MPI_COMM_NULL) tc_label_comm(some, "some");
-    expect_constructor("Comm_split_type", world, some);
+    tc_expect_constructor("Comm_split_type", world, some);
     if (some != MPI_COMM_NULL) barrier(some, "some");
 
     /* Comm_create_group: only the members of the group (even world ranks,
@@ -74,7 +58,7 @@ int main(int argc, char **argv) {
         rc = MPI_Comm_create_group(world, even_group, 17, &evencomm);
         tc_say("Comm_create_group rc=%d", rc);
         tc_label_comm(evencomm, "evens");
-        expect_constructor("Comm_create_group", world, evencomm);
+        tc_expect_constructor("Comm_create_group", world, evencomm);
         barrier(evencomm, "evens");
     }
     MPI_Group_free(&even_group);
@@ -88,7 +72,7 @@ int main(int argc, char **argv) {
     MPI_Info_free(&info);
     tc_say("Comm_dup_with_info rc=%d", rc);
     tc_label_comm(withinfo, "withinfo");
-    expect_constructor("Comm_dup_with_info", node, withinfo);
+    tc_expect_constructor("Comm_dup_with_info", node, withinfo);
     barrier(withinfo, "withinfo");
 
     /* Comm_idup: the new communicator is written (Comm line and newCid) in
@@ -116,12 +100,12 @@ int main(int argc, char **argv) {
     MPI_Comm grid, row;
     rc = MPI_Cart_create(world, 2, dims, periods, 0, &grid);
     tc_label_comm(grid, "grid");
-    expect_constructor("Cart_create", world, grid);
+    tc_expect_constructor("Cart_create", world, grid);
     int remain[2] = {0, 1};
     rc = MPI_Cart_sub(grid, remain, &row);
     tc_say("Cart_sub rc=%d dims=%d,%d", rc, dims[0], dims[1]);
     tc_label_comm(row, "row");
-    expect_constructor("Cart_sub", grid, row);
+    tc_expect_constructor("Cart_sub", grid, row);
     barrier(row, "row");
 
     /* Dist_graph_create: each rank gives the edge to its right, weighted. */
@@ -132,7 +116,7 @@ int main(int argc, char **argv) {
                                &dist);
     tc_say("Dist_graph_create rc=%d", rc);
     tc_label_comm(dist, "dist");
-    expect_constructor("Dist_graph_create", world, dist);
+    tc_expect_constructor("Dist_graph_create", world, dist);
     barrier(dist, "dist");
 
     /* Rank 0 gives every edge, unweighted, reorder allowed. */
@@ -144,7 +128,7 @@ int main(int argc, char **argv) {
                                all_destinations, unweighted(), MPI_INFO_NULL, 1, &dist_all);
     tc_say("Dist_graph_create reorder rc=%d", rc);
     tc_label_comm(dist_all, "dist_all");
-    expect_constructor("Dist_graph_create", world, dist_all);
+    tc_expect_constructor("Dist_graph_create", world, dist_all);
     barrier(dist_all, "dist_all");
 
     /* Adjacent, weighted, reorder allowed: in from the left, out to the right. */
@@ -155,19 +139,19 @@ int main(int argc, char **argv) {
                                         MPI_INFO_NULL, 1, &adjacent);
     tc_say("Dist_graph_create_adjacent rc=%d", rc);
     tc_label_comm(adjacent, "adjacent");
-    expect_constructor("Dist_graph_create_adjacent", world, adjacent);
+    tc_expect_constructor("Dist_graph_create_adjacent", world, adjacent);
     barrier(adjacent, "adjacent");
 
-    comm_free(&adjacent);
-    comm_free(&dist_all);
-    comm_free(&dist);
-    comm_free(&row);
-    comm_free(&grid);
-    comm_free(&idup);
-    comm_free(&withinfo);
-    if (evencomm != MPI_COMM_NULL) comm_free(&evencomm);
-    if (some != MPI_COMM_NULL) comm_free(&some);
-    comm_free(&node);
+    tc_comm_free(&adjacent);
+    tc_comm_free(&dist_all);
+    tc_comm_free(&dist);
+    tc_comm_free(&row);
+    tc_comm_free(&grid);
+    tc_comm_free(&idup);
+    tc_comm_free(&withinfo);
+    if (evencomm != MPI_COMM_NULL) tc_comm_free(&evencomm);
+    if (some != MPI_COMM_NULL) tc_comm_free(&some);
+    tc_comm_free(&node);
     tc_finalize();
     return 0;
 }

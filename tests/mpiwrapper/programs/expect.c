@@ -144,6 +144,30 @@ void tc_forget_comm(MPI_Comm comm) {
     comms[i] = comms[--ncomms];
 }
 
+void tc_expect_constructor(const char *tag, MPI_Comm input, MPI_Comm created) {
+    ex_begin(tag);
+    ex_comm("cid", input);
+    ex_comm("newCid", created);
+    ex_end();
+}
+
+void tc_barrier(MPI_Comm comm, const char *name) {
+    int rc = MPI_Barrier(comm);
+    tc_say("Barrier on %s rc=%d", name, rc);
+    ex_begin("Barrier");
+    ex_comm("cid", comm);
+    ex_end();
+}
+
+void tc_comm_free(MPI_Comm *comm) {
+    ex_begin("Comm_free");
+    ex_comm("cid", *comm);
+    ex_end();
+    tc_forget_comm(*comm);
+    int rc = MPI_Comm_free(comm);
+    tc_say("Comm_free rc=%d null=%d", rc, *comm == MPI_COMM_NULL);
+}
+
 int tc_world_rank(MPI_Comm comm, int rank) {
     if (rank == MPI_ANY_SOURCE) return -1;
     if (rank == MPI_PROC_NULL) return -2;

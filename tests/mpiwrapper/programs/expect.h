@@ -72,6 +72,14 @@ void ex_root(MPI_Comm comm, int root);
 void tc_label_comm(MPI_Comm comm, const char *label);
 void tc_forget_comm(MPI_Comm comm);
 
+/* The steps the communicator programs share: the expectation of a
+ * constructor's element (its input cid and newCid), a Barrier on a
+ * communicator with its expectation and a line on stdout, and
+ * MPI_Comm_free with its expectation and line. */
+void tc_expect_constructor(const char *tag, MPI_Comm input, MPI_Comm created);
+void tc_barrier(MPI_Comm comm, const char *name);
+void tc_comm_free(MPI_Comm *comm);
+
 /* Name a derived datatype and write what the program passed to its
  * constructor, in the order of MPI_Type_get_contents. */
 void expect_typedef(MPI_Datatype type, const char *label, const char *combiner, int nints,

@@ -22,13 +22,6 @@ static long long bytes(int count, MPI_Datatype type) {
     return (long long)count * size;
 }
 
-static void expect_constructor(const char *tag, MPI_Comm input, MPI_Comm created) {
-    ex_begin(tag);
-    ex_comm("cid", input);
-    ex_comm("newCid", created);
-    ex_end();
-}
-
 /* After the blocking form's attributes: the rid of a nonblocking form (label
  * not NULL), then the Wait that completes it. */
 static void finish(const char *label, MPI_Request *request, const char *what) {
@@ -159,7 +152,7 @@ int main(int argc, char **argv) {
     rc = MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
     tc_say("Cart_create rc=%d", rc);
     tc_label_comm(ring, "ring");
-    expect_constructor("Cart_create", MPI_COMM_WORLD, ring);
+    tc_expect_constructor("Cart_create", MPI_COMM_WORLD, ring);
     run_neighbors(ring, "ring", 2, 2);
 
     /* In from the left and from itself; out to the right and to itself. */
@@ -170,7 +163,7 @@ int main(int argc, char **argv) {
                                         unweighted(), MPI_INFO_NULL, 0, &graph);
     tc_say("Dist_graph_create_adjacent rc=%d", rc);
     tc_label_comm(graph, "graph");
-    expect_constructor("Dist_graph_create_adjacent", MPI_COMM_WORLD, graph);
+    tc_expect_constructor("Dist_graph_create_adjacent", MPI_COMM_WORLD, graph);
     int indegree = -1, outdegree = -1, weighted = -1;
     MPI_Dist_graph_neighbors_count(graph, &indegree, &outdegree, &weighted);
     tc_say("graph degrees %d %d %d", indegree, outdegree, weighted);

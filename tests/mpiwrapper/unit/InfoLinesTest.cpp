@@ -34,6 +34,23 @@ TEST(InfoLines, FileCommAndWinLinesAreTheDefinitions) {
               "Comm map='0..2->0..2;5->3;' remote='3..4->0..1;' id=4 name=''\n");
 }
 
+TEST(InfoLines, RunsWithAnotherWorldStepAreStridedFromThreeMembersOn) {
+    // A column of a 4-wide grid, then the same backwards.
+    const std::vector<int> column = {1, 5, 9, 13}, backwards = {13, 9, 5, 1};
+    EXPECT_EQ(commLine(5, "column", column, nullptr),
+              "Comm map='1..13:4->0..3;' id=5 name='column'\n");
+    EXPECT_EQ(commLine(5, "", backwards, nullptr), "Comm map='13..1:-4->0..3;' id=5 name=''\n");
+    expectDefined(commLine(5, "column", column, nullptr));
+    // Two members a step apart stay entries; stride-1 runs keep their form,
+    // descending neighbours become a run of step -1.
+    const std::vector<int> mixed = {0, 7, 8, 9, 20, 30, 40, 41, 3, 2, 1};
+    EXPECT_EQ(commLine(6, "", mixed, nullptr),
+              "Comm map='0->0;7..9->1..3;20..40:10->4..6;41->7;3..1:-1->8..10;' id=6 name=''\n");
+    const std::vector<int> pair = {4, 8};
+    EXPECT_EQ(commLine(7, "", pair, &column),
+              "Comm map='4->0;8->1;' remote='1..13:4->0..3;' id=7 name=''\n");
+}
+
 TEST(InfoLines, NamedAndDerivedTypeLinesAreTheDefinitions) {
     expectDefined(namedTypeLine(6, "MPI_INT", 4, 4, {}));
     expectDefined(namedTypeLine(8, "MPI_SHORT_INT", 6, 8, {{0, 2}, {4, 4}}));
