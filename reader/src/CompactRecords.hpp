@@ -117,10 +117,8 @@ class CompactAttributes {
     // only grows; an element's attributes reuse the last one's.
     void add(std::string_view name, uint8_t coding, int64_t number, std::string_view text) {
         Slot &slot = grow(slots_, &slotCount_);
-        slot.name = name;
+        setValue(slot, name, number, text);
         slot.coding = coding;
-        slot.number = number;
-        slot.text = text;
         if (coding == compact::kRaw) return;
         Kind kind = Kind::Integer;
         if (coding == compact::kText)
@@ -131,11 +129,15 @@ class CompactAttributes {
     }
     void addEntry(std::string_view name, Kind kind, int64_t number, std::string_view text) {
         Entry &entry = grow(entries_, &entryCount_);
-        entry.name = name;
+        setValue(entry, name, number, text);
         entry.kind = kind;
-        entry.number = number;
-        entry.text = text;
         entry.formatted = -1;
+    }
+    template <class Item>
+    static void setValue(Item &item, std::string_view name, int64_t number, std::string_view text) {
+        item.name = name;
+        item.number = number;
+        item.text = text;
     }
     template <class Item>
     static Item &grow(std::vector<Item> &items, int *used) {
