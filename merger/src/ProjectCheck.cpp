@@ -120,7 +120,9 @@ void checkRankTypes(const RunModel &run, int64_t rank,
 
 void checkCommunicators(const std::vector<UnifiedCommunicator> &communicators,
                         Diagnostics &diagnostics) {
-    std::unordered_map<std::string, size_t> firstWithName;
+    // The names point into communicators, which outlive the map.
+    std::unordered_map<std::string_view, size_t> firstWithName;
+    firstWithName.reserve(communicators.size());
     bool world = false;
     for (size_t i = 0; i < communicators.size(); ++i) {
         const std::string &name = communicators[i].name;
