@@ -28,3 +28,13 @@ def use_python_package() -> pathlib.Path:
                            "HDTRACE_BUILD_PYTHON=ON (scripts/build) or set HDTRACE_BUILD_DIR")
     sys.path.insert(0, str(parent))
     return parent
+
+
+def require_built(*paths: pathlib.Path, how: str = "build everything (scripts/build)") -> None:
+    """Fails the calling test, naming the first of paths that is not a
+    built program or library and how to build it."""
+    import pytest  # only the tests that call this need it
+
+    for path in paths:
+        if not os.access(path, os.X_OK):
+            pytest.fail(f"{path} is missing: {how}")

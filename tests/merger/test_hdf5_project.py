@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from buildtree import require_built
+
 from piosim_tools import ToolsRank
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpiwrapper"))
@@ -23,10 +25,9 @@ def hdf5_run(build_dir, tmp_path_factory):
     program = build_dir / "tests" / "merger" / "hdf5_datasets"
     preload = build_dir / "mpiwrapper" / "libhdtracempi.so"
     merger = build_dir / "merger" / "project-merger"
-    for needed in (program, preload, merger):
-        if not needed.exists():
-            pytest.fail(f"{needed} is missing: the Open MPI tree builds it with parallel HDF5 "
-                        "(libhdf5-openmpi-dev, scripts/install-deps)")
+    require_built(program, preload, merger,
+                  how="the Open MPI tree builds it with parallel HDF5 (libhdf5-openmpi-dev, "
+                      "scripts/install-deps)")
     base = tmp_path_factory.mktemp("hdf5")
     traces = base / "traces"
     traces.mkdir()

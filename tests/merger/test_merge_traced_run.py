@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from buildtree import require_built
+
 from piosim_tools import ToolsRank
 
 RANKS = 4
@@ -26,10 +28,8 @@ NAMED_SIZES = {"MPI_INT": 4, "MPI_DOUBLE": 8, "MPI_CHAR": 1, "MPI_FLOAT": 4, "MP
 def traced_run(build_dir, tmp_path_factory):
     program = build_dir / "tests" / "merger" / "merge_e2e"
     merger = build_dir / "merger" / "project-merger"
-    for needed in (program, merger):
-        if not os.access(needed, os.X_OK):
-            pytest.fail(f"{needed} is missing: build with HDTRACE_BUILD_MPI=ON and "
-                        "HDTRACE_BUILD_MERGER=ON (scripts/build)")
+    require_built(program, merger,
+                  how="build with HDTRACE_BUILD_MPI=ON and HDTRACE_BUILD_MERGER=ON (scripts/build)")
     base = tmp_path_factory.mktemp("merge_e2e")
     traces = base / "traces"
     expected = base / "expected"

@@ -24,9 +24,7 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
 def _trace_and_merge(build_dir, tmp_path_factory, program, sanitised, ranks):
     executable = build_dir / "tests" / "mpiwrapper" / program
     merger = build_dir / "merger" / "project-merger"
-    for needed in (executable, merger):
-        if not os.access(needed, os.X_OK):
-            pytest.fail(f"{needed} is missing: build everything (scripts/build)")
+    buildtree.require_built(executable, merger)
     traces = tmp_path_factory.mktemp(program)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HDTRACE_")}
     env.update(MPI_ENV, HDTRACE_DIR=str(traces))

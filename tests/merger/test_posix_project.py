@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from buildtree import require_built
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpiwrapper"))
 import tracecheck  # noqa: E402
 
@@ -20,10 +22,8 @@ PROGRAM = "posix-mixed-traced"
 def merged_run(build_dir, tmp_path_factory):
     program = build_dir / "tests" / "mpiwrapper" / "posix_mixed_traced"
     merger = build_dir / "merger" / "project-merger"
-    for needed in (program, merger):
-        if not os.access(needed, os.X_OK):
-            pytest.fail(f"{needed} is missing: build with HDTRACE_BUILD_MPI=ON and "
-                        "HDTRACE_BUILD_MERGER=ON (scripts/build)")
+    require_built(program, merger,
+                  how="build with HDTRACE_BUILD_MPI=ON and HDTRACE_BUILD_MERGER=ON (scripts/build)")
     base = tmp_path_factory.mktemp("posix_project")
     traces = base / "traces"
     traces.mkdir()
