@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
@@ -32,6 +33,27 @@ struct Unrecognised {
 };
 // The time window ended: no later call is read.
 struct WindowEnded {};
+
+// What the columns need of an element, worked out from its name and its
+// attributes' names and kinds: once per static shape (every element of one
+// static shape has the same), per element for the others.
+struct ElementPlan {
+    enum class Child { Other, Completion, DataAccess };
+    bool known = false;  // a static shape's plan once worked out
+    bool nestedBlock = false;
+    bool wanted = false;  // as a call: the filter keeps its name
+    bool sendAndReceive = false;
+    bool isFileOpen = false;
+    Child child = Child::Other;
+    // checkTexts() can refuse such an element (a time typed as text, a
+    // typed time elsewhere, a text in a number attribute): it runs on each.
+    bool checksTexts = false;
+    int32_t nameCode = -1;                // as a call, once known
+    std::vector<CallAttribute> meanings;  // by attribute index
+    std::vector<int> thirtyTwoBit;        // indexes of 32-bit column values
+    int rid = -1;                         // a completion's first rid
+    std::vector<int> sizeAndOffset;       // a data access's size and offset, in order
+};
 
 // One attribute of the element being read, as OpenCall::take gets it.
 struct CompactValue {
@@ -74,13 +96,19 @@ class CompactColumnBuilder final : public CompactHandler {
 
   private:
     void startProgram(const CompactAttributes &attributes);
-    void takeCall(std::string_view name, const CompactAttributes &attributes);
+    // The plan of this element: a static shape's, worked out at its first
+    // element, or one worked out for this element alone.
+    ElementPlan &planOf(std::string_view name, const CompactAttributes &attributes);
+    void workOutPlan(std::string_view name, const CompactAttributes &attributes,
+                     ElementPlan &plan) const;
+    void takeCall(std::string_view name, const CompactAttributes &attributes, ElementPlan &plan);
     // The XML grammar's checks of an element's attributes that typed values
     // cannot fail; an attribute written as text is checked as text.
     void checkTexts(const CompactAttributes &attributes) const;
     // Numbers must fit the 32-bit columns in a call and below it.
-    void checkThirtyTwoBitColumns(const CompactAttributes &attributes) const;
-    void takeChild(std::string_view name, const CompactAttributes &attributes);
+    void checkThirtyTwoBitColumns(const CompactAttributes &attributes,
+                                  const ElementPlan &plan) const;
+    void takeChild(const CompactAttributes &attributes, const ElementPlan &plan);
     void noteFractionDigits(const CompactAttributes &attributes, int index);
     int32_t nameCode(std::string_view name);
 
@@ -98,6 +126,8 @@ class CompactColumnBuilder final : public CompactHandler {
     std::unordered_map<std::string, int32_t> codeByName_;
     std::string lastName_;  // the name looked up last, and its code
     int32_t lastCode_ = -1;
+    std::vector<ElementPlan> staticPlans_ = std::vector<ElementPlan>(compact::staticShapeCount());
+    ElementPlan otherPlan_;  // reused for elements of other shapes
 };
 
 const OpenCall kFreshCall{};
@@ -135,9 +165,53 @@ void CompactColumnBuilder::checkTexts(const CompactAttributes &attributes) const
     }
 }
 
-void CompactColumnBuilder::checkThirtyTwoBitColumns(const CompactAttributes &attributes) const {
+void CompactColumnBuilder::workOutPlan(std::string_view name, const CompactAttributes &attributes,
+                                       ElementPlan &plan) const {
+    plan.nestedBlock = grammar::isNestedBlock(name);
+    plan.wanted = grammar::nameWanted(filter_, name);
+    plan.sendAndReceive = isSendAndReceiveCall(name);
+    plan.isFileOpen = isFileOpenCall(name);
+    plan.child = grammar::isCompletion(name)   ? ElementPlan::Child::Completion
+                 : grammar::isDataAccess(name) ? ElementPlan::Child::DataAccess
+                                               : ElementPlan::Child::Other;
+    plan.checksTexts = false;
+    plan.nameCode = -1;
+    plan.meanings.clear();
+    plan.thirtyTwoBit.clear();
+    plan.rid = -1;
+    plan.sizeAndOffset.clear();
     for (int index = 0; index < attributes.size(); ++index) {
-        if (!isThirtyTwoBitColumn(attributes.name(index))) continue;
+        const std::string_view attribute = attributes.name(index);
+        const CompactAttributes::Kind kind = attributes.kind(index);
+        const bool typedTime = kind == CompactAttributes::Kind::Time;
+        if (grammar::isTime(attribute) != typedTime ||
+            (kind == CompactAttributes::Kind::Text && isNumberAttribute(attribute)))
+            plan.checksTexts = true;
+        plan.meanings.push_back(callAttributeOf(attribute));
+        if (isThirtyTwoBitColumn(attribute)) plan.thirtyTwoBit.push_back(index);
+        if (attribute == "rid" && plan.rid < 0) plan.rid = index;
+        if (attribute == "size" || attribute == "offset") plan.sizeAndOffset.push_back(index);
+    }
+}
+
+ElementPlan &CompactColumnBuilder::planOf(std::string_view name,
+                                          const CompactAttributes &attributes) {
+    const int shape = attributes.staticShape();
+    if (shape < 0) {
+        workOutPlan(name, attributes, otherPlan_);
+        return otherPlan_;
+    }
+    ElementPlan &plan = staticPlans_[static_cast<size_t>(shape)];
+    if (!plan.known) {
+        workOutPlan(name, attributes, plan);
+        plan.known = true;
+    }
+    return plan;
+}
+
+void CompactColumnBuilder::checkThirtyTwoBitColumns(const CompactAttributes &attributes,
+                                                    const ElementPlan &plan) const {
+    for (const int index : plan.thirtyTwoBit) {
         const IntegerValue number = integerValue(CompactValue{&attributes, index});
         if (number.valid && !withinThirtyTwoBitColumn(number.value))
             throw Unrecognised{"a number beyond its 32-bit column"};
@@ -152,13 +226,16 @@ void CompactColumnBuilder::startProgram(const CompactAttributes &attributes) {
     adjustmentNs_ = parsed->nanoseconds;
 }
 
-void CompactColumnBuilder::takeCall(std::string_view name, const CompactAttributes &attributes) {
-    checkTexts(attributes);
+void CompactColumnBuilder::takeCall(std::string_view name, const CompactAttributes &attributes,
+                                    ElementPlan &plan) {
+    if (plan.checksTexts) checkTexts(attributes);
     call_ = kFreshCall;
     completedRids_.clear();
-    call_.nameCode = nameCode(name);
+    // Codes are given in the order names are first read, as the XML readers do.
+    if (plan.nameCode < 0 || !plan.known) plan.nameCode = nameCode(name);
+    call_.nameCode = plan.nameCode;
     for (int index = 0; index < attributes.size(); ++index) {
-        const CallAttribute meaning = callAttributeOf(attributes.name(index));
+        const CallAttribute meaning = plan.meanings[static_cast<size_t>(index)];
         if (meaning == CallAttribute::Time || meaning == CallAttribute::End)
             noteFractionDigits(attributes, index);
         if (!call_.take(meaning, CompactValue{&attributes, index}, *this))
@@ -173,27 +250,20 @@ void CompactColumnBuilder::takeCall(std::string_view name, const CompactAttribut
         case CallStart::Stop:
             throw WindowEnded{};
     }
-    call_.sendAndReceive = isSendAndReceiveCall(name);
-    call_.isFileOpen = isFileOpenCall(name);
+    call_.sendAndReceive = plan.sendAndReceive;
+    call_.isFileOpen = plan.isFileOpen;
     if (call_.isFileOpen) openFileName_.assign(call_.fileName);
 }
 
-void CompactColumnBuilder::takeChild(std::string_view name, const CompactAttributes &attributes) {
-    std::string_view value;
-    if (grammar::isCompletion(name)) {
-        for (int index = 0; index < attributes.size(); ++index)
-            if (attributes.name(index) == "rid") {
-                const IntegerValue rid = integerValue(CompactValue{&attributes, index});
-                completedRids_.push_back(rid.valid ? rid.value : -1);
-                break;
-            }
-    } else if (grammar::isDataAccess(name)) {
-        for (int index = 0; index < attributes.size(); ++index) {
-            const std::string_view attribute = attributes.name(index);
-            const bool isSize = attribute == "size";
-            if (!isSize && attribute != "offset") continue;
+void CompactColumnBuilder::takeChild(const CompactAttributes &attributes, const ElementPlan &plan) {
+    if (plan.child == ElementPlan::Child::Completion) {
+        if (plan.rid < 0) return;
+        const IntegerValue rid = integerValue(CompactValue{&attributes, plan.rid});
+        completedRids_.push_back(rid.valid ? rid.value : -1);
+    } else if (plan.child == ElementPlan::Child::DataAccess) {
+        for (const int index : plan.sizeAndOffset) {
             const IntegerValue number = integerValue(CompactValue{&attributes, index});
-            if (isSize)
+            if (attributes.name(index) == "size")
                 call_.takeDataSize(number.valid, number.value);
             else
                 call_.takeDataOffset(number.valid, number.value);
@@ -210,20 +280,21 @@ void CompactColumnBuilder::startElement(std::string_view name,
         if (!grammar::isRoot(name)) throw Unrecognised{"a root other than Program"};
         return startProgram(attributes);
     }
-    if (grammar::isNestedBlock(name)) {  // calls inside calls: not in the table
+    ElementPlan &plan = planOf(name, attributes);
+    if (plan.nestedBlock) {  // calls inside calls: not in the table
         skipBelowDepth_ = depth_;
         return;
     }
     if (depth_ == 2) {
-        if (!grammar::nameWanted(filter_, name)) {
+        if (!plan.wanted) {
             skipBelowDepth_ = depth_;
             return;
         }
-        return takeCall(name, attributes);
+        return takeCall(name, attributes, plan);
     }
-    checkTexts(attributes);
-    checkThirtyTwoBitColumns(attributes);
-    if (depth_ == 3) takeChild(name, attributes);
+    if (plan.checksTexts) checkTexts(attributes);
+    checkThirtyTwoBitColumns(attributes, plan);
+    if (depth_ == 3) takeChild(attributes, plan);
 }
 
 void CompactColumnBuilder::endElement(std::string_view) {

@@ -54,20 +54,14 @@ bool decodeAttributeValue(std::string_view text, std::string &out) {
 // --- CompactAttributes
 
 void CompactAttributes::clear() {
-    slots_.clear();
-    entries_.clear();
+    slotCount_ = 0;
+    entryCount_ = 0;
     decodedUsed_ = 0;
+    staticShape_ = -1;
 }
 
 void CompactAttributes::addSlot(const Slot &slot) {
-    slots_.push_back(slot);
-    if (slot.coding == kRaw) return;  // split by addRaw()
-    Kind kind = Kind::Integer;
-    if (slot.coding == kText)
-        kind = Kind::Text;
-    else if (slot.coding == kTime || slot.coding == kEnd)
-        kind = Kind::Time;
-    entries_.push_back(Entry{slot.name, kind, slot.number, slot.text, -1});
+    add(slot.name, slot.coding, slot.number, slot.text);
 }
 
 bool CompactAttributes::addRaw(std::string_view raw) {
@@ -94,7 +88,7 @@ bool CompactAttributes::addRaw(std::string_view raw) {
         if (decodedUsed_ == decoded_.size()) decoded_.emplace_back();
         std::string &value = decoded_[decodedUsed_++];
         if (!decodeAttributeValue(raw.substr(i, close - i), value)) return false;
-        entries_.push_back(Entry{name, Kind::Text, 0, value, -1});
+        addEntry(name, Kind::Text, 0, value);
         i = close + 1;
         if (i < raw.size() && !isBlank(raw[i])) return false;
     }
@@ -116,8 +110,8 @@ std::string_view CompactAttributes::value(int index) const {
 void CompactAttributes::finish() {
     // Room for every number's text now, so that value() never moves the
     // text of another value it returned.
-    if (text_.size() < entries_.size() * kMaxNumberChars)
-        text_.resize(entries_.size() * kMaxNumberChars);
+    const size_t needed = static_cast<size_t>(entryCount_) * kMaxNumberChars;
+    if (text_.size() < needed) text_.resize(needed);
 }
 
 bool CompactAttributes::find(std::string_view attributeName, std::string_view *valueOut) const {
@@ -138,11 +132,8 @@ void CompactFrameDecoder::fail(const unsigned char *at, const std::string &probl
     throw CompactRecordProblem{static_cast<size_t>(at - begin_), problem};
 }
 
-uint64_t CompactFrameDecoder::varint(const unsigned char **in, const char *what) {
-    uint64_t value;
-    if (!getVarint(in, end_, &value))
-        fail(*in, std::string(what) + " is cut or longer than 64 bits");
-    return value;
+void CompactFrameDecoder::failVarint(const unsigned char *at, const char *what) const {
+    fail(at, std::string(what) + " is cut or longer than 64 bits");
 }
 
 std::string_view CompactFrameDecoder::stringAt(const unsigned char **in, const char *what) {
@@ -230,35 +221,38 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
     }
     attributes_.clear();
     int64_t elementTime = 0;
+    bool rawSeen = false;
     for (uint32_t index = 0; index < count; ++index) {
         const ShapeAttribute &attribute = attributes[index];
-        CompactAttributes::Slot slot{attribute.name, attribute.coding, 0, std::string_view()};
+        int64_t number = 0;
+        std::string_view text;
         switch (attribute.coding) {
             case kInteger:
-                slot.number = unzigzag(varint(in, "an integer"));
+                number = unzigzag(varint(in, "an integer"));
                 break;
             case kFieldDelta: {
                 int64_t &previous = fields_[fieldBase + index];
                 previous = wrappingSum(previous, unzigzag(varint(in, "an integer")));
-                slot.number = previous;
+                number = previous;
                 break;
             }
             case kText:
-                slot.text = stringAt(in, "a text value");
+                text = stringAt(in, "a text value");
                 break;
             case kTime:
                 previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
-                slot.number = elementTime = previousTime_;
+                number = elementTime = previousTime_;
                 break;
             case kEnd:
-                slot.number = wrappingSum(elementTime, unzigzag(varint(in, "an end")));
-                if (endsAreTimes_) previousTime_ = slot.number;
+                number = wrappingSum(elementTime, unzigzag(varint(in, "an end")));
+                if (endsAreTimes_) previousTime_ = number;
                 break;
             case kRaw: {
                 const unsigned char *at = *in;
-                slot.text = stringAt(in, "raw attribute text");
-                attributes_.addSlot(slot);
-                if (!attributes_.addRaw(slot.text))
+                text = stringAt(in, "raw attribute text");
+                rawSeen = true;
+                attributes_.add(attribute.name, attribute.coding, 0, text);
+                if (!attributes_.addRaw(text))
                     fail(at, "raw attribute text of <" + std::string(element) +
                                  "> is not a list of name='value'");
                 continue;
@@ -266,13 +260,14 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
             default: {
                 int64_t &previous = previousIds_[attribute.coding - kIdDelta];
                 previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
-                slot.number = previous;
+                number = previous;
                 break;
             }
         }
-        attributes_.addSlot(slot);
+        attributes_.add(attribute.name, attribute.coding, number, text);
     }
     attributes_.finish();
+    if (shape < staticCount && !rawSeen) attributes_.staticShape_ = static_cast<int>(shape);
     return element;
 }
 

@@ -68,7 +68,7 @@ class CompactAttributes {
     enum class Kind { Integer, Text, Time };
 
     // --- As AttributeList: the attributes of the element's XML form.
-    int size() const { return static_cast<int>(entries_.size()); }
+    int size() const { return entryCount_; }
     std::string_view name(int index) const { return entry(index).name; }
     std::string_view value(int index) const;
     bool find(std::string_view attributeName, std::string_view *valueOut) const;
@@ -82,7 +82,7 @@ class CompactAttributes {
     // exactly: slots in written order; a kRaw slot is attribute text
     // written as it was given (C API), which size()/name()/value() show
     // split into its attributes.
-    int slotCount() const { return static_cast<int>(slots_.size()); }
+    int slotCount() const { return slotCount_; }
     struct Slot {
         std::string_view name;  // empty for kRaw
         uint8_t coding;         // compact::Coding
@@ -90,6 +90,13 @@ class CompactAttributes {
         std::string_view text;  // kText (unescaped) and kRaw (as written)
     };
     const Slot &slot(int index) const { return slots_[static_cast<size_t>(index)]; }
+
+    // --- For readers that work out an element's layout once: the number of
+    // the static shape (compact::staticShapes()) the element was written
+    // with, or -1 (a shape defined in the frame, or raw attribute text).
+    // Elements of one static shape have the same name, and the same
+    // attribute names and kinds at the same indexes.
+    int staticShape() const { return staticShape_; }
 
   private:
     friend class CompactFrameDecoder;
@@ -103,6 +110,40 @@ class CompactAttributes {
     };
     const Entry &entry(int index) const { return entries_[static_cast<size_t>(index)]; }
     void clear();
+    // One attribute as the decoder read it: its slot and, unless it is
+    // kRaw (split by addRaw()), its entry. Written field by field from the
+    // values, never read back: copying a just-built struct makes the CPU
+    // wait for its narrow stores to forward into wide loads. The storage
+    // only grows; an element's attributes reuse the last one's.
+    void add(std::string_view name, uint8_t coding, int64_t number, std::string_view text) {
+        Slot &slot = grow(slots_, &slotCount_);
+        setValue(slot, name, number, text);
+        slot.coding = coding;
+        if (coding == compact::kRaw) return;
+        Kind kind = Kind::Integer;
+        if (coding == compact::kText)
+            kind = Kind::Text;
+        else if (coding == compact::kTime || coding == compact::kEnd)
+            kind = Kind::Time;
+        addEntry(name, kind, number, text);
+    }
+    void addEntry(std::string_view name, Kind kind, int64_t number, std::string_view text) {
+        Entry &entry = grow(entries_, &entryCount_);
+        setValue(entry, name, number, text);
+        entry.kind = kind;
+        entry.formatted = -1;
+    }
+    template <class Item>
+    static void setValue(Item &item, std::string_view name, int64_t number, std::string_view text) {
+        item.name = name;
+        item.number = number;
+        item.text = text;
+    }
+    template <class Item>
+    static Item &grow(std::vector<Item> &items, int *used) {
+        if (static_cast<size_t>(*used) == items.size()) items.emplace_back();
+        return items[static_cast<size_t>((*used)++)];
+    }
     void addSlot(const Slot &slot);
     void finish();  // after the last slot
     // Splits raw attribute text into entries; false when it is not a
@@ -111,6 +152,9 @@ class CompactAttributes {
 
     std::vector<Slot> slots_;
     std::vector<Entry> entries_;
+    int slotCount_ = 0;   // in use in slots_
+    int entryCount_ = 0;  // in use in entries_
+    int staticShape_ = -1;
     // Formatted numbers (kMaxNumberChars each, by entry) and decoded raw values.
     mutable std::vector<char> text_;
     std::deque<std::string> decoded_;  // a deque: growing moves no string
@@ -147,7 +191,13 @@ class CompactFrameDecoder {
         uint32_t count;
     };
     [[noreturn]] void fail(const unsigned char *at, const std::string &problem) const;
-    uint64_t varint(const unsigned char **in, const char *what);
+    // Inline: it runs for every value of every record.
+    uint64_t varint(const unsigned char **in, const char *what) {
+        uint64_t value;
+        if (!compact::getVarint(in, end_, &value)) failVarint(*in, what);
+        return value;
+    }
+    [[noreturn]] void failVarint(const unsigned char *at, const char *what) const;
     std::string_view stringAt(const unsigned char **in, const char *what);
     void readProgram(const unsigned char **in);
     void readString(const unsigned char **in);
