@@ -206,7 +206,9 @@ __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNumber(
             previousTime_ = *elementTime = value;
             return out;
         case kEnd:
-            return compact::putVarint(out, zigzag(wrappingDifference(value, *elementTime)));
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, *elementTime)));
+            previousTime_ = value;
+            return out;
         default: {
             int64_t &previous = previousIds_[coding - kIdDelta];
             out = compact::putVarint(out, zigzag(wrappingDifference(value, previous)));

@@ -148,9 +148,11 @@ std::string_view CompactFrameDecoder::stringAt(const unsigned char **in, const c
 void CompactFrameDecoder::readProgram(const unsigned char **in) {
     const unsigned char *at = *in;
     const uint64_t version = varint(in, "the records' version");
-    if (version != kRecordsVersion)
-        fail(at, "records of version " + std::to_string(version) + ", this reader knows version " +
+    if (version < kFirstRecordsVersion || version > kRecordsVersion)
+        fail(at, "records of version " + std::to_string(version) + ", this reader knows versions " +
+                     std::to_string(kFirstRecordsVersion) + " to " +
                      std::to_string(kRecordsVersion));
+    endsAreTimes_ = version >= 2;
     at = *in;
     const uint64_t fingerprint = varint(in, "the shape table's fingerprint");
     if (fingerprint != staticShapesFingerprint())
@@ -243,6 +245,7 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
                 break;
             case kEnd:
                 number = wrappingSum(elementTime, unzigzag(varint(in, "an end")));
+                if (endsAreTimes_) previousTime_ = number;
                 break;
             case kRaw: {
                 const unsigned char *at = *in;

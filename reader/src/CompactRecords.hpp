@@ -212,6 +212,7 @@ class CompactFrameDecoder {
     std::vector<compact::ShapeAttribute> dynamicAttributes_;
     std::vector<DynamicShape> dynamicShapes_;
     int64_t previousTime_ = 0;
+    bool endsAreTimes_ = true;  // records of version 2 on: an end is the next previous time
     int64_t previousIds_[compact::kIdKindCount] = {};
     std::vector<int64_t> fields_;  // kFieldDelta: by staticFieldOffset(shape) + attribute
     CompactAttributes attributes_;

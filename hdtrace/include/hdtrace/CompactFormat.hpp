@@ -13,8 +13,13 @@
 
 namespace hdtrace::compact {
 
-// Version of the record layer, written at the start of every frame.
-constexpr uint32_t kRecordsVersion = 1;
+// Version of the record layer, written at the start of every frame. From
+// version 2 on, an end becomes the previous time of the next time (a call's
+// start is then coded as the gap since the previous call ended, a smaller
+// and steadier number than the time between two starts); readers still
+// read version 1, where only times are.
+constexpr uint32_t kRecordsVersion = 2;
+constexpr uint32_t kFirstRecordsVersion = 1;
 
 // --- Operations: every item of a frame starts with one as a varint. Codes
 // from kFirstElementCode on are elements: 2 * shape + (1 when children follow).
@@ -32,7 +37,7 @@ enum Operation : uint32_t {
 enum Coding : uint8_t {
     kInteger = 0,  // zigzag varint of the value (decimal text when written)
     kText = 1,     // varint index into the frame's strings (XML-escaped when written)
-    kTime = 2,     // zigzag varint: nanoseconds minus the frame's previous time
+    kTime = 2,     // zigzag varint: nanoseconds minus the previous time or end
     kEnd = 3,      // zigzag varint: nanoseconds minus this element's time
     kRaw = 4,      // varint string index: attribute text written as it is, name empty
     // zigzag varint of the value minus the previous value of the same
