@@ -1,7 +1,7 @@
 #include "DatatypeOrder.hpp"
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 
 #include "PiosimForms.hpp"
 #include "PredefinedLayout.hpp"
@@ -18,6 +18,19 @@ bool sameDefinition(const TypeRecord &a, const TypeRecord &b) {
 
 enum class State : uint8_t { Unvisited, Visiting, Written, Dropped };
 
+// A rank's type ids with their line indices, sorted by id and then index: a
+// rank defines some tens of types, and one sorted vector costs one
+// allocation where a hash map cost one per type, for every rank of the run.
+using IdIndex = std::pair<int64_t, size_t>;
+
+// The first of the entries for id, or end.
+std::vector<IdIndex>::const_iterator firstWithId(const std::vector<IdIndex> &byId, int64_t id) {
+    const auto found =
+        std::lower_bound(byId.begin(), byId.end(), id,
+                         [](const IdIndex &entry, int64_t wanted) { return entry.first < wanted; });
+    return found != byId.end() && found->first == id ? found : byId.end();
+}
+
 }  // namespace
 
 void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConstants &constants,
@@ -25,8 +38,11 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
     cache.startRank();
     const std::vector<LocatedType> &types = rank.types;
     std::vector<State> state(types.size(), State::Unvisited);
-    std::unordered_map<int64_t, size_t> byId;
+    std::vector<IdIndex> byId;
     byId.reserve(types.size());
+    for (size_t index = 0; index < types.size(); ++index)
+        byId.emplace_back(types[index].record.id, index);
+    std::sort(byId.begin(), byId.end());
 
     const auto problem = [&](size_t index, const std::string &what) {
         const SourceLine &source = types[index].source;
@@ -37,8 +53,8 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
 
     std::vector<bool> duplicate(types.size(), false);
     for (size_t index = 0; index < types.size(); ++index) {
-        const auto [found, added] = byId.emplace(types[index].record.id, index);
-        if (added) continue;
+        const auto found = firstWithId(byId, types[index].record.id);
+        if (found->second == index) continue;
         duplicate[index] = true;  // another thread's line for the same type
         const LocatedType &first = types[found->second];
         if (!sameDefinition(first.record, types[index].record)) {
@@ -72,15 +88,16 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
     AddedTypeIds addedIds(nextFreeId, byteId);
 
     // What MPI said of each type, for the forms of the types built on it.
-    std::unordered_map<int64_t, TypeFigures> figures;
-    for (const LocatedType &located : types) {
-        const TypeRecord &record = located.record;
-        if (record.measured())
-            figures.emplace(record.id, TypeFigures{record.size, record.lowerBound, record.extent});
+    // Those of the first line of the id that has them.
+    std::vector<TypeFigures> figures(types.size());
+    for (size_t index = 0; index < types.size(); ++index) {
+        const TypeRecord &record = types[index].record;
+        figures[index] = TypeFigures{record.size, record.lowerBound, record.extent};
     }
     const FiguresOf figuresOf = [&](int64_t id) -> const TypeFigures * {
-        const auto found = figures.find(id);
-        return found == figures.end() ? nullptr : &found->second;
+        for (auto entry = firstWithId(byId, id); entry != byId.end() && entry->first == id; ++entry)
+            if (types[entry->second].record.measured()) return &figures[entry->second];
+        return nullptr;
     };
 
     const auto referenceCount = [&](size_t index) {
@@ -94,6 +111,7 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
     out.elements.reserve(types.size());
     // Depth-first with an explicit stack: a chain of types may be long.
     std::vector<std::pair<size_t, size_t>> stack;  // (type, next reference)
+    stack.reserve(types.size());
     for (size_t root = 0; root < types.size(); ++root) {
         if (duplicate[root] || state[root] != State::Unvisited) continue;
         state[root] = State::Visiting;
@@ -103,7 +121,7 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
             const TypeRecord &record = types[index].record;
             if (next < referenceCount(index)) {
                 const int64_t referenced = reference(index, next);
-                const auto found = byId.find(referenced);
+                const auto found = firstWithId(byId, referenced);
                 if (found == byId.end()) {
                     problem(index, "type id=" + std::to_string(record.id) +
                                        " references undefined type id " +

@@ -2,10 +2,11 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
+#include <vector>
 
 #include <hdtrace/PiosimTypes.hpp>
 
@@ -17,6 +18,41 @@ const std::string *attributeOf(const TypeElement &element, const char *name) {
         if (std::string(key) == name) return &value;
     return nullptr;
 }
+
+// The ids a rank has defined so far: open addressing in one array, twice
+// as many slots as the rank has elements, where a node-based set cost an
+// allocation per element on every rank of the run.
+class DefinedIds {
+  public:
+    explicit DefinedIds(size_t most) {
+        size_t slots = 16;
+        while (slots < 2 * most)
+            slots *= 2;
+        slots_.assign(slots, nullptr);
+    }
+
+    bool contains(const std::string &id) const { return slots_[slotOf(id)] != nullptr; }
+
+    // False when the id was there already.
+    bool insert(const std::string &id) {
+        const std::string *&slot = slots_[slotOf(id)];
+        if (slot) return false;
+        slot = &id;
+        return true;
+    }
+
+  private:
+    // The slot holding id, or the empty one where it would go.
+    size_t slotOf(const std::string &id) const {
+        const size_t mask = slots_.size() - 1;
+        size_t slot = std::hash<std::string_view>()(id) & mask;
+        while (slots_[slot] && *slots_[slot] != id)
+            slot = (slot + 1) & mask;
+        return slot;
+    }
+
+    std::vector<const std::string *> slots_;  // nullptr: empty
+};
 
 bool toolsKnowName(const std::string &name) {
     for (const PiosimNamedType &known : kPiosimNamedTypes)
@@ -98,8 +134,7 @@ TypeElementCheck checkTypeElement(const TypeElement &element) {
 void checkRankTypes(const RunModel &run, int64_t rank,
                     const std::vector<PlacedTypeElement> &elements, Diagnostics &diagnostics) {
     // The ids point into the checks, which outlive this call.
-    std::unordered_set<std::string_view> defined;
-    defined.reserve(elements.size());
+    DefinedIds defined(elements.size());
     const std::string rankText = "rank " + std::to_string(rank) + ": ";
     for (const PlacedTypeElement &placed : elements) {
         const TypeElementCheck &element = *placed.check;
@@ -111,16 +146,18 @@ void checkRankTypes(const RunModel &run, int64_t rank,
         for (const std::string &failure : element.failures)
             fail(failure);
         for (const std::string &referenced : element.references)
-            if (!defined.count(referenced))
+            if (!defined.contains(referenced))
                 fail("references type id " + referenced + ", not defined before it");
-        if (element.id && !defined.insert(*element.id).second)
+        if (element.id && !defined.insert(*element.id))
             fail("the id is defined twice in this rank");
     }
 }
 
 void checkCommunicators(const std::vector<UnifiedCommunicator> &communicators,
                         Diagnostics &diagnostics) {
-    std::unordered_map<std::string, size_t> firstWithName;
+    // The names point into communicators, which outlive the map.
+    std::unordered_map<std::string_view, size_t> firstWithName;
+    firstWithName.reserve(communicators.size());
     bool world = false;
     for (size_t i = 0; i < communicators.size(); ++i) {
         const std::string &name = communicators[i].name;
