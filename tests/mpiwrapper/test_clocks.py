@@ -236,12 +236,12 @@ def test_hdtrace_align_rewrites_idempotently_and_undoes(skewed_run, tmp_path):
     raw = read(tools, project, align=False)
     original = snapshot(trace_dir)
 
-    done = hdtrace(tools, "align", project)
+    done = hdtrace(tools, "align", project, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "4 trace(s) put on rank 0's clock" in done.stdout, done.stdout
     aligned_files = snapshot(trace_dir)
     # Still what the PIOsim tools load (only times changed).
-    checked = hdtrace(tools, "check", project)
+    checked = hdtrace(tools, "check", project, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     for name, data in original.items():
         if name.endswith(".trc"):
@@ -256,11 +256,11 @@ def test_hdtrace_align_rewrites_idempotently_and_undoes(skewed_run, tmp_path):
             trace_dir, PROGRAM, rank).with_suffix(".info").name)
         assert len(info.clocks) == 2  # the measurements stay
 
-    again = hdtrace(tools, "align", project)
+    again = hdtrace(tools, "align", project, timeout=120)
     assert again.returncode == 0 and "already aligned; nothing changed" in again.stderr, again
     assert snapshot(trace_dir) == aligned_files
 
-    undone = hdtrace(tools, "align", "--undo", project)
+    undone = hdtrace(tools, "align", "--undo", project, timeout=120)
     assert undone.returncode == 0, undone.stderr
     assert snapshot(trace_dir) == original
 
@@ -275,11 +275,11 @@ def test_damaged_clock_line_changes_nothing(skewed_run, tmp_path):
     lines[number] = lines[number].replace(" rtt=", " rtt=x")
     info.write_text("".join(lines))
     before = snapshot(trace_dir)
-    done = hdtrace(tools, "align", project)
+    done = hdtrace(tools, "align", project, timeout=120)
     assert done.returncode == 1
     assert f"{info}:{number + 1}: damaged Clock line" in done.stderr, done.stderr
     assert snapshot(trace_dir) == before
-    events = hdtrace(tools, "events", project)
+    events = hdtrace(tools, "events", project, timeout=120)
     assert events.returncode == 1 and "damaged Clock line" in events.stderr, events.stderr
 
 
@@ -326,7 +326,7 @@ def test_run_without_measurements_is_left_as_written(runner, build_dir, tmp_path
     trace_dir = copy_run(run.trace_dir, tmp_path / "run")
     project = merge(tools, trace_dir)
     before = snapshot(trace_dir)
-    done = hdtrace(tools, "align", project)
+    done = hdtrace(tools, "align", project, timeout=120)
     assert done.returncode == 0
     assert "has no clock measurements" in done.stderr and "nothing changed" in done.stderr
     assert snapshot(trace_dir) == before
@@ -385,7 +385,7 @@ def test_merger_align_clocks_rewrites_the_skewed_run(skewed_run, tmp_path):
     for name, data in original.items():
         if name.endswith(".trc"):
             assert aligned_files[name + ".unaligned"] == data
-    checked = hdtrace(tools, "check", project)
+    checked = hdtrace(tools, "check", project, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
     again = subprocess.run([str(tools / "merger" / "project-merger"), "--align-clocks",
