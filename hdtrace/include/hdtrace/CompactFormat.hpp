@@ -79,6 +79,12 @@ uint32_t staticShapeCount();
 // the start of every frame: a decoder built from another definition refuses
 // the frame instead of misreading it.
 uint32_t staticShapesFingerprint();
+// How many static shapes the frames of a table fingerprint number (their
+// dynamic shapes are numbered from there): all for this table's; for the
+// table earlier writers used, which lacked the shapes of successful calls
+// (a call without the attribute it has only when it failed), the shapes
+// before those; 0 for any other table.
+uint32_t staticShapeCountFor(uint32_t fingerprint);
 // Where the attributes of static shape s start in one array of all static
 // shapes' attributes (kFieldDelta keeps its previous values there), and
 // that array's size.
