@@ -4,10 +4,12 @@
 // frame's payload), of the payloads as stored, and of the decoded records
 // by kind of operation: Program, string definitions, shape definitions,
 // elements (static and dynamic shapes), and the structure around them
-// (<Nested>, end of children). Each kind is also charged what it adds to
-// the stored payload: the frame compressed without that kind's bytes
-// (zstd level 1, as the writer) against the frame compressed whole. With
-// -s, every string defined, with the number of frames that define it.
+// (<Nested>, end of children), and the elements' bytes by what they code
+// (the shape code, times, ends, ids, other integers, text indexes). Each
+// kind is also charged what it adds to the stored payload: the frame
+// compressed without that kind's bytes (zstd level 1, as the writer)
+// against the frame compressed whole. With -s, every string defined, with
+// the number of frames that define it.
 // Figures only, no assertions.
 //
 //     bench_compact_bytes [-s] TRACE.ctrc...
@@ -37,6 +39,28 @@ const char *const kKindNames[kKinds] = {"Program",
                                         "elements, dynamic shapes",
                                         "structure (Nested, ends)"};
 
+// What the bytes of an element code.
+enum Part { kCodePart, kTimePart, kEndPart, kIdPart, kFieldPart, kTextPart, kParts };
+const char *const kPartNames[kParts] = {"shape codes", "times",          "ends",
+                                        "ids",         "other integers", "text indexes"};
+
+Part partOf(uint8_t coding) {
+    switch (coding) {
+        case compact::kTime:
+            return kTimePart;
+        case compact::kEnd:
+            return kEndPart;
+        case compact::kText:
+        case compact::kRaw:
+            return kTextPart;
+        case compact::kInteger:
+        case compact::kFieldDelta:
+            return kFieldPart;
+        default:
+            return kIdPart;
+    }
+}
+
 struct Tally {
     uint64_t files = 0;
     uint64_t fileBytes = 0;
@@ -47,6 +71,7 @@ struct Tally {
     uint64_t decoded[kKinds] = {};
     uint64_t count[kKinds] = {};
     int64_t compressedShare[kKinds] = {};
+    uint64_t parts[kParts] = {};
     std::map<std::string, uint64_t> strings;  // text -> frames defining it
 };
 
@@ -69,7 +94,8 @@ bool classify(const std::vector<unsigned char> &frame, std::vector<unsigned char
     const unsigned char *const begin = frame.data();
     const unsigned char *const end = begin + frame.size();
     const unsigned char *in = begin;
-    std::vector<uint32_t> dynamicCounts;
+    std::vector<std::vector<uint8_t>> dynamicCodings;
+    uint32_t staticCount = compact::staticShapeCount();
     uint32_t strings = 0;
     owner.assign(frame.size(), kStructure);
     while (in < end) {
@@ -79,8 +105,11 @@ bool classify(const std::vector<unsigned char> &frame, std::vector<unsigned char
         Kind kind = kStructure;
         if (op == compact::kProgram) {
             kind = kProgramKind;
-            for (int i = 0; i < 3; ++i)
-                if (!varint(in, end, &value)) return false;
+            uint64_t fingerprint = 0;
+            if (!varint(in, end, &value) || !varint(in, end, &fingerprint) ||
+                !varint(in, end, &value))
+                return false;
+            staticCount = compact::staticShapeCountFor(static_cast<uint32_t>(fingerprint));
         } else if (op == compact::kString) {
             kind = kStringKind;
             if (!varint(in, end, &value) || value > static_cast<uint64_t>(end - in)) return false;
@@ -91,25 +120,32 @@ bool classify(const std::vector<unsigned char> &frame, std::vector<unsigned char
             kind = kShapeKind;
             uint64_t attributes = 0;
             if (!varint(in, end, &value) || !varint(in, end, &attributes)) return false;
+            std::vector<uint8_t> codings;
             for (uint64_t i = 0; i < attributes; ++i) {
                 if (!varint(in, end, &value) || in == end) return false;
-                ++in;  // coding byte
+                codings.push_back(*in++);
             }
-            dynamicCounts.push_back(static_cast<uint32_t>(attributes));
+            dynamicCodings.push_back(std::move(codings));
         } else if (op >= compact::kFirstElementCode) {
             const uint64_t shape = (op - compact::kFirstElementCode) / 2;
-            uint64_t values = 0;
-            if (shape < compact::staticShapeCount()) {
+            std::vector<uint8_t> codings;
+            if (shape < staticCount) {
                 kind = kStaticKind;
-                values = compact::staticShapes()[shape].count;
-            } else if (shape - compact::staticShapeCount() < dynamicCounts.size()) {
+                const compact::StaticShape &known = compact::staticShapes()[shape];
+                for (uint32_t i = 0; i < known.count; ++i)
+                    codings.push_back(known.attributes[i].coding);
+            } else if (shape - staticCount < dynamicCodings.size()) {
                 kind = kDynamicKind;
-                values = dynamicCounts[shape - compact::staticShapeCount()];
+                codings = dynamicCodings[shape - staticCount];
             } else {
                 return false;
             }
-            for (uint64_t i = 0; i < values; ++i)
+            tally.parts[kCodePart] += static_cast<uint64_t>(in - start);
+            for (const uint8_t coding : codings) {
+                const unsigned char *before = in;
                 if (!varint(in, end, &value)) return false;
+                tally.parts[partOf(coding)] += static_cast<uint64_t>(in - before);
+            }
             ++tally.elements;
         }
         std::fill(owner.begin() + (start - begin), owner.begin() + (in - begin),
@@ -203,6 +239,11 @@ int main(int argc, char **argv) {
                     static_cast<unsigned long long>(tally.decoded[kind]),
                     tally.decoded[kind] / elements,
                     static_cast<long long>(tally.compressedShare[kind]));
+    std::printf("\n%-28s %10s %10s\n", "elements' bytes, by part", "bytes", "B/element");
+    for (int part = 0; part < kParts; ++part)
+        std::printf("%-28s %10llu %10.2f\n", kPartNames[part],
+                    static_cast<unsigned long long>(tally.parts[part]),
+                    tally.parts[part] / elements);
     if (listStrings) {
         std::printf("\nstrings (frames defining each, text):\n");
         std::vector<std::pair<uint64_t, std::string>> byFrames;
