@@ -314,8 +314,11 @@ int FrameWriter::writeIndexAndFooter() {
     uint32_t crc = 0;
     int64_t offset = indexOffset;
     int64_t previousLatest = 0;
-    for (uint32_t first = 0; first < frames; first += kBatch) {
-        const uint32_t count = frames - first < kBatch ? frames - first : kBatch;
+    // A file of one frame has no index: that frame's header says all its
+    // entry would, and the reader finds it right after the file header.
+    const uint32_t entries = frames == 1 ? 0 : frames;
+    for (uint32_t first = 0; first < entries; first += kBatch) {
+        const uint32_t count = entries - first < kBatch ? entries - first : kBatch;
         unsigned char *out = batch;
         for (uint32_t i = 0; i < count; ++i) {
             const FrameIndexEntry &entry = index_->at(first + i);

@@ -142,6 +142,7 @@ bool FrameFile::readIndex() {
         damaged(footerOffset, "footer claims an index of " + std::to_string(indexBytes) +
                                   " bytes, more than the file holds before it");
     const uint64_t indexOffset = footerOffset - indexBytes;
+    if (indexBytes == 0 && count == 1) return readOnlyFrame(footerOffset, footer);
     // The index, a bounded batch at a time, each entry checked as it comes;
     // an entry may straddle two batches, so the unread tail moves to the front.
     constexpr size_t kBatchBytes = 64 * 1024;
@@ -204,6 +205,18 @@ bool FrameFile::readIndex() {
                                  std::to_string(nextOffset) + ", not where the index starts");
     if (frames::crc32c(footer, ft::kCrc, crc) != frames::getU32(footer + ft::kCrc))
         damaged(indexOffset, "index checksum mismatch");
+    return true;
+}
+
+bool FrameFile::readOnlyFrame(uint64_t footerOffset, const unsigned char *footer) {
+    namespace ft = frames::footer;
+    if (frames::crc32c(footer, ft::kCrc) != frames::getU32(footer + ft::kCrc))
+        damaged(footerOffset, "footer checksum mismatch");
+    const FrameInfo frame = checkFrameHeader(firstFrame_, 0).frame;
+    if (frame.end() != footerOffset)
+        damaged(firstFrame_, "the only frame ends at byte " + std::to_string(frame.end()) +
+                                 ", not where the footer starts");
+    frames_.push_back(frame);
     return true;
 }
 

@@ -98,6 +98,8 @@ class FrameFile {
     void readFileHeader();
     bool readIndex();  // false: the file has no footer
     bool readIndexVersion1();
+    // A closed file of one frame, which has no index.
+    bool readOnlyFrame(uint64_t footerOffset, const unsigned char *footer);
     void walkFrames();
     // Checks a frame header at offset and returns what it says.
     Header checkFrameHeader(uint64_t offset, uint32_t sequence) const;

@@ -2,6 +2,7 @@
 // field by field against the layout of docs/format/compact.md (version 2),
 // and files of version 1, built here byte by byte as its writer laid them
 // out, still read, by their index and by walking their frames.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -96,22 +97,12 @@ TEST(CompactContainerLayout, OneStoredFrameIsLaidOutAsDocumented) {
     EXPECT_EQ(bytes.substr(in.at, first.size() + second.size()), first + second);
     in.at += first.size() + second.size();
 
-    // The index: one entry.
-    const size_t indexStart = in.at;
-    EXPECT_EQ(in.varint(), headerBytes);
-    EXPECT_EQ(in.varint(), first.size() + second.size());
-    EXPECT_EQ(in.varint(), 2u);
-    EXPECT_EQ(in.varint(), first.size() + second.size());
-    EXPECT_EQ(in.signedVarint(), firstTime);  // after a latest of 0
-    EXPECT_EQ(in.varint(), 70'000u);
-    const size_t indexBytes = in.at - indexStart;
-
-    // The footer, and nothing after it.
+    // No index: a file of one frame needs none. The footer, and nothing
+    // after it.
     const size_t footerStart = in.at;
-    EXPECT_EQ(in.u32(), indexBytes);
+    EXPECT_EQ(in.u32(), 0u);
     EXPECT_EQ(in.u32(), 1u);
-    EXPECT_EQ(in.u32(), frames::crc32c(bytes.data() + footerStart, 8,
-                                       frames::crc32c(bytes.data() + indexStart, indexBytes)));
+    EXPECT_EQ(in.u32(), frames::crc32c(bytes.data() + footerStart, 8));
     EXPECT_EQ(bytes.substr(in.at), "HDIX");
     EXPECT_EQ(bytes.size(), in.at + 4);
 
@@ -121,6 +112,110 @@ TEST(CompactContainerLayout, OneStoredFrameIsLaidOutAsDocumented) {
     EXPECT_EQ(read.frames()[0].headerBytes, headerBytes);
     EXPECT_EQ(read.frames()[0].earliest, firstTime);
     EXPECT_EQ(read.frames()[0].latest, secondTime);
+    EXPECT_TRUE(read.indexed());
+}
+
+TEST(CompactContainerLayout, TheIndexListsEveryFrameOfSeveral) {
+    TemporaryFile file("", ".ctrc");
+    FrameWriterOptions options;
+    options.background = false;
+    // Three frames (flush ends one), times 5000, 5100 | 4000 | 9000, 9050.
+    const std::vector<std::vector<std::pair<std::string, int64_t>>> frameList = {
+        {{"ab", 5'000}, {"c", 5'100}}, {{"defg", 4'000}}, {{"h", 9'000}, {"ij", 9'050}}};
+    {
+        std::string error;
+        auto writer = FrameWriter::create(file.path(), options, &error);
+        ASSERT_TRUE(writer) << error;
+        for (const auto &records : frameList) {
+            for (const auto &[bytes, time] : records)
+                ASSERT_EQ(writer->append(bytes.data(), bytes.size(), time), 0);
+            ASSERT_EQ(writer->flush(), 0);
+        }
+        ASSERT_EQ(writer->close(), 0);
+    }
+    const std::string bytes = readBytes(file.path());
+    Cursor in{bytes};
+    in.at = frames::kFileHeaderBytes;
+    std::vector<size_t> headerSizes;
+    for (const auto &records : frameList) {
+        const size_t start = in.at;
+        headerSizes.push_back(static_cast<unsigned char>(bytes[start]));
+        size_t payload = 0;
+        for (const auto &record : records)
+            payload += record.first.size();
+        in.at = start + headerSizes.back() + payload;
+    }
+    const size_t indexStart = in.at;
+    int64_t previousLatest = 0;
+    for (size_t i = 0; i < frameList.size(); ++i) {
+        const auto &records = frameList[i];
+        size_t payload = 0;
+        int64_t earliest = records[0].second, latest = records[0].second;
+        for (const auto &[record, time] : records) {
+            payload += record.size();
+            earliest = std::min(earliest, time);
+            latest = std::max(latest, time);
+        }
+        SCOPED_TRACE("entry " + std::to_string(i));
+        EXPECT_EQ(in.varint(), headerSizes[i]);
+        EXPECT_EQ(in.varint(), payload);  // stored
+        EXPECT_EQ(in.varint(), records.size());
+        EXPECT_EQ(in.varint(), payload);  // decoded
+        EXPECT_EQ(in.signedVarint(), earliest - previousLatest);
+        EXPECT_EQ(in.varint(), static_cast<uint64_t>(latest - earliest));
+        previousLatest = latest;
+    }
+    const size_t indexBytes = in.at - indexStart;
+    const size_t footerStart = in.at;
+    EXPECT_EQ(in.u32(), indexBytes);
+    EXPECT_EQ(in.u32(), frameList.size());
+    EXPECT_EQ(in.u32(), frames::crc32c(bytes.data() + footerStart, 8,
+                                       frames::crc32c(bytes.data() + indexStart, indexBytes)));
+    EXPECT_EQ(bytes.substr(in.at), "HDIX");
+
+    FrameFile read(file.path());
+    EXPECT_TRUE(read.indexed());
+    ASSERT_EQ(read.frames().size(), 3u);
+    EXPECT_EQ(read.frames()[1].earliest, 4'000);
+    EXPECT_EQ(read.frames()[2].latest, 9'050);
+}
+
+TEST(CompactContainerLayout, AOneFrameFileCatchesEveryFlipAndEveryCut) {
+    TemporaryFile file("", ".ctrc");
+    {
+        auto writer = FrameWriter::create(file.path(), FrameWriterOptions());
+        ASSERT_TRUE(writer);
+        const std::string record = "one record, compressed or not";
+        ASSERT_EQ(writer->append(record.data(), record.size(), 77), 0);
+        ASSERT_EQ(writer->close(), 0);
+    }
+    const std::string bytes = readBytes(file.path());
+    const uint64_t frameEnd = FrameFile(file.path()).frames().at(0).end();
+    auto readsWhole = [](const std::string &path) {
+        FrameFile read(path);
+        std::vector<unsigned char> payload;
+        for (size_t i = 0; i < read.frames().size(); ++i)
+            read.readFrame(i, payload);
+        return read.indexed();
+    };
+    for (size_t position = 0; position < bytes.size(); ++position) {
+        for (const unsigned char bit : {0x01, 0x80}) {
+            std::string flipped = bytes;
+            flipped[position] = static_cast<char>(flipped[position] ^ bit);
+            TemporaryFile damaged(flipped, ".ctrc");
+            EXPECT_THROW(readsWhole(damaged.path()), FrameError)
+                << "bit " << int{bit} << " of byte " << position;
+        }
+    }
+    for (size_t length = 0; length < bytes.size(); ++length) {
+        TemporaryFile cut(bytes.substr(0, length), ".ctrc");
+        // Cut after the file header or after the frame: a trace cut there.
+        if (length == frames::kFileHeaderBytes || length == frameEnd) {
+            EXPECT_FALSE(readsWhole(cut.path())) << "cut at byte " << length;
+        } else {
+            EXPECT_THROW(readsWhole(cut.path()), FrameError) << "cut at byte " << length;
+        }
+    }
 }
 
 // --- Version 1, as its writer laid it out: 24-byte file header, 48-byte
