@@ -58,6 +58,40 @@ const std::unordered_map<std::string, uint32_t> &staticShapeNumbers() {
     return numbers;
 }
 
+using CallPlan = CompactEncoder::CallPlan;
+
+// The plans of every static call shape whose own attributes are all
+// numbers, and the same by call name; built once.
+struct CallPlans {
+    std::vector<CallPlan> plans;
+    std::unordered_map<std::string_view, const CallPlan *> byName;
+};
+
+const CallPlans &callPlans() {
+    static const CallPlans table = [] {
+        CallPlans built;
+        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
+            const StaticShape &known = staticShapes()[shape];
+            if (known.count < 2 || known.attributes[known.count - 2].coding != kTime ||
+                known.attributes[known.count - 1].coding != kEnd)
+                continue;
+            const uint32_t own = known.count - 2;
+            bool numbers = true;
+            for (uint32_t index = 0; index < own; ++index)
+                numbers = numbers && isIntegerCoding(known.attributes[index].coding);
+            if (!numbers) continue;
+            const auto maxBytes = static_cast<uint32_t>(kMaxVarintBytes * (known.count + 1));
+            built.plans.push_back(
+                CallPlan{known.attributes, own, shape, staticFieldOffset(shape), maxBytes});
+        }
+        // Filled after the vector stops growing, so that the pointers hold.
+        for (const CallPlan &plan : built.plans)
+            built.byName.emplace(staticShapes()[plan.shape].element, &plan);
+        return built;
+    }();
+    return table;
+}
+
 unsigned char *varintAt(TextBuffer &out) {
     return reinterpret_cast<unsigned char *>(out.reserve(kMaxVarintBytes));
 }
@@ -80,7 +114,9 @@ std::unique_ptr<CompactEncoder> CompactEncoder::create(const std::string &path,
     registry::remove(encoder->frames_.get());
     encoder->timeAdjustmentSeconds_ = timeAdjustmentSeconds;
     encoder->fields_.resize(staticFieldCount());
-    staticShapeNumbers();  // built now rather than in the first traced call
+    // Built now rather than in the first traced call.
+    staticShapeNumbers();
+    callPlans();
     if (const int appendError = encoder->append(std::string_view(), createdNanoseconds)) {
         if (error) *error = "cannot write '" + path + "': " + std::strerror(appendError);
         return nullptr;
@@ -412,52 +448,58 @@ bool CompactEncoder::encode(std::string_view itemText) {
     return true;
 }
 
-namespace {
+const CompactEncoder::CallPlan *CompactEncoder::callPlanMiss(std::string_view name) {
+    const auto &byName = callPlans().byName;
+    const auto found = byName.find(name);
+    if (found == byName.end()) return nullptr;
+    planCache_[planSlot(name.data())] = CachedPlan{name.data(), found->second};
+    return found->second;
+}
 
-// The static shapes of calls by name, built once.
-const std::unordered_map<std::string_view, int32_t> &callShapesByName() {
-    static const std::unordered_map<std::string_view, int32_t> shapes = [] {
-        std::unordered_map<std::string_view, int32_t> table;
-        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
-            const StaticShape &known = staticShapes()[shape];
-            if (known.count >= 2 && known.attributes[known.count - 2].coding == kTime &&
-                known.attributes[known.count - 1].coding == kEnd)
-                table.emplace(known.element, static_cast<int32_t>(shape));
+int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int64_t start,
+                               int64_t end) {
+    // In place when the frame being filled has room; a record that starts
+    // a frame (with the Program and fresh tables) takes the general way.
+    unsigned char *const begin = frames_->claim(plan.maxBytes);
+    if (!begin) return appendCallRecord(plan, values, start, end);
+    unsigned char *out = compact::putVarint(begin, kFirstElementCode + 2 * uint64_t{plan.shape});
+    FieldValue *fields = fields_.data() + plan.fieldBase;
+    const uint32_t frame = frameNumber_;
+    for (uint32_t index = 0; index < plan.own; ++index) {
+        const uint8_t coding = plan.attributes[index].coding;
+        const int64_t value = values[index];
+        int64_t difference;
+        if (coding == kFieldDelta) {
+            // A value of another frame counts as none: the frame decodes alone.
+            FieldValue &previous = fields[index];
+            difference = wrappingDifference(value, previous.frame == frame ? previous.value : 0);
+            previous = FieldValue{value, frame};
+        } else if (coding >= kIdDelta) {
+            int64_t &previous = previousIds_[coding - kIdDelta];
+            difference = wrappingDifference(value, previous);
+            previous = value;
+        } else {
+            difference = value;
         }
-        return table;
-    }();
-    return shapes;
+        out = compact::putVarint(out, zigzag(difference));
+    }
+    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
+    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
+    previousTime_ = end;
+    return frames_->commit(static_cast<size_t>(out - begin), start);
 }
 
-}  // namespace
-
-int32_t CompactEncoder::callShapeOf(std::string_view name) {
-    const uint64_t hash = mixName(0, name);
-    CachedCallShape &cached = callShapeCache_[hash % kShapeCacheSize];
-    if (cached.hash == hash && cached.shape >= 0 &&
-        items::sameName(shapes_[cached.shape].element, name))
-        return cached.shape;
-    const auto &shapes = callShapesByName();
-    const auto found = shapes.find(name);
-    const int32_t shape = found == shapes.end() ? -1 : found->second;
-    if (shape >= 0) cached = CachedCallShape{hash, shape};
-    return shape;
-}
-
-int CompactEncoder::appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end) {
+int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,
+                                     int64_t end) {
     return appendRecord(
-        [this, shape, values, start, end] {
+        [this, &plan, values, start, end] {
             beginRecord();
-            const StaticShape &known = staticShapes()[shape];
-            const uint32_t fieldBase = staticFieldOffset(shape);
-            unsigned char *out = reinterpret_cast<unsigned char *>(
-                record_.reserve(kMaxVarintBytes * (known.count + 1)));
-            out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{shape});
+            unsigned char *out = reinterpret_cast<unsigned char *>(record_.reserve(plan.maxBytes));
+            out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{plan.shape});
             int64_t elementTime = 0;
-            const uint32_t own = known.count - 2;
-            for (uint32_t index = 0; index < own; ++index)
-                out = codeNumber(out, known.attributes[index].coding, values[index], &elementTime,
-                                 fieldBase + index);
+            for (uint32_t index = 0; index < plan.own; ++index)
+                out = codeNumber(out, plan.attributes[index].coding, values[index], &elementTime,
+                                 plan.fieldBase + index);
             out = codeNumber(out, kTime, start, &elementTime, 0);
             out = codeNumber(out, kEnd, end, &elementTime, 0);
             record_.commit(reinterpret_cast<char *>(out));

@@ -18,7 +18,21 @@
 #include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/TextBuffer.hpp>
 
+#include "CompactItems.hpp"
+
 namespace hdtrace {
+
+// How a call of a static shape whose own attributes are all numbers is
+// gathered and coded: those attributes (the shape's but time and end) in
+// order, and what its record starts with. One per such shape, made once
+// from the generated table.
+struct CompactCallPlan {
+    const compact::ShapeAttribute *attributes;  // own attributes, then time and end
+    uint32_t own;                               // attributes before time and end
+    uint32_t shape;
+    uint32_t fieldBase;  // compact::staticFieldOffset(shape)
+    uint32_t maxBytes;   // the longest record a call of the shape can take
+};
 
 class CompactEncoder {
   public:
@@ -38,16 +52,23 @@ class CompactEncoder {
     // without children or nested states, its entries (CompactItems.hpp)
     // with its times among them.
     int appendElement(std::string_view name, std::string_view entries, int64_t time);
-    // A top-level call of static shape `shape` without children or nested
-    // states, given as the values of its attributes but time and end, in
-    // the shape's order (TraceWriter gathers them so when the attributes
-    // come in that order).
-    int appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end);
-    // The static shape of the call named name (ending in time and end), or -1.
-    int32_t callShapeOf(std::string_view name);
-    const compact::StaticShape *shapeInfo(int32_t shape) const {
-        return shape >= 0 ? shapes_ + shape : nullptr;
+    using CallPlan = CompactCallPlan;
+    // The plan of the call named name, or nullptr (not a call of the
+    // dialect, or one with text attributes). Cached by the address of the
+    // name, as callers pass the same literal each time; a hit is checked
+    // against the name's text.
+    const CallPlan *callPlanOf(std::string_view name) {
+        const CachedPlan &cached = planCache_[planSlot(name.data())];
+        if (cached.name == name.data() && cached.plan &&
+            compact_items::sameName(shapes_[cached.plan->shape].element, name))
+            return cached.plan;
+        return callPlanMiss(name);
     }
+    // A top-level call without children or nested states, given as the
+    // values of its own attributes in the plan's order (TraceWriter gathers
+    // them so when they come in that order) and its times. Coded in place
+    // in the frame being filled when the record does not start a frame.
+    int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
     FrameWriter &frames() { return *frames_; }
 
   private:
@@ -88,12 +109,18 @@ class CompactEncoder {
         bool hasText = false;  // of its values, some are strings
     };
     static constexpr size_t kShapeCacheSize = 256;
-    struct CachedCallShape {
-        uint64_t hash = 0;
-        int32_t shape = -1;
-    };
-    CachedCallShape callShapeCache_[kShapeCacheSize];
     const compact::StaticShape *shapes_ = compact::staticShapes();
+    static constexpr size_t kPlanCacheSize = 64;
+    struct CachedPlan {
+        const char *name = nullptr;
+        const CallPlan *plan = nullptr;
+    };
+    static size_t planSlot(const char *name) {
+        return (reinterpret_cast<uintptr_t>(name) * 0x9E3779B97F4A7C15ull) >> 58;
+    }
+    const CallPlan *callPlanMiss(std::string_view name);
+    int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
+    CachedPlan planCache_[kPlanCacheSize];
 
     std::unique_ptr<FrameWriter> frames_;
     int64_t timeAdjustmentSeconds_ = 0;

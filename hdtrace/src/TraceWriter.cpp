@@ -158,13 +158,19 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
     else
         ++droppedStates_;
     ++depth_;
+    if (depth_ > 1)
+        pauseTyped();  // the nested state takes the attributes
+    else if (written && compact_)
+        beginCompactCall(name);
     return 0;
 }
 
 int TraceWriter::endStateSlow(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
+    if (depth_ == 1 && typedPlan_ && compactCallIsWhole()) return endCompactCall(end);
     const int frameDepth = --depth_;
+    if (frameDepth == 1) resumeTyped();
     if (!frameWritten_[frameDepth]) return 0;
     Frame &frame = frames_[frameDepth];
     if (frame.childOpen) endElement();
@@ -192,6 +198,7 @@ int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
         ++droppedStates_;
     innerFrameDepth_ = parent + 1;
     ++depth_;
+    pauseTyped();
     return 0;
 }
 
@@ -200,6 +207,7 @@ int TraceWriter::endInnerState(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
     const int frameIndex = --depth_;
+    if (frameIndex == 1) resumeTyped();
     if (!frameWritten_[frameIndex]) return 0;
     Frame &frame = frames_[frameIndex];
     if (frame.childOpen) endElement();
@@ -291,54 +299,15 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
 
 void TraceWriter::attributeNotXml(std::string_view name, int64_t value) {
     if (!isWriting()) return;
-    Frame &frame = frames_[depth_ - 1];
-    if (!frame.childOpen) {
-        // The attributes of a known call in its order: values only, so that
-        // the state is coded without names to copy or to compare.
-        if (headIsEmpty(frame)) {
-            frame.compactShape = compact_->callShapeOf(frame.head.view().substr(1));
-            frame.compactShapeInfo = compact_->shapeInfo(frame.compactShape);
-            frame.typedCount = 0;
-        }
-        if (frame.compactShape >= 0) {
-            const compact::StaticShape &shape = *frame.compactShapeInfo;
-            if (frame.typedCount + 2 < shape.count && frame.typedCount < kMaxTypedValues &&
-                compact::isIntegerCoding(shape.attributes[frame.typedCount].coding) &&
-                compact_items::sameName(shape.attributes[frame.typedCount].name, name)) {
-                std::memcpy(frame.head.reserve(8), &value, 8);
-                frame.head.commit(const_cast<char *>(frame.head.data()) + frame.head.size() + 8);
-                ++frame.typedCount;
-                return;
-            }
-            untypeHead(frame);
-        }
-    }
+    if (depth_ == 1 && !frames_[0].childOpen) untypeHead();
     compact_items::putNumber(attributeTarget(), compact::kInteger, name, value);
-}
-
-void TraceWriter::untypeHead(Frame &frame) {
-    if (frame.compactShape < 0) return;
-    if (!headIsEmpty(frame)) {
-        const compact::StaticShape &shape = *frame.compactShapeInfo;
-        const size_t valuesAt = 1 + frame.nameLength;
-        compactScratch_.clear();
-        for (uint32_t index = 0; index < frame.typedCount; ++index) {
-            int64_t value;
-            std::memcpy(&value, frame.head.data() + valuesAt + 8 * index, 8);
-            compact_items::putNumber(compactScratch_, compact::kInteger,
-                                     shape.attributes[index].name, value);
-        }
-        frame.head.commit(const_cast<char *>(frame.head.data()) + valuesAt);
-        frame.head.append(compactScratch_.view());
-    }
-    frame.compactShape = -1;
 }
 
 void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();
     if (compact_) {
-        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        if (depth_ == 1 && !frames_[0].childOpen) untypeHead();
         return compact_items::putText(out, compact::kText, name, text);
     }
     char *p = out.reserve(name.size() + 4 + kMaxEscapedBytesPerByte * text.size());
@@ -354,7 +323,7 @@ void TraceWriter::attribute(std::string_view name, std::string_view text) {
 void TraceWriter::rawAttributes(std::string_view text) {
     if (!isWriting()) return;
     if (compact_) {
-        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        if (depth_ == 1 && !frames_[0].childOpen) untypeHead();
         return compact_items::putRawAttributes(attributeTarget(), text);
     }
     attributeTarget().append(text);
@@ -368,6 +337,7 @@ void TraceWriter::beginElement(std::string_view name) {
         frame.childLengthAt =
             compact_items::beginElement(frame.children, compact_items::kLeaf, name);
         frame.childOpen = true;
+        if (depth_ == 1) pauseTyped();  // the child takes the attributes
         return;
     }
     const size_t indent = static_cast<size_t>(2 * depth_);
@@ -383,11 +353,13 @@ void TraceWriter::endElement() {
     if (!isWriting()) return;
     Frame &frame = frames_[depth_ - 1];
     if (!frame.childOpen) return;
-    if (compact_)
-        compact_items::endElement(frame.children, frame.childLengthAt);
-    else
-        frame.children.append("/>\n");
     frame.childOpen = false;
+    if (compact_) {
+        compact_items::endElement(frame.children, frame.childLengthAt);
+        if (depth_ == 1) resumeTyped();
+    } else {
+        frame.children.append("/>\n");
+    }
 }
 
 int TraceWriter::appendOutput(const char *text, size_t length) {
@@ -541,21 +513,7 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
 void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end) {
     const int64_t start = relativeNanoseconds(frame.start);
     const bool leaf = frameDepth == 0 && frame.nested.empty() && frame.children.empty();
-    if (!headIsEmpty(frame) && frame.compactShape >= 0) {
-        const compact::StaticShape &shape = *frame.compactShapeInfo;
-        if (leaf && frame.typedCount + 2 == shape.count) {
-            // Every attribute of the call, in its order: the common case.
-            if (failed_) return;
-            int64_t values[kMaxTypedValues];
-            std::memcpy(values, frame.head.data() + 1 + frame.nameLength, 8 * frame.typedCount);
-            const int error = compact_->appendCall(static_cast<uint32_t>(frame.compactShape),
-                                                   values, start, relativeNanoseconds(end));
-            if (error) compactAppendFailed(error);
-            return;
-        }
-        untypeHead(frame);
-    }
-    frame.compactShape = -1;
+    if (&frame == &frames_[0]) untypeHead();
     if (leaf) {
         // Most states: the times join the entries where they are.
         compact_items::putNumber(frame.head, compact::kTime, "time", start);
@@ -591,12 +549,54 @@ void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end)
     if (frameDepth == 0 && !failed_) appendCompact(out.view(), start);
 }
 
-void TraceWriter::untypeOrForget(Frame &frame) {
-    // An empty head's shape is left from an earlier state: forget it.
-    if (headIsEmpty(frame))
-        frame.compactShape = -1;
-    else
-        untypeHead(frame);
+void TraceWriter::beginCompactCall(std::string_view name) {
+    const CompactCallPlan *plan = compact_->callPlanOf(name);
+    if (!plan || plan->own > kMaxTypedValues) {
+        typedPlan_ = nullptr;
+        pauseTyped();
+        return;
+    }
+    typedPlan_ = plan;
+    typedOut_ = typedValues_;
+    typedNext_ = plan->attributes;
+    typedEnd_ = plan->attributes + plan->own;
+}
+
+void TraceWriter::resumeTyped() {
+    if (!typedPlan_) return;
+    typedNext_ = typedPlan_->attributes + (typedOut_ - typedValues_);
+    typedEnd_ = typedPlan_->attributes + typedPlan_->own;
+}
+
+void TraceWriter::untypeHead() {
+    if (!typedPlan_) return;
+    const CompactCallPlan &plan = *typedPlan_;
+    const auto count = static_cast<uint32_t>(typedOut_ - typedValues_);
+    for (uint32_t index = 0; index < count; ++index)
+        compact_items::putNumber(frames_[0].head, compact::kInteger, plan.attributes[index].name,
+                                 typedValues_[index]);
+    typedPlan_ = nullptr;
+    typedOut_ = typedValues_;
+    pauseTyped();
+}
+
+bool TraceWriter::compactCallIsWhole() const {
+    const Frame &frame = frames_[0];
+    return !frame.childOpen && frame.children.empty() && frame.nested.empty() &&
+           static_cast<uint32_t>(typedOut_ - typedValues_) == typedPlan_->own;
+}
+
+int TraceWriter::endCompactCall(Timestamp end) {
+    const CompactCallPlan &plan = *typedPlan_;
+    typedPlan_ = nullptr;
+    pauseTyped();
+    depth_ = 0;
+    if (failed_) return EIO;
+    const int error = compact_->appendCall(
+        plan, typedValues_, relativeNanoseconds(frames_[0].start), relativeNanoseconds(end));
+    if (error) compactAppendFailed(error);
+    if (forceFlush_) return flush();
+    return failed_ ? EIO : 0;
 }
 
 int TraceWriter::appendCompact(std::string_view items, int64_t time) {
