@@ -22,16 +22,17 @@
 
 namespace hdtrace {
 
-// How a call of a static shape whose own attributes are all numbers is
-// gathered and coded: those attributes (the shape's but time and end) in
-// order, and what its record starts with. One per such shape, made once
-// from the generated table.
+// How an element of a static shape whose own attributes are all numbers
+// is gathered and coded: a call (its own attributes are the shape's but
+// time and end) or a child element of a call (all of the shape's). One per
+// such shape, made once from the generated table.
 struct CompactCallPlan {
-    const compact::ShapeAttribute *attributes;  // own attributes, then time and end
-    uint32_t own;                               // attributes before time and end
+    const compact::ShapeAttribute *attributes;  // own attributes (then time and end)
+    uint32_t own;
     uint32_t shape;
     uint32_t fieldBase;  // compact::staticFieldOffset(shape)
-    uint32_t maxBytes;   // the longest record a call of the shape can take
+    uint32_t maxBytes;   // the most the element's code and values can take
+    bool timed;          // a call: time and end follow the own attributes
 };
 
 class CompactEncoder {
@@ -53,22 +54,29 @@ class CompactEncoder {
     // with its times among them.
     int appendElement(std::string_view name, std::string_view entries, int64_t time);
     using CallPlan = CompactCallPlan;
-    // The plan of the call named name, or nullptr (not a call of the
-    // dialect, or one with text attributes). Cached by the address of the
-    // name, as callers pass the same literal each time; a hit is checked
-    // against the name's text.
-    const CallPlan *callPlanOf(std::string_view name) {
+    // The plan of the call (timed) or child element named name, or nullptr
+    // (not one of the dialect, or one with text attributes). Cached by the
+    // address of the name, as callers pass the same literal each time; a
+    // hit is checked against the name's text.
+    const CallPlan *planOf(std::string_view name, bool timed) {
         const CachedPlan &cached = planCache_[planSlot(name.data())];
-        if (cached.name == name.data() && cached.plan &&
+        if (cached.name == name.data() && cached.plan && cached.plan->timed == timed &&
             compact_items::sameName(shapes_[cached.plan->shape].element, name))
             return cached.plan;
-        return callPlanMiss(name);
+        return planMiss(name, timed);
     }
-    // A top-level call without children or nested states, given as the
-    // values of its own attributes in the plan's order (TraceWriter gathers
-    // them so when they come in that order) and its times. Coded in place
-    // in the frame being filled when the record does not start a frame.
-    int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
+    // A top-level call without nested states, given as the values of its
+    // own attributes in the plan's order (TraceWriter gathers them so when
+    // they come in that order), its times, and its child elements: their
+    // plans, and their values one after the other. Coded in place in the
+    // frame being filled when the record does not start a frame.
+    struct Children {
+        const CallPlan *const *plans = nullptr;
+        uint32_t count = 0;
+        const int64_t *values = nullptr;
+    };
+    int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
+                   const Children &children);
     FrameWriter &frames() { return *frames_; }
 
   private:
@@ -118,8 +126,14 @@ class CompactEncoder {
     static size_t planSlot(const char *name) {
         return (reinterpret_cast<uintptr_t>(name) * 0x9E3779B97F4A7C15ull) >> 58;
     }
-    const CallPlan *callPlanMiss(std::string_view name);
-    int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
+    const CallPlan *planMiss(std::string_view name, bool timed);
+    // The values of one element as its plan codes them, at out; returns
+    // the end. The frame's previous values and ids follow them.
+    unsigned char *codeValues(unsigned char *out, const CallPlan &plan, const int64_t *values);
+    unsigned char *codeCall(unsigned char *out, const CallPlan &plan, const int64_t *values,
+                            int64_t start, int64_t end, const Children &children);
+    int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
+                         const Children &children);
     CachedPlan planCache_[kPlanCacheSize];
 
     std::unique_ptr<FrameWriter> frames_;

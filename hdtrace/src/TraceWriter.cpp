@@ -168,12 +168,12 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
 int TraceWriter::endStateSlow(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
+    endElement();  // a child left open ends with its state
     if (depth_ == 1 && typedPlan_ && compactCallIsWhole()) return endCompactCall(end);
     const int frameDepth = --depth_;
     if (frameDepth == 1) resumeTyped();
     if (!frameWritten_[frameDepth]) return 0;
     Frame &frame = frames_[frameDepth];
-    if (frame.childOpen) endElement();
     if (compact_)
         writeCompactState(frame, frameDepth, end);
     else
@@ -206,11 +206,11 @@ int TraceWriter::endInnerState(Timestamp end) {
     if (innerFrameDepth_ == 0) return endState(end);
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
+    endElement();  // a child left open ends with its state
     const int frameIndex = --depth_;
     if (frameIndex == 1) resumeTyped();
     if (!frameWritten_[frameIndex]) return 0;
     Frame &frame = frames_[frameIndex];
-    if (frame.childOpen) endElement();
     // Rendered at the depth below its written parent, into that parent's
     // nested states (frames between them are not written).
     if (compact_)
@@ -271,6 +271,7 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
     if (compact_) {
         TextBuffer &target = depth_ > 0 ? frames_[depth_ - 1].children : compactItems_;
         if (depth_ > 0 && frames_[depth_ - 1].childOpen) endElement();
+        if (depth_ == 1) untypeChildren();
         if (depth_ == 0) target.clear();
         const size_t lengthAt = compact_items::beginElement(target, compact_items::kLeaf, "Event");
         compact_items::putText(target, compact::kText, "name", name);
@@ -299,7 +300,7 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
 
 void TraceWriter::attributeNotXml(std::string_view name, int64_t value) {
     if (!isWriting()) return;
-    if (depth_ == 1 && !frames_[0].childOpen) untypeHead();
+    untypeTarget();
     compact_items::putNumber(attributeTarget(), compact::kInteger, name, value);
 }
 
@@ -307,7 +308,7 @@ void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();
     if (compact_) {
-        if (depth_ == 1 && !frames_[0].childOpen) untypeHead();
+        untypeTarget();
         return compact_items::putText(out, compact::kText, name, text);
     }
     char *p = out.reserve(name.size() + 4 + kMaxEscapedBytesPerByte * text.size());
@@ -323,7 +324,7 @@ void TraceWriter::attribute(std::string_view name, std::string_view text) {
 void TraceWriter::rawAttributes(std::string_view text) {
     if (!isWriting()) return;
     if (compact_) {
-        if (depth_ == 1 && !frames_[0].childOpen) untypeHead();
+        untypeTarget();
         return compact_items::putRawAttributes(attributeTarget(), text);
     }
     attributeTarget().append(text);
@@ -334,10 +335,14 @@ void TraceWriter::beginElement(std::string_view name) {
     Frame &frame = frames_[depth_ - 1];
     if (frame.childOpen) endElement();
     if (compact_) {
+        frame.childOpen = true;
+        if (depth_ == 1) {
+            if (beginTypedChild(name)) return;
+            untypeChildren();
+            pauseTyped();  // the child takes the attributes
+        }
         frame.childLengthAt =
             compact_items::beginElement(frame.children, compact_items::kLeaf, name);
-        frame.childOpen = true;
-        if (depth_ == 1) pauseTyped();  // the child takes the attributes
         return;
     }
     const size_t indent = static_cast<size_t>(2 * depth_);
@@ -353,11 +358,16 @@ void TraceWriter::endElement() {
     if (!isWriting()) return;
     Frame &frame = frames_[depth_ - 1];
     if (!frame.childOpen) return;
-    frame.childOpen = false;
     if (compact_) {
-        compact_items::endElement(frame.children, frame.childLengthAt);
+        // A typed child with all its values stays typed; one without them
+        // becomes an item, as the others are then.
+        const bool typed = typedChildOpen_ && depth_ == 1 && endTypedChild();
+        if (typedChildOpen_ && depth_ == 1) untypeChildren();
+        if (!typed) compact_items::endElement(frame.children, frame.childLengthAt);
+        frame.childOpen = false;
         if (depth_ == 1) resumeTyped();
     } else {
+        frame.childOpen = false;
         frame.children.append("/>\n");
     }
 }
@@ -550,50 +560,122 @@ void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end)
 }
 
 void TraceWriter::beginCompactCall(std::string_view name) {
-    const CompactCallPlan *plan = compact_->callPlanOf(name);
-    if (!plan || plan->own > kMaxTypedValues) {
-        typedPlan_ = nullptr;
-        pauseTyped();
-        return;
-    }
-    typedPlan_ = plan;
-    typedOut_ = typedValues_;
-    typedNext_ = plan->attributes;
-    typedEnd_ = plan->attributes + plan->own;
+    const CompactCallPlan *plan = compact_->planOf(name, true);
+    typedPlan_ = plan && plan->own <= kMaxTypedValues ? plan : nullptr;
+    typedChildOpen_ = false;
+    typedChildren_ = typedChildValuesUsed_ = 0;
+    typedParentCount_ = 0;
+    typedCursorOnParent_ = false;
+    resumeTyped();
+}
+
+void TraceWriter::pauseTyped() {
+    if (typedCursorOnParent_) typedParentCount_ = typedParentValues();
+    typedCursorOnParent_ = false;
+    typedNext_ = typedEnd_ = nullptr;
 }
 
 void TraceWriter::resumeTyped() {
-    if (!typedPlan_) return;
-    typedNext_ = typedPlan_->attributes + (typedOut_ - typedValues_);
+    if (!typedPlan_ || frames_[0].childOpen) {
+        typedNext_ = typedEnd_ = nullptr;
+        return;
+    }
+    typedOut_ = typedValues_ + typedParentCount_;
+    typedNext_ = typedPlan_->attributes + typedParentCount_;
     typedEnd_ = typedPlan_->attributes + typedPlan_->own;
+    typedCursorOnParent_ = true;
+}
+
+uint32_t TraceWriter::typedParentValues() const {
+    return typedCursorOnParent_ ? static_cast<uint32_t>(typedOut_ - typedValues_)
+                                : typedParentCount_;
+}
+
+bool TraceWriter::beginTypedChild(std::string_view name) {
+    if (!typedPlan_ || !frames_[0].children.empty() || typedChildren_ == kMaxTypedChildren)
+        return false;
+    const CompactCallPlan *plan = compact_->planOf(name, false);
+    if (!plan || typedChildValuesUsed_ + plan->own > kMaxTypedChildValues) return false;
+    pauseTyped();
+    typedChildPlans_[typedChildren_] = plan;
+    typedChildOpen_ = true;
+    typedOut_ = typedChildValues_ + typedChildValuesUsed_;
+    typedNext_ = plan->attributes;
+    typedEnd_ = plan->attributes + plan->own;
+    return true;
+}
+
+bool TraceWriter::endTypedChild() {
+    const CompactCallPlan &plan = *typedChildPlans_[typedChildren_];
+    if (typedOut_ != typedChildValues_ + typedChildValuesUsed_ + plan.own) return false;
+    ++typedChildren_;
+    typedChildValuesUsed_ += plan.own;
+    typedChildOpen_ = false;
+    return true;
+}
+
+void TraceWriter::untypeChildren() {
+    TextBuffer &children = frames_[0].children;
+    const int64_t *values = typedChildValues_;
+    const uint32_t total = typedChildren_ + (typedChildOpen_ ? 1 : 0);
+    for (uint32_t child = 0; child < total; ++child) {
+        const CompactCallPlan &plan = *typedChildPlans_[child];
+        const bool open = child == typedChildren_;
+        const uint32_t count = open ? static_cast<uint32_t>(typedOut_ - values) : plan.own;
+        const size_t lengthAt = compact_items::beginElement(
+            children, compact_items::kLeaf, compact::staticShapes()[plan.shape].element);
+        for (uint32_t index = 0; index < count; ++index)
+            compact_items::putNumber(children, compact::kInteger, plan.attributes[index].name,
+                                     values[index]);
+        values += count;
+        if (open)
+            frames_[0].childLengthAt = lengthAt;  // its next attributes join it as entries
+        else
+            compact_items::endElement(children, lengthAt);
+    }
+    if (typedChildOpen_) typedNext_ = typedEnd_ = nullptr;
+    typedChildOpen_ = false;
+    typedChildren_ = typedChildValuesUsed_ = 0;
 }
 
 void TraceWriter::untypeHead() {
     if (!typedPlan_) return;
+    untypeChildren();
     const CompactCallPlan &plan = *typedPlan_;
-    const auto count = static_cast<uint32_t>(typedOut_ - typedValues_);
+    const uint32_t count = typedParentValues();
     for (uint32_t index = 0; index < count; ++index)
         compact_items::putNumber(frames_[0].head, compact::kInteger, plan.attributes[index].name,
                                  typedValues_[index]);
     typedPlan_ = nullptr;
-    typedOut_ = typedValues_;
-    pauseTyped();
+    typedCursorOnParent_ = false;
+    typedNext_ = typedEnd_ = nullptr;
+}
+
+void TraceWriter::untypeTarget() {
+    if (depth_ != 1) return;
+    if (frames_[0].childOpen)
+        untypeChildren();
+    else
+        untypeHead();
 }
 
 bool TraceWriter::compactCallIsWhole() const {
     const Frame &frame = frames_[0];
     return !frame.childOpen && frame.children.empty() && frame.nested.empty() &&
-           static_cast<uint32_t>(typedOut_ - typedValues_) == typedPlan_->own;
+           typedParentValues() == typedPlan_->own;
 }
 
 int TraceWriter::endCompactCall(Timestamp end) {
     const CompactCallPlan &plan = *typedPlan_;
     typedPlan_ = nullptr;
-    pauseTyped();
+    typedCursorOnParent_ = false;
+    typedNext_ = typedEnd_ = nullptr;
     depth_ = 0;
     if (failed_) return EIO;
-    const int error = compact_->appendCall(
-        plan, typedValues_, relativeNanoseconds(frames_[0].start), relativeNanoseconds(end));
+    const CompactEncoder::Children children{typedChildPlans_, typedChildren_, typedChildValues_};
+    const int error =
+        compact_->appendCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
+                             relativeNanoseconds(end), children);
     if (error) compactAppendFailed(error);
     if (forceFlush_) return flush();
     return failed_ ? EIO : 0;

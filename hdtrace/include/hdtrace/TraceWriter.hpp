@@ -187,19 +187,29 @@ class TraceWriter final : public OpenTrace {
     int compactAppendFailed(int error);  // says why on stderr; returns EMSGSIZE or EIO
     // Compact: a top-level call of the dialect whose attributes are all
     // numbers keeps them as values only (typedValues_) while they come in
-    // its shape's order, so that its record is coded from them without
+    // its shape's order, and so do its child elements of such shapes
+    // (typedChildValues_), so that its record is coded from them without
     // names to copy or to compare (CompactEncoder::appendCall). These
-    // start, pause (while a child element or a nested state takes the
-    // attributes), resume, and end that.
+    // start, pause (while a nested state or a child takes the attributes),
+    // resume, and end that.
     __attribute__((noinline)) void beginCompactCall(std::string_view name);
-    void pauseTyped() { typedNext_ = typedEnd_ = nullptr; }
+    void pauseTyped();
     void resumeTyped();
-    // The typed values rewritten as entries of the head, before an
-    // attribute out of the shape's order or a general encoding.
+    uint32_t typedParentValues() const;
+    bool beginTypedChild(std::string_view name);  // false: the child is not typed
+    bool endTypedChild();                         // false: it lacks values
+    // The typed values rewritten as entries (the call's in the head, the
+    // children's as child items), before anything out of the shapes' order
+    // or a general encoding: untypeHead() both, untypeChildren() the
+    // children's, untypeTarget() what the next attribute would join.
     void untypeHead();
+    void untypeChildren();
+    void untypeTarget();
     int endCompactCall(Timestamp end);
     bool compactCallIsWhole() const;
     static constexpr uint32_t kMaxTypedValues = 64;
+    static constexpr uint32_t kMaxTypedChildren = 16;
+    static constexpr uint32_t kMaxTypedChildValues = 64;
     bool headIsEmpty(const Frame &frame) const { return frame.head.size() == 1 + frame.nameLength; }
     int createCompact(const TraceOptions &options, std::string *error);
     int beginStateSlow(std::string_view name, Timestamp start);
@@ -263,6 +273,11 @@ class TraceWriter final : public OpenTrace {
     const compact::ShapeAttribute *typedEnd_ = nullptr;
     int64_t *typedOut_ = nullptr;
     const CompactCallPlan *typedPlan_ = nullptr;
+    uint32_t typedParentCount_ = 0;  // the call's values while the cursor is elsewhere
+    bool typedCursorOnParent_ = false;
+    bool typedChildOpen_ = false;  // the open child's values are typed (the cursor's on it)
+    uint32_t typedChildren_ = 0;   // complete typed children
+    uint32_t typedChildValuesUsed_ = 0;
     Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
@@ -277,6 +292,8 @@ class TraceWriter final : public OpenTrace {
     std::unique_ptr<CompactEncoder> compact_;
     TextBuffer compactItems_;
     int64_t typedValues_[kMaxTypedValues];
+    const CompactCallPlan *typedChildPlans_[kMaxTypedChildren];
+    int64_t typedChildValues_[kMaxTypedChildValues];
     // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
