@@ -112,3 +112,34 @@ def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(dat
                 np.zeros(count + 1, dtype=np.int64)):
         with pytest.raises(ValueError):
             _core.fill_table(placed, 0, columns, 3, 0, columns["names"], bad)
+
+
+# --- the table's memory (the reader's column memory, reused once freed) ---
+
+def test_empty_array_gives_writable_rows_that_no_other_array_shares():
+    import pytest
+    from hdtrace import _core
+    dtype = np.dtype([(name, kind or "U16") for name, kind in hdtrace.TABLE_COLUMNS])
+    # 30,000 rows: several MB, the mapped path; 7 rows: the small one.
+    for rows in (30_000, 7):
+        first = _core.empty_array(rows, dtype)
+        assert first.shape == (rows,) and first.dtype == dtype and first.flags.writeable
+        first["start_ns"] = np.arange(rows)
+        first["name"] = "Send"
+        second = _core.empty_array(rows, dtype)
+        second["start_ns"] = -np.arange(rows)
+        second["name"] = "Recv"
+        assert list(first["start_ns"]) == list(range(rows))
+        assert set(first["name"]) == {"Send"}
+        # The freed first array's memory may serve the third: the second keeps its rows.
+        del first
+        third = _core.empty_array(rows, dtype)
+        third["start_ns"] = 5
+        assert list(second["start_ns"]) == [-row for row in range(rows)]
+        assert set(second["name"]) == {"Recv"} and set(third["start_ns"]) == {5}
+    assert _core.empty_array(0, np.int32).shape == (0,)
+    assert _core.empty_array(3, np.int32).dtype == np.int32
+    with pytest.raises(ValueError):
+        _core.empty_array(-1, np.int32)
+    with pytest.raises(ValueError):
+        _core.empty_array(3, object)
