@@ -120,14 +120,12 @@ def _build_table(leaves, read, run):
         (leaf, columns), position = parts[index], int(starts[index])
         part = slice(position, position + counts[index])
         destination = None if new_row is None else new_row[part]
-        target = part if destination is None else destination
-        # One pass in C++ writes whole rows (see TableFill.cpp).
+        # One pass in C++ writes whole rows, and each row's project-wide
+        # name code and receive side (see TableFill.cpp).
         native.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"],
-                         destination)
-        for key, values in extra.items():
-            values[target] = columns[key]
-        recode = np.array([name_index[name] for name in columns["names"]], dtype=np.int32)
-        name_code[target] = recode[columns["name_code"]] if len(recode) else 0
+                          destination, name_code_out=name_code,
+                          code_map=[name_index[name] for name in columns["names"]],
+                          recv_peer_out=extra["recv_peer"], recv_tag_out=extra["recv_tag"])
 
     list(run(fill, range(len(parts))))
     completion_row = [columns["completion_row"] + starts[index]

@@ -114,6 +114,40 @@ def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(dat
             _core.fill_table(placed, 0, columns, 3, 0, columns["names"], bad)
 
 
+def test_fill_table_writes_name_codes_and_receive_sides_in_the_same_rows(data_dir):
+    import pytest
+    from hdtrace import _core
+    trace = next((data_dir / "ours").glob("*.trc"))
+    columns = _core.read_columns(str(trace))
+    count = len(columns["name_code"])
+    width = max(len(name) for name in columns["names"])
+    dtype = [(name, kind or f"U{width}") for name, kind in hdtrace.TABLE_COLUMNS]
+    # The trace's name codes become these (say, a project's sorted names').
+    code_map = [10 + 3 * code for code in range(len(columns["names"]))]
+    for rows in (None, np.arange(count - 1, -1, -1, dtype=np.int64)):
+        table = np.zeros(count + 2, dtype=dtype)
+        outputs = {key: np.full(count + 2, 7, dtype=np.int32)
+                   for key in ("name_code_out", "recv_peer_out", "recv_tag_out")}
+        _core.fill_table(table, 2 if rows is None else 0, columns, 3, 0, columns["names"], rows,
+                         code_map=code_map, **outputs)
+        at = np.arange(2, count + 2) if rows is None else rows
+        assert list(outputs["name_code_out"][at]) == [code_map[code]
+                                                      for code in columns["name_code"]]
+        assert list(outputs["recv_peer_out"][at]) == list(columns["recv_peer"])
+        assert list(outputs["recv_tag_out"][at]) == list(columns["recv_tag"])
+        untouched = np.setdiff1d(np.arange(count + 2), at)
+        assert all(list(values[untouched]) == [7] * len(untouched) for values in outputs.values())
+        assert [str(name) for name in table["name"][at]] == [columns["names"][code]
+                                                              for code in columns["name_code"]]
+    table = np.zeros(count, dtype=dtype)
+    for bad in ({"name_code_out": np.zeros(count, np.int32)},  # no code_map
+                {"name_code_out": np.zeros(count, np.int32), "code_map": [0]},
+                {"recv_peer_out": np.zeros(count, np.int64)},
+                {"recv_tag_out": np.zeros(count - 1, np.int32)}):
+        with pytest.raises(ValueError):
+            _core.fill_table(table, 0, columns, 3, 0, columns["names"], **bad)
+
+
 # --- the table's memory (the reader's column memory, reused once freed) ---
 
 def test_empty_array_gives_writable_rows_that_no_other_array_shares():
