@@ -27,7 +27,8 @@ py::array emptyArray(py::ssize_t rows, const py::object &dtypeLike) {
         throw std::bad_alloc();
     // Never zero bytes: the capsule needs an address to give back.
     const size_t bytes = count * itemSize > 0 ? count * itemSize : 1;
-    void *memory = reader::allocateColumnBytes(bytes);
+    // Small pages: the table is written whole at once (ColumnPages).
+    void *memory = reader::allocateColumnBytes(bytes, reader::ColumnPages::Small);
     struct Block {
         void *memory;
         size_t bytes;
@@ -50,8 +51,8 @@ py::array emptyArray(py::ssize_t rows, const py::object &dtypeLike) {
 
 void bindTableMemory(py::module_ &module) {
     module.def("empty_array", &emptyArray, py::arg("rows"), py::arg("dtype"),
-               "numpy.empty((rows,), dtype) in the reader's column memory: 2 MB pages for "
-               "large arrays, and memory of freed arrays reused without being zeroed again.");
+               "numpy.empty((rows,), dtype) in the reader's column memory: the memory of "
+               "freed arrays is reused without being zeroed again.");
 }
 
 }  // namespace hdtrace::python

@@ -1,7 +1,7 @@
 // Memory for the arrays of Project.to_numpy(): the reader's column memory
-// (hdtrace/reader/ColumnMemory.hpp) handed to numpy, so that a table of a
-// hundred MB or more lies on 2 MB pages and, once freed, serves the next
-// table of the process without the kernel zeroing fresh pages for it.
+// (hdtrace/reader/ColumnMemory.hpp) handed to numpy, so that a table, once
+// freed, serves the next table of the process without the kernel zeroing
+// fresh pages for it (on small pages: see ColumnPages).
 #pragma once
 
 #include <pybind11/pybind11.h>

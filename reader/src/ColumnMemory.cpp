@@ -78,7 +78,7 @@ BlockCache &blockCache() {
 
 }  // namespace
 
-void *allocateColumnBytes(size_t bytes) {
+void *allocateColumnBytes(size_t bytes, ColumnPages pages) {
     if (bytes < kHugePage) return ::operator new(bytes);
     const size_t length = mappedBytes(bytes);
     if (void *cached = blockCache().take(length)) return cached;
@@ -95,7 +95,8 @@ void *allocateColumnBytes(size_t bytes) {
 #ifdef MADV_HUGEPAGE
     // Only whole huge pages are backed by them: the memory used stays what
     // the writes touch, rounded up to 2 MB at the end of what was written.
-    madvise(reinterpret_cast<void *>(aligned), length, MADV_HUGEPAGE);
+    if (pages == ColumnPages::Huge)
+        madvise(reinterpret_cast<void *>(aligned), length, MADV_HUGEPAGE);
 #endif
     return reinterpret_cast<void *>(aligned);
 }
