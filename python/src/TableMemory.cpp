@@ -37,11 +37,11 @@ py::array emptyArray(py::ssize_t rows, const py::object &dtypeLike) {
     try {
         owner = py::capsule(new Block{memory, bytes}, [](void *pointer) {
             auto *block = static_cast<Block *>(pointer);
-            reader::freeColumnBytes(block->memory, block->bytes);
+            reader::freeColumnBytes(block->memory, block->bytes, reader::ColumnPages::Small);
             delete block;
         });
     } catch (...) {
-        reader::freeColumnBytes(memory, bytes);
+        reader::freeColumnBytes(memory, bytes, reader::ColumnPages::Small);
         throw;
     }
     return py::array(dtype, {rows}, {static_cast<py::ssize_t>(itemSize)}, memory, owner);
