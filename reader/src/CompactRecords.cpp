@@ -267,46 +267,20 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
     bool rawSeen = false;
     for (uint32_t index = 0; index < count; ++index) {
         const ShapeAttribute &attribute = attributes[index];
-        int64_t number = 0;
         std::string_view text;
-        switch (attribute.coding) {
-            case kInteger:
-                number = unzigzag(varint(in, "an integer"));
-                break;
-            case kFieldDelta: {
-                int64_t &previous = fields_[fieldBase + index];
-                previous = wrappingSum(previous, unzigzag(varint(in, "an integer")));
-                number = previous;
-                break;
-            }
-            case kText:
-                text = stringAt(in, "a text value");
-                break;
-            case kTime:
-                previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
-                number = elementTime = previousTime_;
-                break;
-            case kEnd:
-                number = wrappingSum(elementTime, unzigzag(varint(in, "an end")));
-                if (endsAreTimes_) previousTime_ = number;
-                break;
-            case kRaw: {
-                const unsigned char *at = *in;
-                text = stringAt(in, "raw attribute text");
-                rawSeen = true;
-                attributes_.add(attribute.name, attribute.coding, 0, text);
-                if (!attributes_.addRaw(text))
-                    fail(at, "raw attribute text of <" + std::string(element) +
-                                 "> is not a list of name='value'");
-                continue;
-            }
-            default: {
-                int64_t &previous = previousIds_[attribute.coding - kIdDelta];
-                previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
-                number = previous;
-                break;
-            }
+        if (attribute.coding == kRaw) {
+            const unsigned char *at = *in;
+            text = stringAt(in, "raw attribute text");
+            rawSeen = true;
+            attributes_.add(attribute.name, attribute.coding, 0, text);
+            if (!attributes_.addRaw(text))
+                fail(at, "raw attribute text of <" + std::string(element) +
+                             "> is not a list of name='value'");
+            continue;
         }
+        // Shapes defined in a frame have no kFieldDelta (readShape).
+        int64_t *field = shape < staticCount ? fields_.data() + fieldBase + index : nullptr;
+        const int64_t number = readValue(in, attribute.coding, field, &elementTime, &text);
         attributes_.add(attribute.name, attribute.coding, number, text);
     }
     attributes_.finish();

@@ -236,6 +236,11 @@ class CompactFrameDecoder {
     void readShape(const unsigned char **in);
     // Reads the values of an element of shape `shape` into attributes_.
     std::string_view readElement(const unsigned char **in, uint64_t shape);
+    // Reads one value of coding (not kRaw); field: its previous value
+    // (kFieldDelta), elementTime: the element's time so far, text: where a
+    // kText value goes.
+    int64_t readValue(const unsigned char **in, uint8_t coding, int64_t *field,
+                      int64_t *elementTime, std::string_view *text);
     // Reads the values of an element of static shape `shape`, which has no
     // raw attribute text, into numbers_ and texts_.
     void readStaticValues(const unsigned char **in, uint32_t shape);
@@ -296,42 +301,41 @@ class CompactTraceReader {
 
 // --- The decoding loop, a template on the handler
 
+HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **in, uint8_t coding,
+                                                          int64_t *field, int64_t *elementTime,
+                                                          std::string_view *text) {
+    using namespace compact;
+    switch (coding) {
+        case kInteger:
+            return unzigzag(varint(in, "an integer"));
+        case kFieldDelta:
+            return *field = wrappingSum(*field, unzigzag(varint(in, "an integer")));
+        case kText:
+            *text = stringAt(in, "a text value");
+            return 0;
+        case kTime:
+            previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
+            return *elementTime = previousTime_;
+        case kEnd: {
+            const int64_t end = wrappingSum(*elementTime, unzigzag(varint(in, "an end")));
+            if (endsAreTimes_) previousTime_ = end;
+            return end;
+        }
+        default: {
+            int64_t &previous = previousIds_[coding - kIdDelta];
+            return previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
+        }
+    }
+}
+
 HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned char **in,
                                                               uint32_t shape) {
-    using namespace compact;
-    const StaticShape &known = staticShapes_[shape];
+    const compact::StaticShape &known = staticShapes_[shape];
     int64_t *fields = fields_.data() + fieldOffsets_[shape];
-    int64_t *numbers = numbers_.data();
     int64_t elementTime = 0;
-    for (uint32_t index = 0; index < known.count; ++index) {
-        int64_t number = 0;
-        switch (known.attributes[index].coding) {
-            case kInteger:
-                number = unzigzag(varint(in, "an integer"));
-                break;
-            case kFieldDelta:
-                number = fields[index] =
-                    wrappingSum(fields[index], unzigzag(varint(in, "an integer")));
-                break;
-            case kText:
-                texts_[index] = stringAt(in, "a text value");
-                break;
-            case kTime:
-                previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
-                number = elementTime = previousTime_;
-                break;
-            case kEnd:
-                number = wrappingSum(elementTime, unzigzag(varint(in, "an end")));
-                if (endsAreTimes_) previousTime_ = number;
-                break;
-            default: {  // kRaw is not among these shapes' codings (withRaw_)
-                int64_t &previous = previousIds_[known.attributes[index].coding - kIdDelta];
-                number = previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
-                break;
-            }
-        }
-        numbers[index] = number;
-    }
+    for (uint32_t index = 0; index < known.count; ++index)  // no kRaw here (withRaw_)
+        numbers_[index] = readValue(in, known.attributes[index].coding, fields + index,
+                                    &elementTime, &texts_[index]);
 }
 
 template <class Handler>
