@@ -93,14 +93,20 @@ def test_fixture_table_matches_the_xml(fixtures_dir):
 
 # --- fill_table's rows (to_numpy writes each call straight to its place in start order) ---
 
-def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(data_dir):
-    import pytest
+def _columns_of_a_trace(data_dir):
+    """read_columns of one trace of data/ours, its number of calls and the table's dtype."""
     from hdtrace import _core
     trace = next((data_dir / "ours").glob("*.trc"))
     columns = _core.read_columns(str(trace))
-    count = len(columns["name_code"])
     width = max(len(name) for name in columns["names"])
     dtype = [(name, kind or f"U{width}") for name, kind in hdtrace.TABLE_COLUMNS]
+    return columns, len(columns["name_code"]), dtype
+
+
+def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(data_dir):
+    import pytest
+    from hdtrace import _core
+    columns, count, dtype = _columns_of_a_trace(data_dir)
     in_order = np.zeros(count, dtype=dtype)
     _core.fill_table(in_order, 0, columns, 3, 0, columns["names"])
     reversed_rows = np.arange(count - 1, -1, -1, dtype=np.int64)
@@ -117,11 +123,7 @@ def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(dat
 def test_fill_table_writes_name_codes_and_receive_sides_in_the_same_rows(data_dir):
     import pytest
     from hdtrace import _core
-    trace = next((data_dir / "ours").glob("*.trc"))
-    columns = _core.read_columns(str(trace))
-    count = len(columns["name_code"])
-    width = max(len(name) for name in columns["names"])
-    dtype = [(name, kind or f"U{width}") for name, kind in hdtrace.TABLE_COLUMNS]
+    columns, count, dtype = _columns_of_a_trace(data_dir)
     # The trace's name codes become these (say, a project's sorted names').
     code_map = [10 + 3 * code for code in range(len(columns["names"]))]
     for rows in (None, np.arange(count - 1, -1, -1, dtype=np.int64)):
