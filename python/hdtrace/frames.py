@@ -136,7 +136,7 @@ def plan_slices(size, slice_bytes):
 
 def plan_compact_slices(frames, slice_bytes):
     """[(begin, end)] byte ranges of whole frames of a compact trace, given its
-    frames as [(byte offset, records)]: about slice_bytes // XML_BYTES_PER_CALL
+    frames as [(byte offset, records, ...)]: about slice_bytes // XML_BYTES_PER_CALL
     records each, cut at the frame starts nearest to even shares of the
     records (a frame is never split, so a slice holds at least one frame).
     [(None, None)] (whole) when the trace holds no more than one slice's
@@ -147,9 +147,9 @@ def plan_compact_slices(frames, slice_bytes):
     per_slice = max(1, slice_bytes // XML_BYTES_PER_CALL)
     firsts = []  # the number of records before each frame
     total = 0
-    for _, records in frames:
+    for frame in frames:
         firsts.append(total)
-        total += records
+        total += frame[1]
     if total <= per_slice:
         return [(None, None)]
     count = -(-total // per_slice)

@@ -73,7 +73,7 @@ def convert_trace(source, target, form, frame_bytes=0):
 
 
 def compact_frames(path):
-    """[(byte offset, records)] of each frame of a compact trace, in file order."""
+    """[(byte offset, records, decoded bytes)] of each frame of a compact trace, in file order."""
     return _core.compact_frames(path)
 
 

@@ -2,6 +2,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -243,19 +244,19 @@ PYBIND11_MODULE(_core, module) {
     module.def(
         "compact_frames",
         [](const std::string &path) {
-            std::vector<std::pair<uint64_t, uint32_t>> frames;
+            std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> frames;
             {
                 py::gil_scoped_release release;
                 FrameFile file(path);
                 frames.reserve(file.frames().size());
                 for (const FrameInfo &frame : file.frames())
-                    frames.emplace_back(frame.offset, frame.records);
+                    frames.emplace_back(frame.offset, frame.records, frame.rawBytes);
             }
             return frames;
         },
         py::arg("path"),
-        "[(byte offset, records)] of each frame of a compact trace, in file order, from its "
-        "index (or its frame headers, for a trace whose writer was killed).");
+        "[(byte offset, records, decoded bytes)] of each frame of a compact trace, in file "
+        "order, from its index (or its frame headers, for a trace whose writer was killed).");
 
     module.def(
         "read_project",

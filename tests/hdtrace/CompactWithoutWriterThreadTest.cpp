@@ -3,7 +3,8 @@
 // writes a frame when it is full, and what is buffered at flush and close;
 // no call of the program writes or compresses anything else. The file's
 // size, taken after every state, shows when that happens, since nothing
-// writes it behind the thread's back.
+// writes it behind the thread's back. (Nothing here depends on the sizes of
+// the container's headers.)
 #include <sys/stat.h>
 
 #include <cstdint>
@@ -13,7 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/TraceWriter.hpp>
 
 #include "FrameFile.hpp"
@@ -22,7 +22,6 @@
 namespace hdtrace {
 namespace {
 
-using test::readFile;
 using test::ScratchDirectory;
 
 int64_t fileSize(const std::string &path) {
@@ -52,21 +51,11 @@ void writeSend(TraceWriter &writer, int64_t step) {
     ASSERT_EQ(writer.endState(), 0);
 }
 
-// The end of each frame in the file: the file grows by whole frames only.
-std::vector<int64_t> frameEnds(const reader::FrameFile &file) {
-    std::vector<int64_t> ends;
+// Frames the writer compressed are smaller in the file than decoded (it
+// stores a frame that zstd does not make smaller).
+void expectCompressed(const reader::FrameFile &file) {
     for (const reader::FrameInfo &frame : file.frames())
-        ends.push_back(
-            static_cast<int64_t>(frame.offset + frames::kFrameHeaderBytes + frame.storedBytes));
-    return ends;
-}
-
-// Frames the writer compressed carry encoding 1 (zstd) in their header.
-void expectCompressed(const std::string &path, const reader::FrameFile &file) {
-    const std::string bytes = readFile(path);
-    for (const reader::FrameInfo &frame : file.frames())
-        EXPECT_EQ(bytes[frame.offset + frames::frame_header::kEncoding], 1)
-            << "frame at byte " << frame.offset;
+        EXPECT_LT(frame.storedBytes, frame.rawBytes) << "frame at byte " << frame.offset;
 }
 
 TEST(CompactWithoutWriterThread, CompressesAFrameWhenItIsFullNeverPerCall) {
@@ -75,10 +64,10 @@ TEST(CompactWithoutWriterThread, CompressesAFrameWhenItIsFullNeverPerCall) {
     ASSERT_TRUE(writer);
     const std::string path = writer->tracePath();
     constexpr int kStates = 5000;
-    std::vector<int64_t> grewTo;  // the file's size each time it changed
-    std::vector<int> grewAt;      // after which state
-    int64_t size = fileSize(path);
-    EXPECT_EQ(size, static_cast<int64_t>(frames::kFileHeaderBytes));
+    std::vector<int64_t> grewTo;    // the file's size each time it changed
+    std::vector<int> grewAt;        // after which state
+    int64_t size = fileSize(path);  // the file header alone
+    EXPECT_GT(size, 0);
     for (int state = 0; state < kStates; ++state) {
         writeSend(*writer, state);
         const int64_t now = fileSize(path);
@@ -92,13 +81,13 @@ TEST(CompactWithoutWriterThread, CompressesAFrameWhenItIsFullNeverPerCall) {
 
     reader::FrameFile file(path);
     ASSERT_TRUE(file.indexed());
-    const std::vector<int64_t> ends = frameEnds(file);
     // Every frame but the last (written at close) was written by the call
     // that did not fit in it, and only then: one growth per frame, by
-    // exactly that frame.
-    ASSERT_EQ(grewTo.size() + 1, ends.size());
+    // exactly that frame (up to where the next one starts).
+    ASSERT_EQ(grewTo.size() + 1, file.frames().size());
     for (size_t frame = 0; frame < grewTo.size(); ++frame)
-        EXPECT_EQ(grewTo[frame], ends[frame]) << "frame " << frame;
+        EXPECT_EQ(grewTo[frame], static_cast<int64_t>(file.frames()[frame + 1].offset))
+            << "frame " << frame;
     uint64_t records = 0;
     for (size_t frame = 0; frame < file.frames().size(); ++frame) {
         records += file.frames()[frame].records;
@@ -112,7 +101,7 @@ TEST(CompactWithoutWriterThread, CompressesAFrameWhenItIsFullNeverPerCall) {
         }
     }
     EXPECT_EQ(records, kStates + 1u);  // and the Program record
-    expectCompressed(path, file);
+    expectCompressed(file);
 }
 
 TEST(CompactWithoutWriterThread, FlushCompressesWhatIsBuffered) {
@@ -120,10 +109,10 @@ TEST(CompactWithoutWriterThread, FlushCompressesWhatIsBuffered) {
     auto writer = compactWriter(directory, 1u << 20);
     ASSERT_TRUE(writer);
     const std::string path = writer->tracePath();
+    const int64_t headerSize = fileSize(path);
     for (int state = 0; state < 2000; ++state) {
         writeSend(*writer, state);
-        ASSERT_EQ(fileSize(path), static_cast<int64_t>(frames::kFileHeaderBytes))
-            << "written after state " << state;
+        ASSERT_EQ(fileSize(path), headerSize) << "written after state " << state;
     }
     ASSERT_EQ(writer->flush(), 0);
     {
@@ -132,8 +121,8 @@ TEST(CompactWithoutWriterThread, FlushCompressesWhatIsBuffered) {
         EXPECT_FALSE(flushed.indexed());
         ASSERT_EQ(flushed.frames().size(), 1u);
         EXPECT_EQ(flushed.frames()[0].records, 2001u);
-        EXPECT_EQ(fileSize(path), frameEnds(flushed)[0]);
-        expectCompressed(path, flushed);
+        EXPECT_EQ(fileSize(path), static_cast<int64_t>(flushed.cutAt()));
+        expectCompressed(flushed);
     }
     const int64_t flushedSize = fileSize(path);
     for (int state = 0; state < 10; ++state) {
@@ -145,7 +134,7 @@ TEST(CompactWithoutWriterThread, FlushCompressesWhatIsBuffered) {
     EXPECT_TRUE(file.indexed());
     ASSERT_EQ(file.frames().size(), 2u);
     EXPECT_EQ(file.frames()[1].records, 10u);
-    expectCompressed(path, file);
+    expectCompressed(file);
 }
 
 }  // namespace

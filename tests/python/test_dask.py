@@ -581,7 +581,7 @@ def test_compact_traces_split_by_calls_as_their_xml_form_by_bytes(build_dir, sli
                       f"partitions, compact {got} ({len(frame_list)} frames)")
             # Every compact slice starts at a frame (or at 0) and ends where
             # the next begins.
-            frame_starts = {os.path.abspath(leaf.path): {0} | {offset for offset, _ in
+            frame_starts = {os.path.abspath(leaf.path): {0} | {frame[0] for frame in
                             hdtrace.native.compact_frames(leaf.path)}
                             for leaf in compact.topology}
             for spec in compact_frame._hdtrace_run.specs:
