@@ -160,14 +160,31 @@ int FrameWriter::append(const void *record, size_t length, int64_t time) {
         buffer = active_.load(std::memory_order_relaxed);
         committed = 0;
     }
+    std::memcpy(buffer->data.get() + (committed >> 32), record, length);
+    return commitRecord(*buffer, committed, length, time);
+}
+
+unsigned char *FrameWriter::claim(size_t maxBytes) {
+    if (closed_ || failed_.load(std::memory_order_relaxed)) return nullptr;
+    Buffer *buffer = active_.load(std::memory_order_relaxed);
+    const size_t used = buffer->committed.load(std::memory_order_relaxed) >> 32;
+    if (used == 0 || maxBytes > options_.frameBytes - used) return nullptr;
+    return buffer->data.get() + used;
+}
+
+int FrameWriter::commit(size_t length, int64_t time) {
+    Buffer *buffer = active_.load(std::memory_order_relaxed);
+    return commitRecord(*buffer, buffer->committed.load(std::memory_order_relaxed), length, time);
+}
+
+int FrameWriter::commitRecord(Buffer &buffer, uint64_t committed, size_t length, int64_t time) {
     const size_t used = committed >> 32;
-    std::memcpy(buffer->data.get() + used, record, length);
-    if (time < buffer->earliest.load(std::memory_order_relaxed))
-        buffer->earliest.store(time, std::memory_order_relaxed);
-    if (time > buffer->latest.load(std::memory_order_relaxed))
-        buffer->latest.store(time, std::memory_order_relaxed);
-    buffer->committed.store(((used + length) << 32) | ((committed & 0xFFFFFFFFu) + 1),
-                            std::memory_order_release);
+    if (time < buffer.earliest.load(std::memory_order_relaxed))
+        buffer.earliest.store(time, std::memory_order_relaxed);
+    if (time > buffer.latest.load(std::memory_order_relaxed))
+        buffer.latest.store(time, std::memory_order_relaxed);
+    buffer.committed.store(((used + length) << 32) | ((committed & 0xFFFFFFFFu) + 1),
+                           std::memory_order_release);
     ++recordsAppended_;
     return options_.forceFlush ? flush() : 0;
 }
