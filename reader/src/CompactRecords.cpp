@@ -198,7 +198,8 @@ void CompactFrameDecoder::readProgram(const unsigned char **in) {
     endsAreTimes_ = version >= 2;
     at = *in;
     const uint64_t fingerprint = varint(in, "the shape table's fingerprint");
-    if (fingerprint != staticShapesFingerprint())
+    staticCount_ = fingerprint == staticShapesFingerprint() ? staticShapeCount() : 0;
+    if (staticCount_ == 0)
         fail(at, "written with another definition of the dialect (shape table " +
                      std::to_string(fingerprint) + ", this reader's " +
                      std::to_string(staticShapesFingerprint()) + ")");

@@ -258,6 +258,8 @@ class CompactFrameDecoder {
     std::vector<DynamicShape> dynamicShapes_;
     int64_t previousTime_ = 0;
     bool endsAreTimes_ = true;  // records of version 2 on: an end is the next previous time
+    // The static shapes of the frame's table (its dynamic shapes follow).
+    uint32_t staticCount_ = 0;
     int64_t previousIds_[compact::kIdKindCount] = {};
     std::vector<int64_t> fields_;   // kFieldDelta: by staticFieldOffset(shape) + attribute
     std::vector<int64_t> numbers_;  // a static element's values (readStaticValues)
@@ -348,7 +350,7 @@ void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size,
     readProgram(&in);
     handler.frameStart(timeAdjustmentSeconds_);
 
-    const uint64_t staticCount = staticShapeCount();
+    const uint64_t staticCount = staticCount_;
     uint32_t nestedDepth = 0;
     std::string_view openElement;  // the call whose children are being listed
     bool inChildren = false;
