@@ -81,11 +81,14 @@ def test_damage_names_the_byte_and_writes_nothing(build_dir, data_dir, tmp_path)
     compact = xml.with_suffix(".ctrc")
     xml.unlink()
     data = bytearray(compact.read_bytes())
-    data[24 + 48 + 3] ^= 0x40  # a byte of the first frame's payload
+    # The first frame's payload starts after the 18-byte file header and the
+    # frame's header, whose first byte is its size.
+    payload = 18 + data[18]
+    data[payload + 3] ^= 0x40
     compact.write_bytes(bytes(data))
     result = convert(build_dir, compact)
     assert result.returncode == 1
-    assert result.stderr == (f"hdtrace convert: error: {compact}: byte 72: frame 0: payload "
+    assert result.stderr == (f"hdtrace convert: error: {compact}: byte {payload}: frame 0: payload "
                              f"checksum mismatch\nhdtrace convert: nothing written for {compact}\n")
     assert files(tmp_path) == [compact.name]
 
