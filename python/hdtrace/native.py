@@ -85,6 +85,11 @@ def fill_table(*args, **kwargs):
     return _core.fill_table(*args, **kwargs)
 
 
+def empty_array(rows, dtype):
+    """numpy.empty(rows, dtype) in the reader's column memory (reused once freed)."""
+    return _core.empty_array(rows, dtype)
+
+
 def sum_call_bytes(*args, **kwargs):
     """The bytes and the number of named reads and writes at every depth of a trace."""
     return _core.sum_call_bytes(*args, **kwargs)

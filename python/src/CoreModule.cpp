@@ -30,6 +30,7 @@
 #include "MergerBinding.hpp"
 #include "MessageBinding.hpp"
 #include "TableFill.hpp"
+#include "TableMemory.hpp"
 
 namespace py = pybind11;
 using namespace hdtrace::reader;
@@ -294,6 +295,7 @@ PYBIND11_MODULE(_core, module) {
 
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);
+    hdtrace::python::bindTableMemory(module);
     hdtrace::python::bindClocks(module);
     hdtrace::python::bindMessages(module);
     hdtrace::python::bindCallBytes(module);
