@@ -4,10 +4,12 @@
 // A typical state is a <Send> with six integer attributes; each state reads
 // the clock twice (start and end), as the MPI wrapper does. The benchmark
 // writes N states through the typed C++ API and through the printf-style C
-// API, the typed API both in XML and in compact form, and prints ns per
-// state (wall clock, and CPU of the writing thread before close, which
-// leaves out what the background writer thread does), bytes per state and
-// MB/s. Target: at most 100 ns per state through the typed API. No
+// API, the typed API both in XML and in compact form, each form with and
+// without the background writer thread, and prints ns per state (wall
+// clock, and CPU of the writing thread before close, which leaves out what
+// the background writer thread does; without that thread it includes the
+// compression and the writes of every full frame or buffer half), bytes
+// per state and MB/s. Target: at most 100 ns per state through the typed API. No
 // assertions: figures only.
 //
 //     bench_hdtrace_states [states=2000000] [directory=$TMPDIR or /tmp]
@@ -50,9 +52,11 @@ long long fileSize(const std::string &path) {
     return stat(path.c_str(), &info) == 0 ? static_cast<long long>(info.st_size) : -1;
 }
 
-Figures runTyped(const std::string &directory, long states, hdtrace::TraceOptions::Format format) {
+Figures runTyped(const std::string &directory, long states, hdtrace::TraceOptions::Format format,
+                 bool writerThread) {
     hdtrace::TraceOptions options;
     options.format = format;
+    options.backgroundWrites = writerThread;
     options.directory = directory;
     options.program = "bench-typed";
     options.levels = {"host", "0", "0"};
@@ -119,8 +123,9 @@ void usage(FILE *out) {
                  "usage: bench_hdtrace_states [STATES] [DIRECTORY]\n"
                  "Writes STATES states (default 2000000) per run into DIRECTORY (default\n"
                  "$TMPDIR or /tmp) through both APIs of libhdtrace (the typed one in XML\n"
-                 "and compact form) and prints the medians of 5 runs: ns per state, bytes\n"
-                 "per state, MB/s.\n");
+                 "and compact form, with and without the writer thread) and prints the\n"
+                 "medians of 5 runs: ns per state (wall, and CPU of the writing thread),\n"
+                 "bytes per state, MB/s.\n");
 }
 
 }  // namespace
@@ -152,23 +157,26 @@ int main(int argc, char **argv) {
 
     std::printf("libhdtrace state benchmark: %ld states per run, median of %d runs, in %s\n",
                 states, kRepetitions, directory.c_str());
-    std::printf("%-28s %12s %16s %14s %10s\n", "API", "ns/state", "thread ns/state", "bytes/state",
+    std::printf("%-40s %12s %16s %14s %10s\n", "API", "ns/state", "thread ns/state", "bytes/state",
                 "MB/s");
     using Format = hdtrace::TraceOptions::Format;
     for (const char *api :
-         {"typed C++ (TraceWriter)", "typed C++, compact form", "printf-style C (hdTrace.h)"}) {
+         {"typed C++ (TraceWriter)", "typed C++, no writer thread", "typed C++, compact form",
+          "typed C++, compact, no writer thread", "printf-style C (hdTrace.h)"}) {
         std::vector<double> nanoseconds, threadNanoseconds, bytes, throughput;
         for (int repetition = 0; repetition < kRepetitions; ++repetition) {
             const bool compact = std::strstr(api, "compact") != nullptr;
+            const bool writerThread = std::strstr(api, "no writer thread") == nullptr;
             const Figures figures =
-                api[0] == 't' ? runTyped(directory, states, compact ? Format::Compact : Format::Xml)
+                api[0] == 't' ? runTyped(directory, states, compact ? Format::Compact : Format::Xml,
+                                         writerThread)
                               : runCApi(directory, states);
             nanoseconds.push_back(figures.nanosecondsPerState);
             threadNanoseconds.push_back(figures.threadNanosecondsPerState);
             bytes.push_back(figures.bytesPerState);
             throughput.push_back(figures.megabytesPerSecond);
         }
-        std::printf("%-28s %12.1f %16.1f %14.1f %10.1f\n", api, median(nanoseconds),
+        std::printf("%-40s %12.1f %16.1f %14.1f %10.1f\n", api, median(nanoseconds),
                     median(threadNanoseconds), median(bytes), median(throughput));
     }
     std::printf(

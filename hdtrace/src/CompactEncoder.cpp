@@ -463,12 +463,16 @@ const CompactEncoder::CallPlan *CompactEncoder::planMiss(std::string_view name, 
     return found->second;
 }
 
-unsigned char *CompactEncoder::codeValues(unsigned char *out, const CallPlan &plan,
-                                          const int64_t *values) {
-    FieldValue *fields = fields_.data() + plan.fieldBase;
+__attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
+    unsigned char *out, const CallPlan &plan, const int64_t *values) {
+    // Locals, as every byte written through out could alias the members.
+    FieldValue *const fields = fields_.data() + plan.fieldBase;
+    int64_t *const previousIds = previousIds_;
+    const compact::ShapeAttribute *const attributes = plan.attributes;
+    const uint32_t own = plan.own;
     const uint32_t frame = frameNumber_;
-    for (uint32_t index = 0; index < plan.own; ++index) {
-        const uint8_t coding = plan.attributes[index].coding;
+    for (uint32_t index = 0; index < own; ++index) {
+        const uint8_t coding = attributes[index].coding;
         const int64_t value = values[index];
         int64_t difference;
         if (coding == kFieldDelta) {
@@ -477,7 +481,7 @@ unsigned char *CompactEncoder::codeValues(unsigned char *out, const CallPlan &pl
             difference = wrappingDifference(value, previous.frame == frame ? previous.value : 0);
             previous = FieldValue{value, frame};
         } else if (coding >= kIdDelta) {
-            int64_t &previous = previousIds_[coding - kIdDelta];
+            int64_t &previous = previousIds[coding - kIdDelta];
             difference = wrappingDifference(value, previous);
             previous = value;
         } else {

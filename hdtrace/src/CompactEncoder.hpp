@@ -117,7 +117,6 @@ class CompactEncoder {
         bool hasText = false;  // of its values, some are strings
     };
     static constexpr size_t kShapeCacheSize = 256;
-    const compact::StaticShape *shapes_ = compact::staticShapes();
     static constexpr size_t kPlanCacheSize = 64;
     struct CachedPlan {
         const char *name = nullptr;
@@ -134,15 +133,10 @@ class CompactEncoder {
                             int64_t start, int64_t end, const Children &children);
     int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
                          const Children &children);
-    CachedPlan planCache_[kPlanCacheSize];
 
+    // What every call's record uses first, together: the frame writer, the
+    // frame's number, previous values, times and ids, the plans by name.
     std::unique_ptr<FrameWriter> frames_;
-    int64_t timeAdjustmentSeconds_ = 0;
-    bool frameStarts_ = true;  // the next record is the first of its frame
-    std::unordered_map<std::string, uint32_t> strings_;
-    std::unordered_map<std::string, uint32_t> dynamicShapes_;
-    std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
-    CachedShape shapeCache_[kShapeCacheSize];
     uint32_t frameNumber_ = 0;
     // The previous value of each static shape's attribute, and the frame
     // it was coded in (kFieldDelta).
@@ -151,11 +145,20 @@ class CompactEncoder {
         uint32_t frame = 0;
     };
     std::vector<FieldValue> fields_;
+    int64_t previousTime_ = 0;
+    int64_t previousIds_[6] = {};
+    const compact::StaticShape *shapes_ = compact::staticShapes();
+    CachedPlan planCache_[kPlanCacheSize];
+
+    int64_t timeAdjustmentSeconds_ = 0;
+    bool frameStarts_ = true;  // the next record is the first of its frame
+    std::unordered_map<std::string, uint32_t> strings_;
+    std::unordered_map<std::string, uint32_t> dynamicShapes_;
+    std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
+    CachedShape shapeCache_[kShapeCacheSize];
     // Shapes with more attributes than this take the general path.
     static constexpr uint32_t kMaxFastFields = 64;
     std::vector<uint32_t> textIndicesOverflow_;
-    int64_t previousTime_ = 0;
-    int64_t previousIds_[6] = {};
     std::string key_;      // the element's shape key, reused
     TextBuffer record_;    // the record being encoded
     TextBuffer values_;    // the values of the element being encoded

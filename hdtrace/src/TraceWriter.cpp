@@ -52,6 +52,18 @@ int openForWriting(const std::string &path) {
 
 }  // namespace
 
+// Compact: small questions of the typed values, inline where asked.
+__attribute__((always_inline)) inline uint32_t TraceWriter::typedParentValues() const {
+    return typedCursorOnParent_ ? static_cast<uint32_t>(typedOut_ - typedValues_)
+                                : typedParentCount_;
+}
+
+__attribute__((always_inline)) inline bool TraceWriter::compactCallIsWhole() const {
+    const Frame &frame = frames_[0];
+    return !frame.childOpen && frame.children.empty() && frame.nested.empty() &&
+           typedParentValues() == typedPlan_->own;
+}
+
 TraceWriter::TraceWriter(const TraceOptions &options)
     : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush), clock_(options.clock) {}
 
@@ -168,7 +180,8 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
 int TraceWriter::endStateSlow(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
-    endElement();  // a child left open ends with its state
+    // A child left open ends with its state.
+    if (frameWritten_[depth_ - 1] && frames_[depth_ - 1].childOpen) endElement();
     if (depth_ == 1 && typedPlan_ && compactCallIsWhole()) return endCompactCall(end);
     const int frameDepth = --depth_;
     if (frameDepth == 1) resumeTyped();
@@ -561,12 +574,20 @@ void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end)
 
 void TraceWriter::beginCompactCall(std::string_view name) {
     const CompactCallPlan *plan = compact_->planOf(name, true);
-    typedPlan_ = plan && plan->own <= kMaxTypedValues ? plan : nullptr;
     typedChildOpen_ = false;
     typedChildren_ = typedChildValuesUsed_ = 0;
     typedParentCount_ = 0;
-    typedCursorOnParent_ = false;
-    resumeTyped();
+    if (!plan || plan->own > kMaxTypedValues) {
+        typedPlan_ = nullptr;
+        typedCursorOnParent_ = false;
+        typedNext_ = typedEnd_ = nullptr;
+        return;
+    }
+    typedPlan_ = plan;
+    typedCursorOnParent_ = true;
+    typedOut_ = typedValues_;
+    typedNext_ = plan->attributes;
+    typedEnd_ = plan->attributes + plan->own;
 }
 
 void TraceWriter::pauseTyped() {
@@ -584,11 +605,6 @@ void TraceWriter::resumeTyped() {
     typedNext_ = typedPlan_->attributes + typedParentCount_;
     typedEnd_ = typedPlan_->attributes + typedPlan_->own;
     typedCursorOnParent_ = true;
-}
-
-uint32_t TraceWriter::typedParentValues() const {
-    return typedCursorOnParent_ ? static_cast<uint32_t>(typedOut_ - typedValues_)
-                                : typedParentCount_;
 }
 
 bool TraceWriter::beginTypedChild(std::string_view name) {
@@ -657,12 +673,6 @@ void TraceWriter::untypeTarget() {
         untypeChildren();
     else
         untypeHead();
-}
-
-bool TraceWriter::compactCallIsWhole() const {
-    const Frame &frame = frames_[0];
-    return !frame.childOpen && frame.children.empty() && frame.nested.empty() &&
-           typedParentValues() == typedPlan_->own;
 }
 
 int TraceWriter::endCompactCall(Timestamp end) {

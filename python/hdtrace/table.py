@@ -61,8 +61,8 @@ def read_trace_columns(path, names, from_ns, to_ns, partial, local_to_world, beg
 def columns_to_array(columns, rank, thread):
     """One trace's columns as rows of the table, in the trace's order."""
     names = list(columns["names"])
-    array = np.empty(len(columns["name_code"]),
-                     dtype=table_dtype(max((len(name) for name in names), default=1)))
+    array = native.empty_array(len(columns["name_code"]),
+                               table_dtype(max((len(name) for name in names), default=1)))
     native.fill_table(array, 0, columns, rank, thread, names)
     return array
 
@@ -109,23 +109,23 @@ def _build_table(leaves, read, run):
         order = np.argsort(keys, kind="stable")
         new_row = np.empty(rows, dtype=np.int64)
         new_row[order] = np.arange(rows)
-    array = np.empty(rows, dtype=dtype)
-    extra = {key: np.empty(rows, dtype=np.int32) for key in ("recv_peer", "recv_tag")}
+    # Memory that a table freed earlier in the process had, where there is
+    # some: fresh pages cost the kernel's zeroing, up to a third of the read.
+    array = native.empty_array(rows, dtype)
+    extra = {key: native.empty_array(rows, np.int32) for key in ("recv_peer", "recv_tag")}
     name_index = {name: code for code, name in enumerate(all_names)}
-    name_code = np.empty(rows, dtype=np.int32)
+    name_code = native.empty_array(rows, np.int32)
 
     def fill(index):
         (leaf, columns), position = parts[index], int(starts[index])
         part = slice(position, position + counts[index])
         destination = None if new_row is None else new_row[part]
-        target = part if destination is None else destination
-        # One pass in C++ writes whole rows (see TableFill.cpp).
+        # One pass in C++ writes whole rows, and each row's project-wide
+        # name code and receive side (see TableFill.cpp).
         native.fill_table(array, position, columns, leaf.rank, leaf.thread, columns["names"],
-                         destination)
-        for key, values in extra.items():
-            values[target] = columns[key]
-        recode = np.array([name_index[name] for name in columns["names"]], dtype=np.int32)
-        name_code[target] = recode[columns["name_code"]] if len(recode) else 0
+                          destination, name_code_out=name_code,
+                          code_map=[name_index[name] for name in columns["names"]],
+                          recv_peer_out=extra["recv_peer"], recv_tag_out=extra["recv_tag"])
 
     list(run(fill, range(len(parts))))
     completion_row = [columns["completion_row"] + starts[index]

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,13 +47,31 @@ void put(char *row, const Field &field, T value) {
     std::memcpy(row + field.offset, &value, sizeof value);
 }
 
+// An int32 output array of the table's length, or null when none is given.
+int32_t *outputColumn(const py::object &object, const char *name, size_t tableRows) {
+    if (object.is_none()) return nullptr;
+    if (!py::isinstance<py::array_t<int32_t>>(object))
+        throw std::invalid_argument(std::string(name) + " must be an int32 array");
+    auto array = py::reinterpret_borrow<py::array>(object);
+    if (array.ndim() != 1 || !(array.flags() & py::array::c_style) || !array.writeable())
+        throw std::invalid_argument(std::string(name) +
+                                    " must be a writable one-dimensional array");
+    if (static_cast<size_t>(array.shape(0)) != tableRows)
+        throw std::invalid_argument(std::string(name) + " is not as long as the table");
+    return static_cast<int32_t *>(array.mutable_data());
+}
+
 // table[position:position+n] = the calls of one trace, or, given rows,
 // table[rows[i]] = call i (a project's calls go straight to their place in
 // start order). names[code] is the text of each name code of that trace.
+// Given, nameCodeOut[row] = codeMap[code] (the project's code of the call's
+// name), recvPeerOut[row] and recvTagOut[row] are written in the same pass.
 // The rows are written without the GIL: the traces of a project are filled
 // on every core at once, each into its own rows.
 void fillTable(py::array table, size_t position, const py::dict &columns, int32_t rank,
-               int32_t thread, const std::vector<std::string> &names, py::object rowsObject) {
+               int32_t thread, const std::vector<std::string> &names, py::object rowsObject,
+               py::object nameCodeObject, std::optional<std::vector<int32_t>> codeMap,
+               py::object recvPeerObject, py::object recvTagObject) {
     py::dtype dtype = table.dtype();
     const Field rankField = fieldOf(dtype, "rank", "i", 4),
                 threadField = fieldOf(dtype, "thread", "i", 4);
@@ -91,6 +110,14 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
     const int32_t *tags = columnData<int32_t>(columns, "tag", rows);
     const int32_t *cids = columnData<int32_t>(columns, "cid", rows);
     const int32_t *fids = columnData<int32_t>(columns, "fid", rows);
+    int32_t *nameCodeOut = outputColumn(nameCodeObject, "name_code_out", tableRows);
+    int32_t *recvPeerOut = outputColumn(recvPeerObject, "recv_peer_out", tableRows);
+    int32_t *recvTagOut = outputColumn(recvTagObject, "recv_tag_out", tableRows);
+    const int32_t *recvPeers =
+        recvPeerOut ? columnData<int32_t>(columns, "recv_peer", rows) : nullptr;
+    const int32_t *recvTags = recvTagOut ? columnData<int32_t>(columns, "recv_tag", rows) : nullptr;
+    if (nameCodeOut && (!codeMap || codeMap->size() != names.size()))
+        throw std::invalid_argument("name_code_out needs a code_map of one code per name");
 
     // Each name as the UCS-4 text of the fixed-width "U" column (names are ASCII tags).
     const size_t width = nameField.size / 4;
@@ -110,9 +137,7 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
     char *data = static_cast<char *>(table.mutable_data());
     const size_t itemSize = static_cast<size_t>(table.itemsize());
     py::gil_scoped_release release;
-    for (size_t i = 0; i < rows; ++i) {
-        char *row =
-            data + (destination ? static_cast<size_t>(destination[i]) : position + i) * itemSize;
+    const auto writeRow = [&](char *row, size_t i) {
         std::memcpy(row + nameField.offset, encoded[static_cast<size_t>(codes[i])].data(),
                     nameField.size);
         put(row, rankField, rank);
@@ -129,6 +154,16 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
         put(row, fid, fids[i]);
         put(row, startNs, starts[i]);
         put(row, endNs, ends[i]);
+    };
+    const auto writeExtras = [&](size_t at, size_t i) {
+        if (nameCodeOut) nameCodeOut[at] = (*codeMap)[static_cast<size_t>(codes[i])];
+        if (recvPeerOut) recvPeerOut[at] = recvPeers[i];
+        if (recvTagOut) recvTagOut[at] = recvTags[i];
+    };
+    for (size_t i = 0; i < rows; ++i) {
+        const size_t at = destination ? static_cast<size_t>(destination[i]) : position + i;
+        writeRow(data + at * itemSize, i);
+        writeExtras(at, i);
     }
 }
 
@@ -137,8 +172,12 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
 void bindTableFill(py::module_ &module) {
     module.def("fill_table", &fillTable, py::arg("table"), py::arg("position"), py::arg("columns"),
                py::arg("rank"), py::arg("thread"), py::arg("names"), py::arg("rows") = py::none(),
+               py::arg("name_code_out") = py::none(), py::arg("code_map") = py::none(),
+               py::arg("recv_peer_out") = py::none(), py::arg("recv_tag_out") = py::none(),
                "Writes the rows of one trace (read_columns) into the structured table, "
-               "at position onwards or at the given rows; releases the GIL while writing.");
+               "at position onwards or at the given rows, and, where given, each row's "
+               "code_map[name code], recv_peer and recv_tag into int32 arrays of the table's "
+               "length at the same rows; releases the GIL while writing.");
 }
 
 }  // namespace hdtrace::python

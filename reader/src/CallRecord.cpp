@@ -1,5 +1,7 @@
 #include "CallRecord.hpp"
 
+#include <algorithm>
+
 namespace hdtrace::reader {
 
 int64_t lookUpWorldRank(const LocalToWorldTable &localToWorld, int64_t cid, int64_t rank,
@@ -14,7 +16,10 @@ int64_t lookUpWorldRank(const LocalToWorldTable &localToWorld, int64_t cid, int6
 }
 
 void CallRowWriter::grow() {
-    allocatedRows_ += kBlockRows;
+    // Room the columns already have (EventColumns::reserve, or an earlier
+    // move) is taken whole: its pages cost nothing until written, whereas a
+    // block past it would move every column to memory twice its size.
+    allocatedRows_ = std::max(allocatedRows_ + kBlockRows, reservedRows());
     resizeColumns(allocatedRows_);
     nameCodeAt_ = columns_.nameCode.data(), peerAt_ = columns_.peer.data();
     tagAt_ = columns_.tag.data(), cidAt_ = columns_.cid.data(), fidAt_ = columns_.fid.data();
@@ -22,6 +27,17 @@ void CallRowWriter::grow() {
     startNsAt_ = columns_.startNs.data(), endNsAt_ = columns_.endNs.data();
     sizeAt_ = columns_.size.data(), offsetAt_ = columns_.offset.data();
     ridAt_ = columns_.rid.data();
+}
+
+size_t CallRowWriter::reservedRows() const {
+    size_t rows = columns_.nameCode.capacity();
+    for (size_t capacity :
+         {columns_.startNs.capacity(), columns_.endNs.capacity(), columns_.size.capacity(),
+          columns_.offset.capacity(), columns_.rid.capacity(), columns_.peer.capacity(),
+          columns_.tag.capacity(), columns_.cid.capacity(), columns_.fid.capacity(),
+          columns_.recvPeer.capacity(), columns_.recvTag.capacity()})
+        rows = std::min(rows, capacity);
+    return rows;
 }
 
 void CallRowWriter::trim() {

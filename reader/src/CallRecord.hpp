@@ -286,6 +286,8 @@ class CallRowWriter {
 
   private:
     void grow();
+    // Rows every per-row column holds without moving.
+    size_t reservedRows() const;
     // Every column to the given number of rows (grow and trim).
     void resizeColumns(size_t rows);
 

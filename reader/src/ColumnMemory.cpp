@@ -17,9 +17,11 @@ size_t mappedBytes(size_t bytes) {
 
 // Mappings of freed columns, for the columns of the next trace: the kernel
 // zeroes every fresh page, which costs as much as a fifth of a read on the
-// development machine. They are handed back with MADV_FREE, so that the
-// kernel may take their pages whenever it needs memory (a page it took comes
-// back zeroed on the next write); at most kCachedBytes, in kCachedBlocks.
+// development machine. Those on huge pages are handed back with MADV_FREE,
+// so that the kernel may take their pages whenever it needs memory (a page
+// it took comes back zeroed on the next write); at most kCachedBytes, in
+// kCachedBlocks. A block freed last is the likeliest to fit the next
+// request (the same trace or table read again), so it displaces the oldest.
 class BlockCache {
   public:
     static constexpr size_t kCachedBytes = size_t{256} << 20;
@@ -43,20 +45,34 @@ class BlockCache {
         return block.address;
     }
 
-    // Keeps the mapping if there is room; false if the caller must unmap it.
-    bool keep(void *address, size_t length) {
+    // Keeps the mapping, unmapping the oldest kept ones where it needs their
+    // room; false if the caller must unmap it (larger than the whole cache).
+    bool keep(void *address, size_t length, ColumnPages pages) {
+        if (length > kCachedBytes) return false;
+#ifdef MADV_FREE
+        // Before the block can be taken: pages written after this stay. Not
+        // on small pages: there the next write to each page updates its
+        // page table entry again, 35,000 of them for a 140 MB table, which
+        // cost 10-15 ms of a 100 ms to_numpy (huge pages: 512 times fewer).
+        if (pages == ColumnPages::Huge) madvise(address, length, MADV_FREE);
+#endif
+        Block displaced[kCachedBlocks];
+        int displacedCount = 0;
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            if (count_ == kCachedBlocks || bytes_ + length > kCachedBytes) return false;
+            while (count_ == kCachedBlocks || bytes_ + length > kCachedBytes) {
+                int oldest = 0;
+                for (int index = 1; index < count_; ++index)
+                    if (blocks_[index].freedAt < blocks_[oldest].freedAt) oldest = index;
+                displaced[displacedCount++] = blocks_[oldest];
+                bytes_ -= blocks_[oldest].length;
+                blocks_[oldest] = blocks_[--count_];
+            }
+            blocks_[count_++] = {address, length, ++freed_};
+            bytes_ += length;
         }
-#ifdef MADV_FREE
-        // Before the block can be taken: pages written after this stay.
-        madvise(address, length, MADV_FREE);
-#endif
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (count_ == kCachedBlocks || bytes_ + length > kCachedBytes) return false;
-        blocks_[count_++] = {address, length};
-        bytes_ += length;
+        for (int index = 0; index < displacedCount; ++index)
+            munmap(displaced[index].address, displaced[index].length);
         return true;
     }
 
@@ -64,11 +80,13 @@ class BlockCache {
     struct Block {
         void *address;
         size_t length;
+        uint64_t freedAt;  // the order in which blocks were kept
     };
     std::mutex mutex_;
     Block blocks_[kCachedBlocks];
     int count_ = 0;
     size_t bytes_ = 0;
+    uint64_t freed_ = 0;
 };
 
 BlockCache &blockCache() {
@@ -78,7 +96,7 @@ BlockCache &blockCache() {
 
 }  // namespace
 
-void *allocateColumnBytes(size_t bytes) {
+void *allocateColumnBytes(size_t bytes, ColumnPages pages) {
     if (bytes < kHugePage) return ::operator new(bytes);
     const size_t length = mappedBytes(bytes);
     if (void *cached = blockCache().take(length)) return cached;
@@ -95,18 +113,19 @@ void *allocateColumnBytes(size_t bytes) {
 #ifdef MADV_HUGEPAGE
     // Only whole huge pages are backed by them: the memory used stays what
     // the writes touch, rounded up to 2 MB at the end of what was written.
-    madvise(reinterpret_cast<void *>(aligned), length, MADV_HUGEPAGE);
+    if (pages == ColumnPages::Huge)
+        madvise(reinterpret_cast<void *>(aligned), length, MADV_HUGEPAGE);
 #endif
     return reinterpret_cast<void *>(aligned);
 }
 
-void freeColumnBytes(void *pointer, size_t bytes) noexcept {
+void freeColumnBytes(void *pointer, size_t bytes, ColumnPages pages) noexcept {
     if (!pointer) return;
     if (bytes < kHugePage) {
         ::operator delete(pointer);
         return;
     }
-    if (!blockCache().keep(pointer, mappedBytes(bytes))) munmap(pointer, mappedBytes(bytes));
+    if (!blockCache().keep(pointer, mappedBytes(bytes), pages)) munmap(pointer, mappedBytes(bytes));
 }
 
 }  // namespace hdtrace::reader

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/Format.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
@@ -48,17 +49,50 @@ struct ElementPlan {
     // checkTexts() can refuse such an element (a time typed as text, a
     // typed time elsewhere, a text in a number attribute): it runs on each.
     bool checksTexts = false;
+    // Every value the columns take is typed as they need it (integers,
+    // times, a text for a file name): a static shape's elements are then
+    // read from their values alone (startStaticElement).
+    bool typed = false;
     int32_t nameCode = -1;                // as a call, once known
     std::vector<CallAttribute> meanings;  // by attribute index
+    std::vector<int> read;                // indexes of the attributes the table reads
     std::vector<int> thirtyTwoBit;        // indexes of 32-bit column values
     int rid = -1;                         // a completion's first rid
     std::vector<int> sizeAndOffset;       // a data access's size and offset, in order
+    std::vector<bool> isSize;             // by sizeAndOffset: size (else offset)
 };
 
 // One attribute of the element being read, as OpenCall::take gets it.
 struct CompactValue {
     const CompactAttributes *attributes;
     int index;
+};
+// One value of a static element whose plan is typed.
+struct TypedValue {
+    int64_t number;  // integers; times as nanoseconds after timeAdjustment
+    std::string_view text;
+};
+
+// The attributes of a static shape, as workOutPlan reads an element's.
+class StaticShapeAttributes {
+  public:
+    explicit StaticShapeAttributes(uint32_t shape) : shape_(compact::staticShapes()[shape]) {}
+    int size() const { return static_cast<int>(shape_.count); }
+    std::string_view name(int index) const { return attribute(index).name; }
+    CompactAttributes::Kind kind(int index) const {
+        const uint8_t coding = attribute(index).coding;
+        if (coding == compact::kText || coding == compact::kRaw)
+            return CompactAttributes::Kind::Text;
+        if (coding == compact::kTime || coding == compact::kEnd)
+            return CompactAttributes::Kind::Time;
+        return CompactAttributes::Kind::Integer;
+    }
+
+  private:
+    const compact::ShapeAttribute &attribute(int index) const {
+        return shape_.attributes[static_cast<size_t>(index)];
+    }
+    const compact::StaticShape &shape_;
 };
 
 class CompactColumnBuilder final : public CompactHandler {
@@ -72,7 +106,11 @@ class CompactColumnBuilder final : public CompactHandler {
     void trimColumns() { rows_.trim(); }
     int timeFractionDigits() const { return timeFractionDigits_; }
 
+    static constexpr bool kTakesStaticElements = true;
     void startElement(std::string_view name, const CompactAttributes &attributes) override;
+    // Elements of a static shape whose plan is typed, without an attribute
+    // list; false for the others (startElement then gets them).
+    bool startStaticElement(std::string_view name, const StaticElement &element);
     void endElement(std::string_view name) override;
 
     // The values OpenCall::take asks for.
@@ -93,15 +131,30 @@ class CompactColumnBuilder final : public CompactHandler {
     std::string_view textOf(const CompactValue &value) const {
         return value.attributes->value(value.index);
     }
+    IntegerValue integerValue(const TypedValue &value) const {
+        return IntegerValue{true, value.number};
+    }
+    bool timeValue(std::string_view, const TypedValue &value, int64_t *nanoseconds) const {
+        const auto absolute = addTimes(adjustmentNs_, value.number);
+        if (!absolute) throw Unrecognised{"a time beyond 64-bit nanoseconds"};
+        *nanoseconds = *absolute;
+        return true;
+    }
+    std::string_view textOf(const TypedValue &value) const { return value.text; }
 
   private:
     void startProgram(const CompactAttributes &attributes);
     // The plan of this element: a static shape's, worked out at its first
     // element, or one worked out for this element alone.
     ElementPlan &planOf(std::string_view name, const CompactAttributes &attributes);
-    void workOutPlan(std::string_view name, const CompactAttributes &attributes,
-                     ElementPlan &plan) const;
+    // Attributes: CompactAttributes or StaticShapeAttributes.
+    template <class Attributes>
+    void workOutPlan(std::string_view name, const Attributes &attributes, ElementPlan &plan) const;
     void takeCall(std::string_view name, const CompactAttributes &attributes, ElementPlan &plan);
+    void takeStaticCall(std::string_view name, const StaticElement &element, ElementPlan &plan);
+    // After a call's attributes: whether it is read (the filter's window).
+    void closeCall(const ElementPlan &plan);
+    void takeStaticChild(const StaticElement &element, const ElementPlan &plan);
     // The XML grammar's checks of an element's attributes that typed values
     // cannot fail; an attribute written as text is checked as text.
     void checkTexts(const CompactAttributes &attributes) const;
@@ -110,6 +163,7 @@ class CompactColumnBuilder final : public CompactHandler {
                                   const ElementPlan &plan) const;
     void takeChild(const CompactAttributes &attributes, const ElementPlan &plan);
     void noteFractionDigits(const CompactAttributes &attributes, int index);
+    void noteFractionDigits(std::string_view timeText);
     int32_t nameCode(std::string_view name);
 
     EventColumns &columns_;
@@ -144,10 +198,13 @@ int32_t CompactColumnBuilder::nameCode(std::string_view name) {
 
 void CompactColumnBuilder::noteFractionDigits(const CompactAttributes &attributes, int index) {
     if (timeFractionDigits_ >= 0) return;
-    const std::string_view text = attributes.value(index);
-    const size_t point = text.find('.');
+    noteFractionDigits(attributes.value(index));
+}
+
+void CompactColumnBuilder::noteFractionDigits(std::string_view timeText) {
+    const size_t point = timeText.find('.');
     timeFractionDigits_ =
-        point == std::string_view::npos ? 0 : static_cast<int>(text.size() - point - 1);
+        point == std::string_view::npos ? 0 : static_cast<int>(timeText.size() - point - 1);
 }
 
 void CompactColumnBuilder::checkTexts(const CompactAttributes &attributes) const {
@@ -165,7 +222,8 @@ void CompactColumnBuilder::checkTexts(const CompactAttributes &attributes) const
     }
 }
 
-void CompactColumnBuilder::workOutPlan(std::string_view name, const CompactAttributes &attributes,
+template <class Attributes>
+void CompactColumnBuilder::workOutPlan(std::string_view name, const Attributes &attributes,
                                        ElementPlan &plan) const {
     plan.nestedBlock = grammar::isNestedBlock(name);
     plan.wanted = grammar::nameWanted(filter_, name);
@@ -177,9 +235,11 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const CompactAttri
     plan.checksTexts = false;
     plan.nameCode = -1;
     plan.meanings.clear();
+    plan.read.clear();
     plan.thirtyTwoBit.clear();
     plan.rid = -1;
     plan.sizeAndOffset.clear();
+    plan.isSize.clear();
     for (int index = 0; index < attributes.size(); ++index) {
         const std::string_view attribute = attributes.name(index);
         const CompactAttributes::Kind kind = attributes.kind(index);
@@ -188,10 +248,27 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const CompactAttri
             (kind == CompactAttributes::Kind::Text && isNumberAttribute(attribute)))
             plan.checksTexts = true;
         plan.meanings.push_back(callAttributeOf(attribute));
+        if (plan.meanings.back() != CallAttribute::Other) plan.read.push_back(index);
         if (isThirtyTwoBitColumn(attribute)) plan.thirtyTwoBit.push_back(index);
         if (attribute == "rid" && plan.rid < 0) plan.rid = index;
-        if (attribute == "size" || attribute == "offset") plan.sizeAndOffset.push_back(index);
+        if (attribute == "size" || attribute == "offset") {
+            plan.sizeAndOffset.push_back(index);
+            plan.isSize.push_back(attribute == "size");
+        }
     }
+    const auto isText = [&attributes](int index) {
+        return attributes.kind(index) == CompactAttributes::Kind::Text;
+    };
+    plan.typed = !plan.checksTexts && (plan.rid < 0 || !isText(plan.rid));
+    for (int index = 0; index < attributes.size(); ++index) {
+        const CallAttribute meaning = plan.meanings[static_cast<size_t>(index)];
+        if (meaning == CallAttribute::Name ? !isText(index)
+                                           : meaning != CallAttribute::Other && isText(index))
+            plan.typed = false;
+    }
+    for (const std::vector<int> *indexes : {&plan.thirtyTwoBit, &plan.sizeAndOffset})
+        for (const int index : *indexes)
+            if (isText(index)) plan.typed = false;
 }
 
 ElementPlan &CompactColumnBuilder::planOf(std::string_view name,
@@ -241,6 +318,31 @@ void CompactColumnBuilder::takeCall(std::string_view name, const CompactAttribut
         if (!call_.take(meaning, CompactValue{&attributes, index}, *this))
             throw Unrecognised{"a number beyond its 32-bit column"};
     }
+    closeCall(plan);
+}
+
+void CompactColumnBuilder::takeStaticCall(std::string_view name, const StaticElement &element,
+                                          ElementPlan &plan) {
+    call_ = kFreshCall;
+    completedRids_.clear();
+    if (plan.nameCode < 0) plan.nameCode = nameCode(name);
+    call_.nameCode = plan.nameCode;
+    for (const int index : plan.read) {
+        const CallAttribute meaning = plan.meanings[static_cast<size_t>(index)];
+        const TypedValue value{element.numbers[index], element.texts[index]};
+        if ((meaning == CallAttribute::Time || meaning == CallAttribute::End) &&
+            timeFractionDigits_ < 0) {
+            char text[kMaxNumberChars];
+            noteFractionDigits(std::string_view(
+                text, static_cast<size_t>(formatRelativeTime(text, value.number) - text)));
+        }
+        if (!call_.take(meaning, value, *this))
+            throw Unrecognised{"a number beyond its 32-bit column"};
+    }
+    closeCall(plan);
+}
+
+void CompactColumnBuilder::closeCall(const ElementPlan &plan) {
     switch (call_.closeStartTag(filter_, hasTimeWindow_)) {
         case CallStart::Read:
             break;
@@ -269,6 +371,51 @@ void CompactColumnBuilder::takeChild(const CompactAttributes &attributes, const 
                 call_.takeDataOffset(number.valid, number.value);
         }
     }
+}
+
+void CompactColumnBuilder::takeStaticChild(const StaticElement &element, const ElementPlan &plan) {
+    if (plan.child == ElementPlan::Child::Completion) {
+        if (plan.rid >= 0) completedRids_.push_back(element.numbers[plan.rid]);
+    } else if (plan.child == ElementPlan::Child::DataAccess) {
+        for (size_t at = 0; at < plan.sizeAndOffset.size(); ++at) {
+            const int64_t number = element.numbers[plan.sizeAndOffset[at]];
+            if (plan.isSize[at])
+                call_.takeDataSize(true, number);
+            else
+                call_.takeDataOffset(true, number);
+        }
+    }
+}
+
+bool CompactColumnBuilder::startStaticElement(std::string_view name, const StaticElement &element) {
+    // The root, and anything below a skipped element, the way startElement takes them.
+    if (depth_ == 0) return false;
+    ElementPlan &plan = staticPlans_[element.shape];
+    if (!plan.known) {
+        workOutPlan(name, StaticShapeAttributes(element.shape), plan);
+        plan.known = true;
+    }
+    if (!plan.typed) return false;
+    ++depth_;
+    if (skipBelowDepth_ > 0) return true;
+    if (depth_ > SaxFileParser::kMaxElementDepth) throw Unrecognised{"elements nested too deep"};
+    if (plan.nestedBlock) {
+        skipBelowDepth_ = depth_;
+        return true;
+    }
+    if (depth_ == 2) {
+        if (!plan.wanted) {
+            skipBelowDepth_ = depth_;
+            return true;
+        }
+        takeStaticCall(name, element, plan);
+        return true;
+    }
+    for (const int index : plan.thirtyTwoBit)
+        if (!withinThirtyTwoBitColumn(element.numbers[index]))
+            throw Unrecognised{"a number beyond its 32-bit column"};
+    if (depth_ == 3) takeStaticChild(element, plan);
+    return true;
 }
 
 void CompactColumnBuilder::startElement(std::string_view name,

@@ -1,5 +1,6 @@
 #include "CompactRecords.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "XmlReferences.hpp"
@@ -9,10 +10,6 @@ namespace hdtrace::reader {
 using namespace hdtrace::compact;
 
 namespace {
-
-// Nested blocks deeper than this are refused: the writer nests at most
-// HD_LOG_MAX_DEPTH levels, and the bound keeps the decoder's counters small.
-constexpr uint32_t kMaxNestedDepth = 1024;
 
 bool isNameStart(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == ':' ||
@@ -126,7 +123,53 @@ bool CompactAttributes::find(std::string_view attributeName, std::string_view *v
 
 // --- CompactFrameDecoder
 
-CompactFrameDecoder::CompactFrameDecoder() = default;
+CompactFrameDecoder::CompactFrameDecoder() {
+    uint32_t widest = 0;
+    for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
+        widest = std::max(widest, staticShapes()[shape].count);
+        fieldOffsets_.push_back(staticFieldOffset(shape));
+    }
+    numbers_.resize(widest);
+    texts_.resize(widest);
+}
+
+const std::vector<bool> &CompactFrameDecoder::staticShapesWithRaw() {
+    static const std::vector<bool> withRaw = [] {
+        std::vector<bool> flags(staticShapeCount());
+        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
+            const StaticShape &known = staticShapes()[shape];
+            for (uint32_t index = 0; index < known.count; ++index)
+                if (known.attributes[index].coding == kRaw) flags[shape] = true;
+        }
+        return flags;
+    }();
+    return withRaw;
+}
+
+void CompactFrameDecoder::resetFrame(const unsigned char *records, size_t size) {
+    begin_ = records;
+    end_ = records + size;
+    strings_.clear();
+    dynamicAttributes_.clear();
+    dynamicShapes_.clear();
+    previousTime_ = 0;
+    for (int64_t &previous : previousIds_)
+        previous = 0;
+    fields_.assign(staticFieldCount(), 0);
+}
+
+void CompactFrameDecoder::staticAttributes(uint32_t shape) {
+    const StaticShape &known = staticShapes()[shape];
+    attributes_.clear();
+    for (uint32_t index = 0; index < known.count; ++index) {
+        const ShapeAttribute &attribute = known.attributes[index];
+        const bool text = attribute.coding == kText;
+        attributes_.add(attribute.name, attribute.coding, text ? 0 : numbers_[index],
+                        text ? texts_[index] : std::string_view());
+    }
+    attributes_.finish();
+    attributes_.staticShape_ = static_cast<int>(shape);
+}
 
 void CompactFrameDecoder::fail(const unsigned char *at, const std::string &problem) const {
     throw CompactRecordProblem{static_cast<size_t>(at - begin_), problem};
@@ -226,46 +269,20 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
     bool rawSeen = false;
     for (uint32_t index = 0; index < count; ++index) {
         const ShapeAttribute &attribute = attributes[index];
-        int64_t number = 0;
         std::string_view text;
-        switch (attribute.coding) {
-            case kInteger:
-                number = unzigzag(varint(in, "an integer"));
-                break;
-            case kFieldDelta: {
-                int64_t &previous = fields_[fieldBase + index];
-                previous = wrappingSum(previous, unzigzag(varint(in, "an integer")));
-                number = previous;
-                break;
-            }
-            case kText:
-                text = stringAt(in, "a text value");
-                break;
-            case kTime:
-                previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
-                number = elementTime = previousTime_;
-                break;
-            case kEnd:
-                number = wrappingSum(elementTime, unzigzag(varint(in, "an end")));
-                if (endsAreTimes_) previousTime_ = number;
-                break;
-            case kRaw: {
-                const unsigned char *at = *in;
-                text = stringAt(in, "raw attribute text");
-                rawSeen = true;
-                attributes_.add(attribute.name, attribute.coding, 0, text);
-                if (!attributes_.addRaw(text))
-                    fail(at, "raw attribute text of <" + std::string(element) +
-                                 "> is not a list of name='value'");
-                continue;
-            }
-            default: {
-                int64_t &previous = previousIds_[attribute.coding - kIdDelta];
-                previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
-                number = previous;
-                break;
-            }
+        if (attribute.coding == kRaw) {
+            const unsigned char *at = *in;
+            text = stringAt(in, "raw attribute text");
+            rawSeen = true;
+            attributes_.add(attribute.name, attribute.coding, 0, text);
+            if (!attributes_.addRaw(text))
+                fail(at, "raw attribute text of <" + std::string(element) +
+                             "> is not a list of name='value'");
+            continue;
         }
+        // Shapes defined in a frame have no kFieldDelta (readShape).
+        int64_t *field = shape < staticCount ? fields_.data() + fieldBase + index : nullptr;
+        const int64_t number = readValue(in, attribute.coding, field, &elementTime, &text);
         attributes_.add(attribute.name, attribute.coding, number, text);
     }
     attributes_.finish();
@@ -273,76 +290,7 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
     return element;
 }
 
-void CompactFrameDecoder::decode(const unsigned char *records, size_t size,
-                                 CompactHandler &handler) {
-    begin_ = records;
-    end_ = records + size;
-    strings_.clear();
-    dynamicAttributes_.clear();
-    dynamicShapes_.clear();
-    previousTime_ = 0;
-    for (int64_t &previous : previousIds_)
-        previous = 0;
-    fields_.assign(staticFieldCount(), 0);
-
-    const unsigned char *in = records;
-    if (in == end_ || *in != kProgram) fail(in, "the frame does not begin with its Program");
-    ++in;
-    readProgram(&in);
-    handler.frameStart(timeAdjustmentSeconds_);
-
-    uint32_t nestedDepth = 0;
-    std::string_view openElement;  // the call whose children are being listed
-    bool inChildren = false;
-    while (in != end_) {
-        const unsigned char *at = in;
-        const uint64_t code = varint(&in, "an operation");
-        switch (code) {
-            case kEndElement:
-                if (!inChildren) fail(at, "an element end without an open element");
-                inChildren = false;
-                handler.endElement(openElement);
-                continue;
-            case kNestedOpen:
-                if (inChildren) fail(at, "a <Nested> block among a call's children");
-                if (++nestedDepth > kMaxNestedDepth) fail(at, "<Nested> blocks nest too deep");
-                handler.startElement("Nested", noAttributes_);
-                continue;
-            case kNestedClose:
-                if (inChildren || nestedDepth == 0) fail(at, "a </Nested> without its <Nested>");
-                --nestedDepth;
-                handler.endElement("Nested");
-                continue;
-            case kProgram:
-                fail(at, "a second Program in the frame");
-            case kString:
-                readString(&in);
-                continue;
-            case kShape:
-                readShape(&in);
-                continue;
-            default:
-                break;
-        }
-        if (code < kFirstElementCode) fail(at, "unknown operation " + std::to_string(code));
-        const bool hasChildren = (code - kFirstElementCode) & 1;
-        const std::string_view element = readElement(&in, (code - kFirstElementCode) >> 1);
-        if (hasChildren && inChildren) fail(at, "a child element with children of its own");
-        handler.startElement(element, attributes_);
-        if (hasChildren) {
-            inChildren = true;
-            openElement = element;
-        } else {
-            handler.endElement(element);
-        }
-    }
-    if (inChildren) fail(in, "the frame ends inside <" + std::string(openElement) + ">");
-    if (nestedDepth > 0) fail(in, "the frame ends inside a <Nested> block");
-}
-
 // --- CompactTraceReader
-
-namespace {}  // namespace
 
 void CompactTraceReader::read(CompactHandler &handler) {
     std::vector<size_t> positions(file_.frames().size());
@@ -351,56 +299,18 @@ void CompactTraceReader::read(CompactHandler &handler) {
     readFrames(handler, positions);
 }
 
-void CompactTraceReader::readFrames(CompactHandler &handler, const std::vector<size_t> &positions) {
-    bool programOpen = false;
-    for (size_t position : positions)
-        if (!readFrame(position, handler, &programOpen)) break;
-    if (!programOpen) {
-        // A trace without frames (its writer was killed before the first
-        // was written): an empty Program, as in a cut XML trace.
-        static const CompactAttributes kNoAttributes;
-        handler.startElement("Program", kNoAttributes);
-    }
-    handler.endElement("Program");
+void CompactTraceReader::startProgram(CompactHandler &handler, int64_t timeAdjustmentSeconds) {
+    CompactAttributes program;
+    CompactAttributes::Slot slot{"timeAdjustment", kInteger, timeAdjustmentSeconds, {}};
+    program.addSlot(slot);
+    program.finish();
+    handler.startElement("Program", program);
 }
 
-bool CompactTraceReader::readFrame(size_t position, CompactHandler &handler, bool *programOpen) {
-    if (position >= file_.frames().size()) return false;
-    const FrameInfo frame = file_.frames()[position];
-    if (!file_.readFrame(position, records_)) return false;
-
-    // Opens the Program at the first frame's start, with its timeAdjustment.
-    class Forward final : public CompactHandler {
-      public:
-        Forward(CompactHandler &handler, bool *programOpen)
-            : handler_(handler), programOpen_(programOpen) {}
-        void frameStart(int64_t timeAdjustmentSeconds) override {
-            if (*programOpen_) return;
-            *programOpen_ = true;
-            CompactAttributes program;
-            CompactAttributes::Slot slot{"timeAdjustment", kInteger, timeAdjustmentSeconds, {}};
-            program.addSlot(slot);
-            program.finish();
-            handler_.startElement("Program", program);
-        }
-        void startElement(std::string_view name, const CompactAttributes &attributes) override {
-            handler_.startElement(name, attributes);
-        }
-        void endElement(std::string_view name) override { handler_.endElement(name); }
-
-      private:
-        CompactHandler &handler_;
-        bool *programOpen_;
-    } forward(handler, programOpen);
-
-    try {
-        decoder_.decode(records_.data(), records_.size(), forward);
-    } catch (const CompactRecordProblem &problem) {
-        throw FrameError(file_.path(), frame.offset,
-                         "frame " + std::to_string(position) + ": record byte " +
-                             std::to_string(problem.position) + ": " + problem.problem);
-    }
-    return true;
+void CompactTraceReader::failFrame(size_t position, const CompactRecordProblem &problem) const {
+    throw FrameError(file_.path(), file_.frames()[position].offset,
+                     "frame " + std::to_string(position) + ": record byte " +
+                         std::to_string(problem.position) + ": " + problem.problem);
 }
 
 }  // namespace hdtrace::reader

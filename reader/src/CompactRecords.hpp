@@ -59,8 +59,13 @@
 #include <hdtrace/Format.hpp>
 
 #include "FrameFile.hpp"
+#include "Inlining.hpp"
 
 namespace hdtrace::reader {
+
+// Nested blocks deeper than this are refused: the writer nests at most
+// HD_LOG_MAX_DEPTH levels, and the bound keeps the decoder's counters small.
+constexpr uint32_t kMaxNestedDepth = 1024;
 
 // The attributes of the element being reported.
 class CompactAttributes {
@@ -161,8 +166,27 @@ class CompactAttributes {
     size_t decodedUsed_ = 0;
 };
 
+// The values of an element of a static shape (compact::staticShapes()), by
+// attribute index in the shape: numbers (integers; times as nanoseconds
+// after timeAdjustment) and texts (kText values, unescaped). Valid during
+// the call only.
+struct StaticElement {
+    uint32_t shape;
+    const int64_t *numbers;
+    const std::string_view *texts;
+};
+
 class CompactHandler {
   public:
+    // A handler that the decoder is given as its own type (decodeFrame,
+    // CompactTraceReader::readFrames, CompactSource::next) may take the
+    // elements of static shapes without an attribute list: it sets this to
+    // true and defines
+    //   bool startStaticElement(std::string_view name, const StaticElement &)
+    // which returns false, having done nothing, to be given the element
+    // through startElement instead. Its end comes through endElement.
+    static constexpr bool kTakesStaticElements = false;
+
     virtual ~CompactHandler() = default;
     // A frame begins (CompactFrameDecoder only): its Program's timeAdjustment.
     virtual void frameStart(int64_t /*timeAdjustmentSeconds*/) {}
@@ -181,7 +205,14 @@ class CompactFrameDecoder {
   public:
     CompactFrameDecoder();
     // Throws CompactRecordProblem on damage.
-    void decode(const unsigned char *records, size_t size, CompactHandler &handler);
+    void decode(const unsigned char *records, size_t size, CompactHandler &handler) {
+        decodeFrame(records, size, handler);
+    }
+    // The same with the handler's own type: its calls are direct (and
+    // inlined where it is final), and it may take static elements
+    // (CompactHandler::kTakesStaticElements).
+    template <class Handler>
+    void decodeFrame(const unsigned char *records, size_t size, Handler &handler);
     int64_t timeAdjustmentSeconds() const { return timeAdjustmentSeconds_; }
 
   private:
@@ -193,6 +224,7 @@ class CompactFrameDecoder {
     [[noreturn]] void fail(const unsigned char *at, const std::string &problem) const;
     // Inline: it runs for every value of every record.
     uint64_t varint(const unsigned char **in, const char *what) {
+        if (*in != end_ && **in < 0x80) return *(*in)++;  // most values: one byte
         uint64_t value;
         if (!compact::getVarint(in, end_, &value)) failVarint(*in, what);
         return value;
@@ -204,6 +236,19 @@ class CompactFrameDecoder {
     void readShape(const unsigned char **in);
     // Reads the values of an element of shape `shape` into attributes_.
     std::string_view readElement(const unsigned char **in, uint64_t shape);
+    // Reads one value of coding (not kRaw); field: its previous value
+    // (kFieldDelta), elementTime: the element's time so far, text: where a
+    // kText value goes.
+    int64_t readValue(const unsigned char **in, uint8_t coding, int64_t *field,
+                      int64_t *elementTime, std::string_view *text);
+    // Reads the values of an element of static shape `shape`, which has no
+    // raw attribute text, into numbers_ and texts_.
+    void readStaticValues(const unsigned char **in, uint32_t shape);
+    // attributes_ from what readStaticValues read.
+    void staticAttributes(uint32_t shape);
+    void resetFrame(const unsigned char *records, size_t size);
+    // Per static shape: whether it has raw attribute text (read by readElement).
+    static const std::vector<bool> &staticShapesWithRaw();
 
     const unsigned char *begin_ = nullptr;
     const unsigned char *end_ = nullptr;
@@ -216,7 +261,14 @@ class CompactFrameDecoder {
     // The static shapes of the frame's table (its dynamic shapes follow).
     uint32_t staticCount_ = 0;
     int64_t previousIds_[compact::kIdKindCount] = {};
-    std::vector<int64_t> fields_;  // kFieldDelta: by staticFieldOffset(shape) + attribute
+    std::vector<int64_t> fields_;   // kFieldDelta: by staticFieldOffset(shape) + attribute
+    std::vector<int64_t> numbers_;  // a static element's values (readStaticValues)
+    std::vector<std::string_view> texts_;
+    const std::vector<bool> &withRaw_ = staticShapesWithRaw();
+    // The static table and where each shape's fields start in fields_,
+    // looked up once: the element loop reads them for every element.
+    const compact::StaticShape *const staticShapes_ = compact::staticShapes();
+    std::vector<uint32_t> fieldOffsets_;
     CompactAttributes attributes_;
     CompactAttributes noAttributes_;
 };
@@ -230,17 +282,197 @@ class CompactTraceReader {
     // partial FrameFile, damage of the container instead ends the read
     // after the last good frame; see FrameFile::damage()).
     void read(CompactHandler &handler);
-    void readFrames(CompactHandler &handler, const std::vector<size_t> &positions);
+    // Handler: CompactHandler, or a handler's own type (decodeFrame).
+    template <class Handler>
+    void readFrames(Handler &handler, const std::vector<size_t> &positions);
     // The trace's timeAdjustment, known once a frame was read.
     int64_t timeAdjustmentSeconds() const { return decoder_.timeAdjustmentSeconds(); }
+    // Gives handler the Program element that opens the first frame read.
+    static void startProgram(CompactHandler &handler, int64_t timeAdjustmentSeconds);
 
   private:
     // False when a partial read stopped at damage before this frame.
-    bool readFrame(size_t position, CompactHandler &handler, bool *programOpen);
+    template <class Handler>
+    bool readFrame(size_t position, Handler &handler, bool *programOpen);
+    [[noreturn]] void failFrame(size_t position, const CompactRecordProblem &problem) const;
 
     FrameFile &file_;
     CompactFrameDecoder decoder_;
     std::vector<unsigned char> records_;
 };
+
+// --- The decoding loop, a template on the handler
+
+HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **in, uint8_t coding,
+                                                          int64_t *field, int64_t *elementTime,
+                                                          std::string_view *text) {
+    using namespace compact;
+    switch (coding) {
+        case kInteger:
+            return unzigzag(varint(in, "an integer"));
+        case kFieldDelta:
+            return *field = wrappingSum(*field, unzigzag(varint(in, "an integer")));
+        case kText:
+            *text = stringAt(in, "a text value");
+            return 0;
+        case kTime:
+            previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
+            return *elementTime = previousTime_;
+        case kEnd: {
+            const int64_t end = wrappingSum(*elementTime, unzigzag(varint(in, "an end")));
+            if (endsAreTimes_) previousTime_ = end;
+            return end;
+        }
+        default: {
+            int64_t &previous = previousIds_[coding - kIdDelta];
+            return previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
+        }
+    }
+}
+
+HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned char **in,
+                                                              uint32_t shape) {
+    const compact::StaticShape &known = staticShapes_[shape];
+    int64_t *fields = fields_.data() + fieldOffsets_[shape];
+    int64_t elementTime = 0;
+    for (uint32_t index = 0; index < known.count; ++index)  // no kRaw here (withRaw_)
+        numbers_[index] = readValue(in, known.attributes[index].coding, fields + index,
+                                    &elementTime, &texts_[index]);
+}
+
+template <class Handler>
+void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size, Handler &handler) {
+    using namespace compact;
+    resetFrame(records, size);
+    const unsigned char *in = records;
+    if (in == end_ || *in != kProgram) fail(in, "the frame does not begin with its Program");
+    ++in;
+    readProgram(&in);
+    handler.frameStart(timeAdjustmentSeconds_);
+
+    const uint64_t staticCount = staticCount_;
+    uint32_t nestedDepth = 0;
+    std::string_view openElement;  // the call whose children are being listed
+    bool inChildren = false;
+    while (in != end_) {
+        const unsigned char *at = in;
+        const uint64_t code = varint(&in, "an operation");
+        switch (code) {
+            case kEndElement:
+                if (!inChildren) fail(at, "an element end without an open element");
+                inChildren = false;
+                handler.endElement(openElement);
+                continue;
+            case kNestedOpen:
+                if (inChildren) fail(at, "a <Nested> block among a call's children");
+                if (++nestedDepth > kMaxNestedDepth) fail(at, "<Nested> blocks nest too deep");
+                handler.startElement("Nested", noAttributes_);
+                continue;
+            case kNestedClose:
+                if (inChildren || nestedDepth == 0) fail(at, "a </Nested> without its <Nested>");
+                --nestedDepth;
+                handler.endElement("Nested");
+                continue;
+            case kProgram:
+                fail(at, "a second Program in the frame");
+            case kString:
+                readString(&in);
+                continue;
+            case kShape:
+                readShape(&in);
+                continue;
+            default:
+                break;
+        }
+        if (code < kFirstElementCode) fail(at, "unknown operation " + std::to_string(code));
+        const bool hasChildren = (code - kFirstElementCode) & 1;
+        const uint64_t shape = (code - kFirstElementCode) >> 1;
+        std::string_view element;
+        if (shape < staticCount && !withRaw_[shape]) {
+            const auto known = static_cast<uint32_t>(shape);
+            element = staticShapes_[known].element;
+            readStaticValues(&in, known);
+            if (hasChildren && inChildren) fail(at, "a child element with children of its own");
+            bool taken = false;
+            if constexpr (Handler::kTakesStaticElements)
+                taken = handler.startStaticElement(
+                    element, StaticElement{known, numbers_.data(), texts_.data()});
+            if (!taken) {
+                staticAttributes(known);
+                handler.startElement(element, attributes_);
+            }
+        } else {
+            element = readElement(&in, shape);
+            if (hasChildren && inChildren) fail(at, "a child element with children of its own");
+            handler.startElement(element, attributes_);
+        }
+        if (hasChildren) {
+            inChildren = true;
+            openElement = element;
+        } else {
+            handler.endElement(element);
+        }
+    }
+    if (inChildren) fail(in, "the frame ends inside <" + std::string(openElement) + ">");
+    if (nestedDepth > 0) fail(in, "the frame ends inside a <Nested> block");
+}
+
+// --- CompactTraceReader's templates
+
+// Passes a frame's elements on to handler, opening the Program at the
+// first frame's start, with its timeAdjustment.
+template <class Handler>
+class FirstFrameOpensProgram final : public CompactHandler {
+  public:
+    static constexpr bool kTakesStaticElements = Handler::kTakesStaticElements;
+    FirstFrameOpensProgram(Handler &handler, bool *programOpen)
+        : handler_(handler), programOpen_(programOpen) {}
+    void frameStart(int64_t timeAdjustmentSeconds) override {
+        if (*programOpen_) return;
+        *programOpen_ = true;
+        CompactTraceReader::startProgram(handler_, timeAdjustmentSeconds);
+    }
+    void startElement(std::string_view name, const CompactAttributes &attributes) override {
+        handler_.startElement(name, attributes);
+    }
+    template <class Inner = Handler>
+    bool startStaticElement(std::string_view name, const StaticElement &element) {
+        return static_cast<Inner &>(handler_).startStaticElement(name, element);
+    }
+    void endElement(std::string_view name) override { handler_.endElement(name); }
+
+  private:
+    Handler &handler_;
+    bool *programOpen_;
+};
+
+template <class Handler>
+void CompactTraceReader::readFrames(Handler &handler, const std::vector<size_t> &positions) {
+    bool programOpen = false;
+    for (size_t position : positions)
+        if (!readFrame(position, handler, &programOpen)) break;
+    if (!programOpen) {
+        // A trace without frames (its writer was killed before the first
+        // was written): an empty Program, as in a cut XML trace.
+        static const CompactAttributes kNoAttributes;
+        handler.startElement("Program", kNoAttributes);
+    }
+    handler.endElement("Program");
+}
+
+template <class Handler>
+bool CompactTraceReader::readFrame(size_t position, Handler &handler, bool *programOpen) {
+    if (position >= file_.frames().size()) return false;
+    if (!file_.readFrame(position, records_)) return false;
+
+    FirstFrameOpensProgram<Handler> forward(handler, programOpen);
+
+    try {
+        decoder_.decodeFrame(records_.data(), records_.size(), forward);
+    } catch (const CompactRecordProblem &problem) {
+        failFrame(position, problem);
+    }
+    return true;
+}
 
 }  // namespace hdtrace::reader

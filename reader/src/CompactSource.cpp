@@ -5,30 +5,6 @@
 namespace hdtrace::reader {
 namespace {
 
-// Passes one frame's elements on, but the Program's start after the first
-// frame and its end: the frames of one read make one Program.
-class OneProgram final : public CompactHandler {
-  public:
-    OneProgram(CompactHandler &handler, bool *programOpen)
-        : handler_(handler), programOpen_(programOpen) {}
-    void startElement(std::string_view name, const CompactAttributes &attributes) override {
-        if (depth_++ == 0) {
-            if (*programOpen_) return;
-            *programOpen_ = true;
-        }
-        handler_.startElement(name, attributes);
-    }
-    void endElement(std::string_view name) override {
-        if (--depth_ == 0) return;
-        handler_.endElement(name);
-    }
-
-  private:
-    CompactHandler &handler_;
-    bool *programOpen_;
-    int depth_ = 0;
-};
-
 class NoElements final : public CompactHandler {
   public:
     void startElement(std::string_view, const CompactAttributes &) override {}
@@ -81,39 +57,24 @@ void CompactSource::selectUntil(int64_t toNs) {
     }
 }
 
-bool CompactSource::next(CompactHandler &handler) {
-    if (done_) return false;
-    OneProgram oneProgram(handler, &programOpen_);
-    if (position_ < positions_.size()) {
-        const size_t position = positions_[position_++];
-        try {
-            // A partial read keeps whole frames only: the frame is decoded
-            // once without effect, so that damage inside it drops all of it.
-            if (partial_) {
-                bool checkedOpen = true;
-                NoElements nothing;
-                OneProgram checked(nothing, &checkedOpen);
-                reader_.readFrames(checked, {position});
-            }
-            if (!file_.damage()) reader_.readFrames(oneProgram, {position});
-        } catch (const FrameError &error) {
-            if (!partial_) throw;
-            damage_ = error.what();
-            position_ = positions_.size();
-            readsTheLastFrame_ = false;
-        }
-        if (file_.damage() && !damage_) {
-            damage_ = file_.damage();
-            position_ = positions_.size();
-            readsTheLastFrame_ = false;
-        }
-        return true;
+void CompactSource::checkWholeFrame(size_t position) {
+    bool checkedOpen = true;
+    NoElements nothing;
+    OneProgram<CompactHandler> checked(nothing, &checkedOpen);
+    reader_.readFrames(static_cast<CompactHandler &>(checked), {position});
+}
+
+void CompactSource::afterFrame(const FrameError *error) {
+    if (error) {
+        damage_ = error->what();
+        position_ = positions_.size();
+        readsTheLastFrame_ = false;
     }
-    done_ = true;
-    if (!programOpen_) reader_.readFrames(oneProgram, {});  // an empty Program
-    handler.endElement("Program");
-    finish();
-    return false;
+    if (file_.damage() && !damage_) {
+        damage_ = file_.damage();
+        position_ = positions_.size();
+        readsTheLastFrame_ = false;
+    }
 }
 
 void CompactSource::finish() {

@@ -52,9 +52,13 @@ class CompactSource {
     // Decodes the next selected frame into handler (the first opens the
     // Program element); after the last, closes the Program. False once
     // the Program is closed. Throws FrameError on damage unless partial.
-    bool next(CompactHandler &handler);
+    // Handler: CompactHandler, or a handler's own type
+    // (CompactFrameDecoder::decodeFrame).
+    template <class Handler>
+    bool next(Handler &handler);
     // Reads every selected frame.
-    void readAll(CompactHandler &handler) {
+    template <class Handler>
+    void readAll(Handler &handler) {
         while (next(handler)) {
         }
     }
@@ -68,6 +72,18 @@ class CompactSource {
     int64_t timeAdjustmentSeconds() const { return reader_.timeAdjustmentSeconds(); }
 
   private:
+    // Before a frame is read: false when the selection is read (position_ past it).
+    bool frameToRead(size_t *position) {
+        if (position_ == positions_.size()) return false;
+        *position = positions_[position_++];
+        return true;
+    }
+    // A partial read keeps whole frames only: the frame is decoded once
+    // without effect, so that damage inside it drops all of it. Throws
+    // FrameError on damage.
+    void checkWholeFrame(size_t position);
+    // After a frame was read, or failed with error (null: it did not).
+    void afterFrame(const FrameError *error);
     // After the last frame: the damage or the cut, thrown or kept.
     void finish();
 
@@ -81,6 +97,63 @@ class CompactSource {
     bool readsTheLastFrame_ = true;  // the selection reaches where the trace ends
     std::optional<std::string> damage_;
 };
+
+// Passes one frame's elements on, but the Program's start after the first
+// frame and its end: the frames of one read make one Program.
+template <class Handler>
+class OneProgram final : public CompactHandler {
+  public:
+    static constexpr bool kTakesStaticElements = Handler::kTakesStaticElements;
+    OneProgram(Handler &handler, bool *programOpen)
+        : handler_(handler), programOpen_(programOpen) {}
+    void startElement(std::string_view name, const CompactAttributes &attributes) override {
+        if (depth_++ == 0) {
+            if (*programOpen_) return;
+            *programOpen_ = true;
+        }
+        handler_.startElement(name, attributes);
+    }
+    // A static element is never the Program (depth 0).
+    template <class Inner = Handler>
+    bool startStaticElement(std::string_view name, const StaticElement &element) {
+        if (!static_cast<Inner &>(handler_).startStaticElement(name, element)) return false;
+        ++depth_;
+        return true;
+    }
+    void endElement(std::string_view name) override {
+        if (--depth_ == 0) return;
+        handler_.endElement(name);
+    }
+
+  private:
+    Handler &handler_;
+    bool *programOpen_;
+    int depth_ = 0;
+};
+
+template <class Handler>
+bool CompactSource::next(Handler &handler) {
+    if (done_) return false;
+    OneProgram<Handler> oneProgram(handler, &programOpen_);
+    size_t position;
+    if (frameToRead(&position)) {
+        try {
+            if (partial_) checkWholeFrame(position);
+            if (!file_.damage()) reader_.readFrames(oneProgram, {position});
+        } catch (const FrameError &error) {
+            if (!partial_) throw;
+            afterFrame(&error);
+            return true;
+        }
+        afterFrame(nullptr);
+        return true;
+    }
+    done_ = true;
+    if (!programOpen_) reader_.readFrames(oneProgram, {});  // an empty Program
+    handler.endElement("Program");
+    finish();
+    return false;
+}
 
 // The bytes [begin, end) of a slice.
 struct CompactByteRange {

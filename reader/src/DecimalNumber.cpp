@@ -45,12 +45,6 @@ bool isNumberAttribute(std::string_view name) {
     return std::binary_search(kNumberAttributes.begin(), kNumberAttributes.end(), name);
 }
 
-std::optional<int64_t> addTimes(int64_t adjustmentNs, int64_t timeNs) {
-    int64_t sum = 0;
-    if (__builtin_add_overflow(adjustmentNs, timeNs, &sum)) return std::nullopt;
-    return sum;
-}
-
 std::optional<ParsedTime> parseDecimalSeconds(std::string_view text) {
     bool negative = false;
     size_t pos = 0;

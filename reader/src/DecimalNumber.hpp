@@ -34,7 +34,12 @@ bool isTextAttribute(std::string_view name);
 // program's own, through the C API) keep whatever digits they hold.
 bool isNumberAttribute(std::string_view name);
 
-// adjustmentNs + timeNs, or nullopt when the sum leaves int64.
-std::optional<int64_t> addTimes(int64_t adjustmentNs, int64_t timeNs);
+// adjustmentNs + timeNs, or nullopt when the sum leaves int64. Inline: the
+// compact column reader adds it to every time.
+inline std::optional<int64_t> addTimes(int64_t adjustmentNs, int64_t timeNs) {
+    int64_t sum = 0;
+    if (__builtin_add_overflow(adjustmentNs, timeNs, &sum)) return std::nullopt;
+    return sum;
+}
 
 }  // namespace hdtrace::reader

@@ -93,14 +93,20 @@ def test_fixture_table_matches_the_xml(fixtures_dir):
 
 # --- fill_table's rows (to_numpy writes each call straight to its place in start order) ---
 
-def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(data_dir):
-    import pytest
+def _columns_of_a_trace(data_dir):
+    """read_columns of one trace of data/ours, its number of calls and the table's dtype."""
     from hdtrace import _core
     trace = next((data_dir / "ours").glob("*.trc"))
     columns = _core.read_columns(str(trace))
-    count = len(columns["name_code"])
     width = max(len(name) for name in columns["names"])
     dtype = [(name, kind or f"U{width}") for name, kind in hdtrace.TABLE_COLUMNS]
+    return columns, len(columns["name_code"]), dtype
+
+
+def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(data_dir):
+    import pytest
+    from hdtrace import _core
+    columns, count, dtype = _columns_of_a_trace(data_dir)
     in_order = np.zeros(count, dtype=dtype)
     _core.fill_table(in_order, 0, columns, 3, 0, columns["names"])
     reversed_rows = np.arange(count - 1, -1, -1, dtype=np.int64)
@@ -112,3 +118,64 @@ def test_fill_table_writes_rows_where_told_and_refuses_rows_beyond_the_table(dat
                 np.zeros(count + 1, dtype=np.int64)):
         with pytest.raises(ValueError):
             _core.fill_table(placed, 0, columns, 3, 0, columns["names"], bad)
+
+
+def test_fill_table_writes_name_codes_and_receive_sides_in_the_same_rows(data_dir):
+    import pytest
+    from hdtrace import _core
+    columns, count, dtype = _columns_of_a_trace(data_dir)
+    # The trace's name codes become these (say, a project's sorted names').
+    code_map = [10 + 3 * code for code in range(len(columns["names"]))]
+    for rows in (None, np.arange(count - 1, -1, -1, dtype=np.int64)):
+        table = np.zeros(count + 2, dtype=dtype)
+        outputs = {key: np.full(count + 2, 7, dtype=np.int32)
+                   for key in ("name_code_out", "recv_peer_out", "recv_tag_out")}
+        _core.fill_table(table, 2 if rows is None else 0, columns, 3, 0, columns["names"], rows,
+                         code_map=code_map, **outputs)
+        at = np.arange(2, count + 2) if rows is None else rows
+        assert list(outputs["name_code_out"][at]) == [code_map[code]
+                                                      for code in columns["name_code"]]
+        assert list(outputs["recv_peer_out"][at]) == list(columns["recv_peer"])
+        assert list(outputs["recv_tag_out"][at]) == list(columns["recv_tag"])
+        untouched = np.setdiff1d(np.arange(count + 2), at)
+        assert all(list(values[untouched]) == [7] * len(untouched) for values in outputs.values())
+        assert [str(name) for name in table["name"][at]] == [columns["names"][code]
+                                                              for code in columns["name_code"]]
+    table = np.zeros(count, dtype=dtype)
+    for bad in ({"name_code_out": np.zeros(count, np.int32)},  # no code_map
+                {"name_code_out": np.zeros(count, np.int32), "code_map": [0]},
+                {"recv_peer_out": np.zeros(count, np.int64)},
+                {"recv_tag_out": np.zeros(count - 1, np.int32)}):
+        with pytest.raises(ValueError):
+            _core.fill_table(table, 0, columns, 3, 0, columns["names"], **bad)
+
+
+# --- the table's memory (the reader's column memory, reused once freed) ---
+
+def test_empty_array_gives_writable_rows_that_no_other_array_shares():
+    import pytest
+    from hdtrace import _core
+    dtype = np.dtype([(name, kind or "U16") for name, kind in hdtrace.TABLE_COLUMNS])
+    # 30,000 rows: several MB, the mapped path; 7 rows: the small one.
+    for rows in (30_000, 7):
+        first = _core.empty_array(rows, dtype)
+        assert first.shape == (rows,) and first.dtype == dtype and first.flags.writeable
+        first["start_ns"] = np.arange(rows)
+        first["name"] = "Send"
+        second = _core.empty_array(rows, dtype)
+        second["start_ns"] = -np.arange(rows)
+        second["name"] = "Recv"
+        assert list(first["start_ns"]) == list(range(rows))
+        assert set(first["name"]) == {"Send"}
+        # The freed first array's memory may serve the third: the second keeps its rows.
+        del first
+        third = _core.empty_array(rows, dtype)
+        third["start_ns"] = 5
+        assert list(second["start_ns"]) == [-row for row in range(rows)]
+        assert set(second["name"]) == {"Recv"} and set(third["start_ns"]) == {5}
+    assert _core.empty_array(0, np.int32).shape == (0,)
+    assert _core.empty_array(3, np.int32).dtype == np.int32
+    with pytest.raises(ValueError):
+        _core.empty_array(-1, np.int32)
+    with pytest.raises(ValueError):
+        _core.empty_array(3, object)

@@ -278,6 +278,9 @@ class TraceWriter final : public OpenTrace {
     bool typedChildOpen_ = false;  // the open child's values are typed (the cursor's on it)
     uint32_t typedChildren_ = 0;   // complete typed children
     uint32_t typedChildValuesUsed_ = 0;
+    int64_t typedValues_[kMaxTypedValues];
+    const CompactCallPlan *typedChildPlans_[kMaxTypedChildren];
+    int64_t typedChildValues_[kMaxTypedChildValues];
     Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
@@ -291,9 +294,6 @@ class TraceWriter final : public OpenTrace {
     // Compact mode: the encoder and the items of a finished top-level state.
     std::unique_ptr<CompactEncoder> compact_;
     TextBuffer compactItems_;
-    int64_t typedValues_[kMaxTypedValues];
-    const CompactCallPlan *typedChildPlans_[kMaxTypedChildren];
-    int64_t typedChildValues_[kMaxTypedChildValues];
     // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;

@@ -18,10 +18,22 @@
 
 namespace hdtrace::reader {
 
+// Whether fresh memory of 2 MB or more is advised for huge pages. Small
+// pages are for a large block that is written in full right away, such as
+// Python's table: asking for a hundred MB or more of huge pages at once
+// makes the kernel compact memory on the spot where free 2 MB blocks are
+// scarce (the default "madvise" defrag policy), which stalled first reads
+// for 0.3-0.5 s on the development machine.
+enum class ColumnPages { Huge, Small };
+
 // bytes of column memory, aligned for any column element; never null (throws
-// std::bad_alloc). Give it back with freeColumnBytes(pointer, bytes).
-void *allocateColumnBytes(size_t bytes);
-void freeColumnBytes(void *pointer, size_t bytes) noexcept;
+// std::bad_alloc). Give it back with freeColumnBytes(pointer, bytes). Memory
+// freed before may serve it, whatever pages it had.
+void *allocateColumnBytes(size_t bytes, ColumnPages pages = ColumnPages::Huge);
+// pages: as it was allocated. Freed memory is kept for later allocations
+// (up to 256 MB); memory on huge pages is handed back to the kernel for
+// the time being (MADV_FREE: it may take the pages if it needs them).
+void freeColumnBytes(void *pointer, size_t bytes, ColumnPages pages = ColumnPages::Huge) noexcept;
 
 template <typename T>
 struct ColumnAllocator {
