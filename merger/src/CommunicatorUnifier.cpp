@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "FlatMap.hpp"
+
 namespace hdtrace::merger {
 namespace {
 
@@ -178,14 +180,15 @@ int64_t firstSharedRank(const RankMap &a, const RankMap &b) {
 }
 
 // What a Comm record's maps give, the same for every rank whose line it is:
-// worked out once per distinct record.
+// worked out once per distinct record, and kept by the record's ordinal.
 struct RecordShape {
-    std::string groupWrong;   // what is wrong with the map, or ""
-    std::string remoteWrong;  // what is wrong with the remote group, or ""
-    int64_t sharedRank = -1;  // a world rank in both groups, or -1
-    uint32_t ownGroup = 0;    // canonical map of the record's (local) group
-    CommKey key;              // position not set
-    uint32_t firstGroup = 0;  // canonical maps in the order of key.first, key.second
+    bool known = false;
+    uint32_t groupWrong = 0;   // what is wrong with the map: 0, or 1 + index into problems_
+    uint32_t remoteWrong = 0;  // the same for the remote group
+    int64_t sharedRank = -1;   // a world rank in both groups, or -1
+    uint32_t ownGroup = 0;     // canonical map of the record's (local) group
+    CommKey key;               // position not set
+    uint32_t firstGroup = 0;   // canonical maps in the order of key.first, key.second
     uint32_t secondGroup = 0;
 };
 
@@ -204,7 +207,12 @@ struct Entry {
 class Unifier {
   public:
     Unifier(const RunModel &run, Diagnostics &diagnostics)
-        : run_(run), diagnostics_(diagnostics), worldSize_(run.worldSize) {
+        : run_(run),
+          diagnostics_(diagnostics),
+          worldSize_(run.worldSize),
+          shapes_(run.records ? run.records->comms.size() : 0),
+          // Most runs have about as many communicators as distinct Comm lines.
+          index_(shapes_.size()) {
         internMap(RankMap());  // kNoMap: the remote group of an intracommunicator
     }
 
@@ -215,7 +223,7 @@ class Unifier {
             comms.push_back(&comm);
         std::stable_sort(comms.begin(), comms.end(),
                          [](const auto *a, const auto *b) { return a->record.id < b->record.id; });
-        positions_.clear();
+        positions_.clear(comms.size());
         const LocatedComm *previous = nullptr;
         for (const LocatedComm *comm : comms) {
             if (previous && previous->record.id == comm->record.id) {
@@ -310,21 +318,30 @@ class Unifier {
         return found->second;
     }
 
+    // Keeps what is wrong with a record's map; its number in RecordShape.
+    uint32_t keepProblem(std::string what) {
+        if (what.empty()) return 0;
+        problems_.push_back(std::move(what));
+        return static_cast<uint32_t>(problems_.size());
+    }
+
+    const std::string &problemText(uint32_t problem) const { return problems_[problem - 1]; }
+
     const RecordShape &shapeOf(const CommRecord &record) {
-        const auto [found, added] = shapes_.try_emplace(&record);
-        RecordShape &shape = found->second;
-        if (!added) return shape;
+        RecordShape &shape = shapes_[record.ordinal];
+        if (shape.known) return shape;
+        shape.known = true;
         RankMap group = record.map;
-        shape.groupWrong = canonicalize(group, worldSize_);
-        if (!shape.groupWrong.empty()) return shape;
+        shape.groupWrong = keepProblem(canonicalize(group, worldSize_));
+        if (shape.groupWrong) return shape;
         shape.ownGroup = internMap(std::move(group));
         shape.key.inter = record.intercommunicator;
         shape.key.first = mapMembers_[shape.ownGroup];
         shape.firstGroup = shape.ownGroup;
         if (!shape.key.inter) return shape;
         RankMap remote = record.remote;
-        shape.remoteWrong = canonicalize(remote, worldSize_);
-        if (!shape.remoteWrong.empty()) return shape;
+        shape.remoteWrong = keepProblem(canonicalize(remote, worldSize_));
+        if (shape.remoteWrong) return shape;
         shape.sharedRank = firstSharedRank(*canonicalMaps_[shape.ownGroup], remote);
         if (shape.sharedRank >= 0) return shape;
         shape.secondGroup = internMap(std::move(remote));
@@ -340,23 +357,24 @@ class Unifier {
         // Built only for a message: most entries have none.
         const auto idText = [&comm] { return "communicator id=" + std::to_string(comm.record.id); };
         const RecordShape &shape = shapeOf(comm.record);
-        if (!shape.groupWrong.empty()) return problem(comm, idText() + ": " + shape.groupWrong);
+        if (shape.groupWrong) return problem(comm, idText() + ": " + problemText(shape.groupWrong));
         if (!contains(*canonicalMaps_[shape.ownGroup], rank.rank))
             return problem(comm, idText() + ": the map does not contain this rank (" +
                                      std::to_string(rank.rank) + ")");
-        if (!shape.remoteWrong.empty())
-            return problem(comm, idText() + ": remote group: " + shape.remoteWrong);
+        if (shape.remoteWrong)
+            return problem(comm, idText() + ": remote group: " + problemText(shape.remoteWrong));
         if (shape.sharedRank >= 0)
             return problem(comm, idText() + ": world rank " + std::to_string(shape.sharedRank) +
                                      " is in both groups");
         CommKey key = shape.key;
-        key.position = positions_[key]++;
+        key.position = (*positions_.tryEmplace(key, 0).first)++;
 
-        const auto [found, added] = index_.emplace(key, static_cast<uint32_t>(entries_.size()));
+        const auto [found, added] = index_.tryEmplace(key, static_cast<uint32_t>(entries_.size()));
+        const uint32_t entryIndex = *found;
         if (added) {
             entries_.push_back(makeEntry(rank, comm, key, shape));
         } else {
-            Entry &entry = entries_[found->second];
+            Entry &entry = entries_[entryIndex];
             if (entry.firstGroup != shape.firstGroup || entry.secondGroup != shape.secondGroup)
                 return problem(comm, idText() + " contradicts rank " +
                                          std::to_string(entry.definedBy) + "'s map at " +
@@ -364,7 +382,7 @@ class Unifier {
                                          ": same members and position, different local ranks");
             if (entry.communicator.name.empty()) entry.communicator.name = comm.record.name;
         }
-        Entry &entry = entries_[found->second];
+        Entry &entry = entries_[entryIndex];
         entry.communicator.cids[memberIndex(entry, rank.rank)] = comm.record.id;
     }
 
@@ -412,9 +430,11 @@ class Unifier {
     std::unordered_map<RankMap, uint32_t, RankMapHash, RankMapEqual> mapIds_;
     std::vector<const RankMap *> canonicalMaps_;  // by id; the keys of mapIds_
     std::vector<uint32_t> mapMembers_;            // by map id: its member set
-    std::unordered_map<const CommRecord *, RecordShape> shapes_;
-    std::unordered_map<CommKey, uint32_t, CommKeyHash> index_;
-    std::unordered_map<CommKey, uint32_t, CommKeyHash> positions_;  // of the current rank
+    std::vector<RecordShape> shapes_;             // by record ordinal
+    std::vector<std::string> problems_;
+    FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>> index_;
+    FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>>
+        positions_;  // of the current rank
     std::vector<Entry> entries_;
 };
 

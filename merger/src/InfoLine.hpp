@@ -52,6 +52,9 @@ struct FileRecord {
 };
 
 struct CommRecord {
+    // Set by InfoRecordPool: 0, 1, 2, ... over a run's distinct Comm lines,
+    // so that what is worked out per record is kept in an array by it.
+    uint32_t ordinal = 0;
     int64_t id = 0;
     std::string name;
     RankMap map;     // the (local) group
@@ -60,6 +63,7 @@ struct CommRecord {
 };
 
 struct TypeRecord {
+    uint32_t ordinal = 0;  // as CommRecord's, over the run's distinct Type lines
     int64_t id = 0;
     std::string combiner;  // without the MPI_COMBINER_ prefix, e.g. "VECTOR"
     std::string name;
