@@ -2,6 +2,7 @@
 // rank the communicators and datatypes of its .info files (all threads).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,14 +56,36 @@ struct LocatedType {
     SourceLine source;
 };
 
+// One rank's consecutive elements of an array the RunModel holds for all
+// ranks: a run's ranks add their records in rank order, so each rank's are
+// one stretch of a single array, with no allocation of the rank's own.
+template <class T>
+class RankSlice {
+  public:
+    void assign(const T *data, size_t size) {
+        data_ = data;
+        size_ = size;
+    }
+    const T *begin() const { return data_; }
+    const T *end() const { return data_ + size_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const T &operator[](size_t index) const { return data_[index]; }
+    const T &front() const { return data_[0]; }
+
+  private:
+    const T *data_ = nullptr;
+    size_t size_ = 0;
+};
+
 struct RankModel {
     int64_t rank = 0;
-    bool present = false;          // some trace of this rank exists
-    std::vector<uint32_t> traces;  // indices into RunModel::traces, by thread
+    bool present = false;     // some trace of this rank exists
+    uint32_t firstTrace = 0;  // index into RunModel::traces of its first thread's, when present
     bool hasMpiLine = false;
     MpiConstants constants;
-    std::vector<LocatedComm> comms;  // every thread's, in file order
-    std::vector<LocatedType> types;  // every thread's, in file order
+    RankSlice<LocatedComm> comms;  // every thread's, in file order
+    RankSlice<LocatedType> types;  // every thread's, in file order
 };
 
 struct ProjectFile {
@@ -75,7 +98,11 @@ struct RunModel {
     std::string directory;            // where the traces are
     std::vector<TraceSource> traces;  // by rank, then thread
     std::vector<RankModel> ranks;     // index = world rank, 0..N-1
-    std::vector<ProjectFile> files;   // unique names, in order of first sight
+    // The ranks' communicator and datatype records, rank after rank: what
+    // their RankSlices show.
+    std::vector<LocatedComm> comms;
+    std::vector<LocatedType> types;
+    std::vector<ProjectFile> files;  // unique names, in order of first sight
     // Ranks 0..worldSize-1 exist: the traced ranks and every rank a map names.
     int64_t worldSize = 0;
     // Owns the records the ranks' LocatedComm and LocatedType refer to.
