@@ -4,48 +4,29 @@
 #include <unordered_map>
 
 #include "FlatMap.hpp"
+#include "InternedSequences.hpp"
+#include "Span.hpp"
 
 namespace hdtrace::merger {
 namespace {
 
 // A member set as sorted runs of world ranks (first, count).
-using MemberSet = std::vector<std::pair<int64_t, int64_t>>;
+using MemberRange = std::pair<int64_t, int64_t>;
 
-struct MemberSetHash {
-    size_t operator()(const MemberSet &set) const {
-        uint64_t hash = 1469598103934665603ull;
-        for (const auto &[first, count] : set) {
-            hash = (hash ^ static_cast<uint64_t>(first)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(count)) * 1099511628211ull;
-        }
-        return static_cast<size_t>(hash);
+struct MemberRangeHash {
+    uint64_t operator()(const MemberRange &range) const {
+        return (static_cast<uint64_t>(range.first) * 0x9e3779b97f4a7c15ull) ^
+               static_cast<uint64_t>(range.second);
     }
 };
 
-bool sameMap(const RankMap &a, const RankMap &b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].world != b[i].world || a[i].local != b[i].local || a[i].length != b[i].length ||
-            a[i].stride != b[i].stride)
-            return false;
-    return true;
-}
-
-struct RankMapHash {
-    size_t operator()(const RankMap &map) const {
-        uint64_t hash = 1469598103934665603ull;
-        for (const RankRun &run : map) {
-            hash = (hash ^ static_cast<uint64_t>(run.world)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(run.local)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(run.length)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(run.stride)) * 1099511628211ull;
-        }
-        return static_cast<size_t>(hash);
+struct RankRunHash {
+    uint64_t operator()(const RankRun &run) const {
+        uint64_t hash = static_cast<uint64_t>(run.world) * 0x9e3779b97f4a7c15ull;
+        hash = (hash ^ static_cast<uint64_t>(run.local)) * 0x100000001b3ull;
+        hash = (hash ^ static_cast<uint64_t>(run.length)) * 0x100000001b3ull;
+        return hash ^ static_cast<uint64_t>(run.stride);
     }
-};
-
-struct RankMapEqual {
-    bool operator()(const RankMap &a, const RankMap &b) const { return sameMap(a, b); }
 };
 
 // (kind, member set(s), position among this rank's communicators with them)
@@ -102,15 +83,21 @@ std::string expandStridedRuns(RankMap &map, int64_t worldSize) {
 // Sorts by world rank and merges runs that continue in both world and local
 // rank, so that the one-entry-per-member maps, the compact runs and the
 // strided runs give the same canonical map. Returns what is wrong, or "".
-std::string canonicalize(RankMap &map, int64_t worldSize) {
+// The scratch vectors are kept from map to map, for their room.
+struct CanonicalScratch {
+    RankMap merged;
+    std::vector<std::pair<int64_t, int64_t>> locals;
+};
+
+std::string canonicalize(RankMap &map, int64_t worldSize, CanonicalScratch &scratch) {
     if (map.empty()) return "the map is empty";
     if (std::string wrong = expandStridedRuns(map, worldSize); !wrong.empty()) return wrong;
     if (!std::is_sorted(map.begin(), map.end(),
                         [](const RankRun &a, const RankRun &b) { return a.world < b.world; }))
         std::sort(map.begin(), map.end(),
                   [](const RankRun &a, const RankRun &b) { return a.world < b.world; });
-    RankMap merged;
-    merged.reserve(map.size());
+    RankMap &merged = scratch.merged;
+    merged.clear();
     for (const RankRun &run : map) {
         if (run.world + run.length > worldSize)
             return "the map names world rank " + std::to_string(run.world + run.length - 1) +
@@ -128,8 +115,8 @@ std::string canonicalize(RankMap &map, int64_t worldSize) {
     }
     map.swap(merged);
     // The local ranks must be exactly 0..size-1.
-    std::vector<std::pair<int64_t, int64_t>> locals;
-    locals.reserve(map.size());
+    std::vector<std::pair<int64_t, int64_t>> &locals = scratch.locals;
+    locals.clear();
     for (const RankRun &run : map)
         locals.emplace_back(run.local, run.length);
     std::sort(locals.begin(), locals.end());
@@ -143,18 +130,19 @@ std::string canonicalize(RankMap &map, int64_t worldSize) {
     return "";
 }
 
-MemberSet memberSetOf(const RankMap &map) {
-    MemberSet set;
+template <class Map>
+void memberSetOf(const Map &map, std::vector<MemberRange> &set) {
+    set.clear();
     for (const RankRun &run : map) {
         if (!set.empty() && set.back().first + set.back().second == run.world)
             set.back().second += run.length;
         else
             set.emplace_back(run.world, run.length);
     }
-    return set;
 }
 
-bool contains(const RankMap &map, int64_t world) {
+template <class Map>
+bool contains(const Map &map, int64_t world) {
     auto after =
         std::upper_bound(map.begin(), map.end(), world,
                          [](int64_t rank, const RankRun &run) { return rank < run.world; });
@@ -164,7 +152,8 @@ bool contains(const RankMap &map, int64_t world) {
 }
 
 // The lowest world rank in both sorted maps, or -1; linear in their runs.
-int64_t firstSharedRank(const RankMap &a, const RankMap &b) {
+template <class MapA, class MapB>
+int64_t firstSharedRank(const MapA &a, const MapB &b) {
     size_t i = 0, j = 0;
     while (i < a.size() && j < b.size()) {
         const int64_t low = std::max(a[i].world, b[j].world);
@@ -287,8 +276,7 @@ class Unifier {
   private:
     static bool sameRaw(const CommRecord &a, const CommRecord &b) {
         if (&a == &b) return true;  // the same line text
-        return a.intercommunicator == b.intercommunicator && sameMap(a.map, b.map) &&
-               sameMap(a.remote, b.remote);
+        return a.intercommunicator == b.intercommunicator && a.map == b.map && a.remote == b.remote;
     }
 
     std::string place(const SourceLine &source) const {
@@ -300,22 +288,14 @@ class Unifier {
                              "this rank's entry of the communicator");
     }
 
-    uint32_t intern(MemberSet set) {
-        const auto [found, added] =
-            memberSets_.emplace(std::move(set), static_cast<uint32_t>(memberSets_.size()));
-        (void)added;
-        return found->second;
-    }
-
     // The canonical maps are kept once each; equal maps have equal ids.
-    uint32_t internMap(RankMap map) {
-        const auto [found, added] =
-            mapIds_.emplace(std::move(map), static_cast<uint32_t>(canonicalMaps_.size()));
-        if (added) {
-            canonicalMaps_.push_back(&found->first);
-            mapMembers_.push_back(intern(memberSetOf(found->first)));
+    uint32_t internMap(const RankMap &map) {
+        const uint32_t id = maps_.intern(map);
+        if (id == mapMembers_.size()) {
+            memberSetOf(map, memberScratch_);
+            mapMembers_.push_back(memberSets_.intern(memberScratch_));
         }
-        return found->second;
+        return id;
     }
 
     // Keeps what is wrong with a record's map; its number in RecordShape.
@@ -331,20 +311,22 @@ class Unifier {
         RecordShape &shape = shapes_[record.ordinal];
         if (shape.known) return shape;
         shape.known = true;
-        RankMap group = record.map;
-        shape.groupWrong = keepProblem(canonicalize(group, worldSize_));
+        RankMap &group = groupScratch_;
+        group = record.map;
+        shape.groupWrong = keepProblem(canonicalize(group, worldSize_, scratch_));
         if (shape.groupWrong) return shape;
-        shape.ownGroup = internMap(std::move(group));
+        shape.ownGroup = internMap(group);
         shape.key.inter = record.intercommunicator;
         shape.key.first = mapMembers_[shape.ownGroup];
         shape.firstGroup = shape.ownGroup;
         if (!shape.key.inter) return shape;
-        RankMap remote = record.remote;
-        shape.remoteWrong = keepProblem(canonicalize(remote, worldSize_));
+        RankMap &remote = groupScratch_;
+        remote = record.remote;
+        shape.remoteWrong = keepProblem(canonicalize(remote, worldSize_, scratch_));
         if (shape.remoteWrong) return shape;
-        shape.sharedRank = firstSharedRank(*canonicalMaps_[shape.ownGroup], remote);
+        shape.sharedRank = firstSharedRank(maps_[shape.ownGroup], remote);
         if (shape.sharedRank >= 0) return shape;
-        shape.secondGroup = internMap(std::move(remote));
+        shape.secondGroup = internMap(remote);
         shape.key.second = mapMembers_[shape.secondGroup];
         if (shape.key.second < shape.key.first) {
             std::swap(shape.key.first, shape.key.second);
@@ -358,7 +340,7 @@ class Unifier {
         const auto idText = [&comm] { return "communicator id=" + std::to_string(comm.record.id); };
         const RecordShape &shape = shapeOf(comm.record);
         if (shape.groupWrong) return problem(comm, idText() + ": " + problemText(shape.groupWrong));
-        if (!contains(*canonicalMaps_[shape.ownGroup], rank.rank))
+        if (!contains(maps_[shape.ownGroup], rank.rank))
             return problem(comm, idText() + ": the map does not contain this rank (" +
                                      std::to_string(rank.rank) + ")");
         if (shape.remoteWrong)
@@ -388,8 +370,8 @@ class Unifier {
 
     Entry makeEntry(const RankModel &rank, const LocatedComm &comm, const CommKey &key,
                     const RecordShape &shape) {
-        const RankMap &group = *canonicalMaps_[shape.firstGroup];
-        const RankMap &remote = *canonicalMaps_[shape.secondGroup];
+        const Span<RankRun> group = maps_[shape.firstGroup];
+        const Span<RankRun> remote = maps_[shape.secondGroup];
         Entry entry;
         entry.definedAt = comm.source;
         entry.definedBy = rank.rank;
@@ -426,11 +408,13 @@ class Unifier {
     const RunModel &run_;
     Diagnostics &diagnostics_;
     int64_t worldSize_;
-    std::unordered_map<MemberSet, uint32_t, MemberSetHash> memberSets_;
-    std::unordered_map<RankMap, uint32_t, RankMapHash, RankMapEqual> mapIds_;
-    std::vector<const RankMap *> canonicalMaps_;  // by id; the keys of mapIds_
-    std::vector<uint32_t> mapMembers_;            // by map id: its member set
-    std::vector<RecordShape> shapes_;             // by record ordinal
+    InternedSequences<RankRun, RankRunHash> maps_;                // canonical maps, by id
+    InternedSequences<MemberRange, MemberRangeHash> memberSets_;  // by id
+    std::vector<uint32_t> mapMembers_;                            // by map id: its member set
+    CanonicalScratch scratch_;
+    RankMap groupScratch_;
+    std::vector<MemberRange> memberScratch_;
+    std::vector<RecordShape> shapes_;  // by record ordinal
     std::vector<std::string> problems_;
     FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>> index_;
     FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>>

@@ -16,8 +16,11 @@ namespace hdtrace::merger {
 template <class Key, class Value, class Hash, class Equal>
 class FlatMap {
   public:
-    // Room for `expected` entries before the first growth.
-    explicit FlatMap(size_t expected = 0) { reserve(expected); }
+    // Room for `expected` entries before the first growth. An equality with
+    // state (one that looks keys up elsewhere) is given here.
+    explicit FlatMap(size_t expected = 0, Equal equal = Equal()) : equal_(std::move(equal)) {
+        reserve(expected);
+    }
 
     void reserve(size_t expected) {
         size_t capacity = 16;
@@ -32,7 +35,7 @@ class FlatMap {
         for (size_t slot = startOf(key);; slot = (slot + 1) & mask()) {
             Slot &at = slots_[slot];
             if (!at.used) return nullptr;
-            if (Equal()(at.key, key)) return &at.value;
+            if (equal_(at.key, key)) return &at.value;
         }
     }
 
@@ -44,7 +47,7 @@ class FlatMap {
         for (;; slot = (slot + 1) & mask()) {
             Slot &at = slots_[slot];
             if (!at.used) break;
-            if (Equal()(at.key, key)) return {&at.value, false};
+            if (equal_(at.key, key)) return {&at.value, false};
         }
         slots_[slot] = Slot{key, value, true};
         ++size_;
@@ -97,6 +100,7 @@ class FlatMap {
         }
     }
 
+    Equal equal_;
     std::vector<Slot> slots_;
     size_t size_ = 0;
 };

@@ -42,6 +42,10 @@ struct RankRun {
     int64_t lastWorld() const { return world + (length - 1) * stride; }
     int64_t lowestWorld() const { return stride < 0 ? lastWorld() : world; }
     int64_t highestWorld() const { return stride < 0 ? world : lastWorld(); }
+    bool operator==(const RankRun &other) const {
+        return world == other.world && local == other.local && length == other.length &&
+               stride == other.stride;
+    }
 };
 using RankMap = std::vector<RankRun>;
 

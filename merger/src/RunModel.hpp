@@ -13,6 +13,7 @@
 
 #include "InfoLine.hpp"
 #include "InfoRecordPool.hpp"
+#include "Span.hpp"
 
 namespace hdtrace::merger {
 
@@ -56,36 +57,17 @@ struct LocatedType {
     SourceLine source;
 };
 
-// One rank's consecutive elements of an array the RunModel holds for all
-// ranks: a run's ranks add their records in rank order, so each rank's are
-// one stretch of a single array, with no allocation of the rank's own.
-template <class T>
-class RankSlice {
-  public:
-    void assign(const T *data, size_t size) {
-        data_ = data;
-        size_ = size;
-    }
-    const T *begin() const { return data_; }
-    const T *end() const { return data_ + size_; }
-    size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-    const T &operator[](size_t index) const { return data_[index]; }
-    const T &front() const { return data_[0]; }
-
-  private:
-    const T *data_ = nullptr;
-    size_t size_ = 0;
-};
-
 struct RankModel {
     int64_t rank = 0;
     bool present = false;     // some trace of this rank exists
     uint32_t firstTrace = 0;  // index into RunModel::traces of its first thread's, when present
     bool hasMpiLine = false;
     MpiConstants constants;
-    RankSlice<LocatedComm> comms;  // every thread's, in file order
-    RankSlice<LocatedType> types;  // every thread's, in file order
+    // Every thread's, in file order: the rank's stretch of RunModel's
+    // arrays (the ranks add their records rank after rank, so a rank's are
+    // consecutive and need no allocation of their own).
+    Span<LocatedComm> comms;
+    Span<LocatedType> types;
 };
 
 struct ProjectFile {
@@ -99,7 +81,7 @@ struct RunModel {
     std::vector<TraceSource> traces;  // by rank, then thread
     std::vector<RankModel> ranks;     // index = world rank, 0..N-1
     // The ranks' communicator and datatype records, rank after rank: what
-    // their RankSlices show.
+    // their Spans show.
     std::vector<LocatedComm> comms;
     std::vector<LocatedType> types;
     std::vector<ProjectFile> files;  // unique names, in order of first sight

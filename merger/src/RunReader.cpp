@@ -177,10 +177,10 @@ class TraceParser {
 // rank, counts[r] of them rank r's.
 template <class T>
 void sliceByRank(std::vector<RankModel> &ranks, const std::vector<T> &all,
-                 const std::vector<uint32_t> &counts, RankSlice<T> RankModel::*slice) {
+                 const std::vector<uint32_t> &counts, Span<T> RankModel::*slice) {
     size_t first = 0;
     for (size_t rank = 0; rank < ranks.size(); ++rank) {
-        (ranks[rank].*slice).assign(all.data() + first, counts[rank]);
+        ranks[rank].*slice = Span<T>(all.data() + first, counts[rank]);
         first += counts[rank];
     }
 }
