@@ -81,6 +81,9 @@ class TraceParser {
             return;
         }
         out.opened = true;
+        // A run's .info files are mostly alike: room for as many items as
+        // the last one had saves growing the list line by line.
+        out.items.reserve(itemsOfLastFile_);
         std::string_view text;
         while (true) {
             const InfoFileLines::Status status = lines.next(&text, &error);
@@ -164,6 +167,7 @@ class TraceParser {
             }
             ++out.records;
         }
+        itemsOfLastFile_ = out.items.size();
     }
 
   private:
@@ -171,6 +175,7 @@ class TraceParser {
     InfoFileLines lines_;  // one buffer for all the files this parser reads
     InfoLine line_;
     std::unordered_set<std::string> fileNames_;  // of the trace under way
+    size_t itemsOfLastFile_ = 0;
 };
 
 // Gives each rank its stretch of `all`, the ranks' elements rank after
