@@ -1,11 +1,11 @@
 #include "CommunicatorUnifier.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "FlatMap.hpp"
 #include "InternedSequences.hpp"
 #include "Span.hpp"
+#include "TextKey.hpp"
 
 namespace hdtrace::merger {
 namespace {
@@ -246,30 +246,33 @@ class Unifier {
     // list order. WORLD keeps its name; empty names may repeat.
     static void makeNamesUnique(std::vector<UnifiedCommunicator> &communicators,
                                 const std::vector<bool> &world) {
-        std::unordered_map<std::string, int64_t> used;  // name -> last suffix given
+        // name -> last suffix given; the names are views of the communicators'
+        // names, each changed only before it is added.
+        FlatMap<TextKey, int64_t, TextKeyHash, TextKeyEqual> used(communicators.size());
         // WORLD and the SELF names first: they are the tools' names for those
         // communicators, and a program's own communicator must not take them.
         std::vector<bool> reserved(communicators.size(), false);
         for (size_t i = 0; i < communicators.size(); ++i) {
             UnifiedCommunicator &communicator = communicators[i];
             if (world[i]) {
-                reserved[i] = used.emplace("WORLD", 1).second;
+                reserved[i] = used.tryEmplace(TextKey::of("WORLD"), 1).second;
             } else if (communicator.name == "SELF" && !communicator.intercommunicator &&
                        communicator.members.size() == 1 && communicator.members[0].length == 1) {
                 communicator.name += " " + std::to_string(communicator.members[0].world);
-                reserved[i] = used.emplace(communicator.name, 1).second;
+                reserved[i] = used.tryEmplace(TextKey::of(communicator.name), 1).second;
             }
         }
         for (size_t i = 0; i < communicators.size(); ++i) {
             std::string &name = communicators[i].name;
             if (name.empty() || reserved[i]) continue;
-            auto [found, added] = used.emplace(name, 1);
+            const auto [found, added] = used.tryEmplace(TextKey::of(name), 1);
             if (added) continue;
+            int64_t &lastSuffix = *found;
             const std::string base = name;
             do {
-                name = base + " #" + std::to_string(++found->second);
-            } while (used.count(name));
-            used.emplace(name, 1);
+                name = base + " #" + std::to_string(++lastSuffix);
+            } while (used.find(TextKey::of(name)));
+            used.tryEmplace(TextKey::of(name), 1);
         }
     }
 

@@ -16,6 +16,7 @@
 #include "FlatMap.hpp"
 #include "InfoLine.hpp"
 #include "TextArena.hpp"
+#include "TextKey.hpp"
 
 namespace hdtrace::merger {
 
@@ -33,7 +34,7 @@ class RecordsByText {
     const Record *find(const HashedText &line) {
         Shard &shard = shardOf(line);
         std::lock_guard<std::mutex> lock(shard.mutex);
-        const Record *const *found = shard.byText.find(Key{line.hash, line.text});
+        const Record *const *found = shard.byText.find(TextKey{line.hash, line.text});
         return found ? *found : nullptr;
     }
 
@@ -43,11 +44,11 @@ class RecordsByText {
     const Record &add(const HashedText &line, Record &&record) {
         Shard &shard = shardOf(line);
         std::lock_guard<std::mutex> lock(shard.mutex);
-        if (const Record *const *found = shard.byText.find(Key{line.hash, line.text}))
+        if (const Record *const *found = shard.byText.find(TextKey{line.hash, line.text}))
             return **found;
         record.ordinal = count_.fetch_add(1, std::memory_order_relaxed);
         const Record &stored = shard.records.emplace_back(std::move(record));
-        shard.byText.tryEmplace(Key{line.hash, shard.texts.keep(line.text)}, &stored);
+        shard.byText.tryEmplace(TextKey{line.hash, shard.texts.keep(line.text)}, &stored);
         return stored;
     }
 
@@ -55,21 +56,9 @@ class RecordsByText {
     size_t size() const { return count_.load(std::memory_order_relaxed); }
 
   private:
-    struct Key {
-        size_t hash;
-        std::string_view text;
-    };
-    struct KeyHash {
-        size_t operator()(const Key &key) const { return key.hash; }
-    };
-    struct KeyEqual {
-        bool operator()(const Key &a, const Key &b) const {
-            return a.hash == b.hash && a.text == b.text;
-        }
-    };
     struct Shard {
         std::mutex mutex;
-        FlatMap<Key, const Record *, KeyHash, KeyEqual> byText;
+        FlatMap<TextKey, const Record *, TextKeyHash, TextKeyEqual> byText;
         TextArena texts;
         std::deque<Record> records;  // a deque keeps its elements in place
     };
