@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <mutex>
 #include <sstream>
@@ -15,9 +16,11 @@
 #include <hdtrace/clocks/TraceTimes.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
+#include <hdtrace/reader/TraceConversion.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 
 #include "EveryCore.hpp"
+#include "FrameFile.hpp"
 
 namespace hdtrace::clocks {
 namespace {
@@ -113,6 +116,43 @@ void keepBackup(const std::string &path, const std::string &backup) {
     }
 }
 
+// A file that is removed when this goes out of scope.
+class ScratchFile {
+  public:
+    explicit ScratchFile(std::string path) : path_(std::move(path)) {}
+    ~ScratchFile() { ::unlink(path_.c_str()); }
+    ScratchFile(const ScratchFile &) = delete;
+    ScratchFile &operator=(const ScratchFile &) = delete;
+    const std::string &path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+// A compact trace aligned through its XML form: rendered (the XML that XML
+// mode writes for the same calls), its times rewritten as an XML trace's
+// are, and coded again in frames of the input's size. The coding checks
+// that the result gives that aligned XML back byte for byte, so the aligned
+// compact trace converts to exactly the aligned XML form. Returns the
+// temporary file beside the trace that holds it.
+std::string alignCompactBeside(const std::string &path,
+                               const std::function<int64_t(int64_t)> &correct) {
+    const uint32_t frameBytes = reader::FrameFile(path).maxFrameBytes();
+    const ScratchFile rendered(writeBeside(path, std::string()));
+    reader::convertTrace(path, rendered.path(), reader::TraceForm::Xml);
+    const ScratchFile aligned(
+        writeBeside(path, rewriteTraceTimes(readWhole(rendered.path()), path, correct)));
+    std::string coded = writeBeside(path, std::string());
+    try {
+        reader::convertTrace(aligned.path(), coded, reader::TraceForm::Compact, frameBytes);
+    } catch (const reader::ReadError &error) {
+        ::unlink(coded.c_str());
+        throw AlignError(path + ": its aligned times cannot be coded in compact form (" +
+                         error.problem() + "); nothing changed");
+    }
+    return coded;
+}
+
 // Removes the temporaries of a step that failed before any file was replaced.
 class Temporaries {
   public:
@@ -177,14 +217,6 @@ AlignReport alignRun(const std::string &projectPath) {
         report.outcome = AlignOutcome::OneClock;
         return report;
     }
-    // Alignment rewrites the times in the XML text; a compact trace is
-    // refused before anything is written.
-    for (const RunTrace &trace : run.traces)
-        if (reader::traceFormOf(trace.path) == reader::TraceForm::Compact)
-            throw AlignError(trace.path +
-                             " is a compact trace, which alignment cannot rewrite; "
-                             "write the XML traces beside it first (project-merger "
-                             "--xml-traces, or hdtrace convert), then align");
     for (const RunTrace &trace : run.traces)
         if (exists(trace.path + kBackupSuffix))
             throw AlignError(trace.path + kBackupSuffix + " exists but " + infoPathOf(trace.path) +
@@ -197,11 +229,15 @@ AlignReport alignRun(const std::string &projectPath) {
     // A failure stops the rest; the temporaries are removed as it unwinds.
     reader::forEachOnEveryCore(run.traces.size(), [&](size_t index) {
         const RunTrace &trace = run.traces[index];
-        const std::string text = readWhole(trace.path);
+        const auto correct = [&](int64_t ns) {
+            return correction.apply(trace.rank, trace.thread, ns);
+        };
+        // Each trace keeps its form.
         const std::string trc =
-            writeBeside(trace.path, rewriteTraceTimes(text, trace.path, [&](int64_t ns) {
-                            return correction.apply(trace.rank, trace.thread, ns);
-                        }));
+            reader::traceFormOf(trace.path) == reader::TraceForm::Compact
+                ? alignCompactBeside(trace.path, correct)
+                : writeBeside(trace.path,
+                              rewriteTraceTimes(readWhole(trace.path), trace.path, correct));
         {
             std::lock_guard<std::mutex> guard(lock);
             temporaries.add(trc, trace.path);

@@ -58,6 +58,43 @@ const std::unordered_map<std::string, uint32_t> &staticShapeNumbers() {
     return numbers;
 }
 
+using CallPlan = CompactEncoder::CallPlan;
+
+// The plans of every static shape whose own attributes are all numbers,
+// and the same by name: calls (ending in time and end) and elements
+// without times (children of calls); built once.
+struct CallPlans {
+    std::vector<CallPlan> plans;
+    std::unordered_map<std::string_view, const CallPlan *> callsByName;
+    std::unordered_map<std::string_view, const CallPlan *> childrenByName;
+};
+
+const CallPlans &callPlans() {
+    static const CallPlans table = [] {
+        CallPlans built;
+        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
+            const StaticShape &known = staticShapes()[shape];
+            const bool timed = known.count >= 2 &&
+                               known.attributes[known.count - 2].coding == kTime &&
+                               known.attributes[known.count - 1].coding == kEnd;
+            const uint32_t own = timed ? known.count - 2 : known.count;
+            bool numbers = true;
+            for (uint32_t index = 0; index < own; ++index)
+                numbers = numbers && isIntegerCoding(known.attributes[index].coding);
+            if (!numbers) continue;
+            const auto maxBytes = static_cast<uint32_t>(kMaxVarintBytes * (known.count + 1));
+            built.plans.push_back(
+                CallPlan{known.attributes, own, shape, staticFieldOffset(shape), maxBytes, timed});
+        }
+        // Filled after the vector stops growing, so that the pointers hold.
+        for (const CallPlan &plan : built.plans)
+            (plan.timed ? built.callsByName : built.childrenByName)
+                .emplace(staticShapes()[plan.shape].element, &plan);
+        return built;
+    }();
+    return table;
+}
+
 unsigned char *varintAt(TextBuffer &out) {
     return reinterpret_cast<unsigned char *>(out.reserve(kMaxVarintBytes));
 }
@@ -80,7 +117,9 @@ std::unique_ptr<CompactEncoder> CompactEncoder::create(const std::string &path,
     registry::remove(encoder->frames_.get());
     encoder->timeAdjustmentSeconds_ = timeAdjustmentSeconds;
     encoder->fields_.resize(staticFieldCount());
-    staticShapeNumbers();  // built now rather than in the first traced call
+    // Built now rather than in the first traced call.
+    staticShapeNumbers();
+    callPlans();
     if (const int appendError = encoder->append(std::string_view(), createdNanoseconds)) {
         if (error) *error = "cannot write '" + path + "': " + std::strerror(appendError);
         return nullptr;
@@ -226,7 +265,10 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     const StaticShape &known = staticShapes()[cached.shape];
     if (known.count > kMaxFastFields || !items::sameName(known.element, name)) return false;
     const uint32_t fieldBase = staticFieldOffset(cached.shape);
-    FieldValue savedFields[kMaxFastFields];
+    // Plain arrays, left uninitialised: FieldValue's initialisers would
+    // clear all of them for every element.
+    int64_t savedValues[kMaxFastFields];
+    uint32_t savedFrames[kMaxFastFields];
 
     // One pass: each entry is checked against the shape as it is coded; a
     // mismatch takes back what was coded.
@@ -247,7 +289,8 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
         if (classOf(coding) != classOf(entry.coding) ||
             !items::sameName(known.attributes[index].name, entry.name))
             break;
-        savedFields[index] = fields_[fieldBase + index];
+        savedValues[index] = fields_[fieldBase + index].value;
+        savedFrames[index] = fields_[fieldBase + index].frame;
         out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
         if (e == entriesEnd && index + 1 == known.count) {
             record_.commit(reinterpret_cast<char *>(out));
@@ -258,7 +301,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     std::memcpy(previousIds_, savedIds, sizeof savedIds);
     // The fields coded before the mismatch, as they were.
     for (uint32_t restored = 0; restored < index && restored < kMaxFastFields; ++restored)
-        fields_[fieldBase + restored] = savedFields[restored];
+        fields_[fieldBase + restored] = FieldValue{savedValues[restored], savedFrames[restored]};
     record_.commit(const_cast<char *>(record_.data()) + mark);
     return false;
 }
@@ -412,55 +455,88 @@ bool CompactEncoder::encode(std::string_view itemText) {
     return true;
 }
 
-namespace {
+const CompactEncoder::CallPlan *CompactEncoder::planMiss(std::string_view name, bool timed) {
+    const auto &byName = timed ? callPlans().callsByName : callPlans().childrenByName;
+    const auto found = byName.find(name);
+    if (found == byName.end()) return nullptr;
+    planCache_[planSlot(name.data())] = CachedPlan{name.data(), found->second};
+    return found->second;
+}
 
-// The static shapes of calls by name, built once.
-const std::unordered_map<std::string_view, int32_t> &callShapesByName() {
-    static const std::unordered_map<std::string_view, int32_t> shapes = [] {
-        std::unordered_map<std::string_view, int32_t> table;
-        for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
-            const StaticShape &known = staticShapes()[shape];
-            if (known.count >= 2 && known.attributes[known.count - 2].coding == kTime &&
-                known.attributes[known.count - 1].coding == kEnd)
-                table.emplace(known.element, static_cast<int32_t>(shape));
+__attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
+    unsigned char *out, const CallPlan &plan, const int64_t *values) {
+    // Locals, as every byte written through out could alias the members.
+    FieldValue *const fields = fields_.data() + plan.fieldBase;
+    int64_t *const previousIds = previousIds_;
+    const compact::ShapeAttribute *const attributes = plan.attributes;
+    const uint32_t own = plan.own;
+    const uint32_t frame = frameNumber_;
+    for (uint32_t index = 0; index < own; ++index) {
+        const uint8_t coding = attributes[index].coding;
+        const int64_t value = values[index];
+        int64_t difference;
+        if (coding == kFieldDelta) {
+            // A value of another frame counts as none: the frame decodes alone.
+            FieldValue &previous = fields[index];
+            difference = wrappingDifference(value, previous.frame == frame ? previous.value : 0);
+            previous = FieldValue{value, frame};
+        } else if (coding >= kIdDelta) {
+            int64_t &previous = previousIds[coding - kIdDelta];
+            difference = wrappingDifference(value, previous);
+            previous = value;
+        } else {
+            difference = value;
         }
-        return table;
-    }();
-    return shapes;
+        out = compact::putVarint(out, zigzag(difference));
+    }
+    return out;
 }
 
-}  // namespace
-
-int32_t CompactEncoder::callShapeOf(std::string_view name) {
-    const uint64_t hash = mixName(0, name);
-    CachedCallShape &cached = callShapeCache_[hash % kShapeCacheSize];
-    if (cached.hash == hash && cached.shape >= 0 &&
-        items::sameName(shapes_[cached.shape].element, name))
-        return cached.shape;
-    const auto &shapes = callShapesByName();
-    const auto found = shapes.find(name);
-    const int32_t shape = found == shapes.end() ? -1 : found->second;
-    if (shape >= 0) cached = CachedCallShape{hash, shape};
-    return shape;
+unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan,
+                                        const int64_t *values, int64_t start, int64_t end,
+                                        const Children &children) {
+    const bool open = children.count > 0;
+    out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{plan.shape} + (open ? 1 : 0));
+    out = codeValues(out, plan, values);
+    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
+    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
+    previousTime_ = end;
+    if (!open) return out;
+    const int64_t *childValues = children.values;
+    for (uint32_t child = 0; child < children.count; ++child) {
+        const CallPlan &childPlan = *children.plans[child];
+        out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{childPlan.shape});
+        out = codeValues(out, childPlan, childValues);
+        childValues += childPlan.own;
+    }
+    *out++ = static_cast<unsigned char>(kEndElement);
+    return out;
 }
 
-int CompactEncoder::appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end) {
+int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int64_t start,
+                               int64_t end, const Children &children) {
+    size_t maxBytes = plan.maxBytes + 1;
+    for (uint32_t child = 0; child < children.count; ++child)
+        maxBytes += children.plans[child]->maxBytes;
+    // In place when the frame being filled has room; a record that starts
+    // a frame (with the Program and fresh tables) takes the general way.
+    unsigned char *const begin = frames_->claim(maxBytes);
+    if (!begin) return appendCallRecord(plan, values, start, end, children);
+    unsigned char *const out = codeCall(begin, plan, values, start, end, children);
+    return frames_->commit(static_cast<size_t>(out - begin), start);
+}
+
+int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,
+                                     int64_t end, const Children &children) {
     return appendRecord(
-        [this, shape, values, start, end] {
+        [this, &plan, values, start, end, &children] {
             beginRecord();
-            const StaticShape &known = staticShapes()[shape];
-            const uint32_t fieldBase = staticFieldOffset(shape);
-            unsigned char *out = reinterpret_cast<unsigned char *>(
-                record_.reserve(kMaxVarintBytes * (known.count + 1)));
-            out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{shape});
-            int64_t elementTime = 0;
-            const uint32_t own = known.count - 2;
-            for (uint32_t index = 0; index < own; ++index)
-                out = codeNumber(out, known.attributes[index].coding, values[index], &elementTime,
-                                 fieldBase + index);
-            out = codeNumber(out, kTime, start, &elementTime, 0);
-            out = codeNumber(out, kEnd, end, &elementTime, 0);
-            record_.commit(reinterpret_cast<char *>(out));
+            size_t maxBytes = plan.maxBytes + 1;
+            for (uint32_t child = 0; child < children.count; ++child)
+                maxBytes += children.plans[child]->maxBytes;
+            unsigned char *out = reinterpret_cast<unsigned char *>(record_.reserve(maxBytes));
+            record_.commit(
+                reinterpret_cast<char *>(codeCall(out, plan, values, start, end, children)));
             return true;
         },
         start);

@@ -18,7 +18,22 @@
 #include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/TextBuffer.hpp>
 
+#include "CompactItems.hpp"
+
 namespace hdtrace {
+
+// How an element of a static shape whose own attributes are all numbers
+// is gathered and coded: a call (its own attributes are the shape's but
+// time and end) or a child element of a call (all of the shape's). One per
+// such shape, made once from the generated table.
+struct CompactCallPlan {
+    const compact::ShapeAttribute *attributes;  // own attributes (then time and end)
+    uint32_t own;
+    uint32_t shape;
+    uint32_t fieldBase;  // compact::staticFieldOffset(shape)
+    uint32_t maxBytes;   // the most the element's code and values can take
+    bool timed;          // a call: time and end follow the own attributes
+};
 
 class CompactEncoder {
   public:
@@ -38,16 +53,30 @@ class CompactEncoder {
     // without children or nested states, its entries (CompactItems.hpp)
     // with its times among them.
     int appendElement(std::string_view name, std::string_view entries, int64_t time);
-    // A top-level call of static shape `shape` without children or nested
-    // states, given as the values of its attributes but time and end, in
-    // the shape's order (TraceWriter gathers them so when the attributes
-    // come in that order).
-    int appendCall(uint32_t shape, const int64_t *values, int64_t start, int64_t end);
-    // The static shape of the call named name (ending in time and end), or -1.
-    int32_t callShapeOf(std::string_view name);
-    const compact::StaticShape *shapeInfo(int32_t shape) const {
-        return shape >= 0 ? shapes_ + shape : nullptr;
+    using CallPlan = CompactCallPlan;
+    // The plan of the call (timed) or child element named name, or nullptr
+    // (not one of the dialect, or one with text attributes). Cached by the
+    // address of the name, as callers pass the same literal each time; a
+    // hit is checked against the name's text.
+    const CallPlan *planOf(std::string_view name, bool timed) {
+        const CachedPlan &cached = planCache_[planSlot(name.data())];
+        if (cached.name == name.data() && cached.plan && cached.plan->timed == timed &&
+            compact_items::sameName(shapes_[cached.plan->shape].element, name))
+            return cached.plan;
+        return planMiss(name, timed);
     }
+    // A top-level call without nested states, given as the values of its
+    // own attributes in the plan's order (TraceWriter gathers them so when
+    // they come in that order), its times, and its child elements: their
+    // plans, and their values one after the other. Coded in place in the
+    // frame being filled when the record does not start a frame.
+    struct Children {
+        const CallPlan *const *plans = nullptr;
+        uint32_t count = 0;
+        const int64_t *values = nullptr;
+    };
+    int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
+                   const Children &children);
     FrameWriter &frames() { return *frames_; }
 
   private:
@@ -88,20 +117,26 @@ class CompactEncoder {
         bool hasText = false;  // of its values, some are strings
     };
     static constexpr size_t kShapeCacheSize = 256;
-    struct CachedCallShape {
-        uint64_t hash = 0;
-        int32_t shape = -1;
+    static constexpr size_t kPlanCacheSize = 64;
+    struct CachedPlan {
+        const char *name = nullptr;
+        const CallPlan *plan = nullptr;
     };
-    CachedCallShape callShapeCache_[kShapeCacheSize];
-    const compact::StaticShape *shapes_ = compact::staticShapes();
+    static size_t planSlot(const char *name) {
+        return (reinterpret_cast<uintptr_t>(name) * 0x9E3779B97F4A7C15ull) >> 58;
+    }
+    const CallPlan *planMiss(std::string_view name, bool timed);
+    // The values of one element as its plan codes them, at out; returns
+    // the end. The frame's previous values and ids follow them.
+    unsigned char *codeValues(unsigned char *out, const CallPlan &plan, const int64_t *values);
+    unsigned char *codeCall(unsigned char *out, const CallPlan &plan, const int64_t *values,
+                            int64_t start, int64_t end, const Children &children);
+    int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
+                         const Children &children);
 
+    // What every call's record uses first, together: the frame writer, the
+    // frame's number, previous values, times and ids, the plans by name.
     std::unique_ptr<FrameWriter> frames_;
-    int64_t timeAdjustmentSeconds_ = 0;
-    bool frameStarts_ = true;  // the next record is the first of its frame
-    std::unordered_map<std::string, uint32_t> strings_;
-    std::unordered_map<std::string, uint32_t> dynamicShapes_;
-    std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
-    CachedShape shapeCache_[kShapeCacheSize];
     uint32_t frameNumber_ = 0;
     // The previous value of each static shape's attribute, and the frame
     // it was coded in (kFieldDelta).
@@ -110,11 +145,20 @@ class CompactEncoder {
         uint32_t frame = 0;
     };
     std::vector<FieldValue> fields_;
+    int64_t previousTime_ = 0;
+    int64_t previousIds_[6] = {};
+    const compact::StaticShape *shapes_ = compact::staticShapes();
+    CachedPlan planCache_[kPlanCacheSize];
+
+    int64_t timeAdjustmentSeconds_ = 0;
+    bool frameStarts_ = true;  // the next record is the first of its frame
+    std::unordered_map<std::string, uint32_t> strings_;
+    std::unordered_map<std::string, uint32_t> dynamicShapes_;
+    std::vector<DynamicShape> dynamicShapeList_;  // by number - static count
+    CachedShape shapeCache_[kShapeCacheSize];
     // Shapes with more attributes than this take the general path.
     static constexpr uint32_t kMaxFastFields = 64;
     std::vector<uint32_t> textIndicesOverflow_;
-    int64_t previousTime_ = 0;
-    int64_t previousIds_[6] = {};
     std::string key_;      // the element's shape key, reused
     TextBuffer record_;    // the record being encoded
     TextBuffer values_;    // the values of the element being encoded

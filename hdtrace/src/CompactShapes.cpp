@@ -1,5 +1,6 @@
 // The static shapes of compact records, generated from format/dialect.toml,
-// and the fingerprint that ties a frame to this table.
+// and the fingerprint that ties a frame to this table (or to the table
+// earlier writers used: these shapes without those of successful calls).
 #include <hdtrace/CompactFormat.hpp>
 
 namespace hdtrace::compact {
@@ -64,6 +65,13 @@ uint32_t staticFieldCount() {
 uint32_t staticShapesFingerprint() {
     static const uint32_t fingerprint = fingerprintOf(kStaticShapeTable, kShapeCount);
     return fingerprint;
+}
+
+uint32_t staticShapeCountFor(uint32_t fingerprint) {
+    static const uint32_t earlier = fingerprintOf(kStaticShapeTable, kShapesBeforeSuccesses);
+    if (fingerprint == staticShapesFingerprint()) return kShapeCount;
+    if (fingerprint == earlier) return kShapesBeforeSuccesses;
+    return 0;
 }
 
 }  // namespace hdtrace::compact

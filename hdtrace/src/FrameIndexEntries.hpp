@@ -16,6 +16,7 @@ namespace hdtrace {
 struct FrameIndexEntry {
     uint64_t offset = 0;      // of the frame header
     uint32_t frameBytes = 0;  // header and payload
+    uint32_t headerBytes = 0;
     uint32_t records = 0;
     uint32_t rawBytes = 0;
     int64_t earliest = 0;

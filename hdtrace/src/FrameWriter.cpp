@@ -108,7 +108,6 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
     std::memcpy(header + frames::file_header::kMagic, frames::kFileMagic,
                 sizeof frames::kFileMagic);
     frames::putU16(header + frames::file_header::kVersion, frames::kVersion);
-    frames::putU16(header + frames::file_header::kHeaderBytes, frames::kFileHeaderBytes);
     frames::putU32(header + frames::file_header::kMaxFrameBytes, options.frameBytes);
     frames::putU32(header + frames::file_header::kHeaderCrc,
                    frames::crc32c(header, frames::file_header::kHeaderCrc));
@@ -160,14 +159,31 @@ int FrameWriter::append(const void *record, size_t length, int64_t time) {
         buffer = active_.load(std::memory_order_relaxed);
         committed = 0;
     }
+    std::memcpy(buffer->data.get() + (committed >> 32), record, length);
+    return commitRecord(*buffer, committed, length, time);
+}
+
+unsigned char *FrameWriter::claim(size_t maxBytes) {
+    if (closed_ || failed_.load(std::memory_order_relaxed)) return nullptr;
+    Buffer *buffer = active_.load(std::memory_order_relaxed);
+    const size_t used = buffer->committed.load(std::memory_order_relaxed) >> 32;
+    if (used == 0 || maxBytes > options_.frameBytes - used) return nullptr;
+    return buffer->data.get() + used;
+}
+
+int FrameWriter::commit(size_t length, int64_t time) {
+    Buffer *buffer = active_.load(std::memory_order_relaxed);
+    return commitRecord(*buffer, buffer->committed.load(std::memory_order_relaxed), length, time);
+}
+
+int FrameWriter::commitRecord(Buffer &buffer, uint64_t committed, size_t length, int64_t time) {
     const size_t used = committed >> 32;
-    std::memcpy(buffer->data.get() + used, record, length);
-    if (time < buffer->earliest.load(std::memory_order_relaxed))
-        buffer->earliest.store(time, std::memory_order_relaxed);
-    if (time > buffer->latest.load(std::memory_order_relaxed))
-        buffer->latest.store(time, std::memory_order_relaxed);
-    buffer->committed.store(((used + length) << 32) | ((committed & 0xFFFFFFFFu) + 1),
-                            std::memory_order_release);
+    if (time < buffer.earliest.load(std::memory_order_relaxed))
+        buffer.earliest.store(time, std::memory_order_relaxed);
+    if (time > buffer.latest.load(std::memory_order_relaxed))
+        buffer.latest.store(time, std::memory_order_relaxed);
+    buffer.committed.store(((used + length) << 32) | ((committed & 0xFFFFFFFFu) + 1),
+                           std::memory_order_release);
     ++recordsAppended_;
     return options_.forceFlush ? flush() : 0;
 }
@@ -250,26 +266,30 @@ int FrameWriter::writeFrame(const Buffer &buffer, const unsigned char *payload, 
     namespace fh = frames::frame_header;
     FrameIndexEntry entry;
     entry.offset = static_cast<uint64_t>(fileEnd());
-    entry.frameBytes = static_cast<uint32_t>(frames::kFrameHeaderBytes + payloadBytes);
     entry.records = buffer.records();
     entry.rawBytes = static_cast<uint32_t>(buffer.bytes());
     entry.earliest = buffer.earliest.load(std::memory_order_relaxed);
     entry.latest = buffer.latest.load(std::memory_order_relaxed);
 
-    unsigned char header[frames::kFrameHeaderBytes] = {};
-    std::memcpy(header + fh::kMagic, frames::kFrameMagic, sizeof frames::kFrameMagic);
+    unsigned char header[frames::kMaxFrameHeaderBytes];
     header[fh::kEncoding] = encoding;
-    frames::putU16(header + fh::kHeaderBytes, frames::kFrameHeaderBytes);
-    frames::putU32(header + fh::kRecords, entry.records);
-    frames::putU32(header + fh::kRawBytes, entry.rawBytes);
-    frames::putU32(header + fh::kStoredBytes, static_cast<uint32_t>(payloadBytes));
-    frames::putU32(header + fh::kPayloadCrc, frames::crc32c(payload, payloadBytes));
-    frames::putI64(header + fh::kEarliest, entry.earliest);
-    frames::putI64(header + fh::kLatest, entry.latest);
-    frames::putU32(header + fh::kSequence, index_->size());
-    frames::putU32(header + fh::kHeaderCrc, frames::crc32c(header, fh::kHeaderCrc));
+    unsigned char *out = header + fh::kFields;
+    out = frames::putVarint(out, entry.records);
+    out = frames::putVarint(out, entry.rawBytes);
+    out = frames::putVarint(out, payloadBytes);
+    out = frames::putSignedVarint(out, entry.earliest);
+    out = frames::putVarint(
+        out, static_cast<uint64_t>(entry.latest) - static_cast<uint64_t>(entry.earliest));
+    const size_t headerBytes = static_cast<size_t>(out - header) + 8;
+    header[fh::kHeaderBytes] = static_cast<unsigned char>(headerBytes);
+    frames::putU32(out, frames::crc32c(payload, payloadBytes));
+    unsigned char sequence[4];
+    frames::putU32(sequence, index_->size());
+    frames::putU32(out + 4, frames::crc32c(header, headerBytes - 4, frames::crc32c(sequence, 4)));
+    entry.headerBytes = static_cast<uint32_t>(headerBytes);
+    entry.frameBytes = static_cast<uint32_t>(headerBytes + payloadBytes);
     if (const int error =
-            writeFullyAtThenEnding(fd_, reinterpret_cast<const char *>(header), sizeof header,
+            writeFullyAtThenEnding(fd_, reinterpret_cast<const char *>(header), headerBytes,
                                    reinterpret_cast<const char *>(payload), payloadBytes,
                                    static_cast<int64_t>(entry.offset)))
         return error;
@@ -302,42 +322,45 @@ void FrameWriter::runJob(BackgroundJob *backgroundJob) {
 }
 
 int FrameWriter::writeIndexAndFooter() {
-    namespace ie = frames::index_entry;
     namespace ft = frames::footer;
     const int64_t indexOffset = fileEnd();
     const uint32_t frames = index_->size();
     // In batches through the stack: the crash path allocates nothing.
     constexpr uint32_t kBatch = 64;
-    unsigned char batch[kBatch * frames::kIndexEntryBytes];
-    uint32_t indexCrc = 0;
-    uint64_t records = 0;
+    unsigned char batch[kBatch * frames::kMaxIndexEntryBytes];
+    uint32_t crc = 0;
     int64_t offset = indexOffset;
-    for (uint32_t first = 0; first < frames; first += kBatch) {
-        const uint32_t count = frames - first < kBatch ? frames - first : kBatch;
-        std::memset(batch, 0, sizeof batch);
+    int64_t previousLatest = 0;
+    // A file of one frame has no index: that frame's header says all its
+    // entry would, and the reader finds it right after the file header.
+    const uint32_t entries = frames == 1 ? 0 : frames;
+    for (uint32_t first = 0; first < entries; first += kBatch) {
+        const uint32_t count = entries - first < kBatch ? entries - first : kBatch;
+        unsigned char *out = batch;
         for (uint32_t i = 0; i < count; ++i) {
             const FrameIndexEntry &entry = index_->at(first + i);
-            unsigned char *out = batch + i * frames::kIndexEntryBytes;
-            frames::putU64(out + ie::kOffset, entry.offset);
-            frames::putU32(out + ie::kRecords, entry.records);
-            frames::putU32(out + ie::kRawBytes, entry.rawBytes);
-            frames::putI64(out + ie::kEarliest, entry.earliest);
-            frames::putI64(out + ie::kLatest, entry.latest);
-            records += entry.records;
+            out = frames::putVarint(out, entry.headerBytes);
+            out = frames::putVarint(out, entry.frameBytes - entry.headerBytes);
+            out = frames::putVarint(out, entry.records);
+            out = frames::putVarint(out, entry.rawBytes);
+            out = frames::putSignedVarint(
+                out, static_cast<int64_t>(static_cast<uint64_t>(entry.earliest) -
+                                          static_cast<uint64_t>(previousLatest)));
+            out = frames::putVarint(
+                out, static_cast<uint64_t>(entry.latest) - static_cast<uint64_t>(entry.earliest));
+            previousLatest = entry.latest;
         }
-        const size_t bytes = count * frames::kIndexEntryBytes;
-        indexCrc = frames::crc32c(batch, bytes, indexCrc);
+        const size_t bytes = static_cast<size_t>(out - batch);
+        crc = frames::crc32c(batch, bytes, crc);
         if (const int error =
                 writeFullyAt(fd_, reinterpret_cast<const char *>(batch), bytes, offset))
             return error;
         offset += static_cast<int64_t>(bytes);
     }
     unsigned char footer[frames::kFooterBytes] = {};
-    frames::putU64(footer + ft::kIndexOffset, static_cast<uint64_t>(indexOffset));
-    frames::putU64(footer + ft::kRecords, records);
+    frames::putU32(footer + ft::kIndexBytes, static_cast<uint32_t>(offset - indexOffset));
     frames::putU32(footer + ft::kFrames, frames);
-    frames::putU32(footer + ft::kIndexCrc, indexCrc);
-    frames::putU32(footer + ft::kFooterCrc, frames::crc32c(footer, ft::kFooterCrc));
+    frames::putU32(footer + ft::kCrc, frames::crc32c(footer, ft::kCrc, crc));
     std::memcpy(footer + ft::kMagic, frames::kFooterMagic, sizeof frames::kFooterMagic);
     if (const int error =
             writeFullyAt(fd_, reinterpret_cast<const char *>(footer), sizeof footer, offset))

@@ -52,6 +52,18 @@ int openForWriting(const std::string &path) {
 
 }  // namespace
 
+// Compact: small questions of the typed values, inline where asked.
+__attribute__((always_inline)) inline uint32_t TraceWriter::typedParentValues() const {
+    return typedCursorOnParent_ ? static_cast<uint32_t>(typedOut_ - typedValues_)
+                                : typedParentCount_;
+}
+
+__attribute__((always_inline)) inline bool TraceWriter::compactCallIsWhole() const {
+    const Frame &frame = frames_[0];
+    return !frame.childOpen && frame.children.empty() && frame.nested.empty() &&
+           typedParentValues() == typedPlan_->own;
+}
+
 TraceWriter::TraceWriter(const TraceOptions &options)
     : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush), clock_(options.clock) {}
 
@@ -158,16 +170,23 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
     else
         ++droppedStates_;
     ++depth_;
+    if (depth_ > 1)
+        pauseTyped();  // the nested state takes the attributes
+    else if (written && compact_)
+        beginCompactCall(name);
     return 0;
 }
 
 int TraceWriter::endStateSlow(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
+    // A child left open ends with its state.
+    if (frameWritten_[depth_ - 1] && frames_[depth_ - 1].childOpen) endElement();
+    if (depth_ == 1 && typedPlan_ && compactCallIsWhole()) return endCompactCall(end);
     const int frameDepth = --depth_;
+    if (frameDepth == 1) resumeTyped();
     if (!frameWritten_[frameDepth]) return 0;
     Frame &frame = frames_[frameDepth];
-    if (frame.childOpen) endElement();
     if (compact_)
         writeCompactState(frame, frameDepth, end);
     else
@@ -192,6 +211,7 @@ int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
         ++droppedStates_;
     innerFrameDepth_ = parent + 1;
     ++depth_;
+    pauseTyped();
     return 0;
 }
 
@@ -199,10 +219,11 @@ int TraceWriter::endInnerState(Timestamp end) {
     if (innerFrameDepth_ == 0) return endState(end);
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
+    endElement();  // a child left open ends with its state
     const int frameIndex = --depth_;
+    if (frameIndex == 1) resumeTyped();
     if (!frameWritten_[frameIndex]) return 0;
     Frame &frame = frames_[frameIndex];
-    if (frame.childOpen) endElement();
     // Rendered at the depth below its written parent, into that parent's
     // nested states (frames between them are not written).
     if (compact_)
@@ -263,6 +284,7 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
     if (compact_) {
         TextBuffer &target = depth_ > 0 ? frames_[depth_ - 1].children : compactItems_;
         if (depth_ > 0 && frames_[depth_ - 1].childOpen) endElement();
+        if (depth_ == 1) untypeChildren();
         if (depth_ == 0) target.clear();
         const size_t lengthAt = compact_items::beginElement(target, compact_items::kLeaf, "Event");
         compact_items::putText(target, compact::kText, "name", name);
@@ -291,54 +313,15 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
 
 void TraceWriter::attributeNotXml(std::string_view name, int64_t value) {
     if (!isWriting()) return;
-    Frame &frame = frames_[depth_ - 1];
-    if (!frame.childOpen) {
-        // The attributes of a known call in its order: values only, so that
-        // the state is coded without names to copy or to compare.
-        if (headIsEmpty(frame)) {
-            frame.compactShape = compact_->callShapeOf(frame.head.view().substr(1));
-            frame.compactShapeInfo = compact_->shapeInfo(frame.compactShape);
-            frame.typedCount = 0;
-        }
-        if (frame.compactShape >= 0) {
-            const compact::StaticShape &shape = *frame.compactShapeInfo;
-            if (frame.typedCount + 2 < shape.count && frame.typedCount < kMaxTypedValues &&
-                compact::isIntegerCoding(shape.attributes[frame.typedCount].coding) &&
-                compact_items::sameName(shape.attributes[frame.typedCount].name, name)) {
-                std::memcpy(frame.head.reserve(8), &value, 8);
-                frame.head.commit(const_cast<char *>(frame.head.data()) + frame.head.size() + 8);
-                ++frame.typedCount;
-                return;
-            }
-            untypeHead(frame);
-        }
-    }
+    untypeTarget();
     compact_items::putNumber(attributeTarget(), compact::kInteger, name, value);
-}
-
-void TraceWriter::untypeHead(Frame &frame) {
-    if (frame.compactShape < 0) return;
-    if (!headIsEmpty(frame)) {
-        const compact::StaticShape &shape = *frame.compactShapeInfo;
-        const size_t valuesAt = 1 + frame.nameLength;
-        compactScratch_.clear();
-        for (uint32_t index = 0; index < frame.typedCount; ++index) {
-            int64_t value;
-            std::memcpy(&value, frame.head.data() + valuesAt + 8 * index, 8);
-            compact_items::putNumber(compactScratch_, compact::kInteger,
-                                     shape.attributes[index].name, value);
-        }
-        frame.head.commit(const_cast<char *>(frame.head.data()) + valuesAt);
-        frame.head.append(compactScratch_.view());
-    }
-    frame.compactShape = -1;
 }
 
 void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();
     if (compact_) {
-        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        untypeTarget();
         return compact_items::putText(out, compact::kText, name, text);
     }
     char *p = out.reserve(name.size() + 4 + kMaxEscapedBytesPerByte * text.size());
@@ -354,7 +337,7 @@ void TraceWriter::attribute(std::string_view name, std::string_view text) {
 void TraceWriter::rawAttributes(std::string_view text) {
     if (!isWriting()) return;
     if (compact_) {
-        if (!frames_[depth_ - 1].childOpen) untypeOrForget(frames_[depth_ - 1]);
+        untypeTarget();
         return compact_items::putRawAttributes(attributeTarget(), text);
     }
     attributeTarget().append(text);
@@ -365,9 +348,14 @@ void TraceWriter::beginElement(std::string_view name) {
     Frame &frame = frames_[depth_ - 1];
     if (frame.childOpen) endElement();
     if (compact_) {
+        frame.childOpen = true;
+        if (depth_ == 1) {
+            if (beginTypedChild(name)) return;
+            untypeChildren();
+            pauseTyped();  // the child takes the attributes
+        }
         frame.childLengthAt =
             compact_items::beginElement(frame.children, compact_items::kLeaf, name);
-        frame.childOpen = true;
         return;
     }
     const size_t indent = static_cast<size_t>(2 * depth_);
@@ -383,11 +371,18 @@ void TraceWriter::endElement() {
     if (!isWriting()) return;
     Frame &frame = frames_[depth_ - 1];
     if (!frame.childOpen) return;
-    if (compact_)
-        compact_items::endElement(frame.children, frame.childLengthAt);
-    else
+    if (compact_) {
+        // A typed child with all its values stays typed; one without them
+        // becomes an item, as the others are then.
+        const bool typed = typedChildOpen_ && depth_ == 1 && endTypedChild();
+        if (typedChildOpen_ && depth_ == 1) untypeChildren();
+        if (!typed) compact_items::endElement(frame.children, frame.childLengthAt);
+        frame.childOpen = false;
+        if (depth_ == 1) resumeTyped();
+    } else {
+        frame.childOpen = false;
         frame.children.append("/>\n");
-    frame.childOpen = false;
+    }
 }
 
 int TraceWriter::appendOutput(const char *text, size_t length) {
@@ -541,21 +536,7 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
 void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end) {
     const int64_t start = relativeNanoseconds(frame.start);
     const bool leaf = frameDepth == 0 && frame.nested.empty() && frame.children.empty();
-    if (!headIsEmpty(frame) && frame.compactShape >= 0) {
-        const compact::StaticShape &shape = *frame.compactShapeInfo;
-        if (leaf && frame.typedCount + 2 == shape.count) {
-            // Every attribute of the call, in its order: the common case.
-            if (failed_) return;
-            int64_t values[kMaxTypedValues];
-            std::memcpy(values, frame.head.data() + 1 + frame.nameLength, 8 * frame.typedCount);
-            const int error = compact_->appendCall(static_cast<uint32_t>(frame.compactShape),
-                                                   values, start, relativeNanoseconds(end));
-            if (error) compactAppendFailed(error);
-            return;
-        }
-        untypeHead(frame);
-    }
-    frame.compactShape = -1;
+    if (&frame == &frames_[0]) untypeHead();
     if (leaf) {
         // Most states: the times join the entries where they are.
         compact_items::putNumber(frame.head, compact::kTime, "time", start);
@@ -591,12 +572,123 @@ void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end)
     if (frameDepth == 0 && !failed_) appendCompact(out.view(), start);
 }
 
-void TraceWriter::untypeOrForget(Frame &frame) {
-    // An empty head's shape is left from an earlier state: forget it.
-    if (headIsEmpty(frame))
-        frame.compactShape = -1;
+void TraceWriter::beginCompactCall(std::string_view name) {
+    const CompactCallPlan *plan = compact_->planOf(name, true);
+    typedChildOpen_ = false;
+    typedChildren_ = typedChildValuesUsed_ = 0;
+    typedParentCount_ = 0;
+    if (!plan || plan->own > kMaxTypedValues) {
+        typedPlan_ = nullptr;
+        typedCursorOnParent_ = false;
+        typedNext_ = typedEnd_ = nullptr;
+        return;
+    }
+    typedPlan_ = plan;
+    typedCursorOnParent_ = true;
+    typedOut_ = typedValues_;
+    typedNext_ = plan->attributes;
+    typedEnd_ = plan->attributes + plan->own;
+}
+
+void TraceWriter::pauseTyped() {
+    if (typedCursorOnParent_) typedParentCount_ = typedParentValues();
+    typedCursorOnParent_ = false;
+    typedNext_ = typedEnd_ = nullptr;
+}
+
+void TraceWriter::resumeTyped() {
+    if (!typedPlan_ || frames_[0].childOpen) {
+        typedNext_ = typedEnd_ = nullptr;
+        return;
+    }
+    typedOut_ = typedValues_ + typedParentCount_;
+    typedNext_ = typedPlan_->attributes + typedParentCount_;
+    typedEnd_ = typedPlan_->attributes + typedPlan_->own;
+    typedCursorOnParent_ = true;
+}
+
+bool TraceWriter::beginTypedChild(std::string_view name) {
+    if (!typedPlan_ || !frames_[0].children.empty() || typedChildren_ == kMaxTypedChildren)
+        return false;
+    const CompactCallPlan *plan = compact_->planOf(name, false);
+    if (!plan || typedChildValuesUsed_ + plan->own > kMaxTypedChildValues) return false;
+    pauseTyped();
+    typedChildPlans_[typedChildren_] = plan;
+    typedChildOpen_ = true;
+    typedOut_ = typedChildValues_ + typedChildValuesUsed_;
+    typedNext_ = plan->attributes;
+    typedEnd_ = plan->attributes + plan->own;
+    return true;
+}
+
+bool TraceWriter::endTypedChild() {
+    const CompactCallPlan &plan = *typedChildPlans_[typedChildren_];
+    if (typedOut_ != typedChildValues_ + typedChildValuesUsed_ + plan.own) return false;
+    ++typedChildren_;
+    typedChildValuesUsed_ += plan.own;
+    typedChildOpen_ = false;
+    return true;
+}
+
+void TraceWriter::untypeChildren() {
+    TextBuffer &children = frames_[0].children;
+    const int64_t *values = typedChildValues_;
+    const uint32_t total = typedChildren_ + (typedChildOpen_ ? 1 : 0);
+    for (uint32_t child = 0; child < total; ++child) {
+        const CompactCallPlan &plan = *typedChildPlans_[child];
+        const bool open = child == typedChildren_;
+        const uint32_t count = open ? static_cast<uint32_t>(typedOut_ - values) : plan.own;
+        const size_t lengthAt = compact_items::beginElement(
+            children, compact_items::kLeaf, compact::staticShapes()[plan.shape].element);
+        for (uint32_t index = 0; index < count; ++index)
+            compact_items::putNumber(children, compact::kInteger, plan.attributes[index].name,
+                                     values[index]);
+        values += count;
+        if (open)
+            frames_[0].childLengthAt = lengthAt;  // its next attributes join it as entries
+        else
+            compact_items::endElement(children, lengthAt);
+    }
+    if (typedChildOpen_) typedNext_ = typedEnd_ = nullptr;
+    typedChildOpen_ = false;
+    typedChildren_ = typedChildValuesUsed_ = 0;
+}
+
+void TraceWriter::untypeHead() {
+    if (!typedPlan_) return;
+    untypeChildren();
+    const CompactCallPlan &plan = *typedPlan_;
+    const uint32_t count = typedParentValues();
+    for (uint32_t index = 0; index < count; ++index)
+        compact_items::putNumber(frames_[0].head, compact::kInteger, plan.attributes[index].name,
+                                 typedValues_[index]);
+    typedPlan_ = nullptr;
+    typedCursorOnParent_ = false;
+    typedNext_ = typedEnd_ = nullptr;
+}
+
+void TraceWriter::untypeTarget() {
+    if (depth_ != 1) return;
+    if (frames_[0].childOpen)
+        untypeChildren();
     else
-        untypeHead(frame);
+        untypeHead();
+}
+
+int TraceWriter::endCompactCall(Timestamp end) {
+    const CompactCallPlan &plan = *typedPlan_;
+    typedPlan_ = nullptr;
+    typedCursorOnParent_ = false;
+    typedNext_ = typedEnd_ = nullptr;
+    depth_ = 0;
+    if (failed_) return EIO;
+    const CompactEncoder::Children children{typedChildPlans_, typedChildren_, typedChildValues_};
+    const int error =
+        compact_->appendCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
+                             relativeNanoseconds(end), children);
+    if (error) compactAppendFailed(error);
+    if (forceFlush_) return flush();
+    return failed_ ? EIO : 0;
 }
 
 int TraceWriter::appendCompact(std::string_view items, int64_t time) {

@@ -2,14 +2,17 @@
 // checks, printf-style formatting and errno reporting.
 #include <errno.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include <hdtrace/CrashHandlers.hpp>
+#include <hdtrace/TraceFormatName.hpp>
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/hdTrace.h>
 
@@ -64,17 +67,51 @@ __attribute__((format(printf, 1, 0))) std::string formatText(const char *format,
     return text;
 }
 
+// HDTRACE_FORMAT as the wrapper reads it: XML when unset or unknown, the
+// latter with one warning per process.
+hdtrace::TraceOptions::Format formatFromEnvironment() {
+    const char *text = std::getenv("HDTRACE_FORMAT");
+    if (!text) return hdtrace::TraceOptions::Format::Xml;
+    if (const auto format = hdtrace::traceFormatNamed(text)) return *format;
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+        std::fprintf(stderr,
+                     "hdtrace: warning: HDTRACE_FORMAT='%s' is not xml or compact; "
+                     "using xml\n",
+                     text);
+    return hdtrace::TraceOptions::Format::Xml;
+}
+
 }  // namespace
 
 extern "C" {
 
 hdTrace hdT_createTrace(const char *directory, const char *program, int nlevels,
                         const char *const levels[]) {
+    return hdT_createTraceInFormat(directory, program, nlevels, levels, HDT_FORMAT_DEFAULT);
+}
+
+hdTrace hdT_createTraceInFormat(const char *directory, const char *program, int nlevels,
+                                const char *const levels[], hdT_Format format) {
     if (!program || nlevels < 0 || (nlevels > 0 && !levels)) {
         errno = EINVAL;
         return nullptr;
     }
     hdtrace::TraceOptions options;
+    switch (format) {
+        case HDT_FORMAT_DEFAULT:
+            options.format = formatFromEnvironment();
+            break;
+        case HDT_FORMAT_XML:
+            options.format = hdtrace::TraceOptions::Format::Xml;
+            break;
+        case HDT_FORMAT_COMPACT:
+            options.format = hdtrace::TraceOptions::Format::Compact;
+            break;
+        default:
+            errno = EINVAL;
+            return nullptr;
+    }
     options.directory = directory ? directory : "";
     options.program = program;
     for (int i = 0; i < nlevels; ++i) {

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <hdtrace/TraceFormatName.hpp>
+
 namespace hdtracempi {
 namespace {
 
@@ -86,10 +88,8 @@ void readClockSync(bool &on, bool reportProblems) {
 void readFormat(bool &compact, bool reportProblems) {
     const char *text = std::getenv("HDTRACE_FORMAT");
     if (!text) return;
-    if (strcasecmp(text, "xml") == 0)
-        compact = false;
-    else if (strcasecmp(text, "compact") == 0)
-        compact = true;
+    if (const auto format = hdtrace::traceFormatNamed(text))
+        compact = *format == hdtrace::TraceOptions::Format::Compact;
     else if (reportProblems)
         std::fprintf(stderr,
                      "hdtracempi: warning: HDTRACE_FORMAT='%s' is not xml or compact; using xml\n",

@@ -3,8 +3,10 @@
 The work is done in C++ (hdtrace._core.align_run, the code behind
 `project-merger --align-clocks` too). Only the values of `time`, `end` and,
 where a corrected time would come before it, `timeAdjustment` change; every
-other byte of a trace stays. Each trace is written to a temporary file
-first; once all are written, the original is kept as `<trace>.trc.unaligned`
+other byte of an XML trace stays, and a compact trace stays compact (its
+XML form is byte for byte the aligned XML form). Each trace is written to a
+temporary file first; once all are written, the original is kept as
+`<trace>.unaligned` (`.trc.unaligned`, `.ctrc.unaligned`)
 (a hard link where the file system allows, else a copy), the new file is
 renamed over the trace, and the .info gets a line
 `ClockAligned backup='<trace>.trc.unaligned'`, which tells readers (and a
@@ -64,7 +66,7 @@ def command_align(args):
         return 1
     if count:
         print(f"{args.project}: {count} trace(s) put on rank 0's clock in "
-              f"{time.perf_counter() - began:.2f} s (originals kept as *.trc{BACKUP_SUFFIX}; "
+              f"{time.perf_counter() - began:.2f} s (originals kept as *{BACKUP_SUFFIX}; "
               "hdtrace align --undo restores them)")
     return 0
 

@@ -34,7 +34,7 @@ repair needs every message), so only a reader that holds the whole run can
 apply it. A Dask task reads one trace, the C++ reader and the benchmarks
 read files, and the PIOsim tools know nothing of Clock lines; after one
 `hdtrace align` they all read corrected times. The originals stay beside
-the traces (*.trc.unaligned) and `hdtrace align --undo` puts them back, so
+the traces (*.trc.unaligned, *.ctrc.unaligned) and `hdtrace align --undo` puts them back, so
 the rewrite loses nothing; runs aligned by earlier versions carry the same
 ClockAligned lines and backups, and read and undo the same way.
 """

@@ -2,7 +2,11 @@
 
 Each partition is one trace (one rank and thread), or one slice of a large
 trace (a byte range, TraceSlices.hpp), read by the C++ reader inside the task
-that makes it. A task carries a TraceSpec only: the trace's absolute path,
+that makes it. An XML trace is cut into byte ranges of about slice_bytes; a
+compact trace, whose calls take 30-50 times fewer bytes, is cut between its
+frames by the calls its frame index counts, about as many per slice as an
+XML slice of slice_bytes holds (slice_bytes / XML_BYTES_PER_CALL), so that
+both forms of one run give about as many partitions of about as many rows. A task carries a TraceSpec only: the trace's absolute path,
 the filters, and the two small tables the reading needs (the original
 dialect's local-to-world ranks, the rank's communicator per cid); never an
 open reader or the Project. So every Dask scheduler can run it, the
@@ -16,6 +20,7 @@ can reduce each partition where it was read.
 Dask and pandas are optional: this module imports without them, and
 to_dask() says what to install when they are absent.
 """
+import bisect
 import operator
 import os
 import socket
@@ -23,12 +28,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import native
 from .errors import TraceNotFoundError
 from .table import columns_to_array, read_trace_columns, table_dtype
 
 #: Traces larger than this are read in slices of about this many bytes, one
 #: partition each (Project.to_dask's slice_bytes).
 DEFAULT_SLICE_BYTES = 256 << 20
+
+#: The bytes of one top-level call (with its children and <Nested> block) in
+#: an XML trace, about: 76-107 in the cases of the shared per-call harness,
+#: 61-98 per call in the test programs and a parallel HDF5 program, 110 in
+#: the reader benchmark's generated trace, 127 in the test run with nested
+#: calls. A compact trace's slices hold slice_bytes // XML_BYTES_PER_CALL
+#: calls, about as many as an XML slice of slice_bytes holds.
+XML_BYTES_PER_CALL = 100
 
 #: The reader's columns a partition keeps beside its frame, for stats and
 #: match_messages (row numbers are the partition's).
@@ -120,6 +134,53 @@ def plan_slices(size, slice_bytes):
     return list(zip(bounds[:-1], bounds[1:]))
 
 
+def plan_compact_slices(frames, slice_bytes):
+    """[(begin, end)] byte ranges of whole frames of a compact trace, given its
+    frames as [(byte offset, records, ...)]: about slice_bytes // XML_BYTES_PER_CALL
+    records each, cut at the frame starts nearest to even shares of the
+    records (a frame is never split, so a slice holds at least one frame).
+    [(None, None)] (whole) when the trace holds no more than one slice's
+    records or one frame. The first range begins at 0 and the last ends at
+    None, as plan_slices's do."""
+    if not slice_bytes or len(frames) < 2:
+        return [(None, None)]
+    per_slice = max(1, slice_bytes // XML_BYTES_PER_CALL)
+    firsts = []  # the number of records before each frame
+    total = 0
+    for frame in frames:
+        firsts.append(total)
+        total += frame[1]
+    if total <= per_slice:
+        return [(None, None)]
+    count = -(-total // per_slice)
+    cuts = []  # frame positions that start a slice, after the first
+    for share in range(1, count):
+        wanted = share * total // count
+        at = bisect.bisect_left(firsts, wanted)
+        # The nearer of the frame starts on either side of the wanted record.
+        if at == len(firsts) or (at > 0 and wanted - firsts[at - 1] <= firsts[at] - wanted):
+            at -= 1
+        if at > 0 and (not cuts or at > cuts[-1]):
+            cuts.append(at)
+    if not cuts:
+        return [(None, None)]
+    bounds = [0] + [frames[at][0] for at in cuts] + [None]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def trace_slices(path, slice_bytes):
+    """The byte ranges a trace is read in: by its size for XML
+    (plan_slices), by its frames' records for a compact trace
+    (plan_compact_slices)."""
+    if native.trace_form(path) != "compact":
+        return plan_slices(os.stat(path).st_size, slice_bytes)
+    try:
+        frames = native.compact_frames(path)
+    except native.ReadError:
+        return [(None, None)]  # damaged: read whole, and the read task reports it
+    return plan_compact_slices(frames, slice_bytes)
+
+
 def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_BYTES):
     dask, dd, pandas = import_dask()
     if slice_bytes is not None:
@@ -154,8 +215,7 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
             continue  # partial=True: warned about when opened, reads as empty
         local_to_world = (project.communicators.local_to_world_table(leaf.rank)
                           if project.ranks_in_traces == "local" else None)
-        ranges = plan_slices(os.stat(leaf.path).st_size, slice_bytes) if slicing \
-            else [(None, None)]
+        ranges = trace_slices(leaf.path, slice_bytes) if slicing else [(None, None)]
         comm_of_cid = {cid: index for (world, cid), index in comm_index.items()
                        if world == leaf.rank}
         for index, (begin, end) in enumerate(ranges):

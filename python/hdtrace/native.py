@@ -66,9 +66,15 @@ def trace_form(path):
     return _core.trace_form(path)
 
 
-def convert_trace(source, target, form):
-    """Writes the trace at source in form ('xml' or 'compact') to target (temporary name, renamed)."""
-    _core.convert_trace(source, target, form)
+def convert_trace(source, target, form, frame_bytes=0):
+    """Writes the trace at source in form ('xml' or 'compact') to target (temporary name,
+    renamed); frame_bytes: the compact output's frame size (0: the writer's default)."""
+    _core.convert_trace(source, target, form, frame_bytes)
+
+
+def compact_frames(path):
+    """[(byte offset, records, decoded bytes)] of each frame of a compact trace, in file order."""
+    return _core.compact_frames(path)
 
 
 def read_columns(*args, **kwargs):

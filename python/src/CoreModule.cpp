@@ -1,12 +1,16 @@
 // hdtrace._core: the C++ reader for the Python package.
 #include <memory>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/PiosimTypes.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
@@ -22,6 +26,7 @@
 #include "ClockBinding.hpp"
 #include "ColumnReaders.hpp"
 #include "EventConversion.hpp"
+#include "FrameFile.hpp"
 #include "MergerBinding.hpp"
 #include "MessageBinding.hpp"
 #include "TableFill.hpp"
@@ -218,14 +223,40 @@ PYBIND11_MODULE(_core, module) {
 
     module.def(
         "convert_trace",
-        [](const std::string &source, const std::string &target, const std::string &form) {
+        [](const std::string &source, const std::string &target, const std::string &form,
+           uint32_t frameBytes) {
             if (form != "xml" && form != "compact")
                 throw py::value_error("form must be 'xml' or 'compact', not '" + form + "'");
+            if (frameBytes != 0 && (frameBytes < hdtrace::frames::kMinFrameBytes ||
+                                    frameBytes > hdtrace::frames::kMaxFrameBytesLimit))
+                throw py::value_error("frame_bytes must be 0 (the default) or " +
+                                      std::to_string(hdtrace::frames::kMinFrameBytes) + " to " +
+                                      std::to_string(hdtrace::frames::kMaxFrameBytesLimit) +
+                                      ", not " + std::to_string(frameBytes));
             py::gil_scoped_release release;
-            convertTrace(source, target, form == "xml" ? TraceForm::Xml : TraceForm::Compact);
+            convertTrace(source, target, form == "xml" ? TraceForm::Xml : TraceForm::Compact,
+                         frameBytes);
         },
-        py::arg("source"), py::arg("target"), py::arg("form"),
-        "Writes the trace at source in form ('xml' or 'compact') at target (TraceConversion.hpp).");
+        py::arg("source"), py::arg("target"), py::arg("form"), py::arg("frame_bytes") = 0,
+        "Writes the trace at source in form ('xml' or 'compact') at target (TraceConversion.hpp); "
+        "frame_bytes: the compact output's frame size (0: the writer's default).");
+
+    module.def(
+        "compact_frames",
+        [](const std::string &path) {
+            std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> frames;
+            {
+                py::gil_scoped_release release;
+                FrameFile file(path);
+                frames.reserve(file.frames().size());
+                for (const FrameInfo &frame : file.frames())
+                    frames.emplace_back(frame.offset, frame.records, frame.rawBytes);
+            }
+            return frames;
+        },
+        py::arg("path"),
+        "[(byte offset, records, decoded bytes)] of each frame of a compact trace, in file "
+        "order, from its index (or its frame headers, for a trace whose writer was killed).");
 
     module.def(
         "read_project",

@@ -155,7 +155,9 @@ void CompactFrameDecoder::readProgram(const unsigned char **in) {
     endsAreTimes_ = version >= 2;
     at = *in;
     const uint64_t fingerprint = varint(in, "the shape table's fingerprint");
-    if (fingerprint != staticShapesFingerprint())
+    staticCount_ =
+        fingerprint > UINT32_MAX ? 0 : staticShapeCountFor(static_cast<uint32_t>(fingerprint));
+    if (staticCount_ == 0)
         fail(at, "written with another definition of the dialect (shape table " +
                      std::to_string(fingerprint) + ", this reader's " +
                      std::to_string(staticShapesFingerprint()) + ")");
@@ -203,7 +205,7 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
     const ShapeAttribute *attributes;
     uint32_t count;
     std::string_view element;
-    const uint64_t staticCount = staticShapeCount();
+    const uint64_t staticCount = staticCount_;
     uint32_t fieldBase = 0;
     if (shape < staticCount) {
         const StaticShape &known = staticShapes()[shape];

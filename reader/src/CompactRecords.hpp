@@ -213,6 +213,8 @@ class CompactFrameDecoder {
     std::vector<DynamicShape> dynamicShapes_;
     int64_t previousTime_ = 0;
     bool endsAreTimes_ = true;  // records of version 2 on: an end is the next previous time
+    // The static shapes of the frame's table (its dynamic shapes follow).
+    uint32_t staticCount_ = 0;
     int64_t previousIds_[compact::kIdKindCount] = {};
     std::vector<int64_t> fields_;  // kFieldDelta: by staticFieldOffset(shape) + attribute
     CompactAttributes attributes_;

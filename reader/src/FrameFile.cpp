@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace hdtrace::reader {
@@ -85,171 +86,233 @@ uint64_t FrameFile::records() const {
 
 void FrameFile::readFileHeader() {
     namespace fileh = frames::file_header;
-    if (size_ < frames::kFileHeaderBytes)
+    // The magic and the version are where every version has them; the rest
+    // of the header follows from the version.
+    constexpr size_t kVersionEnd = fileh::kVersion + 2;
+    if (size_ < kVersionEnd)
         damaged(0, "too short for a compact trace (" + std::to_string(size_) + " bytes)");
-    unsigned char header[frames::kFileHeaderBytes];
-    readAt(0, header, sizeof header);
+    unsigned char header[frames::v1::kFileHeaderBytes];
+    readAt(0, header, kVersionEnd);
     if (std::memcmp(header + fileh::kMagic, frames::kFileMagic, sizeof frames::kFileMagic) != 0)
         damaged(0, "not a compact trace (no HDTCOMP magic)");
-    if (frames::getU32(header + fileh::kHeaderCrc) != frames::crc32c(header, fileh::kHeaderCrc))
-        damaged(0, "file header checksum mismatch");
-    const uint16_t version = frames::getU16(header + fileh::kVersion);
-    if (version != frames::kVersion)
-        damaged(fileh::kVersion, "container version " + std::to_string(version) +
-                                     " is not the one this reader knows (" +
+    version_ = frames::getU16(header + fileh::kVersion);
+    if (version_ != frames::kVersion && version_ != frames::v1::kVersion)
+        damaged(fileh::kVersion, "container version " + std::to_string(version_) +
+                                     " is not one this reader knows (1 to " +
                                      std::to_string(frames::kVersion) + ")");
-    if (frames::getU16(header + fileh::kHeaderBytes) != frames::kFileHeaderBytes)
-        damaged(fileh::kHeaderBytes,
-                "file header size is not " + std::to_string(frames::kFileHeaderBytes));
-    if (frames::getU32(header + fileh::kFlags) != 0) damaged(fileh::kFlags, "unknown file flags");
-    maxFrameBytes_ = frames::getU32(header + fileh::kMaxFrameBytes);
+    firstFrame_ =
+        version_ == frames::v1::kVersion ? frames::v1::kFileHeaderBytes : frames::kFileHeaderBytes;
+    if (size_ < firstFrame_)
+        damaged(0, "too short for a compact trace (" + std::to_string(size_) + " bytes)");
+    readAt(0, header, firstFrame_);
+    size_t crcAt = fileh::kHeaderCrc;
+    size_t frameSizeAt = fileh::kMaxFrameBytes;
+    if (version_ == frames::v1::kVersion) {
+        crcAt = frames::v1::file_header::kHeaderCrc;
+        frameSizeAt = frames::v1::file_header::kMaxFrameBytes;
+    }
+    if (frames::getU32(header + crcAt) != frames::crc32c(header, crcAt))
+        damaged(0, "file header checksum mismatch");
+    if (version_ == frames::v1::kVersion) {
+        namespace v1h = frames::v1::file_header;
+        if (frames::getU16(header + v1h::kHeaderBytes) != frames::v1::kFileHeaderBytes)
+            damaged(v1h::kHeaderBytes,
+                    "file header size is not " + std::to_string(frames::v1::kFileHeaderBytes));
+        if (frames::getU32(header + v1h::kFlags) != 0) damaged(v1h::kFlags, "unknown file flags");
+    }
+    maxFrameBytes_ = frames::getU32(header + frameSizeAt);
     if (maxFrameBytes_ < frames::kMinFrameBytes || maxFrameBytes_ > frames::kMaxFrameBytesLimit)
-        damaged(fileh::kMaxFrameBytes, "frame size " + std::to_string(maxFrameBytes_) +
-                                           " is outside " + std::to_string(frames::kMinFrameBytes) +
-                                           ".." + std::to_string(frames::kMaxFrameBytesLimit));
+        damaged(frameSizeAt, "frame size " + std::to_string(maxFrameBytes_) + " is outside " +
+                                 std::to_string(frames::kMinFrameBytes) + ".." +
+                                 std::to_string(frames::kMaxFrameBytesLimit));
 }
 
 bool FrameFile::readIndex() {
+    if (version_ == frames::v1::kVersion) return readIndexVersion1();
     namespace ft = frames::footer;
-    namespace ie = frames::index_entry;
-    if (size_ < frames::kFileHeaderBytes + frames::kFooterBytes) return false;
+    if (size_ < firstFrame_ + frames::kFooterBytes) return false;
     const uint64_t footerOffset = size_ - frames::kFooterBytes;
     unsigned char footer[frames::kFooterBytes];
     readAt(footerOffset, footer, sizeof footer);
     if (std::memcmp(footer + ft::kMagic, frames::kFooterMagic, sizeof frames::kFooterMagic) != 0)
         return false;
-    if (frames::getU32(footer + ft::kFooterCrc) != frames::crc32c(footer, ft::kFooterCrc))
-        damaged(footerOffset, "footer checksum mismatch");
-    const uint64_t indexOffset = frames::getU64(footer + ft::kIndexOffset);
+    const uint32_t indexBytes = frames::getU32(footer + ft::kIndexBytes);
     const uint32_t count = frames::getU32(footer + ft::kFrames);
-    const uint64_t indexBytes = uint64_t{count} * frames::kIndexEntryBytes;
-    if (indexOffset < frames::kFileHeaderBytes || indexOffset > footerOffset ||
-        footerOffset - indexOffset != indexBytes)
-        damaged(footerOffset, "footer places an index of " + std::to_string(count) +
-                                  " frames at byte " + std::to_string(indexOffset) +
-                                  ", which does not end where the footer starts");
-    // The index, a bounded batch at a time: entries are checked as they come.
+    if (indexBytes > footerOffset - firstFrame_)
+        damaged(footerOffset, "footer claims an index of " + std::to_string(indexBytes) +
+                                  " bytes, more than the file holds before it");
+    const uint64_t indexOffset = footerOffset - indexBytes;
+    if (indexBytes == 0 && count == 1) return readOnlyFrame(footerOffset, footer);
+    // The index, a bounded batch at a time, each entry checked as it comes;
+    // an entry may straddle two batches, so the unread tail moves to the front.
+    constexpr size_t kBatchBytes = 64 * 1024;
+    std::vector<unsigned char> batch(kBatchBytes);
+    size_t held = 0;
+    uint64_t readUpTo = indexOffset;
+    uint64_t heldFrom = indexOffset;  // file offset of batch[0]
     uint32_t crc = 0;
-    uint64_t records = 0;
-    uint64_t nextOffset = frames::kFileHeaderBytes;
-    unsigned char batch[256 * frames::kIndexEntryBytes];
-    for (uint32_t first = 0; first < count; first += 256) {
-        const uint32_t n = count - first < 256 ? count - first : 256;
-        const uint64_t batchOffset = indexOffset + uint64_t{first} * frames::kIndexEntryBytes;
-        readAt(batchOffset, batch, n * frames::kIndexEntryBytes);
-        crc = frames::crc32c(batch, n * frames::kIndexEntryBytes, crc);
-        for (uint32_t i = 0; i < n; ++i) {
-            const unsigned char *in = batch + i * frames::kIndexEntryBytes;
-            const uint64_t at = batchOffset + i * frames::kIndexEntryBytes;
-            FrameInfo frame;
-            frame.offset = frames::getU64(in + ie::kOffset);
-            frame.records = frames::getU32(in + ie::kRecords);
-            frame.rawBytes = frames::getU32(in + ie::kRawBytes);
-            frame.earliest = frames::getI64(in + ie::kEarliest);
-            frame.latest = frames::getI64(in + ie::kLatest);
-            if (frame.offset != nextOffset)
-                damaged(at, "index entry " + std::to_string(first + i) +
-                                " places its frame at byte " + std::to_string(frame.offset) +
-                                ", not at " + std::to_string(nextOffset) +
-                                " where the frame before ends");
-            if (frame.rawBytes > maxFrameBytes_ || frame.records == 0 ||
-                frame.records > frame.rawBytes || frame.earliest > frame.latest)
-                damaged(at, "index entry " + std::to_string(first + i) +
-                                " is impossible (records, size or times)");
-            // Where the next frame starts bounds this one's payload; the
-            // last frame ends where the index starts.
-            frames_.push_back(frame);
-            records += frame.records;
-            nextOffset = UINT64_MAX;  // set below once the next offset is known
-            if (i + 1 < n) {
-                nextOffset = frames::getU64(in + frames::kIndexEntryBytes + ie::kOffset);
-            } else if (first + n < count) {
-                unsigned char next[8];
-                readAt(batchOffset + n * frames::kIndexEntryBytes + ie::kOffset, next, 8);
-                nextOffset = frames::getU64(next);
-            } else {
-                nextOffset = indexOffset;
-            }
-            if (nextOffset <= frame.offset || nextOffset > indexOffset ||
-                nextOffset - frame.offset < frames::kFrameHeaderBytes ||
-                nextOffset - frame.offset - frames::kFrameHeaderBytes > UINT32_MAX)
-                damaged(at, "index entry " + std::to_string(first + i) +
-                                " leaves no room for its frame before the next one");
-            frames_.back().storedBytes =
-                static_cast<uint32_t>(nextOffset - frame.offset - frames::kFrameHeaderBytes);
+    uint64_t nextOffset = firstFrame_;
+    int64_t previousLatest = 0;
+    for (uint32_t position = 0; position < count; ++position) {
+        const size_t used = static_cast<size_t>(readUpTo - heldFrom) - held;
+        if (held < frames::kMaxIndexEntryBytes && readUpTo < footerOffset) {
+            std::memmove(batch.data(), batch.data() + used, held);
+            heldFrom += used;
+            const size_t more = static_cast<size_t>(
+                std::min<uint64_t>(kBatchBytes - held, footerOffset - readUpTo));
+            readAt(readUpTo, batch.data() + held, more);
+            crc = frames::crc32c(batch.data() + held, more, crc);
+            held += more;
+            readUpTo += more;
         }
+        const unsigned char *start = batch.data() + (readUpTo - heldFrom) - held;
+        const unsigned char *in = start;
+        const unsigned char *end = start + held;
+        const uint64_t at = readUpTo - held;
+        uint64_t headerBytes = 0, storedBytes = 0, records = 0, rawBytes = 0, span = 0;
+        int64_t sinceLatest = 0;
+        if (!frames::getVarint(&in, end, &headerBytes) ||
+            !frames::getVarint(&in, end, &storedBytes) || !frames::getVarint(&in, end, &records) ||
+            !frames::getVarint(&in, end, &rawBytes) ||
+            !frames::getSignedVarint(&in, end, &sinceLatest) || !frames::getVarint(&in, end, &span))
+            damaged(at, "index entry " + std::to_string(position) + " runs past the index");
+        held -= static_cast<size_t>(in - start);
+        FrameInfo frame;
+        frame.offset = nextOffset;
+        if (headerBytes < frames::kMinFrameHeaderBytes ||
+            headerBytes > frames::kMaxFrameHeaderBytes || storedBytes > UINT32_MAX ||
+            records > UINT32_MAX || rawBytes > UINT32_MAX || span > INT64_MAX)
+            damaged(at, "index entry " + std::to_string(position) +
+                            " is impossible (header size, sizes or times)");
+        frame.headerBytes = static_cast<uint32_t>(headerBytes);
+        frame.storedBytes = static_cast<uint32_t>(storedBytes);
+        frame.records = static_cast<uint32_t>(records);
+        frame.rawBytes = static_cast<uint32_t>(rawBytes);
+        frame.earliest = frames::wrappingAdd(previousLatest, sinceLatest);
+        frame.latest = frames::wrappingAdd(frame.earliest, static_cast<int64_t>(span));
+        previousLatest = frame.latest;
+        checkIndexedFrame(frame, position, at);
+        if (frame.headerBytes + uint64_t{frame.storedBytes} > indexOffset - frame.offset)
+            damaged(at, "index entry " + std::to_string(position) +
+                            " leaves no room for its frame before the index");
+        frames_.push_back(frame);
+        nextOffset = frame.end();
     }
-    if (count == 0 && indexOffset != frames::kFileHeaderBytes)
-        damaged(footerOffset, "an empty index after frames");
-    if (crc != frames::getU32(footer + ft::kIndexCrc))
+    if (held != 0 || readUpTo != footerOffset)
+        damaged(indexOffset, "the index holds more than its " + std::to_string(count) + " entries");
+    if (nextOffset != indexOffset)
+        damaged(indexOffset, "the frames the index lists end at byte " +
+                                 std::to_string(nextOffset) + ", not where the index starts");
+    if (frames::crc32c(footer, ft::kCrc, crc) != frames::getU32(footer + ft::kCrc))
         damaged(indexOffset, "index checksum mismatch");
-    if (records != frames::getU64(footer + ft::kRecords))
-        damaged(footerOffset, "footer counts " +
-                                  std::to_string(frames::getU64(footer + ft::kRecords)) +
-                                  " records, the index " + std::to_string(records));
     return true;
 }
 
-FrameInfo FrameFile::checkFrameHeader(uint64_t offset, uint32_t sequence) const {
-    if (size_ - offset < frames::kFrameHeaderBytes)
-        damaged(offset, "frame " + std::to_string(sequence) + " is cut inside its header (" +
-                            std::to_string(size_ - offset) + " of " +
-                            std::to_string(frames::kFrameHeaderBytes) + " bytes)");
-    unsigned char header[frames::kFrameHeaderBytes];
-    readAt(offset, header, sizeof header);
-    if (std::memcmp(header + fh::kMagic, frames::kFrameMagic, sizeof frames::kFrameMagic) != 0)
-        damaged(offset, "no frame header (magic HDFR) for frame " + std::to_string(sequence));
-    if (frames::getU32(header + fh::kHeaderCrc) != frames::crc32c(header, fh::kHeaderCrc))
-        damaged(offset, "frame " + std::to_string(sequence) + ": header checksum mismatch");
-    FrameInfo frame;
-    frame.offset = offset;
-    frame.records = frames::getU32(header + fh::kRecords);
-    frame.rawBytes = frames::getU32(header + fh::kRawBytes);
-    frame.storedBytes = frames::getU32(header + fh::kStoredBytes);
-    frame.earliest = frames::getI64(header + fh::kEarliest);
-    frame.latest = frames::getI64(header + fh::kLatest);
-    const uint8_t encoding = header[fh::kEncoding];
+bool FrameFile::readOnlyFrame(uint64_t footerOffset, const unsigned char *footer) {
+    namespace ft = frames::footer;
+    if (frames::crc32c(footer, ft::kCrc) != frames::getU32(footer + ft::kCrc))
+        damaged(footerOffset, "footer checksum mismatch");
+    const FrameInfo frame = checkFrameHeader(firstFrame_, 0).frame;
+    if (frame.end() != footerOffset)
+        damaged(firstFrame_, "the only frame ends at byte " + std::to_string(frame.end()) +
+                                 ", not where the footer starts");
+    frames_.push_back(frame);
+    return true;
+}
+
+void FrameFile::checkIndexedFrame(const FrameInfo &frame, uint32_t position, uint64_t at) const {
+    if (frame.rawBytes > maxFrameBytes_ || frame.records == 0 || frame.records > frame.rawBytes ||
+        frame.earliest > frame.latest)
+        damaged(at, "index entry " + std::to_string(position) +
+                        " is impossible (records, size or times)");
+}
+
+FrameFile::Header FrameFile::checkFrameHeader(uint64_t offset, uint32_t sequence) const {
+    if (version_ == frames::v1::kVersion) return checkFrameHeaderVersion1(offset, sequence);
+    namespace fh = frames::frame_header;
     const std::string name = "frame " + std::to_string(sequence) + ": ";
-    if (frames::getU16(header + fh::kHeaderBytes) != frames::kFrameHeaderBytes ||
-        header[fh::kFlags] != 0)
-        damaged(offset, name + "unknown header size or flags");
-    if (frames::getU32(header + fh::kSequence) != sequence)
-        damaged(offset, name + "header says it is frame " +
-                            std::to_string(frames::getU32(header + fh::kSequence)));
+    const uint64_t left = size_ - offset;
+    if (left < frames::kMinFrameHeaderBytes)
+        damaged(offset, name + "cut inside its header (" + std::to_string(left) + " bytes)");
+    unsigned char bytes[frames::kMaxFrameHeaderBytes];
+    readAt(offset, bytes, 1);
+    const size_t headerBytes = bytes[fh::kHeaderBytes];
+    if (headerBytes < frames::kMinFrameHeaderBytes || headerBytes > frames::kMaxFrameHeaderBytes)
+        damaged(offset, name + "no frame header here (its size byte says " +
+                            std::to_string(headerBytes) + ")");
+    if (left < headerBytes)
+        damaged(offset, name + "cut inside its header (" + std::to_string(left) + " of " +
+                            std::to_string(headerBytes) + " bytes)");
+    readAt(offset, bytes, headerBytes);
+    unsigned char sequenceBytes[4];
+    frames::putU32(sequenceBytes, sequence);
+    const size_t crcAt = headerBytes - fh::kHeaderCrcFromEnd;
+    if (frames::getU32(bytes + crcAt) !=
+        frames::crc32c(bytes, crcAt, frames::crc32c(sequenceBytes, 4)))
+        damaged(offset,
+                name + "header checksum mismatch (or not frame " + std::to_string(sequence) + ")");
+    Header header;
+    header.encoding = bytes[fh::kEncoding];
+    header.payloadCrc = frames::getU32(bytes + headerBytes - fh::kPayloadCrcFromEnd);
+    FrameInfo &frame = header.frame;
+    frame.offset = offset;
+    frame.headerBytes = static_cast<uint32_t>(headerBytes);
+    const unsigned char *in = bytes + fh::kFields;
+    const unsigned char *end = bytes + headerBytes - fh::kPayloadCrcFromEnd;
+    uint64_t records = 0, rawBytes = 0, storedBytes = 0, span = 0;
+    if (!frames::getVarint(&in, end, &records) || !frames::getVarint(&in, end, &rawBytes) ||
+        !frames::getVarint(&in, end, &storedBytes) ||
+        !frames::getSignedVarint(&in, end, &frame.earliest) ||
+        !frames::getVarint(&in, end, &span) || in != end || records > UINT32_MAX ||
+        rawBytes > UINT32_MAX || storedBytes > UINT32_MAX || span > INT64_MAX)
+        damaged(offset,
+                name + "header fields do not fill its " + std::to_string(headerBytes) + " bytes");
+    frame.records = static_cast<uint32_t>(records);
+    frame.rawBytes = static_cast<uint32_t>(rawBytes);
+    frame.storedBytes = static_cast<uint32_t>(storedBytes);
+    frame.latest = frames::wrappingAdd(frame.earliest, static_cast<int64_t>(span));
+    checkFrameFields(header, sequence);
+    return header;
+}
+
+void FrameFile::checkFrameFields(const Header &header, uint32_t sequence) const {
+    const FrameInfo &frame = header.frame;
+    const uint64_t offset = frame.offset;
+    const std::string name = "frame " + std::to_string(sequence) + ": ";
     if (frame.rawBytes > maxFrameBytes_)
         damaged(offset, name + "decodes to " + std::to_string(frame.rawBytes) +
                             " bytes, more than the file's frame size " +
                             std::to_string(maxFrameBytes_));
     if (frame.records == 0 || frame.records > frame.rawBytes || frame.earliest > frame.latest)
         damaged(offset, name + "impossible record count or times");
-    if (encoding == static_cast<uint8_t>(frames::Encoding::Stored)) {
+    if (header.encoding == static_cast<uint8_t>(frames::Encoding::Stored)) {
         if (frame.storedBytes != frame.rawBytes)
             damaged(offset, name + "stored payload of " + std::to_string(frame.storedBytes) +
                                 " bytes for " + std::to_string(frame.rawBytes) +
                                 " bytes of records");
-    } else if (encoding == static_cast<uint8_t>(frames::Encoding::Zstd)) {
+    } else if (header.encoding == static_cast<uint8_t>(frames::Encoding::Zstd)) {
         if (frame.storedBytes == 0 || frame.storedBytes > ZSTD_compressBound(frame.rawBytes))
             damaged(offset, name + "zstd payload of " + std::to_string(frame.storedBytes) +
                                 " bytes cannot hold " + std::to_string(frame.rawBytes) +
                                 " bytes of records");
     } else {
-        damaged(offset, name + "unknown encoding " + std::to_string(encoding));
+        damaged(offset, name + "unknown encoding " + std::to_string(header.encoding));
     }
-    const uint64_t payloadOffset = offset + frames::kFrameHeaderBytes;
+    const uint64_t payloadOffset = offset + frame.headerBytes;
     if (frame.storedBytes > size_ - payloadOffset)
         damaged(offset, name + "cut inside its payload (" + std::to_string(size_ - payloadOffset) +
                             " of " + std::to_string(frame.storedBytes) + " bytes)");
-    return frame;
 }
 
 void FrameFile::walkFrames() {
     frames_.clear();
-    uint64_t offset = frames::kFileHeaderBytes;
+    uint64_t offset = firstFrame_;
     try {
         while (offset < size_) {
-            const FrameInfo frame = checkFrameHeader(offset, static_cast<uint32_t>(frames_.size()));
+            const FrameInfo frame =
+                checkFrameHeader(offset, static_cast<uint32_t>(frames_.size())).frame;
             frames_.push_back(frame);
-            offset += frames::kFrameHeaderBytes + frame.storedBytes;
+            offset = frame.end();
         }
     } catch (const FrameError &error) {
         if (!options_.partial) throw;
@@ -283,22 +346,20 @@ bool FrameFile::readFrame(size_t position, std::vector<unsigned char> &records) 
 
 void FrameFile::decode(const FrameInfo &listed, size_t position,
                        std::vector<unsigned char> &records) {
-    const FrameInfo frame = checkFrameHeader(listed.offset, static_cast<uint32_t>(position));
-    if (frame.storedBytes != listed.storedBytes || frame.rawBytes != listed.rawBytes ||
-        frame.records != listed.records || frame.earliest != listed.earliest ||
-        frame.latest != listed.latest)
+    const Header header = checkFrameHeader(listed.offset, static_cast<uint32_t>(position));
+    const FrameInfo &frame = header.frame;
+    if (frame.headerBytes != listed.headerBytes || frame.storedBytes != listed.storedBytes ||
+        frame.rawBytes != listed.rawBytes || frame.records != listed.records ||
+        frame.earliest != listed.earliest || frame.latest != listed.latest)
         damaged(listed.offset,
                 "frame " + std::to_string(position) + ": header disagrees with the index");
-    unsigned char header[frames::kFrameHeaderBytes];
-    readAt(frame.offset, header, sizeof header);
-    const uint64_t payloadOffset = frame.offset + frames::kFrameHeaderBytes;
+    const uint64_t payloadOffset = frame.offset + frame.headerBytes;
     payload_.resize(frame.storedBytes);
     readAt(payloadOffset, payload_.data(), payload_.size());
-    if (frames::crc32c(payload_.data(), payload_.size()) !=
-        frames::getU32(header + fh::kPayloadCrc))
+    if (frames::crc32c(payload_.data(), payload_.size()) != header.payloadCrc)
         damaged(payloadOffset, "frame " + std::to_string(position) + ": payload checksum mismatch");
     records.resize(frame.rawBytes);
-    if (header[fh::kEncoding] == static_cast<uint8_t>(frames::Encoding::Stored)) {
+    if (header.encoding == static_cast<uint8_t>(frames::Encoding::Stored)) {
         if (frame.rawBytes > 0) std::memcpy(records.data(), payload_.data(), frame.rawBytes);
         return;
     }

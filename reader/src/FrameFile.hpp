@@ -37,11 +37,14 @@ class FrameError : public ReadError {
 
 struct FrameInfo {
     uint64_t offset = 0;       // of the frame header
+    uint32_t headerBytes = 0;  // the payload starts at offset + headerBytes
     uint32_t storedBytes = 0;  // payload in the file
     uint32_t rawBytes = 0;     // payload decoded
     uint32_t records = 0;
     int64_t earliest = 0;  // record times, nanoseconds
     int64_t latest = 0;
+
+    uint64_t end() const { return offset + headerBytes + storedBytes; }
 };
 
 struct FrameFileOptions {
@@ -62,6 +65,8 @@ class FrameFile {
     uint64_t records() const;
     // The largest decoded frame the file may hold (its header says).
     uint32_t maxFrameBytes() const { return maxFrameBytes_; }
+    // The container version of the file (frames::kVersion, or an older one).
+    uint16_t version() const { return version_; }
     // Whether the file ends in a valid index; false for a trace whose
     // writer did not close it, which ends at its last complete frame.
     bool indexed() const { return indexed_; }
@@ -81,13 +86,29 @@ class FrameFile {
     bool readFrame(size_t position, std::vector<unsigned char> &records);
 
   private:
+    // A frame header as read: what the frame says of itself, and what the
+    // payload's checks need.
+    struct Header {
+        FrameInfo frame;
+        uint8_t encoding = 0;
+        uint32_t payloadCrc = 0;
+    };
     [[noreturn]] void damaged(uint64_t offset, const std::string &problem) const;
     void readAt(uint64_t offset, void *out, size_t length) const;
     void readFileHeader();
     bool readIndex();  // false: the file has no footer
+    bool readIndexVersion1();
+    // A closed file of one frame, which has no index.
+    bool readOnlyFrame(uint64_t footerOffset, const unsigned char *footer);
     void walkFrames();
     // Checks a frame header at offset and returns what it says.
-    FrameInfo checkFrameHeader(uint64_t offset, uint32_t sequence) const;
+    Header checkFrameHeader(uint64_t offset, uint32_t sequence) const;
+    Header checkFrameHeaderVersion1(uint64_t offset, uint32_t sequence) const;
+    // The checks every version's frame header gets once its fields are read.
+    void checkFrameFields(const Header &header, uint32_t sequence) const;
+    // Checks an index entry's frame against the file; `at` is where the
+    // entry is, nextOffset where the next frame (or the index) starts.
+    void checkIndexedFrame(const FrameInfo &frame, uint32_t position, uint64_t at) const;
     void decode(const FrameInfo &frame, size_t position, std::vector<unsigned char> &records);
 
     std::string path_;
@@ -95,6 +116,8 @@ class FrameFile {
     int fd_ = -1;
     uint64_t size_ = 0;
     uint32_t maxFrameBytes_ = 0;
+    uint16_t version_ = 0;
+    uint64_t firstFrame_ = 0;  // where the first frame starts: after the file header
     bool indexed_ = false;
     uint64_t cutAt_ = 0;
     std::vector<FrameInfo> frames_;

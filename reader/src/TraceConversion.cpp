@@ -109,7 +109,8 @@ uint8_t codingOf(std::string_view attribute, std::string_view text, int64_t *val
 // The SAX handler that turns the XML's elements into records.
 class XmlToRecords final : public SaxHandler {
   public:
-    XmlToRecords(std::string compactPath) : compactPath_(std::move(compactPath)) {}
+    XmlToRecords(std::string compactPath, uint32_t frameBytes)
+        : compactPath_(std::move(compactPath)), frameBytes_(frameBytes) {}
     void setParser(SaxFileParser *parser) { parser_ = parser; }
     // After the parse: the last frame, the index and the footer.
     void close() {
@@ -186,6 +187,7 @@ class XmlToRecords final : public SaxHandler {
     void openEncoder(int64_t seconds) {
         FrameWriterOptions options;
         options.background = false;
+        if (frameBytes_ != 0) options.frameBytes = frameBytes_;
         std::string error;
         encoder_ = CompactEncoder::create(compactPath_, options, seconds, 0, &error);
         if (!encoder_) throw ReadError(compactPath_, 0, 0, error);
@@ -202,6 +204,7 @@ class XmlToRecords final : public SaxHandler {
     }
 
     std::string compactPath_;
+    uint32_t frameBytes_;  // 0: the writer's default
     SaxFileParser *parser_ = nullptr;
     std::unique_ptr<CompactEncoder> encoder_;
     TextBuffer items_;
@@ -242,12 +245,12 @@ int64_t firstDifference(const std::string &compactPath, const std::string &xmlPa
     return difference;
 }
 
-void xmlToCompact(const std::string &source, const std::string &target) {
+void xmlToCompact(const std::string &source, const std::string &target, uint32_t frameBytes) {
     if (traceFormOf(source) != TraceForm::Xml)
         throw ReadError(source, 0, 0, "is a compact trace already");
     TemporaryBeside temporary(target);
     {
-        XmlToRecords records(temporary.path());
+        XmlToRecords records(temporary.path(), frameBytes);
         SaxFileParser parser(source, records);
         records.setParser(&parser);
         parser.parseAll();
@@ -302,9 +305,10 @@ void compactToXml(const std::string &source, const std::string &target) {
 
 }  // namespace
 
-void convertTrace(const std::string &source, const std::string &target, TraceForm to) {
+void convertTrace(const std::string &source, const std::string &target, TraceForm to,
+                  uint32_t compactFrameBytes) {
     if (to == TraceForm::Compact)
-        xmlToCompact(source, target);
+        xmlToCompact(source, target, compactFrameBytes);
     else
         compactToXml(source, target);
 }

@@ -393,3 +393,83 @@ def test_merger_align_clocks_rewrites_the_skewed_run(skewed_run, tmp_path):
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "already aligned; nothing changed" in again.stderr, again
     assert snapshot(trace_dir) == aligned_files
+
+
+COMPACT_MAGIC = b"HDTCOMP\x1a"
+
+
+def test_a_compact_run_aligns_in_compact_form_as_its_xml_form_does(runner, build_dir, tmp_path):
+    """The skewed run traced in compact form, and its XML form (hdtrace
+    convert): `hdtrace align` on each. The aligned compact traces stay
+    compact, their XML form is byte for byte the aligned XML traces, the
+    .info files get the same lines, the originals are kept and --undo
+    restores every byte; `project-merger --align-clocks` writes the same
+    compact traces as `hdtrace align`."""
+    tools = tools_tree_or_fail(build_dir)
+    run = runner.run(PROGRAM, NRANKS, env={"HDTRACE_CLOCK_SKEW": SKEW_KNOB,
+                                           "HDTRACE_FORMAT": "compact"})
+    run.assert_ok()
+    compact_dir, xml_dir, merger_dir = tmp_path / "compact", tmp_path / "xml", tmp_path / "merger"
+    for directory in (compact_dir, xml_dir, merger_dir):
+        directory.mkdir()
+    traces = sorted(run.trace_dir.glob("*.ctrc"))
+    assert len(traces) == NRANKS and not list(run.trace_dir.glob("*.trc")), \
+        sorted(path.name for path in run.trace_dir.iterdir())
+    for path in run.trace_dir.iterdir():
+        if path.suffix in (".ctrc", ".info"):
+            shutil.copy2(path, compact_dir / path.name)
+            shutil.copy2(path, merger_dir / path.name)
+            if path.suffix == ".info":
+                shutil.copy2(path, xml_dir / path.name)
+    for trace in traces:
+        hdtrace(tools, "convert", "-q", "--to", "xml", "-o", xml_dir / trace.with_suffix(".trc").name,
+                trace, check=True)
+    compact_project, xml_project = merge(tools, compact_dir), merge(tools, xml_dir)
+    raw = read(tools, compact_project, align=False)
+    assert raw == read(tools, xml_project, align=False)
+    assert len(raw["late"]) >= 5, f"only {len(raw['late'])} receives end before their send"
+    original = {path.name: path.read_bytes() for path in compact_dir.iterdir()
+                if path.suffix in (".ctrc", ".info")}
+
+    for project in (xml_project, compact_project):
+        done = hdtrace(tools, "align", project, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert f"{NRANKS} trace(s) put on rank 0's clock" in done.stdout, done.stdout
+    for trace in traces:
+        aligned = compact_dir / trace.name
+        assert aligned.read_bytes().startswith(COMPACT_MAGIC), aligned
+        assert (compact_dir / (trace.name + ".unaligned")).read_bytes() == original[trace.name]
+        assert not (compact_dir / trace.with_suffix(".trc").name).exists()
+        rendered = tmp_path / trace.with_suffix(".trc").name
+        hdtrace(tools, "convert", "-q", "--to", "xml", "-o", rendered, aligned, check=True)
+        xml_aligned = (xml_dir / rendered.name).read_bytes()
+        assert rendered.read_bytes() == xml_aligned, trace.name
+        # Rank 0's clock is the reference: the skewed ranks' times change.
+        rank = int(trace.stem.split("_")[-2])
+        assert (xml_aligned != (xml_dir / (rendered.name + ".unaligned")).read_bytes()) == \
+            (rank in SKEWS), trace.name
+        # The same ClockAligned line but for the backup's name.
+        info = trace.with_suffix(".info").name
+        assert (compact_dir / info).read_text() == \
+            (xml_dir / info).read_text().replace(".trc.unaligned", ".ctrc.unaligned")
+    aligned = read(tools, compact_project, align=False)
+    assert aligned["late"] == [] and aligned["pairs"] == raw["pairs"]
+    assert aligned == read(tools, xml_project, align=False)
+    aligned_files = {path.name: path.read_bytes() for path in compact_dir.iterdir()}
+
+    again = hdtrace(tools, "align", compact_project, timeout=120)
+    assert again.returncode == 0 and "already aligned; nothing changed" in again.stderr, again
+    assert {path.name: path.read_bytes() for path in compact_dir.iterdir()} == aligned_files
+
+    merged = subprocess.run([str(tools / "merger" / "project-merger"), "-q", "--align-clocks",
+                             str(merger_dir / tracecheck.sanitize(PROGRAM))],
+                            capture_output=True, text=True, timeout=120)
+    assert merged.returncode == 0, merged.stderr
+    for trace in traces:
+        assert (merger_dir / trace.name).read_bytes() == aligned_files[trace.name]
+
+    undone = hdtrace(tools, "align", "--undo", compact_project, timeout=120)
+    assert undone.returncode == 0, undone.stderr
+    assert {path.name: path.read_bytes() for path in compact_dir.iterdir()
+            if path.suffix in (".ctrc", ".info")} == original
+    assert not list(compact_dir.glob("*.unaligned"))

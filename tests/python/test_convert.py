@@ -81,11 +81,14 @@ def test_damage_names_the_byte_and_writes_nothing(build_dir, data_dir, tmp_path)
     compact = xml.with_suffix(".ctrc")
     xml.unlink()
     data = bytearray(compact.read_bytes())
-    data[24 + 48 + 3] ^= 0x40  # a byte of the first frame's payload
+    # The first frame's payload starts after the 18-byte file header and the
+    # frame's header, whose first byte is its size.
+    payload = 18 + data[18]
+    data[payload + 3] ^= 0x40
     compact.write_bytes(bytes(data))
     result = convert(build_dir, compact)
     assert result.returncode == 1
-    assert result.stderr == (f"hdtrace convert: error: {compact}: byte 72: frame 0: payload "
+    assert result.stderr == (f"hdtrace convert: error: {compact}: byte {payload}: frame 0: payload "
                              f"checksum mismatch\nhdtrace convert: nothing written for {compact}\n")
     assert files(tmp_path) == [compact.name]
 
@@ -127,3 +130,40 @@ def test_a_project_converts_its_compact_traces_to_xml(build_dir, data_dir, tmp_p
     # Nothing left to convert: the project's traces are XML now.
     result = convert(build_dir, run / "app.proj")
     assert result.returncode == 0 and result.stdout == ""
+
+
+def test_frame_bytes_sets_the_compact_frames_size(build_dir, data_dir, tmp_path):
+    """--frame-bytes: no frame decodes to more, the frames are full, they hold
+    every call, and the XML comes back the same."""
+    # Our trace's calls 30 times over: several frames of a few hundred bytes.
+    lines = (data_dir / "ours" / "app_node01_0_0.trc").read_text().splitlines(keepends=True)
+    trace = tmp_path / "many_node01_0_0.trc"
+    trace.write_text("".join(lines[:2] + lines[2:-1] * 30 + lines[-1:]))
+    calls = len(_core.read_columns(str(trace))["name_code"])
+    assert calls == 30 * 13
+    sizes = {}
+    for frame_bytes in (256, 1000, None):
+        compact = tmp_path / f"{frame_bytes}.ctrc"
+        options = [] if frame_bytes is None else ["--frame-bytes", frame_bytes]
+        result = convert(build_dir, "-q", "--to", "compact", *options, "-o", compact, trace)
+        assert result.returncode == 0, result.stderr
+        frames = _core.compact_frames(str(compact))
+        largest = max(decoded for _, _, decoded in frames)
+        if frame_bytes is None:
+            assert len(frames) == 1
+        else:
+            # Full frames: the next call would not have fitted.
+            assert frame_bytes - 100 < largest <= frame_bytes, (frame_bytes, largest)
+        # The calls plus the first frame's Program record.
+        assert sum(records for _, records, _ in frames) == calls + 1
+        sizes[frame_bytes] = len(frames)
+        back = tmp_path / f"{frame_bytes}.trc"
+        assert convert(build_dir, "-q", "-o", back, compact).returncode == 0
+        assert back.read_bytes() == trace.read_bytes()
+    assert sizes[256] > sizes[1000] > sizes[None] == 1, sizes
+    for wrong in ("255", str((64 << 20) + 1), "1M"):
+        result = convert(build_dir, "--frame-bytes", wrong, "-o", tmp_path / "x.ctrc", trace)
+        assert result.returncode == 2, wrong
+        assert f"argument --frame-bytes: {wrong!r} is not a frame size from 256 to 67108864 " \
+            "bytes" in result.stderr, result.stderr
+    assert not (tmp_path / "x.ctrc").exists()

@@ -524,3 +524,98 @@ def test_slices_on_a_local_cluster_of_two_processes(sliced_run, cluster):
         assert_stats_equal(hdtrace.stats(frame), hdtrace.stats(project))
         assert_matches_equal(project, frame, hdtrace.match_messages(frame),
                              hdtrace.match_messages(project))
+
+
+def compact_twin(build_dir, proj, directory):
+    """A copy of the run at proj whose traces are compact only, converted by
+    `hdtrace convert` into frames of 256 bytes (about 20 calls each), so
+    that small traces still split into many partitions."""
+    source = pathlib.Path(proj).parent
+    directory.mkdir()
+    for path in source.iterdir():
+        if path.suffix in (".proj", ".info"):
+            shutil.copy2(path, directory / path.name)
+        elif path.suffix == ".trc":
+            done = subprocess.run(
+                ["/usr/bin/python3", "-m", "hdtrace", "convert", "-q", "--to", "compact",
+                 "--frame-bytes", "256", "-o", str(directory / path.with_suffix(".ctrc").name),
+                 str(path)], capture_output=True, text=True, timeout=TIMEOUT, env=mpi_env())
+            assert done.returncode == 0, done.stderr
+    assert not list(directory.glob("*.trc"))
+    return directory / pathlib.Path(proj).name
+
+
+def test_compact_traces_split_by_calls_as_their_xml_form_by_bytes(build_dir, sliced_run,
+                                                                  traced_run, tmp_path):
+    """One run in both forms: for each slice size, the compact traces split
+    into about as many partitions as the XML ones (the same target of calls
+    per partition: slice_bytes / XML_BYTES_PER_CALL), each holding whole
+    frames of its trace, and both frames equal to_dataframe() row for row."""
+    from hdtrace import frames as frames_module
+    per_call = frames_module.XML_BYTES_PER_CALL
+    for name, proj in (("sliced", sliced_run), ("traced", traced_run)):
+        xml = hdtrace.open(proj, **AS_WRITTEN)
+        compact = hdtrace.open(compact_twin(build_dir, proj, tmp_path / name), **AS_WRITTEN)
+        assert all(leaf.path.endswith(".ctrc") for leaf in compact.topology)
+        expected = xml.to_dataframe()
+        pandas.testing.assert_frame_equal(compact.to_dataframe(), expected, check_exact=True)
+        size = min(os.path.getsize(leaf.path) for leaf in xml.topology)
+        for parts in (2, 5, 9):
+            slice_bytes = size // parts
+            xml_frame = xml.to_dask(slice_bytes=slice_bytes)
+            compact_frame = compact.to_dask(slice_bytes=slice_bytes)
+            xml_counts = slices_per_trace(xml_frame)
+            compact_counts = slices_per_trace(compact_frame)
+            for leaf, compact_leaf in zip(xml.topology, compact.topology):
+                calls = len(hdtrace.native.read_columns(leaf.path)["name_code"])
+                frame_list = hdtrace.native.compact_frames(compact_leaf.path)
+                # The planned count, but where frames are too few to cut there.
+                planned = min(-(-calls // max(1, slice_bytes // per_call)), len(frame_list))
+                got = compact_counts[os.path.abspath(compact_leaf.path)]
+                assert planned - 1 <= got <= planned, (name, parts, got, planned)
+                # Comparable with the XML form's: within the spread of
+                # bytes per call around XML_BYTES_PER_CALL (here 0.75-1.3).
+                want = xml_counts[os.path.abspath(leaf.path)]
+                assert 0.5 * want <= got <= 1.5 * want + 1, (name, parts, got, want)
+                print(f"{name} rank {leaf.rank}: slice_bytes {slice_bytes}: XML {want} "
+                      f"partitions, compact {got} ({len(frame_list)} frames)")
+            # Every compact slice starts at a frame (or at 0) and ends where
+            # the next begins.
+            frame_starts = {os.path.abspath(leaf.path): {0} | {frame[0] for frame in
+                            hdtrace.native.compact_frames(leaf.path)}
+                            for leaf in compact.topology}
+            for spec in compact_frame._hdtrace_run.specs:
+                if spec.slices > 1:
+                    assert spec.begin in frame_starts[spec.path]
+                    assert spec.end is None or spec.end in frame_starts[spec.path]
+            assert all(len(part) > 0 for part in dask.compute(*compact_frame.to_delayed()))
+            assert_sliced_frame_matches(xml, xml_frame)
+            computed = assert_sliced_frame_matches(compact, compact_frame)
+            pandas.testing.assert_frame_equal(computed.reset_index(drop=True),
+                                              xml_frame.compute().reset_index(drop=True),
+                                              check_exact=True)
+        assert_stats_equal(hdtrace.stats(compact_frame), hdtrace.stats(xml))
+        assert_matches_equal(compact, compact_frame, hdtrace.match_messages(compact_frame),
+                             hdtrace.match_messages(xml))
+
+
+def test_compact_slices_are_planned_from_the_frame_index():
+    """plan_compact_slices: whole frames, cut at the frame start nearest to
+    each even share of the records; one range when one slice holds them all."""
+    from hdtrace.frames import XML_BYTES_PER_CALL, plan_compact_slices
+    frames = [(24 + 100 * index, 10) for index in range(10)]  # 100 records
+    assert plan_compact_slices(frames, 0) == [(None, None)]
+    assert plan_compact_slices(frames, None) == [(None, None)]
+    assert plan_compact_slices(frames, 100 * XML_BYTES_PER_CALL) == [(None, None)]
+    assert plan_compact_slices(frames[:1], XML_BYTES_PER_CALL) == [(None, None)]
+    assert plan_compact_slices(frames, 50 * XML_BYTES_PER_CALL) == [(0, 524), (524, None)]
+    # Three shares: records 33 and 66 are nearest to the starts of frames 3 and 7.
+    assert plan_compact_slices(frames, 40 * XML_BYTES_PER_CALL) == \
+        [(0, 324), (324, 724), (724, None)]
+    # More slices than frames: one frame each.
+    assert plan_compact_slices(frames, XML_BYTES_PER_CALL) == \
+        [(0, 124)] + [(24 + 100 * index, 124 + 100 * index) for index in range(1, 9)] + \
+        [(924, None)]
+    # Uneven frames: the cut goes to the frame start nearest to half the records.
+    uneven = [(24, 90), (500, 5), (600, 5)]
+    assert plan_compact_slices(uneven, 50 * XML_BYTES_PER_CALL) == [(0, 500), (500, None)]

@@ -147,16 +147,16 @@ TEST(CompactFrames, IndexSeekEqualsSequentialRead) {
     // Without its index and footer the file is walked.
     const std::string bytes = readBytes(file.path());
     const FrameInfo &last = indexed.frames().back();
-    TemporaryFile cut(bytes.substr(0, last.offset + frames::kFrameHeaderBytes + last.storedBytes),
-                      ".ctrc");
+    TemporaryFile cut(bytes.substr(0, last.end()), ".ctrc");
     FrameFile walked(cut.path());
     EXPECT_FALSE(walked.indexed());
-    EXPECT_EQ(walked.cutAt(), last.offset + frames::kFrameHeaderBytes + last.storedBytes);
+    EXPECT_EQ(walked.cutAt(), last.end());
     ASSERT_EQ(walked.frames().size(), indexed.frames().size());
     for (size_t i = 0; i < walked.frames().size(); ++i) {
         const FrameInfo &a = indexed.frames()[i];
         const FrameInfo &b = walked.frames()[i];
         EXPECT_EQ(a.offset, b.offset);
+        EXPECT_EQ(a.headerBytes, b.headerBytes);
         EXPECT_EQ(a.storedBytes, b.storedBytes);
         EXPECT_EQ(a.rawBytes, b.rawBytes);
         EXPECT_EQ(a.records, b.records);
@@ -227,6 +227,7 @@ TEST(CompactFrames, TimeWindowFindsExactlyTheFramesWithRecordsInIt) {
 struct SmallTrace {
     std::vector<TestRecord> records;
     std::string bytes;
+    std::vector<uint64_t> payloadStarts;
     std::vector<uint64_t> frameEnds;
     std::vector<uint32_t> frameRecords;
 };
@@ -241,7 +242,8 @@ SmallTrace smallTrace() {
     trace.bytes = readBytes(file.path());
     FrameFile read(file.path());
     for (const FrameInfo &frame : read.frames()) {
-        trace.frameEnds.push_back(frame.offset + frames::kFrameHeaderBytes + frame.storedBytes);
+        trace.payloadStarts.push_back(frame.offset + frame.headerBytes);
+        trace.frameEnds.push_back(frame.end());
         trace.frameRecords.push_back(frame.records);
     }
     return trace;
@@ -333,8 +335,7 @@ TEST(CompactFrames, PartialReadKeepsTheFramesBeforeADamagedOne) {
     const SmallTrace trace = smallTrace();
     ASSERT_GE(trace.frameEnds.size(), 4u);
     // One byte in the middle of frame 2's payload.
-    const uint64_t frameStart = trace.frameEnds[1];
-    const uint64_t payloadStart = frameStart + frames::kFrameHeaderBytes;
+    const uint64_t payloadStart = trace.payloadStarts[2];
     std::string bytes = trace.bytes;
     const size_t position = (payloadStart + trace.frameEnds[2]) / 2;
     bytes[position] = static_cast<char>(bytes[position] ^ 0x10);

@@ -275,7 +275,8 @@ TEST_F(CompactReading, ADamagedFrameNamesItsByteAndAPartialReadKeepsTheFramesBef
     const std::vector<FrameInfo> frames = FrameFile(paths.compact).frames();
     ASSERT_GT(frames.size(), 8u);
     // A byte in the payload of frame 5.
-    const uint64_t damaged = frames[5].offset + 60;
+    const uint64_t payload = frames[5].offset + frames[5].headerBytes;
+    const uint64_t damaged = payload + 12;
     {
         std::fstream file(paths.compact, std::ios::in | std::ios::out | std::ios::binary);
         file.seekg(static_cast<std::streamoff>(damaged));
@@ -283,7 +284,7 @@ TEST_F(CompactReading, ADamagedFrameNamesItsByteAndAPartialReadKeepsTheFramesBef
         file.seekp(static_cast<std::streamoff>(damaged));
         file.put(static_cast<char>(byte ^ 0x20));
     }
-    const std::string expected = paths.compact + ": byte " + std::to_string(frames[5].offset + 48) +
+    const std::string expected = paths.compact + ": byte " + std::to_string(payload) +
                                  ": frame 5: payload checksum mismatch";
     const ReadOutcome strict =
         readOutcome([&] { return readEventColumns(paths.compact, {}, nullptr); });

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <hdtrace/Varint.hpp>
+
 namespace hdtrace::compact {
 
 // Version of the record layer, written at the start of every frame. From
@@ -77,46 +79,24 @@ uint32_t staticShapeCount();
 // the start of every frame: a decoder built from another definition refuses
 // the frame instead of misreading it.
 uint32_t staticShapesFingerprint();
+// How many static shapes the frames of a table fingerprint number (their
+// dynamic shapes are numbered from there): all for this table's; for the
+// table earlier writers used, which lacked the shapes of successful calls
+// (a call without the attribute it has only when it failed), the shapes
+// before those; 0 for any other table.
+uint32_t staticShapeCountFor(uint32_t fingerprint);
 // Where the attributes of static shape s start in one array of all static
 // shapes' attributes (kFieldDelta keeps its previous values there), and
 // that array's size.
 uint32_t staticFieldOffset(uint32_t shape);
 uint32_t staticFieldCount();
 
-// --- Variable-length integers: 7 bits a byte, low bits first (LEB128).
-constexpr size_t kMaxVarintBytes = 10;
-inline uint64_t zigzag(int64_t value) {
-    return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-}
-inline int64_t unzigzag(uint64_t value) {
-    return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
-}
-inline unsigned char *putVarint(unsigned char *out, uint64_t value) {
-    while (value >= 0x80) {
-        *out++ = static_cast<unsigned char>(value | 0x80);
-        value >>= 7;
-    }
-    *out++ = static_cast<unsigned char>(value);
-    return out;
-}
-// Reads a varint from [*in, end); false when it runs past end or past ten
-// bytes, or does not fit in 64 bits.
-inline bool getVarint(const unsigned char **in, const unsigned char *end, uint64_t *value) {
-    uint64_t result = 0;
-    const unsigned char *p = *in;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (p == end) return false;
-        const unsigned char byte = *p++;
-        if (shift == 63 && byte > 1) return false;
-        result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-        if (!(byte & 0x80)) {
-            *in = p;
-            *value = result;
-            return true;
-        }
-    }
-    return false;
-}
+// --- Variable-length integers (Varint.hpp).
+using hdtrace::getVarint;
+using hdtrace::kMaxVarintBytes;
+using hdtrace::putVarint;
+using hdtrace::unzigzag;
+using hdtrace::zigzag;
 
 // Differences of 64-bit values wrap, so that any two values code exactly.
 inline int64_t wrappingDifference(int64_t value, int64_t previous) {

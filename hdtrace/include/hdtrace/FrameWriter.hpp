@@ -58,6 +58,13 @@ class FrameWriter final : public OpenTrace {
     // time (nanoseconds, any origin). 0, EINVAL (empty), EMSGSIZE (larger
     // than a frame), EBADF (closed) or EIO (a write failed before).
     int append(const void *record, size_t length, int64_t time);
+    // append() for an encoder that writes its record in place: room for up
+    // to maxBytes at the end of the frame being filled, or nullptr when
+    // the record would start a frame (the frame is empty or lacks the room)
+    // or the writer takes no records; append() it then. commit() ends the
+    // record: its length (1 to maxBytes) and time; 0 or flush()'s error.
+    unsigned char *claim(size_t maxBytes);
+    int commit(size_t length, int64_t time);
     // Ends the current frame and writes it, compressed on this thread, after
     // any frame the background writer still holds. 0 or EIO/EBADF.
     int flush();
@@ -83,6 +90,9 @@ class FrameWriter final : public OpenTrace {
     FrameWriter() = default;
 
     Buffer &other() const;
+    // Publishes a record written at the end of buffer (committed: its
+    // committed word before the record).
+    int commitRecord(Buffer &buffer, uint64_t committed, size_t length, int64_t time);
     // Hands the active buffer to the background writer, or writes it here.
     bool endFrame();
     // Waits until the background writer holds no frame of this file.

@@ -54,6 +54,7 @@ struct TraceOptions {
 };
 
 class CompactEncoder;
+struct CompactCallPlan;
 
 class TraceWriter final : public OpenTrace {
   public:
@@ -161,8 +162,14 @@ class TraceWriter final : public OpenTrace {
     // the frames' buffers, or as compact items (CompactItems.hpp) there.
     static constexpr uint8_t kNotWritten = 0, kWrittenXml = 1, kWrittenCompact = 2;
     bool isWritingXml() const { return depth_ > 0 && frameWritten_[depth_ - 1] == kWrittenXml; }
-    // The attribute when the innermost state is not written as XML text.
+    // The attribute when the innermost state is not written as XML text
+    // and is not the next value of a known compact call.
     __attribute__((noinline)) void attributeNotXml(std::string_view name, int64_t value);
+    static bool sameText(std::string_view expected, std::string_view name) {
+        // With a literal name, a compare of a few bytes once inlined.
+        return expected.size() == name.size() &&
+               std::memcmp(expected.data(), name.data(), name.size()) == 0;
+    }
 
     struct Frame {
         TextBuffer head;      // "<Name a='1' b='2'" (attributes in call order)
@@ -172,23 +179,37 @@ class TraceWriter final : public OpenTrace {
         Timestamp start;
         bool childOpen = false;
         size_t childLengthAt = 0;  // compact: where the open child's length goes
-        // Compact: while the head holds attributes, >= 0 when they are the
-        // first typedCount integer attributes of this static call shape, as
-        // 8-byte values only (else they are CompactItems entries).
-        int32_t compactShape = -1;
-        uint32_t typedCount = 0;
-        const compact::StaticShape *compactShapeInfo = nullptr;  // of compactShape
     };
 
     // Compact mode: a finished state (or top-level event) as items.
     void writeCompactState(Frame &frame, int frameDepth, Timestamp end);
     int appendCompact(std::string_view items, int64_t time);
     int compactAppendFailed(int error);  // says why on stderr; returns EMSGSIZE or EIO
-    // Compact: the head's typed values rewritten as entries, before an
-    // attribute that does not follow the shape.
-    void untypeHead(Frame &frame);
-    void untypeOrForget(Frame &frame);  // before a text attribute of the head
+    // Compact: a top-level call of the dialect whose attributes are all
+    // numbers keeps them as values only (typedValues_) while they come in
+    // its shape's order, and so do its child elements of such shapes
+    // (typedChildValues_), so that its record is coded from them without
+    // names to copy or to compare (CompactEncoder::appendCall). These
+    // start, pause (while a nested state or a child takes the attributes),
+    // resume, and end that.
+    __attribute__((noinline)) void beginCompactCall(std::string_view name);
+    void pauseTyped();
+    void resumeTyped();
+    uint32_t typedParentValues() const;
+    bool beginTypedChild(std::string_view name);  // false: the child is not typed
+    bool endTypedChild();                         // false: it lacks values
+    // The typed values rewritten as entries (the call's in the head, the
+    // children's as child items), before anything out of the shapes' order
+    // or a general encoding: untypeHead() both, untypeChildren() the
+    // children's, untypeTarget() what the next attribute would join.
+    void untypeHead();
+    void untypeChildren();
+    void untypeTarget();
+    int endCompactCall(Timestamp end);
+    bool compactCallIsWhole() const;
     static constexpr uint32_t kMaxTypedValues = 64;
+    static constexpr uint32_t kMaxTypedChildren = 16;
+    static constexpr uint32_t kMaxTypedChildValues = 64;
     bool headIsEmpty(const Frame &frame) const { return frame.head.size() == 1 + frame.nameLength; }
     int createCompact(const TraceOptions &options, std::string *error);
     int beginStateSlow(std::string_view name, Timestamp start);
@@ -245,6 +266,21 @@ class TraceWriter final : public OpenTrace {
     uint8_t writeMode_ = kWrittenXml;  // what a written state's frameWritten_ holds
     int64_t timeBaseNanoseconds_ = 0;
     int64_t (*shiftTime_)(int64_t nanoseconds) = nullptr;
+    // Compact: the top-level call's typed values (see beginCompactCall);
+    // typedNext_ up to typedEnd_ are the attributes still expected, an
+    // empty range when none is.
+    const compact::ShapeAttribute *typedNext_ = nullptr;
+    const compact::ShapeAttribute *typedEnd_ = nullptr;
+    int64_t *typedOut_ = nullptr;
+    const CompactCallPlan *typedPlan_ = nullptr;
+    uint32_t typedParentCount_ = 0;  // the call's values while the cursor is elsewhere
+    bool typedCursorOnParent_ = false;
+    bool typedChildOpen_ = false;  // the open child's values are typed (the cursor's on it)
+    uint32_t typedChildren_ = 0;   // complete typed children
+    uint32_t typedChildValuesUsed_ = 0;
+    int64_t typedValues_[kMaxTypedValues];
+    const CompactCallPlan *typedChildPlans_[kMaxTypedChildren];
+    int64_t typedChildValues_[kMaxTypedChildValues];
     Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
@@ -258,7 +294,6 @@ class TraceWriter final : public OpenTrace {
     // Compact mode: the encoder and the items of a finished top-level state.
     std::unique_ptr<CompactEncoder> compact_;
     TextBuffer compactItems_;
-    TextBuffer compactScratch_;
     // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
@@ -271,6 +306,7 @@ __attribute__((always_inline)) inline int TraceWriter::beginState(std::string_vi
         openFrame(frames_[0], name, start);
         frameWritten_[0] = writeMode_;
         depth_ = 1;
+        if (writeMode_ == kWrittenCompact) beginCompactCall(name);
         return 0;
     }
     return beginStateSlow(name, start);
@@ -298,7 +334,14 @@ inline int TraceWriter::endState(Timestamp end) {
 // a literal name the copy of the name becomes a few moves.
 __attribute__((always_inline)) inline void TraceWriter::attribute(std::string_view name,
                                                                   int64_t value) {
-    if (!isWritingXml()) return attributeNotXml(name, value);
+    if (!isWritingXml()) {
+        if (typedNext_ != typedEnd_ && sameText(typedNext_->name, name)) {
+            *typedOut_++ = value;
+            ++typedNext_;
+            return;
+        }
+        return attributeNotXml(name, value);
+    }
     TextBuffer &out = attributeTarget();
     char *p = out.reserve(name.size() + 4 + kMaxNumberChars);
     *p++ = ' ';

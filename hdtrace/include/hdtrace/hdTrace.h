@@ -1,9 +1,12 @@
 /*
  * hdTrace.h: the C API of libhdtrace, the HDTrace trace-writing library.
  *
- * A trace is one XML file of *states* (<name>.trc) plus a plain-text sidecar
- * (<name>.info). A state is one element with attributes, optional child
- * elements, a start time and an end time:
+ * A trace is one file of *states* plus a plain-text sidecar (<name>.info):
+ * XML text (<name>.trc), or the same states as compact binary records
+ * (<name>.ctrc), which every HDTrace tool reads as its XML form and
+ * `hdtrace convert` turns into that XML byte for byte (see
+ * hdT_createTraceInFormat). A state is one element with attributes,
+ * optional child elements, a start time and an end time:
  *
  *     hdTrace trace = hdT_createTrace(NULL, "app", 3, levels);
  *     hdT_logStateStart(trace, "Compute");
@@ -21,7 +24,7 @@
  * trace could not be written (the trace then stops; the program goes on).
  *
  * A trace belongs to one thread. Traces that are not finalized are closed
- * at process exit, so the XML is well-formed after a normal exit.
+ * at process exit, so the trace is complete after a normal exit.
  */
 #ifndef HDTRACE_HDTRACE_H
 #define HDTRACE_HDTRACE_H
@@ -37,15 +40,37 @@ extern "C" {
 
 typedef struct hdTraceHandle *hdTrace;
 
+/* The form of a trace file. */
+typedef enum hdT_Format {
+    /* The HDTRACE_FORMAT environment variable's choice, as the MPI wrapper
+     * reads it ("xml" or "compact", in any case); XML when it is unset. Any
+     * other value gets a warning on stderr and XML, as in the wrapper. */
+    HDT_FORMAT_DEFAULT = 0,
+    HDT_FORMAT_XML = 1,    /* XML text, <name>.trc: what the PIOsim tools read */
+    HDT_FORMAT_COMPACT = 2 /* compact records, <name>.ctrc: a few bytes a state */
+} hdT_Format;
+
 /*
- * Create a trace writing <directory>/<program>_<level1>_..._<levelN>.trc and
- * the matching .info. Each name part is sanitised: characters outside
- * [A-Za-z0-9.-] become '-'. directory NULL or "" means the working
- * directory; it is created if missing. Returns NULL with errno set when the
- * files cannot be created.
+ * Create a trace writing <directory>/<program>_<level1>_..._<levelN>.trc
+ * (.ctrc in compact form) and the matching .info. Each name part is
+ * sanitised: characters outside [A-Za-z0-9.-] become '-'. directory NULL or
+ * "" means the working directory; it is created if missing. The form is
+ * HDT_FORMAT_DEFAULT's (see hdT_createTraceInFormat). Returns NULL with
+ * errno set when the files cannot be created.
  */
 hdTrace hdT_createTrace(const char *directory, const char *program, int nlevels,
                         const char *const levels[]);
+
+/*
+ * hdT_createTrace in the given form. HDT_FORMAT_XML and HDT_FORMAT_COMPACT
+ * are the program's choice, whatever HDTRACE_FORMAT says; HDT_FORMAT_DEFAULT
+ * leaves it to HDTRACE_FORMAT. A value outside hdT_Format returns NULL with
+ * errno EINVAL and creates nothing. The functions below work alike on both
+ * forms; attribute text given to hdT_logAttributes and hdT_logElement is
+ * kept exactly in both.
+ */
+hdTrace hdT_createTraceInFormat(const char *directory, const char *program, int nlevels,
+                                const char *const levels[], hdT_Format format);
 
 /* Begin a state named stateName (an XML name), taking its start time. */
 int hdT_logStateStart(hdTrace trace, const char *stateName);
@@ -87,7 +112,7 @@ int hdT_isEnabled(hdTrace trace);
 int hdT_finalize(hdTrace trace);
 
 /* Install handlers for SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGTERM that
- * write every complete state of every open trace and close its XML, then
+ * write every complete state of every open trace and close it, then
  * let the signal proceed as before (an earlier handler is called; otherwise
  * the default action, with the same exit status and core dump). */
 int hdT_installCrashHandlers(void);

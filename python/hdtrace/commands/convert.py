@@ -5,6 +5,7 @@ XML mode writes for the same calls, so the PIOsim tools read it as a trace
 traced in XML. Each output is written under a temporary name and renamed
 when complete: a failure leaves no partial file.
 """
+import argparse
 import os
 import sys
 
@@ -14,6 +15,22 @@ from ..project import open as open_project
 XML_SUFFIX = native.XML_TRACE_SUFFIX
 COMPACT_SUFFIX = native.COMPACT_TRACE_SUFFIX
 SUFFIX_OF_FORM = {"xml": XML_SUFFIX, "compact": COMPACT_SUFFIX}
+
+
+#: The frame sizes a compact trace may have (hdtrace/FrameFormat.hpp).
+MIN_FRAME_BYTES, MAX_FRAME_BYTES = 256, 64 << 20
+
+
+def frame_bytes(text):
+    """--frame-bytes: a whole number of bytes within the container's limits."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not MIN_FRAME_BYTES <= value <= MAX_FRAME_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a frame size from {MIN_FRAME_BYTES} to {MAX_FRAME_BYTES} bytes")
+    return value
 
 
 def base_of(path):
@@ -75,7 +92,7 @@ def command_convert(args):
             return 1
     for source, target, form in jobs:
         try:
-            native.convert_trace(source, target, form)
+            native.convert_trace(source, target, form, args.frame_bytes)
         except native.ReadError as error:
             print(f"hdtrace convert: error: {error}\nhdtrace convert: nothing written for "
                   f"{source}", file=sys.stderr)
@@ -105,6 +122,11 @@ def register(commands):
                          help="the form to write (default: the other form; for a project, xml)")
     convert.add_argument("-o", "--output", metavar="FILE",
                          help="write to FILE (one trace only; default: beside the input)")
+    convert.add_argument("--frame-bytes", type=frame_bytes, default=0, metavar="N",
+                         help="compact output: records per frame before compression, "
+                              f"{MIN_FRAME_BYTES} to {MAX_FRAME_BYTES} bytes (default: the "
+                              "writer's, 1 MiB); smaller frames let readers split a trace more "
+                              "finely (Dask partitions), at some cost in size")
     convert.add_argument("--force", action="store_true", help="replace outputs that exist")
     convert.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     convert.set_defaults(handler=command_convert)

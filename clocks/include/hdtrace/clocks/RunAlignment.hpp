@@ -1,8 +1,11 @@
 // Aligning a run in place (`hdtrace align`, `project-merger --align-clocks`):
 // every trace of the project rewritten on rank 0's clock (ClockCorrection.hpp).
 //
+// Each trace keeps its form: an XML trace's time text is rewritten in place,
+// a compact trace is aligned through its XML form and coded again, so that
+// its XML form is byte for byte the aligned XML form of the same calls.
 // Each trace and its .info are written to temporary files beside them first;
-// only once all are written is each original kept as <trace>.trc.unaligned (a
+// only once all are written is each original kept as <trace>.unaligned (a
 // hard link where the file system allows, else a copy) and each new file
 // renamed into place. The .info gets a line ClockAligned backup='<file>',
 // which makes a second alignment change nothing and lets undoAlignment put

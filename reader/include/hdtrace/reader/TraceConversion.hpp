@@ -6,6 +6,7 @@
 // of another layout, such as the original implementation's).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <hdtrace/reader/TraceForm.hpp>
@@ -20,6 +21,11 @@ namespace hdtrace::reader {
 //
 // A compact trace whose writer did not close it (cut at its last complete
 // frame) gives XML cut after its last call, as XML mode leaves it.
-void convertTrace(const std::string &source, const std::string &target, TraceForm to);
+//
+// compactFrameBytes: the compact output's frame size (records per frame
+// before compression, FrameFormat.hpp's limits); 0 for the writer's
+// default. Smaller frames let readers split a trace more finely.
+void convertTrace(const std::string &source, const std::string &target, TraceForm to,
+                  uint32_t compactFrameBytes = 0);
 
 }  // namespace hdtrace::reader
