@@ -22,6 +22,9 @@
 //                                     _INTEGER combiners, escaped names and the
 //                                     second threads repeating their rank's
 //                                     lines; for comparing two mergers' output)
+//        merger_bench --write-timed N DIR (only write the run of N ranks the
+//                                     timed merge reads, into DIR: for
+//                                     profiling project-merger on it)
 //        merger_bench --spelt-columns ... (any of the above with the column
 //                                     communicator's map written one entry per
 //                                     member, as the wrapper did before the
@@ -219,14 +222,13 @@ const char *const kEmptyTrace =
 
 // Writes the generated run; returns its directory.
 std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *traces,
-                     const char *into = nullptr) {
+                     const char *into = nullptr, bool otherKinds = false) {
     char directoryTemplate[] = "/tmp/merger-bench-XXXXXX";
     const char *directory = into ? into : mkdtemp(directoryTemplate);
     if (!directory || (into && mkdir(into, 0777) != 0)) {
         std::perror(into ? into : "mkdtemp");
         std::exit(1);
     }
-    const bool otherKinds = into != nullptr;
     if (threadsOfRankZero > 0) {  // one rank, many threads
         for (long thread = 0; thread < threadsOfRankZero; ++thread) {
             const std::string base =
@@ -359,14 +361,15 @@ int main(int argc, char **argv) {
         benchmark(1, threads);
         return 0;
     }
-    if (argc == 4 && std::strcmp(argv[1], "--write") == 0) {
+    const bool writeAll = argc == 4 && std::strcmp(argv[1], "--write") == 0;
+    if (writeAll || (argc == 4 && std::strcmp(argv[1], "--write-timed") == 0)) {
         const long ranks = std::atol(argv[2]);
         if (ranks < 128 || ranks % 128 != 0) {
             std::fprintf(stderr, "merger_bench: ranks must be a multiple of 128\n");
             return 2;
         }
         size_t lines = 0, traces = 0;
-        writeRun(ranks, 0, &lines, &traces, argv[3]);
+        writeRun(ranks, 0, &lines, &traces, argv[3], writeAll);
         std::printf("%s: %ld ranks, %zu traces, %zu .info lines\n", argv[3], ranks, traces, lines);
         return 0;
     }

@@ -1,49 +1,32 @@
 #include "CommunicatorUnifier.hpp"
 
 #include <algorithm>
-#include <unordered_map>
+
+#include "FlatMap.hpp"
+#include "InternedSequences.hpp"
+#include "Span.hpp"
+#include "TextKey.hpp"
 
 namespace hdtrace::merger {
 namespace {
 
 // A member set as sorted runs of world ranks (first, count).
-using MemberSet = std::vector<std::pair<int64_t, int64_t>>;
+using MemberRange = std::pair<int64_t, int64_t>;
 
-struct MemberSetHash {
-    size_t operator()(const MemberSet &set) const {
-        uint64_t hash = 1469598103934665603ull;
-        for (const auto &[first, count] : set) {
-            hash = (hash ^ static_cast<uint64_t>(first)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(count)) * 1099511628211ull;
-        }
-        return static_cast<size_t>(hash);
+struct MemberRangeHash {
+    uint64_t operator()(const MemberRange &range) const {
+        return (static_cast<uint64_t>(range.first) * 0x9e3779b97f4a7c15ull) ^
+               static_cast<uint64_t>(range.second);
     }
 };
 
-bool sameMap(const RankMap &a, const RankMap &b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].world != b[i].world || a[i].local != b[i].local || a[i].length != b[i].length ||
-            a[i].stride != b[i].stride)
-            return false;
-    return true;
-}
-
-struct RankMapHash {
-    size_t operator()(const RankMap &map) const {
-        uint64_t hash = 1469598103934665603ull;
-        for (const RankRun &run : map) {
-            hash = (hash ^ static_cast<uint64_t>(run.world)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(run.local)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(run.length)) * 1099511628211ull;
-            hash = (hash ^ static_cast<uint64_t>(run.stride)) * 1099511628211ull;
-        }
-        return static_cast<size_t>(hash);
+struct RankRunHash {
+    uint64_t operator()(const RankRun &run) const {
+        uint64_t hash = static_cast<uint64_t>(run.world) * 0x9e3779b97f4a7c15ull;
+        hash = (hash ^ static_cast<uint64_t>(run.local)) * 0x100000001b3ull;
+        hash = (hash ^ static_cast<uint64_t>(run.length)) * 0x100000001b3ull;
+        return hash ^ static_cast<uint64_t>(run.stride);
     }
-};
-
-struct RankMapEqual {
-    bool operator()(const RankMap &a, const RankMap &b) const { return sameMap(a, b); }
 };
 
 // (kind, member set(s), position among this rank's communicators with them)
@@ -100,15 +83,21 @@ std::string expandStridedRuns(RankMap &map, int64_t worldSize) {
 // Sorts by world rank and merges runs that continue in both world and local
 // rank, so that the one-entry-per-member maps, the compact runs and the
 // strided runs give the same canonical map. Returns what is wrong, or "".
-std::string canonicalize(RankMap &map, int64_t worldSize) {
+// The scratch vectors are kept from map to map, for their room.
+struct CanonicalScratch {
+    RankMap merged;
+    std::vector<std::pair<int64_t, int64_t>> locals;
+};
+
+std::string canonicalize(RankMap &map, int64_t worldSize, CanonicalScratch &scratch) {
     if (map.empty()) return "the map is empty";
     if (std::string wrong = expandStridedRuns(map, worldSize); !wrong.empty()) return wrong;
     if (!std::is_sorted(map.begin(), map.end(),
                         [](const RankRun &a, const RankRun &b) { return a.world < b.world; }))
         std::sort(map.begin(), map.end(),
                   [](const RankRun &a, const RankRun &b) { return a.world < b.world; });
-    RankMap merged;
-    merged.reserve(map.size());
+    RankMap &merged = scratch.merged;
+    merged.clear();
     for (const RankRun &run : map) {
         if (run.world + run.length > worldSize)
             return "the map names world rank " + std::to_string(run.world + run.length - 1) +
@@ -126,8 +115,8 @@ std::string canonicalize(RankMap &map, int64_t worldSize) {
     }
     map.swap(merged);
     // The local ranks must be exactly 0..size-1.
-    std::vector<std::pair<int64_t, int64_t>> locals;
-    locals.reserve(map.size());
+    std::vector<std::pair<int64_t, int64_t>> &locals = scratch.locals;
+    locals.clear();
     for (const RankRun &run : map)
         locals.emplace_back(run.local, run.length);
     std::sort(locals.begin(), locals.end());
@@ -141,18 +130,19 @@ std::string canonicalize(RankMap &map, int64_t worldSize) {
     return "";
 }
 
-MemberSet memberSetOf(const RankMap &map) {
-    MemberSet set;
+template <class Map>
+void memberSetOf(const Map &map, std::vector<MemberRange> &set) {
+    set.clear();
     for (const RankRun &run : map) {
         if (!set.empty() && set.back().first + set.back().second == run.world)
             set.back().second += run.length;
         else
             set.emplace_back(run.world, run.length);
     }
-    return set;
 }
 
-bool contains(const RankMap &map, int64_t world) {
+template <class Map>
+bool contains(const Map &map, int64_t world) {
     auto after =
         std::upper_bound(map.begin(), map.end(), world,
                          [](int64_t rank, const RankRun &run) { return rank < run.world; });
@@ -162,7 +152,8 @@ bool contains(const RankMap &map, int64_t world) {
 }
 
 // The lowest world rank in both sorted maps, or -1; linear in their runs.
-int64_t firstSharedRank(const RankMap &a, const RankMap &b) {
+template <class MapA, class MapB>
+int64_t firstSharedRank(const MapA &a, const MapB &b) {
     size_t i = 0, j = 0;
     while (i < a.size() && j < b.size()) {
         const int64_t low = std::max(a[i].world, b[j].world);
@@ -178,14 +169,15 @@ int64_t firstSharedRank(const RankMap &a, const RankMap &b) {
 }
 
 // What a Comm record's maps give, the same for every rank whose line it is:
-// worked out once per distinct record.
+// worked out once per distinct record, and kept by the record's ordinal.
 struct RecordShape {
-    std::string groupWrong;   // what is wrong with the map, or ""
-    std::string remoteWrong;  // what is wrong with the remote group, or ""
-    int64_t sharedRank = -1;  // a world rank in both groups, or -1
-    uint32_t ownGroup = 0;    // canonical map of the record's (local) group
-    CommKey key;              // position not set
-    uint32_t firstGroup = 0;  // canonical maps in the order of key.first, key.second
+    bool known = false;
+    uint32_t groupWrong = 0;   // what is wrong with the map: 0, or 1 + index into problems_
+    uint32_t remoteWrong = 0;  // the same for the remote group
+    int64_t sharedRank = -1;   // a world rank in both groups, or -1
+    uint32_t ownGroup = 0;     // canonical map of the record's (local) group
+    CommKey key;               // position not set
+    uint32_t firstGroup = 0;   // canonical maps in the order of key.first, key.second
     uint32_t secondGroup = 0;
 };
 
@@ -204,7 +196,12 @@ struct Entry {
 class Unifier {
   public:
     Unifier(const RunModel &run, Diagnostics &diagnostics)
-        : run_(run), diagnostics_(diagnostics), worldSize_(run.worldSize) {
+        : run_(run),
+          diagnostics_(diagnostics),
+          worldSize_(run.worldSize),
+          shapes_(run.records ? run.records->comms.size() : 0),
+          // Most runs have about as many communicators as distinct Comm lines.
+          index_(shapes_.size()) {
         internMap(RankMap());  // kNoMap: the remote group of an intracommunicator
     }
 
@@ -215,7 +212,7 @@ class Unifier {
             comms.push_back(&comm);
         std::stable_sort(comms.begin(), comms.end(),
                          [](const auto *a, const auto *b) { return a->record.id < b->record.id; });
-        positions_.clear();
+        positions_.clear(comms.size());
         const LocatedComm *previous = nullptr;
         for (const LocatedComm *comm : comms) {
             if (previous && previous->record.id == comm->record.id) {
@@ -249,38 +246,40 @@ class Unifier {
     // list order. WORLD keeps its name; empty names may repeat.
     static void makeNamesUnique(std::vector<UnifiedCommunicator> &communicators,
                                 const std::vector<bool> &world) {
-        std::unordered_map<std::string, int64_t> used;  // name -> last suffix given
+        // name -> last suffix given; the names are views of the communicators'
+        // names, each changed only before it is added.
+        FlatMap<TextKey, int64_t, TextKeyHash, TextKeyEqual> used(communicators.size());
         // WORLD and the SELF names first: they are the tools' names for those
         // communicators, and a program's own communicator must not take them.
         std::vector<bool> reserved(communicators.size(), false);
         for (size_t i = 0; i < communicators.size(); ++i) {
             UnifiedCommunicator &communicator = communicators[i];
             if (world[i]) {
-                reserved[i] = used.emplace("WORLD", 1).second;
+                reserved[i] = used.tryEmplace(TextKey::of("WORLD"), 1).second;
             } else if (communicator.name == "SELF" && !communicator.intercommunicator &&
                        communicator.members.size() == 1 && communicator.members[0].length == 1) {
                 communicator.name += " " + std::to_string(communicator.members[0].world);
-                reserved[i] = used.emplace(communicator.name, 1).second;
+                reserved[i] = used.tryEmplace(TextKey::of(communicator.name), 1).second;
             }
         }
         for (size_t i = 0; i < communicators.size(); ++i) {
             std::string &name = communicators[i].name;
             if (name.empty() || reserved[i]) continue;
-            auto [found, added] = used.emplace(name, 1);
+            const auto [found, added] = used.tryEmplace(TextKey::of(name), 1);
             if (added) continue;
+            int64_t &lastSuffix = *found;
             const std::string base = name;
             do {
-                name = base + " #" + std::to_string(++found->second);
-            } while (used.count(name));
-            used.emplace(name, 1);
+                name = base + " #" + std::to_string(++lastSuffix);
+            } while (used.find(TextKey::of(name)));
+            used.tryEmplace(TextKey::of(name), 1);
         }
     }
 
   private:
     static bool sameRaw(const CommRecord &a, const CommRecord &b) {
         if (&a == &b) return true;  // the same line text
-        return a.intercommunicator == b.intercommunicator && sameMap(a.map, b.map) &&
-               sameMap(a.remote, b.remote);
+        return a.intercommunicator == b.intercommunicator && a.map == b.map && a.remote == b.remote;
     }
 
     std::string place(const SourceLine &source) const {
@@ -292,42 +291,45 @@ class Unifier {
                              "this rank's entry of the communicator");
     }
 
-    uint32_t intern(MemberSet set) {
-        const auto [found, added] =
-            memberSets_.emplace(std::move(set), static_cast<uint32_t>(memberSets_.size()));
-        (void)added;
-        return found->second;
+    // The canonical maps are kept once each; equal maps have equal ids.
+    uint32_t internMap(const RankMap &map) {
+        const uint32_t id = maps_.intern(map);
+        if (id == mapMembers_.size()) {
+            memberSetOf(map, memberScratch_);
+            mapMembers_.push_back(memberSets_.intern(memberScratch_));
+        }
+        return id;
     }
 
-    // The canonical maps are kept once each; equal maps have equal ids.
-    uint32_t internMap(RankMap map) {
-        const auto [found, added] =
-            mapIds_.emplace(std::move(map), static_cast<uint32_t>(canonicalMaps_.size()));
-        if (added) {
-            canonicalMaps_.push_back(&found->first);
-            mapMembers_.push_back(intern(memberSetOf(found->first)));
-        }
-        return found->second;
+    // Keeps what is wrong with a record's map; its number in RecordShape.
+    uint32_t keepProblem(std::string what) {
+        if (what.empty()) return 0;
+        problems_.push_back(std::move(what));
+        return static_cast<uint32_t>(problems_.size());
     }
+
+    const std::string &problemText(uint32_t problem) const { return problems_[problem - 1]; }
 
     const RecordShape &shapeOf(const CommRecord &record) {
-        const auto [found, added] = shapes_.try_emplace(&record);
-        RecordShape &shape = found->second;
-        if (!added) return shape;
-        RankMap group = record.map;
-        shape.groupWrong = canonicalize(group, worldSize_);
-        if (!shape.groupWrong.empty()) return shape;
-        shape.ownGroup = internMap(std::move(group));
+        RecordShape &shape = shapes_[record.ordinal];
+        if (shape.known) return shape;
+        shape.known = true;
+        RankMap &group = groupScratch_;
+        group = record.map;
+        shape.groupWrong = keepProblem(canonicalize(group, worldSize_, scratch_));
+        if (shape.groupWrong) return shape;
+        shape.ownGroup = internMap(group);
         shape.key.inter = record.intercommunicator;
         shape.key.first = mapMembers_[shape.ownGroup];
         shape.firstGroup = shape.ownGroup;
         if (!shape.key.inter) return shape;
-        RankMap remote = record.remote;
-        shape.remoteWrong = canonicalize(remote, worldSize_);
-        if (!shape.remoteWrong.empty()) return shape;
-        shape.sharedRank = firstSharedRank(*canonicalMaps_[shape.ownGroup], remote);
+        RankMap &remote = groupScratch_;
+        remote = record.remote;
+        shape.remoteWrong = keepProblem(canonicalize(remote, worldSize_, scratch_));
+        if (shape.remoteWrong) return shape;
+        shape.sharedRank = firstSharedRank(maps_[shape.ownGroup], remote);
         if (shape.sharedRank >= 0) return shape;
-        shape.secondGroup = internMap(std::move(remote));
+        shape.secondGroup = internMap(remote);
         shape.key.second = mapMembers_[shape.secondGroup];
         if (shape.key.second < shape.key.first) {
             std::swap(shape.key.first, shape.key.second);
@@ -340,23 +342,24 @@ class Unifier {
         // Built only for a message: most entries have none.
         const auto idText = [&comm] { return "communicator id=" + std::to_string(comm.record.id); };
         const RecordShape &shape = shapeOf(comm.record);
-        if (!shape.groupWrong.empty()) return problem(comm, idText() + ": " + shape.groupWrong);
-        if (!contains(*canonicalMaps_[shape.ownGroup], rank.rank))
+        if (shape.groupWrong) return problem(comm, idText() + ": " + problemText(shape.groupWrong));
+        if (!contains(maps_[shape.ownGroup], rank.rank))
             return problem(comm, idText() + ": the map does not contain this rank (" +
                                      std::to_string(rank.rank) + ")");
-        if (!shape.remoteWrong.empty())
-            return problem(comm, idText() + ": remote group: " + shape.remoteWrong);
+        if (shape.remoteWrong)
+            return problem(comm, idText() + ": remote group: " + problemText(shape.remoteWrong));
         if (shape.sharedRank >= 0)
             return problem(comm, idText() + ": world rank " + std::to_string(shape.sharedRank) +
                                      " is in both groups");
         CommKey key = shape.key;
-        key.position = positions_[key]++;
+        key.position = (*positions_.tryEmplace(key, 0).first)++;
 
-        const auto [found, added] = index_.emplace(key, static_cast<uint32_t>(entries_.size()));
+        const auto [found, added] = index_.tryEmplace(key, static_cast<uint32_t>(entries_.size()));
+        const uint32_t entryIndex = *found;
         if (added) {
             entries_.push_back(makeEntry(rank, comm, key, shape));
         } else {
-            Entry &entry = entries_[found->second];
+            Entry &entry = entries_[entryIndex];
             if (entry.firstGroup != shape.firstGroup || entry.secondGroup != shape.secondGroup)
                 return problem(comm, idText() + " contradicts rank " +
                                          std::to_string(entry.definedBy) + "'s map at " +
@@ -364,14 +367,14 @@ class Unifier {
                                          ": same members and position, different local ranks");
             if (entry.communicator.name.empty()) entry.communicator.name = comm.record.name;
         }
-        Entry &entry = entries_[found->second];
+        Entry &entry = entries_[entryIndex];
         entry.communicator.cids[memberIndex(entry, rank.rank)] = comm.record.id;
     }
 
     Entry makeEntry(const RankModel &rank, const LocatedComm &comm, const CommKey &key,
                     const RecordShape &shape) {
-        const RankMap &group = *canonicalMaps_[shape.firstGroup];
-        const RankMap &remote = *canonicalMaps_[shape.secondGroup];
+        const Span<RankRun> group = maps_[shape.firstGroup];
+        const Span<RankRun> remote = maps_[shape.secondGroup];
         Entry entry;
         entry.definedAt = comm.source;
         entry.definedBy = rank.rank;
@@ -408,13 +411,17 @@ class Unifier {
     const RunModel &run_;
     Diagnostics &diagnostics_;
     int64_t worldSize_;
-    std::unordered_map<MemberSet, uint32_t, MemberSetHash> memberSets_;
-    std::unordered_map<RankMap, uint32_t, RankMapHash, RankMapEqual> mapIds_;
-    std::vector<const RankMap *> canonicalMaps_;  // by id; the keys of mapIds_
-    std::vector<uint32_t> mapMembers_;            // by map id: its member set
-    std::unordered_map<const CommRecord *, RecordShape> shapes_;
-    std::unordered_map<CommKey, uint32_t, CommKeyHash> index_;
-    std::unordered_map<CommKey, uint32_t, CommKeyHash> positions_;  // of the current rank
+    InternedSequences<RankRun, RankRunHash> maps_;                // canonical maps, by id
+    InternedSequences<MemberRange, MemberRangeHash> memberSets_;  // by id
+    std::vector<uint32_t> mapMembers_;                            // by map id: its member set
+    CanonicalScratch scratch_;
+    RankMap groupScratch_;
+    std::vector<MemberRange> memberScratch_;
+    std::vector<RecordShape> shapes_;  // by record ordinal
+    std::vector<std::string> problems_;
+    FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>> index_;
+    FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>>
+        positions_;  // of the current rank
     std::vector<Entry> entries_;
 };
 

@@ -36,7 +36,7 @@ std::vector<IdIndex>::const_iterator firstWithId(const std::vector<IdIndex> &byI
 void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConstants &constants,
                       TypeFormCache &cache, Diagnostics &diagnostics, RankTypes &out) {
     cache.startRank();
-    const std::vector<LocatedType> &types = rank.types;
+    const Span<LocatedType> &types = rank.types;
     std::vector<State> state(types.size(), State::Unvisited);
     std::vector<IdIndex> byId;
     byId.reserve(types.size());

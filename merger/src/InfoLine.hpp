@@ -42,6 +42,10 @@ struct RankRun {
     int64_t lastWorld() const { return world + (length - 1) * stride; }
     int64_t lowestWorld() const { return stride < 0 ? lastWorld() : world; }
     int64_t highestWorld() const { return stride < 0 ? world : lastWorld(); }
+    bool operator==(const RankRun &other) const {
+        return world == other.world && local == other.local && length == other.length &&
+               stride == other.stride;
+    }
 };
 using RankMap = std::vector<RankRun>;
 
@@ -52,6 +56,9 @@ struct FileRecord {
 };
 
 struct CommRecord {
+    // Set by InfoRecordPool: 0, 1, 2, ... over a run's distinct Comm lines,
+    // so that what is worked out per record is kept in an array by it.
+    uint32_t ordinal = 0;
     int64_t id = 0;
     std::string name;
     RankMap map;     // the (local) group
@@ -60,6 +67,7 @@ struct CommRecord {
 };
 
 struct TypeRecord {
+    uint32_t ordinal = 0;  // as CommRecord's, over the run's distinct Type lines
     int64_t id = 0;
     std::string combiner;  // without the MPI_COMBINER_ prefix, e.g. "VECTOR"
     std::string name;

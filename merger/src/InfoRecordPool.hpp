@@ -6,14 +6,17 @@
 // reading threads at once.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
-#include <string>
 #include <string_view>
-#include <unordered_map>
 
+#include "FlatMap.hpp"
 #include "InfoLine.hpp"
+#include "TextArena.hpp"
+#include "TextKey.hpp"
 
 namespace hdtrace::merger {
 
@@ -31,46 +34,40 @@ class RecordsByText {
     const Record *find(const HashedText &line) {
         Shard &shard = shardOf(line);
         std::lock_guard<std::mutex> lock(shard.mutex);
-        const auto found = shard.byText.find(Key{line.hash, line.text});
-        return found == shard.byText.end() ? nullptr : found->second;
+        const Record *const *found = shard.byText.find(TextKey{line.hash, line.text});
+        return found ? *found : nullptr;
     }
 
-    // Keeps the record parsed from the line; when another thread added the
-    // same text meanwhile, that one's record (equal to this) is returned.
+    // Keeps the record parsed from the line and gives it the next ordinal;
+    // when another thread added the same text meanwhile, that one's record
+    // (equal to this) is returned.
     const Record &add(const HashedText &line, Record &&record) {
         Shard &shard = shardOf(line);
         std::lock_guard<std::mutex> lock(shard.mutex);
-        const auto found = shard.byText.find(Key{line.hash, line.text});
-        if (found != shard.byText.end()) return *found->second;
-        Stored &stored =
-            shard.stored.emplace_back(Stored{std::string(line.text), std::move(record)});
-        shard.byText.emplace(Key{line.hash, stored.text}, &stored.record);
-        return stored.record;
+        if (const Record *const *found = shard.byText.find(TextKey{line.hash, line.text}))
+            return **found;
+        record.ordinal = count_.fetch_add(1, std::memory_order_relaxed);
+        const Record &stored = shard.records.emplace_back(std::move(record));
+        shard.byText.tryEmplace(TextKey{line.hash, shard.texts.keep(line.text)}, &stored);
+        return stored;
     }
 
+    // How many records were kept: their ordinals are 0..size()-1.
+    size_t size() const { return count_.load(std::memory_order_relaxed); }
+
   private:
-    struct Key {
-        size_t hash;
-        std::string_view text;
-        bool operator==(const Key &other) const { return hash == other.hash && text == other.text; }
-    };
-    struct KeyHash {
-        size_t operator()(const Key &key) const { return key.hash; }
-    };
-    struct Stored {
-        std::string text;
-        Record record;
-    };
     struct Shard {
         std::mutex mutex;
-        std::unordered_map<Key, const Record *, KeyHash> byText;
-        std::deque<Stored> stored;  // a deque keeps its elements in place
+        FlatMap<TextKey, const Record *, TextKeyHash, TextKeyEqual> byText;
+        TextArena texts;
+        std::deque<Record> records;  // a deque keeps its elements in place
     };
     static constexpr size_t kShards = 16;
 
     Shard &shardOf(const HashedText &line) { return shards_[(line.hash >> 7) % kShards]; }
 
     Shard shards_[kShards];
+    std::atomic<uint32_t> count_{0};
 };
 
 struct InfoRecordPool {

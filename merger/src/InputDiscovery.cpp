@@ -203,10 +203,25 @@ class Discovery {
             trace.hasTrace = !trace.traceSuffix.empty();
             traces.push_back(std::move(trace));
         }
-        std::stable_sort(traces.begin(), traces.end(), [](const auto &a, const auto &b) {
-            return a.rank != b.rank ? a.rank < b.rank : a.thread < b.thread;
-        });
-        for (TraceSource &trace : traces) {
+        // Sorted by rank and thread, then by the order found: the keys are
+        // sorted, not the traces, which are each moved once into the run.
+        struct Place {
+            int64_t rank;
+            int64_t thread;
+            size_t found;
+            bool operator<(const Place &other) const {
+                return rank != other.rank       ? rank < other.rank
+                       : thread != other.thread ? thread < other.thread
+                                                : found < other.found;
+            }
+        };
+        std::vector<Place> order;
+        order.reserve(traces.size());
+        for (size_t index = 0; index < traces.size(); ++index)
+            order.push_back({traces[index].rank, traces[index].thread, index});
+        std::sort(order.begin(), order.end());
+        for (const Place &place : order) {
+            TraceSource &trace = traces[place.found];
             if (!run.traces.empty()) {
                 const TraceSource &previous = run.traces.back();
                 if (previous.rank == trace.rank && previous.thread == trace.thread) {

@@ -105,6 +105,9 @@ constexpr size_t kRenderBatchRanks = 256;
 // type formed once, the threads render far faster than the ranks are
 // written, so a short lead keeps them busy without holding the project.
 constexpr size_t kRenderAheadRanks = 4096;
+// Room for a <Rank> element around the rank's types: its tags, indent and
+// name.
+constexpr size_t kRankElementBytes = 64;
 
 // One rank's datatypes, made ready on one of the threads.
 struct RenderedRank {
@@ -113,14 +116,25 @@ struct RenderedRank {
     std::string xml;  // the <Rank> element
 };
 
-void renderRank(const RunModel &run, const RankModel &rank, TypeFormCache &cache,
+// What a rendering thread keeps from rank to rank: the types it formed, and
+// the room of the last rank's types, so that a rank's XML is not grown
+// append by append anew.
+struct RenderingThread {
+    TypeFormCache cache;
+    RankTypes types;
+};
+
+void renderRank(const RunModel &run, const RankModel &rank, RenderingThread &thread,
                 RenderedRank &out) {
     if (!rank.present) return;
     const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
-    RankTypes types;
-    orderedRankTypes(run, rank, constants, cache, out.diagnostics, types);
+    RankTypes &types = thread.types;
+    types.xml.clear();
+    types.elements.clear();
+    orderedRankTypes(run, rank, constants, thread.cache, out.diagnostics, types);
     out.elementCount = types.elements.size();
     checkRankTypes(run, rank.rank, types.elements, out.diagnostics);
+    out.xml.reserve(types.xml.size() + kRankElementBytes);
     ProjectWriter::renderDatatypeRank(out.xml, rank.rank, types.xml);
 }
 
@@ -148,10 +162,10 @@ MergeResult merge(const MergeOptions &options) {
     OrderedParallel<RenderedRank> renderer(
         rankTotal, kRenderBatchRanks, jobs, kRenderAheadRanks / kRenderBatchRanks, [&run] {
             // Each thread keeps the types it formed for the ranks after.
-            return
-                [&run, cache = std::make_shared<TypeFormCache>()](size_t index, RenderedRank &out) {
-                    renderRank(run, run.ranks[index], *cache, out);
-                };
+            return [&run, thread = std::make_shared<RenderingThread>()](size_t index,
+                                                                        RenderedRank &out) {
+                renderRank(run, run.ranks[index], *thread, out);
+            };
         });
     const std::vector<UnifiedCommunicator> communicators = unifyCommunicators(
         run, diagnostics,

@@ -5,10 +5,12 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <hdtrace/PiosimTypes.hpp>
+
+#include "FlatMap.hpp"
+#include "TextKey.hpp"
 
 namespace hdtrace::merger {
 namespace {
@@ -156,21 +158,19 @@ void checkRankTypes(const RunModel &run, int64_t rank,
 void checkCommunicators(const std::vector<UnifiedCommunicator> &communicators,
                         Diagnostics &diagnostics) {
     // The names point into communicators, which outlive the map.
-    std::unordered_map<std::string_view, size_t> firstWithName;
-    firstWithName.reserve(communicators.size());
+    FlatMap<TextKey, size_t, TextKeyHash, TextKeyEqual> firstWithName(communicators.size());
     bool world = false;
     for (size_t i = 0; i < communicators.size(); ++i) {
         const std::string &name = communicators[i].name;
         world = world || name == "WORLD";
         if (name.empty()) continue;
-        const auto [found, added] = firstWithName.emplace(name, i);
+        const auto [found, added] = firstWithName.tryEmplace(TextKey::of(name), i);
         if (!added)
             diagnostics.failedCheck("", 0,
                                     "communicator " + std::to_string(i + 1) +
                                         " of the list is "
                                         "named '" +
-                                        name + "' like communicator " +
-                                        std::to_string(found->second + 1) +
+                                        name + "' like communicator " + std::to_string(*found + 1) +
                                         ": the PIOsim tools keep only one of them");
     }
     if (!communicators.empty() && !world)

@@ -2,6 +2,7 @@
 // rank the communicators and datatypes of its .info files (all threads).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "InfoLine.hpp"
 #include "InfoRecordPool.hpp"
+#include "Span.hpp"
 
 namespace hdtrace::merger {
 
@@ -57,12 +59,15 @@ struct LocatedType {
 
 struct RankModel {
     int64_t rank = 0;
-    bool present = false;          // some trace of this rank exists
-    std::vector<uint32_t> traces;  // indices into RunModel::traces, by thread
+    bool present = false;     // some trace of this rank exists
+    uint32_t firstTrace = 0;  // index into RunModel::traces of its first thread's, when present
     bool hasMpiLine = false;
     MpiConstants constants;
-    std::vector<LocatedComm> comms;  // every thread's, in file order
-    std::vector<LocatedType> types;  // every thread's, in file order
+    // Every thread's, in file order: the rank's stretch of RunModel's
+    // arrays (the ranks add their records rank after rank, so a rank's are
+    // consecutive and need no allocation of their own).
+    Span<LocatedComm> comms;
+    Span<LocatedType> types;
 };
 
 struct ProjectFile {
@@ -75,7 +80,11 @@ struct RunModel {
     std::string directory;            // where the traces are
     std::vector<TraceSource> traces;  // by rank, then thread
     std::vector<RankModel> ranks;     // index = world rank, 0..N-1
-    std::vector<ProjectFile> files;   // unique names, in order of first sight
+    // The ranks' communicator and datatype records, rank after rank: what
+    // their Spans show.
+    std::vector<LocatedComm> comms;
+    std::vector<LocatedType> types;
+    std::vector<ProjectFile> files;  // unique names, in order of first sight
     // Ranks 0..worldSize-1 exist: the traced ranks and every rank a map names.
     int64_t worldSize = 0;
     // Owns the records the ranks' LocatedComm and LocatedType refer to.

@@ -81,6 +81,9 @@ class TraceParser {
             return;
         }
         out.opened = true;
+        // A run's .info files are mostly alike: room for as many items as
+        // the last one had saves growing the list line by line.
+        out.items.reserve(itemsOfLastFile_);
         std::string_view text;
         while (true) {
             const InfoFileLines::Status status = lines.next(&text, &error);
@@ -164,6 +167,7 @@ class TraceParser {
             }
             ++out.records;
         }
+        itemsOfLastFile_ = out.items.size();
     }
 
   private:
@@ -171,19 +175,37 @@ class TraceParser {
     InfoFileLines lines_;  // one buffer for all the files this parser reads
     InfoLine line_;
     std::unordered_set<std::string> fileNames_;  // of the trace under way
+    size_t itemsOfLastFile_ = 0;
 };
 
-// Adds what was read to the RunModel, trace by trace in order: the records
-// to their rank, the problems to the diagnostics.
+// Gives each rank its stretch of `all`, the ranks' elements rank after
+// rank, counts[r] of them rank r's.
+template <class T>
+void sliceByRank(std::vector<RankModel> &ranks, const std::vector<T> &all,
+                 const std::vector<uint32_t> &counts, Span<T> RankModel::*slice) {
+    size_t first = 0;
+    for (size_t rank = 0; rank < ranks.size(); ++rank) {
+        ranks[rank].*slice = Span<T>(all.data() + first, counts[rank]);
+        first += counts[rank];
+    }
+}
+
+// Adds what was read to the RunModel, trace by trace in order (so rank after
+// rank): the records to the run's arrays, the problems to the diagnostics.
 class RunBuilder {
   public:
-    RunBuilder(RunModel &run, Diagnostics &diagnostics) : run_(run), diagnostics_(diagnostics) {}
+    RunBuilder(RunModel &run, Diagnostics &diagnostics)
+        : run_(run),
+          diagnostics_(diagnostics),
+          commCounts_(run.ranks.size(), 0),
+          typeCounts_(run.ranks.size(), 0) {}
 
     void add(uint32_t traceIndex, const TraceRead &read) {
         const TraceSource &trace = run_.traces[traceIndex];
-        RankModel &rank = run_.ranks[static_cast<size_t>(trace.rank)];
+        const size_t rankIndex = static_cast<size_t>(trace.rank);
+        RankModel &rank = run_.ranks[rankIndex];
+        if (!rank.present) rank.firstTrace = traceIndex;
         rank.present = true;
-        rank.traces.push_back(traceIndex);
         if (!read.hasInfo) return;
         for (const ReadItem &item : read.items) {
             const SourceLine source{traceIndex, item.line};
@@ -202,17 +224,24 @@ class RunBuilder {
                     addFile(read.files[item.detail]);
                     break;
                 case ReadItem::What::Comm:
-                    rank.comms.push_back({*item.comm, source});
+                    run_.comms.push_back({*item.comm, source});
+                    ++commCounts_[rankIndex];
                     break;
                 case ReadItem::What::Type:
-                    rank.types.push_back({*item.type, source});
+                    run_.types.push_back({*item.type, source});
+                    ++typeCounts_[rankIndex];
                     break;
             }
         }
-        if (read.opened && read.records == 0 &&
-            trace.thread == run_.traces[rank.traces.front()].thread)
+        if (read.opened && read.records == 0 && trace.thread == run_.traces[rank.firstTrace].thread)
             diagnostics_.problem(trace.infoPath(), 0, "empty input: the .info holds no records",
                                  "nothing: the rank has no files, communicators or datatypes");
+    }
+
+    // Once every trace is added: the ranks' slices of the run's arrays.
+    void finish() {
+        sliceByRank(run_.ranks, run_.comms, commCounts_, &RankModel::comms);
+        sliceByRank(run_.ranks, run_.types, typeCounts_, &RankModel::types);
     }
 
   private:
@@ -225,7 +254,25 @@ class RunBuilder {
     RunModel &run_;
     Diagnostics &diagnostics_;
     std::unordered_map<std::string, size_t> fileIndex_;
+    std::vector<uint32_t> commCounts_;  // by rank
+    std::vector<uint32_t> typeCounts_;
 };
+
+// Takes the dropped communicator records out of the run's array.
+void dropComms(RunModel &run, const std::vector<bool> &dropped) {
+    std::vector<LocatedComm> kept;
+    std::vector<uint32_t> counts(run.ranks.size(), 0);
+    for (size_t rank = 0; rank < run.ranks.size(); ++rank) {
+        for (const LocatedComm &comm : run.ranks[rank].comms) {
+            if (dropped[static_cast<size_t>(&comm - run.comms.data())]) continue;
+            kept.push_back(comm);
+            ++counts[rank];
+        }
+    }
+    // LocatedComm refers to its record, so the vector is swapped, not assigned.
+    run.comms.swap(kept);
+    sliceByRank(run.ranks, run.comms, counts, &RankModel::comms);
+}
 
 int64_t highestNamedRank(const RankMap &map) {
     int64_t highest = -1;
@@ -241,43 +288,31 @@ void checkWorldSize(RunModel &run, int64_t highestRank, Diagnostics &diagnostics
     const int64_t limit = std::max<int64_t>(2 * (highestRank + 1), highestRank + 1 + 1024);
     run.worldSize = highestRank + 1;
     SourceLine namedAt{};
-    // Many ranks share a record; its maps are looked at once.
-    std::unordered_map<const CommRecord *, int64_t> highestOf;
-    for (RankModel &rank : run.ranks) {
-        std::vector<LocatedComm> kept;
-        bool droppedAny = false;
-        for (size_t index = 0; index < rank.comms.size(); ++index) {
-            const LocatedComm &comm = rank.comms[index];
-            auto [found, added] = highestOf.try_emplace(&comm.record, 0);
-            if (added)
-                found->second = std::max(highestNamedRank(comm.record.map),
-                                         highestNamedRank(comm.record.remote));
-            const int64_t highest = found->second;
-            if (highest >= limit) {
-                diagnostics.problem(run.infoPathOf(comm.source), comm.source.line,
-                                    "Comm line: communicator id=" + std::to_string(comm.record.id) +
-                                        " names world rank " + std::to_string(highest) +
-                                        ", far beyond the highest traced rank " +
-                                        std::to_string(highestRank),
-                                    "the line");
-                for (size_t earlier = 0; !droppedAny && earlier < index; ++earlier)
-                    kept.push_back(rank.comms[earlier]);
-                droppedAny = true;
-                continue;
-            }
-            if (highest >= run.worldSize) {
-                run.worldSize = highest + 1;
-                namedAt = comm.source;
-            }
-            if (droppedAny) kept.push_back(comm);
+    // Many ranks share a record; its maps are looked at once (-2: not yet).
+    std::vector<int64_t> highestOf(run.records->comms.size(), -2);
+    std::vector<bool> dropped;  // by index into run.comms, once any is
+    for (const LocatedComm &comm : run.comms) {
+        int64_t &highest = highestOf[comm.record.ordinal];
+        if (highest == -2)
+            highest =
+                std::max(highestNamedRank(comm.record.map), highestNamedRank(comm.record.remote));
+        if (highest >= limit) {
+            diagnostics.problem(run.infoPathOf(comm.source), comm.source.line,
+                                "Comm line: communicator id=" + std::to_string(comm.record.id) +
+                                    " names world rank " + std::to_string(highest) +
+                                    ", far beyond the highest traced rank " +
+                                    std::to_string(highestRank),
+                                "the line");
+            if (dropped.empty()) dropped.assign(run.comms.size(), false);
+            dropped[static_cast<size_t>(&comm - run.comms.data())] = true;
+            continue;
         }
-        if (droppedAny) {
-            // LocatedComm refers to its record, so the vector is rebuilt, not assigned.
-            rank.comms.clear();
-            for (const LocatedComm &comm : kept)
-                rank.comms.push_back(comm);
+        if (highest >= run.worldSize) {
+            run.worldSize = highest + 1;
+            namedAt = comm.source;
         }
     }
+    if (!dropped.empty()) dropComms(run, dropped);
 
     std::string missing;
     int64_t missingCount = 0;
@@ -369,6 +404,7 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
             builder.add(static_cast<uint32_t>(first + offset), reads[offset]);
         if (progress) progress(first + reads.size(), total);
     }
+    builder.finish();
 
     checkWorldSize(run, highestRank, diagnostics);
     return run;

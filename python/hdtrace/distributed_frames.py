@@ -12,7 +12,7 @@ import numpy as np
 
 from . import native
 from .calls import MATCHED_PROBES, MATCHED_RECEIVES
-from .frames import DEFAULT_SLICE_BYTES, import_dask, run_of
+from .frames import DEFAULT_SLICE_BYTES, import_dask, require_trace_here, run_of
 from .io_layers import posix_sums_of_trace
 from .messages import (PartRows, combine_matches, match_messages as match_in_process,
                        match_posts, posts_of_part, route, settle_slice)
@@ -60,6 +60,7 @@ def _stats_of_part(part):
 
 
 def _posix_of_trace(spec):
+    require_trace_here(spec)
     return posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial)
 
 

@@ -96,11 +96,17 @@ class Part:
         self.side = side
 
 
+def require_trace_here(spec):
+    """Every task that opens a partition's trace fails alike when the file is
+    not where it runs, whichever of them the scheduler starts first."""
+    if not os.path.exists(spec.path):
+        raise TraceNotFoundError(spec.project, spec.path, socket.gethostname())
+
+
 def read_part(spec):
     """The task that reads one partition."""
     pandas = import_dask()[2]
-    if not os.path.exists(spec.path):
-        raise TraceNotFoundError(spec.project, spec.path, socket.gethostname())
+    require_trace_here(spec)
     bounds = (spec.begin, spec.end) if spec.slices > 1 else (None, None)
     columns = read_trace_columns(spec.path, spec.names, spec.from_ns, spec.to_ns, spec.partial,
                                  spec.local_to_world, *bounds, stacklevel=3)
