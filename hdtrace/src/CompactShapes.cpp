@@ -67,6 +67,10 @@ uint32_t staticShapesFingerprint() {
     return fingerprint;
 }
 
+uint32_t shapeTableFingerprint(uint32_t shapes) {
+    return fingerprintOf(kStaticShapeTable, shapes < kShapeCount ? shapes : kShapeCount);
+}
+
 uint32_t staticShapeCountFor(uint32_t fingerprint) {
     static const uint32_t earlier = fingerprintOf(kStaticShapeTable, kShapesBeforeSuccesses);
     if (fingerprint == staticShapesFingerprint()) return kShapeCount;

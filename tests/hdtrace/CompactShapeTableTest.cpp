@@ -114,27 +114,6 @@ TEST(CompactShapeTable, SuccessfulPosixCallsHaveStaticShapes) {
     EXPECT_EQ(xml, test::readFile(paths[0]));
 }
 
-// The table fingerprint as the format describes it: FNV-1a over each
-// shape's element name, attribute names and codings.
-uint32_t fingerprintOfFirst(uint32_t count) {
-    uint32_t hash = 2166136261u;
-    auto mix = [&hash](unsigned char byte) { hash = (hash ^ byte) * 16777619u; };
-    auto mixText = [&mix](std::string_view text) {
-        for (char c : text)
-            mix(static_cast<unsigned char>(c));
-        mix(0);
-    };
-    for (uint32_t shape = 0; shape < count; ++shape) {
-        mixText(staticShapes()[shape].element);
-        for (uint32_t index = 0; index < staticShapes()[shape].count; ++index) {
-            mixText(staticShapes()[shape].attributes[index].name);
-            mix(staticShapes()[shape].attributes[index].coding);
-        }
-        mix(0xff);
-    }
-    return hash;
-}
-
 // The shapes of successful calls come last: the first of them is the
 // first element name the table holds twice.
 uint32_t shapesBeforeSuccesses() {
@@ -184,13 +163,15 @@ std::vector<unsigned char> frameOfTable(uint32_t fingerprint, uint32_t shapes) {
 TEST(CompactShapeTable, FramesOfTheEarlierTableStillDecode) {
     const uint32_t earlier = shapesBeforeSuccesses();
     ASSERT_LT(earlier, staticShapeCount()) << "no shapes of successful calls in the table";
-    EXPECT_EQ(staticShapeCountFor(fingerprintOfFirst(staticShapeCount())), staticShapeCount());
-    EXPECT_EQ(staticShapeCountFor(fingerprintOfFirst(earlier)), earlier);
-    EXPECT_EQ(staticShapeCountFor(fingerprintOfFirst(earlier - 1)), 0u);
+    EXPECT_EQ(shapeTableFingerprint(staticShapeCount()), staticShapesFingerprint());
+    EXPECT_EQ(staticShapeCountFor(shapeTableFingerprint(staticShapeCount())), staticShapeCount());
+    EXPECT_EQ(staticShapeCountFor(shapeTableFingerprint(earlier)), earlier);
+    EXPECT_EQ(staticShapeCountFor(shapeTableFingerprint(earlier - 1)), 0u);
 
     for (const uint32_t shapes : {earlier, staticShapeCount()}) {
         SCOPED_TRACE(shapes == earlier ? "earlier table" : "this table");
-        const std::vector<unsigned char> records = frameOfTable(fingerprintOfFirst(shapes), shapes);
+        const std::vector<unsigned char> records =
+            frameOfTable(shapeTableFingerprint(shapes), shapes);
         Shapes seen;
         CompactFrameDecoder decoder;
         decoder.decode(records.data(), records.size(), seen);
@@ -202,7 +183,7 @@ TEST(CompactShapeTable, FramesOfTheEarlierTableStillDecode) {
     }
 
     // Another table's frame is refused, with both fingerprints named.
-    const uint32_t other = fingerprintOfFirst(earlier - 1);
+    const uint32_t other = shapeTableFingerprint(earlier - 1);
     const std::vector<unsigned char> records = frameOfTable(other, earlier);
     Shapes seen;
     CompactFrameDecoder decoder;

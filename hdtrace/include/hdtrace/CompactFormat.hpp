@@ -85,6 +85,8 @@ uint32_t staticShapesFingerprint();
 // (a call without the attribute it has only when it failed), the shapes
 // before those; 0 for any other table.
 uint32_t staticShapeCountFor(uint32_t fingerprint);
+// The fingerprint of the table's first `shapes` shapes (at most all of them).
+uint32_t shapeTableFingerprint(uint32_t shapes);
 // Where the attributes of static shape s start in one array of all static
 // shapes' attributes (kFieldDelta keeps its previous values there), and
 // that array's size.
