@@ -444,10 +444,12 @@ def test_a_compact_run_aligns_in_compact_form_as_its_xml_form_does(runner, build
         hdtrace(tools, "convert", "-q", "--to", "xml", "-o", rendered, aligned, check=True)
         xml_aligned = (xml_dir / rendered.name).read_bytes()
         assert rendered.read_bytes() == xml_aligned, trace.name
-        # Rank 0's clock is the reference: the skewed ranks' times change.
+        # The skewed ranks' times change. An unskewed rank may change too:
+        # the order repair moves a receive that still ends before its send.
         rank = int(trace.stem.split("_")[-2])
-        assert (xml_aligned != (xml_dir / (rendered.name + ".unaligned")).read_bytes()) == \
-            (rank in SKEWS), trace.name
+        if rank in SKEWS:
+            assert xml_aligned != (xml_dir / (rendered.name + ".unaligned")).read_bytes(), \
+                trace.name
         # The same ClockAligned line but for the backup's name.
         info = trace.with_suffix(".info").name
         assert (compact_dir / info).read_text() == \
