@@ -80,18 +80,17 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
     start_ns, end_ns = np.asarray(columns["start_ns"]), np.asarray(columns["end_ns"])
 
     count = np.bincount(codes, minlength=len(names))
-    total = np.bincount(codes, weights=duration, minlength=len(names))
     longest = np.full(len(names), -np.inf)
     np.maximum.at(longest, codes, duration)
     moving = np.array([moves_data(name) for name in names], dtype=bool)
     moved = np.zeros(len(names), dtype=np.int64)
     if len(codes):
         np.add.at(moved, codes, np.where(moving[codes] & (size > 0), size, 0))
-    # Whole nanoseconds add up exactly in float64 in any order, so the table's
-    # order does not depend on how the calls were split into parts.
+    # Whole nanoseconds add up exactly in float64 in any order, so totals (and
+    # the table's order) do not depend on how the calls were split into parts.
     total_ns = np.bincount(codes, weights=end_ns - start_ns, minlength=len(names))
-    functions = {name: (int(count[code]), float(total[code]), float(longest[code]),
-                        int(moved[code]), int(total_ns[code]))
+    functions = {name: (int(count[code]), int(total_ns[code]), float(longest[code]),
+                        int(moved[code]))
                  for code, name in enumerate(names) if count[code]}
 
     posix = np.array([layer_of(name) == POSIX_LAYER for name in names], dtype=bool)
@@ -122,19 +121,16 @@ def combine_stats(parts, posix_parts=()):
     the POSIX sums of traces (io_layers.posix_sums_of_trace)."""
     functions = {}
     for part in parts:
-        for name, (calls, total, longest, moved, total_ns) in part["functions"].items():
-            entry = functions.setdefault(name, [0, 0.0, -np.inf, 0, 0])
+        for name, (calls, total_ns, longest, moved) in part["functions"].items():
+            entry = functions.setdefault(name, [0, 0, -np.inf, 0])
             entry[0] += calls
-            entry[1] += total
+            entry[1] += total_ns
             entry[2] = max(entry[2], longest)
             entry[3] += moved
-            entry[4] += total_ns
-    by_name = sorted(functions.items())
-    functions = np.array([(name, calls, total, total / calls, longest, moved)
-                          for name, (calls, total, longest, moved, _) in by_name],
-                         dtype=FUNCTION_DTYPE)
-    exact_totals = np.array([entry[4] for _, entry in by_name], dtype=np.int64)
-    functions = functions[np.argsort(-exact_totals, kind="stable")]
+    functions = np.array([(name, calls, total_ns / 1e9, total_ns / 1e9 / calls, longest, moved)
+                          for name, (calls, total_ns, longest, moved)
+                          in sorted(functions.items())], dtype=FUNCTION_DTYPE)
+    functions = functions[np.argsort(-functions["total"], kind="stable")]
 
     ranks = {}
     for part in parts:
