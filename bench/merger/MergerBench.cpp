@@ -25,6 +25,10 @@
 //        merger_bench --write-timed N DIR (only write the run of N ranks the
 //                                     timed merge reads, into DIR: for
 //                                     profiling project-merger on it)
+//        merger_bench --merge [--jobs N] DIR... (only time the merge of runs
+//                                     already on disk, e.g. written by
+//                                     --write-timed: for comparing two builds
+//                                     on the same input, interleaved)
 //        merger_bench --spelt-columns ... (any of the above with the column
 //                                     communicator's map written one entry per
 //                                     member, as the wrapper did before the
@@ -263,19 +267,11 @@ std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *
     return directory;
 }
 
-void benchmark(long ranks, long threadsOfRankZero) {
-    size_t lines = 0;
-    size_t traces = 0;
-    const std::string directory = writeRun(ranks, threadsOfRankZero, &lines, &traces);
-
-    // The generated run on disk first: the merge is timed as of a run
-    // written some time before, not while gigabytes of the generator's
-    // files are still being written back (which slows its own writing).
-    const auto syncStart = std::chrono::steady_clock::now();
-    sync();
-    const double syncSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - syncStart).count();
-
+// Merges the run in `directory` in a forked child (so that the peak RSS is
+// the merge's alone) and prints one line: the merge's wall time and where
+// it went, its CPU time (user and system) over all threads, its peak RSS.
+void timeMerge(const std::string &directory, const std::string &label, unsigned jobs,
+               double syncSeconds) {
     int pipeEnds[2];
     if (pipe(pipeEnds) != 0) std::exit(1);
     const pid_t child = fork();
@@ -283,16 +279,19 @@ void benchmark(long ranks, long threadsOfRankZero) {
         close(pipeEnds[0]);
         hdtrace::merger::MergeOptions options;
         options.inputs = {directory};
+        options.jobs = jobs;
         double seconds = -1;
         char report[256];
-        // When each stage ended: reading, unifying (writing is the rest).
-        double readEnd = 0, unifyEnd = 0;
+        // When each stage ended: finding the traces (until the first file
+        // is read), reading, unifying (writing is the rest).
+        double discoverEnd = -1, readEnd = 0, unifyEnd = 0;
         const auto start = std::chrono::steady_clock::now();
         const auto since = [&start] {
             return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         };
         using Stage = hdtrace::merger::MergeProgress::Stage;
         options.progress = [&](const hdtrace::merger::MergeProgress &progress) {
+            if (progress.stage == Stage::Reading && discoverEnd < 0) discoverEnd = since();
             if (progress.done != progress.total) return;
             if (progress.stage == Stage::Reading) readEnd = since();
             if (progress.stage == Stage::Unifying) unifyEnd = since();
@@ -302,9 +301,10 @@ void benchmark(long ranks, long threadsOfRankZero) {
             seconds = since();
             struct stat status {};
             stat(result.outputPath.c_str(), &status);
-            std::snprintf(report, sizeof report, "%.3f %zu %zu %lld %.3f %.3f", seconds,
+            std::snprintf(report, sizeof report, "%.3f %zu %zu %lld %.3f %.3f %zu %.3f", seconds,
                           result.communicatorCount, result.datatypeCount,
-                          static_cast<long long>(status.st_size), readEnd, unifyEnd - readEnd);
+                          static_cast<long long>(status.st_size), readEnd, unifyEnd - readEnd,
+                          result.traceCount, discoverEnd);
         } catch (const std::exception &error) {
             std::snprintf(report, sizeof report, "error %s", error.what());
         }
@@ -318,25 +318,48 @@ void benchmark(long ranks, long threadsOfRankZero) {
     int status = 0;
     rusage usage{};
     wait4(child, &status, 0, &usage);
-    double seconds = 0, reading = 0, unifying = 0;
-    size_t communicators = 0, datatypes = 0;
+    double seconds = 0, reading = 0, unifying = 0, discovering = 0;
+    size_t communicators = 0, datatypes = 0, traces = 0;
     long long projBytes = 0;
-    if (std::sscanf(report, "%lf %zu %zu %lld %lf %lf", &seconds, &communicators, &datatypes,
-                    &projBytes, &reading, &unifying) != 6) {
-        std::fprintf(stderr, "merger_bench: %ld ranks: %s\n", ranks, report);
+    if (std::sscanf(report, "%lf %zu %zu %lld %lf %lf %zu %lf", &seconds, &communicators,
+                    &datatypes, &projBytes, &reading, &unifying, &traces, &discovering) != 8) {
+        std::fprintf(stderr, "merger_bench: %s: %s\n", label.c_str(), report);
         std::exit(1);
     }
-    const double cpuSeconds =
-        static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    const auto secondsOf = [](const timeval &time) {
+        return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
+    };
+    const double userSeconds = secondsOf(usage.ru_utime);
+    const double systemSeconds = secondsOf(usage.ru_stime);
     std::printf(
-        "%7ld ranks %7zu traces %8zu .info lines  merge %7.3f s (read %.2f, unify %.2f, "
-        "write %.2f; CPU %.2f s)  peak RSS %7.1f MiB  %7zu communicators %8zu datatypes  "
-        ".proj %7.1f MiB  (sync of the run before: %.1f s)\n",
-        ranks, traces, lines, seconds, reading, unifying, seconds - reading - unifying, cpuSeconds,
+        "%s %7zu traces  merge %7.3f s (read %.2f of which finding the traces %.2f, unify %.2f, "
+        "write %.2f; CPU %.2f s: user %.2f, system %.2f)  peak RSS %7.1f MiB  %7zu communicators "
+        "%8zu datatypes  .proj %7.1f MiB",
+        label.c_str(), traces, seconds, reading, discovering, unifying,
+        seconds - reading - unifying, userSeconds + systemSeconds, userSeconds, systemSeconds,
         static_cast<double>(usage.ru_maxrss) / 1024, communicators, datatypes,
-        static_cast<double>(projBytes) / (1 << 20), syncSeconds);
+        static_cast<double>(projBytes) / (1 << 20));
+    if (syncSeconds >= 0) std::printf("  (sync of the run before: %.1f s)", syncSeconds);
+    std::printf("\n");
     std::fflush(stdout);
+}
+
+void benchmark(long ranks, long threadsOfRankZero) {
+    size_t lines = 0;
+    size_t traces = 0;
+    const std::string directory = writeRun(ranks, threadsOfRankZero, &lines, &traces);
+
+    // The generated run on disk first: the merge is timed as of a run
+    // written some time before, not while gigabytes of the generator's
+    // files are still being written back (which slows its own writing).
+    const auto syncStart = std::chrono::steady_clock::now();
+    sync();
+    const double syncSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - syncStart).count();
+
+    char label[64];
+    std::snprintf(label, sizeof label, "%7ld ranks %8zu .info lines ", ranks, lines);
+    timeMerge(directory, label, 0, syncSeconds);
     const std::string remove = "rm -rf '" + directory + "'";
     if (std::system(remove.c_str()) != 0)
         std::fprintf(stderr, "could not remove %s\n", directory.c_str());
@@ -359,6 +382,17 @@ int main(int argc, char **argv) {
         }
         std::printf("merger_bench: merge() of one rank with %ld traces (threads)\n", threads);
         benchmark(1, threads);
+        return 0;
+    }
+    if (argc >= 3 && std::strcmp(argv[1], "--merge") == 0) {
+        unsigned jobs = 0;
+        int first = 2;
+        if (argc >= 5 && std::strcmp(argv[2], "--jobs") == 0) {
+            jobs = static_cast<unsigned>(std::atoi(argv[3]));
+            first = 4;
+        }
+        for (int i = first; i < argc; ++i)
+            timeMerge(argv[i], argv[i], jobs, -1);
         return 0;
     }
     const bool writeAll = argc == 4 && std::strcmp(argv[1], "--write") == 0;
