@@ -30,10 +30,12 @@ class FlatMap {
     }
 
     // The value of key, or nullptr.
-    Value *find(const Key &key) {
+    Value *find(const Key &key) { return const_cast<Value *>(std::as_const(*this).find(key)); }
+
+    const Value *find(const Key &key) const {
         if (size_ == 0) return nullptr;
         for (size_t slot = startOf(key);; slot = (slot + 1) & mask()) {
-            Slot &at = slots_[slot];
+            const Slot &at = slots_[slot];
             if (!at.used) return nullptr;
             if (equal_(at.key, key)) return &at.value;
         }

@@ -1,20 +1,21 @@
 #include "InputDiscovery.hpp"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <map>
-#include <memory>
-#include <unordered_map>
-#include <unordered_set>
+#include <string_view>
 
 #include <hdtrace/TraceNames.hpp>
+
+#include "DirectoryListing.hpp"
+#include "FlatMap.hpp"
+#include "TextArena.hpp"
+#include "TextKey.hpp"
 
 namespace hdtrace::merger {
 namespace {
@@ -26,9 +27,9 @@ std::string directoryOf(const std::string &path) {
     return path.substr(0, slash);
 }
 
-std::string baseNameOf(const std::string &path) {
+std::string_view baseNameOf(std::string_view path) {
     const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 std::string joinPath(const std::string &directory, const std::string &name) {
@@ -37,15 +38,15 @@ std::string joinPath(const std::string &directory, const std::string &name) {
     return directory + "/" + name;
 }
 
-bool endsWith(const std::string &text, const std::string &suffix) {
+bool endsWith(std::string_view text, std::string_view suffix) {
     return text.size() > suffix.size() &&
            text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A trace's own files: its .info, and its trace in either form.
-bool isTraceFile(const std::string &name) {
+bool isTraceFile(std::string_view name) {
     for (std::string_view suffix : {kInfoSuffix, kXmlTraceSuffix, kCompactTraceSuffix})
-        if (endsWith(name, std::string(suffix))) return true;
+        if (endsWith(name, suffix)) return true;
     return false;
 }
 
@@ -73,7 +74,6 @@ std::string printableName(const std::string &name) {
     return out;
 }
 
-// The names in each directory, listed once.
 std::string realDirectory(const std::string &directory) {
     char resolved[PATH_MAX];
     return realpath(directory.empty() ? "." : directory.c_str(), resolved) ? resolved : directory;
@@ -85,36 +85,12 @@ bool sameTrace(const TraceSource &a, const TraceSource &b) {
                                         realDirectory(a.directory) == realDirectory(b.directory));
 }
 
-class DirectoryListings {
-  public:
-    // nullptr when the directory cannot be read; *error says why.
-    const std::unordered_set<std::string> *names(const std::string &directory, std::string *error) {
-        auto found = listings_.find(directory);
-        if (found != listings_.end()) {
-            if (!found->second) *error = errors_[directory];
-            return found->second.get();
-        }
-        DIR *handle = opendir(directory.empty() ? "." : directory.c_str());
-        if (!handle) {
-            errors_[directory] = *error = std::strerror(errno);
-            listings_[directory] = nullptr;
-            return nullptr;
-        }
-        auto names = std::make_unique<std::unordered_set<std::string>>();
-        while (const dirent *entry = readdir(handle))
-            names->insert(entry->d_name);
-        closedir(handle);
-        return (listings_[directory] = std::move(names)).get();
-    }
-
-  private:
-    std::unordered_map<std::string, std::unique_ptr<std::unordered_set<std::string>>> listings_;
-    std::unordered_map<std::string, std::string> errors_;
-};
-
 struct Candidate {
     std::string basePath;
     std::string input;  // the argument it came from, for messages
+    // Where its files are expected in its directory's listing, when a
+    // listing gave it.
+    size_t listingIndex = SIZE_MAX;
 };
 
 class Discovery {
@@ -143,13 +119,13 @@ class Discovery {
                 diagnostics_.problem(input, 0, "no such file", "this input");
                 return;
             }
-            add({base, input});
+            add(base, input);
             return;
         }
         if (exists(input + std::string(kInfoSuffix)) ||
             exists(input + std::string(kXmlTraceSuffix)) ||
             exists(input + std::string(kCompactTraceSuffix))) {
-            add({input, input});
+            add(input, input);
             return;
         }
         addProgramPrefix(input);
@@ -160,9 +136,12 @@ class Discovery {
         if (candidates_.empty()) throw MergeError("", 0, "empty input: no traces found");
         std::map<std::string, std::string> programs;  // program -> first file of it
         std::vector<TraceSource> traces;
+        traces.reserve(candidates_.size());
+        std::string fileName;  // reused for every name looked up
         for (const Candidate &candidate : candidates_) {
-            const std::string name = baseNameOf(candidate.basePath);
-            auto parsed = parseTraceFileName(name + ".trc");
+            const std::string_view name = baseNameOf(candidate.basePath);
+            fileName.assign(name).append(kXmlTraceSuffix);
+            auto parsed = parseTraceFileName(fileName);
             TraceSource trace;
             if (!parsed || !parseNumber(parsed->levels[1], trace.rank) ||
                 !parseNumber(parsed->levels[2], trace.thread)) {
@@ -182,24 +161,34 @@ class Discovery {
                                      "the traces of '" + parsed->program + "'");
                 continue;
             }
-            programs.emplace(parsed->program, candidate.input);
+            programs.try_emplace(parsed->program, candidate.input);
             trace.basePath = candidate.basePath;
             trace.directory = directoryOf(candidate.basePath);
-            trace.host = parsed->levels[0];
-            trace.rankText = parsed->levels[1];
-            trace.threadText = parsed->levels[2];
+            trace.host = std::move(parsed->levels[0]);
+            trace.rankText = std::move(parsed->levels[1]);
+            trace.threadText = std::move(parsed->levels[2]);
             std::string error;
-            const auto *names = listings_.names(trace.directory, &error);
-            if (!names) {
+            const DirectoryListing *listing = listings_.of(trace.directory, &error);
+            if (!listing) {
                 diagnostics_.problem(trace.directory.empty() ? "." : trace.directory, 0,
                                      "cannot list the directory: " + error, "its traces");
                 continue;
             }
-            trace.hasInfo = names->count(name + ".info") > 0;
-            if (names->count(name + std::string(kXmlTraceSuffix)) > 0)
-                trace.traceSuffix = kXmlTraceSuffix;
-            else if (names->count(name + std::string(kCompactTraceSuffix)) > 0)
-                trace.traceSuffix = kCompactTraceSuffix;
+            const auto entryOf = [&](std::string_view suffix) {
+                fileName.assign(name).append(suffix);
+                return listing->find(fileName, candidate.listingIndex);
+            };
+            if (const DirectoryListing::Entry *info = entryOf(kInfoSuffix)) {
+                trace.hasInfo = true;
+                trace.infoIsRegularFile = info->type == DirectoryListing::Type::Regular;
+            }
+            for (const std::string_view suffix : {kXmlTraceSuffix, kCompactTraceSuffix}) {
+                if (const DirectoryListing::Entry *file = entryOf(suffix)) {
+                    trace.traceSuffix = suffix;
+                    trace.traceIsRegularFile = file->type == DirectoryListing::Type::Regular;
+                    break;
+                }
+            }
             trace.hasTrace = !trace.traceSuffix.empty();
             traces.push_back(std::move(trace));
         }
@@ -220,6 +209,7 @@ class Discovery {
         for (size_t index = 0; index < traces.size(); ++index)
             order.push_back({traces[index].rank, traces[index].thread, index});
         std::sort(order.begin(), order.end());
+        run.traces.reserve(traces.size());
         for (const Place &place : order) {
             TraceSource &trace = traces[place.found];
             if (!run.traces.empty()) {
@@ -249,8 +239,11 @@ class Discovery {
             }
             // The readers open only regular files: a FIFO, directory or
             // device named like a trace would give a .proj that cannot load.
-            if (struct stat status{};
-                stat(trace.tracePath().c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+            // Where the directory did not say the file is regular (a link,
+            // another type, a file system that does not tell), it is asked.
+            if (struct stat status{}; !trace.traceIsRegularFile &&
+                                      stat(trace.tracePath().c_str(), &status) == 0 &&
+                                      !S_ISREG(status.st_mode)) {
                 diagnostics_.problem(trace.tracePath(), 0, "not a regular file", "this trace");
                 continue;
             }
@@ -280,11 +273,14 @@ class Discovery {
     // file they would never find. Such names cannot come from the wrapper,
     // which writes the sanitised form.
     bool readableNames(const TraceFileName &parsed, const std::string &input) {
-        const std::string expected = traceBaseName(parsed.program, parsed.levels);
+        // A run's traces share their program and, a few dozen at a time,
+        // their host: a pair that passed is not checked again.
+        if (parsed.program == readableProgram_ && parsed.levels[0] == readableHost_) return true;
         for (const auto &[what, part] :
              {std::pair<const char *, const std::string &>{"program", parsed.program},
               std::pair<const char *, const std::string &>{"host", parsed.levels[0]}}) {
             if (sanitizeNamePart(part) == part) continue;
+            const std::string expected = traceBaseName(parsed.program, parsed.levels);
             diagnostics_.problem(input, 0,
                                  std::string(what) + " name '" + printableName(part) +
                                      "' in the file name has characters outside "
@@ -293,33 +289,51 @@ class Discovery {
                                  "this input");
             return false;
         }
+        readableProgram_ = parsed.program;
+        readableHost_ = parsed.levels[0];
         return true;
     }
 
     bool exists(const std::string &path) {
         std::string error;
-        const auto *names = listings_.names(directoryOf(path), &error);
-        return names && names->count(baseNameOf(path)) > 0;
+        const DirectoryListing *listing = listings_.of(directoryOf(path), &error);
+        return listing && listing->find(baseNameOf(path));
     }
 
-    void add(Candidate candidate) {
-        if (seen_.insert(candidate.basePath).second) candidates_.push_back(std::move(candidate));
+    void add(std::string_view basePath, std::string input, size_t listingIndex = SIZE_MAX) {
+        if (seen_.find(TextKey::of(basePath))) return;
+        seen_.tryEmplace(TextKey::of(seenTexts_.keep(basePath)), true);
+        candidates_.push_back({std::string(basePath), std::move(input), listingIndex});
     }
 
     void addDirectory(const std::string &directory) {
         std::string error;
-        const auto *names = listings_.names(directory, &error);
-        if (!names) {
+        const DirectoryListing *listing = listings_.of(directory, &error);
+        if (!listing) {
             diagnostics_.problem(directory, 0, "cannot list the directory: " + error, "it");
             return;
         }
-        std::vector<std::string> sorted(names->begin(), names->end());
-        std::sort(sorted.begin(), sorted.end());
         const size_t before = candidates_.size();
-        for (const std::string &name : sorted) {
+        // The first file of each trace: a trace's files are neighbours in
+        // the sorted listing, so the second and third of a base add nothing.
+        std::vector<size_t> firstFiles;
+        std::string_view previousBase;
+        const std::vector<DirectoryListing::Entry> &entries = listing->sorted();
+        for (size_t index = 0; index < entries.size(); ++index) {
+            const std::string_view name = entries[index].name;
             if (!isTraceFile(name)) continue;
+            const std::string_view base = name.substr(0, name.rfind('.'));
+            if (base == previousBase) continue;
             if (!parseTraceFileName(name)) continue;
-            add({joinPath(directory, name.substr(0, name.rfind('.'))), joinPath(directory, name)});
+            previousBase = base;
+            firstFiles.push_back(index);
+        }
+        candidates_.reserve(candidates_.size() + firstFiles.size());
+        seen_.reserve(seen_.size() + firstFiles.size());
+        for (const size_t index : firstFiles) {
+            const std::string_view name = entries[index].name;
+            add(joinPath(directory, std::string(name.substr(0, name.rfind('.')))),
+                joinPath(directory, std::string(name)), index);
         }
         if (candidates_.size() == before)
             diagnostics_.problem(directory, 0, "empty input: no .info, .trc or .ctrc files in it",
@@ -328,36 +342,44 @@ class Discovery {
 
     void addProgramPrefix(const std::string &prefix) {
         const std::string directory = directoryOf(prefix);
-        const std::string program = baseNameOf(prefix);
+        const std::string program(baseNameOf(prefix));
         std::string error;
-        const auto *names = listings_.names(directory, &error);
-        if (!names) {
+        const DirectoryListing *listing = listings_.of(directory, &error);
+        if (!listing) {
             diagnostics_.problem(prefix, 0, "no such file, and cannot list its directory: " + error,
                                  "this input");
             return;
         }
-        std::vector<std::string> sorted;
-        for (const std::string &name : *names) {
-            if (!isTraceFile(name)) continue;
-            auto parsed = parseTraceFileName(name);
-            if (parsed && parsed->program == program) sorted.push_back(name);
+        std::vector<size_t> matches;  // in the listing's order: sorted
+        const std::vector<DirectoryListing::Entry> &entries = listing->sorted();
+        for (size_t index = 0; index < entries.size(); ++index) {
+            if (!isTraceFile(entries[index].name)) continue;
+            auto parsed = parseTraceFileName(entries[index].name);
+            if (parsed && parsed->program == program) matches.push_back(index);
         }
-        if (sorted.empty()) {
+        if (matches.empty()) {
             diagnostics_.problem(prefix, 0,
                                  "no such file, and no traces " + program +
                                      "_<host>_<rank>_<thread>.info/.trc/.ctrc beside it",
                                  "this input");
             return;
         }
-        std::sort(sorted.begin(), sorted.end());
-        for (const std::string &name : sorted)
-            add({joinPath(directory, name.substr(0, name.rfind('.'))), joinPath(directory, name)});
+        for (const size_t index : matches) {
+            const std::string_view name = entries[index].name;
+            add(joinPath(directory, std::string(name.substr(0, name.rfind('.')))),
+                joinPath(directory, std::string(name)), index);
+        }
     }
 
     Diagnostics &diagnostics_;
     DirectoryListings listings_;
     std::vector<Candidate> candidates_;
-    std::unordered_set<std::string> seen_;
+    // The base paths of candidates_, to add each once.
+    TextArena seenTexts_;
+    FlatMap<TextKey, bool, TextKeyHash, TextKeyEqual> seen_;
+    // The last program and host names found readable.
+    std::string readableProgram_;
+    std::string readableHost_;
 };
 
 }  // namespace

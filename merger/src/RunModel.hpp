@@ -28,6 +28,11 @@ struct TraceSource {
     int64_t thread = 0;
     bool hasInfo = false;
     bool hasTrace = false;
+    // What the directory listing said of the files; false where it did not
+    // say (a link, a file system that does not tell), which the readers
+    // then ask the file itself.
+    bool infoIsRegularFile = false;
+    bool traceIsRegularFile = false;
     // The suffix of the trace found (.trc where both forms are there, as
     // the readers prefer it); empty while none is.
     std::string_view traceSuffix;

@@ -2,6 +2,7 @@
 // and leaves no .proj (nor a temporary file) behind; --force merges what it
 // can and lists what it dropped.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -95,6 +96,46 @@ TEST(InputErrors, ATraceThatIsNotARegularFile) {
         EXPECT_EQ(failure.detail, "not a regular file") << kind;
         expectNoOutput(run);
     }
+}
+
+// The directory's listing says a symbolic link is a link, not what it leads
+// to: the merger then asks the file, and a link is as good as its target.
+TEST(InputErrors, LinksAreJudgedByWhatTheyLeadTo) {
+    RunDirectory run;
+    RunDirectory elsewhere;
+    addGoodRank(run, 0, 3);
+    addGoodRank(elsewhere, 1, 3);
+    for (const char *name : {"app_h_1_0.info", "app_h_1_0.trc"})
+        ASSERT_EQ(symlink(elsewhere.file(name).c_str(), run.file(name).c_str()), 0);
+    // Rank 2's trace leads to a FIFO, its .info to a directory.
+    run.addTrace("app", "h", 2, 0, standardHeader(2, 3), false);
+    ASSERT_EQ(mkfifo(elsewhere.file("fifo").c_str(), 0644), 0);
+    ASSERT_EQ(symlink(elsewhere.file("fifo").c_str(), run.file("app_h_2_0.trc").c_str()), 0);
+    Failure failure = failureOf({run.path()});
+    EXPECT_EQ(failure.file, run.file("app_h_2_0.trc"));
+    EXPECT_EQ(failure.detail, "not a regular file");
+
+    ASSERT_EQ(unlink(run.file("app_h_2_0.trc").c_str()), 0);
+    run.write("app_h_2_0.trc", "");
+    ASSERT_EQ(unlink(run.file("app_h_2_0.info").c_str()), 0);
+    ASSERT_EQ(mkdir(elsewhere.file("directory").c_str(), 0755), 0);
+    ASSERT_EQ(symlink(elsewhere.file("directory").c_str(), run.file("app_h_2_0.info").c_str()), 0);
+    failure = failureOf({run.path()});
+    EXPECT_EQ(failure.file, run.file("app_h_2_0.info"));
+    EXPECT_EQ(failure.detail, "cannot read: not a regular file");
+    expectNoOutput(run);
+
+    // With rank 2 as it should be, rank 1 through its links is merged.
+    ASSERT_EQ(unlink(run.file("app_h_2_0.info").c_str()), 0);
+    run.addTrace("app", "h", 2, 0, standardHeader(2, 3));
+    MergeOptions options;
+    options.inputs = {run.path()};
+    const MergeResult result = merge(options);
+    EXPECT_EQ(result.rankCount, 3u);
+    ProjectXml project(result.outputPath);
+    const auto selves = project.elements("//Communicator[@name='SELF 1']/Rank");
+    ASSERT_EQ(selves.size(), 1u);
+    EXPECT_EQ(selves[0].at("global"), "1");
 }
 
 TEST(InputErrors, AnInfoWithoutItsTrace) {
