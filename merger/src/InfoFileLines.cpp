@@ -14,17 +14,18 @@ constexpr size_t kBlockBytes = size_t(1) << 16;
 
 }  // namespace
 
-bool InfoFileLines::open(const std::string &path, std::string *error) {
+bool InfoFileLines::open(const char *path, std::string *error, int directory, bool knownRegular) {
     // A reader may go from file to file: the buffer stays, the rest starts over.
     if (fd_ >= 0) close(fd_);
     start_ = end_ = 0;
     lineNumber_ = 0;
     atEnd_ = false;
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    fd_ = ::openat(directory, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) {
         *error = std::strerror(errno);
         return false;
     }
+    if (knownRegular) return true;
     struct stat status {};
     if (fstat(fd_, &status) != 0 || !S_ISREG(status.st_mode)) {
         *error = "not a regular file";

@@ -3,6 +3,8 @@
 // records it keeps, not the size of the file.
 #pragma once
 
+#include <fcntl.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -26,8 +28,13 @@ class InfoFileLines {
 
     // Opens only a regular file (O_NONBLOCK: a FIFO must not hang the
     // merge). Returns false with *error set when it cannot. May be called
-    // again for the next file (the buffer is kept).
-    bool open(const std::string &path, std::string *error);
+    // again for the next file (the buffer is kept). A relative path is
+    // taken from the directory open as `directory` (the working directory
+    // by default); `knownRegular` skips asking the file what it is, where
+    // the directory's listing said so already.
+    bool open(const char *path, std::string *error, int directory = AT_FDCWD,
+              bool knownRegular = false);
+    bool open(const std::string &path, std::string *error) { return open(path.c_str(), error); }
     ~InfoFileLines();
 
     // The next line, without its newline, in *line (valid until the next

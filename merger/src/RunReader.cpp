@@ -1,5 +1,8 @@
 #include "RunReader.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -67,16 +70,20 @@ bool startsWithKeyword(std::string_view text, std::string_view keyword) {
 class TraceParser {
   public:
     explicit TraceParser(InfoRecordPool &pool) : pool_(pool) {}
+    ~TraceParser() {
+        if (directoryFd_ >= 0) close(directoryFd_);
+    }
+    TraceParser(const TraceParser &) = delete;
+    TraceParser &operator=(const TraceParser &) = delete;
 
     void parse(const TraceSource &trace, TraceRead &out) {
         out.hasInfo = trace.hasInfo;
         if (!trace.hasInfo) return;
         fileNames_.clear();
-        const std::string path = trace.infoPath();
         std::string error;
         // Line by line: memory follows the records kept, not the file size.
         InfoFileLines &lines = lines_;
-        if (!lines.open(path, &error)) {
+        if (!openInfo(trace, &error)) {
             out.problem(0, "cannot read: " + error, "its files, communicators and datatypes");
             return;
         }
@@ -171,7 +178,31 @@ class TraceParser {
     }
 
   private:
+    // Opens the trace's .info by its name in the trace's directory, which
+    // stays open from trace to trace: the kernel then looks up one name per
+    // file, not every directory on the way to it.
+    bool openInfo(const TraceSource &trace, std::string *error) {
+        if (!directoryTried_ || trace.directory != directory_) {
+            if (directoryFd_ >= 0) close(directoryFd_);
+            directory_ = trace.directory;
+            directoryFd_ = ::open(directory_.empty() ? "." : directory_.c_str(),
+                                  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            directoryTried_ = true;
+        }
+        // Where the directory cannot be opened, the file is opened by its
+        // path, to say what is wrong with it.
+        if (directoryFd_ < 0) return lines_.open(trace.infoPath(), error);
+        const size_t slash = trace.basePath.rfind('/');
+        infoName_.assign(trace.basePath, slash == std::string::npos ? 0 : slash + 1);
+        infoName_.append(kInfoSuffix);
+        return lines_.open(infoName_.c_str(), error, directoryFd_, trace.infoIsRegularFile);
+    }
+
     InfoRecordPool &pool_;
+    std::string directory_;  // of the last trace; open as directoryFd_
+    int directoryFd_ = -1;
+    bool directoryTried_ = false;
+    std::string infoName_;
     InfoFileLines lines_;  // one buffer for all the files this parser reads
     InfoLine line_;
     std::unordered_set<std::string> fileNames_;  // of the trace under way
