@@ -203,6 +203,7 @@ class Unifier {
           // Most runs have about as many communicators as distinct Comm lines.
           index_(shapes_.size()) {
         internMap(RankMap());  // kNoMap: the remote group of an intracommunicator
+        entries_.reserve(shapes_.size());
     }
 
     void addRank(const RankModel &rank) {

@@ -269,6 +269,19 @@ class RunBuilder {
                                  "nothing: the rank has no files, communicators or datatypes");
     }
 
+    // Once the first traces are added: room in the run's arrays for the
+    // records of all, at their rate so far and twice over. Most runs' traces
+    // are alike, and room not used costs no memory (the kernel provides
+    // pages as they are written), where an array grown as it goes is copied
+    // at each doubling and its pages are written twice.
+    void expect(size_t tracesAdded, size_t tracesInAll) {
+        const auto roomFor = [&](size_t records) {
+            return records / std::max<size_t>(tracesAdded, 1) * tracesInAll * 2;
+        };
+        run_.comms.reserve(roomFor(run_.comms.size()));
+        run_.types.reserve(roomFor(run_.types.size()));
+    }
+
     // Once every trace is added: the ranks' slices of the run's arrays.
     void finish() {
         sliceByRank(run_.ranks, run_.comms, commCounts_, &RankModel::comms);
@@ -277,9 +290,8 @@ class RunBuilder {
 
   private:
     void addFile(const FileRecord &file) {
-        const auto [found, added] = fileIndex_.emplace(file.name, run_.files.size());
-        (void)found;
-        if (added) run_.files.push_back({file.name, file.size});
+        if (fileIndex_.try_emplace(file.name, run_.files.size()).second)
+            run_.files.push_back({file.name, file.size});
     }
 
     RunModel &run_;
@@ -433,6 +445,7 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
         const size_t first = reader.firstItemOf(batch);
         for (size_t offset = 0; offset < reads.size(); ++offset)
             builder.add(static_cast<uint32_t>(first + offset), reads[offset]);
+        if (batch == 0) builder.expect(reads.size(), total);
         if (progress) progress(first + reads.size(), total);
     }
     builder.finish();
