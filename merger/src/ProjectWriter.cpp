@@ -64,6 +64,24 @@ void ProjectWriter::flush() {
     }
     flushed_ += buffer_.size();
     buffer_.clear();
+    startWriteBack();
+}
+
+// The project is synced before it is renamed into place. Left to the
+// kernel, its pages would reach the disk only then, and a large project
+// would wait for the whole file at the end: seconds for the 750 MB of a
+// run of 131,072 ranks, when a few MB take milliseconds (a disk's or a
+// host's write cache absorbs them). Started as the text comes, the
+// write-back runs while the rest of the project is made, and the sync
+// waits for the last few MB only.
+void ProjectWriter::startWriteBack() {
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (flushed_ - writeBackStarted_ < kWriteBackBytes) return;
+    // Only a hint: an error here is the sync's to report.
+    (void)sync_file_range(fd_, static_cast<off_t>(writeBackStarted_),
+                          static_cast<off_t>(flushed_ - writeBackStarted_), SYNC_FILE_RANGE_WRITE);
+    writeBackStarted_ = flushed_;
+#endif
 }
 
 void ProjectWriter::startApplication(const std::string &program, const std::string &description) {

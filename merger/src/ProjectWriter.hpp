@@ -48,9 +48,13 @@ class ProjectWriter {
 
   private:
     static constexpr size_t kFlushBytes = size_t(1) << 20;
+    // How much written text is left to the kernel before its write-back to
+    // the disk is started (see startWriteBack()).
+    static constexpr uint64_t kWriteBackBytes = uint64_t(8) << 20;
 
     void flush();
     void flushIfFull();
+    void startWriteBack();
 
     std::string outputPath_;
     std::string temporaryPath_;
@@ -58,6 +62,7 @@ class ProjectWriter {
     std::string buffer_;  // written to the file from kFlushBytes on
     std::unique_ptr<XmlOutput> xml_;
     uint64_t flushed_ = 0;
+    uint64_t writeBackStarted_ = 0;  // bytes from the start handed to write-back
     bool committed_ = false;
 };
 
