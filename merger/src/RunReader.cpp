@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <new>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -221,6 +222,9 @@ void sliceByRank(std::vector<RankModel> &ranks, const std::vector<T> &all,
     }
 }
 
+// The most records of each kind expect() makes room for: 1 GiB of them.
+constexpr size_t kMaxRecordsExpected = size_t(64) << 20;
+
 // Adds what was read to the RunModel, trace by trace in order (so rank after
 // rank): the records to the run's arrays, the problems to the diagnostics.
 class RunBuilder {
@@ -273,13 +277,21 @@ class RunBuilder {
     // records of all, at their rate so far and twice over. Most runs' traces
     // are alike, and room not used costs no memory (the kernel provides
     // pages as they are written), where an array grown as it goes is copied
-    // at each doubling and its pages are written twice.
+    // at each doubling and its pages are written twice. Only a hint: a
+    // first batch unlike the rest, or an address space too small for the
+    // room, leaves the arrays to grow as they go.
     void expect(size_t tracesAdded, size_t tracesInAll) {
         const auto roomFor = [&](size_t records) {
-            return records / std::max<size_t>(tracesAdded, 1) * tracesInAll * 2;
+            const double estimate = 2.0 * static_cast<double>(records) *
+                                    static_cast<double>(tracesInAll) /
+                                    static_cast<double>(std::max<size_t>(tracesAdded, 1));
+            return static_cast<size_t>(std::min(estimate, double(kMaxRecordsExpected)));
         };
-        run_.comms.reserve(roomFor(run_.comms.size()));
-        run_.types.reserve(roomFor(run_.types.size()));
+        try {
+            run_.comms.reserve(roomFor(run_.comms.size()));
+            run_.types.reserve(roomFor(run_.types.size()));
+        } catch (const std::bad_alloc &) {
+        }
     }
 
     // Once every trace is added: the ranks' slices of the run's arrays.
