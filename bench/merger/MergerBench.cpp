@@ -387,7 +387,11 @@ int main(int argc, char **argv) {
     if (argc >= 3 && std::strcmp(argv[1], "--merge") == 0) {
         unsigned jobs = 0;
         int first = 2;
-        if (argc >= 5 && std::strcmp(argv[2], "--jobs") == 0) {
+        if (std::strcmp(argv[2], "--jobs") == 0) {
+            if (argc < 5 || std::atoi(argv[3]) < 1) {
+                std::fprintf(stderr, "merger_bench: --merge --jobs N DIR..., N at least 1\n");
+                return 2;
+            }
             jobs = static_cast<unsigned>(std::atoi(argv[3]));
             first = 4;
         }

@@ -51,18 +51,14 @@ const DirectoryListing::Entry *DirectoryListing::find(std::string_view name, siz
 }
 
 const DirectoryListing *DirectoryListings::of(const std::string &directory, std::string *error) {
-    if (!lastDirectory_ || *lastDirectory_ != directory) {
-        auto [found, added] = listings_.try_emplace(directory);
-        Listed &listed = found->second;
-        if (added) {
-            listed.listing = std::make_unique<DirectoryListing>();
-            if (!listed.listing->read(directory, &listed.error)) listed.listing.reset();
-        }
-        lastDirectory_ = &found->first;
-        lastListed_ = &listed;
+    auto [found, added] = listings_.try_emplace(directory);
+    Listed &listed = found->second;
+    if (added) {
+        listed.listing = std::make_unique<DirectoryListing>();
+        if (!listed.listing->read(directory, &listed.error)) listed.listing.reset();
     }
-    if (!lastListed_->listing) *error = lastListed_->error;
-    return lastListed_->listing.get();
+    if (!listed.listing) *error = listed.error;
+    return listed.listing.get();
 }
 
 }  // namespace hdtrace::merger

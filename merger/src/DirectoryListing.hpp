@@ -63,9 +63,6 @@ class DirectoryListings {
         std::string error;
     };
     std::unordered_map<std::string, Listed> listings_;
-    // The last directory asked for: most questions are about one directory.
-    const std::string *lastDirectory_ = nullptr;
-    const Listed *lastListed_ = nullptr;
 };
 
 }  // namespace hdtrace::merger

@@ -328,13 +328,7 @@ class Discovery {
             previousBase = base;
             firstFiles.push_back(index);
         }
-        candidates_.reserve(candidates_.size() + firstFiles.size());
-        seen_.reserve(seen_.size() + firstFiles.size());
-        for (const size_t index : firstFiles) {
-            const std::string_view name = entries[index].name;
-            add(joinPath(directory, std::string(name.substr(0, name.rfind('.')))),
-                joinPath(directory, std::string(name)), index);
-        }
+        addListed(directory, *listing, firstFiles);
         if (candidates_.size() == before)
             diagnostics_.problem(directory, 0, "empty input: no .info, .trc or .ctrc files in it",
                                  "it");
@@ -364,8 +358,17 @@ class Discovery {
                                  "this input");
             return;
         }
-        for (const size_t index : matches) {
-            const std::string_view name = entries[index].name;
+        addListed(directory, *listing, matches);
+    }
+
+    // The traces of these trace files of a directory's listing (indices
+    // into it, in its order).
+    void addListed(const std::string &directory, const DirectoryListing &listing,
+                   const std::vector<size_t> &files) {
+        candidates_.reserve(candidates_.size() + files.size());
+        seen_.reserve(seen_.size() + files.size());
+        for (const size_t index : files) {
+            const std::string_view name = listing.sorted()[index].name;
             add(joinPath(directory, std::string(name.substr(0, name.rfind('.')))),
                 joinPath(directory, std::string(name)), index);
         }
