@@ -51,6 +51,9 @@ class ProjectWriter {
     // How much written text is left to the kernel before its write-back to
     // the disk is started (see startWriteBack()).
     static constexpr uint64_t kWriteBackBytes = uint64_t(8) << 20;
+    // How far behind the end the text on the disk is dropped from the page
+    // cache (see startWriteBack()): room for the disk to lag behind.
+    static constexpr uint64_t kDropBehindBytes = uint64_t(32) << 20;
 
     void flush();
     void flushIfFull();
@@ -63,6 +66,7 @@ class ProjectWriter {
     std::unique_ptr<XmlOutput> xml_;
     uint64_t flushed_ = 0;
     uint64_t writeBackStarted_ = 0;  // bytes from the start handed to write-back
+    uint64_t dropped_ = 0;           // bytes from the start dropped from the cache
     bool committed_ = false;
 };
 
