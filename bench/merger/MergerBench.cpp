@@ -28,11 +28,17 @@
 //        merger_bench --merge [--jobs N] DIR... (only time the merge of runs
 //                                     already on disk, e.g. written by
 //                                     --write-timed: for comparing two builds
-//                                     on the same input, interleaved)
+//                                     on the same input, interleaved; each
+//                                     run's .info files are read once before,
+//                                     so that every merge starts from the
+//                                     page cache, as one right after the run
+//                                     does)
 //        merger_bench --spelt-columns ... (any of the above with the column
 //                                     communicator's map written one entry per
 //                                     member, as the wrapper did before the
 //                                     strided form, instead of one strided run)
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -267,6 +273,30 @@ std::string writeRun(long ranks, long threadsOfRankZero, size_t *lines, size_t *
     return directory;
 }
 
+// Reads every .info file of the directory once. A run's files not read for
+// a while may have left the page cache (some machines drop unused cache
+// pages after a minute), and a merge that reads some of them from the disk
+// would be timed on what the disk did: with the files in the cache, merges
+// of runs used at different times compare.
+void warmInfoFiles(const std::string &directory) {
+    DIR *listing = opendir(directory.c_str());
+    if (!listing) {
+        std::perror(directory.c_str());
+        std::exit(1);
+    }
+    static char buffer[1 << 16];
+    while (const dirent *entry = readdir(listing)) {
+        const size_t length = std::strlen(entry->d_name);
+        if (length < 5 || std::strcmp(entry->d_name + length - 5, ".info") != 0) continue;
+        const int fd = openat(dirfd(listing), entry->d_name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;  // the merge reports it
+        while (read(fd, buffer, sizeof buffer) > 0) {
+        }
+        close(fd);
+    }
+    closedir(listing);
+}
+
 // Merges the run in `directory` in a forked child (so that the peak RSS is
 // the merge's alone) and prints one line: the merge's wall time and where
 // it went, its CPU time (user and system) over all threads, its peak RSS.
@@ -395,8 +425,10 @@ int main(int argc, char **argv) {
             jobs = static_cast<unsigned>(std::atoi(argv[3]));
             first = 4;
         }
-        for (int i = first; i < argc; ++i)
+        for (int i = first; i < argc; ++i) {
+            warmInfoFiles(argv[i]);
             timeMerge(argv[i], argv[i], jobs, -1);
+        }
         return 0;
     }
     const bool writeAll = argc == 4 && std::strcmp(argv[1], "--write") == 0;
