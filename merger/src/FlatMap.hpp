@@ -32,12 +32,16 @@ class FlatMap {
     // The value of key, or nullptr.
     Value *find(const Key &key) { return const_cast<Value *>(std::as_const(*this).find(key)); }
 
-    const Value *find(const Key &key) const {
-        if (size_ == 0) return nullptr;
+    const Value *find(const Key &key) const { return findEntry(key).second; }
+
+    // The stored key equal to key and its value, or two nullptrs: for a key
+    // that refers to storage (a text), the table's is the one kept.
+    std::pair<const Key *, const Value *> findEntry(const Key &key) const {
+        if (size_ == 0) return {nullptr, nullptr};
         for (size_t slot = startOf(key);; slot = (slot + 1) & mask()) {
             const Slot &at = slots_[slot];
-            if (!at.used) return nullptr;
-            if (equal_(at.key, key)) return &at.value;
+            if (!at.used) return {nullptr, nullptr};
+            if (equal_(at.key, key)) return {&at.key, &at.value};
         }
     }
 

@@ -70,7 +70,7 @@ bool startsWithKeyword(std::string_view text, std::string_view keyword) {
 // lines whose text an earlier line had are not parsed again.
 class TraceParser {
   public:
-    explicit TraceParser(InfoRecordPool &pool) : pool_(pool) {}
+    explicit TraceParser(InfoRecordPool &pool) : comms_(pool.comms), types_(pool.types) {}
     ~TraceParser() {
         if (directoryFd_ >= 0) close(directoryFd_);
     }
@@ -120,12 +120,12 @@ class TraceParser {
             if (isComm || isType) {
                 hashed.emplace(text);
                 if (isComm) {
-                    if (const CommRecord *comm = pool_.comms.find(*hashed)) {
+                    if (const CommRecord *comm = comms_.find(*hashed)) {
                         out.items.push_back({ReadItem::What::Comm, line, 0, comm, nullptr});
                         ++out.records;
                         continue;
                     }
-                } else if (const TypeRecord *type = pool_.types.find(*hashed)) {
+                } else if (const TypeRecord *type = types_.find(*hashed)) {
                     out.items.push_back({ReadItem::What::Type, line, 0, nullptr, type});
                     ++out.records;
                     continue;
@@ -164,13 +164,12 @@ class TraceParser {
                 case InfoLine::Kind::Comm:
                     if (!hashed) hashed.emplace(text);
                     out.items.push_back({ReadItem::What::Comm, line, 0,
-                                         &pool_.comms.add(*hashed, std::move(line_.comm)),
-                                         nullptr});
+                                         &comms_.add(*hashed, std::move(line_.comm)), nullptr});
                     break;
                 case InfoLine::Kind::Type:
                     if (!hashed) hashed.emplace(text);
                     out.items.push_back({ReadItem::What::Type, line, 0, nullptr,
-                                         &pool_.types.add(*hashed, std::move(line_.type))});
+                                         &types_.add(*hashed, std::move(line_.type))});
                     break;
             }
             ++out.records;
@@ -199,7 +198,8 @@ class TraceParser {
         return lines_.open(infoName_.c_str(), error, directoryFd_, trace.infoIsRegularFile);
     }
 
-    InfoRecordPool &pool_;
+    RecentRecords<CommRecord> comms_;
+    RecentRecords<TypeRecord> types_;
     std::string directory_;  // of the last trace; open as directoryFd_
     int directoryFd_ = -1;
     bool directoryTried_ = false;
