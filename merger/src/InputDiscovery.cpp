@@ -88,8 +88,9 @@ bool sameTrace(const TraceSource &a, const TraceSource &b) {
 struct Candidate {
     std::string basePath;
     std::string input;  // the argument it came from, for messages
-    // Where its files are expected in its directory's listing, when a
-    // listing gave it.
+    // The listing that gave it, and where its files are expected there;
+    // nullptr for a file named as an input.
+    const DirectoryListing *listing = nullptr;
     size_t listingIndex = SIZE_MAX;
 };
 
@@ -168,7 +169,8 @@ class Discovery {
             trace.rankText = std::move(parsed->levels[1]);
             trace.threadText = std::move(parsed->levels[2]);
             std::string error;
-            const DirectoryListing *listing = listings_.of(trace.directory, &error);
+            const DirectoryListing *listing =
+                candidate.listing ? candidate.listing : listings_.of(trace.directory, &error);
             if (!listing) {
                 diagnostics_.problem(trace.directory.empty() ? "." : trace.directory, 0,
                                      "cannot list the directory: " + error, "its traces");
@@ -300,10 +302,11 @@ class Discovery {
         return listing && listing->find(baseNameOf(path));
     }
 
-    void add(std::string_view basePath, std::string input, size_t listingIndex = SIZE_MAX) {
+    void add(std::string_view basePath, std::string input,
+             const DirectoryListing *listing = nullptr, size_t listingIndex = SIZE_MAX) {
         if (seen_.find(TextKey::of(basePath))) return;
         seen_.tryEmplace(TextKey::of(seenTexts_.keep(basePath)), true);
-        candidates_.push_back({std::string(basePath), std::move(input), listingIndex});
+        candidates_.push_back({std::string(basePath), std::move(input), listing, listingIndex});
     }
 
     void addDirectory(const std::string &directory) {
@@ -370,7 +373,7 @@ class Discovery {
         for (const size_t index : files) {
             const std::string_view name = listing.sorted()[index].name;
             add(joinPath(directory, std::string(name.substr(0, name.rfind('.')))),
-                joinPath(directory, std::string(name)), index);
+                joinPath(directory, std::string(name)), &listing, index);
         }
     }
 
