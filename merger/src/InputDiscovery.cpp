@@ -304,8 +304,10 @@ class Discovery {
 
     void add(std::string_view basePath, std::string input,
              const DirectoryListing *listing = nullptr, size_t listingIndex = SIZE_MAX) {
-        if (seen_.find(TextKey::of(basePath))) return;
-        seen_.tryEmplace(TextKey::of(seenTexts_.keep(basePath)), true);
+        const TextKey key = TextKey::of(basePath);
+        if (seen_.find(key)) return;
+        // Kept only once it is new; the hash is the same for the copy.
+        seen_.tryEmplace(TextKey{key.hash, seenTexts_.keep(basePath)}, true);
         candidates_.push_back({std::string(basePath), std::move(input), listing, listingIndex});
     }
 
