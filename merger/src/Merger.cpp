@@ -105,6 +105,8 @@ constexpr size_t kRenderBatchRanks = 256;
 // type formed once, the threads render far faster than the ranks are
 // written, so a short lead keeps them busy without holding the project.
 constexpr size_t kRenderAheadRanks = 4096;
+// The most XML of a rendered rank whose room is used again for the next.
+constexpr size_t kKeptRankXmlBytes = size_t(1) << 20;
 // Room for a <Rank> element around the rank's types: its tags, indent and
 // name.
 constexpr size_t kRankElementBytes = 64;
@@ -126,6 +128,13 @@ struct RenderingThread {
 
 void renderRank(const RunModel &run, const RankModel &rank, RenderingThread &thread,
                 RenderedRank &out) {
+    // out may hold an earlier rank: only the room of its XML is kept, and
+    // not that of a rank far larger than most, which would stay held for
+    // the rest of the merge.
+    out.diagnostics = Diagnostics::recorder();
+    out.elementCount = 0;
+    if (out.xml.capacity() > kKeptRankXmlBytes) out.xml = std::string();
+    out.xml.clear();
     if (!rank.present) return;
     const MpiConstants constants = rank.hasMpiLine ? rank.constants : openMpiConstants();
     RankTypes &types = thread.types;
@@ -195,7 +204,7 @@ MergeResult merge(const MergeOptions &options) {
     // each rank written.
     bool warnedAboutConstants = false;
     for (size_t batch = 0; batch < renderer.batchCount(); ++batch) {
-        const std::vector<RenderedRank> rendered = renderer.take(batch);
+        std::vector<RenderedRank> rendered = renderer.take(batch);
         for (size_t offset = 0; offset < rendered.size(); ++offset) {
             const RankModel &rank = run.ranks[renderer.firstItemOf(batch) + offset];
             const RenderedRank &types = rendered[offset];
@@ -215,6 +224,7 @@ MergeResult merge(const MergeOptions &options) {
         const size_t done = renderer.firstItemOf(batch) + rendered.size();
         if (done < rankTotal)
             report(MergeProgress::Stage::Writing, done, rankTotal, project.bytesWritten());
+        renderer.giveBack(std::move(rendered));
     }
     diagnostics.throwFailedChecks();
     project.commit();

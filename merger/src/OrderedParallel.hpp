@@ -6,6 +6,12 @@
 // consumer, so that memory for waiting results stays bounded. With one job,
 // or one batch, no thread is started: the consumer computes each batch as
 // it takes it.
+//
+// A batch the consumer is done with can be given back: its results, with
+// the room their vectors and strings have grown, are computed into again
+// for a later batch. A long run of batches then allocates for its results
+// only while they still grow, not once per item on a worker thread and
+// freed again on the consumer's.
 #pragma once
 
 #include <algorithm>
@@ -24,7 +30,8 @@ template <class Result>
 class OrderedParallel {
   public:
     // Each thread calls makeWorker() once, for a function that computes the
-    // result of one item (with state of its own, e.g. a parser).
+    // result of one item (with state of its own, e.g. a parser). The result
+    // it is handed may be one given back: it sets every part of it.
     using Worker = std::function<void(size_t item, Result &result)>;
 
     // windowBatches: how many batches the threads may run ahead.
@@ -63,7 +70,7 @@ class OrderedParallel {
     // results; rethrows what a thread threw for it.
     std::vector<Result> take(size_t index) {
         if (inlineWorker_) {
-            std::vector<Result> results;
+            std::vector<Result> results = takeSpare();
             computeBatch(inlineWorker_, index, results);
             return results;
         }
@@ -75,6 +82,14 @@ class OrderedParallel {
         room_.notify_all();
         if (batch.failure) std::rethrow_exception(batch.failure);
         return std::move(batch.results);
+    }
+
+    // The results of a batch taken before, to be computed into again.
+    void giveBack(std::vector<Result> results) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        // A batch is computed into each at a time, so more spares than
+        // batches that can be under way at once would only hold memory.
+        if (spares_.size() < window_ + threads_.size()) spares_.push_back(std::move(results));
     }
 
   private:
@@ -94,6 +109,7 @@ class OrderedParallel {
                 if (stop_) return;
             }
             Batch batch;
+            batch.results = takeSpare();
             try {
                 computeBatch(compute, index, batch.results);
             } catch (...) {
@@ -106,6 +122,14 @@ class OrderedParallel {
             }
             ready_.notify_all();
         }
+    }
+
+    std::vector<Result> takeSpare() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (spares_.empty()) return {};
+        std::vector<Result> spare = std::move(spares_.back());
+        spares_.pop_back();
+        return spare;
     }
 
     void computeBatch(const Worker &compute, size_t index, std::vector<Result> &results) const {
@@ -127,6 +151,7 @@ class OrderedParallel {
     std::condition_variable room_;
     size_t taken_ = 0;
     bool stop_ = false;
+    std::vector<std::vector<Result>> spares_;  // given back, not yet computed into
     std::vector<std::thread> threads_;
 };
 

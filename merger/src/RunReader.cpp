@@ -44,6 +44,9 @@ struct ReadItem {
     const TypeRecord *type = nullptr;
 };
 
+// The most items of a trace whose room is used again for the next.
+constexpr size_t kKeptItems = size_t(1) << 16;
+
 // What a reading thread found in one trace's .info file.
 struct TraceRead {
     bool hasInfo = false;
@@ -53,6 +56,24 @@ struct TraceRead {
     std::vector<ReadProblem> problems;
     std::vector<MpiConstants> mpis;
     std::vector<FileRecord> files;
+
+    // Empty again, keeping the room of the lists for the next trace; not
+    // the room of a trace far larger than most, which would stay held for
+    // the rest of the run. Every problem and file is also an item, so the
+    // items' room bounds the others'.
+    void clear() {
+        if (items.capacity() > kKeptItems) {
+            *this = TraceRead();
+            return;
+        }
+        hasInfo = false;
+        opened = false;
+        records = 0;
+        items.clear();
+        problems.clear();
+        mpis.clear();
+        files.clear();
+    }
 
     void problem(size_t line, std::string what, std::string dropped) {
         items.push_back({ReadItem::What::Problem, static_cast<uint32_t>(line),
@@ -78,6 +99,7 @@ class TraceParser {
     TraceParser &operator=(const TraceParser &) = delete;
 
     void parse(const TraceSource &trace, TraceRead &out) {
+        out.clear();
         out.hasInfo = trace.hasInfo;
         if (!trace.hasInfo) return;
         fileNames_.clear();
@@ -453,12 +475,13 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
         };
     });
     for (size_t batch = 0; batch < reader.batchCount(); ++batch) {
-        const std::vector<TraceRead> reads = reader.take(batch);
+        std::vector<TraceRead> reads = reader.take(batch);
         const size_t first = reader.firstItemOf(batch);
         for (size_t offset = 0; offset < reads.size(); ++offset)
             builder.add(static_cast<uint32_t>(first + offset), reads[offset]);
         if (batch == 0) builder.expect(reads.size(), total);
         if (progress) progress(first + reads.size(), total);
+        reader.giveBack(std::move(reads));
     }
     builder.finish();
 
