@@ -179,14 +179,22 @@ void XmlOutput::fullEndElement() {
 void XmlOutput::text(const std::string &value) {
     if (open_.back().content == Content::None) out_ += '>';
     open_.back().content = Content::Text;
-    appendEscaped(out_, plainAscii(value) ? value : xmlText(value), false);
+    // Plain ASCII, as nearly every value is, is escaped as it is: the
+    // conditional operator would copy it.
+    if (plainAscii(value))
+        appendEscaped(out_, value, false);
+    else
+        appendEscaped(out_, xmlText(value), false);
 }
 
 void XmlOutput::attribute(const char *name, const std::string &value) {
     out_ += ' ';
     out_ += name;
     out_ += "=\"";
-    appendEscaped(out_, plainAscii(value) ? value : xmlText(value), true);
+    if (plainAscii(value))
+        appendEscaped(out_, value, true);
+    else
+        appendEscaped(out_, xmlText(value), true);
     out_ += '"';
 }
 
