@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -52,6 +53,7 @@ class AttributeList {
         std::vector<int64_t> values;
         const std::string_view *text = find(key);
         if (!text) return values;
+        values.reserve(static_cast<size_t>(std::count(text->begin(), text->end(), ';')) + 1);
         size_t pos = 0;
         while (pos < text->size()) {
             size_t end = text->find(';', pos);

@@ -125,6 +125,10 @@ class FormBuilder {
     }
 
   private:
+    // The most attributes build() adds to a form's element: combiner, the
+    // three figures and the three arrays.
+    static constexpr size_t kAddedAttributes = 7;
+
     [[noreturn]] void fail(const std::string &what) const {
         throw TypeDecodeError("Type line: type id=" + text(type_.id) + ": " + what);
     }
@@ -156,6 +160,9 @@ class FormBuilder {
     static Form element(const char *tag, Attributes attributes, ToolsExtent extent) {
         Form form;
         form.element.tag = tag;
+        // Room also for what build() adds to the type's own element, or
+        // part() to a part: growing the list pair by pair would copy it.
+        form.element.attributes.reserve(2 + attributes.size() + kAddedAttributes);
         form.element.attributes = {{"id", ""}, {"name", ""}};
         for (auto &attribute : attributes)
             form.element.attributes.push_back(std::move(attribute));

@@ -111,9 +111,10 @@ class TraceParser {
             return;
         }
         out.opened = true;
-        // A run's .info files are mostly alike: room for as many items as
-        // the last one had saves growing the list line by line.
+        // A run's .info files are mostly alike: room for as many items and
+        // files as the last one had saves growing the lists line by line.
         out.items.reserve(itemsOfLastFile_);
+        out.files.reserve(filesOfLastFile_);
         std::string_view text;
         while (true) {
             const InfoFileLines::Status status = lines.next(&text, &error);
@@ -197,6 +198,7 @@ class TraceParser {
             ++out.records;
         }
         itemsOfLastFile_ = out.items.size();
+        filesOfLastFile_ = out.files.size();
     }
 
   private:
@@ -230,6 +232,7 @@ class TraceParser {
     InfoLine line_;
     std::unordered_set<std::string> fileNames_;  // of the trace under way
     size_t itemsOfLastFile_ = 0;
+    size_t filesOfLastFile_ = 0;
 };
 
 // Gives each rank its stretch of `all`, the ranks' elements rank after

@@ -15,6 +15,7 @@ class Decoder {
     TypeElement decode() {
         const std::string &combiner = type_.combiner;
         element_.tag = combiner;
+        element_.attributes.reserve(kMostAttributes);
         element_.attributes.emplace_back("id", text(type_.id));
         element_.attributes.emplace_back("name", type_.name);
         if (combiner == "NAMED") {
@@ -48,6 +49,7 @@ class Decoder {
             expect(1 + 2 * count, 0, 1);
             attribute("count", count);
             oldType();
+            children(count);
             for (int64_t i = 0; i < count; ++i)
                 child("BLOCK", {{"len", integer(1 + i)}, {"index", integer(1 + count + i)}});
         } else if (combiner == "HINDEXED" || combiner == "HINDEXED_INTEGER") {
@@ -55,6 +57,7 @@ class Decoder {
             expect(1 + count, count, 1);
             attribute("count", count);
             oldType();
+            children(count);
             for (int64_t i = 0; i < count; ++i)
                 child("BLOCK", {{"len", integer(1 + i)}, {"index", address(i)}});
         } else if (combiner == "INDEXED_BLOCK") {
@@ -63,6 +66,7 @@ class Decoder {
             attribute("count", count);
             oldType();
             attribute("blockLength", integer(1));
+            children(count);
             for (int64_t i = 0; i < count; ++i)
                 child("Block", {{"displacement", integer(2 + i)}});
         } else if (combiner == "HINDEXED_BLOCK") {
@@ -71,12 +75,14 @@ class Decoder {
             attribute("count", count);
             oldType();
             attribute("blockLength", integer(1));
+            children(count);
             for (int64_t i = 0; i < count; ++i)
                 child("Block", {{"displacement", address(i)}});
         } else if (combiner == "STRUCT" || combiner == "STRUCT_INTEGER") {
             const int64_t count = leadingCount();
             expect(1 + count, count, count);
             attribute("count", count);
+            children(count);
             for (int64_t i = 0; i < count; ++i)
                 child("Type", {{"id", text(typeAt(i))},
                                {"displacement", address(i)},
@@ -88,6 +94,7 @@ class Decoder {
             attribute("order", order(type_.integers[static_cast<size_t>(1 + 3 * ndims)]));
             attribute("ndims", ndims);
             oldType();
+            children(ndims);
             for (int64_t i = 0; i < ndims; ++i)
                 child("Dimension", {{"size", integer(1 + i)},
                                     {"subsize", integer(1 + ndims + i)},
@@ -102,6 +109,7 @@ class Decoder {
             attribute("rank", integer(1));
             attribute("dims", ndims);
             oldType();
+            children(ndims);
             for (int64_t i = 0; i < ndims; ++i) {
                 child("Dimension", {{"gsize", integer(3 + i)},
                                     {"distrib", distribution(3 + ndims + i)},
@@ -122,6 +130,9 @@ class Decoder {
     }
 
   private:
+    // Of any combiner's element (DARRAY's: id, name and five of its own).
+    static constexpr size_t kMostAttributes = 7;
+
     [[noreturn]] void fail(const std::string &what) const {
         throw TypeDecodeError("Type line: type id=" + text(type_.id) + ": " + what);
     }
@@ -160,6 +171,10 @@ class Decoder {
     }
     void attribute(const char *name, int64_t value) { attribute(name, text(value)); }
     void oldType() { attribute("oldType", text(type_.types[0])); }
+
+    // Room for the children, once expect() has found as many numbers for
+    // them as the count says.
+    void children(int64_t count) { element_.children.reserve(static_cast<size_t>(count)); }
 
     void child(const char *tag, std::vector<std::pair<const char *, std::string>> attributes) {
         element_.children.push_back({tag, std::move(attributes), {}});
