@@ -8,11 +8,13 @@
 #include <new>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "FlatMap.hpp"
 #include "InfoFileLines.hpp"
 #include "InfoRecordPool.hpp"
 #include "OrderedParallel.hpp"
+#include "TextArena.hpp"
+#include "TextKey.hpp"
 
 namespace hdtrace::merger {
 namespace {
@@ -102,7 +104,8 @@ class TraceParser {
         out.clear();
         out.hasInfo = trace.hasInfo;
         if (!trace.hasInfo) return;
-        fileNames_.clear();
+        fileNames_.clear(filesOfLastFile_);
+        fileNameTexts_.clear();
         std::string error;
         // Line by line: memory follows the records kept, not the file size.
         InfoFileLines &lines = lines_;
@@ -179,7 +182,7 @@ class TraceParser {
                 case InfoLine::Kind::File:
                     // Only a name's first line counts, so a file of repeated
                     // lines is held as its distinct names.
-                    if (!fileNames_.insert(line_.file.name).second) break;
+                    if (!isNewFileName(line_.file.name)) break;
                     out.items.push_back(
                         {ReadItem::What::File, line, static_cast<uint32_t>(out.files.size())});
                     out.files.push_back(std::move(line_.file));
@@ -202,6 +205,13 @@ class TraceParser {
     }
 
   private:
+    bool isNewFileName(const std::string &name) {
+        const TextKey key = TextKey::of(name);
+        if (fileNames_.find(key)) return false;
+        fileNames_.tryEmplace({key.hash, fileNameTexts_.keep(name)}, true);
+        return true;
+    }
+
     // Opens the trace's .info by its name in the trace's directory, which
     // stays open from trace to trace: the kernel then looks up one name per
     // file, not every directory on the way to it.
@@ -230,7 +240,10 @@ class TraceParser {
     std::string infoName_;
     InfoFileLines lines_;  // one buffer for all the files this parser reads
     InfoLine line_;
-    std::unordered_set<std::string> fileNames_;  // of the trace under way
+    // The file names of the trace under way, kept in an arena that each
+    // trace uses again.
+    TextArena fileNameTexts_;
+    FlatMap<TextKey, bool, TextKeyHash, TextKeyEqual> fileNames_;
     size_t itemsOfLastFile_ = 0;
     size_t filesOfLastFile_ = 0;
 };
