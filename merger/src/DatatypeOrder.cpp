@@ -16,11 +16,11 @@ bool sameDefinition(const TypeRecord &a, const TypeRecord &b) {
            a.hasLowerBound == b.hasLowerBound && a.blocks == b.blocks;
 }
 
-enum class State : uint8_t { Unvisited, Visiting, Written, Dropped };
+using State = RankTypes::Tables::State;
 
 // A rank's type ids with their line indices, sorted by id and then index: a
-// rank defines some tens of types, and one sorted vector costs one
-// allocation where a hash map cost one per type, for every rank of the run.
+// rank defines some tens of types, and one sorted vector, kept from rank to
+// rank, costs no allocation where a hash map cost one per type.
 using IdIndex = std::pair<int64_t, size_t>;
 
 // The first of the entries for id, or end.
@@ -37,8 +37,11 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
                       TypeFormCache &cache, Diagnostics &diagnostics, RankTypes &out) {
     cache.startRank();
     const Span<LocatedType> &types = rank.types;
-    std::vector<State> state(types.size(), State::Unvisited);
-    std::vector<IdIndex> byId;
+    RankTypes::Tables &tables = out.tables;
+    std::vector<State> &state = tables.state;
+    state.assign(types.size(), State::Unvisited);
+    std::vector<IdIndex> &byId = tables.byId;
+    byId.clear();
     byId.reserve(types.size());
     for (size_t index = 0; index < types.size(); ++index)
         byId.emplace_back(types[index].record.id, index);
@@ -51,7 +54,8 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
         state[index] = State::Dropped;
     };
 
-    std::vector<bool> duplicate(types.size(), false);
+    std::vector<bool> &duplicate = tables.duplicate;
+    duplicate.assign(types.size(), false);
     for (size_t index = 0; index < types.size(); ++index) {
         const auto found = firstWithId(byId, types[index].record.id);
         if (found->second == index) continue;
@@ -71,7 +75,8 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
     // rank's MPI_BYTE (PredefinedLayout.hpp), which must come first; their
     // inner elements take ids above every id of the rank.
     int64_t byteId = -1, nextFreeId = 0;
-    std::vector<bool> layout(types.size(), false);
+    std::vector<bool> &layout = tables.layout;
+    layout.assign(types.size(), false);
     for (size_t index = 0; index < types.size(); ++index) {
         const TypeRecord &record = types[index].record;
         nextFreeId = std::max(nextFreeId, record.id + 1);
@@ -89,14 +94,18 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
 
     // What MPI said of each type, for the forms of the types built on it.
     // Those of the first line of the id that has them.
-    std::vector<TypeFigures> figures(types.size());
+    std::vector<TypeFigures> &figures = tables.figures;
+    figures.assign(types.size(), TypeFigures{});
     for (size_t index = 0; index < types.size(); ++index) {
         const TypeRecord &record = types[index].record;
         figures[index] = TypeFigures{record.size, record.lowerBound, record.extent};
     }
-    const FiguresOf figuresOf = [&](int64_t id) -> const TypeFigures * {
-        for (auto entry = firstWithId(byId, id); entry != byId.end() && entry->first == id; ++entry)
-            if (types[entry->second].record.measured()) return &figures[entry->second];
+    // Two references: small enough for std::function to hold without an
+    // allocation.
+    const FiguresOf figuresOf = [&tables, &types](int64_t id) -> const TypeFigures * {
+        for (auto entry = firstWithId(tables.byId, id);
+             entry != tables.byId.end() && entry->first == id; ++entry)
+            if (types[entry->second].record.measured()) return &tables.figures[entry->second];
         return nullptr;
     };
 
@@ -110,7 +119,8 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
 
     out.elements.reserve(types.size());
     // Depth-first with an explicit stack: a chain of types may be long.
-    std::vector<std::pair<size_t, size_t>> stack;  // (type, next reference)
+    std::vector<std::pair<size_t, size_t>> &stack = tables.stack;
+    stack.clear();
     stack.reserve(types.size());
     for (size_t root = 0; root < types.size(); ++root) {
         if (duplicate[root] || state[root] != State::Unvisited) continue;

@@ -2,7 +2,10 @@
 // references, and forms them into their elements (docs/format/project.md).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Diagnostics.hpp"
@@ -17,6 +20,19 @@ namespace hdtrace::merger {
 struct RankTypes {
     std::string xml;  // at the depth of the <Rank>'s children
     std::vector<PlacedTypeElement> elements;
+
+    // The ordering's own tables, one entry per type line of the rank: kept
+    // here with their room, so that a thread ordering rank after rank does
+    // not allocate them anew for each.
+    struct Tables {
+        enum class State : uint8_t { Unvisited, Visiting, Written, Dropped };
+        std::vector<State> state;
+        std::vector<std::pair<int64_t, size_t>> byId;  // (id, line index), sorted
+        std::vector<bool> duplicate;
+        std::vector<bool> layout;
+        std::vector<TypeFigures> figures;
+        std::vector<std::pair<size_t, size_t>> stack;  // (line index, next reference)
+    } tables;
 };
 
 // The rank's types (the union of its threads' lines, each id once), in file
