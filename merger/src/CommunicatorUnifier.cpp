@@ -207,12 +207,15 @@ class Unifier {
     }
 
     void addRank(const RankModel &rank) {
-        std::vector<const LocatedComm *> comms;
-        comms.reserve(rank.comms.size());
+        std::vector<const LocatedComm *> &comms = rankComms_;
+        comms.clear();
         for (const LocatedComm &comm : rank.comms)
             comms.push_back(&comm);
-        std::stable_sort(comms.begin(), comms.end(),
-                         [](const auto *a, const auto *b) { return a->record.id < b->record.id; });
+        // By id, then in line order: the rank's lines lie in order in one
+        // array. std::stable_sort would allocate a buffer for every rank.
+        std::sort(comms.begin(), comms.end(), [](const auto *a, const auto *b) {
+            return a->record.id != b->record.id ? a->record.id < b->record.id : a < b;
+        });
         positions_.clear(comms.size());
         const LocatedComm *previous = nullptr;
         for (const LocatedComm *comm : comms) {
@@ -422,7 +425,8 @@ class Unifier {
     std::vector<std::string> problems_;
     FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>> index_;
     FlatMap<CommKey, uint32_t, CommKeyHash, std::equal_to<CommKey>>
-        positions_;  // of the current rank
+        positions_;                               // of the current rank
+    std::vector<const LocatedComm *> rankComms_;  // of the current rank, by id
     std::vector<Entry> entries_;
 };
 

@@ -225,6 +225,36 @@ TEST(Communicators, ThreadsOfOneRankShareItsCommunicators) {
     EXPECT_EQ(membersOf(communicators, "t"), (Members{"0:1:2", "1:0:2"}));
 }
 
+TEST(Communicators, AThreadsOtherDefinitionIsReportedAgainstTheFirstLine) {
+    // More communicators than a sort keeps in order by chance, each defined
+    // by both threads of rank 0, differently: every one is reported at
+    // thread 1's line, against thread 0's.
+    constexpr int kComms = 40;
+    std::string first, second;
+    for (int i = 0; i < kComms; ++i) {
+        const std::string id = std::to_string(100 - i);  // descending: the sort moves them
+        first += "Comm map='0->0;' id=" + id + " name='one'\n";
+        second += "Comm map='0->0;1->1;' id=" + id + " name='two'\n";
+    }
+    RunDirectory run;
+    run.addTrace("app", "h", 0, 0, standardHeader(0, 2) + first);
+    run.addTrace("app", "h", 0, 1, second);
+    run.addTrace("app", "h", 1, 0, standardHeader(1, 2));
+    const MergeResult result = mergeDirectory(run, true);
+    ASSERT_EQ(result.warnings.size(), size_t(kComms));
+    for (int i = 0; i < kComms; ++i) {
+        // In id order, ascending.
+        const int line = kComms - i;  // of the id in thread 1's file
+        const std::string id = std::to_string(100 - kComms + 1 + i);
+        EXPECT_EQ(result.warnings[size_t(i)],
+                  run.file("app_h_0_1.info") + ":" + std::to_string(line) +
+                      ": Comm line: communicator id=" + id + " is defined differently at " +
+                      run.file("app_h_0_0.info") + ":" + std::to_string(line + 3) +
+                      "; dropped this rank's entry of the communicator")
+            << i;
+    }
+}
+
 TEST(Communicators, AMapThatContradictsAnotherRanksIsAnError) {
     RunDirectory run;
     run.addTrace("app", "h", 0, 0, standardHeader(0, 2) + "Comm map='0->0;1->1;' id=2 name=''\n");
