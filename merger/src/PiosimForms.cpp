@@ -74,7 +74,7 @@ class FormBuilder {
 
     std::vector<TypeElement> build() {
         // Checks the arrays against the combiner and the library's constants.
-        const TypeElement appendixB = decodeType(type_, constants_);
+        checkTypeArrays(type_, constants_);
         const std::string &combiner = type_.combiner;
         Form form;
         if (combiner == "DUP") {
@@ -99,7 +99,7 @@ class FormBuilder {
         } else if (combiner == "RESIZED") {
             form = structOf({{type_.types[0], 0, 1}});
         } else if (combiner == "SUBARRAY") {
-            form = subarray(appendixB);
+            form = subarray();
         } else if (combiner == "DARRAY") {
             form = darray();
         } else if (combiner == "F90_REAL" || combiner == "F90_COMPLEX" ||
@@ -308,11 +308,12 @@ class FormBuilder {
         return form;
     }
 
-    Form subarray(const TypeElement &appendixB) {
+    // Its Appendix B element is the tools' SUBARRAY.
+    Form subarray() {
         const int64_t ndims = integer(0);
         if (ndims < 1) return structOf({});
         Form form;
-        form.element = appendixB;
+        form.element = decodeType(type_, constants_);
         int64_t elements = 1;
         for (int64_t i = 0; i < ndims; ++i)
             elements = toolsMultiply(elements, integer(1 + i));

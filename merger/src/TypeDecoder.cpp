@@ -1,5 +1,7 @@
 #include "TypeDecoder.hpp"
 
+#include <initializer_list>
+
 namespace hdtrace::merger {
 namespace {
 
@@ -9,15 +11,18 @@ std::string text(int64_t value) {
 
 class Decoder {
   public:
-    Decoder(const TypeRecord &type, const MpiConstants &constants)
-        : type_(type), constants_(constants) {}
+    // building: false to only check the arrays, with no element formed.
+    Decoder(const TypeRecord &type, const MpiConstants &constants, bool building)
+        : type_(type), constants_(constants), building_(building) {}
 
     TypeElement decode() {
         const std::string &combiner = type_.combiner;
-        element_.tag = combiner;
-        element_.attributes.reserve(kMostAttributes);
-        element_.attributes.emplace_back("id", text(type_.id));
-        element_.attributes.emplace_back("name", type_.name);
+        if (building_) {
+            element_.tag = combiner;
+            element_.attributes.reserve(kMostAttributes);
+            element_.attributes.emplace_back("id", text(type_.id));
+            element_.attributes.emplace_back("name", type_.name);
+        }
         if (combiner == "NAMED") {
             expect(0, 0, 0);
         } else if (combiner == "DUP") {
@@ -167,17 +172,20 @@ class Decoder {
     int64_t typeAt(int64_t index) const { return type_.types[size_t(index)]; }
 
     void attribute(const char *name, std::string value) {
-        element_.attributes.emplace_back(name, std::move(value));
+        if (building_) element_.attributes.emplace_back(name, std::move(value));
     }
     void attribute(const char *name, int64_t value) { attribute(name, text(value)); }
     void oldType() { attribute("oldType", text(type_.types[0])); }
 
     // Room for the children, once expect() has found as many numbers for
     // them as the count says.
-    void children(int64_t count) { element_.children.reserve(static_cast<size_t>(count)); }
+    void children(int64_t count) {
+        if (building_) element_.children.reserve(static_cast<size_t>(count));
+    }
 
-    void child(const char *tag, std::vector<std::pair<const char *, std::string>> attributes) {
-        element_.children.push_back({tag, std::move(attributes), {}});
+    void child(const char *tag,
+               std::initializer_list<std::pair<const char *, std::string>> attributes) {
+        if (building_) element_.children.push_back({tag, attributes, {}});
     }
 
     std::string order(int64_t value) const {
@@ -207,13 +215,18 @@ class Decoder {
 
     const TypeRecord &type_;
     const MpiConstants &constants_;
+    const bool building_;
     TypeElement element_;
 };
 
 }  // namespace
 
 TypeElement decodeType(const TypeRecord &type, const MpiConstants &constants) {
-    return Decoder(type, constants).decode();
+    return Decoder(type, constants, true).decode();
+}
+
+void checkTypeArrays(const TypeRecord &type, const MpiConstants &constants) {
+    Decoder(type, constants, false).decode();
 }
 
 }  // namespace hdtrace::merger

@@ -26,4 +26,8 @@ class TypeDecodeError : public std::runtime_error {
 // SUBARRAY/DARRAY constant is none of the library's values.
 TypeElement decodeType(const TypeRecord &type, const MpiConstants &constants);
 
+// Throws what decodeType() throws, without forming the element: for a type
+// written in another form.
+void checkTypeArrays(const TypeRecord &type, const MpiConstants &constants);
+
 }  // namespace hdtrace::merger
