@@ -1,5 +1,7 @@
 #include "PiosimForms.hpp"
 
+#include <charconv>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -14,10 +16,20 @@ std::string text(int64_t value) {
     return std::to_string(value);
 }
 
+// "1;2;3;", its length counted first: one allocation for a list of any
+// length.
 std::string list(const std::vector<int64_t> &values) {
-    std::string out;
+    char digits[std::numeric_limits<int64_t>::digits10 + 2];
+    size_t length = 0;
     for (int64_t value : values)
-        out += text(value) + ';';
+        length +=
+            static_cast<size_t>(std::to_chars(digits, std::end(digits), value).ptr - digits) + 1;
+    std::string out;
+    out.reserve(length);
+    for (int64_t value : values) {
+        out.append(digits, std::to_chars(digits, std::end(digits), value).ptr);
+        out += ';';
+    }
     return out;
 }
 
@@ -382,6 +394,7 @@ class FormBuilder {
             fail("DARRAY: rank " + text(rank) + " of " + text(processes) +
                  " processes does not fit the process grid");
         std::vector<Selection> taken;
+        taken.reserve(size_t(ndims));
         bool oneBlockEach = true;
         for (int64_t d = 0; d < ndims; ++d) {
             if (gsize(d) < 0) fail("DARRAY: gsize " + text(gsize(d)) + " is negative");
@@ -397,6 +410,7 @@ class FormBuilder {
                                  {"oldType", text(oldType)}},
                                 {});
             int64_t elements = 1;
+            form.element.children.reserve(size_t(ndims));
             for (int64_t d = 0; d < ndims; ++d) {
                 const Selection &s = taken[size_t(d)];
                 form.element.children.push_back({"Dimension",

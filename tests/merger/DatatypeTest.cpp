@@ -267,5 +267,21 @@ TEST(Datatypes, ForceDropsABadTypeAndTheTypesBuiltOnIt) {
                   "mpiLb=0 mpiSize=4 name= oldType=6 types=6;"}));
 }
 
+TEST(Datatypes, TheArgumentArraysAreWrittenAsTheLineHasThem) {
+    RunDirectory run;
+    runWith(run,
+            "Type id='6' combiner='MPI_COMBINER_NAMED' name='MPI_INT' size='4' extent='4'\n"
+            "Type id='510' combiner='MPI_COMBINER_STRUCT' name='' integers='2;1;1000000;' "
+            "addresses='-1000;0;' types='6;6;' size='4000004' lb='-1000' extent='4001000'\n");
+    const MergeResult result = mergeDirectory(run);
+    std::string own;  // the type's own element
+    for (const std::string &type : typesOfRank(result.outputPath, 0))
+        if (type.find(" id=510 ") != std::string::npos) own = type;
+    EXPECT_NE(own.find(" integers=2;1;1000000; "), std::string::npos) << own;
+    EXPECT_NE(own.find(" addresses=-1000;0; "), std::string::npos) << own;
+    EXPECT_NE(own.find(" types=6;6;"), std::string::npos) << own;
+    EXPECT_NE(own.find(" mpiLb=-1000 "), std::string::npos) << own;
+}
+
 }  // namespace
 }  // namespace hdtrace::merger::testing
