@@ -43,12 +43,39 @@ class XmlOutput {
         Content content;
     };
 
+    // The open elements, innermost last. A project nests a few levels deep,
+    // so they are held inline and an XmlOutput made for each rank's types
+    // allocates nothing; deeper nesting goes on in a vector.
+    class OpenElements {
+      public:
+        bool empty() const { return size_ == 0; }
+        size_t size() const { return size_; }
+        OpenElement &back() { return size_ <= kInline ? inline_[size_ - 1] : deeper_.back(); }
+        void push_back(const OpenElement &element) {
+            if (size_ < kInline)
+                inline_[size_] = element;
+            else
+                deeper_.push_back(element);
+            ++size_;
+        }
+        void pop_back() {
+            if (size_ > kInline) deeper_.pop_back();
+            --size_;
+        }
+
+      private:
+        static constexpr size_t kInline = 8;
+        OpenElement inline_[kInline];
+        std::vector<OpenElement> deeper_;
+        size_t size_ = 0;
+    };
+
     void closeStartTag();
     void indent();
 
     std::string &out_;
     size_t outerDepth_;
-    std::vector<OpenElement> open_;
+    OpenElements open_;
 };
 
 }  // namespace hdtrace::merger
