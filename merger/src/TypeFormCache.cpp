@@ -90,6 +90,8 @@ const FormedType &TypeFormCache::formed(const TypeRecord &record, bool layout, i
     }
 
     Entry &entry = alike.emplace_front();
+    // Forming asks for the figures of each type the record references.
+    entry.figuresAsked.reserve(record.types.size());
     const FiguresOf asking = [&](int64_t id) -> const TypeFigures * {
         const TypeFigures *figures = figuresOf(id);
         entry.figuresAsked.emplace_back(
@@ -100,7 +102,12 @@ const FormedType &TypeFormCache::formed(const TypeRecord &record, bool layout, i
     try {
         const std::vector<TypeElement> elements =
             elementsOf(record, layout, byteId, constants, asking, ids, formed.shiftedBy);
-        ProjectWriter::renderTypeElements(formed.xml, elements);
+        // Rendered into the thread's own string, which keeps its room, then
+        // kept in a copy of its exact size: one allocation, not one for
+        // each time the text outgrows its string.
+        rendered_.clear();
+        ProjectWriter::renderTypeElements(rendered_, elements);
+        formed.xml = rendered_;
         formed.checks.reserve(elements.size());
         for (const TypeElement &element : elements)
             formed.checks.push_back(checkTypeElement(element));

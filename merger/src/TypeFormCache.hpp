@@ -76,6 +76,7 @@ class TypeFormCache {
     // A list keeps its entries in place as more are added.
     std::unordered_map<Key, std::forward_list<Entry>, KeyHash> entries_;
     size_t bytes_ = 0;
+    std::string rendered_;  // the elements of the type being formed
 };
 
 }  // namespace hdtrace::merger
