@@ -32,10 +32,15 @@ std::string_view baseNameOf(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-std::string joinPath(const std::string &directory, const std::string &name) {
-    if (directory.empty()) return name;
-    if (directory.back() == '/') return directory + name;
-    return directory + "/" + name;
+// One allocation: a run's every trace has two such paths.
+std::string joinPath(const std::string &directory, std::string_view name) {
+    const bool slash = !directory.empty() && directory.back() != '/';
+    std::string path;
+    path.reserve(directory.size() + (slash ? 1 : 0) + name.size());
+    path.append(directory);
+    if (slash) path += '/';
+    path.append(name);
+    return path;
 }
 
 bool endsWith(std::string_view text, std::string_view suffix) {
@@ -139,8 +144,9 @@ class Discovery {
         std::vector<TraceSource> traces;
         traces.reserve(candidates_.size());
         std::string fileName;  // reused for every name looked up
-        for (const Candidate &candidate : candidates_) {
-            const std::string_view name = baseNameOf(candidate.basePath);
+        // Each candidate's base path moves into its trace.
+        for (Candidate &candidate : candidates_) {
+            std::string_view name = baseNameOf(candidate.basePath);
             fileName.assign(name).append(kXmlTraceSuffix);
             auto parsed = parseTraceFileName(fileName);
             TraceSource trace;
@@ -163,8 +169,9 @@ class Discovery {
                 continue;
             }
             programs.try_emplace(parsed->program, candidate.input);
-            trace.basePath = candidate.basePath;
-            trace.directory = directoryOf(candidate.basePath);
+            trace.basePath = std::move(candidate.basePath);
+            name = baseNameOf(trace.basePath);
+            trace.directory = directoryOf(trace.basePath);
             trace.host = std::move(parsed->levels[0]);
             trace.rankText = std::move(parsed->levels[1]);
             trace.threadText = std::move(parsed->levels[2]);
@@ -302,13 +309,13 @@ class Discovery {
         return listing && listing->find(baseNameOf(path));
     }
 
-    void add(std::string_view basePath, std::string input,
-             const DirectoryListing *listing = nullptr, size_t listingIndex = SIZE_MAX) {
+    void add(std::string basePath, std::string input, const DirectoryListing *listing = nullptr,
+             size_t listingIndex = SIZE_MAX) {
         const TextKey key = TextKey::of(basePath);
         if (seen_.find(key)) return;
         // Kept only once it is new; the hash is the same for the copy.
         seen_.tryEmplace(TextKey{key.hash, seenTexts_.keep(basePath)}, true);
-        candidates_.push_back({std::string(basePath), std::move(input), listing, listingIndex});
+        candidates_.push_back({std::move(basePath), std::move(input), listing, listingIndex});
     }
 
     void addDirectory(const std::string &directory) {
@@ -374,8 +381,8 @@ class Discovery {
         seen_.reserve(seen_.size() + files.size());
         for (const size_t index : files) {
             const std::string_view name = listing.sorted()[index].name;
-            add(joinPath(directory, std::string(name.substr(0, name.rfind('.')))),
-                joinPath(directory, std::string(name)), &listing, index);
+            add(joinPath(directory, name.substr(0, name.rfind('.'))), joinPath(directory, name),
+                &listing, index);
         }
     }
 
