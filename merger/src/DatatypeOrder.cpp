@@ -163,8 +163,8 @@ void orderedRankTypes(const RunModel &run, const RankModel &rank, const MpiConst
                 }
                 continue;
             }
-            const FormedType &formed =
-                cache.formed(record, layout[index], byteId, constants, figuresOf, addedIds);
+            const FormedType &formed = cache.formed(record, layout[index], byteId, constants,
+                                                    figuresOf, addedIds, run.isSingleLine(record));
             const SourceLine &source = types[index].source;
             if (!formed.decoded) {
                 state[index] = State::Dropped;

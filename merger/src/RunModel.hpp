@@ -94,6 +94,13 @@ struct RunModel {
     int64_t worldSize = 0;
     // Owns the records the ranks' LocatedComm and LocatedType refer to.
     std::unique_ptr<InfoRecordPool> records;
+    // By TypeRecord ordinal: how many of the run's Type lines have the
+    // record's text. A record of one line is formed for one rank only.
+    std::vector<uint32_t> typeRecordLines;
+
+    bool isSingleLine(const TypeRecord &record) const {
+        return record.ordinal < typeRecordLines.size() && typeRecordLines[record.ordinal] == 1;
+    }
 
     std::string infoPathOf(const SourceLine &source) const {
         return traces[source.trace].infoPath();

@@ -502,6 +502,9 @@ RunModel readRun(DiscoveredRun discovered, Diagnostics &diagnostics,
     builder.finish();
 
     checkWorldSize(run, highestRank, diagnostics);
+    run.typeRecordLines.assign(run.records->types.size(), 0);
+    for (const LocatedType &type : run.types)
+        ++run.typeRecordLines[type.record.ordinal];
     return run;
 }
 

@@ -70,14 +70,48 @@ size_t TypeFormCache::KeyHash::operator()(const Key &key) const {
 }
 
 void TypeFormCache::startRank() {
+    onlyLineUsed_ = 0;
     if (bytes_ <= kLimitBytes) return;
     entries_.clear();
     bytes_ = 0;
 }
 
+void TypeFormCache::form(const TypeRecord &record, bool layout, int64_t byteId,
+                         const MpiConstants &constants, const FiguresOf &figuresOf,
+                         AddedTypeIds &ids, FormedType &into) {
+    into.decoded = false;
+    into.error.clear();
+    into.xml.clear();
+    into.checks.clear();
+    into.shiftedBy = 0;
+    try {
+        const std::vector<TypeElement> elements =
+            elementsOf(record, layout, byteId, constants, figuresOf, ids, into.shiftedBy);
+        // Rendered into the thread's own string, which keeps its room, then
+        // copied: a cached form gets a string of the text's size, a reused
+        // one keeps its room.
+        rendered_.clear();
+        ProjectWriter::renderTypeElements(rendered_, elements);
+        into.xml = rendered_;
+        into.checks.reserve(elements.size());
+        for (const TypeElement &element : elements)
+            into.checks.push_back(checkTypeElement(element));
+        into.decoded = true;
+    } catch (const TypeDecodeError &error) {
+        into.error = error.what();
+    }
+    into.idsAfter = ids.state();
+}
+
 const FormedType &TypeFormCache::formed(const TypeRecord &record, bool layout, int64_t byteId,
                                         const MpiConstants &constants, const FiguresOf &figuresOf,
-                                        AddedTypeIds &ids) {
+                                        AddedTypeIds &ids, bool onlyLine) {
+    if (onlyLine) {
+        if (onlyLineUsed_ == onlyLine_.size()) onlyLine_.emplace_back();
+        FormedType &formed = onlyLine_[onlyLineUsed_++];
+        form(record, layout, byteId, constants, figuresOf, ids, formed);
+        return formed;
+    }
     std::forward_list<Entry> &alike =
         entries_[Key{&record, layout, byteId, ids.state(), constants}];
     for (const Entry &entry : alike) {
@@ -100,25 +134,11 @@ const FormedType &TypeFormCache::formed(const TypeRecord &record, bool layout, i
     };
     FormedType &formed = entry.formed;
     try {
-        const std::vector<TypeElement> elements =
-            elementsOf(record, layout, byteId, constants, asking, ids, formed.shiftedBy);
-        // Rendered into the thread's own string, which keeps its room, then
-        // kept in a copy of its exact size: one allocation, not one for
-        // each time the text outgrows its string.
-        rendered_.clear();
-        ProjectWriter::renderTypeElements(rendered_, elements);
-        formed.xml = rendered_;
-        formed.checks.reserve(elements.size());
-        for (const TypeElement &element : elements)
-            formed.checks.push_back(checkTypeElement(element));
-        formed.decoded = true;
-    } catch (const TypeDecodeError &error) {
-        formed.error = error.what();
+        form(record, layout, byteId, constants, asking, ids, formed);
     } catch (...) {
         alike.pop_front();  // half formed; the merge fails anyway
         throw;
     }
-    formed.idsAfter = ids.state();
     bytes_ += sizeof(Key) + sizeof(Entry) + 64 + formed.xml.capacity() + formed.error.capacity() +
               entry.figuresAsked.capacity() * sizeof(FiguresAsked::value_type);
     for (const TypeElementCheck &check : formed.checks)

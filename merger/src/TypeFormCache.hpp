@@ -41,10 +41,12 @@ class TypeFormCache {
     // MPI_BYTE byteId), the tools' form of a measured derived type whose
     // references are measured, otherwise the Appendix B element. ids is
     // advanced as forming the type advances it. The result stays valid until
-    // the next startRank().
+    // the next startRank(). A record of a single line of the run
+    // (onlyLine) is formed once in the whole merge: its form is not kept
+    // for other ranks, but in room reused from rank to rank.
     const FormedType &formed(const TypeRecord &record, bool layout, int64_t byteId,
                              const MpiConstants &constants, const FiguresOf &figuresOf,
-                             AddedTypeIds &ids);
+                             AddedTypeIds &ids, bool onlyLine);
 
     // Before each rank: forgets everything once the cache holds more than
     // its limit, so that a run of types unlike each other (one per rank)
@@ -73,10 +75,18 @@ class TypeFormCache {
         FormedType formed;
     };
 
+    // Forms the type into `into`, which may hold an earlier type's form.
+    void form(const TypeRecord &record, bool layout, int64_t byteId, const MpiConstants &constants,
+              const FiguresOf &figuresOf, AddedTypeIds &ids, FormedType &into);
+
     // A list keeps its entries in place as more are added.
     std::unordered_map<Key, std::forward_list<Entry>, KeyHash> entries_;
     size_t bytes_ = 0;
     std::string rendered_;  // the elements of the type being formed
+    // The forms of the rank's single-line records: the first onlyLineUsed_,
+    // the rest room left by earlier ranks.
+    std::vector<FormedType> onlyLine_;
+    size_t onlyLineUsed_ = 0;
 };
 
 }  // namespace hdtrace::merger

@@ -142,5 +142,59 @@ TEST(SharedTypeLines, AFailedCheckIsReportedForEachRankAtItsLine) {
     }
 }
 
+TEST(SharedTypeLines, LinesOfOneRankEachKeepTheirOwnFormAndMessage) {
+    // Lines no other rank has are formed in room reused from rank to rank:
+    // ranks with fewer and more of them than the one before, and a line that
+    // does not decode where the rank before had one that does, and back.
+    const std::vector<int> typesOfRank = {3, 6, 2, 5};
+    const auto contiguous = [](int rank, int i) {
+        const int count = 100 * (rank + 1) + i;
+        return "Type id='" + std::to_string(10 + i) +
+               "' combiner='MPI_COMBINER_CONTIGUOUS' name='' integers='" + std::to_string(count) +
+               ";' addresses='' types='6;' size='" + std::to_string(4 * count) +
+               "' lb='0' extent='" + std::to_string(4 * count) + "'\n";
+    };
+    const auto undecodable = [](int i) {
+        return "Type id='" + std::to_string(10 + i) +
+               "' combiner='MPI_COMBINER_VECTOR' name='' integers='1;1;' addresses='' "
+               "types='6;' size='4' lb='0' extent='4'\n";
+    };
+    const auto isBad = [](int rank, int i) { return (rank + i) % 3 == 1; };
+    RunDirectory run;
+    for (int rank = 0; rank < 4; ++rank) {
+        std::string lines = standardHeader(rank, 4) + kPredefined;
+        for (int i = 0; i < typesOfRank[size_t(rank)]; ++i)
+            lines += isBad(rank, i) ? undecodable(i) : contiguous(rank, i);
+        run.addTrace("app", "h", rank, 0, lines);
+    }
+    const MergeResult result = mergeDirectory(run, true);
+    ProjectXml project(result.outputPath);
+    size_t warning = 0;
+    for (int rank = 0; rank < 4; ++rank) {
+        for (int i = 0; i < typesOfRank[size_t(rank)]; ++i) {
+            const auto type = typeOfRank(project, rank, 10 + i);
+            if (isBad(rank, i)) {
+                EXPECT_TRUE(type.empty()) << rank << " " << i;
+                ASSERT_LT(warning, result.warnings.size());
+                // The header and the two predefined types come first.
+                const std::string place = "app_h_" + std::to_string(rank) +
+                                          "_0.info:" + std::to_string(6 + i) +
+                                          ": Type line: type id=" + std::to_string(10 + i) +
+                                          ": MPI_COMBINER_VECTOR here needs 3 integers";
+                EXPECT_NE(result.warnings[warning].find(place), std::string::npos)
+                    << result.warnings[warning];
+                ++warning;
+                continue;
+            }
+            ASSERT_EQ(type.size(), 1u) << rank << " " << i;
+            const int count = 100 * (rank + 1) + i;
+            EXPECT_EQ(type[0].at("count"), std::to_string(count)) << rank << " " << i;
+            EXPECT_EQ(type[0].at("mpiSize"), std::to_string(4 * count)) << rank << " " << i;
+            EXPECT_EQ(type[0].at("integers"), std::to_string(count) + ";") << rank << " " << i;
+        }
+    }
+    EXPECT_EQ(warning, result.warnings.size());
+}
+
 }  // namespace
 }  // namespace hdtrace::merger::testing
