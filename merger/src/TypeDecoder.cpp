@@ -116,8 +116,12 @@ class Decoder {
             oldType();
             children(ndims);
             for (int64_t i = 0; i < ndims; ++i) {
+                // Checked either way; the strings of the element are made only
+                // when it is built.
+                const char *distributionName = distribution(3 + ndims + i);
+                if (!building_) continue;
                 child("Dimension", {{"gsize", integer(3 + i)},
-                                    {"distrib", distribution(3 + ndims + i)},
+                                    {"distrib", distributionName},
                                     {"darg", distributionArgument(3 + 2 * ndims + i)},
                                     {"psize", integer(3 + 3 * ndims + i)}});
             }
@@ -174,6 +178,9 @@ class Decoder {
     void attribute(const char *name, std::string value) {
         if (building_) element_.attributes.emplace_back(name, std::move(value));
     }
+    void attribute(const char *name, const char *value) {
+        if (building_) element_.attributes.emplace_back(name, value);
+    }
     void attribute(const char *name, int64_t value) { attribute(name, text(value)); }
     void oldType() { attribute("oldType", text(type_.types[0])); }
 
@@ -188,7 +195,7 @@ class Decoder {
         if (building_) element_.children.push_back({tag, attributes, {}});
     }
 
-    std::string order(int64_t value) const {
+    const char *order(int64_t value) const {
         if (value == constants_.orderC) return "MPI_ORDER_C";
         if (value == constants_.orderFortran) return "MPI_ORDER_FORTRAN";
         fail("order " + text(value) + " is neither MPI_ORDER_C (" + text(constants_.orderC) +
@@ -196,7 +203,7 @@ class Decoder {
              constants_.library);
     }
 
-    std::string distribution(int64_t index) const {
+    const char *distribution(int64_t index) const {
         const int64_t value = type_.integers[size_t(index)];
         if (value == constants_.distributeBlock) return "MPI_DISTRIBUTE_BLOCK";
         if (value == constants_.distributeCyclic) return "MPI_DISTRIBUTE_CYCLIC";

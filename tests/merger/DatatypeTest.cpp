@@ -224,6 +224,18 @@ TEST(Datatypes, BadTypeLinesAreErrorsWithFileAndLine) {
          "types='6;'",
          "Type line: type id=400: order 7 is neither MPI_ORDER_C (0) nor MPI_ORDER_FORTRAN (1) "
          "of Open MPI v4.1.4, package: Debian OpenMPI"},
+        // A DARRAY of one dimension with distribution 9: without MPI's
+        // figures (the Appendix B element), and with them and a measured old
+        // type (the tools' form).
+        {"Type id='400' combiner='MPI_COMBINER_DARRAY' name='' integers='1;0;1;8;9;-1;1;0;' "
+         "types='6;'",
+         "Type line: type id=400: distrib 9 is none of MPI_DISTRIBUTE_BLOCK, _CYCLIC, _NONE of "
+         "Open MPI v4.1.4"},
+        {"Type id='400' combiner='MPI_COMBINER_DARRAY' name='' integers='1;0;1;8;9;-1;1;0;' "
+         "types='7;' size='8' lb='0' extent='8'\n"
+         "Type id='7' combiner='MPI_COMBINER_NAMED' name='MPI_CHAR' size='1' extent='1'",
+         "Type line: type id=400: distrib 9 is none of MPI_DISTRIBUTE_BLOCK, _CYCLIC, _NONE of "
+         "Open MPI v4.1.4"},
         {"Type id='400' combiner='MPI_COMBINER_WHATEVER' name=''",
          "Type line: type id=400: unknown combiner MPI_COMBINER_WHATEVER"},
         {"Type id='400' combiner='MPI_COMBINER_CONTIGUOUS' name='' integers='1;' types='400;'",
