@@ -85,9 +85,15 @@ class FormBuilder {
     int64_t shiftedBy() const { return shiftedBy_; }
 
     std::vector<TypeElement> build() {
-        // Checks the arrays against the combiner and the library's constants.
-        checkTypeArrays(type_, constants_);
         const std::string &combiner = type_.combiner;
+        // Checks the arrays against the combiner and the library's constants:
+        // a SUBARRAY's Appendix B element is its tools' form, decoded (and so
+        // checked) once.
+        TypeElement subarrayElement;
+        if (combiner == "SUBARRAY")
+            subarrayElement = decodeType(type_, constants_);
+        else
+            checkTypeArrays(type_, constants_);
         Form form;
         if (combiner == "DUP") {
             form = contiguous(1, type_.types[0]);
@@ -111,7 +117,7 @@ class FormBuilder {
         } else if (combiner == "RESIZED") {
             form = structOf({{type_.types[0], 0, 1}});
         } else if (combiner == "SUBARRAY") {
-            form = subarray();
+            form = subarray(std::move(subarrayElement));
         } else if (combiner == "DARRAY") {
             form = darray();
         } else if (combiner == "F90_REAL" || combiner == "F90_COMPLEX" ||
@@ -320,12 +326,12 @@ class FormBuilder {
         return form;
     }
 
-    // Its Appendix B element is the tools' SUBARRAY.
-    Form subarray() {
+    // appendixB: the type's Appendix B element, which is the tools' SUBARRAY.
+    Form subarray(TypeElement appendixB) {
         const int64_t ndims = integer(0);
         if (ndims < 1) return structOf({});
         Form form;
-        form.element = decodeType(type_, constants_);
+        form.element = std::move(appendixB);
         int64_t elements = 1;
         for (int64_t i = 0; i < ndims; ++i)
             elements = toolsMultiply(elements, integer(1 + i));
