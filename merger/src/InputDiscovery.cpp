@@ -144,12 +144,14 @@ class Discovery {
         std::vector<TraceSource> traces;
         traces.reserve(candidates_.size());
         std::string fileName;  // reused for every name looked up
-        // Each candidate's base path moves into its trace.
         for (Candidate &candidate : candidates_) {
-            std::string_view name = baseNameOf(candidate.basePath);
+            TraceSource trace;
+            // The candidate's base path moves into its trace; a trace
+            // dropped below takes it along.
+            trace.basePath = std::move(candidate.basePath);
+            const std::string_view name = baseNameOf(trace.basePath);
             fileName.assign(name).append(kXmlTraceSuffix);
             auto parsed = parseTraceFileName(fileName);
-            TraceSource trace;
             if (!parsed || !parseNumber(parsed->levels[1], trace.rank) ||
                 !parseNumber(parsed->levels[2], trace.thread)) {
                 diagnostics_.problem(candidate.input, 0,
@@ -169,8 +171,6 @@ class Discovery {
                 continue;
             }
             programs.try_emplace(parsed->program, candidate.input);
-            trace.basePath = std::move(candidate.basePath);
-            name = baseNameOf(trace.basePath);
             trace.directory = directoryOf(trace.basePath);
             trace.host = std::move(parsed->levels[0]);
             trace.rankText = std::move(parsed->levels[1]);
