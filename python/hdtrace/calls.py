@@ -152,6 +152,28 @@ def layer_of(name):
     return POSIX_LAYER if name in POSIX_CALLS else MPI_LAYER
 
 
+# --- I/O layers as the report and the I/O tables name them
+
+MPI_IO_LAYER, STDIO_LAYER = "MPI-IO", "STDIO"
+#: The C library's buffered file calls: the dialect writes them in the
+#: POSIX layer, the report counts them apart (as Darshan does).
+STDIO_CALLS = frozenset({"fopen", "fdopen", "fclose", "fread", "fwrite", "fseek",
+                         "fflush"}) & POSIX_CALLS
+#: In the order the report lists them.
+IO_LAYERS = (MPI_IO_LAYER, POSIX_LAYER, STDIO_LAYER)
+
+
+def io_layer_of(name):
+    """The I/O layer of a call that works on files: MPI_IO_LAYER for the
+    MPI calls of the file I/O family, POSIX_LAYER or STDIO_LAYER for the C
+    library's; None for every other call."""
+    if name in POSIX_CALLS:
+        return STDIO_LAYER if name in STDIO_CALLS else POSIX_LAYER
+    if _dialect.FAMILY_OF.get(name) == FILE_IO:
+        return MPI_IO_LAYER
+    return None
+
+
 # --- Attributes that refer to ids defined elsewhere
 
 #: Attributes holding a communicator id (cid) of the rank's CommunicatorList.
@@ -159,3 +181,17 @@ COMMUNICATOR_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["cid"]
 #: Attributes holding a datatype id of the rank's <Datatypes>: ours, and the
 #: original implementation's Sendrecv attributes.
 DATATYPE_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["tid"] + ("sendTid", "recvTid")
+#: The MPI-IO reads and writes all ranks of the file's communicator make
+#: together (File_write_all, File_read_at_all_begin, File_write_ordered, ...),
+#: and the nonblocking ones (File_iwrite, File_iread_at_all, ...).
+_MPI_IO_ACCESSES = _dialect.FILE_READS | _dialect.FILE_WRITES
+COLLECTIVE_FILE_ACCESSES = frozenset(
+    name for name in _MPI_IO_ACCESSES
+    if name.startswith("File_") and ("_all" in name or "_ordered" in name))
+NONBLOCKING_FILE_ACCESSES = frozenset(
+    name for name in _MPI_IO_ACCESSES if name.startswith("File_i"))
+#: Blocking collectives in which every rank gives to and takes from every
+#: other (Barrier, Allreduce, Alltoall, ...): none can leave before the last
+#: has come.
+N_TO_N_COLLECTIVES = frozenset(name for name in BLOCKING_COLLECTIVES
+                               if _SHAPE[name] == "all-to-all")
