@@ -1,0 +1,538 @@
+"""The findings: what is wrong with a run, each checked against its thresholds.
+
+A check returns a Finding when it fires and None when it does not; every
+check is listed in the report's `checked` with what it found, so that a
+silent one is known to have looked. A check that cannot look (wait states
+without aligned clocks) says why.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..calls import (COLLECTIVE_FILE_ACCESSES, MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES,
+                     POSIX_LAYER, STDIO_LAYER)
+from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
+from .model import OPS, outermost
+
+INFO, WARNING, HIGH = "info", "warning", "high"
+#: How many earlier writes one write is compared with, at most.
+OVERLAP_WALK = 256
+
+
+@dataclass
+class Finding:
+    id: str
+    severity: str
+    message: str
+    advice: str
+    files: list = field(default_factory=list)
+    ranks: list = field(default_factory=list)
+    values: dict = field(default_factory=dict)
+
+    def as_dict(self):
+        return {"id": self.id, "severity": self.severity, "message": self.message,
+                "advice": self.advice, "files": self.files, "ranks": self.ranks,
+                "values": self.values}
+
+
+class NotChecked(Exception):
+    """A check that cannot look at this run, and why."""
+
+
+def _share(part, whole):
+    return part / whole if whole else 0.0
+
+
+def _percent(share):
+    return f"{100 * share:.1f} %"
+
+
+def _bytes(count):
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.2f} {unit}"
+    return f"{int(count)} B"
+
+
+def _rank_list(ranks, most=8):
+    ranks = sorted(int(rank) for rank in ranks)
+    text = ", ".join(str(rank) for rank in ranks[:most])
+    return text + (f" and {len(ranks) - most} more" if len(ranks) > most else "")
+
+
+def _top_files(io, rows, most=5):
+    codes = io["file"][rows]
+    codes = codes[codes >= 0]
+    if len(codes) == 0:
+        return []
+    values, counts = np.unique(codes, return_counts=True)
+    return [io.files[int(values[i])] for i in np.argsort(-counts, kind="stable")[:most]]
+
+
+def _ranks_of(io, rows):
+    return sorted(set(io["rank"][rows].tolist()))
+
+
+def _layer_op_rows(io, layer, kind):
+    return outermost(io) & (io["layer"] == io.layer_code(layer)) & (io["kind"] == kind)
+
+
+def check_small_requests(model, limit):
+    io = model.io
+    worst = None
+    for layer in io.layers:
+        for op, kind in OPS:
+            rows = (io["layer"] == io.layer_code(layer)) & (io["kind"] == kind)
+            total = int(rows.sum())
+            small_rows = rows & (io["requested"] < limit("small-requests", "size"))
+            small = int(small_rows.sum())
+            share = _share(small, total)
+            if share > limit("small-requests", "share") and small > \
+                    limit("small-requests", "count"):
+                if worst is None or small > worst[0]:
+                    worst = (small, total, share, layer, op, small_rows)
+    if worst is None:
+        return None
+    small, total, share, layer, op, rows = worst
+    return Finding(
+        "small-requests", HIGH,
+        f"{small:,} of the {total:,} {layer} {op}s ({_percent(share)}) asked for fewer than "
+        f"{_bytes(limit('small-requests', 'size'))}.",
+        "Gather small requests into larger ones: buffer in the application, use collective "
+        "MPI-IO (File_write_all) so that aggregators combine them, or a library (HDF5 chunking, "
+        "ADIOS2) that does.",
+        _top_files(io, rows), _ranks_of(io, rows),
+        {"layer": layer, "op": op, "small": small, "total": total, "share": share})
+
+
+def check_misaligned(model, limit):
+    io = model.io
+    alignment = limit("misaligned-requests", "alignment")
+    if alignment <= 0:
+        raise NotChecked("misaligned-requests.alignment is 0")
+    worst = None
+    for layer in io.layers:
+        rows = (io["layer"] == io.layer_code(layer)) & (io["kind"] != KIND_META) & \
+            (io["offset"] >= 0)
+        total = int(rows.sum())
+        bad = rows & (io["offset"] % alignment != 0)
+        count = int(bad.sum())
+        share = _share(count, total)
+        if share > limit("misaligned-requests", "share") and \
+                count > limit("misaligned-requests", "count"):
+            if worst is None or count > worst[0]:
+                worst = (count, total, share, layer, bad)
+    if worst is None:
+        return None
+    count, total, share, layer, rows = worst
+    return Finding(
+        "misaligned-requests", WARNING,
+        f"{count:,} of the {total:,} {layer} reads and writes ({_percent(share)}) start at an "
+        f"offset that is not a multiple of {alignment:,} bytes.",
+        "Align requests to the file system's block or stripe size (set the stripe size, pad "
+        "records, or use MPI-IO hints such as striping_unit and cb_buffer_size).",
+        _top_files(io, rows), _ranks_of(io, rows),
+        {"layer": layer, "misaligned": count, "total": total, "share": share,
+         "alignment": alignment})
+
+
+def check_random(model, limit):
+    worst = None
+    for (layer, op), counts in sorted(model.patterns.items()):
+        share = _share(counts["random"], counts["accesses"])
+        if share > limit("random-access", "share") and \
+                counts["random"] > limit("random-access", "count"):
+            if worst is None or counts["random"] > worst[2]["random"]:
+                worst = (layer, op, counts, share)
+    if worst is None:
+        return None
+    layer, op, counts, share = worst
+    files = [entry["name"] for entry in model.files if entry.get("pattern") == "random"][:5]
+    return Finding(
+        "random-access", WARNING,
+        f"{counts['random']:,} of the {counts['accesses']:,} {layer} {op}s "
+        f"({_percent(share)}) went to an offset below the rank's previous one on the file.",
+        "Access files in increasing offsets per rank, or let collective MPI-IO or a library "
+        "reorder the accesses; random small reads suffer most on parallel file systems.",
+        files, [], {"layer": layer, "op": op, "random": counts["random"],
+                    "accesses": counts["accesses"], "share": share})
+
+
+def check_shared_file_imbalance(model, limit):
+    worst = None
+    for entry in model.files:
+        if not entry["shared"]:
+            continue
+        total = entry["bytes_read"] + entry["bytes_written"]
+        if total < limit("shared-file-imbalance", "min-bytes") or entry["rank_bytes_max"] == 0:
+            continue
+        share = (entry["rank_bytes_max"] - entry["rank_bytes_min"]) / entry["rank_bytes_max"]
+        if share > limit("shared-file-imbalance", "share"):
+            if worst is None or share > worst[1]:
+                worst = (entry, share)
+    if worst is None:
+        return None
+    entry, share = worst
+    ranks = entry["_rank_bytes"]
+    most = max(ranks, key=lambda pair: pair[1]) if ranks else (None, 0)
+    least = min(ranks, key=lambda pair: pair[1]) if ranks else (None, 0)
+    return Finding(
+        "shared-file-imbalance", WARNING,
+        f"On the shared file {entry['name']}, the ranks moved from {_bytes(entry['rank_bytes_min'])} "
+        f"to {_bytes(entry['rank_bytes_max'])} each ({_percent(share)} imbalance; most: rank "
+        f"{most[0]}, least: rank {least[0]}).",
+        "Give each rank an equal part of the shared file, or use collective MPI-IO so that "
+        "aggregators even out the load.",
+        [entry["name"]], [rank for rank in (most[0], least[0]) if rank is not None],
+        {"file": entry["name"], "share": share, "min_bytes": entry["rank_bytes_min"],
+         "max_bytes": entry["rank_bytes_max"]})
+
+
+def check_rank_imbalance(model, limit):
+    ranks = model.ranks
+    io_time = ranks["read_s"] + ranks["write_s"] + ranks["meta_s"]
+    if len(io_time) < 2:
+        return None
+    slowest = float(io_time.max())
+    if slowest < limit("rank-imbalance", "min-seconds"):
+        return None
+    median = float(np.median(io_time))
+    share = (slowest - median) / slowest
+    if share <= limit("rank-imbalance", "share"):
+        return None
+    rank = int(np.argmax(io_time))
+    return Finding(
+        "rank-imbalance", WARNING,
+        f"Rank {rank} spent {slowest:.6f} s in I/O, the median rank {median:.6f} s "
+        f"({_percent(share)} imbalance).",
+        "Balance the I/O across ranks (equal shares of data, or more aggregators); a straggler "
+        "holds every rank back at the next collective.",
+        [], [rank], {"slowest_rank": rank, "slowest_s": slowest, "median_s": median,
+                     "share": share})
+
+
+def _mpi_io_accesses(io):
+    names = np.array(io.names, dtype=object)
+    rows = (io["layer"] == io.layer_code(MPI_IO_LAYER)) & (io["kind"] != KIND_META)
+    return rows, names[io["call"]] if len(io) else np.zeros(0, dtype=object)
+
+
+def check_no_collective(model, limit):
+    io = model.io
+    rows, names = _mpi_io_accesses(io)
+    total = int(rows.sum())
+    if total <= limit("no-collective-io", "count"):
+        return None
+    collective = int(sum(1 for name in names[rows] if name in COLLECTIVE_FILE_ACCESSES))
+    if collective:
+        return None
+    return Finding(
+        "no-collective-io", WARNING,
+        f"The run made {total:,} MPI-IO reads and writes and none of them collective.",
+        "Use collective MPI-IO (File_write_all, File_read_at_all, ...) so that the MPI library "
+        "can merge the ranks' requests (two-phase I/O).",
+        _top_files(io, rows), _ranks_of(io, rows), {"mpi_io_accesses": total, "collective": 0})
+
+
+def check_blocking_only(model, limit):
+    io = model.io
+    rows, names = _mpi_io_accesses(io)
+    total = int(rows.sum())
+    if total <= limit("blocking-io-only", "count"):
+        return None
+    if any(name in NONBLOCKING_FILE_ACCESSES for name in set(names[rows].tolist())):
+        return None
+    return Finding(
+        "blocking-io-only", INFO,
+        f"All {total:,} MPI-IO reads and writes were blocking.",
+        "Nonblocking MPI-IO (File_iwrite, File_iwrite_all, ...) lets computation or "
+        "communication overlap the I/O.",
+        _top_files(io, rows), [], {"mpi_io_accesses": total, "nonblocking": 0})
+
+
+def check_stdio(model, limit):
+    moved = {layer["name"]: layer["bytes_read"] + layer["bytes_written"]
+             for layer in model.layers}
+    stdio = moved.get(STDIO_LAYER, 0)
+    # The bytes the program moved: MPI-IO's and those of the C library calls
+    # made outside MPI-IO (those beneath it are MPI-IO's own).
+    total = moved.get(MPI_IO_LAYER, 0)
+    for layer in model.layers:
+        if layer["name"] != MPI_IO_LAYER:
+            beneath = layer.get("beneath_mpi_io", {})
+            total += layer["bytes_read"] + layer["bytes_written"] - \
+                beneath.get("bytes_read", 0) - beneath.get("bytes_written", 0)
+    share = _share(stdio, total)
+    if share <= limit("stdio-heavy", "share") or stdio < limit("stdio-heavy", "min-bytes"):
+        return None
+    io = model.io
+    rows = io["layer"] == io.layer_code(STDIO_LAYER)
+    return Finding(
+        "stdio-heavy", WARNING,
+        f"{_bytes(stdio)} ({_percent(share)} of the bytes the program read and wrote) went "
+        "through stdio (fread, fwrite).",
+        "stdio buffers in small pieces and cannot be parallel: use MPI-IO or a parallel "
+        "library for large data.",
+        _top_files(io, rows), _ranks_of(io, rows),
+        {"stdio_bytes": int(stdio), "total_bytes": int(total), "share": share})
+
+
+def check_metadata(model, limit):
+    meta = model.ranks["meta_s"]
+    if len(meta) == 0:
+        return None
+    rank = int(np.argmax(meta))
+    slowest = float(meta[rank])
+    if slowest <= limit("metadata-heavy", "seconds"):
+        return None
+    over = np.flatnonzero(meta > limit("metadata-heavy", "seconds"))
+    return Finding(
+        "metadata-heavy", HIGH,
+        f"{len(over):,} rank(s) spent more than {limit('metadata-heavy', 'seconds'):g} s in "
+        f"metadata calls (open, close, seek, sync, set_size, ...); rank {rank} {slowest:.3f} s.",
+        "Open files once and keep them open, let one rank create and the others open, and "
+        "avoid a file per rank per step.",
+        [], over.tolist(), {"slowest_rank": rank, "slowest_s": slowest, "ranks": len(over)})
+
+
+def check_many_files(model, limit):
+    count = len(model.files) + (model.files_left_out or {}).get("files", 0)
+    if count <= limit("many-files", "count"):
+        return None
+    return Finding(
+        "many-files", WARNING,
+        f"The run touched {count:,} files.",
+        "Many files load the file system's metadata servers: write fewer, shared files "
+        "(collective MPI-IO, HDF5) or aggregate per node.",
+        [entry["name"] for entry in model.files[:5]], [], {"files": count})
+
+
+def _interval_union(starts, ends):
+    """Bytes covered by the union of the half-open intervals."""
+    if len(starts) == 0:
+        return 0
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    reach = np.maximum.accumulate(ends)
+    previous = np.concatenate(([starts[0]], reach[:-1]))
+    begins = np.maximum(starts, previous)
+    return int(np.maximum(ends - begins, 0).sum())
+
+
+def check_redundant_reads(model, limit):
+    io = model.io
+    rows = outermost(io) & (io["kind"] == KIND_READ) & (io["offset"] >= 0) & (io["file"] >= 0)
+    if not rows.any():
+        return None
+    files = io["file"][rows]
+    starts = io["offset"][rows]
+    ends = starts + io["done"][rows]
+    total = int(io["done"][rows].sum())
+    again = 0
+    worst = []
+    order = np.argsort(files, kind="stable")
+    files, starts, ends = files[order], starts[order], ends[order]
+    bounds = np.flatnonzero(np.diff(files)) + 1
+    for part in np.split(np.arange(len(files)), bounds):
+        read = int((ends[part] - starts[part]).sum())
+        redundant = read - _interval_union(starts[part], ends[part])
+        if redundant > 0:
+            again += redundant
+            worst.append((redundant, io.files[int(files[part[0]])]))
+    share = _share(again, total)
+    if share <= limit("redundant-reads", "share") or again < limit("redundant-reads",
+                                                                     "min-bytes"):
+        return None
+    worst.sort(reverse=True)
+    return Finding(
+        "redundant-reads", WARNING,
+        f"{_bytes(again)} of the {_bytes(total)} read ({_percent(share)}) had been read before "
+        f"from the same file, by the same rank or another; most on {worst[0][1]} "
+        f"({_bytes(worst[0][0])}).",
+        "Read each byte once: keep what was read in memory, or read once and broadcast "
+        "(MPI_Bcast) instead of every rank reading the same data.",
+        [name for _, name in worst[:5]], _ranks_of(io, rows),
+        {"redundant_bytes": again, "bytes_read": total, "share": share})
+
+
+def check_overlapping_writes(model, limit):
+    io = model.io
+    rows = np.flatnonzero(outermost(io) & (io["kind"] == KIND_WRITE) & (io["offset"] >= 0) &
+                          (io["file"] >= 0) & (io["done"] > 0))
+    if len(rows) == 0:
+        return None
+    order = np.lexsort((io["offset"][rows], io["file"][rows]))
+    rows = rows[order]
+    file = io["file"][rows]
+    start = io["offset"][rows]
+    end = start + io["done"][rows]
+    rank = io["rank"][rows]
+    overlaps = {}
+    # Candidates: an interval that starts before the furthest end so far in its file.
+    new_file = np.ones(len(rows), dtype=bool)
+    new_file[1:] = file[1:] != file[:-1]
+    segment = np.cumsum(new_file) - 1
+    reach = end.copy()
+    for part in np.split(np.arange(len(rows)), np.flatnonzero(new_file)[1:]):
+        reach[part] = np.maximum.accumulate(end[part])
+    candidate = np.zeros(len(rows), dtype=bool)
+    candidate[1:] = (~new_file[1:]) & (start[1:] < reach[:-1])
+    for index in np.flatnonzero(candidate):
+        # reach is the furthest end so far: once it stops past this start,
+        # no earlier write of the file overlaps this one. The walk is capped
+        # so that a pile of writes to one range stays linear; the bytes
+        # counted are then a lower bound.
+        back = index - 1
+        steps = 0
+        while back >= 0 and segment[back] == segment[index] and reach[back] > start[index] \
+                and steps < OVERLAP_WALK:
+            if end[back] > start[index] and rank[back] != rank[index]:
+                low, high = int(start[index]), int(min(end[back], end[index]))
+                key = (int(file[index]), int(min(rank[back], rank[index])),
+                       int(max(rank[back], rank[index])))
+                known_low, known_high, known_bytes = overlaps.get(key, (low, high, 0))
+                overlaps[key] = (min(known_low, low), max(known_high, high),
+                                 known_bytes + high - low)
+            back -= 1
+            steps += 1
+    total = sum(value[2] for value in overlaps.values())
+    if not overlaps or total < limit("overlapping-writes", "min-bytes"):
+        return None
+    (file_code, first, second), (low, high, size) = max(overlaps.items(),
+                                                        key=lambda item: item[1][2])
+    name = io.files[file_code]
+    ranks = sorted({rank for key in overlaps for rank in key[1:]})
+    return Finding(
+        "overlapping-writes", HIGH,
+        f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name} "
+        f"({_bytes(size)} written twice); {len(overlaps)} pair(s) of ranks overlap, "
+        f"{_bytes(total)} in all.",
+        "Two ranks writing the same bytes leave the file's content to chance unless the "
+        "writes are ordered (MPI_File_sync and a barrier, or atomic mode); give each rank its "
+        "own range.",
+        sorted({io.files[key[0]] for key in overlaps})[:5], ranks,
+        {"file": name, "ranks": [first, second], "range": [low, high],
+         "overlap_bytes": int(size), "pairs": len(overlaps), "total_bytes": int(total)})
+
+
+def check_amplification(model, limit):
+    asked = 0
+    beneath = 0
+    for layer in model.layers:
+        if layer["name"] == MPI_IO_LAYER:
+            asked = layer["bytes_read"] + layer["bytes_written"]
+        else:
+            under = layer.get("beneath_mpi_io", {})
+            beneath += under.get("bytes_read", 0) + under.get("bytes_written", 0)
+    if asked == 0 or beneath == 0:
+        return None
+    ratio = beneath / asked
+    if ratio <= limit("io-amplification", "ratio") or \
+            beneath - asked < limit("io-amplification", "min-bytes"):
+        return None
+    io = model.io
+    parent = io["parent"]
+    under_rows = parent >= 0
+    return Finding(
+        "io-amplification", WARNING,
+        f"MPI-IO was asked to move {_bytes(asked)} and its POSIX calls moved {_bytes(beneath)}, "
+        f"{ratio:.2f} times as much (for example read-modify-write in data sieving).",
+        "Switch data sieving off for writes where accesses do not overlap "
+        "(romio_ds_write=disable), or make accesses contiguous so no hole is read and "
+        "written back.",
+        _top_files(io, under_rows), _ranks_of(io, under_rows),
+        {"mpi_io_bytes": int(asked), "posix_bytes": int(beneath), "ratio": ratio})
+
+
+def _needs_waits(model):
+    if model.waits is None:
+        raise NotChecked("the clocks are not aligned (hdtrace align, or the merger's "
+                         "alignment), so waits between ranks cannot be told")
+    return model.waits
+
+
+def _wait_finding(model, limit, key, finding_id, what, advice, count_text):
+    waits = _needs_waits(model)
+    per_rank = waits[key]
+    run = model.job.run_time_s * max(model.job.ranks, 1)
+    total = float(per_rank.sum())
+    share = _share(total, run)
+    if share <= limit(finding_id, "share"):
+        return None
+    worst = np.argsort(-per_rank, kind="stable")[:5]
+    return Finding(
+        finding_id, WARNING,
+        f"The ranks waited {total:.6f} s for {what} ({_percent(share)} of their run time); "
+        f"most rank {int(worst[0])} ({float(per_rank[worst[0]]):.6f} s){count_text(waits)}.",
+        advice, [], [int(rank) for rank in worst if per_rank[rank] > 0],
+        {"wait_s": total, "share": share, "worst_rank": int(worst[0]),
+         "worst_rank_s": float(per_rank[worst[0]])})
+
+
+def check_late_sender(model, limit):
+    return _wait_finding(
+        model, limit, "late_sender_s", "late-sender", "messages not yet sent",
+        "Post receives later or send earlier; overlap the wait with work (Irecv, compute, "
+        "Wait), or balance the work before the send.",
+        lambda w: f"; {w['late_messages']:,} of {w['messages']:,} messages were late")
+
+
+def check_late_receiver(model, limit):
+    return _wait_finding(
+        model, limit, "late_receiver_s", "late-receiver", "receivers to post their receive",
+        "Post receives earlier (Irecv before the work), or send with Isend so the sender can "
+        "go on.",
+        lambda w: f"; {w['blocked_sends']:,} sends were held")
+
+
+def check_wait_at_collective(model, limit):
+    return _wait_finding(
+        model, limit, "collective_wait_s", "wait-at-collective",
+        "the last rank in N-to-N collectives",
+        "Balance the work before the collective, or use a nonblocking collective "
+        "(Iallreduce) and do work before its Wait.",
+        lambda w: f"; {w['collectives']:,} collectives")
+
+
+#: Every check, in the order the report lists them.
+CHECKS = (
+    ("small-requests", check_small_requests),
+    ("misaligned-requests", check_misaligned),
+    ("random-access", check_random),
+    ("shared-file-imbalance", check_shared_file_imbalance),
+    ("rank-imbalance", check_rank_imbalance),
+    ("no-collective-io", check_no_collective),
+    ("blocking-io-only", check_blocking_only),
+    ("stdio-heavy", check_stdio),
+    ("metadata-heavy", check_metadata),
+    ("many-files", check_many_files),
+    ("redundant-reads", check_redundant_reads),
+    ("overlapping-writes", check_overlapping_writes),
+    ("io-amplification", check_amplification),
+    ("late-sender", check_late_sender),
+    ("late-receiver", check_late_receiver),
+    ("wait-at-collective", check_wait_at_collective),
+)
+
+_SEVERITY_ORDER = {HIGH: 0, WARNING: 1, INFO: 2}
+
+
+def run_checks(model, thresholds):
+    """(findings, checked): the findings that fired, most severe first, and
+    [{"id", "fired", "reason"}] for every check."""
+    findings, checked = [], []
+    for finding_id, check in CHECKS:
+        try:
+            finding = check(model, thresholds)
+        except NotChecked as reason:
+            checked.append({"id": finding_id, "fired": False, "checked": False,
+                            "reason": str(reason)})
+            continue
+        checked.append({"id": finding_id, "fired": finding is not None, "checked": True})
+        if finding is not None:
+            findings.append(finding)
+    findings.sort(key=lambda finding: _SEVERITY_ORDER[finding.severity])
+    return findings, checked
+
+
+__all__ = ["Finding", "CHECKS", "run_checks", "INFO", "WARNING", "HIGH", "POSIX_LAYER"]

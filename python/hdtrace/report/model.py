@@ -1,0 +1,479 @@
+"""The report's model: what a run did, computed once from the project's
+tables, for the findings, the JSON, the page and Python users alike.
+
+Two tables feed it: the top-level calls (Project.to_numpy) and every call
+on a file at every depth (io_calls.project_io_calls). Times are the
+project's: on rank 0's clock where the clocks were measured.
+
+Units: bytes, seconds, counts. Which I/O calls count where:
+- a layer counts every call of its own, at any depth (a pwrite beneath a
+  File_write_all counts in POSIX, the File_write_all in MPI-IO);
+- a file, a rank's I/O time and the access patterns count the calls the
+  program made itself: the outermost I/O calls (depth 0, or beneath a call
+  that is no I/O call), so that no byte or second is counted twice.
+"""
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import native
+from ..calls import (BLOCKING_COLLECTIVES, COLLECTIVE_FILE_ACCESSES, IO_LAYERS, MPI_IO_LAYER,
+                     N_TO_N_COLLECTIVES, NONBLOCKING_COLLECTIVES, NONBLOCKING_FILE_ACCESSES,
+                     PROC_NULL, SENDS, SEND_RECEIVES, io_layer_of)
+from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, project_io_calls
+from ..table import NO_PEER
+
+#: Darshan's access size bins (bytes): [low, high) each, the last open.
+SIZE_BIN_EDGES = (0, 100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20,
+                  100 << 20, 1 << 30)
+SIZE_BIN_LABELS = ("0-100", "100-1K", "1K-10K", "10K-100K", "100K-1M", "1M-4M", "4M-10M",
+                   "10M-100M", "100M-1G", "1G+")
+#: Rows of a heatmap or sides of the communication matrix beyond which ranks
+#: are shown in groups of consecutive ranks.
+MAX_RANK_ROWS = 256
+HEATMAP_BINS = 100
+#: A file is called random when more than this share of its accesses are.
+RANDOM_FILE_SHARE = 0.2
+COMMON_SIZES = 4
+OPS = (("read", KIND_READ), ("write", KIND_WRITE))
+
+
+def size_bins(sizes):
+    """Counts of sizes in each of Darshan's ten bins."""
+    index = np.searchsorted(np.asarray(SIZE_BIN_EDGES[1:]), sizes, side="right")
+    return np.bincount(index, minlength=len(SIZE_BIN_LABELS)).astype(np.int64)
+
+
+def common_sizes(sizes, count=COMMON_SIZES):
+    """[(size, count)] of the most frequent sizes, most frequent first (ties: smaller first)."""
+    if len(sizes) == 0:
+        return []
+    values, counts = np.unique(sizes, return_counts=True)
+    order = np.lexsort((values, -counts))[:count]
+    return [(int(values[i]), int(counts[i])) for i in order]
+
+
+def rank_groups(ranks, max_rows=MAX_RANK_ROWS):
+    """(group size, number of groups): ranks in groups of consecutive ranks
+    so that there are at most max_rows groups."""
+    group = max(1, -(-ranks // max_rows))
+    return group, max(1, -(-ranks // group))
+
+
+def group_label(index, group, ranks):
+    first = index * group
+    last = min(ranks, first + group) - 1
+    return str(first) if first == last else f"{first}-{last}"
+
+
+@dataclass
+class Job:
+    program: str
+    project: str
+    ranks: int
+    threads: int             # traced threads of all ranks
+    hosts: list
+    start_s: float           # absolute, seconds since the epoch
+    run_time_s: float
+    trace_form: str          # "XML", "compact" or "mixed"
+    trace_bytes: int
+    calls: int               # top-level calls
+    nested_calls: int        # I/O calls inside other calls
+    clocks: str              # "aligned", "already aligned", "one clock", "not aligned"
+    clocks_aligned: bool
+    missing_traces: list = field(default_factory=list)
+
+
+@dataclass
+class Model:
+    job: Job
+    layers: list             # dict per layer the traces hold
+    ranks: dict              # columns per rank (numpy arrays)
+    heatmaps: dict           # layer -> {"bytes": array groups x bins, ...}
+    heatmap_axis: dict       # rank groups and time bins
+    files: list              # dict per file, by bytes
+    files_left_out: dict     # the files beyond the limit, summed (or None)
+    mpi: dict
+    waits: dict              # None where the clocks are not aligned
+    io: object = None        # the IoCalls, for the findings
+    table: object = None     # the top-level table
+    patterns: dict = None    # per (layer, op): consecutive, sequential, random counts
+    warnings: list = field(default_factory=list)
+
+
+def _trace_form_and_bytes(project):
+    forms, total = set(), 0
+    for leaf in project.topology.leaves:
+        if leaf.path in project.missing_traces:
+            continue
+        forms.add(native.trace_form(leaf.path))
+        total += os.path.getsize(leaf.path)
+    form = forms.pop() if len(forms) == 1 else ("mixed" if forms else "none")
+    return form, total
+
+
+def _clock_state(project):
+    if project.clock_correction is not None:
+        return "aligned", True
+    if len({leaf.host for leaf in project.topology.leaves}) == 1:
+        return "one host", True  # every trace read the same clock
+    state = native.run_clocks(project.path)["state"] if project.align else "raw"
+    return {"already_aligned": ("already aligned", True),
+            "one_clock": ("one clock", True),
+            "raw": ("not aligned (--raw-times)", False)}.get(state, ("not aligned", False))
+
+
+def outermost(io):
+    """Rows of the calls the program made itself: no I/O call above them."""
+    return io["parent"] < 0
+
+
+def _durations(start_ns, end_ns):
+    return (end_ns - start_ns).astype(np.float64) / 1e9
+
+
+def _layers(io, layer_names, files_of):
+    layers = []
+    duration = _durations(io["start_ns"], io["end_ns"])
+    beneath_mpi_io = np.zeros(len(io), dtype=bool)
+    parent = io["parent"]
+    has_parent = parent >= 0
+    mpi_io = io.layer_code(MPI_IO_LAYER)
+    beneath_mpi_io[has_parent] = io["layer"][parent[has_parent]] == mpi_io
+    for code, name in enumerate(layer_names):
+        rows = io["layer"] == code
+        if not rows.any():
+            continue
+        kind = io["kind"][rows]
+        done = io["done"][rows]
+        entry = {
+            "name": name,
+            "calls": int(rows.sum()),
+            "reads": int((kind == KIND_READ).sum()),
+            "writes": int((kind == KIND_WRITE).sum()),
+            "bytes_read": int(done[kind == KIND_READ].sum()),
+            "bytes_written": int(done[kind == KIND_WRITE].sum()),
+            "time_read_s": float(duration[rows][kind == KIND_READ].sum()),
+            "time_write_s": float(duration[rows][kind == KIND_WRITE].sum()),
+            "time_meta_s": float(duration[rows][kind == KIND_META].sum()),
+            "files": int(len(np.unique(files_of[rows][files_of[rows] >= 0]))),
+            "access_sizes": {},
+            "common_sizes": {},
+        }
+        for op, op_kind in OPS:
+            sizes = io["requested"][rows][kind == op_kind]
+            entry["access_sizes"][op] = dict(zip(SIZE_BIN_LABELS, size_bins(sizes).tolist()))
+            entry["common_sizes"][op] = [{"size": size, "count": count}
+                                         for size, count in common_sizes(sizes)]
+        if name != MPI_IO_LAYER:
+            under = rows & beneath_mpi_io
+            entry["beneath_mpi_io"] = {
+                "bytes_read": int(io["done"][under & (io["kind"] == KIND_READ)].sum()),
+                "bytes_written": int(io["done"][under & (io["kind"] == KIND_WRITE)].sum()),
+                "calls": int(under.sum()),
+            }
+        layers.append(entry)
+    return layers
+
+
+def _ranks(project, table, io, world, run_start_ns, run_time):
+    """Per rank: span and time in read, write, metadata, other MPI, compute."""
+    ranks = world
+    columns = {key: np.zeros(ranks) for key in
+               ("read_s", "write_s", "meta_s", "mpi_s", "compute_s", "span_s")}
+    columns["rank"] = np.arange(ranks, dtype=np.int32)
+    columns["calls"] = np.zeros(ranks, dtype=np.int64)
+    columns["bytes_read"] = np.zeros(ranks, dtype=np.int64)
+    columns["bytes_written"] = np.zeros(ranks, dtype=np.int64)
+    top = outermost(io)
+    duration = _durations(io["start_ns"], io["end_ns"])
+    rank = io["rank"]
+    for key, kind in (("read_s", KIND_READ), ("write_s", KIND_WRITE), ("meta_s", KIND_META)):
+        rows = top & (io["kind"] == kind)
+        columns[key] += np.bincount(rank[rows], weights=duration[rows], minlength=ranks)[:ranks]
+    for key, kind in (("bytes_read", KIND_READ), ("bytes_written", KIND_WRITE)):
+        rows = top & (io["kind"] == kind)
+        columns[key] += np.bincount(rank[rows], weights=io["done"][rows],
+                                    minlength=ranks)[:ranks].astype(np.int64)
+    if len(table):
+        names = table["name"]
+        distinct, code = np.unique(names, return_inverse=True)
+        is_io = np.array([io_layer_of(str(name)) is not None for name in distinct], dtype=bool)
+        other = ~is_io[code]
+        call_time = _durations(table["start_ns"], table["end_ns"])
+        columns["mpi_s"] += np.bincount(table["rank"][other], weights=call_time[other],
+                                        minlength=ranks)[:ranks]
+        columns["calls"] += np.bincount(table["rank"], minlength=ranks)[:ranks]
+        first = np.full(ranks, np.iinfo(np.int64).max)
+        last = np.full(ranks, np.iinfo(np.int64).min)
+        np.minimum.at(first, table["rank"], table["start_ns"])
+        np.maximum.at(last, table["rank"], table["end_ns"])
+        seen = last >= first
+        columns["span_s"][seen] = (last[seen] - first[seen]) / 1e9
+    busy = columns["read_s"] + columns["write_s"] + columns["meta_s"] + columns["mpi_s"]
+    columns["compute_s"] = np.maximum(columns["span_s"] - busy, 0.0)
+    return columns
+
+
+def _heatmaps(io, layer_names, world, run_start_ns, run_time_ns):
+    group, groups = rank_groups(world)
+    bins = HEATMAP_BINS
+    width = max(run_time_ns, 1) / bins
+    maps = {}
+    for code, name in enumerate(layer_names):
+        rows = (io["layer"] == code) & (io["kind"] != KIND_META)
+        if not rows.any():
+            continue
+        matrix = np.zeros((groups, bins))
+        start = (io["start_ns"][rows] - run_start_ns).astype(np.float64)
+        end = (io["end_ns"][rows] - run_start_ns).astype(np.float64)
+        done = io["done"][rows].astype(np.float64)
+        row = io["rank"][rows] // group
+        first = np.clip((start // width).astype(np.int64), 0, bins - 1)
+        last = np.clip((np.maximum(end - 1, start) // width).astype(np.int64), 0, bins - 1)
+        single = first == last
+        np.add.at(matrix, (row[single], first[single]), done[single])
+        # A call over several bins gives each its share of the call's time.
+        for index in np.flatnonzero(~single):
+            span = max(end[index] - start[index], 1.0)
+            for column in range(first[index], last[index] + 1):
+                low = max(start[index], column * width)
+                high = min(end[index], (column + 1) * width)
+                matrix[row[index], column] += done[index] * max(high - low, 0.0) / span
+        maps[name] = matrix
+    axis = {"group": group, "groups": groups, "bins": bins, "bin_s": width / 1e9,
+            "labels": [group_label(index, group, world) for index in range(groups)]}
+    return maps, axis
+
+
+def access_patterns(io, rows):
+    """(consecutive, sequential, random) per access of rows (outermost
+    reads or writes), in the order each rank made them on each file:
+    consecutive starts where the rank's last access to the file (of the same
+    kind) ended; sequential starts beyond where the last one started (the
+    consecutive ones included, as Darshan counts them); random is every
+    other, the first access of each rank to a file counting as sequential."""
+    rows = np.flatnonzero(rows & (io["offset"] >= 0))
+    if len(rows) == 0:
+        empty = np.zeros(0, dtype=bool)
+        return rows, empty, empty, empty, empty
+    # Stable by rank, thread, file, kind: each stream keeps its call order.
+    key = np.lexsort((rows, io["kind"][rows], io["file"][rows], io["thread"][rows],
+                      io["rank"][rows]))
+    rows = rows[key]
+    offset = io["offset"][rows]
+    end = offset + io["requested"][rows]
+    stream = np.stack([io["rank"][rows], io["thread"][rows], io["file"][rows],
+                       io["kind"][rows]])
+    new_stream = np.ones(len(rows), dtype=bool)
+    new_stream[1:] = (stream[:, 1:] != stream[:, :-1]).any(axis=0)
+    consecutive = np.zeros(len(rows), dtype=bool)
+    sequential = np.ones(len(rows), dtype=bool)
+    consecutive[1:] = offset[1:] == end[:-1]
+    sequential[1:] = offset[1:] > offset[:-1]
+    consecutive &= ~new_stream
+    sequential = (sequential | consecutive | new_stream)
+    return rows, consecutive, sequential, ~sequential, new_stream
+
+
+def _files(io, files_of, limit):
+    top = outermost(io) & (files_of >= 0)
+    if not top.any():
+        return [], None, {}
+    code = files_of[top]
+    kind = io["kind"][top]
+    done = io["done"][top]
+    rank = io["rank"][top]
+    duration = _durations(io["start_ns"][top], io["end_ns"][top])
+    count = len(io.files)
+    read_bytes = np.bincount(code[kind == KIND_READ], weights=done[kind == KIND_READ],
+                             minlength=count)
+    write_bytes = np.bincount(code[kind == KIND_WRITE], weights=done[kind == KIND_WRITE],
+                              minlength=count)
+    reads = np.bincount(code[kind == KIND_READ], minlength=count)
+    writes = np.bincount(code[kind == KIND_WRITE], minlength=count)
+    calls = np.bincount(code, minlength=count)
+    time = np.bincount(code, weights=duration, minlength=count)
+    pairs = np.unique(np.stack([code, rank]), axis=1)
+    rank_count = np.bincount(pairs[0], minlength=count)
+    # Bytes per rank and file, for the imbalance of shared files.
+    moved = kind != KIND_META
+    per_rank = {}
+    keys, sums = np.unique(np.stack([code[moved], rank[moved]]), axis=1, return_inverse=True)
+    if keys.size:
+        sums = np.bincount(sums.reshape(-1), weights=done[moved])
+        for (file_code, file_rank), total in zip(keys.T.tolist(), sums.tolist()):
+            per_rank.setdefault(file_code, []).append((file_rank, total))
+    layers_of = {}
+    for file_code, layer in np.unique(np.stack([files_of[top], io["layer"][top]]),
+                                      axis=1).T.tolist():
+        layers_of.setdefault(file_code, []).append(io.layers[layer])
+    rows, consecutive, sequential, random, first = access_patterns(
+        io, top & (io["kind"] != KIND_META))
+    pattern_counts = {}
+    if len(rows):
+        file_codes = files_of[rows]
+        for name, flags in (("consecutive", consecutive), ("sequential", sequential),
+                            ("random", random), ("first", first)):
+            pattern_counts[name] = np.bincount(file_codes[flags], minlength=count)
+        pattern_counts["accesses"] = np.bincount(file_codes, minlength=count)
+    entries = []
+    for file_code in range(count):
+        if calls[file_code] == 0:
+            continue
+        ranks = per_rank.get(file_code, [])
+        moved_bytes = [total for _, total in ranks]
+        entry = {
+            "name": io.files[file_code],
+            "ranks": int(rank_count[file_code]),
+            "shared": bool(rank_count[file_code] > 1),
+            "layers": layers_of.get(file_code, []),
+            "bytes_read": int(read_bytes[file_code]),
+            "bytes_written": int(write_bytes[file_code]),
+            "reads": int(reads[file_code]),
+            "writes": int(writes[file_code]),
+            "calls": int(calls[file_code]),
+            "time_s": float(time[file_code]),
+            "rank_bytes_min": int(min(moved_bytes)) if moved_bytes else 0,
+            "rank_bytes_max": int(max(moved_bytes)) if moved_bytes else 0,
+        }
+        if moved_bytes and len(moved_bytes) < rank_count[file_code]:
+            entry["rank_bytes_min"] = 0  # a rank that only opened or closed it moved none
+        if pattern_counts:
+            accesses = int(pattern_counts["accesses"][file_code])
+            random_count = int(pattern_counts["random"][file_code])
+            consecutive_count = int(pattern_counts["consecutive"][file_code])
+            entry.update(accesses=accesses, consecutive=consecutive_count,
+                         sequential=int(pattern_counts["sequential"][file_code]),
+                         random=random_count)
+            streams = int(pattern_counts["first"][file_code])
+            if accesses == 0:
+                entry["pattern"] = "none"
+            elif random_count > RANDOM_FILE_SHARE * accesses:
+                entry["pattern"] = "random"
+            elif consecutive_count + streams == accesses:
+                entry["pattern"] = "consecutive"
+            else:
+                entry["pattern"] = "sequential"
+        else:
+            entry.update(accesses=0, consecutive=0, sequential=0, random=0, pattern="none")
+        entry["_rank_bytes"] = ranks
+        entries.append(entry)
+    entries.sort(key=lambda e: (-(e["bytes_read"] + e["bytes_written"]), e["name"]))
+    rest = None
+    if limit is not None and len(entries) > limit:
+        left = entries[limit:]
+        entries = entries[:limit]
+        rest = {"files": len(left)}
+        for key in ("bytes_read", "bytes_written", "reads", "writes", "calls", "time_s"):
+            rest[key] = sum(e[key] for e in left)
+        rest["time_s"] = float(rest["time_s"])
+    return entries, rest, pattern_counts
+
+
+def _patterns_by_layer(io):
+    """Per (layer, op): consecutive, sequential and random counts of the
+    outermost accesses (the report's random-access check)."""
+    top = outermost(io)
+    result = {}
+    for code, layer in enumerate(io.layers):
+        for op, kind in OPS:
+            rows = top & (io["layer"] == code) & (io["kind"] == kind)
+            if not rows.any():
+                continue
+            ordered, consecutive, sequential, random, _ = access_patterns(io, rows)
+            result[(layer, op)] = {"accesses": int(len(ordered)),
+                                   "consecutive": int(consecutive.sum()),
+                                   "sequential": int(sequential.sum()),
+                                   "random": int(random.sum())}
+    return result
+
+
+def _mpi(project, table, world, run_time, top_n=20):
+    names = table["name"]
+    if len(table) == 0:
+        return {"calls": [], "ranks_s": np.zeros(world), "message_sizes": {},
+                "matrix": np.zeros((1, 1)), "matrix_labels": ["0"], "matrix_group": 1,
+                "collectives": [], "messages": 0, "message_bytes": 0}
+    distinct, code = np.unique(names, return_inverse=True)
+    is_io = np.array([io_layer_of(str(name)) is not None for name in distinct], dtype=bool)
+    duration = _durations(table["start_ns"], table["end_ns"])
+    counts = np.bincount(code, minlength=len(distinct))
+    times = np.bincount(code, weights=duration, minlength=len(distinct))
+    calls = []
+    for index in np.argsort(-times, kind="stable"):
+        if is_io[index]:
+            continue
+        calls.append({"name": str(distinct[index]), "calls": int(counts[index]),
+                      "time_s": float(times[index]),
+                      "mean_s": float(times[index] / counts[index]),
+                      "share": float(times[index] / (run_time * world)) if run_time else 0.0})
+    all_calls = len(calls)
+    calls = calls[:top_n]
+    other = ~is_io[code]
+    ranks_s = np.bincount(table["rank"][other], weights=duration[other], minlength=world)[:world]
+    # Messages: every send's bytes to its peer (world ranks), PROC_NULL left out.
+    send_names = np.array([str(name) in SENDS or str(name) in SEND_RECEIVES
+                           for name in distinct], dtype=bool)
+    sends = send_names[code] & (table["peer"] >= 0) & (table["peer"] != NO_PEER) & \
+        (table["peer"] != PROC_NULL) & (table["size"] >= 0)
+    group, groups = rank_groups(world)
+    matrix = np.zeros((groups, groups))
+    sender = table["rank"][sends] // group
+    receiver = np.clip(table["peer"][sends], 0, world - 1) // group
+    sizes = table["size"][sends]
+    np.add.at(matrix, (sender, receiver), sizes)
+    collectives = []
+    collective_names = BLOCKING_COLLECTIVES | frozenset(NONBLOCKING_COLLECTIVES)
+    for index in np.argsort(-times, kind="stable"):
+        name = str(distinct[index])
+        if name in collective_names:
+            collectives.append({"name": name, "calls": int(counts[index]),
+                                "time_s": float(times[index]),
+                                "mean_s": float(times[index] / counts[index])})
+    return {"calls": calls, "calls_left_out": all_calls - len(calls), "ranks_s": ranks_s,
+            "message_sizes": dict(zip(SIZE_BIN_LABELS, size_bins(sizes).tolist())),
+            "common_message_sizes": [{"size": s, "count": c} for s, c in common_sizes(sizes)],
+            "messages": int(sends.sum()), "message_bytes": int(sizes.sum()),
+            "matrix": matrix, "matrix_group": group,
+            "matrix_labels": [group_label(i, group, world) for i in range(groups)],
+            "collectives": collectives}
+
+
+def build_model(project, file_limit=100, io=None):
+    """The Model of an hdtrace.Project."""
+    table = project.to_numpy()
+    if io is None:
+        io = project_io_calls(project)
+    leaves = [leaf for leaf in project.topology.leaves]
+    world = max([leaf.rank for leaf in leaves], default=-1) + 1
+    starts = [int(table["start_ns"].min())] if len(table) else []
+    ends = [int(table["end_ns"].max())] if len(table) else []
+    if len(io):
+        starts.append(int(io["start_ns"].min()))
+        ends.append(int(io["end_ns"].max()))
+    run_start_ns = min(starts) if starts else 0
+    run_end_ns = max(ends) if ends else 0
+    run_time_ns = max(run_end_ns - run_start_ns, 0)
+    run_time = run_time_ns / 1e9
+    form, trace_bytes = _trace_form_and_bytes(project)
+    clocks, aligned = _clock_state(project)
+    job = Job(program=project.name, project=project.path, ranks=world, threads=len(leaves),
+              hosts=sorted({leaf.host for leaf in leaves}), start_s=run_start_ns / 1e9,
+              run_time_s=run_time, trace_form=form, trace_bytes=trace_bytes,
+              calls=int(len(table)), nested_calls=int((io["depth"] > 0).sum()),
+              clocks=clocks, clocks_aligned=aligned,
+              missing_traces=list(project.missing_traces))
+    files_of = io["file"]
+    layers = _layers(io, io.layers, files_of)
+    ranks = _ranks(project, table, io, world, run_start_ns, run_time)
+    heatmaps, axis = _heatmaps(io, io.layers, world, run_start_ns, run_time_ns)
+    axis["start_s"] = run_start_ns / 1e9
+    files, rest, _ = _files(io, files_of, file_limit)
+    mpi = _mpi(project, table, world, run_time)
+    from .waits import wait_states
+    waits = wait_states(project, table, world) if aligned else None
+    return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
+                 files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
+                 patterns=_patterns_by_layer(io))

@@ -1,0 +1,378 @@
+"""Each finding of `hdtrace report` fires on a run made to trigger it, with
+the numbers the run was made with in its message, and stays silent on a run
+that differs from it only in what the finding looks at."""
+import pytest
+
+import hdtrace
+from hdtrace import report as reporting
+from runs import MIB, RunBuilder, posix
+
+
+def report_of(builder, tmp_path, **settings):
+    thresholds = reporting.Thresholds()
+    for key, value in settings.items():
+        thresholds.set(f"{key}={value}")
+    return reporting.build(hdtrace.open(builder.write(tmp_path / "run")), thresholds)
+
+
+def fired(report, finding_id):
+    found = [finding for finding in report.findings if finding.id == finding_id]
+    checked = [entry for entry in report.checked if entry["id"] == finding_id]
+    assert len(checked) == 1 and checked[0]["checked"], checked
+    assert checked[0]["fired"] == bool(found)
+    return found[0] if found else None
+
+
+def writes(ranks, count, size, step=None, offset_of=None, name="File_write_at"):
+    builder = RunBuilder(ranks)
+    for rank in range(ranks):
+        builder.open(rank)
+        for index in range(count):
+            offset = offset_of(rank, index) if offset_of else (index * ranks + rank) * \
+                (step or size)
+            builder.write_at(rank, offset, size, name=name)
+    return builder
+
+
+# --- small-requests
+
+def test_small_requests_fire_above_a_tenth_and_a_thousand(tmp_path):
+    finding = fired(report_of(writes(1, 1001, 100), tmp_path), "small-requests")
+    assert finding.message == ("1,001 of the 1,001 MPI-IO writes (100.0 %) asked for fewer than "
+                               "1.00 MiB.")
+    assert finding.values == {"layer": "MPI-IO", "op": "write", "small": 1001, "total": 1001,
+                              "share": 1.0}
+    assert finding.severity == "high" and finding.files == ["data.bin"] and finding.ranks == [0]
+
+
+def test_small_requests_silent_at_a_thousand_or_large(tmp_path):
+    assert fired(report_of(writes(1, 1000, 100), tmp_path / "a"), "small-requests") is None
+    assert fired(report_of(writes(1, 1001, MIB), tmp_path / "b"), "small-requests") is None
+
+
+# --- misaligned-requests
+
+def test_misaligned_requests(tmp_path):
+    builder = writes(1, 1200, 4096, offset_of=lambda rank, index: index * 4096 + 512)
+    finding = fired(report_of(builder, tmp_path, **{"small-requests.count": 10 ** 9}),
+                    "misaligned-requests")
+    assert finding.message == ("1,200 of the 1,200 MPI-IO reads and writes (100.0 %) start at "
+                               "an offset that is not a multiple of 4,096 bytes.")
+    assert finding.values["misaligned"] == 1200
+
+
+def test_aligned_requests_are_silent(tmp_path):
+    builder = writes(1, 1200, 4096, offset_of=lambda rank, index: index * 4096)
+    assert fired(report_of(builder, tmp_path), "misaligned-requests") is None
+
+
+# --- random-access
+
+def test_random_access(tmp_path):
+    # Every access below the previous one but the first: 1,500 random of 1,501.
+    builder = writes(1, 1501, 4096, offset_of=lambda rank, index: (1501 - index) * 4096)
+    finding = fired(report_of(builder, tmp_path), "random-access")
+    assert finding.message == ("1,500 of the 1,501 MPI-IO writes (99.9 %) went to an offset "
+                               "below the rank's previous one on the file.")
+    assert finding.values["random"] == 1500 and finding.values["accesses"] == 1501
+    assert finding.files == ["data.bin"]
+
+
+def test_sequential_access_is_silent(tmp_path):
+    builder = writes(2, 1501, 4096)
+    report = report_of(builder, tmp_path)
+    assert fired(report, "random-access") is None
+    entry = report.model.files[0]
+    # Each rank's writes are sequential, none consecutive (the other rank's block between).
+    assert (entry["accesses"], entry["sequential"], entry["consecutive"], entry["random"]) == \
+        (3002, 3002, 0, 0)
+    assert entry["pattern"] == "sequential"
+
+
+# --- shared-file-imbalance
+
+def test_shared_file_imbalance(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+    builder.write_at(0, 0, 2 * MIB)
+    builder.write_at(1, 2 * MIB, MIB)
+    finding = fired(report_of(builder, tmp_path), "shared-file-imbalance")
+    assert finding.message == ("On the shared file data.bin, the ranks moved from 1.00 MiB to "
+                               "2.00 MiB each (50.0 % imbalance; most: rank 0, least: rank 1).")
+    assert finding.ranks == [0, 1] and finding.values["share"] == 0.5
+
+
+def test_balanced_shared_file_is_silent(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+        builder.write_at(rank, rank * 2 * MIB, 2 * MIB)
+    assert fired(report_of(builder, tmp_path), "shared-file-imbalance") is None
+
+
+# --- rank-imbalance
+
+def test_rank_imbalance(tmp_path):
+    builder = RunBuilder(3)
+    for rank, duration in ((0, 10_000_000), (1, 1_000_000), (2, 1_000_000)):
+        builder.open(rank)
+        builder.write_at(rank, rank * 4096, 4096, duration_ns=duration)
+    finding = fired(report_of(builder, tmp_path), "rank-imbalance")
+    # I/O time: the write and the open (1 us) of each rank.
+    assert finding.message == ("Rank 0 spent 0.010001 s in I/O, the median rank 0.001001 s "
+                               "(90.0 % imbalance).")
+    assert finding.ranks == [0]
+
+
+def test_balanced_ranks_are_silent(tmp_path):
+    builder = RunBuilder(3)
+    for rank in range(3):
+        builder.open(rank)
+        builder.write_at(rank, rank * 4096, 4096, duration_ns=1_000_000)
+    assert fired(report_of(builder, tmp_path), "rank-imbalance") is None
+
+
+# --- no-collective-io and blocking-io-only
+
+def test_no_collective_and_blocking_only(tmp_path):
+    report = report_of(writes(1, 1001, MIB), tmp_path)
+    collective = fired(report, "no-collective-io")
+    assert collective.message == ("The run made 1,001 MPI-IO reads and writes and none of them "
+                                  "collective.")
+    blocking = fired(report, "blocking-io-only")
+    assert blocking.message == "All 1,001 MPI-IO reads and writes were blocking."
+    assert blocking.severity == "info"
+
+
+def test_collective_and_nonblocking_are_silent(tmp_path):
+    report = report_of(writes(1, 1001, MIB, name="File_write_at_all"), tmp_path / "a")
+    assert fired(report, "no-collective-io") is None
+    report = report_of(writes(1, 1001, MIB, name="File_iwrite_at"), tmp_path / "b")
+    assert fired(report, "blocking-io-only") is None
+    assert fired(report_of(writes(1, 1000, MIB), tmp_path / "c"), "no-collective-io") is None
+
+
+# --- stdio-heavy
+
+def stdio_run(stdio_bytes):
+    builder = RunBuilder(1)
+    builder.open(0)
+    builder.write_at(0, 0, MIB)
+    builder.call(0, "fopen", fid=1, mode="w")
+    builder.call(0, "fwrite", fid=1, offset=0, asked=stdio_bytes, size=stdio_bytes)
+    builder.call(0, "fclose", fid=1)
+    return builder
+
+
+def test_stdio_heavy(tmp_path):
+    finding = fired(report_of(stdio_run(3 * MIB), tmp_path), "stdio-heavy")
+    assert finding.message == ("3.00 MiB (75.0 % of the bytes the program read and wrote) went "
+                               "through stdio (fread, fwrite).")
+    assert finding.values == {"stdio_bytes": 3 * MIB, "total_bytes": 4 * MIB, "share": 0.75}
+
+
+def test_little_stdio_is_silent(tmp_path):
+    assert fired(report_of(stdio_run(4096), tmp_path), "stdio-heavy") is None
+
+
+# --- metadata-heavy
+
+def metadata_run(open_ns):
+    builder = RunBuilder(2)
+    builder.call(0, "File_open", open_ns, cid=0, name="data.bin", flags=37, fid=0)
+    builder.open(1)
+    return builder
+
+
+def test_metadata_heavy(tmp_path):
+    finding = fired(report_of(metadata_run(31_000_000_000), tmp_path), "metadata-heavy")
+    assert finding.message == ("1 rank(s) spent more than 30 s in metadata calls (open, close, "
+                               "seek, sync, set_size, ...); rank 0 31.000 s.")
+    assert finding.ranks == [0]
+
+
+def test_short_metadata_is_silent(tmp_path):
+    assert fired(report_of(metadata_run(29_000_000_000), tmp_path), "metadata-heavy") is None
+
+
+# --- many-files
+
+def files_run(count):
+    builder = RunBuilder(1)
+    for fid in range(count):
+        builder.open(0, fid=fid, name=f"part-{fid:05d}")
+        builder.write_at(0, 0, 64, fid=fid)
+    return builder
+
+
+def test_many_files(tmp_path):
+    report = report_of(files_run(1001), tmp_path)
+    finding = fired(report, "many-files")
+    assert finding.message == "The run touched 1,001 files."
+    assert len(report.model.files) == 100 and report.model.files_left_out["files"] == 901
+
+
+def test_few_files_are_silent(tmp_path):
+    assert fired(report_of(files_run(1000), tmp_path), "many-files") is None
+
+
+# --- redundant-reads
+
+def test_redundant_reads(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+        builder.read_at(rank, 0, 2 * MIB)  # both ranks read the same 2 MiB
+    finding = fired(report_of(builder, tmp_path), "redundant-reads")
+    assert finding.message == ("2.00 MiB of the 4.00 MiB read (50.0 %) had been read before "
+                               "from the same file, by the same rank or another; most on "
+                               "data.bin (2.00 MiB).")
+    assert finding.values["redundant_bytes"] == 2 * MIB
+
+
+def test_disjoint_reads_are_silent(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+        builder.read_at(rank, rank * 2 * MIB, 2 * MIB)
+    assert fired(report_of(builder, tmp_path), "redundant-reads") is None
+
+
+# --- overlapping-writes
+
+def test_overlapping_writes_name_both_ranks_and_the_range(tmp_path):
+    builder = RunBuilder(3)
+    for rank in range(3):
+        builder.open(rank)
+    builder.write_at(0, 0, 2 * MIB)
+    builder.write_at(1, MIB, 2 * MIB)          # overlaps rank 0 on [1 MiB, 2 MiB)
+    builder.write_at(2, 3 * MIB, MIB)          # touches rank 1's end, no overlap
+    finding = fired(report_of(builder, tmp_path), "overlapping-writes")
+    assert finding.message == ("Ranks 0 and 1 both wrote bytes 1,048,576 to 2,097,152 of "
+                               "data.bin (1.00 MiB written twice); 1 pair(s) of ranks overlap, "
+                               "1.00 MiB in all.")
+    assert finding.ranks == [0, 1] and finding.values["range"] == [MIB, 2 * MIB]
+
+
+def test_one_rank_rewriting_its_own_bytes_is_not_an_overlap(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+        builder.write_at(rank, rank * MIB, MIB)
+        builder.write_at(rank, rank * MIB, MIB)
+    assert fired(report_of(builder, tmp_path), "overlapping-writes") is None
+
+
+# --- io-amplification
+
+def test_io_amplification(tmp_path):
+    builder = RunBuilder(1)
+    builder.open(0)
+    # Data sieving: a 1 MiB write read and written back as 4 MiB.
+    builder.write_at(0, 0, MIB, nested=[posix("pread", 0, 0, 4 * MIB),
+                                        posix("pwrite", 0, 0, 4 * MIB)])
+    report = report_of(builder, tmp_path)
+    finding = fired(report, "io-amplification")
+    assert finding.message == ("MPI-IO was asked to move 1.00 MiB and its POSIX calls moved "
+                               "8.00 MiB, 8.00 times as much (for example read-modify-write in "
+                               "data sieving).")
+    posix_layer = next(layer for layer in report.model.layers if layer["name"] == "POSIX")
+    assert posix_layer["beneath_mpi_io"] == {"bytes_read": 4 * MIB, "bytes_written": 4 * MIB,
+                                             "calls": 2}
+
+
+def test_posix_bytes_equal_to_mpi_io_are_silent(tmp_path):
+    builder = RunBuilder(1)
+    builder.open(0)
+    builder.write_at(0, 0, MIB, nested=[posix("pwrite", 0, 0, MIB)])
+    assert fired(report_of(builder, tmp_path), "io-amplification") is None
+
+
+# --- wait states (one host: the clocks are one)
+
+MS = 1_000_000
+
+
+def test_late_sender(tmp_path):
+    builder = RunBuilder(2)
+    builder.call(1, "Recv", 10 * MS, at=2 * MS, fromRank=0, fromTag=1, cid=0)
+    builder.call(0, "Send", MS, at=8 * MS, size=8, count=1, tid=1, toRank=1, toTag=1, cid=0)
+    report = report_of(builder, tmp_path)
+    finding = fired(report, "late-sender")
+    # Rank 1 waited 6 ms of the run's 2 x 10 ms.
+    assert finding.message == ("The ranks waited 0.006000 s for messages not yet sent (30.0 % of "
+                               "their run time); most rank 1 (0.006000 s); 1 of 1 messages were "
+                               "late.")
+    assert finding.ranks == [1]
+
+
+def test_early_sender_is_silent(tmp_path):
+    builder = RunBuilder(2)
+    builder.call(0, "Send", MS, at=2 * MS, size=8, count=1, tid=1, toRank=1, toTag=1, cid=0)
+    builder.call(1, "Recv", MS, at=4 * MS, fromRank=0, fromTag=1, cid=0)
+    report = report_of(builder, tmp_path)
+    assert fired(report, "late-sender") is None and fired(report, "late-receiver") is None
+
+
+def test_late_receiver(tmp_path):
+    builder = RunBuilder(2)
+    builder.call(0, "Send", 10 * MS, at=2 * MS, size=8 * MIB, count=MIB, tid=1, toRank=1,
+                 toTag=1, cid=0)
+    builder.call(1, "Recv", 4 * MS, at=8 * MS, fromRank=0, fromTag=1, cid=0)
+    finding = fired(report_of(builder, tmp_path), "late-receiver")
+    assert finding.message == ("The ranks waited 0.006000 s for receivers to post their receive "
+                               "(30.0 % of their run time); most rank 0 (0.006000 s); 1 sends "
+                               "were held.")
+
+
+def test_wait_at_collective(tmp_path):
+    builder = RunBuilder(3)
+    for rank, start in ((0, 2 * MS), (1, 5 * MS), (2, 10 * MS)):
+        builder.call(rank, "Allreduce", 12 * MS - start, at=start, size=8, cid=0, count=1,
+                     tid=3)
+    finding = fired(report_of(builder, tmp_path), "wait-at-collective")
+    # Rank 0 waits 8 ms, rank 1 5 ms, rank 2 none; the run is 10 ms on 3 ranks.
+    assert finding.message == ("The ranks waited 0.013000 s for the last rank in N-to-N "
+                               "collectives (43.3 % of their run time); most rank 0 (0.008000 s); "
+                               "1 collectives.")
+    assert finding.ranks == [0, 1]
+
+
+def test_simultaneous_collective_is_silent(tmp_path):
+    builder = RunBuilder(3)
+    for rank in range(3):
+        builder.call(rank, "Allreduce", MS, at=2 * MS, size=8, cid=0, count=1, tid=3)
+    assert fired(report_of(builder, tmp_path), "wait-at-collective") is None
+
+
+def test_waits_not_checked_without_aligned_clocks(tmp_path):
+    builder = RunBuilder(2)
+    builder.call(1, "Recv", 10 * MS, at=2 * MS, fromRank=0, fromTag=1, cid=0)
+    builder.call(0, "Send", MS, at=8 * MS, size=8, count=1, tid=1, toRank=1, toTag=1, cid=0)
+    project = builder.write(tmp_path / "run")
+    text = open(project).read().replace("<Node name='node-a'>", "<Node name='node-a'>", 1)
+    # Two hosts and no clock measurements: the ranks' clocks cannot be compared.
+    text = text.replace("<Node name='1'><Node name='0'/></Node></Node>",
+                        "</Node><Node name='node-b'><Node name='1'><Node name='0'/></Node></Node>")
+    open(project, "w").write(text)
+    import os
+    os.rename(tmp_path / "run" / "run_node-a_1_0.trc", tmp_path / "run" / "run_node-b_1_0.trc")
+    report = reporting.build(hdtrace.open(project))
+    checked = {entry["id"]: entry for entry in report.checked}
+    for finding_id in ("late-sender", "late-receiver", "wait-at-collective"):
+        assert checked[finding_id]["checked"] is False
+        assert "clocks are not aligned" in checked[finding_id]["reason"]
+    assert report.model.waits is None and report.model.job.clocks == "not aligned"
+
+
+@pytest.mark.parametrize("setting,fires", [("small-requests.share=0.99", True),
+                                           ("small-requests.share=1", False)])
+def test_thresholds_can_be_overridden(tmp_path, setting, fires):
+    thresholds = reporting.Thresholds()
+    thresholds.set(setting)
+    report = reporting.build(hdtrace.open(writes(1, 1001, 100).write(tmp_path / "run")),
+                             thresholds)
+    assert (fired(report, "small-requests") is not None) == fires
+    finding, key = setting.split("=")[0].split(".")
+    assert report.document()["thresholds"][finding][key] == float(setting.split("=")[1])
