@@ -18,7 +18,7 @@ LAZY_IMPORTS = {
     "dask": "optional, needed by to_dask() only",
     "pandas": "optional, needed by to_dataframe() and to_dask() only",
     # matplotlib takes a second to import and is needed by plot-io only.
-    "matplotlib": "optional and slow to import, needed by hdtrace plot-io only",
+    "matplotlib": "optional and slow to import, needed by plot-io and the report's figures only",
 }
 
 #: Modules of the package that are built, not written: compiled extensions
@@ -35,12 +35,14 @@ LAYERS = [
     ("door to C++", ["native"]),
     ("model", ["errors", "calls", "events", "datatypes", "table", "clocks", "frames",
                "project", "merging"]),
-    ("analysis", ["io_layers", "statistics", "messages"]),
+    ("analysis", ["io_layers", "io_calls", "statistics", "messages"]),
     ("Dask", ["distributed_frames"]),
     ("seeing", ["export.atomic", "export.chrome", "view.model",
-                "view.html", "export.otf2", "plot_io"]),
+                "view.html", "export.otf2", "plot_io", "report.thresholds", "report.waits",
+                "report.model", "report.findings", "report.json_form", "report.figures",
+                "report.page", "report.__init__"]),
     ("commands", ["commands.common", "commands.merge", "commands.stats", "commands.events",
-                  "commands.view", "commands.export", "commands.plot_io", "commands.convert",
+                  "commands.view", "commands.report", "commands.export", "commands.plot_io", "commands.convert",
                   "check", "align", "run", "cli", "__main__"]),
     ("package", ["__init__", "commands.__init__", "export.__init__", "view.__init__"]),
 ]

@@ -33,8 +33,9 @@ def register(commands):
     report.set_defaults(handler=command_report)
 
 
-def print_findings(report, out=sys.stdout):
+def print_findings(report, out=None):
     """One line per finding, most severe first; a line when none fired."""
+    out = out or sys.stdout
     if not report.findings:
         print(f"no findings ({len(report.checked)} checked)", file=out)
     for finding in report.findings:

@@ -9,11 +9,15 @@
 
 One model (report.model) feeds the findings, the JSON and the page.
 """
+import warnings
 from dataclasses import dataclass
 
+from ..errors import TraceDamageWarning
+from .figures import all_figures
 from .findings import Finding, run_checks
 from .json_form import report_document, write_json
 from .model import Model, build_model
+from .page import write_page
 from .thresholds import DEFAULTS, ThresholdError, Thresholds, thresholds_from
 
 __all__ = ["Report", "build", "Finding", "Thresholds", "ThresholdError", "DEFAULTS",
@@ -36,12 +40,10 @@ class Report:
         return write_json(self, path)
 
     def write_html(self, path, timeline=None):
-        from .page import write_page
         return write_page(self, path, timeline)
 
     def figures(self):
         """{name: matplotlib Figure} of the page's figures."""
-        from .figures import all_figures
         return all_figures(self.model)
 
     def tables(self):
@@ -65,9 +67,6 @@ class Report:
 def build(project, thresholds=None, file_limit=100):
     """The Report of an hdtrace.Project (its damage warnings are kept in
     report.damage and named at the top of the page)."""
-    import warnings
-
-    from ..errors import TraceDamageWarning
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TraceDamageWarning)
         model = build_model(project, file_limit=file_limit)

@@ -23,6 +23,7 @@ from ..calls import (BLOCKING_COLLECTIVES, COLLECTIVE_FILE_ACCESSES, IO_LAYERS, 
                      PROC_NULL, SENDS, SEND_RECEIVES, io_layer_of)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, project_io_calls
 from ..table import NO_PEER
+from .waits import wait_states
 
 #: Darshan's access size bins (bytes): [low, high) each, the last open.
 SIZE_BIN_EDGES = (0, 100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20,
@@ -472,7 +473,6 @@ def build_model(project, file_limit=100, io=None):
     axis["start_s"] = run_start_ns / 1e9
     files, rest, _ = _files(io, files_of, file_limit)
     mpi = _mpi(project, table, world, run_time)
-    from .waits import wait_states
     waits = wait_states(project, table, world) if aligned else None
     return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
