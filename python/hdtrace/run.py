@@ -5,8 +5,9 @@
 starts the program under the MPI library's launcher with libhdtracempi.so
 preloaded (unless the program is linked with the wrapper already) and
 HDTRACE_DIR set to a fresh run directory, then merges the run into
-DIR/<program>.proj, writes its HTML view DIR/<program>.html and prints a
-summary on stderr. stdin, stdout and stderr are the program's own; the exit
+DIR/<program>.proj, writes its HTML view DIR/<program>.html and its report
+DIR/<program>-report.html (with -report.json), and prints a summary and
+the report's findings on stderr. stdin, stdout and stderr are the program's own; the exit
 status is the launcher's (128+N when the launcher itself is killed by signal
 N, as a shell reports it).
 """
@@ -24,6 +25,7 @@ import warnings
 from . import elf, native
 from .merging import find_project_merger
 from .project import open as open_project
+from .report import build as build_report
 from .statistics import stats
 from .view.html import write_html
 from .view.model import build_timeline
@@ -62,8 +64,10 @@ def register(commands):
         description="""\
 Runs PROGRAM under the MPI launcher with libhdtracempi.so preloaded and
 HDTRACE_DIR set to a fresh run directory DIR, merges the traces into
-DIR/<program>.proj, writes the HTML view DIR/<program>.html and prints a
-summary on stderr: ranks, calls, time in MPI, bytes per file, top functions.
+DIR/<program>.proj, writes the HTML view DIR/<program>.html and the report
+DIR/<program>-report.html (and -report.json; see hdtrace report), and prints
+a summary on stderr: ranks, calls, time in MPI, bytes per file, top
+functions, then the report's findings, one line each.
 
 example: hdtrace run -n 4 -- ./app input.dat""",
         epilog="""\
@@ -109,6 +113,8 @@ says so.""")
                           "command, or the build tree's)")
     run.add_argument("--no-view", action="store_true",
                      help="do not write the HTML view (for very large runs)")
+    run.add_argument("--no-report", action="store_true",
+                     help="do not write the report (hdtrace report) nor print its findings")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                      help="the program and its arguments")
     run.set_defaults(handler=command_run)
@@ -358,6 +364,23 @@ def summarise(project_path, partial, write_view):
     return lines, view_path
 
 
+def write_run_report(project_path, partial, view_path):
+    """Writes <program>-report.html and -report.json beside the project;
+    returns the findings' lines and the page's path."""
+    base = os.path.splitext(project_path)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the damage is in the summary already
+        report = build_report(open_project(project_path, partial=partial))
+        page = base + "-report.html"
+        report.write_html(page, view_path)
+        report.write_json(base + "-report.json")
+    lines = [f"  {finding.severity:<14} {finding.id}: {finding.message}"
+             for finding in report.findings]
+    if not lines:
+        lines = [f"  findings       none of {len(report.checked)} fired"]
+    return lines, page
+
+
 def describe_traces(directory):
     """Where the traces went and in which form, e.g. '4 compact (.ctrc) in run-1/'."""
     counts = {}
@@ -409,6 +432,9 @@ def command_run(args):
         for warning in merge_warnings:
             _say(f"merge warning: {warning}")
         lines, view_path = summarise(project_path, partial=failed, write_view=not args.no_view)
+        report_lines, report_path = [], None
+        if not args.no_report:
+            report_lines, report_path = write_run_report(project_path, failed, view_path)
     except RunError as error:
         _say(f"error: the run in {_relative(directory)} could not be merged: {error}")
         return status or 1
@@ -419,6 +445,9 @@ def command_run(args):
     lines.append(f"  project        {_relative(project_path)}")
     if view_path:
         lines.append(f"  view           {_relative(view_path)}")
+    if report_path:
+        lines.append(f"  report         {_relative(report_path)}")
+    lines.extend(report_lines)
     print("\n".join([f"{PREFIX}: summary{' (incomplete run)' if failed else ''}"] + lines),
           file=sys.stderr, flush=True)
     return status

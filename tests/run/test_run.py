@@ -14,6 +14,7 @@ the merge after a failure, the summary's figures against the traces, and
 that File_get_size, File_set_size and File_preallocate are no bytes moved in
 `hdtrace stats`.
 """
+import json
 import os
 import pathlib
 import re
@@ -189,6 +190,25 @@ def test_summary_figures_match_the_traces(io_run):
     assert values["view"] == ["run/run-probe.html"]
     assert ET.parse(run / "run-probe.proj").getroot().get("name") == "run-probe"
     assert (run / "run-probe.html").read_text().lstrip().lower().startswith("<!doctype html")
+
+
+def test_report_beside_the_project(io_run):
+    """The report's page and JSON are written beside the project, and its
+    findings close the summary, one line each, as the JSON has them."""
+    work, _, result = io_run
+    run = work / "run"
+    summary = summary_of(result.stderr)
+    assert dict(summary)["report"] == "run/run-probe-report.html"
+    page = (run / "run-probe-report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "run-probe.html" in page  # links the view
+    document = json.loads((run / "run-probe-report.json").read_text())
+    assert document["job"]["ranks"] == RANKS and document["job"]["program"] == "run-probe"
+    after = [entry for entry in summary[[label for label, _ in summary].index("report") + 1:]]
+    if document["findings"]:
+        assert after == [(finding["severity"], f"{finding['id']}: {finding['message']}")
+                         for finding in document["findings"]]
+    else:
+        assert after == [("findings", f"none of {len(document['checked'])} fired")]
 
 
 def test_stats_count_only_calls_that_move_data(io_run):
