@@ -307,6 +307,30 @@ def check_many_files(model, limit):
         [entry["name"] for entry in model.files[:5]], [], {"files": count})
 
 
+def byte_accesses(io):
+    """Rows whose [offset, offset + done) are the file's own bytes: the C
+    library's reads and writes, and the MPI-IO ones that made none of them
+    (their bytes reached the file some other way) on a file whose view the
+    rank never set (a view makes the offset count etypes of the view, and
+    its data need not be one run of bytes)."""
+    rows = (io["kind"] != KIND_META) & (io["offset"] >= 0) & (io["file"] >= 0)
+    mpi_io = io["layer"] == io.layer_code(MPI_IO_LAYER)
+    has_children = np.zeros(len(io), dtype=bool)
+    parents = io["parent"][io["parent"] >= 0]
+    has_children[parents] = True
+    names = io.names
+    view_calls = [code for code, name in enumerate(names) if name == "File_set_view"]
+    viewed = np.zeros(len(io), dtype=bool)
+    if view_calls:
+        setters = np.isin(io["call"], view_calls)
+        pairs = set(zip(io["rank"][setters].tolist(), io["file"][setters].tolist()))
+        candidates = np.flatnonzero(mpi_io & rows)
+        for row in candidates[[pair in pairs for pair in zip(
+                io["rank"][candidates].tolist(), io["file"][candidates].tolist())]]:
+            viewed[row] = True
+    return rows & ~(mpi_io & (has_children | viewed))
+
+
 def _interval_union(starts, ends):
     """Bytes covered by the union of the half-open intervals."""
     if len(starts) == 0:
@@ -321,7 +345,7 @@ def _interval_union(starts, ends):
 
 def check_redundant_reads(model, limit):
     io = model.io
-    rows = outermost(io) & (io["kind"] == KIND_READ) & (io["offset"] >= 0) & (io["file"] >= 0)
+    rows = byte_accesses(io) & (io["kind"] == KIND_READ)
     if not rows.any():
         return None
     files = io["file"][rows]
@@ -357,8 +381,7 @@ def check_redundant_reads(model, limit):
 
 def check_overlapping_writes(model, limit):
     io = model.io
-    rows = np.flatnonzero(outermost(io) & (io["kind"] == KIND_WRITE) & (io["offset"] >= 0) &
-                          (io["file"] >= 0) & (io["done"] > 0))
+    rows = np.flatnonzero(byte_accesses(io) & (io["kind"] == KIND_WRITE) & (io["done"] > 0))
     if len(rows) == 0:
         return None
     order = np.lexsort((io["offset"][rows], io["file"][rows]))

@@ -278,8 +278,19 @@ def access_patterns(io, rows):
     return rows, consecutive, sequential, ~sequential, new_stream
 
 
+def file_rows(io, files_of):
+    """Rows the files table counts: the outermost calls, and for a file
+    only the MPI library touched (its lock-test files, say) the calls it
+    made, so that every file the run touched has its row."""
+    named = files_of >= 0
+    top = outermost(io) & named
+    seen = np.zeros(len(io.files) + 1, dtype=bool)
+    seen[files_of[top]] = True
+    return top | (named & ~seen[files_of])
+
+
 def _files(io, files_of, limit):
-    top = outermost(io) & (files_of >= 0)
+    top = file_rows(io, files_of)
     if not top.any():
         return [], None, {}
     code = files_of[top]

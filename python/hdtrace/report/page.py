@@ -176,7 +176,7 @@ def _files(model):
         text += (f"<p class='note'>{rest['files']:,} more files: {rest['bytes_read']:,} B read, "
                  f"{rest['bytes_written']:,} B written, {rest['calls']:,} calls.</p>")
     return text + ("<p class='note'>Bytes and calls are those the program made (the outermost "
-                   "I/O calls); patterns as Darshan counts them: consecutive accesses start "
+                   "I/O calls; for a file only the MPI library touched, the library's); patterns as Darshan counts them: consecutive accesses start "
                    "where the rank's previous one ended, sequential ones beyond where it "
                    "started (consecutive included), random ones below it.</p>")
 

@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Report benchmark: how long `hdtrace report` takes, and how much memory and
+page it makes, on a large run of calls and on a run of many ranks.
+
+    /usr/bin/python3 bench/report/report_benchmark.py [--calls N] [--ranks R]
+        [--build BUILD_DIR] [--rounds K] [--keep DIR]
+
+calls: a 2-rank run of N top-level File_write_at calls (default 1,000,000),
+  each with its nested pwrite, in XML and converted to compact; the report
+  of each form on one core (taskset -c 0).
+ranks: a project of R ranks (default 16,384), each opening a shared file,
+  writing four blocks (each with its pwrite), an Allreduce, a ring of
+  Send/Recv and a close; the report on every core.
+
+Prints wall and CPU seconds (best of --rounds), the peak resident memory of
+the report's process and the page's size. Asserts nothing about time.
+Targets: the 1 M-call run in at most 5 s on one core from either form; the
+16,384-rank run within 120 s and 8 GB, with a page under 20 MB.
+"""
+import argparse
+import os
+import pathlib
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+EPOCH = 1_700_000_000
+BLOCK = 4096
+
+
+def stamp(ns):
+    """A time as the writer's XML mode gives it: seconds after timeAdjustment."""
+    return f"{ns // 1_000_000_000}.{ns % 1_000_000_000:09d}"
+
+
+def write_project(directory, program, ranks, host="node01"):
+    nodes = "".join(f"<Node name='{rank}'><Node name='0'/></Node>" for rank in range(ranks))
+    world = "".join(f"<Rank global='{r}' local='{r}' cid='0'/>" for r in range(ranks))
+    datatypes = "".join(f"<Rank name='{r}'></Rank>" for r in range(ranks))
+    (directory / f"{program}.proj").write_text(
+        "<?xml version='1.0' encoding='UTF-8'?>\n"
+        f"<Application name='{program}'><Description>report benchmark</Description>"
+        "<FileList><File name='shared.dat'><InitialSize>0</InitialSize></File></FileList>"
+        "<Topology><Level type='Hostname'><Level type='Rank'><Level type='Thread'></Level>"
+        f"</Level></Level><Node name='{host}'>{nodes}</Node></Topology>"
+        f"<CommunicatorList><Communicator name='WORLD'>{world}</Communicator>"
+        f"</CommunicatorList><Datatypes>{datatypes}</Datatypes></Application>\n")
+
+
+def write_trace(path, lines):
+    with open(path, "w") as out:
+        out.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<Program timeAdjustment=\'{EPOCH}\'>\n')
+        out.writelines(lines)
+        out.write("</Program>\n")
+
+
+def calls_run(directory, calls, ranks=2):
+    """N File_write_at calls with a nested pwrite each, split over the ranks."""
+    directory.mkdir(parents=True)
+    per_rank = calls // ranks
+    for rank in range(ranks):
+        def lines():
+            now = 1_000_000 + rank * 100
+            yield (f"<File_open cid='0' name='shared.dat' flags='37' fid='0' "
+                   f"time='{stamp(now)}' end='{stamp(now + 500)}'/>\n")
+            now += 1000
+            for index in range(per_rank):
+                offset = (index * ranks + rank) * BLOCK
+                yield (f"<Nested>\n  <pwrite fid='0' offset='{offset}' asked='{BLOCK}' "
+                       f"size='{BLOCK}' time='{stamp(now + 100)}' end='{stamp(now + 400)}'/>\n"
+                       f"</Nested>\n<File_write_at fid='0' offset='{offset}' size='{BLOCK}' "
+                       f"count='{BLOCK}' tid='4' time='{stamp(now)}' end='{stamp(now + 500)}'/>\n")
+                now += 1000
+            yield f"<File_close fid='0' time='{stamp(now)}' end='{stamp(now + 300)}'/>\n"
+        write_trace(directory / f"bench_node01_{rank}_0.trc", lines())
+    write_project(directory, "bench", ranks)
+    return directory / "bench.proj"
+
+
+def ranks_run(directory, ranks):
+    """R ranks of a few calls each: open, 4 writes with pwrites, a ring, Allreduce, close."""
+    directory.mkdir(parents=True)
+    for rank in range(ranks):
+        now = 1_000_000 + (rank % 97) * 1000
+        lines = [f"<File_open cid='0' name='shared.dat' flags='37' fid='0' "
+                 f"time='{stamp(now)}' end='{stamp(now + 20_000)}'/>\n"]
+        now += 30_000
+        for block in range(4):
+            offset = (block * ranks + rank) * BLOCK
+            lines.append(f"<Nested>\n  <pwrite fid='0' offset='{offset}' asked='{BLOCK}' "
+                         f"size='{BLOCK}' time='{stamp(now + 100)}' end='{stamp(now + 900)}'/>\n"
+                         f"</Nested>\n<File_write_at fid='0' offset='{offset}' size='{BLOCK}' "
+                         f"count='{BLOCK}' tid='4' time='{stamp(now)}' end='{stamp(now + 1000)}'"
+                         "/>\n")
+            now += 2000
+        right, left = (rank + 1) % ranks, (rank - 1) % ranks
+        lines.append(f"<Send size='1024' count='256' tid='1' toRank='{right}' toTag='1' cid='0' "
+                     f"time='{stamp(now)}' end='{stamp(now + 3000)}'/>\n")
+        now += 4000
+        lines.append(f"<Recv fromRank='{left}' fromTag='1' cid='0' time='{stamp(now)}' "
+                     f"end='{stamp(now + 3000)}'/>\n")
+        now += 4000
+        lines.append(f"<Allreduce size='8' cid='0' count='1' tid='3' time='{stamp(now)}' "
+                     f"end='{stamp(now + 50_000)}'/>\n")
+        now += 60_000
+        lines.append(f"<File_close fid='0' time='{stamp(now)}' end='{stamp(now + 5000)}'/>\n")
+        write_trace(directory / f"bench_node01_{rank}_0.trc", lines)
+    write_project(directory, "bench", ranks)
+    return directory / "bench.proj"
+
+
+def to_compact(build, source, target):
+    """The run in compact form: every trace converted, the project copied."""
+    shutil.copytree(source, target)
+    sys.path.insert(0, str(build / "python"))
+    from hdtrace import native
+    for trace in target.glob("*.trc"):
+        native.convert_trace(str(trace), str(trace.with_suffix(".ctrc")), "compact")
+        trace.unlink()
+    return target / "bench.proj"
+
+
+def time_report(build, project, one_core, rounds):
+    """(best wall s, best CPU s, peak RSS MiB, page bytes) of `hdtrace report`."""
+    page = project.with_name("bench-report.html")
+    command = [sys.executable, "-m", "hdtrace", "report", str(project), "-o", str(page),
+               "--json", str(project.with_name("bench-report.json"))]
+    if one_core:
+        command = ["taskset", "-c", "0"] + command
+    environment = dict(os.environ, PYTHONPATH=str(build / "python"))
+    best_wall = best_cpu = float("inf")
+    peak = 0
+    for _ in range(rounds):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        # Each round in a fresh process: its peak memory is the report's alone.
+        subprocess.run(command, check=True, env=environment, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        best_wall = min(best_wall, wall)
+        best_cpu = min(best_cpu, after.ru_utime + after.ru_stime - before.ru_utime -
+                       before.ru_stime)
+        peak = max(peak, after.ru_maxrss)
+    return best_wall, best_cpu, peak / 1024, page.stat().st_size
+
+
+def main():
+    here = pathlib.Path(__file__).resolve().parent
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1_000_000)
+    parser.add_argument("--ranks", type=int, default=16_384)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--build", default=os.environ.get("HDTRACE_BUILD_DIR",
+                                                          str(here.parents[1] / "build")))
+    parser.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it")
+    parser.add_argument("--only", choices=("calls", "ranks"), help="run one of the two cases")
+    args = parser.parse_args()
+    build = pathlib.Path(args.build).resolve()
+    work = pathlib.Path(args.keep or tempfile.mkdtemp(prefix="hdtrace-report-bench-"))
+    try:
+        if args.only in (None, "calls"):
+            started = time.perf_counter()
+            xml = calls_run(work / "calls-xml", args.calls)
+            compact = to_compact(build, work / "calls-xml", work / "calls-compact")
+            print(f"generated {args.calls:,} calls with their pwrites on 2 ranks in "
+                  f"{time.perf_counter() - started:.1f} s")
+            for form, project in (("XML", xml), ("compact", compact)):
+                wall, cpu, peak, page = time_report(build, project, True, args.rounds)
+                print(f"report, {args.calls:,} calls, {form:<7} one core: {wall:6.2f} s wall, "
+                      f"{cpu:6.2f} s CPU, {peak:7.0f} MiB peak, page {page / 1e6:.2f} MB")
+        if args.only in (None, "ranks"):
+            started = time.perf_counter()
+            project = ranks_run(work / "ranks", args.ranks)
+            print(f"generated {args.ranks:,} ranks in {time.perf_counter() - started:.1f} s")
+            wall, cpu, peak, page = time_report(build, project, False, 1)
+            print(f"report, {args.ranks:,} ranks, XML, every core: {wall:6.2f} s wall, "
+                  f"{cpu:6.2f} s CPU, {peak:7.0f} MiB peak, page {page / 1e6:.2f} MB")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
