@@ -36,6 +36,7 @@ class TopologyLeaf:
 class Topology:
     levels: list
     leaves: list
+    _index: dict = field(default=None, repr=False, compare=False)
 
     def __iter__(self):
         return iter(self.leaves)
@@ -48,10 +49,15 @@ class Topology:
         return sorted({leaf.rank for leaf in self.leaves})
 
     def leaf(self, rank, thread=0):
-        for leaf in self.leaves:
-            if leaf.rank == rank and leaf.thread == thread:
-                return leaf
-        raise KeyError(f"no trace for rank {rank} thread {thread} in the topology")
+        # Indexed on first use: a walk over thousands of ranks asks for each.
+        if self._index is None or len(self._index) != len(self.leaves):
+            self._index = {}
+            for leaf in self.leaves:
+                self._index.setdefault((leaf.rank, leaf.thread), leaf)
+        found = self._index.get((rank, thread))
+        if found is None:
+            raise KeyError(f"no trace for rank {rank} thread {thread} in the topology")
+        return found
 
 
 @dataclass(frozen=True)
