@@ -81,6 +81,12 @@ def read_columns(*args, **kwargs):
     return _core.read_columns(*args, **kwargs)
 
 
+def read_call_tree(path, partial=False):
+    """Every call of a trace at every depth as columns, each nested call with its
+    parent's row (hdtrace/reader/CallTree.hpp)."""
+    return _core.read_call_tree(path, partial)
+
+
 def fill_table(*args, **kwargs):
     return _core.fill_table(*args, **kwargs)
 

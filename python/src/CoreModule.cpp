@@ -23,12 +23,14 @@
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "CallBytesBinding.hpp"
+#include "CallTreeBinding.hpp"
 #include "ClockBinding.hpp"
 #include "ColumnReaders.hpp"
 #include "EventConversion.hpp"
 #include "FrameFile.hpp"
 #include "MergerBinding.hpp"
 #include "MessageBinding.hpp"
+#include "NumpyVectors.hpp"
 #include "TableFill.hpp"
 #include "TableMemory.hpp"
 
@@ -37,14 +39,7 @@ using namespace hdtrace::reader;
 
 namespace {
 
-// A std::vector (or a Column) handed to numpy without a copy: the array owns the vector.
-template <typename T, typename Allocator>
-py::array_t<T> toArray(std::vector<T, Allocator> &&values) {
-    using Vector = std::vector<T, Allocator>;
-    auto *owned = new Vector(std::move(values));
-    py::capsule owner(owned, [](void *pointer) { delete static_cast<Vector *>(pointer); });
-    return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
-}
+using hdtrace::python::toArray;  // a std::vector (or a Column) to numpy, without a copy
 
 // The columns that a trace's EventColumns and a run's RunTable have in
 // common, handed to numpy under the names the package uses.
@@ -299,4 +294,5 @@ PYBIND11_MODULE(_core, module) {
     hdtrace::python::bindClocks(module);
     hdtrace::python::bindMessages(module);
     hdtrace::python::bindCallBytes(module);
+    hdtrace::python::bindCallTree(module);
 }

@@ -1,0 +1,52 @@
+// Every call of a trace at every depth, as columns: the top-level calls and
+// the calls of their <Nested> blocks (the POSIX and stdio calls an MPI call
+// made), each with the row of the call that holds it. The layer and file
+// statistics read it instead of walking events.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <hdtrace/reader/TraceOptions.hpp>
+
+namespace hdtrace::reader {
+
+// Rows in pre-order: a call's row, then the rows of the calls nested in it.
+// Numbers a call does not carry are -1.
+struct CallTree {
+    std::vector<std::string> names;  // the distinct call names; nameCode indexes them
+    std::vector<int32_t> nameCode;
+    std::vector<int8_t> depth;     // 0: a top-level call
+    std::vector<int64_t> parent;   // the row of the call whose block holds it; -1 at depth 0
+    std::vector<int64_t> topRow;   // the top-level call's number in the trace (0, 1, ...)
+    std::vector<int64_t> startNs;  // absolute nanoseconds
+    std::vector<int64_t> endNs;
+    std::vector<int32_t> fid;
+    std::vector<int64_t> offset;
+    std::vector<int64_t> size;
+    std::vector<int64_t> asked;     // a C library call's bytes asked for
+    std::vector<uint8_t> failed;    // it carries an errno
+    std::vector<int64_t> dataSize;  // a split collective's <Data> child
+    std::vector<int64_t> dataOffset;
+    // The calls that open a file (File_open), with the id and the name they gave.
+    std::vector<int64_t> openRow;
+    std::vector<int32_t> openFid;
+    std::vector<std::string> openName;
+
+    size_t rows() const { return nameCode.size(); }
+};
+
+struct CallTreeResult {
+    CallTree tree;
+    std::optional<std::string> damage;  // where a partial read stopped
+};
+
+// Reads every call of the trace at path (XML or compact) into a CallTree;
+// options.partial keeps every complete call before damage (and says where
+// in damage), else damage throws ReadError naming the file and place.
+// options.filter is not applied: the tree always has every call.
+CallTreeResult readCallTree(const std::string &path, const TraceOptions &options = {});
+
+}  // namespace hdtrace::reader
