@@ -19,12 +19,16 @@ C library's files, from the File lines of the rank's .info beside the trace
 """
 import os
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import native
 from .calls import FILE_OPENS, IO_LAYERS, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, READ, WRITE, \
     file_access, io_layer_of
+from .clocks import AS_WRITTEN
+from .errors import TraceDamageWarning
 
 #: kind column: what a call did to its file.
 KIND_READ, KIND_WRITE, KIND_META = 0, 1, 2
@@ -179,10 +183,9 @@ def add_trace(builder, events, rank, thread, info_names):
             visit(event, 0, NO_VALUE, NO_VALUE)
 
 
-def project_io_calls(project):
-    """The IoCalls of every trace of an hdtrace.Project, trace by trace in
-    topology order (times as the project gives them: aligned when it aligns
-    its clocks)."""
+def walked_io_calls(project):
+    """project_io_calls by a walk over every Event in Python: the reference
+    the columns are tested against (slow: for tests only)."""
     builder = _Builder()
     for leaf in project.topology.leaves:
         if leaf.path in project.missing_traces:
@@ -190,3 +193,165 @@ def project_io_calls(project):
         add_trace(builder, project.trace(leaf.rank, leaf.thread), leaf.rank, leaf.thread,
                   info_file_names(leaf.path))
     return builder.finish()
+
+
+def _nearest_io_ancestor(is_io, depth, parent):
+    """Per row of a call tree: the row of the nearest enclosing I/O call, -1 for none."""
+    ancestor = np.full(len(depth), NO_VALUE, dtype=np.int64)
+    for level in range(1, int(depth.max(initial=0)) + 1):
+        rows = np.flatnonzero(depth == level)
+        above = parent[rows]
+        ancestor[rows] = np.where(is_io[above], above, ancestor[above])
+    return ancestor
+
+
+def _finish_order(depth, parent):
+    """Per row of a call tree (pre-order): a key that sorts the rows as the
+    calls end, a call after the calls nested in it."""
+    last = np.arange(len(depth), dtype=np.int64)
+    deepest = int(depth.max(initial=0))
+    for level in range(deepest, 0, -1):
+        rows = np.flatnonzero(depth == level)
+        np.maximum.at(last, parent[rows], last[rows])
+    return last * (deepest + 1) + (deepest - depth.astype(np.int64))
+
+
+class _NameTable:
+    """Per call name of a tree: its layer, kind, and whether it is the C library's."""
+
+    def __init__(self):
+        self.known = {}
+
+    def of(self, names):
+        rows = [self.known.get(name) or self.known.setdefault(name, self._describe(name))
+                for name in names]
+        if not rows:
+            return (np.zeros(0, np.int8),) * 3
+        layer, kind, posix = zip(*rows)
+        return np.array(layer, np.int8), np.array(kind, np.int8), np.array(posix, bool)
+
+    @staticmethod
+    def _describe(name):
+        layer = io_layer_of(name)
+        op = file_access(name)
+        return (NO_VALUE if layer is None else IO_LAYERS.index(layer),
+                KIND_META if op is None else (KIND_READ if op == READ else KIND_WRITE),
+                name in POSIX_CALLS)
+
+
+def _trace_columns(tree, rank, names_table, info_names, file_code):
+    """The I/O calls of one trace's call tree as columns (file names through
+    file_code(name) -> int)."""
+    code = tree["name_code"]
+    layer_of, kind_of, posix_of = names_table.of(tree["names"])
+    layer = layer_of[code] if len(code) else np.zeros(0, np.int8)
+    is_io = layer >= 0
+    depth, parent = tree["depth"], tree["parent"]
+    ancestor = _nearest_io_ancestor(is_io, depth, parent)
+    rows = np.flatnonzero(is_io)
+    io_index = np.full(len(code), NO_VALUE, dtype=np.int64)
+    io_index[rows] = np.arange(len(rows))
+    above = ancestor[rows]
+    parent_io = np.where(above >= 0, io_index[np.maximum(above, 0)], NO_VALUE)
+    kind = kind_of[code[rows]]
+    posix = posix_of[code[rows]]
+    moves = kind != KIND_META
+    size = tree["size"][rows]
+    own = posix | (size >= 0)  # else a split collective's <Data> child
+    source_size = np.where(own, size, tree["data_size"][rows])
+    source_offset = np.where(own, tree["offset"][rows], tree["data_offset"][rows])
+    done = np.where(moves, np.maximum(source_size, 0), 0)
+    requested = np.where(posix, np.maximum(tree["asked"][rows], 0), done)
+    offset = np.where(moves & (source_offset >= 0), source_offset, NO_VALUE)
+    fid = tree["fid"][rows]
+    files = _file_names(tree, rows, fid, depth, parent, rank, info_names, file_code)
+    direct = parent[rows]
+    return {"thread": None, "call": code[rows], "layer": layer[rows], "kind": kind, "fid": fid,
+            "file": files, "offset": offset, "requested": requested, "done": done,
+            "start_ns": tree["start_ns"][rows], "end_ns": tree["end_ns"][rows],
+            "depth": depth[rows], "parent": parent_io, "failed": tree["failed"][rows] != 0,
+            "parent_call": np.where(direct >= 0, code[np.maximum(direct, 0)], NO_VALUE)}
+
+
+def _file_names(tree, rows, fid, depth, parent, rank, info_names, file_code):
+    """Each I/O row's file: the name the last open of its fid gave before the
+    call ended (as a walk sees it), else the .info's, else "fid N of rank R"."""
+    files = np.full(len(rows), NO_VALUE, dtype=np.int32)
+    named = fid >= 0
+    if not named.any():
+        return files
+    open_fid = np.asarray(tree["open_fid"])
+    keep = open_fid >= 0
+    open_row = np.asarray(tree["open_row"])[keep]
+    open_fid = open_fid[keep]
+    open_name = [name for name, kept in zip(tree["open_name"], keep.tolist()) if kept]
+    order = _finish_order(depth, parent) if len(open_row) else None
+    for value in np.unique(fid[named]).tolist():
+        at = np.flatnonzero(fid == value)
+        default = info_names.get(value) or f"fid {value} of rank {rank}"
+        codes = np.full(len(at), file_code(default), dtype=np.int32)
+        opened = np.flatnonzero(open_fid == value)
+        if len(opened):
+            keys = order[open_row[opened]]
+            sort = np.argsort(keys, kind="stable")
+            last = np.searchsorted(keys[sort], order[rows[at]], side="right") - 1
+            name_codes = np.array([file_code(open_name[i]) for i in opened[sort].tolist()],
+                                  dtype=np.int32)
+            codes = np.where(last >= 0, name_codes[np.maximum(last, 0)], codes)
+        files[at] = codes
+    return files
+
+
+def project_io_calls(project):
+    """The IoCalls of every trace of an hdtrace.Project, trace by trace in
+    topology order (times as the project gives them: aligned when it aligns
+    its clocks), from the C++ reader's call trees."""
+    name_codes = {}
+    files, file_codes = [], {}
+    names_table = _NameTable()
+
+    def file_code(name):
+        found = file_codes.get(name)
+        if found is None:
+            found = file_codes[name] = len(files)
+            files.append(name)
+        return found
+
+    times = project.times
+    parts = []
+    offset = 0
+    for leaf in project.topology.leaves:
+        if leaf.path in project.missing_traces:
+            continue
+        tree = native.read_call_tree(leaf.path, project.partial)
+        if tree["damage"]:
+            warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                          f"{tree['damage']}", TraceDamageWarning, stacklevel=2)
+        columns = _trace_columns(tree, leaf.rank, names_table, info_file_names(leaf.path),
+                                 file_code)
+        local = [name_codes.setdefault(name, len(name_codes)) for name in tree["names"]]
+        remap = np.asarray(local, dtype=np.int32) if local else np.zeros(0, np.int32)
+        columns["call"] = remap[columns["call"]] if len(remap) else columns["call"]
+        has_parent = columns["parent_call"] >= 0
+        columns["parent_call"] = np.where(has_parent, remap[np.maximum(
+            columns["parent_call"], 0)] if len(remap) else NO_VALUE, NO_VALUE)
+        columns["parent"] = np.where(columns["parent"] >= 0, columns["parent"] + offset, NO_VALUE)
+        count = len(columns["call"])
+        columns["rank"] = np.full(count, leaf.rank, dtype=np.int32)
+        columns["thread"] = np.full(count, leaf.thread, dtype=np.int32)
+        if times is not AS_WRITTEN and count:
+            columns["start_ns"] = np.asarray(times.apply(leaf.rank, leaf.thread,
+                                                         columns["start_ns"]), dtype=np.int64)
+            columns["end_ns"] = np.asarray(times.apply(leaf.rank, leaf.thread,
+                                                       columns["end_ns"]), dtype=np.int64)
+        parts.append(columns)
+        offset += count
+    names = [None] * len(name_codes)
+    for name, code in name_codes.items():
+        names[code] = name
+    result = {}
+    for column, kind in COLUMNS + (("parent_call", np.int32),):
+        chunks = [part[column] for part in parts]
+        result[column] = np.concatenate(chunks).astype(kind, copy=False) if chunks else \
+            np.zeros(0, dtype=kind)
+    return IoCalls(result, names, files)

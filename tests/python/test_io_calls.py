@@ -1,0 +1,192 @@
+"""hdtrace.io_calls: every call on a file at every depth, from the C++
+reader's call trees, is what a walk over every Event in Python finds (the
+reference, io_calls.walked_io_calls), column by column, for XML and compact
+traces, nested blocks several levels deep, aligned clocks and damaged
+traces; and _core.read_call_tree gives the same tree by its three readers."""
+import pathlib
+import shutil
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import hdtrace
+from hdtrace import native
+from hdtrace.errors import TraceDamageWarning
+from hdtrace.io_calls import project_io_calls, walked_io_calls
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
+
+import tracegen  # noqa: E402
+
+S = 1_000_000_000
+
+
+def decoded(io):
+    """The columns with codes replaced by the names they stand for."""
+    out = {}
+    for column, values in io.columns.items():
+        if column == "call":
+            out[column] = [io.names[code] for code in values]
+        elif column == "parent_call":
+            out[column] = [io.names[code] if code >= 0 else None for code in values]
+        elif column == "file":
+            out[column] = [io.files[code] if code >= 0 else None for code in values]
+        else:
+            out[column] = values.tolist()
+    return out
+
+
+def assert_same(project):
+    fast, walked = decoded(project_io_calls(project)), decoded(walked_io_calls(project))
+    assert list(fast) == list(walked)
+    for column in fast:
+        assert fast[column] == walked[column], column
+    return fast
+
+
+def to_compact(directory, target):
+    shutil.copytree(directory, target)
+    for trace in pathlib.Path(target).glob("*.trc"):
+        native.convert_trace(str(trace), str(trace.with_suffix(".ctrc")), "compact")
+        trace.unlink()
+
+
+@pytest.mark.parametrize("posix", [True, False])
+def test_generated_runs_in_both_forms(tmp_path, posix):
+    run = tracegen.generate(tmp_path / "xml", ranks=4, iterations=3, posix=posix)
+    columns = assert_same(hdtrace.open(run.project))
+    # What the generator wrote, as the columns have it.
+    pwrites = [row for row, name in enumerate(columns["call"]) if name == "pwrite"]
+    expected = [access for access in run.posix if access.name == "pwrite"]
+    assert len(pwrites) == len(expected) > 0 if posix else pwrites == []
+    for row, access in zip(pwrites, sorted(expected, key=lambda a: (a.rank, a.start_ns))):
+        assert (columns["rank"][row], columns["offset"][row], columns["requested"][row],
+                columns["done"][row], columns["depth"][row], columns["parent_call"][row]) == \
+            (access.rank, access.offset, access.asked, access.done, 1, access.parent)
+        parent = columns["parent"][row]
+        assert columns["call"][parent] == access.parent
+    to_compact(tmp_path / "xml", tmp_path / "compact")
+    compact = hdtrace.open(tmp_path / "compact" / "demo.proj")
+    assert assert_same(compact) == columns
+
+
+def nested_trace(directory):
+    """A trace whose nested calls have nested calls of their own, and a
+    File_open whose nested open comes before the name it gives."""
+    directory.mkdir()
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>', "<Program timeAdjustment='1700000000'>",
+        "<Nested>",
+        "  <open fid='3' flags='66' time='0.000000100' end='0.000000200'/>",
+        "</Nested>",
+        "<File_open cid='0' name='deep.dat' flags='9' fid='3' time='0.000000050' "
+        "end='0.000000300'/>",
+        "<Nested>",
+        "  <Nested>",
+        "    <pwrite fid='3' offset='10' asked='5' size='5' time='0.000001100' "
+        "end='0.000001200'/>",
+        "  </Nested>",
+        "  <File_write_at fid='3' offset='10' size='5' count='5' tid='1' time='0.000001050' "
+        "end='0.000001300'/>",
+        "  <fsync fid='3' time='0.000001400' end='0.000001500'/>",
+        "</Nested>",
+        "<Bcast size='8' rootRank='0' cid='0' count='1' tid='1' time='0.000001000' "
+        "end='0.000002000'/>",
+        "<Nested>",
+        "  <pread fid='9' offset='0' asked='64' size='0' errno='5' time='0.000003100' "
+        "end='0.000003200'/>",
+        "</Nested>",
+        "<File_read_all_begin fid='3' rid='0' time='0.000003000' end='0.000003300'>",
+        "  <Data offset='40' size='64' count='64' tid='1'/>",
+        "</File_read_all_begin>",
+        "</Program>", ""]
+    (directory / "deep_node-a_0_0.trc").write_text("\n".join(lines))
+    tracegen._write_project(str(directory / "deep.proj"), "deep", 1, {0: 1})
+    return directory / "deep.proj"
+
+
+def test_nested_blocks_at_every_depth(tmp_path):
+    columns = assert_same(hdtrace.open(nested_trace(tmp_path / "deep")))
+    rows = {name: row for row, name in enumerate(columns["call"])}
+    assert columns["call"] == ["File_open", "open", "File_write_at", "pwrite", "fsync",
+                               "File_read_all_begin", "pread"]
+    assert columns["depth"] == [0, 1, 1, 2, 1, 0, 1]
+    # The nested open was made before File_open named the file: no name yet.
+    assert columns["file"][rows["open"]] == "fid 3 of rank 0"
+    assert columns["file"][rows["pwrite"]] == "deep.dat"
+    assert columns["parent"][rows["pwrite"]] == rows["File_write_at"]
+    assert columns["parent"][rows["File_write_at"]] == -1  # beneath Bcast, no I/O call
+    assert columns["parent_call"][rows["File_write_at"]] == "Bcast"
+    assert columns["parent"][rows["pread"]] == rows["File_read_all_begin"]
+    assert columns["failed"][rows["pread"]] is True and columns["done"][rows["pread"]] == 0
+    begin = rows["File_read_all_begin"]
+    assert (columns["offset"][begin], columns["done"][begin]) == (40, 64)
+    to_compact(tmp_path / "deep", tmp_path / "compact")
+    assert assert_same(hdtrace.open(tmp_path / "compact" / "deep.proj")) == columns
+
+
+def test_aligned_clocks(tmp_path):
+    """Each rank's clock is said to be ahead of rank 0's: the nested calls'
+    times are corrected as their callers' are."""
+    run = tracegen.generate(tmp_path / "run", ranks=3, iterations=2, posix=True,
+                            second_thread_rank=None)
+    base = tracegen.TIME_ADJUSTMENT * S
+    for rank in range(3):
+        offset = rank * 5000
+        (tmp_path / "run" / f"demo_node-a_{rank}_0.info").write_text(
+            "Mpi library='x' order_c=0 order_fortran=1 distribute_block=0 distribute_cyclic=1 "
+            "distribute_none=2 distribute_dflt_darg=-1\n"
+            f"Clock at='init' time={base} offset={offset} rtt=10 leader={rank} exchanges=20\n"
+            f"Clock at='finalize' time={base + S} offset={offset + 2000} rtt=10 leader={rank} "
+            "exchanges=20\n")
+    project = hdtrace.open(run.project)
+    assert project.clock_correction is not None
+    columns = assert_same(project)
+    raw = decoded(project_io_calls(hdtrace.open(run.project, align=False)))
+    moved = [row for row, rank in enumerate(columns["rank"]) if rank == 2]
+    assert all(columns["start_ns"][row] != raw["start_ns"][row] for row in moved)
+
+
+def test_damaged_trace_partial(tmp_path):
+    run = tracegen.generate(tmp_path / "run", ranks=2, iterations=2, posix=True)
+    trace = tmp_path / "run" / "demo_node-a_1_0.trc"
+    data = trace.read_bytes()
+    trace.write_bytes(data[:len(data) * 3 // 5])
+    with pytest.raises(hdtrace.ReadError):
+        project_io_calls(hdtrace.open(run.project))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        columns = assert_same(hdtrace.open(run.project, partial=True))
+    assert any(issubclass(w.category, TraceDamageWarning) and str(trace) in str(w.message)
+               for w in caught)
+    assert 1 in columns["rank"]
+
+
+@pytest.mark.parametrize("form", ["xml", "compact"])
+def test_the_three_readers_give_one_tree(tmp_path, form):
+    """The scanner (or the compact records) and the event reader, which a
+    trace outside the writer's layout goes to, give the same columns."""
+    project = nested_trace(tmp_path / "deep")
+    trace = tmp_path / "deep" / "deep_node-a_0_0.trc"
+    if form == "compact":
+        native.convert_trace(str(trace), str(tmp_path / "deep.ctrc"), "compact")
+        trace = tmp_path / "deep.ctrc"
+    fast = native.read_call_tree(str(trace))
+    # A comment is outside what the scanner and the compact form know: the
+    # same calls, read by the event reader.
+    text = (tmp_path / "deep" / "deep_node-a_0_0.trc").read_text()
+    other = tmp_path / "other.trc"
+    other.write_text(text.replace("<Program timeAdjustment='1700000000'>",
+                                  "<Program timeAdjustment='1700000000'><!-- x -->"))
+    slow = native.read_call_tree(str(other))
+    assert [fast["names"][code] for code in fast["name_code"]] == \
+        [slow["names"][code] for code in slow["name_code"]]
+    for key in fast:
+        if key in ("damage", "names", "name_code"):  # codes are given in reading order
+            continue
+        left, right = fast[key], slow[key]
+        assert (list(left) == list(right)) if isinstance(left, list) else \
+            np.array_equal(left, right), key
+    assert project.is_file()
