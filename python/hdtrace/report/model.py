@@ -21,7 +21,7 @@ from .. import native
 from ..calls import (BLOCKING_COLLECTIVES, COLLECTIVE_FILE_ACCESSES, IO_LAYERS, MPI_IO_LAYER,
                      N_TO_N_COLLECTIVES, NONBLOCKING_COLLECTIVES, NONBLOCKING_FILE_ACCESSES,
                      PROC_NULL, SENDS, SEND_RECEIVES, io_layer_of)
-from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, project_io_calls
+from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, project_io_calls
 from ..table import NO_PEER
 from .waits import wait_states
 
@@ -259,16 +259,19 @@ def access_patterns(io, rows):
     if len(rows) == 0:
         empty = np.zeros(0, dtype=bool)
         return rows, empty, empty, empty, empty
-    # Stable by rank, thread, file, kind: each stream keeps its call order.
-    key = np.lexsort((rows, io["kind"][rows], io["file"][rows], io["thread"][rows],
-                      io["rank"][rows]))
-    rows = rows[key]
+    # Stable by rank, thread, file, kind: each stream keeps its call order
+    # (rows are in call order within a trace). One integer key sorts faster
+    # than five.
+    threads = int(io["thread"].max(initial=0)) + 1
+    files = len(io.files) + 1
+    key = ((io["rank"][rows].astype(np.int64) * threads + io["thread"][rows]) * files +
+           io["file"][rows] + 1) * len(KINDS) + io["kind"][rows]
+    order = np.argsort(key, kind="stable")
+    rows, key = rows[order], key[order]
     offset = io["offset"][rows]
     end = offset + io["requested"][rows]
-    stream = np.stack([io["rank"][rows], io["thread"][rows], io["file"][rows],
-                       io["kind"][rows]])
     new_stream = np.ones(len(rows), dtype=bool)
-    new_stream[1:] = (stream[:, 1:] != stream[:, :-1]).any(axis=0)
+    new_stream[1:] = key[1:] != key[:-1]
     consecutive = np.zeros(len(rows), dtype=bool)
     sequential = np.ones(len(rows), dtype=bool)
     consecutive[1:] = offset[1:] == end[:-1]
@@ -307,20 +310,24 @@ def _files(io, files_of, limit):
     writes = np.bincount(code[kind == KIND_WRITE], minlength=count)
     calls = np.bincount(code, minlength=count)
     time = np.bincount(code, weights=duration, minlength=count)
-    pairs = np.unique(np.stack([code, rank]), axis=1)
-    rank_count = np.bincount(pairs[0], minlength=count)
+    # (file, rank) and (file, layer) pairs as one integer each: unique on
+    # integers, not on rows of a 2-D array.
+    world = int(rank.max(initial=0)) + 1
+    pairs = np.unique(code.astype(np.int64) * world + rank)
+    rank_count = np.bincount(pairs // world, minlength=count)
     # Bytes per rank and file, for the imbalance of shared files.
     moved = kind != KIND_META
     per_rank = {}
-    keys, sums = np.unique(np.stack([code[moved], rank[moved]]), axis=1, return_inverse=True)
+    keys, inverse = np.unique(code[moved].astype(np.int64) * world + rank[moved],
+                              return_inverse=True)
     if keys.size:
-        sums = np.bincount(sums.reshape(-1), weights=done[moved])
-        for (file_code, file_rank), total in zip(keys.T.tolist(), sums.tolist()):
-            per_rank.setdefault(file_code, []).append((file_rank, total))
+        sums = np.bincount(inverse.reshape(-1), weights=done[moved])
+        for key, total in zip(keys.tolist(), sums.tolist()):
+            per_rank.setdefault(key // world, []).append((key % world, total))
     layers_of = {}
-    for file_code, layer in np.unique(np.stack([files_of[top], io["layer"][top]]),
-                                      axis=1).T.tolist():
-        layers_of.setdefault(file_code, []).append(io.layers[layer])
+    layer_count = len(io.layers)
+    for key in np.unique(code.astype(np.int64) * layer_count + io["layer"][top]).tolist():
+        layers_of.setdefault(key // layer_count, []).append(io.layers[key % layer_count])
     rows, consecutive, sequential, random, first = access_patterns(
         io, top & (io["kind"] != KIND_META))
     pattern_counts = {}

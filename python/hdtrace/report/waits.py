@@ -16,13 +16,15 @@ wait at N-to-N collective -- in a collective where every rank needs every
 """
 import numpy as np
 
-from ..calls import N_TO_N_COLLECTIVES
-from ..messages import match_messages
+from ..calls import N_TO_N_COLLECTIVES, SEND_RECEIVES, SENDS
+from ..messages import PAIR_DTYPE, match_messages
 
 
-def _message_waits(project, world):
-    matches = match_messages(project)
-    pairs = matches.pairs
+def _message_waits(project, table, world):
+    # Matching lists every row of the table: a run without messages skips it.
+    names = np.unique(table["name"]) if len(table) else []
+    messages = any(str(name) in SENDS or str(name) in SEND_RECEIVES for name in names)
+    pairs = match_messages(project).pairs if messages else np.zeros(0, dtype=PAIR_DTYPE)
     late_sender = np.zeros(world)
     late_receiver = np.zeros(world)
     if len(pairs):
@@ -91,7 +93,7 @@ def _collective_waits(project, table, world):
 def wait_states(project, table, world):
     """{"late_sender_s", "late_receiver_s", "collective_wait_s": per rank
     arrays, and counts} of the run."""
-    late_sender, late_receiver, late, blocked, messages = _message_waits(project, world)
+    late_sender, late_receiver, late, blocked, messages = _message_waits(project, table, world)
     collective, instances = _collective_waits(project, table, world)
     return {"late_sender_s": late_sender, "late_receiver_s": late_receiver,
             "collective_wait_s": collective, "late_messages": late,
