@@ -181,6 +181,9 @@ COMMUNICATOR_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["cid"]
 #: Attributes holding a datatype id of the rank's <Datatypes>: ours, and the
 #: original implementation's Sendrecv attributes.
 DATATYPE_ATTRIBUTES = _dialect.ATTRIBUTES_OF_KIND["tid"] + ("sendTid", "recvTid")
+#: Calls that set a file's view (File_set_view): those that give it a filetype.
+FILE_VIEW_SETTERS = frozenset(name for name, attributes in _dialect.ATTRIBUTES.items()
+                              if "filetid" in attributes)
 #: The MPI-IO reads and writes all ranks of the file's communicator make
 #: together (File_write_all, File_read_at_all_begin, File_write_ordered, ...),
 #: and the nonblocking ones (File_iwrite, File_iread_at_all, ...).

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..calls import (COLLECTIVE_FILE_ACCESSES, MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES,
-                     POSIX_LAYER, STDIO_LAYER)
+from ..calls import (COLLECTIVE_FILE_ACCESSES, FILE_VIEW_SETTERS, MPI_IO_LAYER,
+                     NONBLOCKING_FILE_ACCESSES, POSIX_LAYER, STDIO_LAYER)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
 from .model import OPS, outermost
 
@@ -319,7 +319,7 @@ def byte_accesses(io):
     parents = io["parent"][io["parent"] >= 0]
     has_children[parents] = True
     names = io.names
-    view_calls = [code for code, name in enumerate(names) if name == "File_set_view"]
+    view_calls = [code for code, name in enumerate(names) if name in FILE_VIEW_SETTERS]
     viewed = np.zeros(len(io), dtype=bool)
     if view_calls:
         setters = np.isin(io["call"], view_calls)
