@@ -6,8 +6,10 @@ page it makes, on a large run of calls and on a run of many ranks.
         [--build BUILD_DIR] [--rounds K] [--keep DIR]
 
 calls: a 2-rank run of N top-level File_write_at calls (default 1,000,000),
-  each with its nested pwrite, in XML and converted to compact; the report
-  of each form on one core (taskset -c 0).
+  each with its nested pwrite, in XML and converted to compact; for each
+  form, the rate of the C++ call tree into columns and of io_calls (and,
+  with --walk, of the former walk over every Event), then the report on one
+  core (taskset -c 0).
 ranks: a project of R ranks (default 16,384), each opening a shared file,
   writing four blocks (each with its pwrite), an Allreduce, a ring of
   Send/Recv and a close; the report on every core.
@@ -147,6 +149,40 @@ def time_report(build, project, one_core, rounds):
     return best_wall, best_cpu, peak / 1024, page.stat().st_size
 
 
+def reading_rates(build, project, walk):
+    """Lines of figures: the call tree into columns, io_calls, and (walk) the
+    former walk over every Event, on one core, CPU time."""
+    sys.path.insert(0, str(build / "python"))
+    import hdtrace
+    from hdtrace import native
+    from hdtrace.io_calls import project_io_calls, walked_io_calls
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    opened = hdtrace.open(str(project))
+    traces = [leaf.path for leaf in opened.topology.leaves]
+    lines = []
+
+    def best(work, rounds=3):
+        fastest = float("inf")
+        for _ in range(rounds):
+            start = time.process_time()
+            result = work()
+            fastest = min(fastest, time.process_time() - start)
+        return result, fastest
+
+    rows, seconds = best(lambda: sum(len(native.read_call_tree(path)["name_code"])
+                                     for path in traces))
+    lines.append(f"call tree into columns: {rows / seconds / 1e6:6.2f} M rows/s per core "
+                 f"({rows:,} rows, {seconds:.3f} s)")
+    io, seconds = best(lambda: project_io_calls(hdtrace.open(str(project))))
+    lines.append(f"io_calls (tree and numpy): {len(io) / seconds / 1e6:6.2f} M calls/s per core "
+                 f"({len(io):,} I/O calls, {seconds:.3f} s)")
+    if walk:
+        walked, seconds = best(lambda: walked_io_calls(hdtrace.open(str(project))), rounds=1)
+        lines.append(f"the same by walking Events in Python: {len(walked) / seconds / 1e6:6.2f} M "
+                     f"calls/s per core ({seconds:.1f} s)")
+    return lines
+
+
 def main():
     here = pathlib.Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -157,8 +193,15 @@ def main():
                                                           str(here.parents[1] / "build")))
     parser.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it")
     parser.add_argument("--only", choices=("calls", "ranks"), help="run one of the two cases")
+    parser.add_argument("--walk", action="store_true",
+                        help="also time the former walk over every Event (slow: about 30 s "
+                             "per million calls)")
+    parser.add_argument("--rates", metavar="PROJECT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     build = pathlib.Path(args.build).resolve()
+    if args.rates:  # in a process of its own, pinned to one core
+        print("\n".join(reading_rates(build, pathlib.Path(args.rates), args.walk)))
+        return
     work = pathlib.Path(args.keep or tempfile.mkdtemp(prefix="hdtrace-report-bench-"))
     try:
         if args.only in (None, "calls"):
@@ -168,6 +211,11 @@ def main():
             print(f"generated {args.calls:,} calls with their pwrites on 2 ranks in "
                   f"{time.perf_counter() - started:.1f} s")
             for form, project in (("XML", xml), ("compact", compact)):
+                for line in subprocess.run(
+                        [sys.executable, __file__, "--build", str(build), "--rates", str(project)]
+                        + (["--walk"] if args.walk else []), check=True, capture_output=True,
+                        text=True).stdout.splitlines():
+                    print(f"{form:<7} {line}")
                 wall, cpu, peak, page = time_report(build, project, True, args.rounds)
                 print(f"report, {args.calls:,} calls, {form:<7} one core: {wall:6.2f} s wall, "
                       f"{cpu:6.2f} s CPU, {peak:7.0f} MiB peak, page {page / 1e6:.2f} MB")
