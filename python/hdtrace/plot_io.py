@@ -23,6 +23,7 @@ edge over its rank's colour.
 """
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 from .calls import MPI_LAYER, POSIX_LAYER, READ, WRITE
@@ -149,6 +150,27 @@ def _box(x0, x1, y0, y1):
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
+#: Characters of a panel title's line: a panel is half of a 13-inch figure.
+TITLE_LINE_CHARACTERS = 60
+
+
+def _wrapped(text):
+    """text in lines of at most TITLE_LINE_CHARACTERS, broken at '/' or
+    spaces where it can be, anywhere where it cannot."""
+    lines, line = [], ""
+    for piece in re.split(r"(?<=[/ ])", text):
+        while len(piece) > TITLE_LINE_CHARACTERS:
+            room = TITLE_LINE_CHARACTERS - len(line)
+            lines.append(line + piece[:room])
+            line, piece = "", piece[room:]
+        if len(line) + len(piece) > TITLE_LINE_CHARACTERS:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n".join(part for part in lines if part)
+
+
 def plot_accesses(io, files=None):
     """A matplotlib Figure with the two panels per file.
 
@@ -194,14 +216,22 @@ def plot_accesses(io, files=None):
                 collection.set_gid(f"access-map|{file_name}|{rank}|{op}{suffix}")
                 map_axes.add_collection(collection)
         time_axes.autoscale_view()
-        time_axes.set_title(f"{file_name}: offset over time")
+        # Titles name the file by its base name, wrapped to the panel's
+        # width; the time panel's adds the whole path, wrapped as well, so
+        # that a long path never runs into the neighbouring panel.
+        base = os.path.basename(file_name.rstrip("/")) or file_name
+        title = _wrapped(f"{base}: offset over time")
+        if base != file_name:
+            title += "\n" + _wrapped(file_name)
+        time_axes.set_title(title, fontsize="medium")
         time_axes.set_xlabel("time since the first call (s)")
         time_axes.set_ylabel("offset (bytes)")
         rows = (extent + width - 1) // width
         map_axes.set_xlim(0, width)
         map_axes.set_ylim(rows, 0)
         map_axes.set_gid(f"access-map|{file_name}|width={width}")
-        map_axes.set_title(f"{file_name}: access map, {width} bytes per row")
+        map_axes.set_title(_wrapped(f"{base}: access map, {width} bytes per row"),
+                           fontsize="medium")
         map_axes.set_xlabel("byte within the row")
         map_axes.set_ylabel(f"row (offset / {width})")
     handles = [Patch(facecolor=rank_colour(rank, ranks), label=f"rank {rank}") for rank in ranks]

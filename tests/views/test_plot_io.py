@@ -127,3 +127,33 @@ def test_partdiff_accesses(partdiff_project):
     drawn_bytes = {key: round(sum(y1 - y0 for _, _, y0, y1 in boxes(collection)))
                    for key, collection in found.items()}
     assert drawn_bytes == dict(expected_bytes)
+
+
+def test_titles_of_a_long_path_fit_their_panels(tmp_path):
+    """A file of a long path (as IOR's are) is named by its base name in
+    the panels' titles, the whole path wrapped under the first: no title
+    runs into the other panel or off the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    run = tracegen.generate(tmp_path / "run", ranks=2, iterations=1)
+    long_path = ("/scratch/project-with-a-long-name/users/someone/experiments/ior-easy-write/"
+                 "run-2026-11-24T22-13-20/output/testfile.00000000.with.a.long.suffix")
+    for trace in (tmp_path / "run").glob("*.trc"):
+        trace.write_text(trace.read_text().replace(f"name='{tracegen.FILE_NAME}'",
+                                                   f"name='{long_path}'"))
+    figure = plot_io.plot_accesses(plot_io.collect_accesses(hdtrace.open(run.project)))
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    time_axes, map_axes = figure.axes[0], figure.axes[1]
+    time_title = time_axes.title.get_window_extent(renderer)
+    map_title = map_axes.title.get_window_extent(renderer)
+    assert not time_title.overlaps(map_title)
+    assert time_title.x1 < map_axes.get_tightbbox(renderer).x0
+    assert 0 <= time_title.x0 and map_title.x1 <= figure.bbox.width
+    base = "testfile.00000000.with.a.long.suffix"
+    assert time_axes.get_title().startswith(f"{base}: offset over time\n")
+    assert time_axes.get_title().split("\n", 1)[1].replace("\n", "") == long_path
+    assert map_axes.get_title().startswith(f"{base}: access map")
+    # The gids keep the whole path, for scripts.
+    assert {key[0] for key in collections_by_gid(figure, "time-offset")} == {long_path}
