@@ -1,28 +1,37 @@
 """scripts/package: the Debian package, checked without touching the machine.
 
 scripts/package builds hdtrace_<version>_<arch>.deb (in
-$HDTRACE_PACKAGE_BUILD_DIR, default $HDTRACE_BUILD_DIR-package). Then:
+$HDTRACE_PACKAGE_BUILD_DIR, default $HDTRACE_BUILD_DIR-package; or the test
+takes the one $HDTRACE_PACKAGE_DEB names). Then:
 - its control fields and contents are read with dpkg-deb;
 - apt-get resolves its Depends in a simulation (-s) against an empty dpkg
   status, i.e. as on a system where nothing is installed yet, from this
   machine's package lists: every dependency exists in the archive and
   installs together with it;
-- dpkg unpacks it for real into a scratch root (--root, its own database),
-  so dpkg's own unpacking and bookkeeping accept it. It is not configured
-  there: the only configure step, the postinst, runs ldconfig (checked),
-  which needs a shell and ldconfig inside that root;
+- dpkg-deb extracts it into a scratch root, as any user can, and its
+  maintainer scripts are read (the only configure step, the postinst, runs
+  ldconfig);
 - from that root, an MPI program links with `pkg-config --libs hdtrace-mpi`
   and is traced, and python3 imports hdtrace (with PYTHONPATH pointing at the
   root's /usr/lib/python3/dist-packages, which for the package installed in
-  / is on python3's default path, checked as well).
+  / is on python3's default path, checked as well);
+- as root only: dpkg unpacks it for real into a second scratch root (--root,
+  its own database), so dpkg's own unpacking and bookkeeping accept it (dpkg
+  refuses --root to other users). Its helpers ldconfig and start-stop-daemon
+  live in /usr/sbin, which the test puts on dpkg's PATH whatever the user's;
+- and when the suite runs as root, the module runs once more as the
+  unprivileged user nobody, so that it keeps passing for HPC users.
 What this does not prove: that the install into / itself works (nothing
 here writes to /usr or runs the postinst), nor anything about other releases.
 """
 import os
 import pathlib
+import pwd
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -38,8 +47,18 @@ def run(command, **kwargs):
     return result
 
 
+#: dpkg runs ldconfig and start-stop-daemon from these; an ordinary user's
+#: PATH (and sudo's) often lacks them.
+SYSTEM_BINARIES = "/usr/sbin:/sbin"
+
+
 @pytest.fixture(scope="module")
 def package(build_dir, tmp_path_factory):
+    given = os.environ.get("HDTRACE_PACKAGE_DEB")
+    if given:
+        deb = pathlib.Path(given)
+        assert deb.is_file(), f"HDTRACE_PACKAGE_DEB={given} is not a file"
+        return deb
     out = tmp_path_factory.mktemp("package")
     package_build = os.environ.get("HDTRACE_PACKAGE_BUILD_DIR", f"{build_dir}-package")
     result = run([str(REPO / "scripts" / "package")],
@@ -115,10 +134,7 @@ def test_depends_resolve_on_an_empty_system(package, tmp_path):
         assert dependency in installed, installed
 
 
-@pytest.fixture(scope="module")
-def root(package, tmp_path_factory):
-    """The package unpacked by dpkg into a scratch root with its own database."""
-    control = tmp_path_factory.mktemp("control")
+def maintainer_scripts_run_ldconfig_only(package, control):
     run(["dpkg-deb", "-e", str(package), str(control)])
     scripts = sorted(p.name for p in control.iterdir() if p.name.startswith(("pre", "post")))
     assert scripts == ["postinst", "postrm"], scripts
@@ -127,17 +143,41 @@ def root(package, tmp_path_factory):
                     if line.strip() and not line.startswith("#")]
         assert commands == ["set -e", 'if [ "$1" = "configure" ]; then' if script == "postinst"
                             else 'if [ "$1" = "remove" ]; then', "ldconfig", "fi"], commands
+
+
+@pytest.fixture(scope="module")
+def root(package, tmp_path_factory):
+    """The package's files extracted by dpkg-deb into a scratch root (no
+    privilege needed), its maintainer scripts checked."""
+    maintainer_scripts_run_ldconfig_only(package, tmp_path_factory.mktemp("control"))
     root = tmp_path_factory.mktemp("root")
+    run(["dpkg-deb", "-x", str(package), str(root)])
+    listed = [line.split()[-1].lstrip(".") for line in
+              run(["dpkg-deb", "-c", str(package)]).stdout.splitlines()]
+    assert f"/usr/lib/{multiarch()}/libhdtracempi.so" in listed
+    for path in listed:
+        if path and not path.endswith("/"):
+            assert os.path.lexists(str(root) + path), path
+    return root
+
+
+def test_dpkg_unpacks_it_into_a_root_of_its_own(package, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("dpkg --root --unpack needs root (dpkg refuses other users: 'requested "
+                    "operation requires superuser privilege'); the files and maintainer "
+                    "scripts are checked without it by the other tests")
+    root = tmp_path / "root"
     admin = root / "var" / "lib" / "dpkg"
     for folder in ("info", "updates", "triggers"):
         (admin / folder).mkdir(parents=True)
     (admin / "status").write_text("")
-    run(["dpkg", f"--root={root}", f"--log={root / 'dpkg.log'}", "--unpack", str(package)])
-    status = run(["dpkg", f"--root={root}", "-s", "hdtrace"]).stdout
+    env = dict(os.environ, PATH=f"{os.environ.get('PATH', '/usr/bin:/bin')}:{SYSTEM_BINARIES}")
+    run(["dpkg", f"--root={root}", f"--log={root / 'dpkg.log'}", "--unpack", str(package)],
+        env=env)
+    status = run(["dpkg", f"--root={root}", "-s", "hdtrace"], env=env).stdout
     assert "Status: install ok unpacked" in status
-    listed = run(["dpkg", f"--root={root}", "-L", "hdtrace"]).stdout.split()
+    listed = run(["dpkg", f"--root={root}", "-L", "hdtrace"], env=env).stdout.split()
     assert f"/usr/lib/{multiarch()}/libhdtracempi.so" in listed
-    return root
 
 
 def test_program_links_with_pkg_config_from_the_package(root, build_dir, tmp_path):
@@ -176,3 +216,39 @@ def test_python_imports_hdtrace_from_the_package(root):
     page = re.sub(".\b", "", page)  # no overstrike (bold) when not on a terminal
     for variable in ("HDTRACE_DIR", "HDTRACE_NESTED", "HDTRACE_WRITER_THREAD", "HDTRACE_CLOCK"):
         assert variable in page
+
+
+def test_the_module_passes_for_a_user_without_root(package, build_dir):
+    """HPC users have no root: as root, this module runs again as nobody, with
+    the PATH of an ordinary user, on the package built above."""
+    if os.geteuid() != 0:
+        pytest.skip("switching to the user nobody needs root; run as another user, this "
+                    "module is that check itself")
+    nobody = pwd.getpwnam("nobody")
+    # The test's own tmp_path is below /tmp/pytest-of-root, which only root can enter.
+    work = pathlib.Path(tempfile.mkdtemp(prefix="hdtrace-as-nobody-"))
+    try:
+        os.chmod(work, 0o755)
+        deb = work / package.name
+        shutil.copyfile(package, deb)
+        os.chmod(deb, 0o644)
+        for path in (work, deb):
+            os.chown(path, nobody.pw_uid, nobody.pw_gid)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work),
+               "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+               "HDTRACE_BUILD_DIR": str(build_dir), "HDTRACE_PACKAGE_DEB": str(deb)}
+        result = subprocess.run(
+            ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
+             "--clear-groups", "/usr/bin/python3", "-m", "pytest", "-q", "-rs",
+             "-p", "no:cacheprovider", f"--basetemp={work / 'pytest'}",
+             str(pathlib.Path(__file__))],
+            cwd=work, env=env, capture_output=True, text=True, timeout=1200)
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, output
+        # Everything but the two root-only tests ran and passed.
+        summary = output.strip().splitlines()[-1]
+        assert re.fullmatch(r"5 passed, 2 skipped in [0-9.]+s( \([0-9:]+\))?", summary), output
+        assert "dpkg --root --unpack needs root" in output
+        assert "switching to the user nobody needs root" in output
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

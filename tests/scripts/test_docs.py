@@ -187,3 +187,15 @@ def test_every_docs_page_named_in_the_sources_exists():
                 if not (REPO / match.group(0)).is_file():
                     problems.append(f"{relative}:{number}: {match.group(0)} does not exist")
     assert not problems, "\n".join(problems)
+
+
+def test_the_packages_for_an_administrator_are_those_install_deps_installs():
+    """docs/user/install.md lists what a user without root asks for: the
+    same packages, in the same order, as scripts/install-deps --list."""
+    listed = subprocess.run(["bash", str(REPO / "scripts" / "install-deps"), "--list"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert "libopenmpi-dev" in listed and "chromium" in listed
+    text = (REPO / "docs" / "user" / "install.md").read_text(encoding="utf-8")
+    section = text.split("## Without root", 1)[1]
+    block = section.split("```", 2)[1]
+    assert block.split() == listed
