@@ -343,6 +343,13 @@ class Project:
         table = read_table(self, names, times.raw_window(window))
         return times.correct_table(table, None if window is None else self._window_ns(window)).array
 
+    def name_codes(self):
+        """(names, codes) of to_numpy()'s rows: the distinct call names,
+        sorted, and each row's index in them (an int32 array), so that work
+        per call name need not compare the rows' strings."""
+        table = self._full_table()
+        return list(table.names), table.name_code
+
     def to_dataframe(self, names=None, window=None):
         """to_numpy() as a pandas DataFrame; needs pandas."""
         try:

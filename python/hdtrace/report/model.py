@@ -178,7 +178,7 @@ def _layers(io, layer_names, files_of):
     return layers
 
 
-def _ranks(project, table, io, world, run_start_ns, run_time):
+def _ranks(table, names, io, world):
     """Per rank: span and time in read, write, metadata, other MPI, compute."""
     ranks = world
     columns = {key: np.zeros(ranks) for key in
@@ -198,20 +198,22 @@ def _ranks(project, table, io, world, run_start_ns, run_time):
         columns[key] += np.bincount(rank[rows], weights=io["done"][rows],
                                     minlength=ranks)[:ranks].astype(np.int64)
     if len(table):
-        names = table["name"]
-        distinct, code = np.unique(names, return_inverse=True)
-        is_io = np.array([io_layer_of(str(name)) is not None for name in distinct], dtype=bool)
+        distinct, code = names
+        is_io = np.array([io_layer_of(name) is not None for name in distinct], dtype=bool)
         other = ~is_io[code]
         call_time = _durations(table["start_ns"], table["end_ns"])
-        columns["mpi_s"] += np.bincount(table["rank"][other], weights=call_time[other],
+        ranks_of_rows = table["rank"]
+        columns["mpi_s"] += np.bincount(ranks_of_rows[other], weights=call_time[other],
                                         minlength=ranks)[:ranks]
-        columns["calls"] += np.bincount(table["rank"], minlength=ranks)[:ranks]
-        first = np.full(ranks, np.iinfo(np.int64).max)
-        last = np.full(ranks, np.iinfo(np.int64).min)
-        np.minimum.at(first, table["rank"], table["start_ns"])
-        np.maximum.at(last, table["rank"], table["end_ns"])
-        seen = last >= first
-        columns["span_s"][seen] = (last[seen] - first[seen]) / 1e9
+        columns["calls"] += np.bincount(ranks_of_rows, minlength=ranks)[:ranks]
+        # First start and last end per rank: rows sorted by rank, then reduced.
+        order = np.argsort(ranks_of_rows, kind="stable")
+        sorted_ranks = ranks_of_rows[order]
+        starts_at = np.flatnonzero(np.r_[True, sorted_ranks[1:] != sorted_ranks[:-1]])
+        seen = sorted_ranks[starts_at]
+        first = np.minimum.reduceat(table["start_ns"][order], starts_at)
+        last = np.maximum.reduceat(table["end_ns"][order], starts_at)
+        columns["span_s"][seen] = (last - first) / 1e9
     busy = columns["read_s"] + columns["write_s"] + columns["meta_s"] + columns["mpi_s"]
     columns["compute_s"] = np.maximum(columns["span_s"] - busy, 0.0)
     return columns
@@ -234,7 +236,8 @@ def _heatmaps(io, layer_names, world, run_start_ns, run_time_ns):
         first = np.clip((start // width).astype(np.int64), 0, bins - 1)
         last = np.clip((np.maximum(end - 1, start) // width).astype(np.int64), 0, bins - 1)
         single = first == last
-        np.add.at(matrix, (row[single], first[single]), done[single])
+        matrix += np.bincount(row[single] * bins + first[single], weights=done[single],
+                              minlength=groups * bins).reshape(groups, bins)
         # A call over several bins gives each its share of the call's time.
         for index in np.flatnonzero(~single):
             span = max(end[index] - start[index], 1.0)
@@ -409,14 +412,14 @@ def _patterns_by_layer(io):
     return result
 
 
-def _mpi(project, table, world, run_time, top_n=20):
-    names = table["name"]
+def _mpi(table, names, world, run_time, top_n=20):
     if len(table) == 0:
         return {"calls": [], "ranks_s": np.zeros(world), "message_sizes": {},
                 "matrix": np.zeros((1, 1)), "matrix_labels": ["0"], "matrix_group": 1,
                 "collectives": [], "messages": 0, "message_bytes": 0}
-    distinct, code = np.unique(names, return_inverse=True)
-    is_io = np.array([io_layer_of(str(name)) is not None for name in distinct], dtype=bool)
+    distinct, code = names
+    distinct = np.array(distinct, dtype=object)
+    is_io = np.array([io_layer_of(name) is not None for name in distinct], dtype=bool)
     duration = _durations(table["start_ns"], table["end_ns"])
     counts = np.bincount(code, minlength=len(distinct))
     times = np.bincount(code, weights=duration, minlength=len(distinct))
@@ -442,7 +445,8 @@ def _mpi(project, table, world, run_time, top_n=20):
     sender = table["rank"][sends] // group
     receiver = np.clip(table["peer"][sends], 0, world - 1) // group
     sizes = table["size"][sends]
-    np.add.at(matrix, (sender, receiver), sizes)
+    matrix += np.bincount(sender * groups + receiver, weights=sizes,
+                          minlength=groups * groups).reshape(groups, groups)
     collectives = []
     collective_names = BLOCKING_COLLECTIVES | frozenset(NONBLOCKING_COLLECTIVES)
     for index in np.argsort(-times, kind="stable"):
@@ -486,12 +490,13 @@ def build_model(project, file_limit=100, io=None):
               missing_traces=list(project.missing_traces))
     files_of = io["file"]
     layers = _layers(io, io.layers, files_of)
-    ranks = _ranks(project, table, io, world, run_start_ns, run_time)
+    names = project.name_codes()
+    ranks = _ranks(table, names, io, world)
     heatmaps, axis = _heatmaps(io, io.layers, world, run_start_ns, run_time_ns)
     axis["start_s"] = run_start_ns / 1e9
     files, rest, _ = _files(io, files_of, file_limit)
-    mpi = _mpi(project, table, world, run_time)
-    waits = wait_states(project, table, world) if aligned else None
+    mpi = _mpi(table, names, world, run_time)
+    waits = wait_states(project, table, names, world) if aligned else None
     return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
                  patterns=_patterns_by_layer(io))

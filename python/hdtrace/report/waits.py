@@ -20,10 +20,11 @@ from ..calls import N_TO_N_COLLECTIVES, SEND_RECEIVES, SENDS
 from ..messages import PAIR_DTYPE, match_messages
 
 
-def _message_waits(project, table, world):
+def _message_waits(project, names, world):
     # Matching lists every row of the table: a run without messages skips it.
-    names = np.unique(table["name"]) if len(table) else []
-    messages = any(str(name) in SENDS or str(name) in SEND_RECEIVES for name in names)
+    distinct, codes = names
+    used = np.unique(codes) if len(codes) else []
+    messages = any(distinct[code] in SENDS or distinct[code] in SEND_RECEIVES for code in used)
     pairs = match_messages(project).pairs if messages else np.zeros(0, dtype=PAIR_DTYPE)
     late_sender = np.zeros(world)
     late_receiver = np.zeros(world)
@@ -32,11 +33,13 @@ def _message_waits(project, table, world):
             pairs["recv_start"]
         receive_wait = np.where(pairs["recv_start"] < pairs["send_start"],
                                 np.maximum(receive_wait, 0.0), 0.0)
-        np.add.at(late_sender, np.clip(pairs["receiver"], 0, world - 1), receive_wait)
+        late_sender += np.bincount(np.clip(pairs["receiver"], 0, world - 1),
+                                   weights=receive_wait, minlength=world)
         blocked = (pairs["send_start"] < pairs["recv_start"]) & \
             (pairs["send_complete"] > pairs["recv_start"])
         send_wait = np.where(blocked, pairs["recv_start"] - pairs["send_start"], 0.0)
-        np.add.at(late_receiver, np.clip(pairs["sender"], 0, world - 1), send_wait)
+        late_receiver += np.bincount(np.clip(pairs["sender"], 0, world - 1), weights=send_wait,
+                                     minlength=world)
         late_messages = int((receive_wait > 0).sum())
         blocked_messages = int(blocked.sum())
     else:
@@ -44,11 +47,12 @@ def _message_waits(project, table, world):
     return late_sender, late_receiver, late_messages, blocked_messages, len(pairs)
 
 
-def _collective_waits(project, table, world):
+def _collective_waits(project, table, names, world):
     waits = np.zeros(world)
-    names = table["name"]
-    distinct, code = np.unique(names, return_inverse=True)
-    wanted = np.array([str(name) in N_TO_N_COLLECTIVES for name in distinct], dtype=bool)
+    distinct, code = names
+    if len(table) == 0:
+        return waits, 0
+    wanted = np.array([name in N_TO_N_COLLECTIVES for name in distinct], dtype=bool)
     rows = np.flatnonzero(wanted[code] & (table["cid"] >= 0))
     if len(rows) == 0:
         return waits, 0
@@ -86,15 +90,16 @@ def _collective_waits(project, table, world):
     group_of = np.cumsum(group_start) - 1
     wait = np.minimum(last_start[group_of] - start[group_order],
                       end[group_order] - start[group_order])
-    np.add.at(waits, np.clip(rank[group_order], 0, world - 1), np.maximum(wait, 0) / 1e9)
+    waits += np.bincount(np.clip(rank[group_order], 0, world - 1),
+                         weights=np.maximum(wait, 0) / 1e9, minlength=world)
     return waits, len(starts_at)
 
 
-def wait_states(project, table, world):
+def wait_states(project, table, names, world):
     """{"late_sender_s", "late_receiver_s", "collective_wait_s": per rank
     arrays, and counts} of the run."""
-    late_sender, late_receiver, late, blocked, messages = _message_waits(project, table, world)
-    collective, instances = _collective_waits(project, table, world)
+    late_sender, late_receiver, late, blocked, messages = _message_waits(project, names, world)
+    collective, instances = _collective_waits(project, table, names, world)
     return {"late_sender_s": late_sender, "late_receiver_s": late_receiver,
             "collective_wait_s": collective, "late_messages": late,
             "blocked_sends": blocked, "messages": messages, "collectives": instances}
