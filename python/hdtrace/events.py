@@ -69,6 +69,14 @@ class Event:
         """The child elements without times: Data, For, Info."""
         return [child for child in self.children if child.start_ns is None]
 
+    def data_attrs(self):
+        """The attributes of the first <Data> child (where a split collective
+        gives its offset and size), or {} where there is none."""
+        for child in self.children:
+            if child.start_ns is None and child.name == "Data":
+                return child.attrs
+        return {}
+
     def __eq__(self, other):
         if not isinstance(other, Event):
             return NotImplemented

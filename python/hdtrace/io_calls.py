@@ -122,13 +122,6 @@ def _integer(value, default=NO_VALUE):
     return default if value is None else int(value)
 
 
-def _data_child(event):
-    for child in event.elements:  # split collectives: <Data offset= size=>
-        if child.name == "Data":
-            return child.attrs
-    return {}
-
-
 def add_trace(builder, events, rank, thread, info_names):
     """Adds the I/O calls of one trace's top-level Events (and of their
     nested blocks) to builder, in document order but for nesting: a call's
@@ -157,7 +150,7 @@ def add_trace(builder, events, rank, thread, info_names):
         op = file_access(event.name)
         kind = KIND_META if op is None else (KIND_READ if op == READ else KIND_WRITE)
         posix = event.name in POSIX_CALLS
-        source = attrs if posix or "size" in attrs else _data_child(event)
+        source = attrs if posix or "size" in attrs else event.data_attrs()
         done = max(_integer(source.get("size"), 0), 0) if op is not None else 0
         requested = max(_integer(attrs.get(POSIX_ASKED_ATTRIBUTE), 0), 0) if posix else done
         if op is not None and not posix:

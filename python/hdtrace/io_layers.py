@@ -46,20 +46,13 @@ def _integer(value, default):
     return default if value is None else int(value)
 
 
-def _data_child(event):
-    for child in event.elements:  # split collectives: <Data offset= size=>
-        if child.name == "Data":
-            return child.attrs
-    return {}
-
-
 def _access(event, rank, thread, depth, parent, file_of_fid):
     op = file_access(event.name)
     if op is None:
         return None
     attrs = event.attrs
     layer = layer_of(event.name)
-    source = attrs if "size" in attrs or layer == POSIX_LAYER else _data_child(event)
+    source = attrs if "size" in attrs or layer == POSIX_LAYER else event.data_attrs()
     done = max(_integer(source.get("size"), 0), 0)
     requested = max(_integer(attrs.get(POSIX_ASKED_ATTRIBUTE), 0), 0) \
         if layer == POSIX_LAYER else done
