@@ -38,3 +38,12 @@ def require_built(*paths: pathlib.Path, how: str = "build everything (scripts/bu
     for path in paths:
         if not os.access(path, os.X_OK):
             pytest.fail(f"{path} is missing: {how}")
+
+
+def run_hdtrace(*arguments, timeout=300):
+    """Runs `python3 -m hdtrace ARGUMENTS` against the build tree's package."""
+    import subprocess
+
+    environment = dict(os.environ, PYTHONPATH=str(build_dir() / "python"))
+    return subprocess.run([sys.executable, "-m", "hdtrace", *map(str, arguments)],
+                          capture_output=True, text=True, timeout=timeout, env=environment)

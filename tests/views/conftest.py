@@ -1,13 +1,11 @@
 """Puts the hdtrace package of the build tree first on sys.path (as tests/python does),
 and gives the tests a generated run and a way to run the hdtrace command."""
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
 
-from buildtree import use_python_package
+from buildtree import run_hdtrace, use_python_package
 
 PACKAGE_PARENT = use_python_package()
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -30,13 +28,6 @@ def partdiff_project(fixtures_dir):
         pytest.skip(f"{path} is absent from the optional fixtures (traces of the original "
                     "implementation, not part of the repository)")
     return path
-
-
-def run_hdtrace(*arguments, timeout=120):
-    """Runs `python3 -m hdtrace ARGUMENTS` against the build tree's package."""
-    environment = dict(os.environ, PYTHONPATH=str(PACKAGE_PARENT))
-    return subprocess.run([sys.executable, "-m", "hdtrace", *map(str, arguments)],
-                          capture_output=True, text=True, timeout=timeout, env=environment)
 
 
 @pytest.fixture
