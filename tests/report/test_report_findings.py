@@ -376,3 +376,18 @@ def test_thresholds_can_be_overridden(tmp_path, setting, fires):
     assert (fired(report, "small-requests") is not None) == fires
     finding, key = setting.split("=")[0].split(".")
     assert report.document()["thresholds"][finding][key] == float(setting.split("=")[1])
+
+
+def test_overlapping_writes_over_several_ranges(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+    for block in range(3):  # each rank's block runs 100 bytes into the next one's
+        builder.write_at(0, block * 2000, 1100)
+        builder.write_at(1, block * 2000 + 1000, 1100)
+    finding = fired(report_of(builder, tmp_path), "overlapping-writes")
+    # Ranges: [1000, 1100), [2000, 2100), [3000, 3100), [4000, 4100), [5000, 5100).
+    assert finding.message == ("Ranks 0 and 1 both wrote bytes 1,000 to 1,100 of data.bin "
+                               "(100 B written twice, and 4 more range(s): 500 B between "
+                               "them); 1 pair(s) of ranks overlap, 500 B in all.")
+    assert finding.values["ranges"] == 5 and finding.values["overlap_bytes"] == 500

@@ -413,29 +413,33 @@ def check_overlapping_writes(model, limit):
                 low, high = int(start[index]), int(min(end[back], end[index]))
                 key = (int(file[index]), int(min(rank[back], rank[index])),
                        int(max(rank[back], rank[index])))
-                known_low, known_high, known_bytes = overlaps.get(key, (low, high, 0))
-                overlaps[key] = (min(known_low, low), max(known_high, high),
-                                 known_bytes + high - low)
+                # Per pair: the lowest overlapping range, the bytes and ranges in all.
+                lowest, overlap_bytes, pieces = overlaps.get(key, ((low, high), 0, 0))
+                overlaps[key] = (min(lowest, (low, high)), overlap_bytes + high - low,
+                                 pieces + 1)
             back -= 1
             steps += 1
-    total = sum(value[2] for value in overlaps.values())
+    total = sum(value[1] for value in overlaps.values())
     if not overlaps or total < limit("overlapping-writes", "min-bytes"):
         return None
-    (file_code, first, second), (low, high, size) = max(overlaps.items(),
-                                                        key=lambda item: item[1][2])
+    (file_code, first, second), ((low, high), size, pieces) = max(
+        overlaps.items(), key=lambda item: (item[1][1], -item[0][1], -item[0][2]))
     name = io.files[file_code]
     ranks = sorted({rank for key in overlaps for rank in key[1:]})
+    more = (f", and {pieces - 1} more range(s): {_bytes(size)} between them" if pieces > 1
+            else "")
     return Finding(
         "overlapping-writes", HIGH,
         f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name} "
-        f"({_bytes(size)} written twice); {len(overlaps)} pair(s) of ranks overlap, "
-        f"{_bytes(total)} in all.",
+        f"({_bytes(high - low)} written twice{more}); {len(overlaps)} pair(s) of ranks "
+        f"overlap, {_bytes(total)} in all.",
         "Two ranks writing the same bytes leave the file's content to chance unless the "
         "writes are ordered (MPI_File_sync and a barrier, or atomic mode); give each rank its "
         "own range.",
         sorted({io.files[key[0]] for key in overlaps})[:5], ranks,
         {"file": name, "ranks": [first, second], "range": [low, high],
-         "overlap_bytes": int(size), "pairs": len(overlaps), "total_bytes": int(total)})
+         "ranges": pieces, "overlap_bytes": int(size), "pairs": len(overlaps),
+         "total_bytes": int(total)})
 
 
 def check_amplification(model, limit):
