@@ -237,3 +237,25 @@ def test_python_users_get_frames_and_figures(tmp_path):
     assert tables["files"]["name"].iloc[0] == tracegen.FILE_NAME
     figures = report.figures()
     assert figures["io-cost"].axes and figures["heatmap-POSIX"].axes
+
+
+def test_runs_without_file_io_or_without_calls(tmp_path, hdtrace_command):
+    builder = RunBuilder(3)
+    for rank in range(3):
+        builder.call(rank, "Allreduce", 1000 * (rank + 1), size=8, cid=0, count=1, tid=3)
+    for name, project in (("mpi", builder.write(tmp_path / "mpi")),
+                          ("empty", RunBuilder(2).write(tmp_path / "empty"))):
+        page = tmp_path / f"{name}.html"
+        result = hdtrace_command("report", project, "-o", page, "--json", tmp_path / f"{name}.json")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("no findings (16 checked)")
+        document = json.loads((tmp_path / f"{name}.json").read_text())
+        assert document["layers"] == [] and document["files"] == []
+        text = page.read_text()
+        for section in SECTIONS:
+            assert f"<section id='{section}'>" in text
+        assert "No file was read or written." in text
+    mpi = json.loads((tmp_path / "mpi.json").read_text())
+    assert [call["name"] for call in mpi["mpi"]["calls"]] == ["Allreduce"]
+    assert mpi["mpi"]["calls"][0]["calls"] == 3 and mpi["mpi"]["calls"][0]["time_s"] == 6e-06
+    assert mpi["job"]["calls"] == 3
