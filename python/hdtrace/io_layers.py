@@ -18,6 +18,8 @@ What each layer's bytes are:
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import native
 from .calls import (FILE_OPENS, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, POSIX_LAYER, READ,
                     WRITE, file_access, layer_of)
@@ -124,21 +126,44 @@ def has_nested_block(path):
 def posix_sums_of_trace(path, rank, thread, partial=False, top_level=True):
     """{(rank, op): [bytes done, calls]} of the POSIX reads and writes of one
     trace, at every depth (a path and plain values: a Dask task runs it too).
-    Summed in C++ (native.sum_call_bytes), without an Event per call. A trace
-    with no <Nested> block is read for its POSIX calls only (the reader skips
-    the others unparsed), and not at all when top_level says its top-level
-    calls hold none; one with blocks is read whole, to walk them."""
+    Summed from the trace's call tree (native.read_call_tree) with numpy,
+    without an Event per call; not read at all when the trace nests nothing
+    and top_level says its top-level calls hold no POSIX call. A read or
+    write whose size is missing or no number is left to native.sum_call_bytes,
+    which says which one."""
     if not POSIX_CALLS:
         return {}
-    nested = has_nested_block(path)
-    if not nested and not top_level:
+    if not top_level and not has_nested_block(path):
         return {}
-    names = [] if nested else sorted(POSIX_CALLS)
-    reads = sorted(name for name in POSIX_CALLS if file_access(name) == READ)
-    writes = sorted(name for name in POSIX_CALLS if file_access(name) == WRITE)
-    sums = native.sum_call_bytes(path, names, reads, writes, partial)
+    tree = native.read_call_tree(path, partial)
+    kinds = np.array([_POSIX_KIND.get(name, -1) for name in tree["names"]], dtype=np.int8)
+    kind = kinds[tree["name_code"]] if len(kinds) else np.zeros(0, np.int8)
+    size = tree["size"]
+    if (size[kind >= 0] < 0).any():
+        return _posix_sums_by_events(path, rank, partial)
+    if tree["damage"]:
+        warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                      f"{tree['damage']}", TraceDamageWarning, stacklevel=3)
+    sums = {}
+    for code, op in enumerate((READ, WRITE)):
+        rows = kind == code
+        calls = int(rows.sum())
+        if calls:
+            sums[(rank, op)] = [int(size[rows].sum()), calls]
+    return sums
+
+
+#: The POSIX calls that read (0) or write (1).
+_POSIX_KIND = {name: 0 if file_access(name) == READ else 1
+               for name in POSIX_CALLS if file_access(name) is not None}
+
+
+def _posix_sums_by_events(path, rank, partial):
+    reads = sorted(name for name, kind in _POSIX_KIND.items() if kind == 0)
+    writes = sorted(name for name, kind in _POSIX_KIND.items() if kind == 1)
+    sums = native.sum_call_bytes(path, [], reads, writes, partial)
     if sums["damage"]:
         warnings.warn(f"trace is damaged, kept every complete call before the damage: "
-                      f"{sums['damage']}", TraceDamageWarning, stacklevel=3)
+                      f"{sums['damage']}", TraceDamageWarning, stacklevel=4)
     return {(rank, op): [bytes_done, calls] for op in (READ, WRITE)
             for bytes_done, calls in [sums[op]] if calls}

@@ -81,11 +81,17 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
 
     count = np.bincount(codes, minlength=len(names))
     longest = np.full(len(names), -np.inf)
-    np.maximum.at(longest, codes, duration)
     moving = np.array([moves_data(name) for name in names], dtype=bool)
     moved = np.zeros(len(names), dtype=np.int64)
     if len(codes):
-        np.add.at(moved, codes, np.where(moving[codes] & (size > 0), size, 0))
+        # Per name: rows sorted by name, then reduced (ufunc.at is a tenth as
+        # fast); the bytes as int64, exact, where bincount would sum floats.
+        order = np.argsort(codes, kind="stable")
+        by_name = codes[order]
+        firsts = np.flatnonzero(np.r_[True, by_name[1:] != by_name[:-1]])
+        longest[by_name[firsts]] = np.maximum.reduceat(duration[order], firsts)
+        data = np.where(moving[codes] & (size > 0), size, 0)
+        moved[by_name[firsts]] = np.add.reduceat(data[order], firsts)
     # Whole nanoseconds add up exactly in float64 in any order, so totals (and
     # the table's order) do not depend on how the calls were split into parts.
     total_ns = np.bincount(codes, weights=end_ns - start_ns, minlength=len(names))
@@ -107,10 +113,19 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
     for kind in ("read", "write"):
         mask = np.array([found == kind for found in access_of_name], dtype=bool)
         mask = (mask[codes] if len(codes) else np.zeros(0, dtype=bool)) & (fid >= 0)
-        for one_rank, one_fid in sorted(set(zip(rank[mask].tolist(), fid[mask].tolist()))):
-            rows = mask & (rank == one_rank) & (fid == one_fid)
-            access[(one_rank, one_fid, kind)] = (int(np.maximum(size[rows], 0).sum()),
-                                                 int(rows.sum()))
+        if not mask.any():
+            continue
+        # (rank, fid) pairs as one integer each, summed in one pass.
+        fids = int(fid[mask].max()) + 1
+        keys, inverse = np.unique(rank[mask].astype(np.int64) * fids + fid[mask],
+                                  return_inverse=True)
+        inverse = inverse.reshape(-1)
+        order = np.argsort(inverse, kind="stable")
+        firsts = np.flatnonzero(np.r_[True, inverse[order][1:] != inverse[order][:-1]])
+        sizes = np.add.reduceat(np.maximum(size[mask], 0)[order], firsts)
+        calls = np.bincount(inverse, minlength=len(keys))
+        for key, total, number in zip(keys.tolist(), sizes.tolist(), calls.tolist()):
+            access[(key // fids, key % fids, kind)] = (total, number)
     open_rank = rank[np.asarray(open_row, dtype=np.int64)].tolist() if len(open_row) else []
     opens = list(zip(open_rank, np.asarray(open_fid).tolist(), open_name))
     return {"functions": functions, "ranks": ranks, "access": access, "opens": opens}
