@@ -259,3 +259,23 @@ def test_runs_without_file_io_or_without_calls(tmp_path, hdtrace_command):
     assert [call["name"] for call in mpi["mpi"]["calls"]] == ["Allreduce"]
     assert mpi["mpi"]["calls"][0]["calls"] == 3 and mpi["mpi"]["calls"][0]["time_s"] == 6e-06
     assert mpi["job"]["calls"] == 3
+
+
+def test_listed_thresholds_are_a_thresholds_file(tmp_path, hdtrace_command):
+    """--list-thresholds needs no project, names every threshold with its
+    default, and its output, edited, is a file --thresholds takes."""
+    result = hdtrace_command("report", "--list-thresholds")
+    assert result.returncode == 0, result.stderr
+    listed = [line.split(" = ")[0] for line in result.stdout.splitlines()]
+    assert listed == [f"{finding}.{key}" for finding, keys in reporting.DEFAULTS.items()
+                      for key in keys]
+    edited = tmp_path / "site.toml"
+    edited.write_text(result.stdout.replace("many-files.count = 1000", "many-files.count = 1"))
+    project = tracegen.generate(tmp_path / "run", ranks=2, iterations=1, posix=True).project
+    result = hdtrace_command("report", project, "--no-html", "--json", tmp_path / "r.json",
+                             "--thresholds", edited)
+    assert result.returncode == 0, result.stderr
+    document = json.loads((tmp_path / "r.json").read_text())
+    assert document["thresholds"]["many-files"]["count"] == 1
+    assert [f["id"] for f in document["findings"]] == ["many-files"]
+    assert document["findings"][0]["message"] == "The run touched 2 files."

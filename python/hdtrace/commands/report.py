@@ -1,4 +1,5 @@
 """hdtrace report: what a run did and what is wrong with it, on one page."""
+import argparse
 import os
 import sys
 
@@ -28,9 +29,21 @@ def register(commands):
                         help="the run's timeline (hdtrace view) for the page to link to")
     report.add_argument("--files", type=int, default=100, metavar="N",
                         help="files listed one by one, the rest summed (default 100)")
-    report.add_argument("--list-thresholds", action="store_true",
-                        help="print every threshold, its default and meaning, and exit")
+    report.add_argument("--list-thresholds", action=ListThresholds, nargs=0,
+                        help="print every threshold, its default and meaning, and exit "
+                             "(no project needed)")
     report.set_defaults(handler=command_report)
+
+
+class ListThresholds(argparse.Action):
+    """--list-thresholds: printed as soon as it is read, as --help is, so
+    that it needs no project."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        for finding, keys in DEFAULTS.items():
+            for key, (default, meaning) in keys.items():
+                print(f"{finding}.{key} = {default}  # {meaning}")
+        parser.exit()
 
 
 def print_findings(report, out=None):
@@ -43,11 +56,6 @@ def print_findings(report, out=None):
 
 
 def command_report(args):
-    if args.list_thresholds:
-        for finding, keys in DEFAULTS.items():
-            for key, (default, meaning) in keys.items():
-                print(f"{finding}.{key} = {default}  # {meaning}")
-        return 0
     try:
         thresholds = thresholds_from(args.thresholds, args.set)
     except (ThresholdError, OSError) as error:
