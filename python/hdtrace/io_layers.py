@@ -5,9 +5,10 @@ under the MPI call that issued them or standing alone.
 The table (Project.to_numpy(), the C++ reader's columns) holds the top-level
 calls only, so that its rows, the message matching and the clocks are those
 of the MPI calls whatever a trace nests. The calls inside a <Nested> block
-are the children of the Event that follows the block; this module walks
-them, so that a POSIX pwrite under a File_write_all is one FileAccess with
-depth 1 and parent File_write_all.
+are the children of the call that follows the block: a POSIX pwrite under a
+File_write_all is one FileAccess with depth 1 and parent File_write_all.
+project_accesses takes them from the C++ reader's call trees
+(hdtrace.io_calls); accesses_of_events walks the Events of one trace.
 
 What each layer's bytes are:
 - MPI: `size`, the bytes the call asked for (the trace has no count of what
@@ -21,9 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native
-from .calls import (FILE_OPENS, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, POSIX_LAYER, READ,
-                    WRITE, file_access, layer_of)
+from .calls import (FILE_OPENS, MPI_IO_LAYER, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS,
+                    POSIX_LAYER, READ, WRITE, file_access, layer_of)
 from .errors import TraceDamageWarning
+from .io_calls import KIND_META, KIND_READ, KIND_WRITE, project_io_calls
 
 
 @dataclass(frozen=True)
@@ -92,14 +94,57 @@ def accesses_of_events(events, rank, thread, layers=(MPI_LAYER, POSIX_LAYER)):
             yield from visit(event, 0, "")
 
 
+def _end_order(io):
+    """Rows of an IoCalls in the order a walk of the traces meets the calls'
+    ends: trace by trace, a call after the calls nested in it."""
+    parent = io["parent"]
+    depth = np.zeros(len(io), dtype=np.int64)
+    above = parent.copy()
+    while (above >= 0).any():  # a call's depth among the I/O calls above it
+        nested = above >= 0
+        depth[nested] += 1
+        above[nested] = parent[above[nested]]
+    last = np.arange(len(io), dtype=np.int64)
+    deepest = int(depth.max(initial=0))
+    for level in range(deepest, 0, -1):
+        rows = np.flatnonzero(depth == level)
+        np.maximum.at(last, parent[rows], last[rows])
+    return np.argsort(last * (deepest + 1) + (deepest - depth), kind="stable")
+
+
+def accesses_of_io_calls(io, layers=(MPI_LAYER, POSIX_LAYER)):
+    """The FileAccess of each read and write of an IoCalls in the given
+    layers (MPI: MPI-IO; POSIX: the C library's, stdio included), trace by
+    trace, each call's nested calls before it."""
+    mpi_io = io.layer_code(MPI_IO_LAYER)
+    wanted = [code for code, name in enumerate(io.layers)
+              if (MPI_LAYER if code == mpi_io else POSIX_LAYER) in layers]
+    rows = _end_order(io)
+    rows = rows[np.isin(io["layer"][rows], wanted) & (io["kind"][rows] != KIND_META)]
+    columns = {name: io[name][rows].tolist() for name in (
+        "rank", "thread", "layer", "kind", "call", "fid", "file", "offset", "requested", "done",
+        "start_ns", "end_ns", "depth", "parent_call")}
+    ops = {KIND_READ: READ, KIND_WRITE: WRITE}
+    for index in range(len(rows)):
+        fid = columns["fid"][index]
+        file_code = columns["file"][index]
+        offset = columns["offset"][index]
+        parent = columns["parent_call"][index]
+        yield FileAccess(
+            columns["rank"][index], columns["thread"][index],
+            MPI_LAYER if columns["layer"][index] == mpi_io else POSIX_LAYER,
+            ops[columns["kind"][index]], io.names[columns["call"][index]], fid,
+            io.files[file_code] if file_code >= 0 else f"fid {fid} of rank {columns['rank'][index]}",
+            None if offset < 0 else offset, columns["requested"][index], columns["done"][index],
+            columns["start_ns"][index], columns["end_ns"][index], columns["depth"][index],
+            io.names[parent] if parent >= 0 else "")
+
+
 def project_accesses(project, layers=(MPI_LAYER, POSIX_LAYER)):
     """Every file access of an hdtrace.Project, trace by trace (times as the
-    project gives them: aligned when it aligns its clocks)."""
-    for leaf in project.topology.leaves:
-        if leaf.path in project.missing_traces:
-            continue
-        yield from accesses_of_events(project.trace(leaf.rank, leaf.thread), leaf.rank,
-                                      leaf.thread, layers)
+    project gives them: aligned when it aligns its clocks), from the C++
+    reader's call trees (io_calls) rather than a walk over Events."""
+    yield from accesses_of_io_calls(project_io_calls(project), layers)
 
 
 def has_nested_block(path):

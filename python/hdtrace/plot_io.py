@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .calls import MPI_LAYER, POSIX_LAYER, READ, WRITE
 from .export.atomic import write_atomically
-from .io_layers import accesses_of_events
+from .io_layers import project_accesses
 
 #: The choices of `hdtrace plot-io --layer`: the layers each draws.
 LAYER_CHOICES = {"mpi": (MPI_LAYER,), "posix": (POSIX_LAYER,), "both": (MPI_LAYER, POSIX_LAYER)}
@@ -66,29 +66,16 @@ def collect_accesses(project, layers=(MPI_LAYER,)):
     layers (MPI: the top-level MPI-IO calls; POSIX: the POSIX and stdio
     calls, nested or not)."""
     result = IoAccesses()
-    first = []
     raw = []
-    for leaf in project.topology.leaves:
-        if leaf.path in project.missing_traces:
+    for access in project_accesses(project, layers):
+        if access.layer == MPI_LAYER and access.depth:
+            continue  # an MPI call inside an MPI call: the outer call is the access
+        if access.offset is None:
+            result.without_offset += 1
             continue
-        leaf_first = []
-
-        def calls(events):
-            for event in events:
-                if event.start_ns is not None and not leaf_first:
-                    leaf_first.append(event.start_ns)
-                yield event
-
-        events = calls(project.trace(leaf.rank, leaf.thread))
-        for access in accesses_of_events(events, leaf.rank, leaf.thread, layers):
-            if access.layer == MPI_LAYER and access.depth:
-                continue  # an MPI call inside an MPI call: the outer call is the access
-            if access.offset is None:
-                result.without_offset += 1
-                continue
-            raw.append(access)
-        first.extend(leaf_first)
-    result.origin_ns = min(first) if first else 0
+        raw.append(access)
+    starts = project.to_numpy()["start_ns"]
+    result.origin_ns = int(starts.min()) if len(starts) else 0
     origin = result.origin_ns
     result.accesses = [Access(access.rank, access.thread, access.op, access.file, access.offset,
                               access.done, (access.start_ns - origin) / 1e9,

@@ -35,7 +35,7 @@ LAYERS = [
     ("door to C++", ["native"]),
     ("model", ["errors", "calls", "events", "datatypes", "table", "clocks", "frames",
                "project", "merging"]),
-    ("analysis", ["io_layers", "io_calls", "statistics", "messages"]),
+    ("analysis", ["io_calls", "io_layers", "statistics", "messages"]),
     ("Dask", ["distributed_frames"]),
     ("seeing", ["export.atomic", "export.chrome", "view.model",
                 "view.html", "export.otf2", "plot_io", "report.thresholds", "report.waits",

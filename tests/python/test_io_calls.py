@@ -190,3 +190,23 @@ def test_the_three_readers_give_one_tree(tmp_path, form):
         assert (list(left) == list(right)) if isinstance(left, list) else \
             np.array_equal(left, right), key
     assert project.is_file()
+
+
+@pytest.mark.parametrize("posix", [True, False])
+def test_accesses_from_the_columns_are_those_of_the_walk(tmp_path, posix):
+    """io_layers.project_accesses (from the call trees) gives the FileAccess
+    list, in order, that the walk over each trace's Events gives."""
+    from hdtrace import io_layers
+
+    run = tracegen.generate(tmp_path / "run", ranks=4, iterations=3, posix=posix)
+    project = hdtrace.open(run.project)
+    walked = [access for leaf in project.topology.leaves
+              for access in io_layers.accesses_of_events(project.trace(leaf.rank, leaf.thread),
+                                                         leaf.rank, leaf.thread)]
+    assert list(io_layers.project_accesses(project)) == walked
+    deep = hdtrace.open(nested_trace(tmp_path / "deep"))
+    walked = list(io_layers.accesses_of_events(deep.trace(0), 0, 0))
+    # Reads and writes only, each call's nested calls before it.
+    assert [access.call for access in walked] == ["pwrite", "File_write_at", "pread",
+                                                  "File_read_all_begin"]
+    assert list(io_layers.project_accesses(deep)) == walked
