@@ -12,6 +12,7 @@ import pytest
 import hdtrace
 from hdtrace import native
 from hdtrace import report as reporting
+from hdtrace.calls import io_layer_of
 from runs import MIB, RunBuilder, posix
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
@@ -279,3 +280,48 @@ def test_listed_thresholds_are_a_thresholds_file(tmp_path, hdtrace_command):
     assert document["thresholds"]["many-files"]["count"] == 1
     assert [f["id"] for f in document["findings"]] == ["many-files"]
     assert document["findings"][0]["message"] == "The run touched 2 files."
+
+
+def test_steps_on_a_terminal_only(tmp_path, hdtrace_command):
+    """On a terminal, the command says each step on stderr as it starts (a
+    large run takes a while); piped, stderr stays quiet."""
+    import pty
+    import subprocess
+
+    import buildtree
+
+    run = tracegen.generate(tmp_path / "run", ranks=2, iterations=1, posix=True)
+    project = run.project
+    top_level = len(run.top_level())
+    on_files = sum(1 for call in run.calls if io_layer_of(call.name) is not None)
+    quiet = hdtrace_command("report", project, "-o", tmp_path / "quiet.html")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    leader, follower = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "hdtrace", "report", str(project), "-o",
+             str(tmp_path / "loud.html")], stdout=subprocess.PIPE, stderr=follower,
+            env=dict(os.environ, PYTHONPATH=str(buildtree.build_dir() / "python")), timeout=300)
+        os.close(follower)
+        follower = None
+        said = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal's other side closed
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        if follower is not None:
+            os.close(follower)
+        os.close(leader)
+    assert result.returncode == 0
+    lines = said.decode().replace("\r", "").splitlines()
+    assert lines == ["hdtrace report: reading the calls of 3 traces",
+                     "hdtrace report: reading the calls on files, nested ones included "
+                     f"({top_level} top-level calls)",
+                     f"hdtrace report: computing the model ({on_files} calls on files)",
+                     "hdtrace report: checking the findings",
+                     f"hdtrace report: drawing the figures and writing {tmp_path / 'loud.html'}"]

@@ -64,10 +64,17 @@ def command_report(args):
     if args.files < 0:
         print("hdtrace report: --files takes a number of at least 0", file=sys.stderr)
         return 2
-    report = build(open_from(args), thresholds, file_limit=args.files)
+    # Steps on stderr where a person watches: a large run takes a while.
+    progress = None
+    if sys.stderr.isatty():
+        def progress(text):
+            print(f"hdtrace report: {text}", file=sys.stderr, flush=True)
+    report = build(open_from(args), thresholds, file_limit=args.files, progress=progress)
     written = []
     if not args.no_html:
         output = args.output or os.path.splitext(args.project)[0] + "-report.html"
+        if progress:
+            progress(f"drawing the figures and writing {output}")
         size = report.write_html(output, args.timeline)
         written.append(f"{output} ({size:,} bytes)")
     if args.json:

@@ -64,12 +64,13 @@ class Report:
         }
 
 
-def build(project, thresholds=None, file_limit=100):
+def build(project, thresholds=None, file_limit=100, progress=None):
     """The Report of an hdtrace.Project (its damage warnings are kept in
-    report.damage and named at the top of the page)."""
+    report.damage and named at the top of the page); progress(text), if
+    given, is told each step as it starts."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TraceDamageWarning)
-        model = build_model(project, file_limit=file_limit)
+        model = build_model(project, file_limit=file_limit, progress=progress)
     damage = [str(warning.message) for warning in caught
               if issubclass(warning.category, TraceDamageWarning)]
     for warning in caught:
@@ -77,5 +78,7 @@ def build(project, thresholds=None, file_limit=100):
             warnings.warn_explicit(warning.message, warning.category, warning.filename,
                                    warning.lineno)
     thresholds = thresholds or Thresholds()
+    if progress:
+        progress("checking the findings")
     findings, checked = run_checks(model, thresholds)
     return Report(model, findings, checked, thresholds, sorted(set(damage)))

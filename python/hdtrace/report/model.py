@@ -464,11 +464,16 @@ def _mpi(table, names, world, run_time, top_n=20):
             "collectives": collectives}
 
 
-def build_model(project, file_limit=100, io=None):
-    """The Model of an hdtrace.Project."""
+def build_model(project, file_limit=100, io=None, progress=None):
+    """The Model of an hdtrace.Project; progress(text), if given, is told
+    each step as it starts."""
+    say = progress or (lambda text: None)
+    say(f"reading the calls of {len(project.topology.leaves):,} traces")
     table = project.to_numpy()
+    say(f"reading the calls on files, nested ones included ({len(table):,} top-level calls)")
     if io is None:
         io = project_io_calls(project)
+    say(f"computing the model ({len(io):,} calls on files)")
     leaves = [leaf for leaf in project.topology.leaves]
     world = max([leaf.rank for leaf in leaves], default=-1) + 1
     starts = [int(table["start_ns"].min())] if len(table) else []
