@@ -225,24 +225,36 @@ def test_the_module_passes_for_a_user_without_root(package, build_dir):
         pytest.skip("switching to the user nobody needs root; run as another user, this "
                     "module is that check itself")
     nobody = pwd.getpwnam("nobody")
-    # The test's own tmp_path is below /tmp/pytest-of-root, which only root can enter.
-    work = pathlib.Path(tempfile.mkdtemp(prefix="hdtrace-as-nobody-"))
+    # Beside the package, what the module reads, copied: the clone and the
+    # build tree may sit below folders only root can enter (as the test's
+    # own tmp_path does, below /tmp/pytest-of-root).
+    work = pathlib.Path(tempfile.mkdtemp(prefix="hdtrace-as-nobody-", dir="/tmp"))
     try:
-        os.chmod(work, 0o755)
+        repo = work / "repo"
+        for relative in ("pytest.ini", "tests/conftest.py", "tests/buildtree.py",
+                         "tests/package/test_package.py", "examples/mpi/mpi-io-example.c"):
+            (repo / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REPO / relative, repo / relative)
+        (work / "build").mkdir()
+        shutil.copyfile(build_dir / "CMakeCache.txt", work / "build" / "CMakeCache.txt")
         deb = work / package.name
         shutil.copyfile(package, deb)
-        os.chmod(deb, 0o644)
-        for path in (work, deb):
-            os.chown(path, nobody.pw_uid, nobody.pw_gid)
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work),
-               "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-               "HDTRACE_BUILD_DIR": str(build_dir), "HDTRACE_PACKAGE_DEB": str(deb)}
+        for folder, _, files in os.walk(work):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
+        (work / "home").mkdir()
+        os.chown(work / "home", nobody.pw_uid, nobody.pw_gid)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(work / "home"),
+               "TMPDIR": str(work / "home"), "LC_ALL": "C.UTF-8",
+               "PYTHONDONTWRITEBYTECODE": "1", "HDTRACE_BUILD_DIR": str(work / "build"),
+               "HDTRACE_PACKAGE_DEB": str(deb)}
         result = subprocess.run(
             ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
              "--clear-groups", "/usr/bin/python3", "-m", "pytest", "-q", "-rs",
-             "-p", "no:cacheprovider", f"--basetemp={work / 'pytest'}",
-             str(pathlib.Path(__file__))],
-            cwd=work, env=env, capture_output=True, text=True, timeout=1200)
+             "-p", "no:cacheprovider", f"--basetemp={work / 'home' / 'pytest'}",
+             str(repo / "tests" / "package" / "test_package.py")],
+            cwd=work / "home", env=env, capture_output=True, text=True, timeout=1200)
         output = result.stdout + result.stderr
         assert result.returncode == 0, output
         # Everything but the two root-only tests ran and passed.
