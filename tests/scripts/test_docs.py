@@ -150,7 +150,11 @@ def is_text_source(relative: str) -> bool:
         return False
     if path.suffix in TEXT_SUFFIXES or path.name == "CMakeLists.txt":
         return True
-    return relative.startswith("scripts/")  # scripts without a suffix
+    if relative.startswith("scripts/"):
+        return True
+    # Scripts without a suffix elsewhere (bench/, tests/): known by their #!.
+    with open(path, "rb") as source:
+        return source.read(2) == b"#!"
 
 
 def test_no_reference_outside_the_repository_or_to_issue_numbers():
