@@ -100,7 +100,6 @@ class Model:
     io: object = None        # the IoCalls, for the findings
     table: object = None     # the top-level table
     patterns: dict = None    # per (layer, op): consecutive, sequential, random counts
-    warnings: list = field(default_factory=list)
 
 
 def _trace_form_and_bytes(project):
@@ -134,7 +133,7 @@ def _durations(start_ns, end_ns):
     return (end_ns - start_ns).astype(np.float64) / 1e9
 
 
-def _layers(io, layer_names, files_of):
+def _layers(io):
     layers = []
     duration = _durations(io["start_ns"], io["end_ns"])
     beneath_mpi_io = np.zeros(len(io), dtype=bool)
@@ -142,7 +141,8 @@ def _layers(io, layer_names, files_of):
     has_parent = parent >= 0
     mpi_io = io.layer_code(MPI_IO_LAYER)
     beneath_mpi_io[has_parent] = io["layer"][parent[has_parent]] == mpi_io
-    for code, name in enumerate(layer_names):
+    files_of = io["file"]
+    for code, name in enumerate(io.layers):
         rows = io["layer"] == code
         if not rows.any():
             continue
@@ -219,12 +219,12 @@ def _ranks(table, names, io, world):
     return columns
 
 
-def _heatmaps(io, layer_names, world, run_start_ns, run_time_ns):
+def _heatmaps(io, world, run_start_ns, run_time_ns):
     group, groups = rank_groups(world)
     bins = HEATMAP_BINS
     width = max(run_time_ns, 1) / bins
     maps = {}
-    for code, name in enumerate(layer_names):
+    for code, name in enumerate(io.layers):
         rows = (io["layer"] == code) & (io["kind"] != KIND_META)
         if not rows.any():
             continue
@@ -252,8 +252,9 @@ def _heatmaps(io, layer_names, world, run_start_ns, run_time_ns):
 
 
 def access_patterns(io, rows):
-    """(consecutive, sequential, random) per access of rows (outermost
-    reads or writes), in the order each rank made them on each file:
+    """(rows, consecutive, sequential, random, first): the rows with an
+    offset among those given (outermost reads or writes), in the order each
+    rank made them on each file, and per row whether its access was:
     consecutive starts where the rank's last access to the file (of the same
     kind) ended; sequential starts beyond where the last one started (the
     consecutive ones included, as Darshan counts them); random is every
@@ -284,10 +285,11 @@ def access_patterns(io, rows):
     return rows, consecutive, sequential, ~sequential, new_stream
 
 
-def file_rows(io, files_of):
+def file_rows(io):
     """Rows the files table counts: the outermost calls, and for a file
     only the MPI library touched (its lock-test files, say) the calls it
     made, so that every file the run touched has its row."""
+    files_of = io["file"]
     named = files_of >= 0
     top = outermost(io) & named
     seen = np.zeros(len(io.files) + 1, dtype=bool)
@@ -295,10 +297,11 @@ def file_rows(io, files_of):
     return top | (named & ~seen[files_of])
 
 
-def _files(io, files_of, limit):
-    top = file_rows(io, files_of)
+def _files(io, limit):
+    files_of = io["file"]
+    top = file_rows(io)
     if not top.any():
-        return [], None, {}
+        return [], None
     code = files_of[top]
     kind = io["kind"][top]
     done = io["done"][top]
@@ -391,7 +394,7 @@ def _files(io, files_of, limit):
         for key in ("bytes_read", "bytes_written", "reads", "writes", "calls", "time_s"):
             rest[key] = sum(e[key] for e in left)
         rest["time_s"] = float(rest["time_s"])
-    return entries, rest, pattern_counts
+    return entries, rest
 
 
 def _patterns_by_layer(io):
@@ -414,7 +417,7 @@ def _patterns_by_layer(io):
 
 def _mpi(table, names, world, run_time, top_n=20):
     if len(table) == 0:
-        return {"calls": [], "ranks_s": np.zeros(world), "message_sizes": {},
+        return {"calls": [], "message_sizes": {},
                 "matrix": np.zeros((1, 1)), "matrix_labels": ["0"], "matrix_group": 1,
                 "collectives": [], "messages": 0, "message_bytes": 0}
     distinct, code = names
@@ -433,8 +436,6 @@ def _mpi(table, names, world, run_time, top_n=20):
                       "share": float(times[index] / (run_time * world)) if run_time else 0.0})
     all_calls = len(calls)
     calls = calls[:top_n]
-    other = ~is_io[code]
-    ranks_s = np.bincount(table["rank"][other], weights=duration[other], minlength=world)[:world]
     # Messages: every send's bytes to its peer (world ranks), PROC_NULL left out.
     send_names = np.array([str(name) in SENDS or str(name) in SEND_RECEIVES
                            for name in distinct], dtype=bool)
@@ -455,7 +456,7 @@ def _mpi(table, names, world, run_time, top_n=20):
             collectives.append({"name": name, "calls": int(counts[index]),
                                 "time_s": float(times[index]),
                                 "mean_s": float(times[index] / counts[index])})
-    return {"calls": calls, "calls_left_out": all_calls - len(calls), "ranks_s": ranks_s,
+    return {"calls": calls, "calls_left_out": all_calls - len(calls),
             "message_sizes": dict(zip(SIZE_BIN_LABELS, size_bins(sizes).tolist())),
             "common_message_sizes": [{"size": s, "count": c} for s, c in common_sizes(sizes)],
             "messages": int(sends.sum()), "message_bytes": int(sizes.sum()),
@@ -493,13 +494,11 @@ def build_model(project, file_limit=100, io=None, progress=None):
               calls=int(len(table)), nested_calls=int((io["depth"] > 0).sum()),
               clocks=clocks, clocks_aligned=aligned,
               missing_traces=list(project.missing_traces))
-    files_of = io["file"]
-    layers = _layers(io, io.layers, files_of)
+    layers = _layers(io)
     names = project.name_codes()
     ranks = _ranks(table, names, io, world)
-    heatmaps, axis = _heatmaps(io, io.layers, world, run_start_ns, run_time_ns)
-    axis["start_s"] = run_start_ns / 1e9
-    files, rest, _ = _files(io, files_of, file_limit)
+    heatmaps, axis = _heatmaps(io, world, run_start_ns, run_time_ns)
+    files, rest = _files(io, file_limit)
     mpi = _mpi(table, names, world, run_time)
     waits = wait_states(project, table, names, world) if aligned else None
     return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,

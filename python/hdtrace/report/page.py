@@ -192,7 +192,7 @@ def _mpi(model, figures):
                          [[c["name"], c["calls"], c["time_s"], c["mean_s"]]
                           for c in mpi["collectives"]])
     ranks = _table([("rank", False), ("MPI time (s)", False)],
-                   [[rank, float(value)] for rank, value in enumerate(mpi["ranks_s"])])
+                   [[rank, float(value)] for rank, value in enumerate(model.ranks["mpi_s"])])
     return (f"<p>{mpi['messages']:,} point-to-point sends, {mpi['message_bytes']:,} B.</p>"
             + _figure(figures, "mpi-calls", "Time in each MPI call, summed over ranks.")
             + calls

@@ -47,6 +47,9 @@ def _message_waits(project, names, world):
     return late_sender, late_receiver, late_messages, blocked_messages, len(pairs)
 
 
+NO_COMMUNICATOR = -1
+
+
 def _collective_waits(project, table, names, world):
     waits = np.zeros(world)
     distinct, code = names
@@ -56,17 +59,14 @@ def _collective_waits(project, table, names, world):
     rows = np.flatnonzero(wanted[code] & (table["cid"] >= 0))
     if len(rows) == 0:
         return waits, 0
-    communicator_of = {}
-    comm = np.empty(len(rows), dtype=np.int64)
-    for position, (rank, cid) in enumerate(zip(table["rank"][rows].tolist(),
-                                               table["cid"][rows].tolist())):
-        key = (rank, cid)
-        index = communicator_of.get(key)
-        if index is None:
-            found = project.communicators.get(rank, cid)
-            index = communicator_of[key] = -1 - len(communicator_of) if found is None \
-                else found.index
-        comm[position] = index
+    # Each (rank, cid) pair's communicator, asked once per pair, not per call.
+    cids = int(table["cid"][rows].max()) + 1
+    pairs, inverse = np.unique(table["rank"][rows].astype(np.int64) * cids + table["cid"][rows],
+                               return_inverse=True)
+    found = [project.communicators.get(pair // cids, pair % cids) for pair in pairs.tolist()]
+    index = np.array([NO_COMMUNICATOR if one is None else one.index for one in found],
+                     dtype=np.int64)
+    comm = index[inverse.reshape(-1)]
     keep = comm >= 0
     rows, comm = rows[keep], comm[keep]
     if len(rows) == 0:
