@@ -198,9 +198,10 @@ def _nearest_io_ancestor(is_io, depth, parent):
     return ancestor
 
 
-def _finish_order(depth, parent):
-    """Per row of a call tree (pre-order): a key that sorts the rows as the
-    calls end, a call after the calls nested in it."""
+def finish_order(depth, parent):
+    """Per row of a tree in pre-order (each row's depth, and its parent's
+    row): a key that sorts the rows as the calls end, a call after the calls
+    nested in it."""
     last = np.arange(len(depth), dtype=np.int64)
     deepest = int(depth.max(initial=0))
     for level in range(deepest, 0, -1):
@@ -278,7 +279,7 @@ def _file_names(tree, rows, fid, depth, parent, rank, info_names, file_code):
     open_row = np.asarray(tree["open_row"])[keep]
     open_fid = open_fid[keep]
     open_name = [name for name, kept in zip(tree["open_name"], keep.tolist()) if kept]
-    order = _finish_order(depth, parent) if len(open_row) else None
+    order = finish_order(depth, parent) if len(open_row) else None
     for value in np.unique(fid[named]).tolist():
         at = np.flatnonzero(fid == value)
         default = info_names.get(value) or f"fid {value} of rank {rank}"

@@ -25,7 +25,7 @@ from . import native
 from .calls import (FILE_OPENS, MPI_IO_LAYER, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS,
                     POSIX_LAYER, READ, WRITE, file_access, layer_of)
 from .errors import TraceDamageWarning
-from .io_calls import KIND_META, KIND_READ, KIND_WRITE, project_io_calls
+from .io_calls import KIND_META, KIND_READ, KIND_WRITE, finish_order, project_io_calls
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,7 @@ def _end_order(io):
         nested = above >= 0
         depth[nested] += 1
         above[nested] = parent[above[nested]]
-    last = np.arange(len(io), dtype=np.int64)
-    deepest = int(depth.max(initial=0))
-    for level in range(deepest, 0, -1):
-        rows = np.flatnonzero(depth == level)
-        np.maximum.at(last, parent[rows], last[rows])
-    return np.argsort(last * (deepest + 1) + (deepest - depth), kind="stable")
+    return np.argsort(finish_order(depth, parent), kind="stable")
 
 
 def accesses_of_io_calls(io, layers=(MPI_LAYER, POSIX_LAYER)):

@@ -36,7 +36,7 @@ class TopologyLeaf:
 class Topology:
     levels: list
     leaves: list
-    _index: dict = field(default=None, repr=False, compare=False)
+    _index: tuple = field(default=None, repr=False, compare=False)  # (leaves indexed, index)
 
     def __iter__(self):
         return iter(self.leaves)
@@ -50,11 +50,13 @@ class Topology:
 
     def leaf(self, rank, thread=0):
         # Indexed on first use: a walk over thousands of ranks asks for each.
-        if self._index is None or len(self._index) != len(self.leaves):
-            self._index = {}
+        # (Two leaves of one rank and thread keep the first, as the walk did.)
+        if self._index is None or self._index[0] != len(self.leaves):
+            index = {}
             for leaf in self.leaves:
-                self._index.setdefault((leaf.rank, leaf.thread), leaf)
-        found = self._index.get((rank, thread))
+                index.setdefault((leaf.rank, leaf.thread), leaf)
+            self._index = (len(self.leaves), index)
+        found = self._index[1].get((rank, thread))
         if found is None:
             raise KeyError(f"no trace for rank {rank} thread {thread} in the topology")
         return found
