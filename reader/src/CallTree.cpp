@@ -6,14 +6,15 @@
 // errors.
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <hdtrace/reader/CallTree.hpp>
 #include <hdtrace/reader/Event.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
+#include "CallRecord.hpp"  // callAttributeOf: what an attribute is to the table
 #include "CallTreeAssembler.hpp"
 #include "CompactSource.hpp"
 #include "DecimalNumber.hpp"
@@ -21,25 +22,16 @@
 #include "DialectNumbers.hpp"
 #include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
+#include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
 namespace {
 
-// The attributes whose meaning the tree's columns carry (docs/format/calls.md:
-// a call's file id, offset and bytes; a C library call's bytes asked for and
-// its errno, written only when it failed; an open's file name), the times,
-// and the elements that are not calls.
-constexpr std::string_view kFid = "fid";
-constexpr std::string_view kOffset = "offset";
-constexpr std::string_view kSize = "size";
+// The C library's attributes the table's readers leave alone: the bytes a
+// read or write asked for, and its errno, written only when it failed
+// (docs/format/calls.md). The rest are the table's (callAttributeOf).
 constexpr std::string_view kAsked = "asked";
 constexpr std::string_view kErrno = "errno";
-constexpr std::string_view kName = "name";
-constexpr std::string_view kTime = "time";
-constexpr std::string_view kEnd = "end";
-constexpr std::string_view kTimeAdjustment = "timeAdjustment";
-constexpr std::string_view kNestedBlock = "Nested";
-constexpr std::string_view kDataChild = "Data";
 
 HDTRACE_HOT_INLINE int64_t integerOr(std::string_view text, int64_t fallback) {
     const ParsedInteger number = parseIntegerValue(text);
@@ -50,43 +42,126 @@ HDTRACE_HOT_INLINE int64_t integerOr(std::string_view text, int64_t fallback) {
 HDTRACE_HOT_INLINE bool absoluteTime(int64_t adjustmentNs, std::string_view text,
                                      int64_t *nanoseconds) {
     if (parseWriterTime(text, adjustmentNs, nanoseconds)) return true;
-    const auto parsed = parseDecimalSeconds(text);
-    if (!parsed) return false;
-    const auto absolute = addTimes(adjustmentNs, parsed->nanoseconds);
-    if (!absolute) return false;
-    *nanoseconds = *absolute;
-    return true;
+    int fractionDigits = 0;  // not asked for: set only when negative
+    return grammar::readTime(adjustmentNs, text, nanoseconds, &fractionDigits) ==
+           grammar::TimeRead::Ok;
+}
+
+// What an attribute of a call is to the tree.
+enum class Meaning : uint8_t { Other, Start, End, Fid, Offset, Size, Asked, Errno, OpenedName };
+
+Meaning meaningOf(std::string_view callName, std::string_view name) {
+    switch (callAttributeOf(name)) {
+        case CallAttribute::Time:
+            return Meaning::Start;
+        case CallAttribute::End:
+            return Meaning::End;
+        case CallAttribute::Fid:
+            return Meaning::Fid;
+        case CallAttribute::Offset:
+            return Meaning::Offset;
+        case CallAttribute::Size:
+            return Meaning::Size;
+        case CallAttribute::Name:
+            return isFileOpenCall(callName) ? Meaning::OpenedName : Meaning::Other;
+        default:
+            return name == kAsked   ? Meaning::Asked
+                   : name == kErrno ? Meaning::Errno
+                                    : Meaning::Other;
+    }
+}
+
+// Takes a number of a call into values; false if the meaning is no number's.
+HDTRACE_HOT_INLINE bool takeNumber(Meaning meaning, int64_t number, CallValues &values) {
+    switch (meaning) {
+        case Meaning::Fid:
+            values.fid = number;
+            return true;
+        case Meaning::Offset:
+            values.offset = number;
+            return true;
+        case Meaning::Size:
+            values.size = number;
+            return true;
+        case Meaning::Asked:
+            values.asked = number;
+            return true;
+        default:
+            return false;
+    }
 }
 
 // Takes one attribute of a call into values; false where the event reader
 // would refuse it (a time that is no time).
-HDTRACE_HOT_INLINE bool takeAttribute(std::string_view callName, std::string_view name,
-                                      std::string_view text, int64_t adjustmentNs,
+HDTRACE_HOT_INLINE bool takeAttribute(Meaning meaning, std::string_view text, int64_t adjustmentNs,
                                       CallValues &values, bool &hasStart) {
-    if (name == kTime) {
-        hasStart = absoluteTime(adjustmentNs, text, &values.startNs);
-        return hasStart;
-    }
-    if (name == kEnd) {
-        values.hasEnd = absoluteTime(adjustmentNs, text, &values.endNs);
-        return values.hasEnd;
-    }
-    if (name == kFid) {
-        values.fid = integerOr(text, -1);
-    } else if (name == kOffset) {
-        values.offset = integerOr(text, -1);
-    } else if (name == kSize) {
-        values.size = integerOr(text, -1);
-    } else if (name == kAsked) {
-        values.asked = integerOr(text, -1);
-    } else if (name == kErrno) {
-        values.failed = true;
-    } else if (name == kName && isFileOpenCall(callName)) {
-        values.openedName = text;
-        values.hasOpenedName = true;
+    switch (meaning) {
+        case Meaning::Start:
+            hasStart = absoluteTime(adjustmentNs, text, &values.startNs);
+            return hasStart;
+        case Meaning::End:
+            values.hasEnd = absoluteTime(adjustmentNs, text, &values.endNs);
+            return values.hasEnd;
+        case Meaning::Fid:
+        case Meaning::Offset:
+        case Meaning::Size:
+        case Meaning::Asked:
+            takeNumber(meaning, integerOr(text, -1), values);
+            break;
+        case Meaning::Errno:
+            values.failed = true;
+            break;
+        case Meaning::OpenedName:
+            values.openedName = text;
+            values.hasOpenedName = true;
+            break;
+        case Meaning::Other:
+            break;
     }
     return true;
 }
+
+// A <Data> child's size and offset, from its attributes' names and values.
+template <class NameOf, class NumberOf>
+void takeDataAccess(int count, NameOf nameOf, NumberOf numberOf, int64_t *size, int64_t *offset) {
+    for (int index = 0; index < count; ++index) {
+        const CallAttribute meaning = callAttributeOf(nameOf(index));
+        if (meaning == CallAttribute::Size) *size = numberOf(index);
+        if (meaning == CallAttribute::Offset) *offset = numberOf(index);
+    }
+}
+
+// The meanings of the attributes of calls of one shape (same name, same
+// attributes in the same order), worked out once per shape: a reader that
+// numbers its shapes names one by slot and generation (which changes when
+// the slot is given to another shape); slot -1 is a tag of no known shape.
+class MeaningsByShape {
+  public:
+    explicit MeaningsByShape(size_t slots) : shapes_(slots) {}
+
+    template <class NameOf>
+    const Meaning *of(int slot, uint32_t generation, std::string_view callName, int count,
+                      NameOf nameOf) {
+        Shape &known = slot >= 0 && static_cast<size_t>(slot) < shapes_.size()
+                           ? shapes_[static_cast<size_t>(slot)]
+                           : unshaped_;
+        if (&known == &unshaped_ || known.generation != generation) {
+            known.generation = generation;
+            known.meanings.resize(static_cast<size_t>(count));
+            for (int index = 0; index < count; ++index)
+                known.meanings[static_cast<size_t>(index)] = meaningOf(callName, nameOf(index));
+        }
+        return known.meanings.data();
+    }
+
+  private:
+    struct Shape {
+        uint32_t generation = 0;  // of the shape described; 0: none yet
+        std::vector<Meaning> meanings;
+    };
+    std::vector<Shape> shapes_;
+    Shape unshaped_;
+};
 
 // --- The XML scanner's way.
 
@@ -96,11 +171,12 @@ class XmlTreeHandler final : public DialectHandler {
     bool finished() const { return assembler_.finished(); }
 
     Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
-                         int count, TagShapeId) override {
+                         int count, TagShapeId shape) override {
         bool accepted = false;
         if (depth == 1) {
+            if (!grammar::isRoot(name)) return Verdict::Unrecognised;
             for (int index = 0; index < count; ++index) {
-                if (attributes[index].name != kTimeAdjustment) continue;
+                if (!grammar::isTimeAdjustment(attributes[index].name)) continue;
                 const auto parsed = parseDecimalSeconds(attributes[index].value);
                 if (!parsed) return Verdict::Unrecognised;
                 adjustmentNs_ = parsed->nanoseconds;
@@ -108,21 +184,24 @@ class XmlTreeHandler final : public DialectHandler {
             accepted = assembler_.startRoot();
         } else if (assembler_.parentIsCall(depth)) {
             int64_t size = -1, offset = -1;
-            const bool isData = name == kDataChild;
-            for (int index = 0; isData && index < count; ++index) {
-                if (attributes[index].name == kSize) size = integerOr(attributes[index].value, -1);
-                if (attributes[index].name == kOffset)
-                    offset = integerOr(attributes[index].value, -1);
-            }
+            const bool isData = grammar::isDataAccess(name);
+            if (isData)
+                takeDataAccess(
+                    count, [&](int index) { return attributes[index].name; },
+                    [&](int index) { return integerOr(attributes[index].value, -1); }, &size,
+                    &offset);
             accepted = assembler_.startChild(depth, isData, size, offset);
-        } else if (name == kNestedBlock) {
+        } else if (grammar::isNestedBlock(name)) {
             accepted = assembler_.startNested(depth);
         } else {
+            const Meaning *meanings =
+                meanings_.of(shape.slot, shape.generation, name, count,
+                             [&](int index) { return attributes[index].name; });
             CallValues values;
             bool hasStart = false;
             for (int index = 0; index < count; ++index)
-                if (!takeAttribute(name, attributes[index].name, attributes[index].value,
-                                   adjustmentNs_, values, hasStart))
+                if (!takeAttribute(meanings[index], attributes[index].value, adjustmentNs_, values,
+                                   hasStart))
                     return Verdict::Unrecognised;
             accepted = hasStart && assembler_.startCall(depth, name, values);
         }
@@ -137,6 +216,7 @@ class XmlTreeHandler final : public DialectHandler {
     CallTreeAssembler assembler_;
     int64_t adjustmentNs_ = 0;
     bool refused_ = false;
+    MeaningsByShape meanings_{static_cast<size_t>(DialectScanner::kShapeSlots)};
 };
 
 // --- The compact records' way.
@@ -153,7 +233,7 @@ class CompactTreeHandler final : public CompactHandler {
         bool accepted = false;
         if (depth == 1) {
             std::string_view adjustment;
-            if (attributes.find(kTimeAdjustment, &adjustment)) {
+            if (attributes.find("timeAdjustment", &adjustment)) {
                 const auto parsed = parseDecimalSeconds(adjustment);
                 if (!parsed) throw NotRecognised{};
                 adjustmentNs_ = parsed->nanoseconds;
@@ -161,13 +241,18 @@ class CompactTreeHandler final : public CompactHandler {
             accepted = assembler_.startRoot();
         } else if (assembler_.parentIsCall(depth)) {
             int64_t size = -1, offset = -1;
-            const bool isData = name == kDataChild;
-            for (int index = 0; isData && index < attributes.size(); ++index) {
-                if (attributes.name(index) == kSize) size = integer(attributes, index);
-                if (attributes.name(index) == kOffset) offset = integer(attributes, index);
-            }
+            const bool isData = grammar::isDataAccess(name);
+            if (isData)
+                takeDataAccess(
+                    attributes.size(), [&](int index) { return attributes.name(index); },
+                    [&](int index) {
+                        return attributes.kind(index) == CompactAttributes::Kind::Integer
+                                   ? attributes.integer(index)
+                                   : integerOr(attributes.value(index), -1);
+                    },
+                    &size, &offset);
             accepted = assembler_.startChild(depth, isData, size, offset);
-        } else if (name == kNestedBlock) {
+        } else if (grammar::isNestedBlock(name)) {
             accepted = assembler_.startNested(depth);
         } else {
             accepted = startCall(depth, name, attributes);
@@ -179,42 +264,34 @@ class CompactTreeHandler final : public CompactHandler {
     }
 
   private:
-    static int64_t integer(const CompactAttributes &attributes, int index) {
-        if (attributes.kind(index) == CompactAttributes::Kind::Integer)
-            return attributes.integer(index);
-        return integerOr(attributes.value(index), -1);
-    }
     bool startCall(int depth, std::string_view name, const CompactAttributes &attributes) {
         CallValues values;
         bool hasStart = false;
+        // A static shape's elements share their attributes' names and kinds.
+        const Meaning *meanings = meanings_.of(attributes.staticShape(), 1, name, attributes.size(),
+                                               [&](int index) { return attributes.name(index); });
         for (int index = 0; index < attributes.size(); ++index) {
-            const std::string_view attribute = attributes.name(index);
+            const Meaning meaning = meanings[index];
             const CompactAttributes::Kind kind = attributes.kind(index);
             if (kind == CompactAttributes::Kind::Time) {
                 // Typed times count nanoseconds after timeAdjustment.
                 const auto absolute = addTimes(adjustmentNs_, attributes.integer(index));
                 if (!absolute) return false;
-                if (attribute == kTime) {
+                if (meaning == Meaning::Start) {
                     values.startNs = *absolute;
                     hasStart = true;
-                } else if (attribute == kEnd) {
+                } else if (meaning == Meaning::End) {
                     values.endNs = *absolute;
                     values.hasEnd = true;
                 }
                 continue;
             }
+            // A typed integer needs no text: formatting it only to parse it
+            // again would cost more than the rest of the call.
             if (kind == CompactAttributes::Kind::Integer &&
-                (attribute == kFid || attribute == kOffset || attribute == kSize ||
-                 attribute == kAsked)) {
-                const int64_t number = attributes.integer(index);
-                if (attribute == kFid) values.fid = number;
-                if (attribute == kOffset) values.offset = number;
-                if (attribute == kSize) values.size = number;
-                if (attribute == kAsked) values.asked = number;
+                takeNumber(meaning, attributes.integer(index), values))
                 continue;
-            }
-            if (!takeAttribute(name, attribute, attributes.value(index), adjustmentNs_, values,
-                               hasStart))
+            if (!takeAttribute(meaning, attributes.value(index), adjustmentNs_, values, hasStart))
                 return false;
         }
         return hasStart && assembler_.startCall(depth, name, values);
@@ -223,74 +300,61 @@ class CompactTreeHandler final : public CompactHandler {
     CallTreeAssembler assembler_;
     int depth_ = 0;
     int64_t adjustmentNs_ = 0;
+    MeaningsByShape meanings_{compact::staticShapeCount()};
 };
 
 // --- The event reader's way, for every trace.
 
-class EventTreeBuilder {
+// Gives the assembler an Event's elements in the order a trace has them:
+// the <Nested> block of its nested calls, then the call and its children.
+class EventFeeder {
   public:
-    explicit EventTreeBuilder(CallTree &tree) : tree_(tree) {}
-
-    void add(const Event &event, int depth, int64_t parent, int64_t topRow) {
-        const int64_t row = static_cast<int64_t>(tree_.rows());
-        tree_.nameCode.push_back(code(event.name));
-        tree_.depth.push_back(static_cast<int8_t>(depth));
-        tree_.parent.push_back(parent);
-        tree_.topRow.push_back(topRow);
-        tree_.startNs.push_back(event.startNs);
-        tree_.endNs.push_back(event.hasEnd ? event.endNs : event.startNs);
-        const int64_t fid = valueOf(event, kFid);
-        tree_.fid.push_back(static_cast<int32_t>(fid));
-        tree_.offset.push_back(valueOf(event, kOffset));
-        tree_.size.push_back(valueOf(event, kSize));
-        tree_.asked.push_back(valueOf(event, kAsked));
-        tree_.failed.push_back(event.attribute(kErrno) != nullptr ? 1 : 0);
-        int64_t dataSize = -1, dataOffset = -1;
+    explicit EventFeeder(CallTree &tree) : assembler_(tree) { assembler_.startRoot(); }
+    void add(const Event &event, int depth) {
+        bool nested = false;
         for (const Event &child : event.children) {
-            if (child.hasStart || child.name != kDataChild) continue;
-            dataSize = valueOf(child, kSize);
-            dataOffset = valueOf(child, kOffset);
-            break;
+            if (!child.hasStart) continue;
+            if (!nested) assembler_.startNested(depth);
+            nested = true;
+            add(child, depth + 1);
         }
-        tree_.dataSize.push_back(dataSize);
-        tree_.dataOffset.push_back(dataOffset);
-        if (isFileOpenCall(event.name)) {
-            if (const std::string *name = event.attribute(kName)) {
-                tree_.openRow.push_back(row);
-                tree_.openFid.push_back(static_cast<int32_t>(fid));
-                tree_.openName.push_back(*name);
-            }
+        if (nested) assembler_.endElement(depth);
+        CallValues values;
+        values.startNs = event.startNs;
+        values.endNs = event.endNs;
+        values.hasEnd = event.hasEnd;
+        bool hasStart = true;
+        for (const Attribute &attribute : event.attributes)
+            takeAttribute(meaningOf(event.name, attribute.name), attribute.value, 0, values,
+                          hasStart);
+        assembler_.startCall(depth, event.name, values);
+        for (const Event &child : event.children) {
+            if (child.hasStart) continue;
+            int64_t size = -1, offset = -1;
+            const bool isData = grammar::isDataAccess(child.name);
+            if (isData)
+                takeDataAccess(
+                    static_cast<int>(child.attributes.size()),
+                    [&](int index) { return std::string_view(child.attributes[index].name); },
+                    [&](int index) { return integerOr(child.attributes[index].value, -1); }, &size,
+                    &offset);
+            assembler_.startChild(depth + 1, isData, size, offset);
+            assembler_.endElement(depth + 1);
         }
-        // Nested calls come first among the children, and carry times.
-        for (const Event &child : event.children)
-            if (child.hasStart) add(child, depth + 1, row, topRow);
+        assembler_.endElement(depth);
     }
 
   private:
-    static int64_t valueOf(const Event &event, std::string_view name) {
-        const std::string *text = event.attribute(name);
-        return text == nullptr ? -1 : integerOr(*text, -1);
-    }
-    int32_t code(const std::string &name) {
-        auto [entry, added] = codes_.try_emplace(name, static_cast<int32_t>(tree_.names.size()));
-        if (added) tree_.names.push_back(name);
-        return entry->second;
-    }
-
-    CallTree &tree_;
-    std::unordered_map<std::string, int32_t> codes_;
+    CallTreeAssembler assembler_;
 };
 
 CallTreeResult readByEvents(const std::string &path, const TraceOptions &options) {
     CallTreeResult result;
     TraceReader reader(path, options);
-    EventTreeBuilder builder(result.tree);
+    EventFeeder feeder(result.tree);
     Event event;
-    int64_t topRow = 0;
-    while (reader.next(event)) {
-        if (!event.hasStart) continue;
-        builder.add(event, 0, -1, topRow++);
-    }
+    while (reader.next(event))
+        if (event.hasStart) feeder.add(event, 2);
     result.damage = reader.damage();
     return result;
 }
