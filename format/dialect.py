@@ -5,7 +5,9 @@ and the tests that guard the definition load it through load(), so that a
 definition that contradicts itself fails the build with the call and the key
 that is wrong, before anything is generated from it.
 """
+import fnmatch
 import os
+import re
 import tomllib
 
 DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dialect.toml')
@@ -114,6 +116,69 @@ class Call:
         return [attribute.name for attribute in self.attributes]
 
 
+GROUP_KEYS = {'about', 'layer', 'families', 'layers', 'tags', 'any_role', 'no_role', 'where', 'logged'}
+# The layer of a call without a layer key.
+MPI_LAYER = 'mpi'
+
+
+class Group:
+    """A named set of calls (for filters and scores): the calls matching
+    every selector the definition gives."""
+
+    def __init__(self, name, entry, dialect):
+        where = f'{dialect.path}: [groups.{name}]'
+        unknown = set(entry) - GROUP_KEYS
+        if unknown:
+            raise DefinitionError(f'{where}: unknown key(s) {sorted(unknown)}')
+        if not entry.get('about'):
+            raise DefinitionError(f'{where}: no about')
+        if not re.fullmatch(r'[a-z][a-z0-9-]*', name):
+            raise DefinitionError(f'{where}: a group name is lower-case letters, digits and -')
+        if not set(entry) - {'about', 'layer'}:
+            raise DefinitionError(f'{where}: selects nothing (no key but about)')
+        for family in entry.get('families', []):
+            if family not in dialect.families:
+                raise DefinitionError(f'{where}: family "{family}" is not in [families]')
+        for layer in entry.get('layers', []):
+            if layer != MPI_LAYER and layer not in CHOICES['layer']:
+                raise DefinitionError(f'{where}: layer "{layer}" is none of '
+                                      f'{sorted(CHOICES["layer"] | {MPI_LAYER})}')
+        for key in entry.get('any_role', []) + entry.get('no_role', []) + list(
+                entry.get('where', {})):
+            if key not in CALL_KEYS or key in ('family', 'attributes'):
+                raise DefinitionError(f'{where}: "{key}" is no role key of a call')
+        if not isinstance(entry.get('layer', False), bool):
+            raise DefinitionError(f'{where}: layer is true or false')
+        self.name = name
+        self.about = entry['about']
+        self.is_layer = entry.get('layer', False)
+        self.selectors = {key: value for key, value in entry.items()
+                          if key not in ('about', 'layer')}
+        self.tags = [tag for tag, call in dialect.calls.items() if self.holds(call)]
+        if not self.tags:
+            raise DefinitionError(f'{where}: holds no call')
+
+    def holds(self, call):
+        chosen = self.selectors
+        if 'families' in chosen and call.family not in chosen['families']:
+            return False
+        if 'layers' in chosen and (call.layer or MPI_LAYER) not in chosen['layers']:
+            return False
+        if 'tags' in chosen and not any(fnmatch.fnmatchcase(call.tag, pattern)
+                                        for pattern in chosen['tags']):
+            return False
+        if 'any_role' in chosen and not any(call.roles.get(key) is not None
+                                            for key in chosen['any_role']):
+            return False
+        if any(call.roles.get(key) is not None for key in chosen.get('no_role', [])):
+            return False
+        if any(call.roles.get(key) != value for key, value in chosen.get('where', {}).items()):
+            return False
+        if 'logged' in chosen and call.logged != chosen['logged']:
+            return False
+        return True
+
+
 class InfoLine:
     """One .info line kind: its keyword and fields (name, kind, quote, optional)."""
 
@@ -155,6 +220,8 @@ class Dialect:
             raise DefinitionError(f'{path}: {sorted(clash)} are both calls and elements')
         self.info = {keyword: InfoLine(keyword, entry, self)
                      for keyword, entry in data['info'].items()}
+        self.groups = {name: Group(name, entry, self)
+                       for name, entry in data.get('groups', {}).items()}
 
     def tags(self, **roles):
         """The tags, in definition order, of the calls whose roles have these

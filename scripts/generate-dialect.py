@@ -10,6 +10,8 @@ WHAT is one of
   docs     the format reference's tables (docs/format/calls.md)
   infoline the .info line kinds' fields and quoting, for the line codec
            (an include file of hdtrace/src/InfoLine.cpp)
+  filter   the calls and groups a trace filter chooses from (a header of
+           filter/src)
   compact  the static shapes of compact records: every element with its
            attributes and their codings (an include file of
            hdtrace/src/CompactShapes.cpp)
@@ -397,7 +399,48 @@ def docs_page(dialect):
     return ''.join(out)
 
 
-GENERATORS = {'reader': reader_header, 'clocks': clocks_header, 'python': python_module,
+def filter_name(call):
+    """The name a filter's call rule matches: the MPI function (MPI_ and the
+    tag) for an MPI call, the C function for a C library call."""
+    return call.tag if call.layer else 'MPI_' + call.tag
+
+
+def filter_table(dialect):
+    groups = list(dialect.groups.values())
+    if len(groups) > 64:
+        raise definition.DefinitionError(f'{dialect.path}: more than 64 groups')
+    calls = list(dialect.calls.values())
+    out = [CPP_HEADER, '#include <cstdint>\n#include <string_view>\n\n',
+           'namespace hdtrace::filter {\n\n',
+           f'inline constexpr uint16_t kCallCount = {len(calls)};\n',
+           f'inline constexpr int kGroupCount = {len(groups)};\n\n',
+           '// Each call\'s index in kCalls, by tag: what a wrapper passes to\n'
+           '// CallSelection::traces().\n',
+           'namespace callIndex {\n']
+    for index, call in enumerate(calls):
+        out.append(f'inline constexpr uint16_t {call.tag} = {index};\n')
+    out.append('}  // namespace callIndex\n\n')
+    out.append('struct DialectCall {\n    std::string_view tag;\n'
+               '    std::string_view name;   // what a call rule matches\n'
+               '    std::string_view layer;  // "mpi", or the layer key (a C library call)\n'
+               '    uint64_t groups;         // bit g: in kGroups[g]\n};\n\n')
+    out.append('inline constexpr DialectCall kCalls[kCallCount] = {\n')
+    for call in calls:
+        bits = sum(1 << index for index, group in enumerate(groups) if call.tag in group.tags)
+        out.append(f'    {{{cpp_string(call.tag)}, {cpp_string(filter_name(call))}, '
+                   f'{cpp_string(call.layer or definition.MPI_LAYER)}, 0x{bits:x}ULL}},\n')
+    out.append('};\n\n')
+    out.append('struct DialectGroup {\n    std::string_view name;\n    std::string_view about;\n'
+               '    bool layer;  // also named by "layer NAME on|off"\n};\n\n')
+    out.append('inline constexpr DialectGroup kGroups[kGroupCount] = {\n')
+    for group in groups:
+        out.append(f'    {{{cpp_string(group.name)}, {cpp_string(group.about)}, '
+                   f'{"true" if group.is_layer else "false"}}},\n')
+    out.append('};\n\n}  // namespace hdtrace::filter\n')
+    return ''.join(out)
+
+
+GENERATORS = {'filter': filter_table, 'reader': reader_header, 'clocks': clocks_header, 'python': python_module,
               'docs': docs_page, 'infoline': infoline_tables, 'compact': compact_table}
 
 

@@ -67,10 +67,22 @@ def test_the_built_python_call_table_is_what_the_definition_gives(tmp_path):
 
 
 def test_every_generator_output_is_written(tmp_path):
-    for what in ("reader", "clocks", "python", "docs"):
+    for what in ("reader", "clocks", "python", "docs", "filter"):
         result = run_generator(what, tmp_path / what)
         assert result.returncode == 0, (what, result.stderr)
         assert (tmp_path / what).stat().st_size > 0
+
+
+def generate_from_changed(tmp_path, change, what, output_name):
+    """The generator's run on the definition with change (old, new, count)
+    made, and its output's path."""
+    old, new, count = change
+    text = DEFINITION.read_text()
+    assert old in text
+    broken = tmp_path / "dialect.toml"
+    broken.write_text(text.replace(old, new, count))
+    output = tmp_path / output_name
+    return run_generator(what, output, broken), output
 
 
 @pytest.mark.parametrize("change, message", [
@@ -80,19 +92,31 @@ def test_every_generator_output_is_written(tmp_path):
      'attribute toRank appears twice'),
     (('family = "wait"', 'family = "waits"', 1), 'family "waits" is not in [families]'),
     (('"cid:cid"', '"cid:communicator"', 1), 'attribute "cid:communicator" is not name:kind'),
-    (('io = "read"', 'io = "reads"', 1), 'io = "reads" is none of'),
+    (('\nio = "read"', '\nio = "reads"', 1), 'io = "reads" is none of'),
 ])
 def test_a_contradictory_definition_is_refused_naming_the_call(tmp_path, change, message):
-    old, new, count = change
-    text = DEFINITION.read_text()
-    assert old in text
-    broken = tmp_path / "dialect.toml"
-    broken.write_text(text.replace(old, new, count))
-    output = tmp_path / "out.py"
-    result = run_generator("python", output, broken)
+    result, output = generate_from_changed(tmp_path, change, "python", "out.py")
     assert result.returncode != 0
     assert message in result.stderr
     assert "[calls." in result.stderr
+    assert not output.exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    (('any_role = ["probe", "probes_message"]', 'any_role = ["probes"]', 1),
+     '[groups.p2p-probe]: "probes" is no role key of a call'),
+    (('families = ["one-sided"]', 'families = ["one sided"]', 1),
+     '[groups.one-sided]: family "one sided" is not in [families]'),
+    (('tags = ["Test*"]', 'tags = ["Tset*"]', 1), '[groups.test]: holds no call'),
+    (('[groups.datatypes]\nabout', '[groups.datatypes]\nabuot', 1),
+     "[groups.datatypes]: unknown key(s) ['abuot']"),
+    (('[groups.mpi]\nlayer = true', '[groups.mpi]\nlayer = "yes"', 1),
+     '[groups.mpi]: layer is true or false'),
+])
+def test_a_group_that_contradicts_the_calls_is_refused_naming_it(tmp_path, change, message):
+    result, output = generate_from_changed(tmp_path, change, "filter", "out.hpp")
+    assert result.returncode != 0
+    assert message in result.stderr, result.stderr
     assert not output.exists()
 
 
