@@ -231,7 +231,7 @@ FUNCTIONS = {
     'MPI_Recv_init': receive(persistent=True),
     'MPI_Start': dict(attrs=[('rid', 'int', 'rid')],
                       before='const auto entry = call.requestEntry(request);\n'
-                             'const int64_t rid = entry.rid;',
+                             'const int64_t rid = entry.written ? entry.rid : -1;',
                       after='call.requestStarted(result, entry);'),
     'MPI_Startall': dict(before='hdtracempi::Completions completions(call, count, array_of_requests);',
                          after='completions.started(result);',

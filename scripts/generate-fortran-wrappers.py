@@ -253,8 +253,6 @@ def entry_point(function, params, entry, kinds, logged, flavour):
 
     tag = entry['tag']
     attrs = entry.get('attrs', [])
-    ordinary = not attrs and not entry.get('children')
-    logging = 'hdtracempi::Logging::' + ('Ordinary' if ordinary else 'Always')
     name = flavour.entry.format(**names)
     out = [f'// {function} from Fortran ({flavour.name}): <{tag}>\n' if logged else
            f'// {function} from Fortran ({flavour.name}): not logged\n',
@@ -272,16 +270,20 @@ def entry_point(function, params, entry, kinds, logged, flavour):
         out.append(f'    hdtracempi::startTracing({result}, nullptr, nullptr, start);\n')
         out.append('    hdtracempi::Call call;\n')
         out.append('    if (!call.active()) return;\n')
-        out.append(f'    call.begin("{tag}", {logging}, start);\n')
+        out.append(f'    call.begin(hdtrace::filter::callIndex::{tag}, "{tag}", start);\n')
         out.append('    call.endedAt(end);\n}\n')
     else:
         before, after = views(function, params, entry, kinds, flavour)
         out.append(generate_wrappers.indent(entry.get('always', ''), 4))
+        if logged and not generate_wrappers.has_hooks(entry):
+            # Nothing to follow when the filter leaves it out: the binding alone.
+            out.append(f'    if (!hdtracempi::callTraced(hdtrace::filter::callIndex::{tag})) '
+                       f'return {library_call(False)};\n')
         out.append('    hdtracempi::Call call;\n')
         out.append(f'    if (!call.active()) return {library_call(False)};\n')
         out.append(own_error)
         if logged:
-            out.append(f'    call.begin("{tag}", {logging});\n')
+            out.append(f'    call.begin(hdtrace::filter::callIndex::{tag}, "{tag}");\n')
         out.append(''.join(generate_wrappers.indent(code, 4) for code in before))
         values = {}
         for attr in attrs:

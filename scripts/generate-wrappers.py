@@ -178,14 +178,20 @@ def check_against_dialect(entries, not_logged, dialect):
     return errors
 
 
+def has_hooks(entry):
+    """Whether a wrapper keeps a registry up to date (requests, communicators,
+    files, types, ...) or calls the library its own way: it then runs whether
+    or not its call is written."""
+    return any(entry.get(key) for key in ('always', 'first', 'before', 'after', 'last', 'call',
+                                          'init'))
+
+
 def indent(code, spaces):
     return ''.join(' ' * spaces + line + '\n' for line in code.splitlines() if line.strip())
 
 
 def wrapper(function, params, args, entry, kinds, logged):
     tag = entry['tag']
-    ordinary = not entry.get('attrs') and not entry.get('children')
-    logging = 'hdtracempi::Logging::' + ('Ordinary' if ordinary else 'Always')
     status = entry.get('status')
     call_args = ', '.join('statusSeen' if a == status else a for a in args)
     pass_args = ', '.join(args)
@@ -205,17 +211,21 @@ def wrapper(function, params, args, entry, kinds, logged):
         out.append('    hdtracempi::startTracing(result, argc, argv, start);\n')
         out.append('    hdtracempi::Call call;\n')
         out.append('    if (!call.active()) return result;\n')
-        out.append(f'    call.begin("{tag}", {logging}, start);\n')
+        out.append(f'    call.begin(hdtrace::filter::callIndex::{tag}, "{tag}", start);\n')
         out.append('    call.endedAt(end);\n')
         out.append('    return result;\n}\n\n')
         return ''.join(out)
 
     out.append(indent(entry.get('always', ''), 4))
+    if logged and not has_hooks(entry):
+        # Nothing to follow when the filter leaves it out: the library alone.
+        out.append(f'    if (!hdtracempi::callTraced(hdtrace::filter::callIndex::{tag})) '
+                   f'return {library};\n')
     out.append('    hdtracempi::Call call;\n')
     out.append(f'    if (!call.active()) return {library};\n')
     out.append(indent(entry.get('first', ''), 4))
     if logged:
-        out.append(f'    call.begin("{tag}", {logging});\n')
+        out.append(f'    call.begin(hdtrace::filter::callIndex::{tag}, "{tag}");\n')
     if status:
         out.append('    MPI_Status ignoredStatus;\n')
         out.append(f'    MPI_Status *const statusSeen = {status} == MPI_STATUS_IGNORE ? '

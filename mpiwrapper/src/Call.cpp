@@ -51,7 +51,7 @@ void Call::infoChildren(MPI_Info info) {
 
 void Call::completionChildren(const Completions &completions) {
     for (int i = 0; i < completions.count(); ++i)
-        if (completions.done(i)) forChild(completions.rid(i));
+        if (completions.done(i) && completions.written(i)) forChild(completions.rid(i));
 }
 
 int64_t Call::individualPosition(MPI_File fh) {
@@ -105,7 +105,8 @@ int64_t Call::fileOpened(int result, const char *name, const MPI_File *fh) {
 
 int64_t Call::splitBegun(int result, MPI_File fh) {
     if (result != MPI_SUCCESS) return -1;
-    const int64_t rid = gRuntime->requests.newId();
+    // As requestCreated: the end of a begin left out names no rid.
+    const int64_t rid = began_ ? gRuntime->requests.newId() : -1;
     gRuntime->files.beginSplit(fh, rid);
     return rid;
 }

@@ -13,13 +13,12 @@
 #include <hdtrace/Timestamp.hpp>
 #include <hdtrace/TraceWriter.hpp>
 
+#include "CallSelection.hpp"
 #include "PortableValues.hpp"
 #include "Runtime.hpp"
 #include "ThreadContext.hpp"
 
 namespace hdtracempi {
-
-enum class Logging { Always, Ordinary };
 
 class Completions;
 
@@ -41,15 +40,16 @@ class Call {
     bool active() const { return context_ != nullptr; }
 
     // Opens the call's state now, before the MPI call, so that MPI calls
-    // made inside it become nested states.
-    void begin(std::string_view tag, Logging logging) {
-        if (logging == Logging::Ordinary && !gRuntime->config.allFunctions) return;
-        if (gWritingPaused.load(std::memory_order_relaxed)) return;
+    // made inside it become nested states; not when the filter leaves the
+    // call out (callIndex: the tag's index among the dialect's calls) or
+    // MPI_Pcontrol paused writing.
+    void begin(uint16_t callIndex, std::string_view tag) {
+        if (!callTraced(callIndex) || gWritingPaused.load(std::memory_order_relaxed)) return;
         began_ = context_->writer->beginState(tag) == 0;
     }
     // MPI_Init and MPI_Init_thread: times taken before the trace existed.
-    void begin(std::string_view tag, Logging logging, hdtrace::Timestamp start) {
-        if (logging == Logging::Ordinary && !gRuntime->config.allFunctions) return;
+    void begin(uint16_t callIndex, std::string_view tag, hdtrace::Timestamp start) {
+        if (!callTraced(callIndex)) return;
         began_ = context_->writer->beginState(tag, start) == 0;
     }
     // Around the MPI call: calls MPI makes inside it are traced (nested).
@@ -128,9 +128,11 @@ class Call {
     }
 
     // --- Hooks that keep the registries up to date; they run whether or not
-    // the call is written.
+    // the call is written. A request made by a call left out (filter,
+    // MPI_Pcontrol) is still followed, so that its completion is told apart
+    // from others', but no <For> names it: the trace never issued it.
     int64_t requestCreated(int result, const MPI_Request *request, bool persistent) {
-        return result == MPI_SUCCESS ? context_->requests.created(request, persistent) : -1;
+        return result == MPI_SUCCESS ? context_->requests.created(request, persistent, began_) : -1;
     }
     // Before MPI_Start / MPI_Request_free: the entry (and rid) of *request.
     RequestRegistry::Entry requestEntry(const MPI_Request *request) {
@@ -222,6 +224,8 @@ class Completions {
 
     int count() const { return count_; }
     int64_t rid(int i) const { return items_[i].entry.rid; }
+    // Its creation was written: a <For> may name it.
+    bool written(int i) const { return items_[i].entry.written; }
     bool done(int i) const { return items_[i].done; }
 
   private:

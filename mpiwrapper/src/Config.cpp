@@ -112,6 +112,7 @@ Config readConfig(bool reportProblems) {
     readFormat(config.compact, reportProblems);
     readSwitch("HDTRACE_POSIX", config.posix, reportProblems);
     if (const char *exclude = std::getenv("HDTRACE_POSIX_EXCLUDE")) config.posixExclude = exclude;
+    if (const char *filter = std::getenv("HDTRACE_FILTER")) config.filter = filter;
     return config;
 }
 

@@ -29,6 +29,10 @@ struct Config {
     // the defaults (/proc, /sys, /dev, the MPI libraries' session files).
     bool posix = true;
     std::string posixExclude;
+    // HDTRACE_FILTER: a filter file (docs/user/filters.md). HDTRACE_POSIX,
+    // HDTRACE_POSIX_EXCLUDE and HDTRACE_ALL_FUNCTIONS are shorthands for
+    // rules that come before its own (CallSelection.hpp).
+    std::string filter;
 };
 
 // Reads the environment. A value that is not valid (a switch that is not 0

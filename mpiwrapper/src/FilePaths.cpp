@@ -57,8 +57,7 @@ std::string normalisedPath(std::string_view name) {
     return out.empty() ? "/" : out;
 }
 
-ExcludedPaths::ExcludedPaths(std::string_view colonSeparated)
-    : directories_{"/proc", "/sys", "/dev"} {
+ExcludedPaths::ExcludedPaths() : directories_{"/proc", "/sys", "/dev"} {
     // Open MPI's session directory (ompi.HOST.UID) and MPICH's shared-memory
     // files, under /tmp or TMPDIR.
     std::vector<std::string> temporary{"/tmp"};
@@ -67,14 +66,6 @@ ExcludedPaths::ExcludedPaths(std::string_view colonSeparated)
     for (const std::string &directory : temporary) {
         namePrefixes_.push_back(directory + "/ompi.");
         namePrefixes_.push_back(directory + "/mpich_shar_tmp");
-    }
-    size_t start = 0;
-    while (start <= colonSeparated.size()) {
-        size_t end = colonSeparated.find(':', start);
-        if (end == std::string_view::npos) end = colonSeparated.size();
-        const std::string_view entry = colonSeparated.substr(start, end - start);
-        if (!entry.empty()) directories_.push_back(normalisedPath(entry));
-        start = end + 1;
     }
 }
 

@@ -20,8 +20,9 @@ std::string normalisedPath(std::string_view name);
 // libraries' session and shared-memory files, e.g. /tmp/ompi.HOST.UID).
 class ExcludedPaths {
   public:
-    // The defaults, then the directories of colonSeparated (HDTRACE_POSIX_EXCLUDE).
-    explicit ExcludedPaths(std::string_view colonSeparated);
+    // The paths never traced: the kernel's, the devices', the MPI libraries'
+    // own. The program's choices are the filter's file rules.
+    ExcludedPaths();
     bool excludes(std::string_view normalised) const;
 
   private:

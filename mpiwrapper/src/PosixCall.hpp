@@ -14,17 +14,25 @@
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/TracerIo.hpp>
 
+#include "CallSelection.hpp"
 #include "PosixFiles.hpp"
 #include "Runtime.hpp"
 #include "ThreadContext.hpp"
 
 namespace hdtracempi {
 
+// A C library call as its state is named: its index among the dialect's
+// calls (which the filter chooses by) and its tag.
+struct PosixCallName {
+    uint16_t index;
+    std::string_view tag;
+};
+
 class PosixCall {
   public:
     // A call on an open descriptor.
-    explicit PosixCall(int fd) {
-        if (!layerOn()) return;
+    PosixCall(PosixCallName name, int fd) : name_(name) {
+        if (!traces(name)) return;
         const int savedErrno = errno;
         const FileRecord *record = fileOfDescriptor(fd);
         if (record != &kUntracedFile) start(record);
@@ -32,16 +40,16 @@ class PosixCall {
     }
     // A call that opens a file: the file is known after it.
     struct Opening {};
-    explicit PosixCall(Opening) {
-        if (!layerOn()) return;
+    PosixCall(PosixCallName name, Opening) : name_(name) {
+        if (!traces(name)) return;
         const int savedErrno = errno;
         start(nullptr);
         errno = savedErrno;
     }
     // A stdio call: the stream's descriptor (fileno), looked up only when
     // the layer is on.
-    explicit PosixCall(FILE *stream) {
-        if (!layerOn() || !stream) return;
+    PosixCall(PosixCallName name, FILE *stream) : name_(name) {
+        if (!traces(name) || !stream) return;
         const int savedErrno = errno;
         const int fd = ::fileno(stream);
         const FileRecord *record = fd >= 0 ? fileOfDescriptor(fd) : &kUntracedFile;
@@ -69,7 +77,7 @@ class PosixCall {
     // after fid, then errno follows when it failed. Leaves errno as the C
     // library did.
     template <typename Attributes>
-    void write(std::string_view tag, bool failed, Attributes writeAttributes) {
+    void write(bool failed, Attributes writeAttributes) {
         if (!context_) return;
         ended();
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
@@ -81,7 +89,7 @@ class PosixCall {
                 fid = context_->declare(record_);
                 context_->lastPosixFile = record_;
             }
-            if (writer.beginInnerState(tag, start_) == 0) {
+            if (writer.beginInnerState(name_.tag, start_) == 0) {
                 writer.attribute("fid", fid);
                 writeAttributes(writer);
                 if (failed) writer.attribute("errno", callErrno_);
@@ -90,13 +98,16 @@ class PosixCall {
         }
         errno = callErrno_;
     }
-    void write(std::string_view tag, bool failed) {
-        write(tag, failed, [](hdtrace::TraceWriter &) {});
+    void write(bool failed) {
+        write(failed, [](hdtrace::TraceWriter &) {});
     }
 
     static bool layerOn() {
         return gPosixTracing.load(std::memory_order_relaxed) && !hdtrace::insideTracerIo();
     }
+    // The layer is on and the filter keeps the call. A call the filter
+    // leaves out still lets an opening call record its descriptor's file.
+    static bool traces(PosixCallName name) { return callTraced(name.index) && layerOn(); }
 
   private:
     void start(const FileRecord *record) {
@@ -109,6 +120,7 @@ class PosixCall {
         start_ = context->writer->now();
     }
 
+    PosixCallName name_;
     ThreadContext *context_ = nullptr;
     const FileRecord *record_ = nullptr;
     hdtrace::Timestamp start_;

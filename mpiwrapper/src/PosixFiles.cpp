@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "CallSelection.hpp"
 #include "FilePaths.hpp"
 #include "Runtime.hpp"
 
@@ -52,8 +53,12 @@ Slot *slotOf(int fd) {
 }
 
 // The record of a normalised path, or kUntracedFile when it is left out.
+bool leftOut(const std::string &normalised) {
+    return !gExcluded || gExcluded->excludes(normalised) || !traceFilter().tracesFile(normalised);
+}
+
 const FileRecord *recordOfPath(std::string_view given, const std::string &normalised, int fd) {
-    if (!gExcluded || gExcluded->excludes(normalised)) return &kUntracedFile;
+    if (leftOut(normalised)) return &kUntracedFile;
     return gRuntime->files.openedPath(given, normalised, fd);
 }
 
@@ -84,10 +89,10 @@ const FileRecord *lookUpDescriptor(int fd) {
 
 }  // namespace
 
-void startPosixLayer(const Config &config) {
+void startPosixLayer() {
     static_cast<void>(*static_cast<const volatile char *>(&hdtracempi_posix));
-    if (!config.posix) return;
-    gExcluded = new ExcludedPaths(config.posixExclude);
+    if (!tracesCLibraryCalls()) return;
+    gExcluded = new ExcludedPaths();
     if (!gForkHandlerInstalled) {
         pthread_atfork(nullptr, nullptr, stopInForkChild);
         gForkHandlerInstalled = true;
@@ -123,7 +128,7 @@ const FileRecord *descriptorOpened(int fd, const char *path, int dirFd) {
 const FileRecord *fileOfFailedOpen(const char *path, int dirFd) {
     if (!path || (path[0] != '/' && dirFd != AT_FDCWD)) return &kUntracedFile;
     const std::string normalised = normalisedPath(path);
-    if (!gExcluded || gExcluded->excludes(normalised)) return &kUntracedFile;
+    if (leftOut(normalised)) return &kUntracedFile;
     const FileRecord *record = gRuntime->files.known(normalised);
     return record ? record : &kUnopenedFile;
 }

@@ -14,11 +14,12 @@
 
 namespace hdtracempi {
 
-// Set from the end of MPI_Init to MPI_Finalize when HDTRACE_POSIX is not 0;
-// never in a fork child.
+// Set from the end of MPI_Init to MPI_Finalize when the rank writes any C
+// library call (HDTRACE_POSIX, the filter); never in a fork child.
 extern std::atomic<bool> gPosixTracing;
 
-void startPosixLayer(const Config &config);
+// Starts the layer when this rank writes any C library call (CallSelection).
+void startPosixLayer();
 void stopPosixLayer();
 
 extern const FileRecord kUntracedFile;

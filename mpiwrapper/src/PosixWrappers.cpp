@@ -99,7 +99,7 @@ int openFile(Open open, long fallbackSyscall, int dirFd, const char *path, int f
         errno = savedErrno;
         return fd;
     }
-    PosixCall call{PosixCall::Opening{}};
+    PosixCall call{PosixCallName{callIndex::open, "open"}, PosixCall::Opening{}};
     const int fd = open(dirFd, path, flags, mode);
     call.ended();
     const int savedErrno = errno;
@@ -108,7 +108,7 @@ int openFile(Open open, long fallbackSyscall, int dirFd, const char *path, int f
                 : (call.active() ? fileOfFailedOpen(path, dirFd) : &kUntracedFile);
     errno = savedErrno;
     call.setFile(record);
-    call.write("open", fd < 0, [=](TraceWriter &writer) { writer.attribute("flags", flags); });
+    call.write(fd < 0, [=](TraceWriter &writer) { writer.attribute("flags", flags); });
     return fd;
 }
 
@@ -134,30 +134,30 @@ mode_t modeArgument(int flags, va_list arguments) {
 
 template <typename Close>
 int closeDescriptor(Close close, int fd) {
-    PosixCall call(fd);
+    PosixCall call(PosixCallName{callIndex::close, "close"}, fd);
     descriptorClosed(fd);
     const int result = close ? close(fd) : static_cast<int>(::syscall(SYS_close, fd));
-    call.write("close", result != 0);
+    call.write(result != 0);
     return result;
 }
 
 template <typename Read>
-ssize_t readOrWrite(std::string_view tag, Read transfer, int fd, int64_t asked) {
-    PosixCall call(fd);
+ssize_t readOrWrite(PosixCallName name, Read transfer, int fd, int64_t asked) {
+    PosixCall call(name, fd);
     const ssize_t result = transfer();
     if (call.active()) {
         call.ended();
         const int64_t offset = positionUsed(fd, result);
-        call.write(tag, result < 0, access(offset, asked, result));
+        call.write(result < 0, access(offset, asked, result));
     }
     return result;
 }
 
 template <typename Transfer>
-ssize_t transferAt(std::string_view tag, Transfer transfer, int fd, off_t offset, int64_t asked) {
-    PosixCall call(fd);
+ssize_t transferAt(PosixCallName name, Transfer transfer, int fd, off_t offset, int64_t asked) {
+    PosixCall call(name, fd);
     const ssize_t result = transfer();
-    call.write(tag, result < 0, access(offset, asked, result));
+    call.write(result < 0, access(offset, asked, result));
     return result;
 }
 
@@ -165,7 +165,7 @@ ssize_t transferAt(std::string_view tag, Transfer transfer, int fd, off_t offset
 ssize_t readAt(ssize_t (*real)(int, void *, size_t, off_t), int fd, void *data, size_t size,
                off_t offset) {
     return transferAt(
-        "pread",
+        PosixCallName{callIndex::pread, "pread"},
         [&] {
             return real ? real(fd, data, size, offset)
                         : ::syscall(SYS_pread64, fd, data, size, offset);
@@ -176,7 +176,7 @@ ssize_t readAt(ssize_t (*real)(int, void *, size_t, off_t), int fd, void *data, 
 ssize_t writeAt(ssize_t (*real)(int, const void *, size_t, off_t), int fd, const void *data,
                 size_t size, off_t offset) {
     return transferAt(
-        "pwrite",
+        PosixCallName{callIndex::pwrite, "pwrite"},
         [&] {
             return real ? real(fd, data, size, offset)
                         : ::syscall(SYS_pwrite64, fd, data, size, offset);
@@ -185,11 +185,11 @@ ssize_t writeAt(ssize_t (*real)(int, const void *, size_t, off_t), int fd, const
 }
 
 // preadv, pwritev and their 64 forms.
-ssize_t vectorAt(std::string_view tag, ssize_t (*real)(int, const struct iovec *, int, off_t),
+ssize_t vectorAt(PosixCallName name, ssize_t (*real)(int, const struct iovec *, int, off_t),
                  long fallbackSyscall, int fd, const struct iovec *vector, int count,
                  off_t offset) {
     return transferAt(
-        tag,
+        name,
         [&] {
             return real ? real(fd, vector, count, offset)
                         : ::syscall(fallbackSyscall, fd, vector, count, offset, 0);
@@ -198,19 +198,19 @@ ssize_t vectorAt(std::string_view tag, ssize_t (*real)(int, const struct iovec *
 }
 
 // fsync and fdatasync.
-int syncDescriptor(std::string_view tag, int (*real)(int), long fallbackSyscall, int fd) {
-    PosixCall call(fd);
+int syncDescriptor(PosixCallName name, int (*real)(int), long fallbackSyscall, int fd) {
+    PosixCall call(name, fd);
     const int result = real ? real(fd) : static_cast<int>(::syscall(fallbackSyscall, fd));
-    call.write(tag, result != 0);
+    call.write(result != 0);
     return result;
 }
 
 template <typename Seek>
 off_t seekDescriptor(Seek seek, int fd, off_t offset, int whence) {
-    PosixCall call(fd);
+    PosixCall call(PosixCallName{callIndex::lseek, "lseek"}, fd);
     const off_t result = seek ? seek(fd, offset, whence)
                               : static_cast<off_t>(::syscall(SYS_lseek, fd, offset, whence));
-    call.write("lseek", result < 0, [=](TraceWriter &writer) {
+    call.write(result < 0, [=](TraceWriter &writer) {
         writer.attribute("relative-offset", offset);
         writeWhence(writer, whence);
         writer.attribute("offset", result);
@@ -220,11 +220,10 @@ off_t seekDescriptor(Seek seek, int fd, off_t offset, int whence) {
 
 template <typename Truncate>
 int truncateDescriptor(Truncate truncate, int fd, off_t length) {
-    PosixCall call(fd);
+    PosixCall call(PosixCallName{callIndex::ftruncate, "ftruncate"}, fd);
     const int result =
         truncate ? truncate(fd, length) : static_cast<int>(::syscall(SYS_ftruncate, fd, length));
-    call.write("ftruncate", result != 0,
-               [=](TraceWriter &writer) { writer.attribute("size", length); });
+    call.write(result != 0, [=](TraceWriter &writer) { writer.attribute("size", length); });
     return result;
 }
 
@@ -248,7 +247,7 @@ FILE *openStream(Open open, const char *path, const char *mode) {
         errno = savedErrno;
         return stream;
     }
-    PosixCall call{PosixCall::Opening{}};
+    PosixCall call{PosixCallName{callIndex::fopen, "fopen"}, PosixCall::Opening{}};
     FILE *stream = open(path, mode);
     call.ended();
     const int savedErrno = errno;
@@ -261,8 +260,7 @@ FILE *openStream(Open open, const char *path, const char *mode) {
     }
     errno = savedErrno;
     call.setFile(record);
-    call.write("fopen", stream == nullptr,
-               [=](TraceWriter &writer) { writer.attribute("mode", mode); });
+    call.write(stream == nullptr, [=](TraceWriter &writer) { writer.attribute("mode", mode); });
     return stream;
 }
 
@@ -272,12 +270,12 @@ int seekStream(Seek seek, FILE *stream, Offset offset, int whence) {
         errno = ENOSYS;
         return -1;
     }
-    PosixCall call(stream);
+    PosixCall call(PosixCallName{callIndex::fseek, "fseek"}, stream);
     const int result = seek(stream, offset, whence);
     if (call.active()) {
         call.ended();
         const int64_t position = result == 0 ? static_cast<int64_t>(::ftello(stream)) : -1;
-        call.write("fseek", result != 0, [=](TraceWriter &writer) {
+        call.write(result != 0, [=](TraceWriter &writer) {
             writer.attribute("relative-offset", static_cast<int64_t>(offset));
             writeWhence(writer, whence);
             writer.attribute("offset", position);
@@ -287,9 +285,9 @@ int seekStream(Seek seek, FILE *stream, Offset offset, int whence) {
 }
 
 template <typename Transfer>
-size_t transferStream(std::string_view tag, Transfer transfer, FILE *stream, size_t size,
+size_t transferStream(PosixCallName name, Transfer transfer, FILE *stream, size_t size,
                       size_t count) {
-    PosixCall call(stream);
+    PosixCall call(name, stream);
     if (!call.active()) return transfer();
     const int savedErrno = errno;
     const bool errorBefore = ::ferror(stream) != 0;
@@ -298,9 +296,8 @@ size_t transferStream(std::string_view tag, Transfer transfer, FILE *stream, siz
     const size_t result = transfer();
     call.ended();
     const bool failed = result < count && !errorBefore && ::ferror(stream) != 0;
-    call.write(
-        tag, failed,
-        access(offset, static_cast<int64_t>(size * count), static_cast<int64_t>(result * size)));
+    call.write(failed, access(offset, static_cast<int64_t>(size * count),
+                              static_cast<int64_t>(result * size)));
     return result;
 }
 
@@ -309,6 +306,8 @@ size_t transferStream(std::string_view tag, Transfer transfer, FILE *stream, siz
 
 using hdtracempi::gRealPosix;
 using hdtracempi::PosixCall;
+using hdtracempi::PosixCallName;
+namespace callIndex = hdtrace::filter::callIndex;
 using hdtracempi::realPosix;
 
 // --- Opening and closing descriptors.
@@ -364,16 +363,18 @@ extern "C" int close(int fd) {
 extern "C" ssize_t read(int fd, void *data, size_t size) {
     auto real = realPosix().read;
     return hdtracempi::readOrWrite(
-        "read", [&] { return real ? real(fd, data, size) : ::syscall(SYS_read, fd, data, size); },
-        fd, static_cast<int64_t>(size));
+        PosixCallName{callIndex::read, "read"},
+        [&] { return real ? real(fd, data, size) : ::syscall(SYS_read, fd, data, size); }, fd,
+        static_cast<int64_t>(size));
 }
 
 extern "C" ssize_t write(int fd, const void *data, size_t size) {
     hdtracempi::beforeWrite(fd, data, size);
     auto real = realPosix().write;
     return hdtracempi::readOrWrite(
-        "write", [&] { return real ? real(fd, data, size) : ::syscall(SYS_write, fd, data, size); },
-        fd, static_cast<int64_t>(size));
+        PosixCallName{callIndex::write, "write"},
+        [&] { return real ? real(fd, data, size) : ::syscall(SYS_write, fd, data, size); }, fd,
+        static_cast<int64_t>(size));
 }
 
 extern "C" ssize_t pread(int fd, void *data, size_t size, off_t offset) {
@@ -395,7 +396,7 @@ extern "C" ssize_t pwrite64(int fd, const void *data, size_t size, off_t offset)
 extern "C" ssize_t readv(int fd, const struct iovec *vector, int count) {
     auto real = realPosix().readv;
     return hdtracempi::readOrWrite(
-        "readv",
+        PosixCallName{callIndex::readv, "readv"},
         [&] { return real ? real(fd, vector, count) : ::syscall(SYS_readv, fd, vector, count); },
         fd, hdtracempi::requested(vector, count));
 }
@@ -403,29 +404,29 @@ extern "C" ssize_t readv(int fd, const struct iovec *vector, int count) {
 extern "C" ssize_t writev(int fd, const struct iovec *vector, int count) {
     auto real = realPosix().writev;
     return hdtracempi::readOrWrite(
-        "writev",
+        PosixCallName{callIndex::writev, "writev"},
         [&] { return real ? real(fd, vector, count) : ::syscall(SYS_writev, fd, vector, count); },
         fd, hdtracempi::requested(vector, count));
 }
 
 extern "C" ssize_t preadv(int fd, const struct iovec *vector, int count, off_t offset) {
-    return hdtracempi::vectorAt("preadv", realPosix().preadv, SYS_preadv, fd, vector, count,
-                                offset);
+    return hdtracempi::vectorAt(PosixCallName{callIndex::preadv, "preadv"}, realPosix().preadv,
+                                SYS_preadv, fd, vector, count, offset);
 }
 
 extern "C" ssize_t preadv64(int fd, const struct iovec *vector, int count, off_t offset) {
-    return hdtracempi::vectorAt("preadv", realPosix().preadv64, SYS_preadv, fd, vector, count,
-                                offset);
+    return hdtracempi::vectorAt(PosixCallName{callIndex::preadv, "preadv"}, realPosix().preadv64,
+                                SYS_preadv, fd, vector, count, offset);
 }
 
 extern "C" ssize_t pwritev(int fd, const struct iovec *vector, int count, off_t offset) {
-    return hdtracempi::vectorAt("pwritev", realPosix().pwritev, SYS_pwritev, fd, vector, count,
-                                offset);
+    return hdtracempi::vectorAt(PosixCallName{callIndex::pwritev, "pwritev"}, realPosix().pwritev,
+                                SYS_pwritev, fd, vector, count, offset);
 }
 
 extern "C" ssize_t pwritev64(int fd, const struct iovec *vector, int count, off_t offset) {
-    return hdtracempi::vectorAt("pwritev", realPosix().pwritev64, SYS_pwritev, fd, vector, count,
-                                offset);
+    return hdtracempi::vectorAt(PosixCallName{callIndex::pwritev, "pwritev"}, realPosix().pwritev64,
+                                SYS_pwritev, fd, vector, count, offset);
 }
 
 // --- Positions, sync and size.
@@ -439,11 +440,13 @@ extern "C" off_t lseek64(int fd, off_t offset, int whence) {
 }
 
 extern "C" int fsync(int fd) {
-    return hdtracempi::syncDescriptor("fsync", realPosix().fsync, SYS_fsync, fd);
+    return hdtracempi::syncDescriptor(PosixCallName{callIndex::fsync, "fsync"}, realPosix().fsync,
+                                      SYS_fsync, fd);
 }
 
 extern "C" int fdatasync(int fd) {
-    return hdtracempi::syncDescriptor("fdatasync", realPosix().fdatasync, SYS_fdatasync, fd);
+    return hdtracempi::syncDescriptor(PosixCallName{callIndex::fdatasync, "fdatasync"},
+                                      realPosix().fdatasync, SYS_fdatasync, fd);
 }
 
 extern "C" int ftruncate(int fd, off_t length) {
@@ -470,9 +473,9 @@ extern "C" FILE *fdopen(int fd, const char *mode) {
         errno = ENOSYS;
         return nullptr;
     }
-    PosixCall call(fd);
+    PosixCall call(PosixCallName{callIndex::fdopen, "fdopen"}, fd);
     FILE *stream = real(fd, mode);
-    call.write("fdopen", stream == nullptr,
+    call.write(stream == nullptr,
                [=](hdtrace::TraceWriter &writer) { writer.attribute("mode", mode); });
     return stream;
 }
@@ -483,7 +486,7 @@ extern "C" int fclose(FILE *stream) {
         errno = ENOSYS;
         return EOF;
     }
-    PosixCall call(stream);
+    PosixCall call(PosixCallName{callIndex::fclose, "fclose"}, stream);
     if (stream) {
         // The C library closes the descriptor itself, not through close().
         const int savedErrno = errno;
@@ -491,7 +494,7 @@ extern "C" int fclose(FILE *stream) {
         errno = savedErrno;
     }
     const int result = real(stream);
-    call.write("fclose", result != 0);
+    call.write(result != 0);
     return result;
 }
 
@@ -502,7 +505,8 @@ extern "C" size_t fread(void *data, size_t size, size_t count, FILE *stream) {
         return 0;
     }
     return hdtracempi::transferStream(
-        "fread", [&] { return real(data, size, count, stream); }, stream, size, count);
+        PosixCallName{callIndex::fread, "fread"}, [&] { return real(data, size, count, stream); },
+        stream, size, count);
 }
 
 extern "C" size_t fwrite(const void *data, size_t size, size_t count, FILE *stream) {
@@ -512,7 +516,8 @@ extern "C" size_t fwrite(const void *data, size_t size, size_t count, FILE *stre
         return 0;
     }
     return hdtracempi::transferStream(
-        "fwrite", [&] { return real(data, size, count, stream); }, stream, size, count);
+        PosixCallName{callIndex::fwrite, "fwrite"}, [&] { return real(data, size, count, stream); },
+        stream, size, count);
 }
 
 extern "C" int fseek(FILE *stream, long offset, int whence) {
@@ -533,8 +538,9 @@ extern "C" int fflush(FILE *stream) {
         errno = ENOSYS;
         return EOF;
     }
-    PosixCall call(stream);  // fflush(NULL), every stream: not traced
+    PosixCall call(PosixCallName{callIndex::fflush, "fflush"},
+                   stream);  // fflush(NULL), every stream: not traced
     const int result = real(stream);
-    call.write("fflush", result != 0);
+    call.write(result != 0);
     return result;
 }

@@ -25,7 +25,7 @@ RequestTable::RequestTable(RequestRegistry &registry)
 
 RequestTable::~RequestTable() = default;  // contexts live until the process ends
 
-int64_t RequestTable::created(const MPI_Request *variable, bool persistent) {
+int64_t RequestTable::created(const MPI_Request *variable, bool persistent, bool written) {
     const int64_t rid = registry_.newId();
     const MPI_Request handle = *variable;
     if (handle == MPI_REQUEST_NULL) return rid;
@@ -39,6 +39,7 @@ int64_t RequestTable::created(const MPI_Request *variable, bool persistent) {
     slot.rid.store(rid, std::memory_order_relaxed);
     slot.persistent.store(persistent, std::memory_order_relaxed);
     slot.active.store(!persistent, std::memory_order_relaxed);
+    slot.written.store(written, std::memory_order_relaxed);
     slot.state.store(kLive, std::memory_order_release);
     ++used_;
     return rid;
@@ -64,9 +65,13 @@ RequestRegistry::Entry RequestTable::find(const MPI_Request *variable, const int
     const MPI_Request handle = *variable;
     if (handle == MPI_REQUEST_NULL) return RequestRegistry::Entry{};
     if (const Slot *slot = lookup(handle, variable, excluded, excludedCount)) {
-        return RequestRegistry::Entry{
-            slot->rid,      slot->persistent, slot->active.load(std::memory_order_relaxed),
-            slot->variable, handle,           this};
+        return RequestRegistry::Entry{slot->rid,
+                                      slot->persistent,
+                                      slot->active.load(std::memory_order_relaxed),
+                                      slot->variable,
+                                      handle,
+                                      this,
+                                      slot->written.load(std::memory_order_relaxed)};
     }
     return registry_.findElsewhere(this, handle, variable, excluded, excludedCount);
 }
@@ -167,6 +172,7 @@ void RequestTable::rebuild() {
         slot.rid.store(old.rid, std::memory_order_relaxed);
         slot.persistent.store(old.persistent, std::memory_order_relaxed);
         slot.active.store(old.active.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        slot.written.store(old.written.load(std::memory_order_relaxed), std::memory_order_relaxed);
         slot.state.store(kLive, std::memory_order_relaxed);
         ++moved;
     }
@@ -201,8 +207,9 @@ RequestRegistry::Entry RequestRegistry::findElsewhere(const RequestTable *own, M
         }
     }
     if (!best) return Entry{};
-    return Entry{best->rid,      best->persistent, best->active.load(std::memory_order_relaxed),
-                 best->variable, handle,           bestTable};
+    return Entry{
+        best->rid, best->persistent, best->active.load(std::memory_order_relaxed), best->variable,
+        handle,    bestTable,        best->written.load(std::memory_order_relaxed)};
 }
 
 void RequestRegistry::changeElsewhere(const Entry &entry, Change change) {

@@ -40,6 +40,9 @@ class RequestRegistry {
         const MPI_Request *variable = nullptr;
         MPI_Request handle = MPI_REQUEST_NULL;
         RequestTable *table = nullptr;  // where it was found
+        // The call that made it was written; else (left out by the filter
+        // or MPI_Pcontrol) no <For> may name its rid.
+        bool written = false;
     };
 
     // The slow path: the entry of handle in another thread's table than
@@ -70,8 +73,9 @@ class RequestTable {
     RequestTable(const RequestTable &) = delete;
     RequestTable &operator=(const RequestTable &) = delete;
 
-    // After a call returned *variable: its new rid.
-    int64_t created(const MPI_Request *variable, bool persistent);
+    // After a call returned *variable: its new rid. written: whether the
+    // call was written, so that its completions may name the rid.
+    int64_t created(const MPI_Request *variable, bool persistent, bool written);
     // The entry of the request in *variable, skipping the rids in excluded
     // (already matched to other elements of the same array); rid -1 for
     // MPI_REQUEST_NULL and unknown requests. Looks in other threads' tables
@@ -102,6 +106,7 @@ class RequestTable {
         std::atomic<int64_t> rid;
         std::atomic<bool> persistent;
         std::atomic<bool> active;
+        std::atomic<bool> written;
         std::atomic<uint8_t> state;
     };
 

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include <hdtrace/CrashHandlers.hpp>
 
+#include "CallSelection.hpp"
 #include "ClockSync.hpp"
 #include "InfoLines.hpp"
 #include "NodeRanks.hpp"
@@ -225,6 +227,12 @@ void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp in
     PMPI_Comm_size(MPI_COMM_WORLD, &worldSize);
     // One warning per process group is enough: only rank 0 reports bad values.
     gRuntime->config = readConfig(gRuntime->worldRank == 0);
+    if (!selectCalls(gRuntime->config, gRuntime->worldRank, worldSize)) {
+        // A filter no rank can use: every rank stops here, before any trace
+        // or directory is made (the reason is on stderr).
+        PMPI_Finalize();
+        std::exit(1);
+    }
     std::vector<uint64_t> hostIds;  // filled when the clocks are measured
     measureClocksAtInit(worldSize, initStart, &hostIds);
     gRuntime->backgroundWrites = decideBackgroundWrites(gRuntime->config.writerThread, worldSize,
@@ -252,7 +260,7 @@ void startTracing(int initResult, int *argc, char ***argv, hdtrace::Timestamp in
     hdtrace::installCrashHandlers();
     completeTracesOnExit();
     gTracing.store(true, std::memory_order_release);
-    startPosixLayer(gRuntime->config);
+    startPosixLayer();
 }
 
 void stopTracing() {

@@ -23,6 +23,11 @@
 //     (ClockSync.hpp; then it carries host and clock ids, and serves both).
 //     A collective allocates no context id and no handle; every rank is
 //     inside MPI_Init.
+//   own-mpi-call PMPI_Allreduce, PMPI_Finalize: in MPI_Init, only when
+//     HDTRACE_FILTER names a filter file (CallSelection.hpp): one Allreduce
+//     over MPI_COMM_WORLD, every rank inside MPI_Init, tells whether every
+//     rank could read it; when one could not, every rank finalizes and the
+//     program ends there, before anything is traced.
 //   own-mpi-call PMPI_Comm_group, PMPI_Comm_remote_group,
 //     PMPI_Group_translate_ranks, PMPI_Group_free: a communicator's members
 //     as world ranks, once per communicator. The group is the

@@ -22,6 +22,8 @@ ReadError = _core.ReadError
 AlignError = _core.AlignError
 #: Bad input to the merger (a ValueError where the build has no merger).
 MergeError = getattr(_core, "MergeError", ValueError)
+#: A filter file that cannot be used (a ValueError): "file:line:column: what was expected".
+FilterError = _core.FilterError
 
 #: peer or tag where a call has none.
 NO_VALUE_32 = _core.NO_VALUE_32
@@ -141,3 +143,22 @@ UNKNOWN_COMMUNICATOR_KEY = _core.UNKNOWN_COMMUNICATOR_KEY
 
 def pair_posts(sends, receives):
     return _core.pair_posts(sends, receives)
+
+
+# Filters: the wrapper's own rules (hdtrace/filter/TraceFilter.hpp).
+def read_filter(path):
+    """The rules of a filter file, as the wrapper reads them: a _core.TraceFilter
+    (traces_call(tag), traces_file(path), traces_rank(rank), warnings)."""
+    rules = _core.TraceFilter()
+    rules.add_file(path)
+    return rules
+
+
+def dialect_calls():
+    """(tag, name a call rule matches, layer, [groups]) of every call."""
+    return _core.dialect_calls()
+
+
+def dialect_groups():
+    """(name, what it holds, whether it is a layer) of every group."""
+    return _core.dialect_groups()

@@ -108,6 +108,10 @@ says so.""")
                      help="launcher command line, split like a shell does (default: detected)")
     run.add_argument("--env", action="append", default=[], metavar="K=V",
                      help="set K=V for every rank (repeatable), e.g. --env HDTRACE_NESTED=1")
+    run.add_argument("--filter", metavar="FILE",
+                     help="trace only what the filter file chooses (docs/user/filters.md); "
+                          "checked before the launch, and kept in the run directory as "
+                          "<program>.filter")
     run.add_argument("--library", metavar="FILE",
                      help="the libhdtracempi.so to preload (default: the one installed with this "
                           "command, or the build tree's)")
@@ -224,6 +228,15 @@ def _parse_env(assignments):
     return list(assignments)
 
 
+def _checked_filter(path):
+    """The filter's rules, read as the wrapper will; RunError (status 2) when
+    the wrapper would stop at MPI_Init. (Its warnings are the wrapper's to say.)"""
+    try:
+        return native.read_filter(path)
+    except native.FilterError as error:
+        raise RunError(f"--filter: {error}", status=2) from None
+
+
 def build_command(args):
     """The launcher's argv and the fresh run directory; RunError before anything is created."""
     command = list(args.command)
@@ -234,6 +247,7 @@ def build_command(args):
     if args.ranks is not None and args.ranks < 1:
         raise RunError(f"-n {args.ranks}: the number of ranks must be at least 1")
     user_env = _parse_env(args.env)
+    rules = _checked_filter(args.filter) if args.filter else None
     program = command[0]
     located = shutil.which(program) if os.sep not in program else (
         program if os.access(program, os.X_OK) and os.path.isfile(program) else None)
@@ -259,6 +273,10 @@ def build_command(args):
     name = program_name(program)
     directory = fresh_run_directory(args.output, name)
     assignments = [f"HDTRACE_DIR={directory}"]
+    if rules is not None:
+        kept = os.path.join(directory, f"{name}.filter")
+        shutil.copyfile(args.filter, kept)
+        assignments.append(f"HDTRACE_FILTER={kept}")
     if library:
         preload = os.environ.get("LD_PRELOAD")
         assignments.insert(0, f"LD_PRELOAD={library}" + (f":{preload}" if preload else ""))

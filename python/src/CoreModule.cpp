@@ -27,6 +27,7 @@
 #include "ClockBinding.hpp"
 #include "ColumnReaders.hpp"
 #include "EventConversion.hpp"
+#include "FilterBinding.hpp"
 #include "FrameFile.hpp"
 #include "MergerBinding.hpp"
 #include "MessageBinding.hpp"
@@ -295,4 +296,5 @@ PYBIND11_MODULE(_core, module) {
     hdtrace::python::bindMessages(module);
     hdtrace::python::bindCallBytes(module);
     hdtrace::python::bindCallTree(module);
+    hdtrace::python::bindFilter(module);
 }

@@ -35,7 +35,7 @@ class Run:
             f"{self.program} exited with {self.result.returncode}\n"
             f"stdout:\n{self.result.stdout}\nstderr:\n{self.result.stderr}")
 
-    def check(self, allow_nested=False, type_findings=True):
+    def check(self, allow_nested=False, type_findings=True, keep=None):
         """Exit code 0, then every rank's trace against its expectations.
 
         type_findings=False: tests about something else than datatypes leave
@@ -44,7 +44,7 @@ class Run:
         self.assert_ok()
         checkers = tracecheck.check_run(self.trace_dir, self.expect_dir, self.program,
                                         self.nranks, allow_nested=allow_nested,
-                                        type_findings=type_findings)
+                                        type_findings=type_findings, keep=keep)
         for checker in checkers:
             adjustment = checker.trace.time_adjustment
             assert self.started - 2 <= adjustment <= self.finished + 1, (

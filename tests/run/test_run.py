@@ -401,3 +401,32 @@ def test_sigterm_to_hdtrace_run_is_passed_on_and_the_run_merged(mpi, tmp_path):
     summary = summary_of(stderr)
     assert dict(summary)["ranks"] == str(RANKS)
     assert damaged_in_summary(summary) == damaged_traces(tmp_path / "run")
+
+
+def test_a_filter_is_checked_before_the_launch(mpi, tmp_path):
+    """A filter the wrapper would refuse stops hdtrace run before anything
+    runs or is created, with the wrapper's own message."""
+    rules = tmp_path / "bad.filter"
+    rules.write_text("exclude call MPI_Send\nranks 0-3,7-5\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = hdtrace_run(mpi, ["--filter", rules], [mpi.probe, "exit", 0], work)
+    assert result.returncode == 2
+    assert f"--filter: {rules}:2:11: the range '7-5' ends before it starts".encode() \
+        in result.stderr, result.stderr
+    assert list(work.iterdir()) == []
+
+
+def test_a_filtered_run_keeps_its_filter_and_leaves_out_its_calls(mpi, tmp_path):
+    rules = tmp_path / "io.filter"
+    rules.write_text("exclude group mpiio\ninclude call MPI_File_write_at\n")
+    result = hdtrace_run(mpi, ["-n", str(RANKS), "-o", "runf", "--filter", rules],
+                         [mpi.probe, "io", tmp_path / "data.bin", BYTES_PER_RANK], tmp_path)
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    run = tmp_path / "runf"
+    assert (run / "run-probe.filter").read_text() == rules.read_text()
+    calls = top_level_calls(run)
+    file_calls = {tag for _, tag, _ in calls if tag.startswith("File_")}
+    assert file_calls == {"File_write_at"}, file_calls
+    written = sum(int(a["size"]) for _, tag, a in calls if tag == "File_write_at")
+    assert written == RANKS * BYTES_PER_RANK

@@ -1,9 +1,10 @@
 /* pcontrol.c: MPI_Pcontrol(0) stops writing calls and MPI_Pcontrol(1)
  * resumes; while paused, a communicator and requests are created (and a
  * second Pcontrol(0) made), so that the calls after the pause must still
- * name them by the ids they got: the cid of the communicator (in creation
- * order) and the rids (in creation order) in the Wait's <For>. Any level
- * other than 0 resumes (Pcontrol(2) here). 2 to 4 ranks. */
+ * name the communicator by the cid it got in creation order, while the Wait
+ * that completes the requests names none of them: their creation was not
+ * written, so a <For> would name a request the trace never issued. Any
+ * level other than 0 resumes (Pcontrol(2) here). 2 to 4 ranks. */
 #include "expect.h"
 
 static void pcontrol(int level, int written) {
@@ -53,8 +54,8 @@ static void waitall(MPI_Request requests[2], const char *recv_label, const char 
     int rc = MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
     tc_say("Waitall rc=%d", rc);
     ex_begin("Waitall");
-    ex_for(recv_label);
-    ex_for(send_label);
+    if (recv_label) ex_for(recv_label);
+    if (send_label) ex_for(send_label);
     ex_end();
 }
 
@@ -81,8 +82,8 @@ int main(int argc, char **argv) {
     tc_say("Allreduce while paused sum=%d", sum);
     pcontrol(1, 1);
 
-    /* The requests made while paused complete now: their rids in <For>. */
-    waitall(paused, "paused_recv", "paused_send");
+    /* The requests made while paused complete now, without <For>. */
+    waitall(paused, NULL, NULL);
     barrier(dup, 1);
 
     pcontrol(0, 1);
