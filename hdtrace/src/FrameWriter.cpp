@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/FrameWriter.hpp>
@@ -64,6 +65,22 @@ struct FrameWriter::Job : BackgroundJob {
     std::atomic<Buffer *> buffer{nullptr};
     std::atomic<int> state{kIdle};
 };
+
+size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
+    constexpr size_t kBuffers = sizeof(FrameWriter::buffers_) / sizeof(FrameWriter::buffers_[0]);
+    // zstd's context grows to what a frame needs at its first compression:
+    // measured on one frame of zeros.
+    size_t contextBytes = 0;
+    if (ZSTD_CCtx *context = ZSTD_createCCtx()) {
+        ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, options.compressionLevel);
+        std::vector<unsigned char> frame(options.frameBytes);
+        std::vector<unsigned char> compressed(ZSTD_compressBound(options.frameBytes));
+        ZSTD_compress2(context, compressed.data(), compressed.size(), frame.data(), frame.size());
+        contextBytes = ZSTD_sizeof_CCtx(context);
+        ZSTD_freeCCtx(context);
+    }
+    return kBuffers * options.frameBytes + ZSTD_compressBound(options.frameBytes) + contextBytes;
+}
 
 std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
                                                  const FrameWriterOptions &options,

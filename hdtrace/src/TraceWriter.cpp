@@ -67,6 +67,14 @@ __attribute__((always_inline)) inline bool TraceWriter::compactCallIsWhole() con
 TraceWriter::TraceWriter(const TraceOptions &options)
     : nestedDepth_(options.nestedDepth), forceFlush_(options.forceFlush), clock_(options.clock) {}
 
+size_t TraceWriter::memoryBytes(const TraceOptions &options) {
+    if (options.format == TraceOptions::Format::Xml)
+        return (options.bufferBytes < 4096 ? 4096 : options.bufferBytes) + kInfoBufferBytes;
+    FrameWriterOptions frameOptions;
+    frameOptions.frameBytes = options.compactFrameBytes;
+    return FrameWriter::memoryBytes(frameOptions) + kInfoBufferBytes;
+}
+
 std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, std::string *error) {
     auto report = [error](const std::string &message) {
         if (error) *error = message;

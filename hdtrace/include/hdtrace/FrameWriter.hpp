@@ -50,6 +50,10 @@ class FrameWriter final : public OpenTrace {
     static std::unique_ptr<FrameWriter> create(const std::string &path,
                                                const FrameWriterOptions &options,
                                                std::string *error = nullptr);
+    // The memory a writer with these options holds while it is open: its
+    // record buffers, the compressed frame and zstd's context (the frame
+    // index, 40 bytes a frame, aside).
+    static size_t memoryBytes(const FrameWriterOptions &options);
     ~FrameWriter() override;  // close()
     FrameWriter(const FrameWriter &) = delete;
     FrameWriter &operator=(const FrameWriter &) = delete;

@@ -60,6 +60,9 @@ class TraceWriter final : public OpenTrace {
   public:
     // Creates both files and writes the XML prolog. Returns nullptr on
     // failure, with a message naming the file and the reason in *error.
+    // The memory a trace with these options holds while it is open: its
+    // output buffer (XML) or frame writer (compact), and its .info buffer.
+    static size_t memoryBytes(const TraceOptions &options);
     static std::unique_ptr<TraceWriter> create(const TraceOptions &options,
                                                std::string *error = nullptr);
     ~TraceWriter();  // close()
