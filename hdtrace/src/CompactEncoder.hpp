@@ -53,6 +53,8 @@ class CompactEncoder {
     // without children or nested states, its entries (CompactItems.hpp)
     // with its times among them.
     int appendElement(std::string_view name, std::string_view entries, int64_t time);
+    // The bytes of the record appended last, before compression.
+    size_t lastRecordBytes() const { return record_.size(); }
     using CallPlan = CompactCallPlan;
     // The plan of the call (timed) or child element named name, or nullptr
     // (not one of the dialect, or one with text attributes). Cached by the

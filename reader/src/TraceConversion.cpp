@@ -109,8 +109,8 @@ uint8_t codingOf(std::string_view attribute, std::string_view text, int64_t *val
 // The SAX handler that turns the XML's elements into records.
 class XmlToRecords final : public SaxHandler {
   public:
-    XmlToRecords(std::string compactPath, uint32_t frameBytes)
-        : compactPath_(std::move(compactPath)), frameBytes_(frameBytes) {}
+    XmlToRecords(std::string compactPath, uint32_t frameBytes, std::vector<uint32_t> *recordBytes)
+        : compactPath_(std::move(compactPath)), frameBytes_(frameBytes), recordBytes_(recordBytes) {}
     void setParser(SaxFileParser *parser) { parser_ = parser; }
     // After the parse: the last frame, the index and the footer.
     void close() {
@@ -191,6 +191,7 @@ class XmlToRecords final : public SaxHandler {
         std::string error;
         encoder_ = CompactEncoder::create(compactPath_, options, seconds, 0, &error);
         if (!encoder_) throw ReadError(compactPath_, 0, 0, error);
+        if (recordBytes_) recordBytes_->push_back(static_cast<uint32_t>(encoder_->lastRecordBytes()));
     }
 
     void append() {
@@ -200,11 +201,13 @@ class XmlToRecords final : public SaxHandler {
                             error == EMSGSIZE ? "a call larger than a compact frame"
                                               : std::string("cannot write ") + compactPath_ + ": " +
                                                     std::strerror(error));
+        if (recordBytes_) recordBytes_->push_back(static_cast<uint32_t>(encoder_->lastRecordBytes()));
         items_.clear();
     }
 
     std::string compactPath_;
     uint32_t frameBytes_;  // 0: the writer's default
+    std::vector<uint32_t> *recordBytes_;  // or nullptr
     SaxFileParser *parser_ = nullptr;
     std::unique_ptr<CompactEncoder> encoder_;
     TextBuffer items_;
@@ -245,12 +248,13 @@ int64_t firstDifference(const std::string &compactPath, const std::string &xmlPa
     return difference;
 }
 
-void xmlToCompact(const std::string &source, const std::string &target, uint32_t frameBytes) {
+void xmlToCompact(const std::string &source, const std::string &target, uint32_t frameBytes,
+                  std::vector<uint32_t> *recordBytes) {
     if (traceFormOf(source) != TraceForm::Xml)
         throw ReadError(source, 0, 0, "is a compact trace already");
     TemporaryBeside temporary(target);
     {
-        XmlToRecords records(temporary.path(), frameBytes);
+        XmlToRecords records(temporary.path(), frameBytes, recordBytes);
         SaxFileParser parser(source, records);
         records.setParser(&parser);
         parser.parseAll();
@@ -306,9 +310,10 @@ void compactToXml(const std::string &source, const std::string &target) {
 }  // namespace
 
 void convertTrace(const std::string &source, const std::string &target, TraceForm to,
-                  uint32_t compactFrameBytes) {
+                  uint32_t compactFrameBytes, std::vector<uint32_t> *recordBytes) {
+    if (recordBytes) recordBytes->clear();
     if (to == TraceForm::Compact)
-        xmlToCompact(source, target, compactFrameBytes);
+        xmlToCompact(source, target, compactFrameBytes, recordBytes);
     else
         compactToXml(source, target);
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <hdtrace/reader/TraceForm.hpp>
 
@@ -25,7 +26,11 @@ namespace hdtrace::reader {
 // compactFrameBytes: the compact output's frame size (records per frame
 // before compression, FrameFormat.hpp's limits); 0 for the writer's
 // default. Smaller frames let readers split a trace more finely.
+//
+// recordBytes (compact output only): the bytes of each record the output
+// holds, before compression, in file order: the writer's opening record
+// (its Program), then one a top-level call with its <Nested> block.
 void convertTrace(const std::string &source, const std::string &target, TraceForm to,
-                  uint32_t compactFrameBytes = 0);
+                  uint32_t compactFrameBytes = 0, std::vector<uint32_t> *recordBytes = nullptr);
 
 }  // namespace hdtrace::reader
