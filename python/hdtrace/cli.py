@@ -3,12 +3,12 @@ import argparse
 import sys
 
 from . import align, check, run
-from .commands import convert, events, export, merge, plot_io, report, stats, view
+from .commands import convert, events, export, merge, plot_io, report, score, stats, view
 from .errors import MissingTraceError, ReadError
 from .output import all_or_nothing_stdout
 
 #: In the order `hdtrace --help` lists them.
-COMMANDS = (merge, report, stats, events, check, view, plot_io, export, convert, run, align)
+COMMANDS = (merge, report, score, stats, events, check, view, plot_io, export, convert, run, align)
 
 
 def build_parser():

@@ -83,6 +83,19 @@ def read_columns(*args, **kwargs):
     return _core.read_columns(*args, **kwargs)
 
 
+def call_costs(path):
+    """Per call tag and nesting of a trace: visits, time, and its bytes in the
+    XML and the compact form (hdtrace/reader/CallCosts.hpp)."""
+    return _core.call_costs(path)
+
+
+def filtered_call_costs(path, left_out_tags, file_tags, left_out_fids):
+    """call_costs of the trace as a run with a filter would have written it
+    (hdtrace/reader/FilteredTrace.hpp)."""
+    return _core.filtered_call_costs(path, list(left_out_tags), list(file_tags),
+                                     list(left_out_fids))
+
+
 def read_call_tree(path, partial=False):
     """Every call of a trace at every depth as columns, each nested call with its
     parent's row (hdtrace/reader/CallTree.hpp)."""
@@ -162,3 +175,8 @@ def dialect_calls():
 def dialect_groups():
     """(name, what it holds, whether it is a layer) of every group."""
     return _core.dialect_groups()
+
+
+def writer_memory_bytes(compact):
+    """The memory one open trace holds with the writer's defaults (per traced thread)."""
+    return _core.writer_memory_bytes(compact)

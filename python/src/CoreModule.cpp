@@ -13,6 +13,7 @@
 #include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/PiosimTypes.hpp>
 #include <hdtrace/TraceNames.hpp>
+#include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
@@ -23,6 +24,7 @@
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "CallBytesBinding.hpp"
+#include "CallCostsBinding.hpp"
 #include "CallTreeBinding.hpp"
 #include "ClockBinding.hpp"
 #include "ColumnReaders.hpp"
@@ -297,4 +299,15 @@ PYBIND11_MODULE(_core, module) {
     hdtrace::python::bindCallBytes(module);
     hdtrace::python::bindCallTree(module);
     hdtrace::python::bindFilter(module);
+    hdtrace::python::bindCallCosts(module);
+    module.def(
+        "writer_memory_bytes",
+        [](bool compact) {
+            hdtrace::TraceOptions options;
+            if (compact) options.format = hdtrace::TraceOptions::Format::Compact;
+            return hdtrace::TraceWriter::memoryBytes(options);
+        },
+        py::arg("compact"),
+        "The memory one open trace holds with the writer's defaults: its output buffer (XML) "
+        "or frame writer (compact), and its .info buffer.");
 }

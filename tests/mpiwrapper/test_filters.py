@@ -6,6 +6,7 @@ leaves its Wait without a <For> naming it; the result passes hdtrace check
 and loads in the Python package; the shorthand variables are the rules they
 stand for; a bad filter stops every rank in MPI_Init, with one message that
 says where it is wrong, and nothing written."""
+import json
 import subprocess
 
 import pytest
@@ -202,3 +203,40 @@ def test_a_pattern_that_matches_nothing_warns_with_its_place(runner, tmp_path):
     run.check(keep=lambda tag: tag != "Iprobe")
     assert run.result.stderr.count(
         f"{rules}:1:25: call pattern 'MPI_Isned' matches no call the wrapper writes") == 1
+
+
+def score_of(tools, project, *options):
+    done = hdtrace(tools, "score", project, "--json", "-", *options)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_score_predicts_what_the_filtered_run_writes(runner, build_dir, tmp_path):
+    """hdtrace score --filter on a run without the filter gives, call by call,
+    the calls the run with the filter writes, and its trace bytes (the times
+    differ from run to run, so the bytes within 2 %)."""
+    rules = write_filter(tmp_path, "layer mpi off\ninclude group collective\n")
+    plain = runner.run("collectives_traced", 3)
+    plain.assert_ok()
+    filtered = runner.run("collectives_traced", 3, env={"HDTRACE_FILTER": rules})
+    filtered.assert_ok()
+    tools, plain_project = merged_project(build_dir, plain)
+    _, filtered_project = merged_project(build_dir, filtered)
+    predicted = score_of(tools, plain_project, "--filter", rules)
+    actual = score_of(tools, filtered_project)
+    kept = {call["name"]: call["kept"]["visits"] for call in predicted["calls"]
+            if call["kept"]["visits"]}
+    written = {call["name"]: call["visits"] for call in actual["calls"]}
+    assert kept == written
+    collective = predicted_groups(predicted, "collective")
+    # The C library's calls stay (only the MPI layer is off): the MPI library's own.
+    c_library = {call["name"] for call in predicted["calls"] if call["layer"] == "posix"}
+    assert kept and set(kept) <= collective | c_library, set(kept) - collective
+    bytes_written = sum(path.stat().st_size for path in filtered.trace_dir.glob("*.trc"))
+    assert actual["total"]["bytes_xml"] == bytes_written
+    assert predicted["kept"]["bytes_xml"] == pytest.approx(bytes_written, rel=0.02)
+    assert predicted["kept"]["visits"] == actual["total"]["visits"]
+
+
+def predicted_groups(document, group):
+    return {call["name"] for call in document["calls"] if group in call["groups"]}

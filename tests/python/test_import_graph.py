@@ -40,9 +40,10 @@ LAYERS = [
     ("seeing", ["export.atomic", "export.chrome", "view.model",
                 "view.html", "export.otf2", "plot_io", "report.thresholds", "report.waits",
                 "report.model", "report.findings", "report.json_form", "report.figures",
-                "report.page", "report.__init__"]),
+                "report.page", "report.__init__", "score.costs", "score.kept", "score.model",
+                "score.proposal", "score.output", "score.__init__"]),
     ("commands", ["commands.common", "commands.merge", "commands.stats", "commands.events",
-                  "commands.view", "commands.report", "commands.export", "commands.plot_io", "commands.convert",
+                  "commands.view", "commands.report", "commands.export", "commands.plot_io", "commands.convert", "commands.score",
                   "check", "align", "run", "cli", "__main__"]),
     ("package", ["__init__", "commands.__init__", "export.__init__", "view.__init__"]),
 ]

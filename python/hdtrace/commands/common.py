@@ -2,9 +2,10 @@
 from ..project import open as open_project
 
 
-def add_project_arguments(sub):
+def add_project_arguments(sub, required=True):
     """The project argument, --partial and --raw-times."""
-    sub.add_argument("project", help="the project description (.proj)")
+    sub.add_argument("project", nargs=None if required else "?",
+                     help="the project description (.proj)")
     sub.add_argument("--partial", action="store_true",
                      help="read damaged traces up to the damage (with a warning)")
     # Times on rank 0's clock unless asked for as written.
