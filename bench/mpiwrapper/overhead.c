@@ -12,7 +12,12 @@
  * allreduce (2), file-write-at (1; FILE is the file to write), put-fence (2:
  * a one-double MPI_Put to the other rank, then MPI_Win_fence; on 1 rank to
  * itself; Open MPI needs OMPI_MCA_osc=pt2pt in this container),
- * iallreduce-wait (2).
+ * iallreduce-wait (2), timestep-io (2; FILE is the shared file): one step of
+ * a simulation per iteration: a halo exchange (Isend, Irecv, Waitall) of 8
+ * doubles with the other rank, four Iprobes polling for messages, an
+ * Allreduce of the residual, and every step a 4 KiB MPI_File_write_at of
+ * the rank's slice into FILE (its nested pwrites with it): the mix of cheap
+ * frequent calls and I/O that hdtrace score -g is meant for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +36,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: bench_mpi_overhead CASE ITERATIONS [FILE]\n"
             "cases: iprobe pingpong isend-irecv-waitall allreduce file-write-at "
-            "put-fence iallreduce-wait\n");
+            "put-fence iallreduce-wait timestep-io\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -134,6 +139,34 @@ int main(int argc, char **argv) {
         }
         end = nowNanoseconds();
         MPI_Win_free(&win);
+    } else if (strcmp(benchCase, "timestep-io") == 0) {
+        if (argc < 4 || size != 2) usage();
+        MPI_File file;
+        MPI_File_open(MPI_COMM_WORLD, argv[3], MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
+                      &file);
+        double halo[8], ghost[8], residual = 1, global = 0;
+        char slice[4096];
+        memset(slice, 'a' + rank, sizeof slice);
+        for (int i = 0; i < 8; ++i)
+            halo[i] = rank + i;
+        callsPerIteration = 9;
+        start = nowNanoseconds();
+        for (long i = 0; i < iterations; ++i) {
+            MPI_Request requests[2];
+            MPI_Irecv(ghost, 8, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, &requests[0]);
+            MPI_Isend(halo, 8, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, &requests[1]);
+            for (int poll = 0; poll < 4; ++poll) {
+                int flag;
+                MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            }
+            MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+            MPI_Allreduce(&residual, &global, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            const MPI_Offset offset =
+                ((MPI_Offset)(i % 256) * size + rank) * (MPI_Offset)sizeof slice;
+            MPI_File_write_at(file, offset, slice, sizeof slice, MPI_BYTE, MPI_STATUS_IGNORE);
+        }
+        end = nowNanoseconds();
+        MPI_File_close(&file);
     } else {
         usage();
     }
