@@ -37,6 +37,7 @@ def assert_consistent(build_dir, run):
     tools, project = merged_project(build_dir, run)
     checked = hdtrace(tools, "check", project)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "pass the PIOsim checks" in checked.stdout, checked.stdout
     script = ("import sys, hdtrace\n"
               "p = hdtrace.open(sys.argv[1])\n"
               "print(p.topology.ranks, sorted(p.to_dataframe()[\"rank\"].unique().tolist()))\n")

@@ -13,6 +13,7 @@
 import decimal
 import json
 import os
+import pathlib
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -23,6 +24,7 @@ from piosim_tools import ToolsRank
 from tool_trees import tools_tree_or_fail
 
 ROOTED_WITH_ROOT = ("Gather", "Gatherv", "Scatter", "Scatterv")
+FILTERS = pathlib.Path(__file__).resolve().parents[2] / "examples" / "filters"
 # hdtrace/include/hdtrace/PiosimTypes.hpp
 PIOSIM_NAMED = {"MPI_BYTE": 1, "MPI_CHAR": 1, "MPI_UNSIGNED_CHAR": 1, "MPI_PACKED": 1,
                 "MPI_INT": 4, "MPI_INTEGER": 4, "MPI_FLOAT": 4, "MPI_DOUBLE": 8,
@@ -209,11 +211,19 @@ CHECKED_RUNS = [("p2p_traced", 4, {}, []), ("nonblocking_traced", 3, {}, []),
                 ("collectives_traced", 4, {}, []), ("fileio_traced", 2, {}, []),
                 ("datatypes_traced", 2, {}, []), ("comms_traced", 4, {}, []),
                 ("seekshared_traced", 3, {"OMPI_MCA_io": "romio321"}, []),
-                ("predefined_traced", 1, {}, ["predefined.dat"])]
+                ("predefined_traced", 1, {}, ["predefined.dat"]),
+                # Filtered runs (docs/user/filters.md): calls, requests and files left out.
+                ("nonblocking_traced", 2, {"HDTRACE_FILTER": str(FILTERS / "no-polling.filter")},
+                 []),
+                ("fileio_traced", 1, {"HDTRACE_FILTER": str(FILTERS / "io-only.filter")}, [])]
+
+
+def run_id(run):
+    return f"{run[0]}-{run[1]}" + ("-filtered" if "HDTRACE_FILTER" in run[2] else "")
 
 
 @pytest.mark.parametrize("program,nranks,env,args", CHECKED_RUNS,
-                         ids=[f"{run[0]}-{run[1]}" for run in CHECKED_RUNS])
+                         ids=[run_id(run) for run in CHECKED_RUNS])
 def test_traced_programs_pass_hdtrace_check(runner, build_dir, tmp_path, program, nranks, env,
                                             args):
     """The test programs' runs, merged, load in the PIOsim tools as far as
