@@ -141,8 +141,12 @@ int closeDescriptor(Close close, int fd) {
     return result;
 }
 
+// The data calls are the hot ones: while the layer is off or the filter
+// leaves them out, they go straight to the C library (one load and a branch
+// each), without a PosixCall.
 template <typename Read>
 ssize_t readOrWrite(PosixCallName name, Read transfer, int fd, int64_t asked) {
+    if (!PosixCall::traces(name)) return transfer();
     PosixCall call(name, fd);
     const ssize_t result = transfer();
     if (call.active()) {
@@ -155,6 +159,7 @@ ssize_t readOrWrite(PosixCallName name, Read transfer, int fd, int64_t asked) {
 
 template <typename Transfer>
 ssize_t transferAt(PosixCallName name, Transfer transfer, int fd, off_t offset, int64_t asked) {
+    if (!PosixCall::traces(name)) return transfer();
     PosixCall call(name, fd);
     const ssize_t result = transfer();
     call.write(result < 0, access(offset, asked, result));
@@ -287,6 +292,7 @@ int seekStream(Seek seek, FILE *stream, Offset offset, int whence) {
 template <typename Transfer>
 size_t transferStream(PosixCallName name, Transfer transfer, FILE *stream, size_t size,
                       size_t count) {
+    if (!PosixCall::traces(name)) return transfer();
     PosixCall call(name, stream);
     if (!call.active()) return transfer();
     const int savedErrno = errno;
