@@ -6,8 +6,8 @@ visit), never an I/O call nor the calls that frame the run."""
 #: this share of the run's trace bytes (XML).
 CHEAP_S = 10e-6
 FREQUENT_SHARE = 0.01
-#: Never proposed: the I/O layers' calls and these.
-FRAMING = {"Init", "Init_thread", "Finalize", "Abort"}
+#: Never proposed: the I/O layers' calls and the run's beginning and end.
+KEPT_GROUPS = ("mpiio", "lifecycle")
 
 
 def _size(count):
@@ -21,8 +21,8 @@ def proposed_calls(score, cheap_s=CHEAP_S, frequent_share=FREQUENT_SHARE):
     """The rows of score.calls the initial filter leaves out."""
     calls = score.calls
     total = max(score.total.bytes_xml, 1)
-    chosen = (calls["layer"] == "mpi") & ~calls["groups"].map(lambda groups: "mpiio" in groups)
-    chosen &= ~calls["tag"].isin(FRAMING)
+    chosen = (calls["layer"] == "mpi") & ~calls["groups"].map(
+        lambda groups: any(group in groups for group in KEPT_GROUPS))
     chosen &= calls["time_per_visit_s"] <= cheap_s
     chosen &= calls["bytes_xml"] >= frequent_share * total
     return calls[chosen]
