@@ -130,9 +130,12 @@ class Call {
     // --- Hooks that keep the registries up to date; they run whether or not
     // the call is written. A request made by a call left out (filter,
     // MPI_Pcontrol) is still followed, so that its completion is told apart
-    // from others', but no <For> names it: the trace never issued it.
+    // from others', but no <For> names it: the trace never issued it. It
+    // is not followed at all where no written call could name it.
     int64_t requestCreated(int result, const MPI_Request *request, bool persistent) {
-        return result == MPI_SUCCESS ? context_->requests.created(request, persistent, began_) : -1;
+        if (result != MPI_SUCCESS) return -1;
+        if (!began_ && !gRequestsNamed.load(std::memory_order_relaxed)) return -1;
+        return context_->requests.created(request, persistent, began_);
     }
     // Before MPI_Start / MPI_Request_free: the entry (and rid) of *request.
     RequestRegistry::Entry requestEntry(const MPI_Request *request) {

@@ -10,6 +10,7 @@
 namespace hdtracempi {
 
 std::atomic<uint8_t> gTracedCalls[hdtrace::filter::kCallCount];
+std::atomic<bool> gRequestsNamed{true};
 
 namespace {
 
@@ -61,6 +62,20 @@ TraceFilter rulesOf(const Config &config) {
     return filter;
 }
 
+// Whether a traced call of this rank is in the group request-completions.
+bool namesRequests() {
+    const std::vector<hdtrace::filter::GroupEntry> &groups = hdtrace::filter::dialectGroups();
+    int group = -1;
+    for (size_t index = 0; index < groups.size(); ++index)
+        if (groups[index].name == "request-completions") group = static_cast<int>(index);
+    if (group < 0) return true;  // the dialect lost the group: follow every request
+    const std::vector<hdtrace::filter::CallEntry> &calls = hdtrace::filter::dialectCalls();
+    for (size_t index = 0; index < calls.size(); ++index)
+        if ((calls[index].groups >> group & 1) && callTraced(static_cast<uint16_t>(index)))
+            return true;
+    return false;
+}
+
 }  // namespace
 
 const TraceFilter &traceFilter() {
@@ -101,6 +116,7 @@ bool selectCalls(const Config &config, int worldRank, int worldSize) {
         gTracedCalls[index].store(rankTraced ? traced[index] : 0, std::memory_order_relaxed);
         anyCall = anyCall || traced[index] != 0;
     }
+    gRequestsNamed.store(namesRequests(), std::memory_order_relaxed);
     if (worldRank == 0) {
         for (const std::string &warning : filter.warnings())
             std::fprintf(stderr, "hdtracempi: warning: %s\n", warning.c_str());

@@ -40,4 +40,9 @@ bool selectCalls(const Config &config, int worldRank, int worldSize);
 // only then).
 bool tracesCLibraryCalls();
 
+// Whether this rank writes any call that names requests other calls made
+// (group request-completions). When none is, a request made by a call left
+// out need not be followed: nothing written can name it. Set in MPI_Init.
+extern std::atomic<bool> gRequestsNamed;
+
 }  // namespace hdtracempi

@@ -186,11 +186,16 @@ void RequestTable::rebuild() {
 void RequestRegistry::add(RequestTable *table) {
     std::lock_guard<std::mutex> lock(mutex_);
     tables_.push_back(table);
+    tableCount_.store(tables_.size(), std::memory_order_release);
 }
 
 RequestRegistry::Entry RequestRegistry::findElsewhere(const RequestTable *own, MPI_Request handle,
                                                       const MPI_Request *variable,
                                                       const int64_t *excluded, int excludedCount) {
+    // One thread's table alone: no other to look in, and no lock to take
+    // for the requests no traced call made (left out by a filter, or made
+    // around the wrapper).
+    if (tableCount_.load(std::memory_order_acquire) <= 1) return Entry{};
     std::lock_guard<std::mutex> lock(mutex_);
     const RequestTable::Slot *best = nullptr;
     RequestTable *bestTable = nullptr;

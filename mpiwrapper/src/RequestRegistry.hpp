@@ -62,6 +62,7 @@ class RequestRegistry {
     std::atomic<int64_t> nextId_{0};
     std::mutex mutex_;
     std::vector<RequestTable *> tables_;
+    std::atomic<size_t> tableCount_{0};  // tables_.size(), read without the lock
 };
 
 // The pending requests one thread created. Only the owning thread inserts;
