@@ -123,7 +123,8 @@ def test_installed_libraries_hold_no_testing_knobs(installed, build_dir):
 
 # The reader's public API: the column read, the event reader, the run table, the
 # project reader, and what they take and give. Its scanner and parsers stay inside.
-READER_HEADERS = ["CallTree.hpp", "ColumnMemory.hpp", "Event.hpp", "EventColumns.hpp", "Project.hpp",
+READER_HEADERS = ["CallCosts.hpp", "CallTree.hpp", "ColumnMemory.hpp", "Event.hpp",
+                  "EventColumns.hpp", "FilteredTrace.hpp", "Project.hpp",
                   "ReadError.hpp", "RunTable.hpp", "TraceConversion.hpp", "TraceForm.hpp",
                   "TraceOptions.hpp", "TraceReader.hpp", "TraceSlices.hpp"]
 

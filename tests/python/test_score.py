@@ -145,7 +145,10 @@ def test_the_initial_filter_leaves_out_the_frequent_cheap_calls_only(run, tmp_pa
 
 
 def hdtrace_score(*args):
-    return subprocess.run([sys.executable, "-m", "hdtrace", "score", *map(str, args)],
+    """`python3 -m hdtrace score ARGS` with the package these tests import."""
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(hdtrace.__file__)))
+    return subprocess.run(["/usr/bin/python3", "-m", "hdtrace", "score", *map(str, args)],
+                          env=dict(os.environ, PYTHONPATH=package_parent),
                           capture_output=True, text=True, timeout=120)
 
 

@@ -5,6 +5,8 @@
  * that completes the requests names none of them: their creation was not
  * written, so a <For> would name a request the trace never issued. Any
  * level other than 0 resumes (Pcontrol(2) here). 2 to 4 ranks. */
+#include <stddef.h>
+
 #include "expect.h"
 
 static void pcontrol(int level, int written) {
