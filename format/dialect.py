@@ -36,7 +36,6 @@ CHOICES = {
     'io': {'read', 'write'},
     'rma': {'put', 'get', 'accumulate', 'fetch-and-accumulate', 'compare-and-swap'},
     'rma_completes': {'target', 'all'},
-    'layer': {'posix'},
 }
 CHILD_ELEMENTS = {'For', 'Data', 'Info'}
 QUOTES = {"'", '"', ''}
@@ -95,6 +94,10 @@ class Call:
             if key in entry and entry[key] not in choices:
                 raise DefinitionError(f'{where}: {key} = "{entry[key]}" is none of '
                                       f'{sorted(choices)}')
+        if 'layer' in entry and entry['layer'] not in dialect.base_layer_names():
+            raise DefinitionError(f'{where}: layer = "{entry["layer"]}" is none of the layers '
+                                  f'{dialect.base_layer_names()} (a part_of layer is no call\'s '
+                                  f'layer key)')
         for child in entry.get('children', []):
             if child not in CHILD_ELEMENTS:
                 raise DefinitionError(f'{where}: child element {child} is none of '
@@ -116,7 +119,7 @@ class Call:
         return [attribute.name for attribute in self.attributes]
 
 
-GROUP_KEYS = {'about', 'layer', 'families', 'layers', 'tags', 'any_role', 'no_role', 'where', 'logged'}
+GROUP_KEYS = {'about', 'families', 'layers', 'tags', 'any_role', 'no_role', 'where', 'logged'}
 # The layer of a call without a layer key.
 MPI_LAYER = 'mpi'
 
@@ -125,8 +128,8 @@ class Group:
     """A named set of calls (for filters and scores): the calls matching
     every selector the definition gives."""
 
-    def __init__(self, name, entry, dialect):
-        where = f'{dialect.path}: [groups.{name}]'
+    def __init__(self, name, entry, dialect, is_layer=False):
+        where = f'{dialect.path}: [' + ('layers' if is_layer else 'groups') + f'.{name}]'
         unknown = set(entry) - GROUP_KEYS
         if unknown:
             raise DefinitionError(f'{where}: unknown key(s) {sorted(unknown)}')
@@ -134,26 +137,23 @@ class Group:
             raise DefinitionError(f'{where}: no about')
         if not re.fullmatch(r'[a-z][a-z0-9-]*', name):
             raise DefinitionError(f'{where}: a group name is lower-case letters, digits and -')
-        if not set(entry) - {'about', 'layer'}:
+        if not set(entry) - {'about'}:
             raise DefinitionError(f'{where}: selects nothing (no key but about)')
         for family in entry.get('families', []):
             if family not in dialect.families:
                 raise DefinitionError(f'{where}: family "{family}" is not in [families]')
         for layer in entry.get('layers', []):
-            if layer != MPI_LAYER and layer not in CHOICES['layer']:
+            if layer not in dialect.base_layer_names():
                 raise DefinitionError(f'{where}: layer "{layer}" is none of '
-                                      f'{sorted(CHOICES["layer"] | {MPI_LAYER})}')
+                                      f'{dialect.base_layer_names()}')
         for key in entry.get('any_role', []) + entry.get('no_role', []) + list(
                 entry.get('where', {})):
             if key not in CALL_KEYS or key in ('family', 'attributes'):
                 raise DefinitionError(f'{where}: "{key}" is no role key of a call')
-        if not isinstance(entry.get('layer', False), bool):
-            raise DefinitionError(f'{where}: layer is true or false')
         self.name = name
         self.about = entry['about']
-        self.is_layer = entry.get('layer', False)
-        self.selectors = {key: value for key, value in entry.items()
-                          if key not in ('about', 'layer')}
+        self.is_layer = is_layer
+        self.selectors = {key: value for key, value in entry.items() if key != 'about'}
         self.tags = [tag for tag, call in dialect.calls.items() if self.holds(call)]
         if not self.tags:
             raise DefinitionError(f'{where}: holds no call')
@@ -177,6 +177,129 @@ class Group:
         if 'logged' in chosen and call.logged != chosen['logged']:
             return False
         return True
+
+# What a layer may say of its calls' attributes: a meaning's key, and the
+# kind its attributes must have. LIST_MEANINGS name several attributes, the
+# first present in a call taken.
+SINGLE_MEANINGS = {
+    'file': 'fid', 'offset': 'integer', 'done': 'bytes', 'error': 'integer',
+    'communicator': 'cid', 'request': 'rid', 'received_from': 'rank', 'received_tag': 'tag',
+    'opened_name': 'string', 'window': 'wid', 'received': 'bytes',
+}
+LIST_MEANINGS = {'asked': 'bytes', 'peer': 'rank', 'tag': 'tag'}
+MEANINGS = tuple(SINGLE_MEANINGS) + tuple(LIST_MEANINGS)
+LAYER_KEYS = {'name', 'about', 'part_of', 'families', 'io', 'c_library'} | set(MEANINGS)
+# Meanings only the exports and the Python package take, which fill no
+# column of the C++ readers.
+EXPORT_MEANINGS = {'window', 'received'}
+# The readers' columns, filled by attribute name (Dialect.attribute_columns).
+COLUMNS = ('file', 'offset', 'bytes', 'asked', 'error', 'communicator', 'request', 'peer',
+           'received_from', 'tag', 'received_tag', 'opened_name')
+
+
+class Layer:
+    """A software level of calls (MPI, its part MPI-IO, POSIX, stdio, ...):
+    its calls, and which of their attributes mean what."""
+
+    def __init__(self, key, entry, dialect):
+        where = f'{dialect.path}: [layers.{key}]'
+        unknown = set(entry) - LAYER_KEYS
+        if unknown:
+            raise DefinitionError(f'{where}: unknown key(s) {sorted(unknown)}')
+        for needed in ('name', 'about'):
+            if not entry.get(needed):
+                raise DefinitionError(f'{where}: no {needed}')
+        if not re.fullmatch(r'[a-z][a-z0-9]*', key):
+            raise DefinitionError(f'{where}: a layer key is lower-case letters and digits')
+        self.key, self.name, self.about = key, entry['name'], entry['about']
+        self.part_of = entry.get('part_of')
+        self.families = list(entry.get('families', []))
+        self.io = entry.get('io', False)
+        self.c_library = entry.get('c_library', False)
+        for flag in ('io', 'c_library'):
+            if not isinstance(entry.get(flag, False), bool):
+                raise DefinitionError(f'{where}: {flag} is true or false')
+        if self.part_of is not None:
+            if self.part_of not in dialect.layer_entries or \
+                    dialect.layer_entries[self.part_of].get('part_of'):
+                raise DefinitionError(f'{where}: part_of = "{self.part_of}" is no layer that '
+                                      f'is not itself a part')
+            if not self.families:
+                raise DefinitionError(f'{where}: a part_of layer chooses its calls by families')
+            if set(entry) & set(MEANINGS):
+                raise DefinitionError(f'{where}: a part_of layer takes its meanings from '
+                                      f'{self.part_of}')
+        elif self.families:
+            raise DefinitionError(f'{where}: families only choose the calls of a part_of layer')
+        for family in self.families:
+            if family not in dialect.families:
+                raise DefinitionError(f'{where}: family "{family}" is not in [families]')
+        self.meanings = {}
+        for meaning in SINGLE_MEANINGS:
+            if meaning in entry:
+                if not isinstance(entry[meaning], str):
+                    raise DefinitionError(f'{where}: {meaning} names one attribute')
+                self.meanings[meaning] = (entry[meaning],)
+        for meaning in LIST_MEANINGS:
+            if meaning in entry:
+                if not isinstance(entry[meaning], list) or not entry[meaning]:
+                    raise DefinitionError(f'{where}: {meaning} is a list of attribute names')
+                self.meanings[meaning] = tuple(entry[meaning])
+        for single, listed in (('received_from', 'peer'), ('received_tag', 'tag')):
+            if single in self.meanings and self.meanings[single][0] not in \
+                    self.meanings.get(listed, ()):
+                raise DefinitionError(f'{where}: {single} is not one of {listed}')
+        self.calls = []
+
+    def holds(self, call):
+        if self.part_of is not None:
+            return (call.layer or MPI_LAYER) == self.part_of and call.family in self.families
+        return (call.layer or MPI_LAYER) == self.key
+
+    def check_meanings(self, dialect):
+        """Every attribute a meaning names is an attribute, of that
+        meaning's kind, of one of the layer's calls (or of an element below
+        them, as MPI-IO's offset and size in <Data>)."""
+        where = f'{dialect.path}: [layers.{self.key}]'
+        kinds = {}
+        for call in self.calls:
+            for attribute in call.attributes:
+                kinds.setdefault(attribute.name, set()).add(attribute.kind)
+        for attributes in dialect.elements.values():
+            for attribute in attributes:
+                kinds.setdefault(attribute.name, set()).add(attribute.kind)
+        wanted = dict(SINGLE_MEANINGS, **LIST_MEANINGS)
+        for meaning, names in self.meanings.items():
+            for name in names:
+                if wanted[meaning] not in kinds.get(name, ()):
+                    raise DefinitionError(f'{where}: {meaning} names "{name}", which no call of '
+                                          f'the layer has as an attribute of kind '
+                                          f'{wanted[meaning]}')
+
+    def columns(self):
+        """{attribute name: (column, priority)} of this layer's meanings: the
+        readers' column the attribute fills, and its rank among attributes
+        filling the same column in one call (0 first)."""
+        found = {}
+        meanings = self.meanings
+        for meaning, names in meanings.items():
+            if meaning in EXPORT_MEANINGS:
+                continue
+            for priority, name in enumerate(names):
+                if meaning == 'asked':
+                    column = 'asked' if 'done' in meanings else 'bytes'
+                elif meaning == 'done':
+                    column = 'bytes'
+                elif meaning in ('received_from', 'received_tag'):
+                    continue  # a peer or tag as well: marked below
+                else:
+                    column = meaning
+                found[name] = (column, priority)
+        for single in ('received_from', 'received_tag'):
+            if single in meanings:
+                name = meanings[single][0]
+                found[name] = (single, found[name][1])
+        return found
 
 
 class InfoLine:
@@ -214,14 +337,65 @@ class Dialect:
                          for name, entry in elements.items()}
         self.element_contents = {name: entry.get('contains', '')
                                  for name, entry in elements.items()}
+        layers = dict(data.get('layers', {}))
+        order = layers.pop('order', None)
+        if order is None or sorted(order) != sorted(layers):
+            raise DefinitionError(f'{path}: [layers] order must list every layer once')
+        if MPI_LAYER not in layers:
+            raise DefinitionError(f'{path}: [layers] has no layer {MPI_LAYER}')
+        self.layer_entries = {key: layers[key] for key in order}
         self.calls = {tag: Call(tag, entry, self) for tag, entry in data['calls'].items()}
+        self.layers = {key: Layer(key, entry, self) for key, entry in self.layer_entries.items()}
+        for layer in self.layers.values():
+            layer.calls = [call for call in self.calls.values() if layer.holds(call)]
+            if not layer.calls:
+                raise DefinitionError(f'{path}: [layers.{layer.key}]: holds no call')
+            layer.check_meanings(self)
         clash = set(self.calls) & set(self.elements)
         if clash:
             raise DefinitionError(f'{path}: {sorted(clash)} are both calls and elements')
         self.info = {keyword: InfoLine(keyword, entry, self)
                      for keyword, entry in data['info'].items()}
-        self.groups = {name: Group(name, entry, self)
-                       for name, entry in data.get('groups', {}).items()}
+        self.groups = {}
+        for key, layer in self.layers.items():
+            selectors = ({'layers': [layer.part_of], 'families': layer.families}
+                         if layer.part_of else {'layers': [key]})
+            self.groups[key] = Group(key, dict(selectors, about=layer.about), self, is_layer=True)
+        for name, entry in data.get('groups', {}).items():
+            if name in self.groups:
+                raise DefinitionError(f'{path}: [groups.{name}] has the name of a layer')
+            self.groups[name] = Group(name, entry, self)
+        self.columns = self._attribute_columns()
+
+    def base_layer_names(self):
+        """The layers a call's layer key may name (those that are no part)."""
+        return [key for key, entry in self.layer_entries.items() if not entry.get('part_of')]
+
+    def layer_of(self, call):
+        """The layer a call belongs to (not a part: MPI, not MPI-IO)."""
+        return self.layers[call.layer or MPI_LAYER]
+
+    def io_layer_of(self, call):
+        """The innermost layer holding a call that works on files, or None."""
+        for layer in reversed(list(self.layers.values())):
+            if layer.io and layer.holds(call):
+                return layer
+        return None
+
+    def _attribute_columns(self):
+        """{attribute name: (column, priority)} over every layer: the readers
+        look attributes up by name, so a name must fill the same column, at
+        the same priority, in every layer that gives it a meaning."""
+        columns = {}
+        for layer in self.layers.values():
+            for name, column in layer.columns().items():
+                if columns.setdefault(name, column) != column:
+                    raise DefinitionError(
+                        f'{self.path}: [layers.{layer.key}]: attribute "{name}" fills the '
+                        f'column {column[0]} (priority {column[1]}), another layer\'s '
+                        f'{columns[name][0]} (priority {columns[name][1]}); the readers look '
+                        f'attributes up by name')
+        return columns
 
     def tags(self, **roles):
         """The tags, in definition order, of the calls whose roles have these

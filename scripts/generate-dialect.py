@@ -74,14 +74,98 @@ def message_kind(call):
     return None
 
 
+NUMBER_KINDS = ('integer', 'bytes', 'rank', 'tag', 'cid', 'rid', 'fid', 'tid', 'mid', 'wid')
+# The readers' columns, in the order of the generated enum (after Other,
+# Time and End); those whose values are 32-bit.
+THIRTY_TWO_BIT_COLUMNS = {'file', 'communicator', 'peer', 'received_from', 'tag', 'received_tag'}
+
+
+def camel(name):
+    return ''.join(part.capitalize() for part in name.split('_'))
+
+
+def attribute_meanings(dialect):
+    """{attribute name: (enum column, priority)} for the C++ readers: the
+    call's times, then every attribute with a meaning in [layers]."""
+    found = {dialect.call_end[0].name: ('Time', 0), dialect.call_end[1].name: ('End', 0)}
+    for name, (column, priority) in dialect.columns.items():
+        found[name] = (camel(column), priority)
+    return found
+
+
+def cpp_dispatch(function, result_type, values, fallback, doc):
+    """An inline function(std::string_view) giving values[name] for these
+    names and fallback for any other: a switch on the length and the first
+    byte, then a byte comparison."""
+    cases = {}
+    for name, value in values.items():
+        cases.setdefault((len(name), name[0]), []).append((name, value))
+    lines = [f'// {doc}\n', f'inline {result_type} {function}(std::string_view name) {{\n',
+             '    if (name.empty()) return ' + fallback + ';\n',
+             '    switch (name.size() << 8 | static_cast<unsigned char>(name[0])) {\n']
+    for (length, first), entries in sorted(cases.items()):
+        lines.append(f"        case {length} << 8 | '{first}':\n")
+        for name, value in entries:
+            lines.append(f'            if (name == std::string_view({cpp_string(name)}, {length})) '
+                         f'return {value};\n')
+        lines.append(f'            return {fallback};\n')
+    lines.append(f'        default:\n            return {fallback};\n    }}\n}}\n\n')
+    return ''.join(lines)
+
+
 def reader_header(dialect):
-    out = [CPP_HEADER, '#include <string_view>\n\n', 'namespace hdtrace::reader {\n\n']
+    out = [CPP_HEADER, '#include <cstdint>\n#include <string_view>\n\n',
+           'namespace hdtrace::reader {\n\n']
     out.append(cpp_name_test('isSendAndReceiveCall',
                              [tag for tag, call in dialect.calls.items()
                               if call.sends_to and call.receives_from],
-                             'Calls whose fromRank/fromTag also go into recvPeer/recvTag.'))
+                             'Calls whose received_from and received_tag attributes also go into '
+                             'recvPeer/recvTag.'))
     out.append(cpp_name_test('isFileOpenCall', dialect.tags(opens_file=True),
-                             'Calls whose fid and name go into the opens.'))
+                             'Calls whose file id and opened name go into the opens.'))
+    columns = ['Other', 'Time', 'End'] + [camel(column) for column in definition.COLUMNS]
+    out.append('// The column of the readers an attribute of a call fills: its times, and\n'
+               '// the meanings the layers of format/dialect.toml give attribute names.\n'
+               'enum class AttributeColumn : uint8_t {\n')
+    out += [f'    {column},\n' for column in columns]
+    out.append('};\n\n')
+    out.append('// An attribute as the readers take it: its column, and its priority among\n'
+               '// the attributes of one call that fill the same column (0 first), packed\n'
+               '// as column << 3 | priority. The enumerators name priority 0.\n'
+               'enum class CallAttribute : uint8_t {\n')
+    out += [f'    {column} = {index} << 3,\n' for index, column in enumerate(columns)]
+    out.append('};\n\n')
+    out.append('inline constexpr AttributeColumn columnOf(CallAttribute attribute) {\n'
+               '    return static_cast<AttributeColumn>(static_cast<uint8_t>(attribute) >> 3);\n}\n'
+               'inline constexpr int priorityOf(CallAttribute attribute) {\n'
+               '    return static_cast<uint8_t>(attribute) & 7;\n}\n\n')
+    meanings = attribute_meanings(dialect)
+    for column, priority in meanings.values():
+        if priority > 7:
+            raise definition.DefinitionError(f'{dialect.path}: more than 8 attributes fill the '
+                                              f'column {column}')
+    for single in ('received_from', 'received_tag'):
+        names = [name for name, (column, _) in dialect.columns.items() if column == single]
+        priority = dialect.columns[names[0]][1] if names else 0
+        out.append(f'// The priority of the {single} attribute among its column\'s.\n'
+                   f'inline constexpr int k{camel(single)}Priority = {priority};\n')
+    out.append('\n')
+    values = {name: f'static_cast<CallAttribute>({columns.index(column)} << 3 | {priority})'
+              for name, (column, priority) in meanings.items()}
+    out.append(cpp_dispatch('callAttributeOf', 'CallAttribute', values, 'CallAttribute::Other',
+                            'What an attribute of a call is to the readers, by its name.'))
+    out.append(cpp_name_test('isThirtyTwoBitColumn',
+                             [name for name, (column, _) in dialect.columns.items()
+                              if column in THIRTY_TWO_BIT_COLUMNS],
+                             'Attributes whose integers go into the readers\' 32-bit columns '
+                             '(file, communicator, peer, tag): a value beyond them is refused.'))
+    numbers = []
+    for attributes in [call.attributes for call in dialect.calls.values()] + \
+            list(dialect.elements.values()):
+        numbers += [a.name for a in attributes if a.kind in NUMBER_KINDS and a.name not in numbers]
+    out.append(cpp_name_test('isNumberAttributeOfDialect', sorted(numbers),
+                             'Attributes the wrapper writes as 64-bit numbers (the number kinds '
+                             'of the dialect): in these a value beyond 64 bits is an error.'))
     out.append('}  // namespace hdtrace::reader\n')
     return ''.join(out)
 
@@ -254,9 +338,10 @@ def python_sets(dialect, kinds):
         ('FILE_OPENS', dialect.tags(opens_file=True), 'Calls that open a file (its fid and name).'),
         ('FILE_DELETES', dialect.tags(deletes_file=True),
          'Calls that delete a file by name (its fid, which need not be open).'),
-        ('POSIX_CALLS', dialect.tags(layer='posix'),
-         'C library calls on files (the POSIX layer), written below the MPI call that made '
-         'them.'),
+        ('C_LIBRARY_CALLS', [tag for tag, call in dialect.calls.items()
+                             if dialect.layer_of(call).c_library],
+         'C library calls on files (the POSIX and stdio layers), written below the MPI call '
+         'that made them.'),
         ('WINDOW_CONSTRUCTORS', dialect.tags(creates_window=True),
          'Calls that make a one-sided window (its wid).'),
         ('WINDOW_DESTRUCTORS', dialect.tags(frees_window=True),
@@ -302,6 +387,40 @@ def python_module(dialect):
             names += [a.name for a in call.attributes if a.kind == kind and a.name not in names]
         out.append(f'    {kind!r}: {tuple(names)!r},\n')
     out.append('}\n\n')
+    out.append('#: The layers, outermost first: key -> (name, part_of, io, c_library).\n'
+               'LAYERS = {\n')
+    out += [f'    {key!r}: ({layer.name!r}, {layer.part_of!r}, {layer.io!r}, '
+            f'{layer.c_library!r}),\n' for key, layer in dialect.layers.items()]
+    out.append('}\n\n')
+    out.append('#: The layer of every call (never a part: mpi, not mpiio).\nLAYER_OF = {\n')
+    out += [f'    {tag!r}: {dialect.layer_of(call).key!r},\n' for tag, call in calls.items()]
+    out.append('}\n\n')
+    out.append('#: The I/O layer of every call that works on files (the innermost\n'
+               '#: layer with io = true holding it).\nIO_LAYER_OF = {\n')
+    out += [f'    {tag!r}: {dialect.io_layer_of(call).key!r},\n' for tag, call in calls.items()
+            if dialect.io_layer_of(call)]
+    out.append('}\n\n')
+    out.append('#: What each layer\'s attributes mean: layer -> meaning -> the\n'
+               '#: attribute names (first present taken); a part takes its whole\'s.\n'
+               'MEANINGS = {\n')
+    for key, layer in dialect.layers.items():
+        meanings = dialect.layers[layer.part_of].meanings if layer.part_of else layer.meanings
+        out.append(f'    {key!r}: {{\n')
+        out += [f'        {meaning!r}: {names!r},\n' for meaning, names in meanings.items()]
+        out.append('    },\n')
+    out.append('}\n\n')
+    out.append('#: The attribute each call names in a role of its definition:\n'
+               '#: role -> call -> attribute (sends_to: Send -> toRank, ...).\n'
+               'ROLE_ATTRIBUTES = {\n')
+    for role in definition.ATTRIBUTE_ROLES:
+        named = {tag: call.roles[role] for tag, call in calls.items() if call.roles.get(role)}
+        out.append(f'    {role!r}: {named!r},\n')
+    out.append('}\n\n')
+    out.append('#: The readers\' column each attribute with a meaning fills, by name:\n'
+               '#: (column, priority among those filling it in one call, 0 first).\n'
+               'ATTRIBUTE_COLUMNS = {\n')
+    out += [f'    {name!r}: {column!r},\n' for name, column in dialect.columns.items()]
+    out.append('}\n\n')
     out.append('#: The elements below calls: their attributes in written order.\n'
                'CHILD_ELEMENTS = {\n')
     out += [f'    {name!r}: {tuple(a.name for a in attributes)!r},\n'
@@ -342,7 +461,7 @@ ROLE_TEXT = [
     ('frees_window', lambda v: f'frees window `{v}`'),
     ('deletes_file', lambda v: f'deletes file `{v}`'),
     ('creates_communicator', lambda v: f'new communicator `{v}`'),
-    ('layer', lambda v: 'C library call (POSIX layer)'),
+    ('layer', lambda v: f'C library call ({v} layer)'),
     ('written_on_failure', lambda v: f'`{v}` only when it failed'),
     ('logged', lambda v: 'only with HDTRACE_ALL_FUNCTIONS=1' if v == 'all-functions'
      else 'never written'),
@@ -373,6 +492,21 @@ def docs_page(dialect):
                           [[f'`<{name}>`', ' '.join(f'`{a}`' for a in attributes),
                             dialect.element_contents[name]]
                            for name, attributes in dialect.elements.items()]),
+           '\n## Layers\n\n',
+           'The software levels whose calls a trace holds, outermost first, and '
+           'which attributes carry what the readers take from a call '
+           '([layers.md](layers.md)). A list names attributes of which the first '
+           'present is taken; a part takes the meanings of its whole.\n\n',
+           markdown_table(['layer', 'name', 'calls', 'meanings'],
+                          [[f'`{key}`', layer.name,
+                            (f'part of `{layer.part_of}`: families '
+                             + ', '.join(layer.families) if layer.part_of
+                             else f'{len(layer.calls)}')
+                            + (', works on files' if layer.io else '')
+                            + (', C library' if layer.c_library else ''),
+                            '; '.join(f'{meaning}: ' + ' '.join(f'`{name}`' for name in names)
+                                      for meaning, names in layer.meanings.items())]
+                           for key, layer in dialect.layers.items()]),
            '\n## `.info` lines\n\n',
            'A keyword, then its fields in this order, separated by one blank. '
            'The quote around each value is part of the format.\n\n']
@@ -422,13 +556,13 @@ def filter_table(dialect):
     out.append('}  // namespace callIndex\n\n')
     out.append('struct DialectCall {\n    std::string_view tag;\n'
                '    std::string_view name;   // what a call rule matches\n'
-               '    std::string_view layer;  // "mpi", or the layer key (a C library call)\n'
+               '    std::string_view layer;  // its layer of the dialect\'s [layers]: "mpi", "posix", ...\n'
                '    uint64_t groups;         // bit g: in kGroups[g]\n};\n\n')
     out.append('inline constexpr DialectCall kCalls[kCallCount] = {\n')
     for call in calls:
         bits = sum(1 << index for index, group in enumerate(groups) if call.tag in group.tags)
         out.append(f'    {{{cpp_string(call.tag)}, {cpp_string(filter_name(call))}, '
-                   f'{cpp_string(call.layer or definition.MPI_LAYER)}, 0x{bits:x}ULL}},\n')
+                   f'{cpp_string(dialect.layer_of(call).key)}, 0x{bits:x}ULL}},\n')
     out.append('};\n\n')
     out.append('struct DialectGroup {\n    std::string_view name;\n    std::string_view about;\n'
                '    bool layer;  // also named by "layer NAME on|off"\n};\n\n')

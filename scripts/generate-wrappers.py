@@ -148,8 +148,9 @@ def check_against_dialect(entries, not_logged, dialect):
         if call is None:
             errors.append(f'{where}: {dialect.path} defines no call {tag}')
             continue
-        if call.layer == 'posix':
-            errors.append(f'{where}: {tag} is a call of the POSIX layer, not of MPI')
+        if dialect.layer_of(call).c_library:
+            errors.append(f'{where}: {tag} is a call of the C library layer '
+                          f'{dialect.layer_of(call).key}, not of MPI')
             continue
         written.add(tag)
         names = [attr[0] for attr in entry.get('attrs', [])]
@@ -170,10 +171,10 @@ def check_against_dialect(entries, not_logged, dialect):
                                           'definition does not say logged = "all-functions"'
                                           if ordinary else 'always written, but the definition '
                                           'says logged = "all-functions"'))
-    # The POSIX layer's calls are written by hand-made wrappers
+    # The C library layers' calls are written by the POSIX layer's wrappers
     # (mpiwrapper/src/Posix*), not from entries of this configuration.
     for tag, call in dialect.calls.items():
-        if tag not in written and call.layer != 'posix':
+        if tag not in written and not dialect.layer_of(call).c_library:
             errors.append(f'{dialect.path}: the call {tag} is written by no entry')
     return errors
 

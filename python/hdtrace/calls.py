@@ -43,8 +43,6 @@ COMPLETIONS = _dialect.COMPLETIONS
 
 _SHAPE = _dialect.COLLECTIVE_SHAPE
 _OPERATION = _dialect.COLLECTIVE_OPERATION
-_CREATES_REQUEST = frozenset(name for name, attributes in _dialect.ATTRIBUTES.items()
-                             if "rid" in attributes)
 NEIGHBOR_COLLECTIVES = frozenset(name for name, shape in _SHAPE.items()
                                  if shape == "neighbourhood")
 BLOCKING_COLLECTIVES = frozenset(name for name in _SHAPE
@@ -133,45 +131,101 @@ def family_of(name):
     return FILE_IO if name.startswith("File_") else OTHER
 
 
-# --- Layers: the MPI calls, and the POSIX and stdio calls beneath or beside them
+# --- Layers: the MPI calls, and the C library's calls beneath or beside them
 
-MPI_LAYER, POSIX_LAYER = "MPI", "POSIX"
+#: {layer key: (name, part_of, io, c_library)}, outermost first, as the
+#: dialect's [layers] declare them.
+LAYERS = _dialect.LAYERS
+MPI_LAYER, POSIX_LAYER = LAYERS["mpi"][0], LAYERS["posix"][0]
 #: The C library calls on files (open, pwrite, fwrite, ...): a trace holds
 #: them inside the <Nested> block of the MPI call that made them, or at the
 #: top level when no MPI call was running.
-POSIX_CALLS = _dialect.POSIX_CALLS
-#: A POSIX read's or write's `size` is the bytes it did (its result; 0
-#: where it failed), and this attribute the bytes it asked for. An MPI
-#: call's `size` is what it asked for: the trace has no count of what it did.
-POSIX_ASKED_ATTRIBUTE = "asked"
+POSIX_CALLS = _dialect.C_LIBRARY_CALLS
+
+
+def layer_key(name):
+    """The key of a call's layer in the dialect ("mpi", "posix", "stdio",
+    ...); "mpi" for a name the dialect does not define (a state of the C API)."""
+    return _dialect.LAYER_OF.get(name, "mpi")
 
 
 def layer_of(name):
-    """POSIX_LAYER for a POSIX or stdio call, MPI_LAYER for every other call
-    (MPI calls, and the states a program writes through libhdtrace)."""
+    """POSIX_LAYER for a C library call (POSIX or stdio), MPI_LAYER for every
+    other call (MPI calls, and the states a program writes through libhdtrace)."""
     return POSIX_LAYER if name in POSIX_CALLS else MPI_LAYER
+
+
+# --- What attributes mean: the roles of each call and the meanings of its layer
+
+
+def attribute_names(name, meaning):
+    """The attributes that carry a meaning of the call's layer (file, offset,
+    asked, done, peer, tag, communicator, request, error, opened_name), the
+    first present to be taken; a call's role key of the dialect (sends_to,
+    receives_from, rooted_by, creates_request, ...) names its one attribute."""
+    named = _dialect.ROLE_ATTRIBUTES.get(meaning)
+    if named is not None:
+        attribute = named.get(name)
+        return () if attribute is None else (attribute,)
+    return _dialect.MEANINGS[layer_key(name)].get(meaning, ())
+
+
+def attribute_value(name, attrs, meaning, default=None):
+    """The value of the first attribute of attrs (a call's, or a child
+    element's of that call) carrying the meaning or role; default if none."""
+    for attribute in attribute_names(name, meaning):
+        value = attrs.get(attribute)
+        if value is not None:
+            return value
+    return default
+
+
+def matched_message(name, attrs):
+    """The id of the message a matched probe found or a matched receive took
+    (Mprobe, Mrecv, ...): -1 where the call names none."""
+    role = "probes_message" if name in _dialect.MATCHED_PROBES else "receives_message"
+    return attribute_value(name, attrs, role, -1)
+
+
+def has_done_count(name):
+    """Whether the call's layer writes the bytes it moved apart from those it
+    asked for (the C library's); an MPI call's asked bytes are all the trace
+    has."""
+    return bool(attribute_names(name, "done"))
+
+
+def file_access_values(name, attrs, data_attrs=None):
+    """(fid, offset, asked, done) of a call on a file, each None where the
+    trace gives none, by the meanings of the call's layer: a C library call
+    writes what it asked for and what it did; an MPI call what it asked for
+    only, which is then both. A call without its own (a split collective's
+    begin) has them in its <Data> child: data_attrs, a callable giving that
+    child's attributes, is called only then."""
+    fid = attribute_value(name, attrs, "file")
+    source = attrs
+    if attribute_value(name, attrs, "asked") is None and not has_done_count(name) and data_attrs:
+        source = data_attrs()
+    asked = attribute_value(name, source, "asked")
+    done = attribute_value(name, source, "done") if has_done_count(name) else asked
+    return fid, attribute_value(name, source, "offset"), asked, done
 
 
 # --- I/O layers as the report and the I/O tables name them
 
-MPI_IO_LAYER, STDIO_LAYER = "MPI-IO", "STDIO"
-#: The C library's buffered file calls: the dialect writes them in the
-#: POSIX layer, the report counts them apart (as Darshan does).
-STDIO_CALLS = frozenset({"fopen", "fdopen", "fclose", "fread", "fwrite", "fseek",
-                         "fflush"}) & POSIX_CALLS
-#: In the order the report lists them.
-IO_LAYERS = (MPI_IO_LAYER, POSIX_LAYER, STDIO_LAYER)
+MPI_IO_LAYER, STDIO_LAYER = LAYERS["mpiio"][0], LAYERS["stdio"][0]
+#: The C library's buffered file calls, which the report counts apart from
+#: the descriptor calls (as Darshan does).
+STDIO_CALLS = frozenset(name for name, key in _dialect.LAYER_OF.items() if key == "stdio")
+#: In the order the report lists them: the dialect's layers that work on files.
+IO_LAYERS = tuple(layer[0] for layer in LAYERS.values() if layer[2])
 
 
 def io_layer_of(name):
     """The I/O layer of a call that works on files: MPI_IO_LAYER for the
     MPI calls of the file I/O family, POSIX_LAYER or STDIO_LAYER for the C
     library's; None for every other call."""
-    if name in POSIX_CALLS:
-        return STDIO_LAYER if name in STDIO_CALLS else POSIX_LAYER
-    if _dialect.FAMILY_OF.get(name) == FILE_IO:
-        return MPI_IO_LAYER
-    return None
+    key = _dialect.IO_LAYER_OF.get(name)
+    return None if key is None else LAYERS[key][0]
 
 
 # --- Attributes that refer to ids defined elsewhere

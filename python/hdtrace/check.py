@@ -38,7 +38,7 @@ import xml.parsers.expat
 from . import native
 from .calls import COMMUNICATOR_ATTRIBUTES as COMM_ATTRIBUTES
 from .calls import DATATYPE_ATTRIBUTES as TYPE_ATTRIBUTES
-from .calls import FILE_DELETES, FILE_OPENS, POSIX_CALLS
+from .calls import FILE_DELETES, FILE_OPENS, POSIX_CALLS, attribute_names, attribute_value
 from .calls import ROOTED  # the simulator reads rootRank for each of them
 from .errors import read_error
 from .project import open as open_project
@@ -222,7 +222,8 @@ def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
         if name in ("Program", "Nested"):
             return
         if name == "For":
-            rid = _integer(attributes.get("rid"))
+            rid = _integer(attribute_value(stack[-2] if len(stack) > 1 else name, attributes,
+                                           "request"))
             if rid is not None and rid not in issued and rid not in issued_in_rank:
                 problems.append(Problem(path, line, (
                     f"<For rid='{rid}'> in <{stack[-2] if len(stack) > 1 else '?'}> completes "
@@ -237,9 +238,10 @@ def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
                 problems.append(Problem(path, line, (
                     f"<{name}> {attribute}='{value}' is negative: timeAdjustment was taken "
                     f"after the call started. To fix: {RETRACE}")))
-        if name in ROOTED and "rootRank" not in attributes:
+        root = attribute_names(name, "rooted_by")
+        if name in ROOTED and root and root[0] not in attributes:
             problems.append(Problem(path, line, (
-                f"<{name}> has no rootRank: the simulator reads rootRank for every rooted "
+                f"<{name}> has no {root[0]}: the simulator reads {root[0]} for every rooted "
                 f"collective and fails loading it (NullPointerException). To fix: {RETRACE}")))
         for attribute in COMM_ATTRIBUTES:
             cid = _integer(attributes.get(attribute))
@@ -248,7 +250,7 @@ def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
                     f"<{name}> {attribute}='{cid}': rank {rank} has no communicator with this "
                     "id in the project's CommunicatorList")))
         check_types(name, attributes, line)
-        fid = _integer(attributes.get("fid"))
+        fid = _integer(attribute_value(name, attributes, "file"))
         if name in FILE_OPENS and fid is not None:
             fids_of_rank.add(fid)
         elif fid is not None and fid >= 0 and fid not in fids_of_rank and \
@@ -257,7 +259,7 @@ def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
             # the project does not keep per rank; the PIOsim tools skip the call.
             problems.append(Problem(path, line, (
                 f"<{name}> fid='{fid}': no File_open of rank {rank} before it gave this id")))
-        rid = _integer(attributes.get("rid"))
+        rid = _integer(attribute_value(name, attributes, "request"))
         if rid is not None:
             issued.add(rid)
 
@@ -283,7 +285,7 @@ def _rids_issued(path):
 
     def start(name, attributes, line):
         if name != "For":
-            rid = _integer(attributes.get("rid"))
+            rid = _integer(attribute_value(name, attributes, "request"))
             if rid is not None:
                 rids.add(rid)
 

@@ -11,7 +11,7 @@ run.
 import numpy as np
 
 from . import native
-from .calls import MATCHED_PROBES, MATCHED_RECEIVES
+from .calls import MATCHED_PROBES, MATCHED_RECEIVES, matched_message
 from .frames import DEFAULT_SLICE_BYTES, import_dask, require_trace_here, run_of
 from .io_layers import posix_sums_of_trace
 from .messages import (PartRows, combine_matches, match_messages as match_in_process,
@@ -116,7 +116,7 @@ def _probe_starts_of_trace(spec, name_of, start_ns):
                                                               spec.partial, **bounds):
         if last_ns is not None and begin_ns > last_ns:
             break
-        mid = attrs.get("mid", -1)
+        mid = matched_message(name, attrs)
         if mid is None or mid < 0:
             continue
         if name in MATCHED_PROBES:
@@ -134,7 +134,7 @@ def _probe_starts_of_trace(spec, name_of, start_ns):
         for name, begin_ns, _, attrs, _, _ in native.TraceReader(
                 spec.path, sorted(MATCHED_PROBES), None, None, spec.partial, begin=0,
                 end=spec.begin):
-            mid = attrs.get("mid", -1)
+            mid = matched_message(name, attrs)
             if mid is not None and mid in unprobed:
                 earlier[mid] = begin_ns
         for mid, rows in unprobed.items():

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native
-from .calls import FILE_OPENS, IO_LAYERS, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, READ, WRITE, \
-    file_access, io_layer_of
+from .calls import FILE_OPENS, IO_LAYERS, POSIX_CALLS, READ, WRITE, attribute_value, \
+    file_access, file_access_values, io_layer_of
 from .clocks import AS_WRITTEN
 from .errors import TraceDamageWarning
 
@@ -144,18 +144,18 @@ def add_trace(builder, events, rank, thread, info_names):
         if row is None:
             return
         attrs = event.attrs
-        fid = _integer(attrs.get("fid"))
-        if event.name in FILE_OPENS and "name" in attrs and fid >= 0:
-            file_of_fid[fid] = str(attrs["name"])
+        fid, offset, asked, done = file_access_values(event.name, attrs, event.data_attrs)
+        fid = _integer(fid)
+        opened = attribute_value(event.name, attrs, "opened_name")
+        if event.name in FILE_OPENS and opened is not None and fid >= 0:
+            file_of_fid[fid] = str(opened)
         op = file_access(event.name)
         kind = KIND_META if op is None else (KIND_READ if op == READ else KIND_WRITE)
-        posix = event.name in POSIX_CALLS
-        source = attrs if posix or "size" in attrs else event.data_attrs()
-        done = max(_integer(source.get("size"), 0), 0) if op is not None else 0
-        requested = max(_integer(attrs.get(POSIX_ASKED_ATTRIBUTE), 0), 0) if posix else done
-        if op is not None and not posix:
-            requested = done
-        offset = _integer(source.get("offset"))
+        done = max(_integer(done, 0), 0) if op is not None else 0
+        requested = max(_integer(asked, 0), 0) if op is not None else 0
+        if event.name in POSIX_CALLS and op is None:
+            requested = max(_integer(asked, 0), 0)
+        offset = _integer(offset)
         if op is None or offset < 0:
             offset = NO_VALUE
         name = file_of_fid.get(fid) if fid >= 0 else None
@@ -168,7 +168,7 @@ def add_trace(builder, events, rank, thread, info_names):
                 ("file", NO_VALUE if name is None else builder.file(name)), ("offset", offset),
                 ("requested", requested), ("done", done), ("start_ns", event.start_ns),
                 ("end_ns", event.end_ns if event.end_ns is not None else event.start_ns),
-                ("depth", depth), ("parent", parent_row), ("failed", "errno" in attrs)):
+                ("depth", depth), ("parent", parent_row), ("failed", attribute_value(event.name, attrs, "error") is not None)):
             values[column][row] = value
 
     for event in events:

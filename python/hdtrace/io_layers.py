@@ -14,7 +14,8 @@ What each layer's bytes are:
 - MPI: `size`, the bytes the call asked for (the trace has no count of what
   an MPI call did), or its <Data> child's for a split collective;
 - POSIX: `size`, the call's result, the bytes it did (0 where it failed);
-  `requested` is what it asked for (calls.POSIX_ASKED_ATTRIBUTE).
+  `requested` is what it asked for (its `asked`).
+The dialect's layers say which attribute is which (calls.file_access_values).
 """
 import warnings
 from dataclasses import dataclass
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native
-from .calls import (FILE_OPENS, MPI_IO_LAYER, MPI_LAYER, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS,
-                    POSIX_LAYER, READ, WRITE, file_access, layer_of)
+from .calls import (FILE_OPENS, MPI_IO_LAYER, MPI_LAYER, POSIX_CALLS, POSIX_LAYER, READ, WRITE,
+                    attribute_value, file_access, file_access_values, layer_of)
 from .errors import TraceDamageWarning
 from .io_calls import KIND_META, KIND_READ, KIND_WRITE, finish_order, project_io_calls
 
@@ -54,16 +55,13 @@ def _access(event, rank, thread, depth, parent, file_of_fid):
     op = file_access(event.name)
     if op is None:
         return None
-    attrs = event.attrs
     layer = layer_of(event.name)
-    source = attrs if "size" in attrs or layer == POSIX_LAYER else event.data_attrs()
-    done = max(_integer(source.get("size"), 0), 0)
-    requested = max(_integer(attrs.get(POSIX_ASKED_ATTRIBUTE), 0), 0) \
-        if layer == POSIX_LAYER else done
-    offset = source.get("offset")
+    fid, offset, asked, done = file_access_values(event.name, event.attrs, event.data_attrs)
+    done = max(_integer(done, 0), 0)
+    requested = max(_integer(asked, 0), 0)
     if layer == POSIX_LAYER and offset is not None and int(offset) < 0:
         offset = None  # a POSIX call on a file that cannot seek: no position
-    fid = _integer(attrs.get("fid"), -1)
+    fid = _integer(fid, -1)
     name = file_of_fid.get(fid) or f"fid {fid} of rank {rank}"
     end_ns = event.end_ns if event.end_ns is not None else event.start_ns
     return FileAccess(rank, thread, layer, op, event.name, fid, name,
@@ -82,8 +80,11 @@ def accesses_of_events(events, rank, thread, layers=(MPI_LAYER, POSIX_LAYER)):
     def visit(event, depth, parent):
         for child in event.nested:
             yield from visit(child, depth + 1, event.name)
-        if event.name in FILE_OPENS and "fid" in event.attrs and "name" in event.attrs:
-            file_of_fid[int(event.attrs["fid"])] = str(event.attrs["name"])
+        if event.name in FILE_OPENS:
+            fid = attribute_value(event.name, event.attrs, "file")
+            opened = attribute_value(event.name, event.attrs, "opened_name")
+            if fid is not None and opened is not None:
+                file_of_fid[int(fid)] = str(opened)
             return
         access = _access(event, rank, thread, depth, parent, file_of_fid)
         if access is not None and access.layer in wanted:

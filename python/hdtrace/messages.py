@@ -35,7 +35,7 @@ import numpy as np
 from . import native
 from .calls import (MATCHED_PROBES, MATCHED_RECEIVES, NONBLOCKING, PERSISTENT_RECEIVES,
                     PERSISTENT_SENDS, PROC_NULL, RECEIVES, SEND_RECEIVES, SENDS, STARTS,
-                    STARTS_THROUGH_CHILDREN)
+                    STARTS_THROUGH_CHILDREN, matched_message)
 from .table import NO_PEER
 
 PAIR_DTYPE = np.dtype([
@@ -362,7 +362,7 @@ def _probe_starts(project, names, ranks, threads, start_ns):
     for (rank, thread), receives in rows.items():
         probed = {}
         for event in project.trace(rank, thread, names=sorted(MATCHED_PROBES | MATCHED_RECEIVES)):
-            mid = event.attrs.get("mid", -1)
+            mid = matched_message(event.name, event.attrs)
             if mid is None or mid < 0:
                 continue
             if event.name in MATCHED_PROBES:

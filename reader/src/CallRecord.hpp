@@ -17,98 +17,15 @@
 
 #include <hdtrace/reader/EventColumns.hpp>
 
-#include "DialectCalls.hpp"  // generated from the dialect: isSendAndReceiveCall, isFileOpenCall
+#include "DialectCalls.hpp"  // generated from the dialect: attribute meanings, call kinds
 #include "Inlining.hpp"
 #include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
 
-// The attributes of a call the table reads.
-enum class CallAttribute : uint8_t {
-    Other,
-    Cid,
-    Fid,
-    Rid,
-    End,
-    Tag,
-    Time,
-    Size,
-    Root,  // root and rootRank
-    Name,
-    ToTag,
-    ToRank,
-    Offset,
-    Source,
-    FromTag,
-    FromRank,
-    RecvSize,
-    SendSize
-};
-
-// Dispatch on length and first letter, then compare.
-inline CallAttribute callAttributeOf(std::string_view attribute) {
-    switch (attribute.size() << 8 | static_cast<unsigned char>(attribute[0])) {
-        case 3 << 8 | 'c':
-            return equals(attribute, "cid") ? CallAttribute::Cid : CallAttribute::Other;
-        case 3 << 8 | 'f':
-            return equals(attribute, "fid") ? CallAttribute::Fid : CallAttribute::Other;
-        case 3 << 8 | 'r':
-            return equals(attribute, "rid") ? CallAttribute::Rid : CallAttribute::Other;
-        case 3 << 8 | 'e':
-            return equals(attribute, "end") ? CallAttribute::End : CallAttribute::Other;
-        case 3 << 8 | 't':
-            return equals(attribute, "tag") ? CallAttribute::Tag : CallAttribute::Other;
-        case 4 << 8 | 't':
-            return equals(attribute, "time") ? CallAttribute::Time : CallAttribute::Other;
-        case 4 << 8 | 's':
-            return equals(attribute, "size") ? CallAttribute::Size : CallAttribute::Other;
-        case 4 << 8 | 'r':
-            return equals(attribute, "root") ? CallAttribute::Root : CallAttribute::Other;
-        case 4 << 8 | 'n':
-            return equals(attribute, "name") ? CallAttribute::Name : CallAttribute::Other;
-        case 5 << 8 | 't':
-            return equals(attribute, "toTag") ? CallAttribute::ToTag : CallAttribute::Other;
-        case 6 << 8 | 't':
-            return equals(attribute, "toRank") ? CallAttribute::ToRank : CallAttribute::Other;
-        case 6 << 8 | 'o':
-            return equals(attribute, "offset") ? CallAttribute::Offset : CallAttribute::Other;
-        case 6 << 8 | 's':
-            return equals(attribute, "source") ? CallAttribute::Source : CallAttribute::Other;
-        case 7 << 8 | 'f':
-            return equals(attribute, "fromTag") ? CallAttribute::FromTag : CallAttribute::Other;
-        case 8 << 8 | 'f':
-            return equals(attribute, "fromRank") ? CallAttribute::FromRank : CallAttribute::Other;
-        case 8 << 8 | 'r':
-            return equals(attribute, "rootRank")   ? CallAttribute::Root
-                   : equals(attribute, "recvSize") ? CallAttribute::RecvSize
-                                                   : CallAttribute::Other;
-        case 8 << 8 | 's':
-            return equals(attribute, "sendSize") ? CallAttribute::SendSize : CallAttribute::Other;
-        default:
-            return CallAttribute::Other;
-    }
-}
-
-// Attributes, of a call or below one, whose integers go into the table's
-// 32-bit columns (peer, tag, cid, fid): a value beyond them is refused.
-inline bool isThirtyTwoBitColumn(std::string_view name) {
-    switch (name.size()) {
-        case 3:
-            return equals(name, "tag") || equals(name, "cid") || equals(name, "fid");
-        case 4:
-            return equals(name, "root");
-        case 5:
-            return equals(name, "toTag");
-        case 6:
-            return equals(name, "toRank") || equals(name, "source");
-        case 7:
-            return equals(name, "fromTag");
-        case 8:
-            return equals(name, "rootRank") || equals(name, "fromRank");
-        default:
-            return false;
-    }
-}
+// What each attribute is to the table (CallAttribute, callAttributeOf) and
+// which fill 32-bit columns (isThirtyTwoBitColumn) come from the layers of
+// the dialect, generated into DialectCalls.hpp.
 
 // Within the 32-bit columns (the lowest int32 is their "no value").
 inline bool withinThirtyTwoBitColumn(int64_t value) {
@@ -161,74 +78,66 @@ struct OpenCall {
             return number.valid ? number.value : int64_t{kNoValue32};
         };
         decltype(values.integerValue(text)) number{};
-        switch (meaning) {
-            case CallAttribute::Other:
+        const int priority = priorityOf(meaning);
+        switch (columnOf(meaning)) {
+            case AttributeColumn::Other:
+            case AttributeColumn::Asked:  // the C library's: the call tree reads them
+            case AttributeColumn::Error:
                 return true;
-            case CallAttribute::Name:
+            case AttributeColumn::OpenedName:
                 if constexpr (std::is_convertible_v<Value, std::string_view>)
                     fileName = text;
                 else
                     fileName = values.textOf(text);
                 return true;
-            case CallAttribute::Time:
+            case AttributeColumn::Time:
                 hasStart = true;
-                return values.timeValue("time", text, &startNs);
-            case CallAttribute::End:
+                return values.timeValue(grammar::kStartTime, text, &startNs);
+            case AttributeColumn::End:
                 hasEnd = true;
-                return values.timeValue("end", text, &endNs);
-            case CallAttribute::Rid:
+                return values.timeValue(grammar::kEndTime, text, &endNs);
+            case AttributeColumn::Request:
                 rid = orMinusOne(values.integerValue(text));
                 return true;
-            case CallAttribute::Size:
-                size = orMinusOne(values.integerValue(text));
-                return true;
-            case CallAttribute::Offset:
+            case AttributeColumn::Offset:
                 offset = orMinusOne(values.integerValue(text));
                 return true;
-            case CallAttribute::RecvSize:
-            case CallAttribute::SendSize:
+            case AttributeColumn::Bytes:
+                // The first of the column's attributes is the size; the others
+                // (a collective's per-side sizes) stand in where it is absent.
                 number = values.integerValue(text);
-                if (sizeFallback < 0) sizeFallback = orMinusOne(number);
+                if (priority == 0)
+                    size = orMinusOne(number);
+                else if (sizeFallback < 0)
+                    sizeFallback = orMinusOne(number);
                 return true;
-            // The ten 32-bit columns: the value is checked after the switch.
-            case CallAttribute::Cid:
+            // The 32-bit columns: the value is checked after the switch.
+            case AttributeColumn::Communicator:
                 number = values.integerValue(text);
                 cid = orMinusOne(number);
                 break;
-            case CallAttribute::Fid:
+            case AttributeColumn::File:
                 number = values.integerValue(text);
                 fid = orMinusOne(number);
                 break;
-            case CallAttribute::Tag:
+            case AttributeColumn::Tag:
                 number = values.integerValue(text);
-                if (tagPriority > 3) tag = orNoValue(number), tagPriority = 3;
+                if (tagPriority > priority) tag = orNoValue(number), tagPriority = priority;
                 break;
-            case CallAttribute::ToTag:
+            case AttributeColumn::Peer:
                 number = values.integerValue(text);
-                if (tagPriority > 1) tag = orNoValue(number), tagPriority = 1;
+                if (peerPriority > priority) peer = orNoValue(number), peerPriority = priority;
                 break;
-            case CallAttribute::Root:
-                number = values.integerValue(text);
-                if (peerPriority > 3) peer = orNoValue(number), peerPriority = 3;
-                break;
-            case CallAttribute::ToRank:
-                number = values.integerValue(text);
-                if (peerPriority > 1) peer = orNoValue(number), peerPriority = 1;
-                break;
-            case CallAttribute::Source:
-                number = values.integerValue(text);
-                if (peerPriority > 4) peer = orNoValue(number), peerPriority = 4;
-                break;
-            case CallAttribute::FromTag:
+            case AttributeColumn::ReceivedTag:
                 number = values.integerValue(text);
                 recvTag = orNoValue(number);
                 break;
-            case CallAttribute::FromRank:
+            case AttributeColumn::ReceivedFrom:
                 number = values.integerValue(text);
                 recvPeer = orNoValue(number);
                 break;
 #if defined(__GNUC__)
-            default:  // every meaning has its case: no range check before the jump
+            default:  // every column has its case: no range check before the jump
                 __builtin_unreachable();
 #endif
         }
@@ -305,14 +214,16 @@ HDTRACE_HOT_INLINE void CallRowWriter::finish(OpenCall &call,
                                               const std::vector<int64_t> &completedRids,
                                               const std::string &openFileName) {
     if (call.size < 0) call.size = call.sizeFallback;
-    // fromRank/fromTag name the peer of receives, and rank below toRank/toTag.
+    // The received-from peer and tag name the peer of receives, at their
+    // priority among the peers and tags (below a send's).
     if (call.recvPeer != kNoValue32) {
         call.recvPeer = worldRank(localToWorld_, call.cid, call.recvPeer, columns_);
-        if (call.peerPriority > 2) call.peer = call.recvPeer, call.peerPriority = 2;
+        if (call.peerPriority > kReceivedFromPriority)
+            call.peer = call.recvPeer, call.peerPriority = kReceivedFromPriority;
     }
-    if (call.recvTag != kNoValue32 && call.tagPriority > 2)
-        call.tag = call.recvTag, call.tagPriority = 2;
-    if (call.peer != kNoValue32 && call.peerPriority != 2)
+    if (call.recvTag != kNoValue32 && call.tagPriority > kReceivedTagPriority)
+        call.tag = call.recvTag, call.tagPriority = kReceivedTagPriority;
+    if (call.peer != kNoValue32 && call.peerPriority != kReceivedFromPriority)
         call.peer = worldRank(localToWorld_, call.cid, call.peer, columns_);
     const auto row = static_cast<int64_t>(rows_);
     for (int64_t rid : completedRids) {

@@ -14,11 +14,10 @@
 #include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
-#include "CallRecord.hpp"  // callAttributeOf: what an attribute is to the table
 #include "CallTreeAssembler.hpp"
 #include "CompactSource.hpp"
 #include "DecimalNumber.hpp"
-#include "DialectCalls.hpp"  // generated from the dialect: isFileOpenCall
+#include "DialectCalls.hpp"  // generated from the dialect: attribute meanings, isFileOpenCall
 #include "DialectNumbers.hpp"
 #include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
@@ -26,12 +25,6 @@
 
 namespace hdtrace::reader {
 namespace {
-
-// The C library's attributes the table's readers leave alone: the bytes a
-// read or write asked for, and its errno, written only when it failed
-// (docs/format/calls.md). The rest are the table's (callAttributeOf).
-constexpr std::string_view kAsked = "asked";
-constexpr std::string_view kErrno = "errno";
 
 HDTRACE_HOT_INLINE int64_t integerOr(std::string_view text, int64_t fallback) {
     const ParsedInteger number = parseIntegerValue(text);
@@ -50,24 +43,30 @@ HDTRACE_HOT_INLINE bool absoluteTime(int64_t adjustmentNs, std::string_view text
 // What an attribute of a call is to the tree.
 enum class Meaning : uint8_t { Other, Start, End, Fid, Offset, Size, Asked, Errno, OpenedName };
 
+// From the layers' meanings (callAttributeOf). The tree's size is the
+// first attribute of the bytes column only: its users read file accesses,
+// where that is the only one.
 Meaning meaningOf(std::string_view callName, std::string_view name) {
-    switch (callAttributeOf(name)) {
-        case CallAttribute::Time:
+    const CallAttribute attribute = callAttributeOf(name);
+    switch (columnOf(attribute)) {
+        case AttributeColumn::Time:
             return Meaning::Start;
-        case CallAttribute::End:
+        case AttributeColumn::End:
             return Meaning::End;
-        case CallAttribute::Fid:
+        case AttributeColumn::File:
             return Meaning::Fid;
-        case CallAttribute::Offset:
+        case AttributeColumn::Offset:
             return Meaning::Offset;
-        case CallAttribute::Size:
-            return Meaning::Size;
-        case CallAttribute::Name:
+        case AttributeColumn::Bytes:
+            return priorityOf(attribute) == 0 ? Meaning::Size : Meaning::Other;
+        case AttributeColumn::Asked:
+            return Meaning::Asked;
+        case AttributeColumn::Error:
+            return Meaning::Errno;
+        case AttributeColumn::OpenedName:
             return isFileOpenCall(callName) ? Meaning::OpenedName : Meaning::Other;
         default:
-            return name == kAsked   ? Meaning::Asked
-                   : name == kErrno ? Meaning::Errno
-                                    : Meaning::Other;
+            return Meaning::Other;
     }
 }
 
@@ -126,7 +125,7 @@ template <class NameOf, class NumberOf>
 void takeDataAccess(int count, NameOf nameOf, NumberOf numberOf, int64_t *size, int64_t *offset) {
     for (int index = 0; index < count; ++index) {
         const CallAttribute meaning = callAttributeOf(nameOf(index));
-        if (meaning == CallAttribute::Size) *size = numberOf(index);
+        if (meaning == CallAttribute::Bytes) *size = numberOf(index);
         if (meaning == CallAttribute::Offset) *offset = numberOf(index);
     }
 }

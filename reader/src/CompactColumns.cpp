@@ -247,13 +247,14 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const Attributes &
         if (grammar::isTime(attribute) != typedTime ||
             (kind == CompactAttributes::Kind::Text && isNumberAttribute(attribute)))
             plan.checksTexts = true;
-        plan.meanings.push_back(callAttributeOf(attribute));
-        if (plan.meanings.back() != CallAttribute::Other) plan.read.push_back(index);
+        const CallAttribute meaning = callAttributeOf(attribute);
+        plan.meanings.push_back(meaning);
+        if (meaning != CallAttribute::Other) plan.read.push_back(index);
         if (isThirtyTwoBitColumn(attribute)) plan.thirtyTwoBit.push_back(index);
-        if (attribute == "rid" && plan.rid < 0) plan.rid = index;
-        if (attribute == "size" || attribute == "offset") {
+        if (meaning == CallAttribute::Request && plan.rid < 0) plan.rid = index;
+        if (meaning == CallAttribute::Bytes || meaning == CallAttribute::Offset) {
             plan.sizeAndOffset.push_back(index);
-            plan.isSize.push_back(attribute == "size");
+            plan.isSize.push_back(meaning == CallAttribute::Bytes);
         }
     }
     const auto isText = [&attributes](int index) {
@@ -262,8 +263,8 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const Attributes &
     plan.typed = !plan.checksTexts && (plan.rid < 0 || !isText(plan.rid));
     for (int index = 0; index < attributes.size(); ++index) {
         const CallAttribute meaning = plan.meanings[static_cast<size_t>(index)];
-        if (meaning == CallAttribute::Name ? !isText(index)
-                                           : meaning != CallAttribute::Other && isText(index))
+        if (meaning == CallAttribute::OpenedName ? !isText(index)
+                                                 : meaning != CallAttribute::Other && isText(index))
             plan.typed = false;
     }
     for (const std::vector<int> *indexes : {&plan.thirtyTwoBit, &plan.sizeAndOffset})
@@ -363,9 +364,10 @@ void CompactColumnBuilder::takeChild(const CompactAttributes &attributes, const 
         const IntegerValue rid = integerValue(CompactValue{&attributes, plan.rid});
         completedRids_.push_back(rid.valid ? rid.value : -1);
     } else if (plan.child == ElementPlan::Child::DataAccess) {
-        for (const int index : plan.sizeAndOffset) {
-            const IntegerValue number = integerValue(CompactValue{&attributes, index});
-            if (attributes.name(index) == "size")
+        for (size_t at = 0; at < plan.sizeAndOffset.size(); ++at) {
+            const IntegerValue number =
+                integerValue(CompactValue{&attributes, plan.sizeAndOffset[at]});
+            if (plan.isSize[at])
                 call_.takeDataSize(number.valid, number.value);
             else
                 call_.takeDataOffset(number.valid, number.value);

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <limits>
 
+#include "DialectCalls.hpp"  // generated: the attributes of number kinds
+
 namespace hdtrace::reader {
 
 std::optional<int64_t> parseInteger(std::string_view text) {
@@ -33,16 +35,7 @@ bool isTextAttribute(std::string_view name) {
 }
 
 bool isNumberAttribute(std::string_view name) {
-    // Sorted, for the binary search; tests/python/test_number_attributes.py
-    // holds it equal to what wrapper_conf.py writes as numbers.
-    static constexpr std::array<std::string_view, 36> kNumberAttributes = {
-        "assert",   "byteOffset", "cid",       "count",    "depth",   "disp",
-        "dispUnit", "etid",       "extent",    "fid",      "filetid", "flag",
-        "flags",    "fromRank",   "fromTag",   "level",    "mid",     "newCid",
-        "offset",   "oldTid",     "recvCount", "recvSize", "recvtid", "relative-offset",
-        "rid",      "root",       "rootRank",  "sendSize", "size",    "source",
-        "tag",      "targetRank", "tid",       "toRank",   "toTag",   "wid"};
-    return std::binary_search(kNumberAttributes.begin(), kNumberAttributes.end(), name);
+    return isNumberAttributeOfDialect(name);
 }
 
 std::optional<ParsedTime> parseDecimalSeconds(std::string_view text) {

@@ -341,11 +341,12 @@ void DialectColumnBuilder::describeChild(ChildShape &described, std::string_view
         const uint64_t bit = uint64_t{1} << index;
         if (isThirtyTwoBitColumn(attribute)) described.thirtyTwoBit |= bit;
         if (grammar::isTime(attribute)) described.times |= bit;
-        if (isFor && described.rid < 0 && equals(attribute, "rid"))
+        const CallAttribute meaning = callAttributeOf(attribute);
+        if (isFor && described.rid < 0 && meaning == CallAttribute::Request)
             described.rid = index;
-        else if (isData && described.size < 0 && equals(attribute, "size"))
+        else if (isData && described.size < 0 && meaning == CallAttribute::Bytes)
             described.size = index;
-        else if (isData && described.offset < 0 && equals(attribute, "offset"))
+        else if (isData && described.offset < 0 && meaning == CallAttribute::Offset)
             described.offset = index;
     }
 }

@@ -139,17 +139,21 @@ void ColumnHandler::startBelowCall(int depth, std::string_view name,
 }
 
 void ColumnHandler::startChild(std::string_view name, const ElementAttributes &attributes) {
-    std::string_view value;
-    if (grammar::isCompletion(name)) {
-        if (attributes.find("rid", &value)) completedRids_.push_back(integerOr(value, -1));
-    } else if (grammar::isDataAccess(name)) {
-        if (attributes.find("size", &value)) {
-            const auto number = parseInteger(value);
-            call_.takeDataSize(number.has_value(), number.value_or(0));
+    const bool isFor = grammar::isCompletion(name), isData = grammar::isDataAccess(name);
+    if (!isFor && !isData) return;
+    for (int index = 0; index < attributes.size(); ++index) {
+        const CallAttribute meaning = callAttributeOf(attributes.name(index));
+        const std::string_view value = attributes.value(index);
+        if (isFor && meaning == CallAttribute::Request) {
+            completedRids_.push_back(integerOr(value, -1));
+            return;
         }
-        if (attributes.find("offset", &value)) {
+        if (isData && (meaning == CallAttribute::Bytes || meaning == CallAttribute::Offset)) {
             const auto number = parseInteger(value);
-            call_.takeDataOffset(number.has_value(), number.value_or(0));
+            if (meaning == CallAttribute::Bytes)
+                call_.takeDataSize(number.has_value(), number.value_or(0));
+            else
+                call_.takeDataOffset(number.has_value(), number.value_or(0));
         }
     }
 }

@@ -63,11 +63,12 @@ HDTRACE_HOT_INLINE bool isTimeAdjustment(std::string_view attribute) {
     return equals(attribute, "timeAdjustment");
 }
 // The attributes that hold a time: the start, and the end.
+inline constexpr char kStartTime[] = "time", kEndTime[] = "end";
 HDTRACE_HOT_INLINE bool isStartTime(std::string_view attribute) {
-    return equals(attribute, "time");
+    return equals(attribute, kStartTime);
 }
 HDTRACE_HOT_INLINE bool isEndTime(std::string_view attribute) {
-    return equals(attribute, "end");
+    return equals(attribute, kEndTime);
 }
 HDTRACE_HOT_INLINE bool isTime(std::string_view attribute) {
     return isStartTime(attribute) || isEndTime(attribute);

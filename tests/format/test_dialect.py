@@ -110,14 +110,47 @@ def test_a_contradictory_definition_is_refused_naming_the_call(tmp_path, change,
     (('tags = ["Test*"]', 'tags = ["Tset*"]', 1), '[groups.test]: holds no call'),
     (('[groups.datatypes]\nabout', '[groups.datatypes]\nabuot', 1),
      "[groups.datatypes]: unknown key(s) ['abuot']"),
-    (('[groups.mpi]\nlayer = true', '[groups.mpi]\nlayer = "yes"', 1),
-     '[groups.mpi]: layer is true or false'),
+    (('[groups.ordinary]\nabout', '[groups.ordinary]\nlayer = true\nabout', 1),
+     "[groups.ordinary]: unknown key(s) ['layer']"),
 ])
 def test_a_group_that_contradicts_the_calls_is_refused_naming_it(tmp_path, change, message):
     result, output = generate_from_changed(tmp_path, change, "filter", "out.hpp")
     assert result.returncode != 0
     assert message in result.stderr, result.stderr
     assert not output.exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    (('done = "size"', 'done = "sizes"', 1),
+     '[layers.posix]: done names "sizes", which no call of the layer has'),
+    (('asked = ["asked"]\ndone = "size"', 'asked = ["size"]\ndone = "asked"', 1),
+     '[layers.posix]: attribute "size" fills the column asked'),
+    (('layer = "stdio"', 'layer = "stdios"', 1), 'layer = "stdios" is none of the layers'),
+    (('layer = "stdio"', 'layer = "mpiio"', 1), 'layer = "mpiio" is none of the layers'),
+    (('part_of = "mpi"', 'part_of = "posix"', 1), '[layers.mpiio]: holds no call'),
+    (('order = ["mpi", "mpiio", "posix", "stdio"]', 'order = ["mpi", "posix", "stdio"]', 1),
+     '[layers] order must list every layer once'),
+    (('received_from = "fromRank"', 'received_from = "targetRank"', 1),
+     '[layers.mpi]: received_from is not one of peer'),
+])
+def test_a_layer_that_contradicts_the_calls_is_refused_naming_it(tmp_path, change, message):
+    result, output = generate_from_changed(tmp_path, change, "reader", "out.hpp")
+    assert result.returncode != 0
+    assert message in result.stderr, result.stderr
+    assert not output.exists()
+
+
+def test_every_layer_is_a_group_of_its_calls():
+    definition = dialect.load()
+    for key, layer in definition.layers.items():
+        group = definition.groups[key]
+        assert group.is_layer and group.tags == [call.tag for call in layer.calls]
+    assert definition.groups["stdio"].tags == ["fopen", "fdopen", "fclose", "fread", "fwrite",
+                                               "fseek", "fflush"]
+    assert all(definition.layer_of(definition.calls[tag]).c_library
+               for tag in definition.groups["posix"].tags + definition.groups["stdio"].tags)
+    assert not any(group.is_layer for name, group in definition.groups.items()
+                   if name not in definition.layers)
 
 
 def test_the_wrapper_generator_refuses_an_entry_the_definition_contradicts(tmp_path):
@@ -150,8 +183,9 @@ def test_no_source_outside_the_definition_spells_a_call_tag():
     # The POSIX layer's tags are C function names, which are ordinary words
     # in any source ("read" and "write" are also the io roles' values,
     # "open" a function of the Python package): they are left out here.
-    tags = sorted((tag for tag, call in dialect.load().calls.items() if call.layer != "posix"),
-                  key=len, reverse=True)
+    definition = dialect.load()
+    tags = sorted((tag for tag, call in definition.calls.items()
+                   if not definition.layer_of(call).c_library), key=len, reverse=True)
     quoted = re.compile(r"""(["'])(%s)\1""" % "|".join(map(re.escape, tags)))
     spelled = []
     for path in tracked_sources():
@@ -161,3 +195,62 @@ def test_no_source_outside_the_definition_spells_a_call_tag():
                 spelled.append(f"{path}:{number}: {match.group(0)}")
     assert not spelled, ("call tags spelled outside format/dialect.toml (take them from the "
                          "generated call tables instead):\n" + "\n".join(spelled))
+
+
+def meaning_attribute_names():
+    """Every attribute name to which the dialect gives a meaning: those the
+    layers name, and those a call's role keys name."""
+    definition = dialect.load()
+    names = set()
+    for layer in definition.layers.values():
+        for attributes in layer.meanings.values():
+            names.update(attributes)
+    for call in definition.calls.values():
+        names.update(call.roles[key] for key in dialect.ATTRIBUTE_ROLES if key in call.roles)
+    return sorted(names, key=len, reverse=True)
+
+
+# Where a source takes a meaning from an attribute's name: C++ comparing a
+# name with a literal or looking one up; Python getting it from a mapping of
+# attributes, or asking whether one is there.
+_NAME = r"""["'](%s)["']"""
+_CPP_LOOKUPS = (r"equals\(\s*\w+\s*,\s*" + _NAME, r"==\s*" + _NAME, _NAME + r"\s*==",
+                r"\.find\(\s*" + _NAME)
+_PYTHON_LOOKUPS = (r"(?:attrs|attributes|child|source)(?:\(\))?(?:\.get\(|\[)\s*" + _NAME,
+                   _NAME + r"\s+(?:not\s+)?in\s+(?:\w+\.)?(?:attrs|attributes)\b")
+# Sources that may look attributes up by name: the definition and its
+# generators, the wrapper's configuration (checked against the definition
+# at every build), and the writer's sources, which write the names.
+MEANING_ALLOWED = ALLOWED + ("mpiwrapper/", "hdtrace/src/", "hdtrace/include/")
+# Lookups of names that are no call's attributes: the .info's File lines
+# and the project's own elements (<Communicator name>, <Rank cid>, a rank's
+# <Datatypes> and its types).
+NOT_CALL_ATTRIBUTES = {
+    ("merger/src/InfoLineParser.cpp",
+     'out.size = attributes.find("size") ? attributes.integer("size") : -1;'),
+    ("python/hdtrace/check.py", 'model.comm_names.append((attributes.get("name", ""), line))'),
+    ("python/hdtrace/check.py",
+     'world, cid = _integer(attributes.get("global")), _integer(attributes.get("cid"))'),
+    ("python/hdtrace/check.py", 'state["rank"] = _integer(attributes.get("name"))'),
+    ("python/hdtrace/check.py", 'type_name = attributes.get("name", "")'),
+}
+
+
+def test_no_source_outside_the_definition_decides_what_an_attribute_means():
+    alternatives = "|".join(map(re.escape, meaning_attribute_names()))
+    cpp = [re.compile(pattern % alternatives) for pattern in _CPP_LOOKUPS]
+    python = [re.compile(pattern % alternatives) for pattern in _PYTHON_LOOKUPS]
+    restated = []
+    for path in tracked_sources():
+        if path.startswith(MEANING_ALLOWED):
+            continue
+        patterns = python if path.endswith(".py") else cpp
+        for number, line in enumerate((REPO_ROOT / path).read_text(errors="replace")
+                                      .splitlines(), 1):
+            if any(pattern.search(line) for pattern in patterns) and \
+                    (path, line.strip()) not in NOT_CALL_ATTRIBUTES:
+                restated.append(f"{path}:{number}: {line.strip()}")
+    assert not restated, (
+        "attribute meanings restated outside format/dialect.toml (take them from the "
+        "generated tables: the readers' callAttributeOf, Python's calls.attribute_value):\n"
+        + "\n".join(restated))

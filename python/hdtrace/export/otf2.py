@@ -39,11 +39,11 @@ from .. import native
 from ..calls import (ALL_TO_ONE, BLOCKING_COLLECTIVES, BLOCKING_RECEIVES, BLOCKING_SENDS,
                      COLLECTIVE, COMPLETIONS, FILE_IO, FILE_OPENS, NONBLOCKING_COLLECTIVES,
                      NONBLOCKING_RECEIVES, NONBLOCKING_SENDS, ONE_SIDED_FAMILY, ONE_TO_ALL,
-                     POINT_TO_POINT, POSIX_ASKED_ATTRIBUTE, POSIX_CALLS, READ,
+                     POINT_TO_POINT, READ,
                      RMA_ACCUMULATES, RMA_COMPARE_AND_SWAPS, RMA_COMPLETE_ALL,
                      RMA_COMPLETE_TARGET, RMA_FETCHING_ATOMICS, RMA_GETS, RMA_PUTS,
                      SEND_RECEIVES, WINDOW_CONSTRUCTORS, WINDOW_DESTRUCTORS, WRITE,
-                     file_access, family_of)
+                     attribute_value, file_access, file_access_values, family_of)
 
 ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
     COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE, RMA_WIN_CREATE, RMA_WIN_DESTROY, \
@@ -133,8 +133,8 @@ class _RecordBuilder:
                            ("b", b), ("c", c), ("d", d), ("e", e)):
             columns[key].append(value)
 
-    def communicator(self, rank, attrs):
-        cid = attrs.get("cid")
+    def communicator(self, rank, name, attrs):
+        cid = attribute_value(name, attrs, "communicator")
         if cid is None:
             return None
         return self.project.communicators.get(rank, int(cid))
@@ -162,7 +162,9 @@ class _RecordBuilder:
             except KeyError:    # the sender is not in the receive's communicator
                 local = None
             return local, tag, size
-        return self.local_rank(communicator, attrs.get("fromRank")), attrs.get("fromTag"), 0
+        name = self.timeline.call_name(call)
+        return (self.local_rank(communicator, attribute_value(name, attrs, "receives_from")),
+                attribute_value(name, attrs, "receive_tag"), 0)
 
     def handle(self, rank, fid, file_names):
         key = (rank, fid)
@@ -192,10 +194,10 @@ class _RecordBuilder:
 
     def rma(self, call, name, attrs, rank, location, start, state, at_end):
         """The RMA records of a one-sided call (see the module's docstring)."""
-        wid = attrs.get("wid")
+        wid = attribute_value(name, attrs, "window")
         found = self.rank_windows.get((rank, wid)) if wid is not None else None
         if name in WINDOW_CONSTRUCTORS:
-            communicator = self.communicator(rank, attrs)
+            communicator = self.communicator(rank, name, attrs)
             if communicator is None or wid is None or int(wid) < 0:
                 self.skipped += 1
                 return
@@ -208,16 +210,18 @@ class _RecordBuilder:
         window, communicator = found
         pending = state["rma"].setdefault(window, [])
         if name in RMA_DATA:
-            target = self.local_rank(communicator, attrs.get("targetRank"))
+            target = self.local_rank(communicator, attribute_value(name, attrs, "rma_target"))
             if target is None:  # MPI_PROC_NULL: nothing moves
                 self.skipped += 1
                 return
             kind, atomic = RMA_DATA[name]
             self.rma_matching += 1
-            self.add(location, kind, start, window, target, atomic, max(int(attrs.get("size", 0)), 0),
+            moved = attribute_value(name, attrs, "asked", 0)
+            self.add(location, kind, start, window, target, atomic, max(int(moved), 0),
                      self.rma_matching)
-            if "rid" in attrs:
-                state["pending"][attrs["rid"]] = ("rma", (window, self.rma_matching))
+            rid = attribute_value(name, attrs, "request")
+            if rid is not None:
+                state["pending"][rid] = ("rma", (window, self.rma_matching))
             else:
                 pending.append((target, self.rma_matching))
             return
@@ -225,7 +229,7 @@ class _RecordBuilder:
         if name in RMA_COMPLETE_ALL:
             completes, pending[:] = list(pending), []
         elif name in RMA_COMPLETE_TARGET:
-            target = self.local_rank(communicator, attrs.get("targetRank"))
+            target = self.local_rank(communicator, attribute_value(name, attrs, "rma_target"))
             completes = [op for op in pending if op[0] == target]
             pending[:] = [op for op in pending if op[0] != target]
         for _, matching in completes:
@@ -243,24 +247,26 @@ class _RecordBuilder:
         region = timeline.name_index[call]
         self.add(location, ENTER, start, region)
         at_end = []
-        communicator = self.communicator(rank, attrs)
-        tag = attrs.get("toTag", 0)
+        communicator = self.communicator(rank, name, attrs)
+        tag = attribute_value(name, attrs, "send_tag", 0)
+        rid = attribute_value(name, attrs, "request")
 
         if name in BLOCKING_SENDS or name in NONBLOCKING_SENDS or name in SEND_RECEIVES:
-            receiver = self.local_rank(communicator, attrs.get("toRank")) if communicator else None
-            size = attrs.get("size", attrs.get("sendSize", 0))
+            receiver = self.local_rank(communicator, attribute_value(name, attrs, "sends_to")) \
+                if communicator else None
+            size = attribute_value(name, attrs, "asked", 0)
             if receiver is None or int(tag) < 0:
                 self.skipped += 1
-            elif name in NONBLOCKING_SENDS and "rid" in attrs:
-                self.add(location, MPI_ISEND, start, receiver, communicator.index, tag, size, attrs["rid"])
-                state["pending"][attrs["rid"]] = ("send", call)
+            elif name in NONBLOCKING_SENDS and rid is not None:
+                self.add(location, MPI_ISEND, start, receiver, communicator.index, tag, size, rid)
+                state["pending"][rid] = ("send", call)
             else:
                 self.add(location, MPI_SEND, start, receiver, communicator.index, tag, size)
         if family_of(name) == ONE_SIDED_FAMILY:
             self.rma(call, name, attrs, rank, location, start, state, at_end)
-        if name in NONBLOCKING_RECEIVES and "rid" in attrs:
-            self.add(location, MPI_IRECV_REQUEST, start, e=attrs["rid"])
-            state["pending"][attrs["rid"]] = ("recv", call)
+        if name in NONBLOCKING_RECEIVES and rid is not None:
+            self.add(location, MPI_IRECV_REQUEST, start, e=rid)
+            state["pending"][rid] = ("recv", call)
         if name in BLOCKING_RECEIVES or name in SEND_RECEIVES:
             sender, recv_tag, size = self.sender_of(call, rank, communicator, attrs) \
                 if communicator else (None, None, 0)
@@ -270,9 +276,10 @@ class _RecordBuilder:
                 at_end.append((MPI_RECV, sender, communicator.index, recv_tag, size, 0))
         if name in COMPLETIONS:
             for tag_name, child in timeline.elements[call]:
-                if tag_name != "For" or "rid" not in child:
+                completed = attribute_value(name, child, "request") if tag_name == "For" else None
+                if completed is None:
                     continue
-                pending = state["pending"].pop(child["rid"], None)
+                pending = state["pending"].pop(completed, None)
                 if pending is None:
                     continue
                 kind, request_call = pending
@@ -281,41 +288,44 @@ class _RecordBuilder:
                     at_end.append((RMA_OP_COMPLETE, window, 0, 0, 0, matching))
                     continue
                 if kind == "send":
-                    at_end.append((MPI_ISEND_COMPLETE, 0, 0, 0, 0, child["rid"]))
+                    at_end.append((MPI_ISEND_COMPLETE, 0, 0, 0, 0, completed))
                     continue
                 request_attrs = timeline.attrs[request_call]
-                request_comm = self.communicator(rank, request_attrs)
+                request_comm = self.communicator(rank, timeline.call_name(request_call),
+                                                 request_attrs)
                 sender, recv_tag, size = self.sender_of(request_call, rank, request_comm, request_attrs) \
                     if request_comm else (None, None, 0)
                 if sender is None or recv_tag is None or int(recv_tag) < 0:
                     self.skipped += 1
                     continue
-                at_end.append((MPI_IRECV, sender, request_comm.index, recv_tag, size, child["rid"]))
+                at_end.append((MPI_IRECV, sender, request_comm.index, recv_tag, size, completed))
         if name in COLLECTIVE_OPS:
             if communicator is None:
                 self.skipped += 1
             else:
                 self.add(location, COLLECTIVE_BEGIN, start)
-                root = attrs.get("root", attrs.get("rootRank"))
+                root = attribute_value(name, attrs, "peer")
                 local_root = self.local_rank(communicator, root) if root is not None else None
-                size = attrs.get("size", 0)
-                received = attrs.get("recvSize", size)
+                size = attribute_value(name, attrs, "asked", 0)
+                received = attribute_value(name, attrs, "received", size)
                 at_end.append((COLLECTIVE_END, COLLECTIVE_OPS[name], communicator.index,
                                -1 if local_root is None else local_root, max(size, 0), max(received, 0)))
-        if name in FILE_OPENS and "fid" in attrs:
-            state["files"][attrs["fid"]] = str(attrs.get("name", ""))
+        fid = attribute_value(name, attrs, "file")
+        if name in FILE_OPENS and fid is not None:
+            state["files"][fid] = str(attribute_value(name, attrs, "opened_name", ""))
         mode = _io_mode(name)
-        if mode is not None and "fid" in attrs:
-            size = attrs.get("size")
-            if size is None:
+        if mode is not None and fid is not None:
+            def data_attrs():
                 data = [child for tag_name, child in timeline.elements[call] if tag_name == "Data"]
-                size = data[0].get("size") if data else None
+                return data[0] if data else {}
+
+            # A C library call asked for some bytes and did others; an MPI
+            # call's asked bytes are both (the trace has no count of what it did).
+            _, _, asked, size = file_access_values(name, attrs, data_attrs)
             if size is not None:
-                handle = self.handle(rank, attrs["fid"], state["files"])
+                handle = self.handle(rank, fid, state["files"])
                 self.io_matching += 1
-                # A POSIX call asked for `asked` bytes and did `size`; an MPI call's
-                # size is both (the trace has no count of what it did).
-                asked = attrs.get(POSIX_ASKED_ATTRIBUTE, size) if name in POSIX_CALLS else size
+                asked = size if asked is None else asked
                 self.add(location, IO_BEGIN, start, handle, mode, max(int(asked), 0),
                          self.io_matching)
                 at_end.append((IO_COMPLETE, handle, 0, max(int(size), 0), self.io_matching, 0))

@@ -5,15 +5,13 @@ costs taken in both forms like the run's own."""
 import pandas as pd
 
 from .. import native
+from ..calls import POSIX_CALLS
 from ..io_calls import info_file_names
 from .costs import RunCosts, costs_frame, trace_row
 
-#: The C library's calls, which file rules choose.
-C_LIBRARY_LAYER = "posix"
-
-
 def _c_library_tags():
-    return {tag for tag, _, layer, _ in native.dialect_calls() if layer == C_LIBRARY_LAYER}
+    """The C library's calls, which file rules choose."""
+    return set(POSIX_CALLS)
 
 
 def file_path_for_rules(name):
