@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native
-from .calls import FILE_OPENS, IO_LAYERS, POSIX_CALLS, READ, WRITE, attribute_value, \
-    file_access, file_access_values, io_layer_of
+from .calls import FILE_OPENS, IO_LAYERS, READ, WRITE, attribute_value, file_access, \
+    file_access_values, has_done_count, io_layer_of
 from .clocks import AS_WRITTEN
 from .errors import TraceDamageWarning
 
@@ -153,7 +153,7 @@ def add_trace(builder, events, rank, thread, info_names):
         kind = KIND_META if op is None else (KIND_READ if op == READ else KIND_WRITE)
         done = max(_integer(done, 0), 0) if op is not None else 0
         requested = max(_integer(asked, 0), 0) if op is not None else 0
-        if event.name in POSIX_CALLS and op is None:
+        if has_done_count(event.name) and op is None:
             requested = max(_integer(asked, 0), 0)
         offset = _integer(offset)
         if op is None or offset < 0:
@@ -221,8 +221,8 @@ class _NameTable:
                 for name in names]
         if not rows:
             return (np.zeros(0, np.int8),) * 3
-        layer, kind, posix = zip(*rows)
-        return np.array(layer, np.int8), np.array(kind, np.int8), np.array(posix, bool)
+        layer, kind, counts_done = zip(*rows)
+        return np.array(layer, np.int8), np.array(kind, np.int8), np.array(counts_done, bool)
 
     @staticmethod
     def _describe(name):
@@ -230,14 +230,14 @@ class _NameTable:
         op = file_access(name)
         return (NO_VALUE if layer is None else IO_LAYERS.index(layer),
                 KIND_META if op is None else (KIND_READ if op == READ else KIND_WRITE),
-                name in POSIX_CALLS)
+                has_done_count(name))
 
 
 def _trace_columns(tree, rank, names_table, info_names, file_code):
     """The I/O calls of one trace's call tree as columns (file names through
     file_code(name) -> int)."""
     code = tree["name_code"]
-    layer_of, kind_of, posix_of = names_table.of(tree["names"])
+    layer_of, kind_of, counts_done_of = names_table.of(tree["names"])
     layer = layer_of[code] if len(code) else np.zeros(0, np.int8)
     is_io = layer >= 0
     depth, parent = tree["depth"], tree["parent"]
@@ -248,14 +248,14 @@ def _trace_columns(tree, rank, names_table, info_names, file_code):
     above = ancestor[rows]
     parent_io = np.where(above >= 0, io_index[np.maximum(above, 0)], NO_VALUE)
     kind = kind_of[code[rows]]
-    posix = posix_of[code[rows]]
+    counts_done = counts_done_of[code[rows]]
     moves = kind != KIND_META
     size = tree["size"][rows]
-    own = posix | (size >= 0)  # else a split collective's <Data> child
+    own = counts_done | (size >= 0)  # else a split collective's <Data> child
     source_size = np.where(own, size, tree["data_size"][rows])
     source_offset = np.where(own, tree["offset"][rows], tree["data_offset"][rows])
     done = np.where(moves, np.maximum(source_size, 0), 0)
-    requested = np.where(posix, np.maximum(tree["asked"][rows], 0), done)
+    requested = np.where(counts_done, np.maximum(tree["asked"][rows], 0), done)
     offset = np.where(moves & (source_offset >= 0), source_offset, NO_VALUE)
     fid = tree["fid"][rows]
     files = _file_names(tree, rows, fid, depth, parent, rank, info_names, file_code)
