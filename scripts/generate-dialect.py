@@ -21,6 +21,7 @@ output is written whole or not at all; a definition that contradicts itself
 is an error naming the call and the key, and nothing is written.
 """
 import os
+import re
 import sys
 import tempfile
 
@@ -129,17 +130,21 @@ def reader_header(dialect):
                'enum class AttributeColumn : uint8_t {\n')
     out += [f'    {column},\n' for column in columns]
     out.append('};\n\n')
+    meanings = attribute_meanings(dialect)
+    priorities_of = {column: sorted({0} | {priority for named, priority in meanings.values()
+                                           if named == column}) for column in columns}
     out.append('// An attribute as the readers take it: its column, and its priority among\n'
                '// the attributes of one call that fill the same column (0 first), packed\n'
-               '// as column << 3 | priority. The enumerators name priority 0.\n'
+               '// as column << 3 | priority. A column\'s name is its priority 0.\n'
                'enum class CallAttribute : uint8_t {\n')
-    out += [f'    {column} = {index} << 3,\n' for index, column in enumerate(columns)]
+    for index, column in enumerate(columns):
+        out += [f'    {column}{priority or ""} = {index} << 3 | {priority},\n'
+                for priority in priorities_of[column]]
     out.append('};\n\n')
     out.append('inline constexpr AttributeColumn columnOf(CallAttribute attribute) {\n'
                '    return static_cast<AttributeColumn>(static_cast<uint8_t>(attribute) >> 3);\n}\n'
                'inline constexpr int priorityOf(CallAttribute attribute) {\n'
                '    return static_cast<uint8_t>(attribute) & 7;\n}\n\n')
-    meanings = attribute_meanings(dialect)
     for column, priority in meanings.values():
         if priority > 7:
             raise definition.DefinitionError(f'{dialect.path}: more than 8 attributes fill the '
@@ -150,8 +155,16 @@ def reader_header(dialect):
         out.append(f'// The priority of the {single} attribute among its column\'s.\n'
                    f'inline constexpr int k{camel(single)}Priority = {priority};\n')
     out.append('\n')
-    values = {name: f'static_cast<CallAttribute>({columns.index(column)} << 3 | {priority})'
+    values = {name: f'CallAttribute::{column}{priority or ""}'
               for name, (column, priority) in meanings.items()}
+    out.append('// The values of each column as case labels, for a switch on a CallAttribute\n'
+               '// that needs no decoding: HDTRACE_ATTRIBUTE_CASES_PEER covers every peer.\n')
+    for column in columns:
+        labels = ' '.join(f'case CallAttribute::{column}{priority or ""}:'
+                          for priority in priorities_of[column])
+        macro = re.sub(r'(?<!^)(?=[A-Z])', '_', column).upper()
+        out.append(f'#define HDTRACE_ATTRIBUTE_CASES_{macro} {labels}\n')
+    out.append('\n')
     out.append(cpp_dispatch('callAttributeOf', 'CallAttribute', values, 'CallAttribute::Other',
                             'What an attribute of a call is to the readers, by its name.'))
     out.append(cpp_name_test('isThirtyTwoBitColumn',

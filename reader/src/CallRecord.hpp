@@ -78,69 +78,75 @@ struct OpenCall {
             return number.valid ? number.value : int64_t{kNoValue32};
         };
         decltype(values.integerValue(text)) number{};
-        const int priority = priorityOf(meaning);
-        switch (columnOf(meaning)) {
-            case AttributeColumn::Other:
-            case AttributeColumn::Asked:  // the C library's: the call tree reads them
-            case AttributeColumn::Error:
+        // Case labels of every (column, priority) the dialect has: no decoding
+        // before the jump; the priority is taken only where it decides. (The
+        // labels are macros, which clang-format cannot tell from statements.)
+        // clang-format off
+        switch (meaning) {
+            HDTRACE_ATTRIBUTE_CASES_OTHER
+            HDTRACE_ATTRIBUTE_CASES_ASKED  // the C library's: the call tree reads them
+            HDTRACE_ATTRIBUTE_CASES_ERROR
                 return true;
-            case AttributeColumn::OpenedName:
+            HDTRACE_ATTRIBUTE_CASES_OPENED_NAME
                 if constexpr (std::is_convertible_v<Value, std::string_view>)
                     fileName = text;
                 else
                     fileName = values.textOf(text);
                 return true;
-            case AttributeColumn::Time:
+            HDTRACE_ATTRIBUTE_CASES_TIME
                 hasStart = true;
                 return values.timeValue(grammar::kStartTime, text, &startNs);
-            case AttributeColumn::End:
+            HDTRACE_ATTRIBUTE_CASES_END
                 hasEnd = true;
                 return values.timeValue(grammar::kEndTime, text, &endNs);
-            case AttributeColumn::Request:
+            HDTRACE_ATTRIBUTE_CASES_REQUEST
                 rid = orMinusOne(values.integerValue(text));
                 return true;
-            case AttributeColumn::Offset:
+            HDTRACE_ATTRIBUTE_CASES_OFFSET
                 offset = orMinusOne(values.integerValue(text));
                 return true;
-            case AttributeColumn::Bytes:
+            HDTRACE_ATTRIBUTE_CASES_BYTES
                 // The first of the column's attributes is the size; the others
                 // (a collective's per-side sizes) stand in where it is absent.
                 number = values.integerValue(text);
-                if (priority == 0)
+                if (priorityOf(meaning) == 0)
                     size = orMinusOne(number);
                 else if (sizeFallback < 0)
                     sizeFallback = orMinusOne(number);
                 return true;
             // The 32-bit columns: the value is checked after the switch.
-            case AttributeColumn::Communicator:
+            HDTRACE_ATTRIBUTE_CASES_COMMUNICATOR
                 number = values.integerValue(text);
                 cid = orMinusOne(number);
                 break;
-            case AttributeColumn::File:
+            HDTRACE_ATTRIBUTE_CASES_FILE
                 number = values.integerValue(text);
                 fid = orMinusOne(number);
                 break;
-            case AttributeColumn::Tag:
+            HDTRACE_ATTRIBUTE_CASES_TAG
                 number = values.integerValue(text);
-                if (tagPriority > priority) tag = orNoValue(number), tagPriority = priority;
+                if (tagPriority > priorityOf(meaning))
+                    tag = orNoValue(number), tagPriority = priorityOf(meaning);
                 break;
-            case AttributeColumn::Peer:
+            HDTRACE_ATTRIBUTE_CASES_PEER
                 number = values.integerValue(text);
-                if (peerPriority > priority) peer = orNoValue(number), peerPriority = priority;
+                if (peerPriority > priorityOf(meaning))
+                    peer = orNoValue(number), peerPriority = priorityOf(meaning);
                 break;
-            case AttributeColumn::ReceivedTag:
+            HDTRACE_ATTRIBUTE_CASES_RECEIVED_TAG
                 number = values.integerValue(text);
                 recvTag = orNoValue(number);
                 break;
-            case AttributeColumn::ReceivedFrom:
+            HDTRACE_ATTRIBUTE_CASES_RECEIVED_FROM
                 number = values.integerValue(text);
                 recvPeer = orNoValue(number);
                 break;
 #if defined(__GNUC__)
-            default:  // every column has its case: no range check before the jump
+            default:  // every value has its case: no range check before the jump
                 __builtin_unreachable();
 #endif
         }
+        // clang-format on
         return !number.valid || withinThirtyTwoBitColumn(number.value);
     }
 
