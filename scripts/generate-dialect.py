@@ -202,6 +202,13 @@ def clocks_header(dialect):
                'inline constexpr std::string_view kMatchedMessageCalls[] = {\n')
     out += [f'    {cpp_string(tag)},\n' for tag in matched]
     out.append('};\n\n')
+    out.append(cpp_dispatch('matchedMessageAttribute', 'std::string_view',
+                            {tag: cpp_string(call.probes_message or call.receives_message)
+                             for tag, call in dialect.calls.items()
+                             if call.probes_message or call.receives_message},
+                            'std::string_view()',
+                            'The attribute with the id of the message a matched probe or '
+                            'receive names.'))
     out.append(cpp_name_test('receivesMatchedMessage', dialect.tags(receives_message=True),
                              'Receives of a message a probe matched (Mrecv, Imrecv).'))
     elsewhere = [tag for tag, call in dialect.calls.items()

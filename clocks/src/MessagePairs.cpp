@@ -117,7 +117,7 @@ std::unordered_map<int64_t, int64_t> probeStarts(const RunTable &table,
         reader::Event event;
         std::unordered_map<int64_t, int64_t> probed;  // mid -> probe start
         while (traceReader.next(event)) {
-            const std::string *text = event.attribute("mid");
+            const std::string *text = event.attribute(dialect::matchedMessageAttribute(event.name));
             auto mid = text ? reader::parseInteger(*text) : std::nullopt;
             if (!mid || *mid < 0 || !event.hasStart) continue;
             const int64_t start = tableTime(rank, event.startNs);

@@ -24,7 +24,8 @@ import numpy as np
 
 from . import native
 from .calls import (FILE_OPENS, MPI_IO_LAYER, MPI_LAYER, POSIX_CALLS, POSIX_LAYER, READ, WRITE,
-                    attribute_value, file_access, file_access_values, layer_of)
+                    attribute_names, attribute_value, file_access, file_access_values,
+                    layer_of)
 from .errors import TraceDamageWarning
 from .io_calls import KIND_META, KIND_READ, KIND_WRITE, finish_order, project_io_calls
 
@@ -202,7 +203,8 @@ _POSIX_KIND = {name: 0 if file_access(name) == READ else 1
 def _posix_sums_by_events(path, rank, partial):
     reads = sorted(name for name, kind in _POSIX_KIND.items() if kind == 0)
     writes = sorted(name for name, kind in _POSIX_KIND.items() if kind == 1)
-    sums = native.sum_call_bytes(path, [], reads, writes, partial)
+    done_by = {name: attribute_names(name, "done")[0] for name in _POSIX_KIND}
+    sums = native.sum_call_bytes(path, [], reads, writes, done_by, partial)
     if sums["damage"]:
         warnings.warn(f"trace is damaged, kept every complete call before the damage: "
                       f"{sums['damage']}", TraceDamageWarning, stacklevel=4)

@@ -30,8 +30,9 @@ struct Sum {
 class CallBytes {
   public:
     CallBytes(const std::string &path, const std::vector<std::string> &reads,
-              const std::vector<std::string> &writes)
-        : path_(path) {
+              const std::vector<std::string> &writes,
+              std::unordered_map<std::string, std::string> bytesAttribute)
+        : path_(path), bytesAttribute_(std::move(bytesAttribute)) {
         for (const std::string &name : reads)
             kind_[name] = 0;
         for (const std::string &name : writes)
@@ -54,28 +55,34 @@ class CallBytes {
     const Sum &writes() const { return sums_[1]; }
 
   private:
-    // The bytes in `size`; 0 where the call has none or failed (negative).
+    // The bytes in the call's bytes attribute (the caller names it, from the
+    // meanings of the call's layer); 0 where the call has none or failed
+    // (negative).
     int64_t size(const Event &event) const {
-        const std::string *text = event.attribute("size");
+        const auto attribute = bytesAttribute_.find(event.name);
+        if (attribute == bytesAttribute_.end()) return 0;
+        const std::string *text = event.attribute(attribute->second);
         if (text == nullptr) return 0;
         int64_t value = 0;
         const char *end = text->data() + text->size();
         const auto [stop, error] = std::from_chars(text->data(), end, value);
         if (error != std::errc() || stop != end)
             throw ReadError(path_, event.line, 0,
-                            "<" + event.name + "> size='" + *text + "' is not a whole number");
+                            "<" + event.name + "> " + attribute->second + "='" + *text +
+                                "' is not a whole number");
         return value > 0 ? value : 0;
     }
 
     std::string path_;
-    std::unordered_map<std::string, int> kind_;  // 0: a read, 1: a write
+    std::unordered_map<std::string, int> kind_;                    // 0: a read, 1: a write
+    std::unordered_map<std::string, std::string> bytesAttribute_;  // by call name
     Sum sums_[2];
 };
 
 py::dict sumCallBytes(const std::string &path, std::vector<std::string> names,
                       const std::vector<std::string> &reads, const std::vector<std::string> &writes,
-                      bool partial) {
-    CallBytes sums(path, reads, writes);
+                      std::unordered_map<std::string, std::string> bytesAttribute, bool partial) {
+    CallBytes sums(path, reads, writes, std::move(bytesAttribute));
     std::optional<std::string> damage;
     {
         py::gil_scoped_release release;
@@ -99,9 +106,10 @@ py::dict sumCallBytes(const std::string &path, std::vector<std::string> names,
 
 void bindCallBytes(py::module_ &module) {
     module.def("sum_call_bytes", &sumCallBytes, py::arg("path"), py::arg("names"), py::arg("reads"),
-               py::arg("writes"), py::arg("partial") = false,
-               "Sums the `size` (bytes, negative as 0) and the number of the calls named in "
-               "reads and in writes, top-level and inside <Nested> blocks at any depth, of the "
+               py::arg("writes"), py::arg("bytes_attribute"), py::arg("partial") = false,
+               "Sums the bytes (the attribute bytes_attribute names for each call; negative as "
+               "0) and the number of the calls named in reads and in writes, top-level and inside "
+               "<Nested> blocks at any depth, of the "
                "top-level calls the names filter keeps (empty: all): {'read': (bytes, calls), "
                "'write': (bytes, calls), 'damage': text or None}.");
 }

@@ -215,7 +215,7 @@ def meaning_attribute_names():
 # attributes, or asking whether one is there.
 _NAME = r"""["'](%s)["']"""
 _CPP_LOOKUPS = (r"equals\(\s*\w+\s*,\s*" + _NAME, r"==\s*" + _NAME, _NAME + r"\s*==",
-                r"\.find\(\s*" + _NAME)
+                r"\.find\(\s*" + _NAME, r"\.attribute\(\s*" + _NAME + r"\s*\)")
 _PYTHON_LOOKUPS = (r"(?:attrs|attributes|child|source)(?:\(\))?(?:\.get\(|\[)\s*" + _NAME,
                    _NAME + r"\s+(?:not\s+)?in\s+(?:\w+\.)?(?:attrs|attributes)\b")
 # Sources that may look attributes up by name: the definition and its
