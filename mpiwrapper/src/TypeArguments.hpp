@@ -1,6 +1,6 @@
 // TypeArguments: what MPI_Type_get_contents will say of a new derived
-// datatype, taken from the arguments of the constructor that made it (issue
-// 16). Decoding a type through MPI_Type_get_contents costs an envelope call
+// datatype, taken from the arguments of the constructor that made it.
+// Decoding a type through MPI_Type_get_contents costs an envelope call
 // and, on Open MPI, a duplicate of every derived child type that the
 // wrapper must free again; the arguments are at hand in the constructor's
 // wrapper. The layout is the classic one of MPI-3.1 section 4.1.13, also for

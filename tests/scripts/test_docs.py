@@ -122,6 +122,8 @@ FORBIDDEN = [
     (re.compile(r"\bworkplace\b", re.IGNORECASE), "the development workplace"),
     (re.compile(r"TRACE-FORMAT\.md|docs/performance\.md"), "a document that moved into docs/"),
 ]
+SPLIT_ISSUE_NUMBER = re.compile(r"\bissue[ \t]*\n[ \t]*(?://|#|\*|--|!)?[ \t]*#?\d+",
+                                re.IGNORECASE)
 # The only files that may name the folder of the optional fixtures: the
 # helpers through which the tests look for it.
 FIXTURE_LOOKUP_HELPERS = {"tests/conftest.py", "tests/reader/CMakeLists.txt"}
@@ -172,6 +174,10 @@ def test_no_reference_outside_the_repository_or_to_issue_numbers():
                 if relative in FIXTURE_LOOKUP_HELPERS and "shared" in match.group(0):
                     continue
                 problems.append(f"{relative}:{number}: {what}: {line.strip()[:120]}")
+        # An issue number a comment breaks onto its next line ("(issue" / "// 16)").
+        for match in SPLIT_ISSUE_NUMBER.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            problems.append(f"{relative}:{line}: an issue number: {match.group(0).strip()[:120]}")
     assert not problems, f"{len(problems)} references:\n" + "\n".join(problems)
 
 

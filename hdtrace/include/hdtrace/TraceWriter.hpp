@@ -123,8 +123,8 @@ class TraceWriter final : public OpenTrace {
     bool isWriting() const { return depth_ > 0 && frameWritten_[depth_ - 1] != kNotWritten; }
     bool isCompact() const { return writeMode_ == kWrittenCompact; }
 
-    // --- The .info sidecar: text is written as given, in blocks (issue
-    // 16), each call's text whole. It reaches the file before any trace
+    // --- The .info sidecar: text is written as given, in blocks, each
+    // call's text whole. It reaches the file before any trace
     // text written after it, at once with forceFlush, and on a crash
     // (closeForCrash) or close().
     int writeInfo(std::string_view text);
