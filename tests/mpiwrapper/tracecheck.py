@@ -47,11 +47,13 @@ BOOKKEEPING_CALLS = frozenset("""
 """.split())
 
 
-# The C library's file calls (the POSIX layer): the programs' expectations
-# are about MPI calls, so the comparison leaves these states out (their
-# times are still checked); test_posix.py checks them against what the
-# programs did.
-POSIX_CALLS = frozenset(dialect.load().tags(layer="posix"))
+# The C library's file calls (the POSIX and stdio layers): the programs'
+# expectations are about MPI calls, so the comparison leaves these states
+# out (their times are still checked); test_posix.py checks them against
+# what the programs did.
+_DEFINITION = dialect.load()
+POSIX_CALLS = frozenset(tag for tag, call in _DEFINITION.calls.items()
+                        if _DEFINITION.layer_of(call).c_library)
 
 
 def without_posix(elements: list[ET.Element]) -> list[ET.Element]:
