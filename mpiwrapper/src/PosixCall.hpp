@@ -1,4 +1,4 @@
-// PosixCall: what a wrapper of the POSIX layer (PosixWrappers.cpp) uses to
+// PosixCall: what a wrapper of the POSIX layer (PosixShapes.hpp) uses to
 // record one C library call on a file as a state of the calling thread's
 // trace: inside the MPI call the thread is in (its <Nested> block), else at
 // the top level. Active only for a traced file, on a traced thread that is
@@ -73,11 +73,11 @@ class PosixCall {
         end_ = context_->writer->now();
         endedAlready_ = true;
     }
-    // Writes the state: writeAttributes(writer) adds the call's attributes
-    // after fid, then errno follows when it failed. Leaves errno as the C
-    // library did.
-    template <typename Attributes>
-    void write(bool failed, Attributes writeAttributes) {
+    // Writes the state as Record (generated from the dialect) says: the file
+    // id, the attributes it takes from values, and errno when the call
+    // failed. Leaves errno as the C library did.
+    template <class Record, class Values>
+    void write(bool failed, const Values &values) {
         if (!context_) return;
         ended();
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
@@ -90,16 +90,13 @@ class PosixCall {
                 context_->lastPosixFile = record_;
             }
             if (writer.beginInnerState(name_.tag, start_) == 0) {
-                writer.attribute("fid", fid);
-                writeAttributes(writer);
-                if (failed) writer.attribute("errno", callErrno_);
+                writer.attribute(Record::kFileAttribute, fid);
+                Record::writeAttributes(writer, values);
+                if (failed) writer.attribute(Record::kErrorAttribute, callErrno_);
                 writer.endInnerState(end_);
             }
         }
         errno = callErrno_;
-    }
-    void write(bool failed) {
-        write(failed, [](hdtrace::TraceWriter &) {});
     }
 
     static bool layerOn() {

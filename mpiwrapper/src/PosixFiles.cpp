@@ -11,7 +11,7 @@
 #include "FilePaths.hpp"
 #include "Runtime.hpp"
 
-// Defined beside the wrappers (PosixWrappers.cpp): reading it here makes a
+// Defined beside the wrappers (generated PosixWrappers.cpp): reading it here makes a
 // static link take them whenever it takes the runtime.
 extern "C" const char hdtracempi_posix;
 
