@@ -13,6 +13,28 @@ std::string sanitizeNamePart(std::string_view part) {
     return result;
 }
 
+bool isLayerName(std::string_view layer) {
+    if (layer.empty()) return true;
+    if (layer[0] < 'a' || layer[0] > 'z') return false;
+    for (char c : layer)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+    return true;
+}
+
+bool isLayerTraceFileName(std::string_view name) {
+    for (std::string_view suffix : {kXmlTraceSuffix, kCompactTraceSuffix}) {
+        if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix)
+            continue;
+        name.remove_suffix(suffix.size());
+        const size_t dot = name.rfind('.');
+        if (dot == std::string_view::npos) return false;
+        const std::string_view layer = name.substr(dot + 1);
+        return !layer.empty() && isLayerName(layer) &&
+               name.find('/', dot) == std::string_view::npos;
+    }
+    return false;
+}
+
 std::string traceBaseName(std::string_view program, const std::vector<std::string> &levels) {
     std::string name = sanitizeNamePart(program);
     for (const std::string &level : levels) {

@@ -88,11 +88,15 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     if (!makeDirectories(options.directory))
         return report("cannot create directory '" + options.directory +
                       "': " + std::strerror(errno));
+    if (!isLayerName(options.layer))
+        return report("layer name '" + options.layer + "' is not lower-case letters and digits");
     std::string base = options.directory.empty() ? std::string() : options.directory + "/";
     base += traceBaseName(options.program, options.levels);
     const bool compact = options.format == TraceOptions::Format::Compact;
-    writer->tracePath_ = base + std::string(compact ? kCompactTraceSuffix : kXmlTraceSuffix);
-    writer->infoPath_ = base + std::string(kInfoSuffix);
+    const bool layerTrace = !options.layer.empty();
+    writer->tracePath_ = base + (layerTrace ? "." + options.layer : std::string()) +
+                         std::string(compact ? kCompactTraceSuffix : kXmlTraceSuffix);
+    if (!layerTrace) writer->infoPath_ = base + std::string(kInfoSuffix);
     // The files are the tracer's: a layer tracing the program's file calls
     // must not take them (nor the prolog written below) for the program's.
     TracerIoScope tracerIo;
@@ -101,8 +105,8 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     writer->traceFd_ = compact ? -1 : openForWriting(writer->tracePath_);
     if (!compact && writer->traceFd_ < 0)
         return report("cannot create '" + writer->tracePath_ + "': " + std::strerror(errno));
-    writer->infoFd_ = openForWriting(writer->infoPath_);
-    if (writer->infoFd_ < 0) {
+    writer->infoFd_ = layerTrace ? -1 : openForWriting(writer->infoPath_);
+    if (!layerTrace && writer->infoFd_ < 0) {
         const int openError = errno;
         if (!compact) {
             ::close(writer->traceFd_);
@@ -147,7 +151,7 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     }
     // The .info in blocks, written before the trace text after it.
     writer->info_.attach(writer->infoFd_, kInfoBufferBytes, false);
-    writer->output_.writeFirst(&writer->info_);
+    if (!layerTrace) writer->output_.writeFirst(&writer->info_);
     writer->closed_ = false;
     registry::add(writer.get());
     return writer;
@@ -411,7 +415,7 @@ int TraceWriter::flush() {
     if (failed_) return EIO;
     if (compact_) {
         // The .info first: every id the records use is declared there.
-        if (!info_.flush()) {
+        if (hasInfo() && !info_.flush()) {
             fail(infoPath_.c_str(), info_.lastError());
             return EIO;
         }
@@ -433,6 +437,7 @@ int TraceWriter::flush() {
 // the file before any later trace text (OutputBuffer::writeFirst).
 int TraceWriter::writeInfo(std::string_view text) {
     if (closed_) return EBADF;
+    if (infoPath_.empty()) return EINVAL;  // a layer's trace
     if (failed_) return EIO;
     if (char *space = info_.claim(text.size())) {
         std::memcpy(space, text.data(), text.size());
@@ -472,10 +477,10 @@ int TraceWriter::close() {
     while (depth_ > 0)
         endState(end);
     if (compact_) {
-        if (!failed_ && !info_.flush()) fail(infoPath_.c_str(), info_.lastError());
+        if (!failed_ && hasInfo() && !info_.flush()) fail(infoPath_.c_str(), info_.lastError());
         if (const int error = compact_->frames().close(); error && !failed_)
             fail(tracePath_.c_str(), error);
-        ::close(infoFd_);
+        if (hasInfo()) ::close(infoFd_);
         infoFd_ = -1;
         closed_ = true;
         registry::remove(this);
@@ -488,7 +493,7 @@ int TraceWriter::close() {
     // descriptor before its number can be given to another file.
     output_.waitForBackgroundWrites();
     ::close(traceFd_);
-    ::close(infoFd_);
+    if (hasInfo()) ::close(infoFd_);
     traceFd_ = infoFd_ = -1;
     closed_ = true;
     registry::remove(this);
@@ -499,7 +504,7 @@ void TraceWriter::closeForCrash() {
     if (closed_ || crashClosed_.exchange(true)) return;
     failed_.store(true);
     // The .info first: every id the trace's complete elements use is there.
-    info_.closeForCrash("", 0);
+    if (hasInfo()) info_.closeForCrash("", 0);
     if (compact_)
         compact_->frames().closeForCrash();
     else
@@ -514,7 +519,7 @@ void TraceWriter::abandonAfterFork() {
         output_.abandon();
     info_.abandon();
     if (traceFd_ >= 0) ::close(traceFd_);
-    ::close(infoFd_);
+    if (hasInfo()) ::close(infoFd_);
     traceFd_ = infoFd_ = -1;
     closed_ = true;
 }
@@ -528,8 +533,10 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
     compact_ = CompactEncoder::create(tracePath_, frameOptions, timeAdjustmentSeconds_,
                                       relativeNanoseconds(Timestamp::now()), error);
     if (!compact_) {
-        ::close(infoFd_);
-        ::unlink(infoPath_.c_str());
+        if (hasInfo()) {
+            ::close(infoFd_);
+            ::unlink(infoPath_.c_str());
+        }
         infoFd_ = -1;
         return EIO;
     }

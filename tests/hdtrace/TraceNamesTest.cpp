@@ -50,3 +50,18 @@ TEST(TraceNames, RoundTrips) {
 
 }  // namespace
 }  // namespace hdtrace
+
+TEST(TraceNames, TellsALayersTraceFromAMainTrace) {
+    EXPECT_TRUE(hdtrace::isLayerTraceFileName("app_vm_0_0.hdf5.trc"));
+    EXPECT_TRUE(hdtrace::isLayerTraceFileName("dir.d/app_vm_0_0.hdf5.ctrc"));
+    EXPECT_TRUE(hdtrace::isLayerTraceFileName("a.out_node.x_3_1.netcdf4.trc"));
+    EXPECT_FALSE(hdtrace::isLayerTraceFileName("app_vm_0_0.trc"));
+    EXPECT_FALSE(hdtrace::isLayerTraceFileName("app_vm_0_0.info"));
+    EXPECT_FALSE(hdtrace::isLayerTraceFileName("app_vm_0_0.hdf5.info"));
+    EXPECT_FALSE(hdtrace::isLayerTraceFileName("a.out_vm_0_0.trc"));
+    EXPECT_FALSE(hdtrace::isLayerTraceFileName("app_node1.cluster_0_0.ctrc"));
+    EXPECT_FALSE(hdtrace::isLayerTraceFileName("dir.hdf5/app_vm_0_0.trc"));
+    EXPECT_FALSE(hdtrace::isLayerTraceFileName("app_vm_0_0.5.trc"));
+    EXPECT_TRUE(hdtrace::isLayerName(""));
+    EXPECT_FALSE(hdtrace::isLayerName("5a"));
+}

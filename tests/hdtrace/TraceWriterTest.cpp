@@ -61,6 +61,47 @@ TEST(TraceWriter, NamesFilesFromProgramAndSanitisedLevels) {
     EXPECT_EQ(stat(writer->infoPath().c_str(), &info), 0);
 }
 
+TEST(TraceWriter, WritesALayersTraceBesideTheMainOneWithoutAnInfo) {
+    for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
+        ScratchDirectory directory;
+        TraceOptions options = optionsIn(directory);
+        options.format = format;
+        options.layer = "hdf5";
+        auto writer = createWriter(options);
+        ASSERT_TRUE(writer);
+        const std::string suffix = format == TraceOptions::Format::Xml ? ".trc" : ".ctrc";
+        EXPECT_EQ(writer->tracePath(), directory.path() + "/unit_host_0_0.hdf5" + suffix);
+        EXPECT_EQ(writer->infoPath(), "");
+        EXPECT_EQ(writer->writeInfo("File name=\"a\" Size=0 id=0\n"), EINVAL);
+        writer->beginState("H5Dwrite");
+        writer->attribute("size", int64_t{4096});
+        EXPECT_EQ(writer->endState(), 0);
+        EXPECT_EQ(writer->flush(), 0);
+        EXPECT_EQ(writer->close(), 0);
+        struct stat info;
+        EXPECT_EQ(stat(writer->tracePath().c_str(), &info), 0);
+        EXPECT_GT(info.st_size, 0);
+        EXPECT_NE(stat((directory.path() + "/unit_host_0_0.info").c_str(), &info), 0);
+        EXPECT_NE(stat((directory.path() + "/unit_host_0_0.hdf5.info").c_str(), &info), 0);
+        if (format == TraceOptions::Format::Xml) {
+            EXPECT_NE(readFile(writer->tracePath()).find("<H5Dwrite size='4096'"),
+                      std::string::npos)
+                << readFile(writer->tracePath());
+        }
+    }
+}
+
+TEST(TraceWriter, RefusesALayerNameThatIsNotLowerCaseLettersAndDigits) {
+    for (const char *layer : {"HDF5", "hdf_5", "a.b", "x/y"}) {
+        ScratchDirectory directory;
+        TraceOptions options = optionsIn(directory);
+        options.layer = layer;
+        std::string error;
+        EXPECT_FALSE(TraceWriter::create(options, &error)) << layer;
+        EXPECT_NE(error.find(std::string("'") + layer + "'"), std::string::npos) << error;
+    }
+}
+
 TEST(TraceWriter, CreatesMissingDirectories) {
     ScratchDirectory directory;
     TraceOptions options = optionsIn(directory);

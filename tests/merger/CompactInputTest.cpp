@@ -53,6 +53,24 @@ TEST(CompactInput, ACompactTraceAsInputNamesItsRank) {
     }
 }
 
+TEST(CompactInput, ALayersTraceBesideARankIsNoTraceOfItsOwn) {
+    RunDirectory run;
+    for (int rank = 0; rank < 2; ++rank) {
+        run.addTrace("app", "h", rank, 0, standardHeader(rank, 2));
+        run.write("app_h_" + std::to_string(rank) + "_0.hdf5.trc", "<Program/>");
+        run.write("app_h_" + std::to_string(rank) + "_0.hdf5.ctrc", "compact bytes");
+    }
+    for (const std::vector<std::string> &inputs :
+         {std::vector<std::string>{run.path()}, std::vector<std::string>{run.file("app")}}) {
+        MergeOptions options;
+        options.inputs = inputs;
+        const MergeResult result = merge(options);
+        EXPECT_EQ(result.traceCount, 2u) << inputs.front();
+        EXPECT_EQ(result.rankCount, 2u);
+        EXPECT_EQ(rankNodes(result.outputPath), (std::vector<std::string>{"0", "1"}));
+    }
+}
+
 TEST(CompactInput, BothFormsOfOneTraceAreOneTrace) {
     RunDirectory run;
     addCompactRank(run, 0, 1);

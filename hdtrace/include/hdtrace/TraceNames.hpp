@@ -20,6 +20,15 @@ constexpr std::string_view kInfoSuffix = ".info";
 // An empty part becomes "-", so that it still occupies its level.
 std::string sanitizeNamePart(std::string_view part);
 
+// A layer's trace beside the main one is <base>.<layer>.trc (or .ctrc), the
+// layer's name being a lower-case letter, then lower-case letters and
+// digits; empty names the main trace. No level holds '.' followed by such a
+// name up to the suffix (the thread, the last level, is a number), so the
+// two kinds of names cannot be confused.
+bool isLayerName(std::string_view layer);
+// Whether a file name is that of a layer's trace.
+bool isLayerTraceFileName(std::string_view name);
+
 // "<program>_<level1>_..._<levelN>" with every part sanitised.
 std::string traceBaseName(std::string_view program, const std::vector<std::string> &levels);
 

@@ -35,9 +35,15 @@ struct TraceOptions {
     std::string directory;                  // empty: the working directory; created if missing
     std::string program;                    // first part of the file name
     std::vector<std::string> levels;        // topology levels, e.g. host, rank, thread
-    bool forceFlush = false;                // every top-level state reaches the file when it ends
-    int nestedDepth = 0;                    // nested levels written below a top-level state
-    size_t bufferBytes = 1 << 20;           // size of the output buffer (two halves)
+    // Non-empty: the trace of one layer's calls (isLayerName: lower-case
+    // letters and digits, e.g. "hdf5"), kept beside the main trace of the
+    // same levels as <base>.<layer>.trc (or .ctrc), so that tools reading
+    // the main trace see it unchanged. It has no .info: the ids its states
+    // use are declared in the main trace's; writeInfo() fails with EINVAL.
+    std::string layer;
+    bool forceFlush = false;       // every top-level state reaches the file when it ends
+    int nestedDepth = 0;           // nested levels written below a top-level state
+    size_t bufferBytes = 1 << 20;  // size of the output buffer (two halves)
     // Full halves are written by a background thread (one per process), so
     // that the traced thread does not wait for write(2); see OutputBuffer.hpp.
     bool backgroundWrites = true;
@@ -288,7 +294,8 @@ class TraceWriter final : public OpenTrace {
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
     std::string tracePath_;
-    std::string infoPath_;
+    std::string infoPath_;  // empty for a layer's trace, which has no .info
+    bool hasInfo() const { return !infoPath_.empty(); }
     int traceFd_ = -1;
     int infoFd_ = -1;
     int64_t timeAdjustmentSeconds_ = 0;
