@@ -330,6 +330,13 @@ class Dialect:
         self.version = data.get('version')
         self.kinds = dict(data['kinds'])
         self.families = list(data['families']['order'])
+        # The views' colour of each family, in its order.
+        self.family_colours = list(data['families'].get('colours', []))
+        if len(self.family_colours) != len(self.families) or not all(
+                isinstance(colour, str) and re.fullmatch(r'#[0-9a-f]{6}', colour)
+                for colour in self.family_colours):
+            raise DefinitionError(f'{self.path}: [families] colours must give each family of '
+                                  f'order a colour "#rrggbb", in its order')
         elements = dict(data['elements'])
         self.call_end = _attributes(f'{path}: [elements]', elements.pop('call_end'), self.kinds)
         self.elements = {name: _attributes(f'{path}: [elements.{name}]', entry['attributes'],

@@ -118,6 +118,7 @@ POINT_TO_POINT, COLLECTIVE, FILE_IO, WAIT, OTHER, ONE_SIDED_FAMILY = (
     "point-to-point", "collective", "file I/O", "wait", "other", "one-sided")
 #: In legend order.
 FAMILIES = _dialect.FAMILIES
+FAMILY_COLOURS = _dialect.FAMILY_COLOURS
 ONE_SIDED = frozenset(name for name, family in _dialect.FAMILY_OF.items()
                       if family == ONE_SIDED_FAMILY)
 

@@ -132,6 +132,8 @@ def test_a_group_that_contradicts_the_calls_is_refused_naming_it(tmp_path, chang
     (('part_of = "mpi"', 'part_of = "posix"', 1), '[layers.mpiio]: holds no call'),
     (('order = ["mpi", "mpiio", "posix", "stdio"]', 'order = ["mpi", "posix", "stdio"]', 1),
      '[layers] order must list every layer once'),
+    (('colours = ["#4e79a7", ', 'colours = [', 1),
+     '[families] colours must give each family of order a colour'),
     (('received_from = "fromRank"', 'received_from = "targetRank"', 1),
      '[layers.mpi]: received_from is not one of peer'),
 ])

@@ -12,7 +12,7 @@ import json
 import os
 import re
 
-from ..calls import FAMILIES, POSIX_CALLS, family_of
+from ..calls import FAMILIES, FAMILY_COLOURS, POSIX_CALLS, family_of
 from ..export.atomic import write_atomically
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,6 +46,7 @@ def page_data(timeline):
                  for row in timeline.rows],
         "names": timeline.names,
         "families": list(FAMILIES),
+        "familyColours": list(FAMILY_COLOURS),
         "nameFamily": [FAMILIES.index(family_of(name)) for name in timeline.names],
         "attrText": attr_text,
         "calls": {

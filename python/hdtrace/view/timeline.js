@@ -7,8 +7,8 @@
   const data = window.HDTRACE_DATA;
   const calls = data.calls;
   const callCount = calls.row.length;
-  // In the order of the families (data.families); the POSIX calls are the last.
-  const FAMILY_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#a0a0a0", "#b07aa1", "#edc948"];
+  // In the order of the families (data.families), from the definition.
+  const FAMILY_COLOURS = data.familyColours;
   const LABEL_WIDTH = 120;
   const AXIS_HEIGHT = 26;
   const MIN_BAR_PIXELS = 1.5;     // narrower calls are merged into their pixel column
