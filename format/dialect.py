@@ -188,7 +188,10 @@ SINGLE_MEANINGS = {
 }
 LIST_MEANINGS = {'asked': 'bytes', 'peer': 'rank', 'tag': 'tag'}
 MEANINGS = tuple(SINGLE_MEANINGS) + tuple(LIST_MEANINGS)
-LAYER_KEYS = {'name', 'about', 'part_of', 'families', 'io', 'c_library'} | set(MEANINGS)
+LAYER_KEYS = {'name', 'about', 'part_of', 'families', 'io', 'c_library', 'own_trace',
+              'wrappers'} | set(MEANINGS)
+# The configuration a layer's wrappers are generated from, when it names none.
+MPI_WRAPPERS = 'mpiwrapper/wrapper_conf.py'
 # Meanings only the exports and the Python package take, which fill no
 # column of the C++ readers.
 EXPORT_MEANINGS = {'window', 'received'}
@@ -216,9 +219,13 @@ class Layer:
         self.families = list(entry.get('families', []))
         self.io = entry.get('io', False)
         self.c_library = entry.get('c_library', False)
-        for flag in ('io', 'c_library'):
+        self.own_trace = entry.get('own_trace', False)
+        for flag in ('io', 'c_library', 'own_trace'):
             if not isinstance(entry.get(flag, False), bool):
                 raise DefinitionError(f'{where}: {flag} is true or false')
+        self.wrappers = entry.get('wrappers', MPI_WRAPPERS)
+        if not isinstance(self.wrappers, str) or not self.wrappers.endswith('.py'):
+            raise DefinitionError(f'{where}: wrappers names a configuration, a .py file')
         if self.part_of is not None:
             if self.part_of not in dialect.layer_entries or \
                     dialect.layer_entries[self.part_of].get('part_of'):
@@ -226,9 +233,9 @@ class Layer:
                                       f'is not itself a part')
             if not self.families:
                 raise DefinitionError(f'{where}: a part_of layer chooses its calls by families')
-            if set(entry) & set(MEANINGS):
-                raise DefinitionError(f'{where}: a part_of layer takes its meanings from '
-                                      f'{self.part_of}')
+            if set(entry) & (set(MEANINGS) | {'own_trace', 'wrappers', 'c_library'}):
+                raise DefinitionError(f'{where}: a part_of layer takes its meanings, trace and '
+                                      f'wrappers from {self.part_of}')
         elif self.families:
             raise DefinitionError(f'{where}: families only choose the calls of a part_of layer')
         for family in self.families:

@@ -1,5 +1,5 @@
 """The C library's file functions the POSIX and stdio layers define, from
-which scripts/generate-posix-wrappers.py writes their wrappers, the table of
+which scripts/generate-library-wrappers.py writes their wrappers, the table of
 the C library's own functions they call, and the attribute writing of each
 call the dialect defines.
 
@@ -12,6 +12,21 @@ that call's attributes, every such call has a function), writes the
 attributes in the definition's order, and fails naming the function and the
 key where they disagree.
 """
+
+# How the generated code is named and what it includes: the records are
+# PosixRecord_<tag>, the table of the C library's functions RealPosix
+# (realPosix() in src/PosixReal.hpp looks it up once), and the marker
+# symbol makes a static link take the wrappers with the runtime.
+PREFIX = 'Posix'
+HEADER_INCLUDES = ['<stdio.h>', '<sys/types.h>', '<sys/uio.h>']
+SHAPES_HEADER = 'PosixShapes.hpp'
+MARKER = 'hdtracempi_posix'
+# PosixCall writes the file id before the shape's values.
+FILE_ATTRIBUTE_FIRST = True
+# The C++ type of each shape's values (src/PosixShapes.hpp).
+VALUE_TYPES = {'open': 'OpenValues', 'plain': 'NoValues', 'access': 'AccessValues',
+               'seek': 'SeekValues', 'truncate': 'TruncateValues',
+               'stream-open': 'StreamOpenValues'}
 
 # What each shape knows of a call, by the attribute of the dialect it fills:
 # a C++ expression over the shape's `values` (src/PosixShapes.hpp). The

@@ -409,10 +409,11 @@ def python_module(dialect):
             names += [a.name for a in call.attributes if a.kind == kind and a.name not in names]
         out.append(f'    {kind!r}: {tuple(names)!r},\n')
     out.append('}\n\n')
-    out.append('#: The layers, outermost first: key -> (name, part_of, io, c_library).\n'
-               'LAYERS = {\n')
+    out.append('#: The layers, outermost first: key -> (name, part_of, io, c_library,\n'
+               '#: own_trace).\nLAYERS = {\n')
     out += [f'    {key!r}: ({layer.name!r}, {layer.part_of!r}, {layer.io!r}, '
-            f'{layer.c_library!r}),\n' for key, layer in dialect.layers.items()]
+            f'{layer.c_library!r}, {layer.own_trace!r}),\n'
+            for key, layer in dialect.layers.items()]
     out.append('}\n\n')
     out.append('#: The layer of every call (never a part: mpi, not mpiio).\nLAYER_OF = {\n')
     out += [f'    {tag!r}: {dialect.layer_of(call).key!r},\n' for tag, call in calls.items()]
@@ -525,7 +526,8 @@ def docs_page(dialect):
                              + ', '.join(layer.families) if layer.part_of
                              else f'{len(layer.calls)}')
                             + (', works on files' if layer.io else '')
-                            + (', C library' if layer.c_library else ''),
+                            + (', C library' if layer.c_library else '')
+                            + (', in a trace of its own' if layer.own_trace else ''),
                             '; '.join(f'{meaning}: ' + ' '.join(f'`{name}`' for name in names)
                                       for meaning, names in layer.meanings.items())]
                            for key, layer in dialect.layers.items()]),

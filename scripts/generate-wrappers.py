@@ -148,9 +148,10 @@ def check_against_dialect(entries, not_logged, dialect):
         if call is None:
             errors.append(f'{where}: {dialect.path} defines no call {tag}')
             continue
-        if dialect.layer_of(call).c_library:
-            errors.append(f'{where}: {tag} is a call of the C library layer '
-                          f'{dialect.layer_of(call).key}, not of MPI')
+        layer = dialect.layer_of(call)
+        if layer.wrappers != dialect_definition.MPI_WRAPPERS:
+            errors.append(f'{where}: {tag} is a call of the layer {layer.key}, whose wrappers '
+                          f'{layer.wrappers} generates, not of MPI')
             continue
         written.add(tag)
         names = [attr[0] for attr in entry.get('attrs', [])]
@@ -171,10 +172,10 @@ def check_against_dialect(entries, not_logged, dialect):
                                           'definition does not say logged = "all-functions"'
                                           if ordinary else 'always written, but the definition '
                                           'says logged = "all-functions"'))
-    # The C library layers' calls are written by the POSIX layer's wrappers
-    # (mpiwrapper/src/Posix*), not from entries of this configuration.
+    # The other layers' calls are written by wrappers generated from their
+    # own configurations (the layer's wrappers key), not from entries here.
     for tag, call in dialect.calls.items():
-        if tag not in written and not dialect.layer_of(call).c_library:
+        if tag not in written and dialect.layer_of(call).wrappers == dialect_definition.MPI_WRAPPERS:
             errors.append(f'{dialect.path}: the call {tag} is written by no entry')
     return errors
 

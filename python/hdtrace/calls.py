@@ -134,7 +134,7 @@ def family_of(name):
 
 # --- Layers: the MPI calls, and the C library's calls beneath or beside them
 
-#: {layer key: (name, part_of, io, c_library)}, outermost first, as the
+#: {layer key: (name, part_of, io, c_library, own_trace)}, outermost first, as the
 #: dialect's [layers] declare them.
 LAYERS = _dialect.LAYERS
 MPI_LAYER, POSIX_LAYER = LAYERS["mpi"][0], LAYERS["posix"][0]

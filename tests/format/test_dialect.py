@@ -21,14 +21,15 @@ import dialect  # noqa: E402
 
 # Sources that may spell call tags in quotes, and why:
 # - the definition and the generators that read it;
-# - wrapper_conf.py and posix_conf.py: their entries are checked against
-#   the definition at every build (generate-wrappers.py,
-#   generate-posix-wrappers.py), so a tag there cannot drift;
+# - the configurations the layers' wrappers are generated from (each
+#   layer's wrappers key: wrapper_conf.py, posix_conf.py): their entries are
+#   checked against the definition at every build (generate-wrappers.py,
+#   generate-library-wrappers.py), so a tag there cannot drift;
 # - tests (they assert on tags), benchmarks and examples (they write
 #   traces of known calls to measure or show them).
-ALLOWED = ("format/", "scripts/generate-dialect.py", "scripts/generate-posix-wrappers.py",
-           "mpiwrapper/wrapper_conf.py", "mpiwrapper/posix_conf.py", "tests/", "bench/",
-           "examples/")
+ALLOWED = ("format/", "scripts/generate-dialect.py", "scripts/generate-library-wrappers.py",
+           "tests/", "bench/", "examples/") + tuple(
+               sorted({layer.wrappers for layer in dialect.load().layers.values()}))
 SOURCE_SUFFIXES = (".py", ".cpp", ".hpp", ".h", ".c", ".in")
 
 
@@ -134,6 +135,12 @@ def test_a_group_that_contradicts_the_calls_is_refused_naming_it(tmp_path, chang
      '[layers] order must list every layer once'),
     (('colours = ["#4e79a7", ', 'colours = [', 1),
      '[families] colours must give each family of order a colour'),
+    (('c_library = true\nwrappers', 'c_library = true\nown_trace = "yes"\nwrappers', 1),
+     '[layers.posix]: own_trace is true or false'),
+    (('wrappers = "mpiwrapper/posix_conf.py"', 'wrappers = "mpiwrapper/posix"', 1),
+     '[layers.posix]: wrappers names a configuration, a .py file'),
+    (('families = ["file I/O"]', 'families = ["file I/O"]\nwrappers = "x.py"', 1),
+     '[layers.mpiio]: a part_of layer takes its meanings, trace and wrappers from mpi'),
     (('received_from = "fromRank"', 'received_from = "targetRank"', 1),
      '[layers.mpi]: received_from is not one of peer'),
 ])

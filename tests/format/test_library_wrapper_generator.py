@@ -1,8 +1,9 @@
-"""The POSIX and stdio wrappers are generated from mpiwrapper/posix_conf.py,
-checked against the definition: the generator refuses an entry the
-definition contradicts, naming the function and the key, and writes
-nothing; the committed configuration gives every call of the C library
-layers a function."""
+"""The library layers' wrappers (POSIX and stdio from
+mpiwrapper/posix_conf.py) are generated from configurations checked
+against the definition: the generator
+refuses an entry the definition contradicts, naming the function and the
+key, and writes nothing; each committed configuration gives every call of
+the layers whose wrappers key names it a function, and no other."""
 import subprocess
 import sys
 
@@ -10,28 +11,28 @@ import pytest
 
 from buildtree import REPO_ROOT
 
-GENERATOR = REPO_ROOT / "scripts" / "generate-posix-wrappers.py"
+GENERATOR = REPO_ROOT / "scripts" / "generate-library-wrappers.py"
 CONF = REPO_ROOT / "mpiwrapper" / "posix_conf.py"
 sys.path.insert(0, str(REPO_ROOT / "format"))
 import dialect  # noqa: E402
 
 
-def generate(tmp_path, conf_text):
-    conf = tmp_path / "posix_conf.py"
+def generate(tmp_path, conf_text, key="mpiwrapper/posix_conf.py"):
+    conf = tmp_path / "conf.py"
     conf.write_text(conf_text)
-    header, source = tmp_path / "PosixFunctions.hpp", tmp_path / "PosixWrappers.cpp"
-    result = subprocess.run([sys.executable, str(GENERATOR), str(conf), str(header), str(source)],
-                            capture_output=True, text=True)
+    header, source = tmp_path / "Functions.hpp", tmp_path / "Wrappers.cpp"
+    result = subprocess.run([sys.executable, str(GENERATOR), "--conf-key", key, str(conf),
+                             str(header), str(source)], capture_output=True, text=True)
     return result, header, source
 
 
-def test_the_configuration_gives_every_c_library_call_its_attributes(tmp_path):
+def test_the_configuration_gives_every_call_of_its_layers_its_attributes(tmp_path):
     result, header, source = generate(tmp_path, CONF.read_text())
     assert result.returncode == 0, result.stderr
     text = source.read_text()
     definition = dialect.load()
     for tag, call in definition.calls.items():
-        if not definition.layer_of(call).c_library:
+        if definition.layer_of(call).wrappers != "mpiwrapper/posix_conf.py":
             assert f"PosixRecord_{tag} " not in text
             continue
         record = text[text.index(f"struct PosixRecord_{tag} {{"):]
@@ -56,7 +57,7 @@ def test_the_configuration_gives_every_c_library_call_its_attributes(tmp_path):
      "fsync: tag = \"Barrier\" is a call of the layer mpi"),
     ("    'fflush': dict(tag='fflush', shape='plain', returns='int', params=[('FILE *', 'stream')],\n"
      "                   body='flushStream<Record>(real, stream)'),\n", "",
-     "the call fflush of a C library layer has no function"),
+     "the call fflush of the layer stdio has no function in mpiwrapper/posix_conf.py"),
     ("'size': 'values.done < 0 ? 0 : values.done'}", "}", "writes ['fid', 'offset', 'asked', "
      "'errno']"),
 ])
@@ -74,3 +75,9 @@ def test_the_build_exports_every_function_of_the_configuration():
                             capture_output=True, text=True, check=True).stdout.strip()
     assert listed.split(";")[:3] == ["open", "open64", "openat"]
     assert "fflush" in listed.split(";") and len(listed.split(";")) == 35
+
+
+def test_every_layers_wrappers_configuration_exists():
+    definition = dialect.load()
+    for key, layer in definition.layers.items():
+        assert (REPO_ROOT / layer.wrappers).is_file(), (key, layer.wrappers)
