@@ -120,6 +120,7 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const TraceOptions &options, st
     if (options.earliestTime.nanoseconds != 0 &&
         options.earliestTime.nanoseconds < origin.nanoseconds)
         origin = options.earliestTime;
+    writer->origin_ = origin;
     writer->shiftTime_ = options.shiftTime;
     if (writer->shiftTime_) origin.nanoseconds = writer->shiftTime_(origin.nanoseconds);
     writer->timeAdjustmentSeconds_ = origin.wholeSeconds();

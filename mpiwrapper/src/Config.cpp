@@ -27,14 +27,6 @@ bool parseSwitch(const char *text, bool &value) {
     return false;
 }
 
-void readSwitch(const char *variable, bool &value, bool reportProblems) {
-    const char *text = std::getenv(variable);
-    if (!text || parseSwitch(text, value)) return;
-    if (reportProblems)
-        std::fprintf(stderr, "hdtracempi: warning: %s='%s' is not 0 or 1; using the default %d\n",
-                     variable, text, value ? 1 : 0);
-}
-
 void readWriterThread(Config::WriterThread &value, bool reportProblems) {
     const char *text = std::getenv("HDTRACE_WRITER_THREAD");
     if (!text) return;
@@ -97,6 +89,14 @@ void readFormat(bool &compact, bool reportProblems) {
 }
 
 }  // namespace
+
+void readSwitch(const char *variable, bool &value, bool reportProblems) {
+    const char *text = std::getenv(variable);
+    if (!text || parseSwitch(text, value)) return;
+    if (reportProblems)
+        std::fprintf(stderr, "hdtracempi: warning: %s='%s' is not 0 or 1; using the default %d\n",
+                     variable, text, value ? 1 : 0);
+}
 
 Config readConfig(bool reportProblems) {
     Config config;

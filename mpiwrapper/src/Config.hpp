@@ -41,4 +41,8 @@ struct Config {
 // reportProblems is set, gets one warning on stderr.
 Config readConfig(bool reportProblems);
 
+// A switch of a layer's own (HDTRACE_HDF5): 0 or 1 in variable sets value;
+// another value keeps it, with a warning when reportProblems is set.
+void readSwitch(const char *variable, bool &value, bool reportProblems);
+
 }  // namespace hdtracempi

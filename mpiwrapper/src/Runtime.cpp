@@ -106,6 +106,7 @@ ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
     writer->writeInfo(gRuntime->mpiLibraryLine);
     auto *context = new ThreadContext;
     context->writer = std::move(writer);
+    context->traceOptions = options;
     context->threadIndex = threadIndex;
     {
         std::lock_guard<std::mutex> lock(gContextsMutex);
@@ -279,6 +280,7 @@ void stopTracing() {
             std::fprintf(stderr, "hdtracempi: %s: %llu nested calls not written\n",
                          context->writer->tracePath().c_str(),
                          static_cast<unsigned long long>(context->writer->droppedStates()));
+        context->layerTraces.closeAll();
         context->writer->close();
     }
 }

@@ -14,6 +14,7 @@
 #include <hdtrace/TraceWriter.hpp>
 
 #include "HandleGeneration.hpp"
+#include "LayerTraces.hpp"
 #include "RequestRegistry.hpp"
 #include "Runtime.hpp"
 
@@ -50,7 +51,9 @@ struct ThreadContext {
 
   public:
     std::unique_ptr<hdtrace::TraceWriter> writer;
-    int threadIndex = 0;  // the <thread> of the trace's name
+    hdtrace::TraceOptions traceOptions;  // writer's, which the layers' traces copy
+    LayerTraces layerTraces;             // beside writer's trace
+    int threadIndex = 0;                 // the <thread> of the trace's name
     // > 0 while the wrapper's own code runs: MPI calls made then (by the MPI
     // library on the wrapper's behalf) are not traced.
     int internalDepth = 0;

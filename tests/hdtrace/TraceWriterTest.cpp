@@ -91,6 +91,23 @@ TEST(TraceWriter, WritesALayersTraceBesideTheMainOneWithoutAnInfo) {
     }
 }
 
+TEST(TraceWriter, ALayersTraceFromTheMainTracesOriginHasItsTimeAdjustment) {
+    ScratchDirectory directory;
+    TraceOptions options = optionsIn(directory);
+    // An earliest time a second before now: the origin is not the creation.
+    options.earliestTime = Timestamp{Timestamp::now().nanoseconds - 1000000000};
+    auto main = createWriter(options);
+    ASSERT_TRUE(main);
+    EXPECT_EQ(main->origin().nanoseconds, options.earliestTime.nanoseconds);
+    TraceOptions layerOptions = optionsIn(directory);
+    layerOptions.layer = "hdf5";
+    layerOptions.earliestTime = main->origin();
+    auto layer = createWriter(layerOptions);
+    ASSERT_TRUE(layer);
+    EXPECT_EQ(layer->timeAdjustment(), main->timeAdjustment());
+    EXPECT_EQ(layer->timeAdjustment(), options.earliestTime.wholeSeconds());
+}
+
 TEST(TraceWriter, RefusesALayerNameThatIsNotLowerCaseLettersAndDigits) {
     for (const char *layer : {"HDF5", "hdf_5", "a.b", "x/y"}) {
         ScratchDirectory directory;

@@ -80,6 +80,10 @@ class TraceWriter final : public OpenTrace {
     // Whole epoch seconds at creation (or at TraceOptions::earliestTime if
     // that is earlier); every time in the trace is relative to it.
     int64_t timeAdjustment() const { return timeAdjustmentSeconds_; }
+    // The time timeAdjustment was taken from, before any shiftTime: as the
+    // earliestTime of another trace of the same thread (a layer's), it
+    // gives that trace the same timeAdjustment.
+    Timestamp origin() const { return origin_; }
 
     // --- States. Results are 0 or an errno value (see hdTrace.h).
     // Inline for the common case (a top-level state without children or
@@ -299,6 +303,7 @@ class TraceWriter final : public OpenTrace {
     int traceFd_ = -1;
     int infoFd_ = -1;
     int64_t timeAdjustmentSeconds_ = 0;
+    Timestamp origin_;
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
     // Compact mode: the encoder and the items of a finished top-level state.
