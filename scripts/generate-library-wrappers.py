@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generate the wrappers of a library's layers (the C library's POSIX and
-stdio) from their configuration (mpiwrapper/posix_conf.py).
+stdio, HDF5) from their configuration (mpiwrapper/posix_conf.py,
+mpiwrapper/hdf5/hdf5_conf.py).
 
     generate-library-wrappers.py [--dialect DIALECT] [--conf-key KEY] CONF HEADER SOURCE
     generate-library-wrappers.py --list-functions CONF

@@ -180,17 +180,18 @@ TEST(TraceFilter, EveryMistakeIsNamedWithLineAndColumn) {
     EXPECT_EQ(errorOf("exclude group\n"),
               "test.filter:1:14: expected at least one group name after 'exclude group'");
     const std::string unknownGroup = errorOf("exclude group p2p-probe probes\n");
-    EXPECT_EQ(
-        unknownGroup.rfind("test.filter:1:25: unknown group 'probes'; expected one of mpi, ", 0),
-        0u)
+    EXPECT_EQ(unknownGroup.rfind(
+                  "test.filter:1:25: unknown group 'probes'; expected one of hdf5, mpi, ", 0),
+              0u)
         << unknownGroup;
-    EXPECT_EQ(errorOf("layer\n").rfind("test.filter:1:6: expected a layer after 'layer': mpi, ", 0),
-              0u);
     EXPECT_EQ(
-        errorOf("layer p2p-probe off\n")
-            .rfind("test.filter:1:7: unknown layer 'p2p-probe'; expected mpi, mpiio, posix, stdio",
-                   0),
+        errorOf("layer\n").rfind("test.filter:1:6: expected a layer after 'layer': hdf5, mpi, ", 0),
         0u);
+    EXPECT_EQ(errorOf("layer p2p-probe off\n")
+                  .rfind("test.filter:1:7: unknown layer 'p2p-probe'; expected hdf5, mpi, mpiio, "
+                         "posix, stdio",
+                         0),
+              0u);
     EXPECT_EQ(errorOf("layer posix\n"), "test.filter:1:12: expected on or off after 'layer posix'");
     EXPECT_EQ(errorOf("layer posix no\n"),
               "test.filter:1:13: expected on or off after 'layer posix'; found 'no'");

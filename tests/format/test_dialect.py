@@ -22,9 +22,10 @@ import dialect  # noqa: E402
 # Sources that may spell call tags in quotes, and why:
 # - the definition and the generators that read it;
 # - the configurations the layers' wrappers are generated from (each
-#   layer's wrappers key: wrapper_conf.py, posix_conf.py): their entries are
-#   checked against the definition at every build (generate-wrappers.py,
-#   generate-library-wrappers.py), so a tag there cannot drift;
+#   layer's wrappers key: wrapper_conf.py, posix_conf.py, hdf5/hdf5_conf.py):
+#   their entries are checked against the definition at every build
+#   (generate-wrappers.py, generate-library-wrappers.py), so a tag there
+#   cannot drift;
 # - tests (they assert on tags), benchmarks and examples (they write
 #   traces of known calls to measure or show them).
 ALLOWED = ("format/", "scripts/generate-dialect.py", "scripts/generate-library-wrappers.py",
@@ -124,14 +125,16 @@ def test_a_group_that_contradicts_the_calls_is_refused_naming_it(tmp_path, chang
 
 
 @pytest.mark.parametrize("change, message", [
-    (('done = "size"', 'done = "sizes"', 1),
+    (('asked = ["asked"]\ndone = "size"', 'asked = ["asked"]\ndone = "sizes"', 1),
      '[layers.posix]: done names "sizes", which no call of the layer has'),
+    (('error = "error"', 'error = "errors"', 1),
+     '[layers.hdf5]: error names "errors", which no call of the layer has'),
     (('asked = ["asked"]\ndone = "size"', 'asked = ["size"]\ndone = "asked"', 1),
      '[layers.posix]: attribute "size" fills the column asked'),
     (('layer = "stdio"', 'layer = "stdios"', 1), 'layer = "stdios" is none of the layers'),
     (('layer = "stdio"', 'layer = "mpiio"', 1), 'layer = "mpiio" is none of the layers'),
     (('part_of = "mpi"', 'part_of = "posix"', 1), '[layers.mpiio]: holds no call'),
-    (('order = ["mpi", "mpiio", "posix", "stdio"]', 'order = ["mpi", "posix", "stdio"]', 1),
+    (('order = ["hdf5", "mpi", "mpiio", "posix", "stdio"]', 'order = ["hdf5", "mpi", "posix", "stdio"]', 1),
      '[layers] order must list every layer once'),
     (('colours = ["#4e79a7", ', 'colours = [', 1),
      '[families] colours must give each family of order a colour'),

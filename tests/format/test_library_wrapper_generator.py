@@ -1,6 +1,6 @@
 """The library layers' wrappers (POSIX and stdio from
-mpiwrapper/posix_conf.py) are generated from configurations checked
-against the definition: the generator
+mpiwrapper/posix_conf.py, HDF5 from mpiwrapper/hdf5/hdf5_conf.py) are
+generated from configurations checked against the definition: the generator
 refuses an entry the definition contradicts, naming the function and the
 key, and writes nothing; each committed configuration gives every call of
 the layers whose wrappers key names it a function, and no other."""
@@ -13,6 +13,7 @@ from buildtree import REPO_ROOT
 
 GENERATOR = REPO_ROOT / "scripts" / "generate-library-wrappers.py"
 CONF = REPO_ROOT / "mpiwrapper" / "posix_conf.py"
+HDF5_CONF = REPO_ROOT / "mpiwrapper" / "hdf5" / "hdf5_conf.py"
 sys.path.insert(0, str(REPO_ROOT / "format"))
 import dialect  # noqa: E402
 
@@ -75,6 +76,50 @@ def test_the_build_exports_every_function_of_the_configuration():
                             capture_output=True, text=True, check=True).stdout.strip()
     assert listed.split(";")[:3] == ["open", "open64", "openat"]
     assert "fflush" in listed.split(";") and len(listed.split(";")) == 35
+
+
+def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
+    key = "mpiwrapper/hdf5/hdf5_conf.py"
+    result, header, source = generate(tmp_path, HDF5_CONF.read_text(), key)
+    assert result.returncode == 0, result.stderr
+    text = source.read_text()
+    definition = dialect.load()
+    hdf5 = [tag for tag, call in definition.calls.items()
+            if definition.layer_of(call).wrappers == key]
+    assert hdf5 and all(tag.startswith("H5") for tag in hdf5)
+    for tag, call in definition.calls.items():
+        if tag not in hdf5:
+            assert f"Hdf5Record_{tag} " not in text
+            continue
+        record = text[text.index(f"struct Hdf5Record_{tag} {{"):]
+        record = record[:record.index("\n};")]
+        assert 'kLayer = "hdf5"' in record, tag
+        # Every attribute from the shape's values, the error last (Hdf5Call).
+        written = [line.split('"')[1] for line in record.splitlines()
+                   if "writer.attribute(" in line]
+        assert written + [call.written_on_failure] == call.attribute_names, tag
+    assert 'extern "C" herr_t H5Dwrite(hid_t dataset' in text
+    assert "(*H5Dwrite)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *)" in header.read_text()
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("'H5Dread': dict(tag='H5Dread'", "'H5Dread': dict(tag='pread'",
+     "H5Dread: tag = \"pread\" is a call of the layer posix, whose wrappers "
+     "mpiwrapper/posix_conf.py generates, not mpiwrapper/hdf5/hdf5_conf.py"),
+    ("'H5Aread': dict(tag='H5Aread', shape='attribute-transfer'",
+     "'H5Aread': dict(tag='H5Aread', shape='named'", "H5Aread: shape = \"named\" writes"),
+    ("'H5Dset_extent': dict(tag='H5Dset_extent'", "'H5Dset_extents': dict(tag='H5Dset_extents'",
+     "defines no call H5Dset_extents"),
+    ("PREFIX = 'Hdf5'\n", "", "mpiwrapper/hdf5/hdf5_conf.py: no PREFIX"),
+])
+def test_an_hdf5_entry_the_definition_contradicts_is_refused(tmp_path, old, new, message):
+    text = HDF5_CONF.read_text()
+    assert old in text
+    result, header, source = generate(tmp_path, text.replace(old, new, 1),
+                                      "mpiwrapper/hdf5/hdf5_conf.py")
+    assert result.returncode != 0
+    assert message in result.stderr, result.stderr
+    assert not header.exists() and not source.exists()
 
 
 def test_every_layers_wrappers_configuration_exists():

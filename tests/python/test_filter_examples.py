@@ -73,7 +73,7 @@ def test_the_document_lists_every_group_and_every_layer():
     groups = {name for name, _, _ in native.dialect_groups()}
     assert listed == groups
     layers = sorted(name for name, _, layer in native.dialect_groups() if layer)
-    assert layers == ["mpi", "mpiio", "posix", "stdio"]
+    assert layers == ["hdf5", "mpi", "mpiio", "posix", "stdio"]
     assert "`mpi`, `mpiio`, `posix`, `stdio`" in text
 
 
@@ -82,5 +82,5 @@ def test_a_bad_filter_is_a_filter_error_naming_its_place(tmp_path):
     path.write_text("# fine\nexclude group collective p2p\n")
     with pytest.raises(native.FilterError) as raised:
         native.read_filter(str(path))
-    assert str(raised.value).startswith(f"{path}:2:26: unknown group 'p2p'; expected one of mpi, ")
+    assert str(raised.value).startswith(f"{path}:2:26: unknown group 'p2p'; expected one of hdf5, mpi, ")
     assert isinstance(raised.value, ValueError)

@@ -1,0 +1,48 @@
+#include "Hdf5Real.hpp"
+
+#include <dlfcn.h>
+
+namespace hdtracempi {
+
+namespace {
+
+template <typename Function>
+void find(Function &pointer, const char *name) {
+    pointer = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
+}
+
+Hdf5Queries lookUpQueries() {
+    Hdf5Queries found{};
+    find(found.H5Fget_name, "H5Fget_name");
+    find(found.H5Sget_select_npoints, "H5Sget_select_npoints");
+    find(found.H5Sget_simple_extent_npoints, "H5Sget_simple_extent_npoints");
+    find(found.H5Sclose, "H5Sclose");
+    find(found.H5Tget_size, "H5Tget_size");
+    find(found.H5Tclose, "H5Tclose");
+    find(found.H5Dget_space, "H5Dget_space");
+    find(found.H5Dget_type, "H5Dget_type");
+    find(found.H5Aget_space, "H5Aget_space");
+    find(found.H5Pget_layout, "H5Pget_layout");
+    find(found.H5Pget_dxpl_mpio, "H5Pget_dxpl_mpio");
+    return found;
+}
+
+RealHdf5 lookUpReal() {
+    RealHdf5 found{};
+    lookUpEach(found);
+    return found;
+}
+
+}  // namespace
+
+const RealHdf5 &realHdf5() {
+    static const RealHdf5 real = lookUpReal();
+    return real;
+}
+
+const Hdf5Queries &hdf5Queries() {
+    static const Hdf5Queries queries = lookUpQueries();
+    return queries;
+}
+
+}  // namespace hdtracempi

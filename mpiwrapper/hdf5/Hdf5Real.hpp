@@ -1,0 +1,33 @@
+// Hdf5Real: HDF5's own functions, which the HDF5 layer's definitions of the
+// same names (generated from hdf5_conf.py) call, and the queries the layer
+// makes of HDF5 once a call returned. Found with dlsym(RTLD_NEXT), in the
+// program (libhdtracempi.a linked before HDF5) as when preloaded, at the
+// first HDF5 call; the wrapper does not link HDF5 itself.
+#pragma once
+
+#include <hdf5.h>
+
+#include "Hdf5Functions.hpp"  // generated: struct RealHdf5, lookUpEach
+
+namespace hdtracempi {
+
+// What the layer asks HDF5 about the objects a call used.
+struct Hdf5Queries {
+    ssize_t (*H5Fget_name)(hid_t, char *, size_t);
+    hssize_t (*H5Sget_select_npoints)(hid_t);
+    hssize_t (*H5Sget_simple_extent_npoints)(hid_t);
+    herr_t (*H5Sclose)(hid_t);
+    size_t (*H5Tget_size)(hid_t);
+    herr_t (*H5Tclose)(hid_t);
+    hid_t (*H5Dget_space)(hid_t);
+    hid_t (*H5Dget_type)(hid_t);
+    hid_t (*H5Aget_space)(hid_t);
+    H5D_layout_t (*H5Pget_layout)(hid_t);
+    herr_t (*H5Pget_dxpl_mpio)(hid_t, H5FD_mpio_xfer_t *);
+};
+
+// Resolved once, thread-safely; a pointer HDF5 lacks stays null.
+const RealHdf5 &realHdf5();
+const Hdf5Queries &hdf5Queries();
+
+}  // namespace hdtracempi

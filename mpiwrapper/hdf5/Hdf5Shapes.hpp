@@ -1,0 +1,318 @@
+// Hdf5Shapes: the wrappers' bodies, one per shape of hdf5_conf.py. Each
+// runs HDF5's own function (`run`, a lambda the generated wrapper passes),
+// then, when the call is traced, learns what its shape writes and writes it
+// with the call's record. What a call tells is asked of HDF5 only after it
+// succeeded, on ids it just accepted, so that HDF5 reports no error of the
+// layer's making; a failed call writes what it was given and the error.
+// The program gets what HDF5 returned.
+#pragma once
+
+#include <hdf5.h>
+
+#include <mpi.h>
+
+#include "Hdf5Call.hpp"
+#include "Hdf5Objects.hpp"
+#include "Hdf5Real.hpp"
+
+namespace hdtracempi {
+
+enum class Forget { No, Yes };
+
+namespace hdf5shape {
+
+inline int64_t typeSize(hid_t type) {
+    const auto size = hdf5Queries().H5Tget_size;
+    return size ? static_cast<int64_t>(size(type)) : 0;
+}
+
+inline int64_t extentElements(hid_t space) {
+    const auto elements = hdf5Queries().H5Sget_simple_extent_npoints;
+    const hssize_t count = elements ? elements(space) : -1;
+    return count < 0 ? 0 : static_cast<int64_t>(count);
+}
+
+inline int64_t selectedElements(hid_t space) {
+    const auto selected = hdf5Queries().H5Sget_select_npoints;
+    const hssize_t count = selected ? selected(space) : -1;
+    return count < 0 ? 0 : static_cast<int64_t>(count);
+}
+
+// A dataset's whole extent (H5S_ALL for both of a transfer's spaces).
+inline int64_t datasetElements(hid_t dataset) {
+    const Hdf5Queries &queries = hdf5Queries();
+    if (!queries.H5Dget_space || !queries.H5Sclose) return 0;
+    const hid_t space = queries.H5Dget_space(dataset);
+    if (space < 0) return 0;
+    const int64_t count = extentElements(space);
+    queries.H5Sclose(space);
+    return count;
+}
+
+inline int64_t datasetTypeSize(hid_t dataset) {
+    const Hdf5Queries &queries = hdf5Queries();
+    if (!queries.H5Dget_type || !queries.H5Tclose) return 0;
+    const hid_t type = queries.H5Dget_type(dataset);
+    if (type < 0) return 0;
+    const int64_t size = typeSize(type);
+    queries.H5Tclose(type);
+    return size;
+}
+
+inline int64_t attributeElements(hid_t attribute) {
+    const Hdf5Queries &queries = hdf5Queries();
+    if (!queries.H5Aget_space || !queries.H5Sclose) return 0;
+    const hid_t space = queries.H5Aget_space(attribute);
+    if (space < 0) return 0;
+    const int64_t count = extentElements(space);
+    queries.H5Sclose(space);
+    return count;
+}
+
+inline std::string_view layoutName(hid_t creation) {
+    const auto layout = hdf5Queries().H5Pget_layout;
+    switch (creation == H5P_DEFAULT || !layout ? H5D_CONTIGUOUS : layout(creation)) {
+        case H5D_COMPACT:
+            return "compact";
+        case H5D_CONTIGUOUS:
+            return "contiguous";
+        case H5D_CHUNKED:
+            return "chunked";
+        case H5D_VIRTUAL:
+            return "virtual";
+        default:
+            return "unknown";
+    }
+}
+
+inline std::string_view transferName(H5FD_mpio_xfer_t mode) {
+    return mode == H5FD_MPIO_COLLECTIVE ? "collective" : "independent";
+}
+
+inline std::string_view transferOf(hid_t transfer) {
+    const auto get = hdf5Queries().H5Pget_dxpl_mpio;
+    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    // The default list transfers independently; every other one holds the
+    // mode (the transfer that used it just succeeded, so it is valid).
+    if (transfer != H5P_DEFAULT && get && get(transfer, &mode) < 0) mode = H5FD_MPIO_INDEPENDENT;
+    return transferName(mode);
+}
+
+}  // namespace hdf5shape
+
+// H5Fcreate, H5Fopen: the file by the name it was given, after HDF5 opened
+// it (so that an MPI-IO open inside recorded its size first).
+template <class Record, class Run>
+hid_t openFile(const char *name, unsigned flags, Run run) {
+    Hdf5Call call(Record::kName);
+    const hid_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    values.flags = flags;
+    if (name) values.file = gRuntime->files.named(name, true);
+    if (result >= 0) hdf5Objects().remember(result, Hdf5Object{values.file});
+    call.write<Record>(result, values);
+    return result;
+}
+
+// A call on an open object (H5Fflush, H5Fclose, H5Gclose, H5Aclose).
+template <class Record, class Run>
+herr_t onObject(hid_t object, Forget forget, Run run) {
+    Hdf5Call call(Record::kName);
+    if (!call.active()) {
+        const herr_t result = run();
+        if (forget == Forget::Yes && result >= 0) hdf5Objects().forget(object);
+        return result;
+    }
+    // Before a close, while the id is still valid; only what the layer knows,
+    // as the id may be invalid.
+    const Hdf5Object known = hdf5Objects().known(object);
+    const herr_t result = run();
+    call.ended();
+    if (forget == Forget::Yes && result >= 0) hdf5Objects().forget(object);
+    Hdf5Values values;
+    values.file = known.file;
+    call.write<Record>(result, values);
+    return result;
+}
+
+// H5Gcreate2, H5Gopen2, H5Acreate2, H5Aopen: a named object in a location.
+template <class Record, class Run>
+hid_t openNamed(hid_t location, const char *name, Run run) {
+    Hdf5Call call(Record::kName);
+    const hid_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    if (name) values.name = name;
+    if (result >= 0) {
+        Hdf5Object object;
+        object.file = hdf5Objects().find(location).file;
+        hdf5Objects().remember(result, object);
+        values.file = object.file;
+    }
+    call.write<Record>(result, values);
+    return result;
+}
+
+template <class Record, class Run>
+hid_t createDataset(hid_t location, const char *name, hid_t type, hid_t space, hid_t creation,
+                    Run run) {
+    Hdf5Call call(Record::kName);
+    const hid_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    if (name) values.name = name;
+    if (result >= 0) {
+        Hdf5Object object;
+        object.file = hdf5Objects().find(location).file;
+        object.dataset = hdf5Objects().nextDataset();
+        object.fileTypeSize = hdf5shape::typeSize(type);
+        hdf5Objects().remember(result, object);
+        values.file = object.file;
+        values.dataset = object.dataset;
+        values.fileTypeSize = object.fileTypeSize;
+        values.layout = hdf5shape::layoutName(creation);
+        values.elements = hdf5shape::extentElements(space);
+    }
+    call.write<Record>(result, values);
+    return result;
+}
+
+template <class Record, class Run>
+hid_t openDataset(hid_t location, const char *name, Run run) {
+    Hdf5Call call(Record::kName);
+    const hid_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    if (name) values.name = name;
+    if (result >= 0) {
+        Hdf5Object object;
+        object.file = hdf5Objects().find(location).file;
+        object.dataset = hdf5Objects().nextDataset();
+        object.fileTypeSize = hdf5shape::datasetTypeSize(result);
+        hdf5Objects().remember(result, object);
+        values.file = object.file;
+        values.dataset = object.dataset;
+    }
+    call.write<Record>(result, values);
+    return result;
+}
+
+// H5Dwrite, H5Dread: the selection's elements (the memory space's, else
+// the file space's, else the whole dataset's) times the memory type's size.
+template <class Record, class Run>
+herr_t transferDataset(hid_t dataset, hid_t memoryType, hid_t memorySpace, hid_t fileSpace,
+                       hid_t transfer, Run run) {
+    Hdf5Call call(Record::kName);
+    const herr_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    if (result >= 0) {
+        Hdf5Object object = hdf5Objects().find(dataset);
+        if (object.dataset < 0) {  // opened before tracing began
+            object.dataset = hdf5Objects().nextDataset();
+            object.fileTypeSize = hdf5shape::datasetTypeSize(dataset);
+            hdf5Objects().remember(dataset, object);
+        }
+        values.file = object.file;
+        values.dataset = object.dataset;
+        values.fileTypeSize = object.fileTypeSize;
+        values.memTypeSize = hdf5shape::typeSize(memoryType);
+        const int64_t elements = memorySpace != H5S_ALL ? hdf5shape::selectedElements(memorySpace)
+                                 : fileSpace != H5S_ALL ? hdf5shape::selectedElements(fileSpace)
+                                                        : hdf5shape::datasetElements(dataset);
+        values.size = elements * values.memTypeSize;
+        values.transfer = hdf5shape::transferOf(transfer);
+    }
+    call.write<Record>(result, values);
+    return result;
+}
+
+template <class Record, class Run>
+herr_t extendDataset(hid_t dataset, Run run) {
+    Hdf5Call call(Record::kName);
+    const herr_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    if (result >= 0) {
+        const Hdf5Object object = hdf5Objects().find(dataset);
+        values.file = object.file;
+        values.dataset = object.dataset;
+        values.elements = hdf5shape::datasetElements(dataset);
+    }
+    call.write<Record>(result, values);
+    return result;
+}
+
+template <class Record, class Run>
+herr_t closeDataset(hid_t dataset, Run run) {
+    Hdf5Call call(Record::kName);
+    if (!call.active()) {
+        const herr_t result = run();
+        if (result >= 0) hdf5Objects().forget(dataset);
+        return result;
+    }
+    const Hdf5Object object = hdf5Objects().known(dataset);
+    const herr_t result = run();
+    call.ended();
+    if (result >= 0) hdf5Objects().forget(dataset);
+    Hdf5Values values;
+    values.file = object.file;
+    values.dataset = object.dataset;
+    call.write<Record>(result, values);
+    return result;
+}
+
+// H5Awrite, H5Aread: the attribute's elements times the memory type's size.
+template <class Record, class Run>
+herr_t transferAttribute(hid_t attribute, hid_t memoryType, Run run) {
+    Hdf5Call call(Record::kName);
+    const herr_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    if (result >= 0) {
+        Hdf5Object object = hdf5Objects().find(attribute);
+        if (object.elements == 0) {  // its first read or write
+            object.elements = hdf5shape::attributeElements(attribute);
+            hdf5Objects().remember(attribute, object);
+        }
+        values.file = object.file;
+        values.memTypeSize = hdf5shape::typeSize(memoryType);
+        values.size = object.elements * values.memTypeSize;
+    }
+    call.write<Record>(result, values);
+    return result;
+}
+
+template <class Record, class Run>
+herr_t setFileAccess(MPI_Comm comm, Run run) {
+    Hdf5Call call(Record::kName);
+    const herr_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    if (const CommRecord *record = call.context()->comm(comm)) values.cid = record->id;
+    call.write<Record>(result, values);
+    return result;
+}
+
+template <class Record, class Run>
+herr_t setTransferMode(H5FD_mpio_xfer_t mode, Run run) {
+    Hdf5Call call(Record::kName);
+    const herr_t result = run();
+    if (!call.active()) return result;
+    call.ended();
+    Hdf5Values values;
+    values.transfer = hdf5shape::transferName(mode);
+    call.write<Record>(result, values);
+    return result;
+}
+
+}  // namespace hdtracempi
