@@ -8,15 +8,23 @@
 
 namespace hdtracempi {
 
+thread_local Hdf5Objects::LastFound Hdf5Objects::tLastFound;
+
 void Hdf5Objects::remember(hid_t id, const Hdf5Object &object) {
     std::lock_guard<std::mutex> lock(mutex_);
     objects_[id] = object;
+    generation_.fetch_add(1, std::memory_order_release);
 }
 
 Hdf5Object Hdf5Objects::find(hid_t id) {
+    const uint64_t generation = generation_.load(std::memory_order_acquire);
+    if (tLastFound.id == id && tLastFound.generation == generation) return tLastFound.object;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (auto found = objects_.find(id); found != objects_.end()) return found->second;
+        if (auto found = objects_.find(id); found != objects_.end()) {
+            tLastFound = LastFound{id, generation, found->second};
+            return found->second;
+        }
     }
     Hdf5Object object;
     object.file = fileOfObject(id);
@@ -32,6 +40,7 @@ Hdf5Object Hdf5Objects::known(hid_t id) {
 void Hdf5Objects::forget(hid_t id) {
     std::lock_guard<std::mutex> lock(mutex_);
     objects_.erase(id);
+    generation_.fetch_add(1, std::memory_order_release);
 }
 
 Hdf5Objects &hdf5Objects() {
@@ -48,6 +57,22 @@ const FileRecord *fileOfObject(hid_t id) {
     std::vector<char> name(static_cast<size_t>(length) + 1);
     if (getName(id, name.data(), name.size()) != length) return nullptr;
     return gRuntime->files.named(name.data(), true);
+}
+
+int64_t sizeOfType(hid_t type) {
+    // Direct-mapped, per thread: a program uses a few types over and over.
+    struct Entry {
+        hid_t id = -1;
+        int64_t size = 0;
+    };
+    static thread_local Entry cache[16];
+    Entry &entry = cache[static_cast<uint64_t>(type) % 16];
+    if (entry.id == type) return entry.size;
+    const auto getSize = hdf5Queries().H5Tget_size;
+    const size_t size = getSize ? getSize(type) : 0;
+    // 0: not a type; asked again next time.
+    if (size > 0) entry = Entry{type, static_cast<int64_t>(size)};
+    return static_cast<int64_t>(size);
 }
 
 }  // namespace hdtracempi

@@ -37,6 +37,16 @@ class Hdf5Objects {
     int64_t nextDataset() { return nextDataset_.fetch_add(1, std::memory_order_relaxed); }
 
   private:
+    // Each thread's last object found, valid while no object was remembered
+    // or forgotten since (generation_): a loop of transfers on one dataset
+    // takes no lock.
+    struct LastFound {
+        hid_t id = -1;
+        uint64_t generation = 0;
+        Hdf5Object object;
+    };
+    static thread_local LastFound tLastFound;
+    std::atomic<uint64_t> generation_{1};
     std::mutex mutex_;
     std::unordered_map<hid_t, Hdf5Object> objects_;
     std::atomic<int64_t> nextDataset_{0};
@@ -47,5 +57,10 @@ Hdf5Objects &hdf5Objects();
 // The record of the file an object is in (H5Fget_name), made when its name
 // was never seen; nullptr when HDF5 cannot name it.
 const FileRecord *fileOfObject(hid_t id);
+
+// The size of a datatype (H5Tget_size), remembered by id: HDF5 numbers ids
+// anew for every object and does not give one twice (short of H5close and
+// a new start of the library), so an id's size never changes.
+int64_t sizeOfType(hid_t type);
 
 }  // namespace hdtracempi

@@ -22,8 +22,7 @@ enum class Forget { No, Yes };
 namespace hdf5shape {
 
 inline int64_t typeSize(hid_t type) {
-    const auto size = hdf5Queries().H5Tget_size;
-    return size ? static_cast<int64_t>(size(type)) : 0;
+    return sizeOfType(type);
 }
 
 inline int64_t extentElements(hid_t space) {
@@ -54,7 +53,8 @@ inline int64_t datasetTypeSize(hid_t dataset) {
     if (!queries.H5Dget_type || !queries.H5Tclose) return 0;
     const hid_t type = queries.H5Dget_type(dataset);
     if (type < 0) return 0;
-    const int64_t size = typeSize(type);
+    // Not through the cache: the id is new, and closed at once.
+    const int64_t size = queries.H5Tget_size ? static_cast<int64_t>(queries.H5Tget_size(type)) : 0;
     queries.H5Tclose(type);
     return size;
 }
