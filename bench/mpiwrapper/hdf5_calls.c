@@ -1,0 +1,123 @@
+/* The cost of one HDF5 call, for comparing untraced and traced runs of the
+ * HDF5 layer with the shared per-call yardstick (its run.sh: this program
+ * prints the line it reads). One case per run, every rank on its own file
+ * in memory (the core driver), so that the figures are HDF5's and the
+ * layer's, not a disk's:
+ *   h5pset    H5Pset_dxpl_mpio: the lightest wrapped call, the layer's fixed cost
+ *   h5dwrite  H5Dwrite of 16 doubles of a 1024-element dataset, a hyperslab
+ *   h5aread   H5Aread of a 4-int attribute
+ *   noop      setup and teardown only
+ * Usage: hdf5_calls CASE [ITERATIONS] */
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { CHUNKS = 50 };
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 2) {
+        if (rank == 0) fprintf(stderr, "usage: %s h5pset|h5dwrite|h5aread|noop [iterations]\n",
+                               argv[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *name = argv[1];
+    long iterations = argc >= 3 ? atol(argv[2]) : 200000;
+    if (strcmp(name, "h5dwrite") == 0 && argc < 3) iterations = 50000;
+    iterations -= iterations % CHUNKS;
+
+    char path[64];
+    snprintf(path, sizeof path, "hdf5-calls-%d-%d.h5", (int)getpid(), rank);
+    hid_t access = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_core(access, 1 << 20, 0);  /* in memory, never written out */
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, access);
+    hsize_t elements = 1024, block = 16;
+    hid_t space = H5Screate_simple(1, &elements, NULL);
+    hid_t dataset = H5Dcreate2(file, "d", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
+                               H5P_DEFAULT);
+    hid_t memory = H5Screate_simple(1, &block, NULL);
+    hsize_t four = 4;
+    hid_t attribute_space = H5Screate_simple(1, &four, NULL);
+    hid_t attribute = H5Acreate2(dataset, "a", H5T_NATIVE_INT, attribute_space, H5P_DEFAULT,
+                                 H5P_DEFAULT);
+    int numbers[4] = {1, 2, 3, 4};
+    H5Awrite(attribute, H5T_NATIVE_INT, numbers);
+    hid_t transfer = H5Pcreate(H5P_DATASET_XFER);
+    double values[16] = {0};
+    if (file < 0 || dataset < 0 || attribute < 0) MPI_Abort(MPI_COMM_WORLD, 1);
+
+    double chunk[CHUNKS];
+    double started = 0, ended = 0;
+    const long perChunk = iterations / CHUNKS;
+    long calls = 0;
+    for (int phase = 0; phase < 2; ++phase) {
+        const long rounds = phase ? iterations : iterations / 10;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (phase) started = now();
+        double chunkStart = now();
+        for (long i = 0; i < rounds; ++i) {
+            if (strcmp(name, "h5pset") == 0) {
+                H5Pset_dxpl_mpio(transfer, (i & 1) ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+            } else if (strcmp(name, "h5dwrite") == 0) {
+                hsize_t start = (hsize_t)(i % 64) * block;
+                H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &block, NULL);
+                values[0] = (double)i;
+                H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, values);
+            } else if (strcmp(name, "h5aread") == 0) {
+                H5Aread(attribute, H5T_NATIVE_INT, numbers);
+            } else {
+                break;  /* noop */
+            }
+            if (phase && (i + 1) % perChunk == 0) {
+                const double t = now();
+                chunk[(i + 1) / perChunk - 1] = t - chunkStart;
+                chunkStart = t;
+            }
+        }
+        if (phase) ended = now();
+    }
+    const int noop = strcmp(name, "noop") == 0;
+    calls = noop ? 0 : iterations;
+    double robust = ended - started;
+    if (!noop) {
+        qsort(chunk, CHUNKS, sizeof chunk[0], compare);
+        robust = 0.5 * (chunk[CHUNKS / 2 - 1] + chunk[CHUNKS / 2]) * CHUNKS;
+    }
+    H5Aclose(attribute);
+    H5Dclose(dataset);
+    H5Fclose(file);
+    H5Pclose(transfer);
+    H5Pclose(access);
+    H5Sclose(space);
+    H5Sclose(memory);
+    H5Sclose(attribute_space);
+    long mine = calls, total = 0;
+    MPI_Reduce(&mine, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    const double finalizeStart = now();
+    MPI_Finalize();
+    const double finalizeEnd = now();
+    if (rank == 0)
+        printf("case=%s ranks=%d calls=%ld seconds=%.6f iters=%ld warmup=%ld totalcalls=%ld "
+               "robust_seconds=%.6f finalize_seconds=%.6f\n",
+               name, size, calls, ended - started, iterations, iterations / 10, total, robust,
+               finalizeEnd - finalizeStart);
+    return 0;
+}
