@@ -10,6 +10,7 @@ from .datatypes import decode_datatypes
 from .errors import MissingTraceError, TraceDamageWarning, read_error
 from .events import Event
 from .frames import DEFAULT_SLICE_BYTES, project_to_dask
+from .layer_traces import layer_trace_paths, with_layers
 from .table import read_table
 
 
@@ -312,26 +313,39 @@ class Project:
             warnings.warn(f"trace is damaged, kept every complete call before the damage: {damage}",
                           TraceDamageWarning, stacklevel=4)
 
-    def trace(self, rank, thread=0, names=None, window=None):
+    def trace(self, rank, thread=0, names=None, window=None, layers=True):
         """Iterates the top-level calls of one trace as Event objects.
 
         names  -- only calls with these names (others are skipped unparsed)
         window -- (start, end) in absolute float seconds; calls that overlap it.
                   Either bound may be None.
+        layers -- with the calls of the layers traced beside the main trace
+                  (HDF5): each is a top-level call with the main trace's
+                  calls it made as its children (hdtrace.layer_traces);
+                  False: the main trace alone, as the PIOsim tools read it.
         """
         leaf = self.topology.leaf(rank, thread)
         if leaf.path in self.missing_traces:
             return
         times = self.times
-        reader = self._reader(leaf, names, times.raw_window(window))
-        events = (Event._from_raw(raw, leaf.rank, leaf.thread) for raw in reader)
+        raw_window = times.raw_window(window)
+        readers = [self._reader(leaf, names, raw_window)]
+        if layers:
+            from_ns, to_ns = self._window_ns(raw_window)
+            readers += [native.TraceReader(path, list(names or ()), from_ns, to_ns, self.partial)
+                        for _, path in layer_trace_paths(leaf.path)]
+        streams = [(Event._from_raw(raw, leaf.rank, leaf.thread) for raw in reader)
+                   for reader in readers]
+        events = with_layers(streams[0], streams[1:])
         yield from times.correct_events(events, leaf.rank, leaf.thread,
                                         None if window is None else self._window_ns(window))
-        self._warn_damage(reader.damage)
+        for reader in readers:
+            self._warn_damage(reader.damage)
 
-    def events(self, names=None, window=None):
-        """Every top-level call of every trace, merged in start-time order."""
-        streams = [self.trace(leaf.rank, leaf.thread, names, window)
+    def events(self, names=None, window=None, layers=True):
+        """Every top-level call of every trace, merged in start-time order
+        (layers: as for trace)."""
+        streams = [self.trace(leaf.rank, leaf.thread, names, window, layers)
                    for leaf in self.topology.leaves if leaf.path not in self.missing_traces]
         return heapq.merge(*streams, key=lambda event: (event.start_ns is None, event.start_ns or 0))
 

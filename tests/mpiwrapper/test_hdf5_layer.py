@@ -9,15 +9,20 @@ leaves beside each main trace a trace of its HDF5 calls (<base>.hdf5.trc):
 - the bytes per layer add up to what the program asked for;
 - a call on an invalid id gets HDF5's own error, and the trace records it;
 - HDTRACE_HDF5=0 writes no layer trace and the same main trace, which is
-  all the PIOsim tools read."""
+  all the PIOsim tools read;
+- the Python package reads the three levels (an HDF5 call, the MPI-IO
+  calls beneath it, their C library calls) from XML and compact traces,
+  and the main trace alone on request."""
 import collections
+import json
 import re
-import xml.etree.ElementTree as ET
+import subprocess
 from decimal import Decimal
 
 import pytest
 
 import tracecheck
+from tool_trees import python_env, tools_tree_or_fail
 
 PROGRAM = "hdf5_layers"
 RANKS = 2
@@ -208,3 +213,69 @@ def test_a_bad_switch_value_warns_and_keeps_the_layer_on(runner):
     run = _run(runner, "linked", env={"HDTRACE_HDF5": "maybe"})
     assert "HDTRACE_HDF5='maybe' is not 0 or 1" in run.result.stderr, run.result.stderr
     assert len(list(run.trace_dir.glob("*.hdf5.trc"))) == RANKS
+
+
+# Read by the tree's Python package in a process of its own: every rank's
+# calls with the layers (top-level names; beneath each HDF5 call, its calls
+# and theirs) and without (the main trace alone).
+READ_LEVELS = """
+import json, sys, hdtrace
+project = hdtrace.open(sys.argv[1])
+def calls(events):
+    return [[e.name, e.attrs.get("dataset"), calls(e.children)] for e in events if e.is_call]
+print(json.dumps([{"layered": calls(project.trace(rank)),
+                   "main": [e.name for e in project.trace(rank, layers=False)],
+                   "merged": [e.name for e in project.events() if e.rank == rank]}
+                  for rank in range(int(sys.argv[2]))]))
+"""
+
+
+def _read_levels(tools, run):
+    done = subprocess.run([str(tools / "merger" / "project-merger"), "-q",
+                           str(run.trace_dir / tracecheck.sanitize(run.program))],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
+    read = subprocess.run(["/usr/bin/python3", "-c", READ_LEVELS, str(project), str(RANKS)],
+                          env=python_env(tools), capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    return json.loads(read.stdout)
+
+
+@pytest.mark.parametrize("form", ["xml", "compact"])
+def test_python_reads_three_levels_and_the_main_trace_alone(runner, build_dir, form):
+    tools = tools_tree_or_fail(build_dir)
+    run = _run(runner, "linked", env={"HDTRACE_FORMAT": form} if form == "compact" else None)
+    levels = _read_levels(tools, run)
+    posix = set(tracecheck.POSIX_CALLS)
+    beneath_dataset_write = collections.Counter()
+    for rank, read in enumerate(levels):
+        said = [tag for tag, _ in _said(run, rank)]
+        top = [name for name, _, _ in read["layered"]]
+        # Every HDF5 call at the top level in the program's order, and no
+        # MPI-IO call beside them: HDF5 made them all.
+        assert [name for name in top if name.startswith("H5")] == said, top
+        assert not [name for name in top if name.startswith("File_")], top
+        assert read["merged"] == top
+        # Without the layers: the main trace's calls, as the PIOsim tools
+        # read them; with them, the same calls, some beneath HDF5's.
+        def flatten(calls):
+            for name, _, children in calls:
+                if name.startswith("H5"):
+                    yield from flatten(children)  # the main trace's calls it made
+                else:
+                    yield name
+        main = [name for name in read["main"]]
+        assert not [name for name in main if name.startswith("H5")], main
+        assert sorted(flatten(read["layered"])) == sorted(main)
+        for name, dataset, children in read["layered"]:
+            if name == "H5Dwrite" and dataset == 0:
+                for child, _, grandchildren in children:
+                    if child.startswith("File_write"):
+                        beneath_dataset_write[child] += 1
+                        beneath_dataset_write["posix"] += sum(
+                            1 for grandchild, _, _ in grandchildren if grandchild in posix)
+    # Three levels: the collective write of dataset 0 on every rank, and the
+    # C library's writes beneath them (on the aggregators at least).
+    assert sum(count for key, count in beneath_dataset_write.items() if key != "posix") >= RANKS
+    assert beneath_dataset_write["posix"] >= 1, beneath_dataset_write

@@ -34,7 +34,7 @@ LAYERS = [
     ("helpers", ["text_tables", "output", "elf"]),
     ("door to C++", ["native"]),
     ("model", ["errors", "calls", "events", "datatypes", "table", "clocks", "frames",
-               "project", "merging"]),
+               "layer_traces", "project", "merging"]),
     ("analysis", ["io_calls", "io_layers", "statistics", "messages"]),
     ("Dask", ["distributed_frames"]),
     ("seeing", ["export.atomic", "export.chrome", "view.model",
