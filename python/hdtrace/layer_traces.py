@@ -5,11 +5,17 @@ same thread whose time holds it (docs/format/layers.md), so an H5Dwrite
 holds the File_write_at_all it made, which holds its pwrite calls."""
 import os
 
-from .calls import LAYERS
+from .calls import LAYERS, layer_key
 
 #: The keys of the layers with traces of their own, outermost first.
 OWN_TRACE_LAYERS = tuple(key for key, layer in LAYERS.items() if layer[4])
 _SUFFIXES = (".trc", ".ctrc")
+
+
+def is_layer_call(name):
+    """Whether a call is one of a layer with a trace of its own (an HDF5 call),
+    whose children are calls of the main trace."""
+    return layer_key(name) in OWN_TRACE_LAYERS
 
 
 def layer_trace_paths(main_path):
@@ -68,4 +74,5 @@ def with_layers(main_events, layer_streams):
     return events
 
 
-__all__ = ["OWN_TRACE_LAYERS", "layer_trace_paths", "nest_beneath", "with_layers"]
+__all__ = ["OWN_TRACE_LAYERS", "is_layer_call", "layer_trace_paths", "nest_beneath",
+           "with_layers"]

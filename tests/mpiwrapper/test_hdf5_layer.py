@@ -22,7 +22,7 @@ from decimal import Decimal
 import pytest
 
 import tracecheck
-from tool_trees import python_env, tools_tree_or_fail
+from tool_trees import hdtrace, python_env, tools_tree_or_fail
 
 PROGRAM = "hdf5_layers"
 RANKS = 2
@@ -279,3 +279,41 @@ def test_python_reads_three_levels_and_the_main_trace_alone(runner, build_dir, f
     # C library's writes beneath them (on the aggregators at least).
     assert sum(count for key, count in beneath_dataset_write.items() if key != "posix") >= RANKS
     assert beneath_dataset_write["posix"] >= 1, beneath_dataset_write
+
+
+# The timeline every view and export is drawn from, and the Chrome export.
+READ_TIMELINE = """
+import json, sys, hdtrace
+from hdtrace.view.model import build_timeline
+timeline = build_timeline(hdtrace.open(sys.argv[1]))
+print(json.dumps([[timeline.row[i], timeline.depth[i], timeline.call_name(i),
+                   timeline.parent[i]] for i in range(len(timeline))]))
+"""
+
+
+def test_the_views_and_exports_show_three_levels(runner, build_dir, tmp_path):
+    tools = tools_tree_or_fail(build_dir)
+    run = _run(runner, "linked")
+    _read_levels(tools, run)  # merges the run
+    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
+    read = subprocess.run(["/usr/bin/python3", "-c", READ_TIMELINE, str(project)],
+                          env=python_env(tools), capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    calls = json.loads(read.stdout)
+    posix = set(tracecheck.POSIX_CALLS)
+    for row in range(RANKS):
+        mine = [call for call in calls if call[0] == row]
+        assert {name for _, depth, name, _ in mine if depth == 0 and name.startswith("File_")} \
+            == set(), "an MPI-IO call outside the HDF5 call that made it"
+        assert any(name.startswith("File_") and depth == 1 and
+                   calls[parent][2].startswith("H5") for _, depth, name, parent in mine)
+    # The C library's calls two levels below an HDF5 call (on an aggregator).
+    assert any(depth == 2 and name in posix and calls[calls[parent][3]][2].startswith("H5")
+               for _, depth, name, parent in calls)
+    chrome = tmp_path / "trace.json"
+    done = hdtrace(tools, "export", "--chrome", chrome, project)
+    assert done.returncode == 0, done.stderr
+    events = json.loads(chrome.read_text())["traceEvents"]
+    depths = {(event["name"], event.get("args", {}).get("depth", 0)) for event in events
+              if event.get("ph") == "X"}
+    assert ("H5Dwrite", 0) in depths and ("File_write_at_all", 1) in depths, sorted(depths)[:20]

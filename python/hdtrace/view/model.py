@@ -6,6 +6,7 @@ model, so that they agree on what a row, a call and a message are.
 from dataclasses import dataclass, field
 
 from ..calls import family_of
+from ..layer_traces import is_layer_call
 from ..messages import match_messages
 
 
@@ -62,7 +63,7 @@ def build_timeline(project, with_messages=True):
     raw_names = []
     top_level_index = {}
 
-    def add(event, row_index, depth, parent):
+    def add(event, row_index, depth, parent, key=None):
         index = len(timeline.row)
         timeline.row.append(row_index)
         raw_names.append(event.name)
@@ -73,17 +74,20 @@ def build_timeline(project, with_messages=True):
         timeline.end_ns.append(event.end_ns if event.end_ns is not None else start)
         timeline.attrs.append(event.attrs)
         timeline.elements.append([(child.name, child.attrs) for child in event.elements])
+        if key is not None:
+            top_level_index.setdefault(key + (event.start_ns, event.name), []).append(index)
+        # A layer call's children are main-trace calls, which the table's
+        # rows (and so the matched messages) name as top-level calls.
+        layer_call = is_layer_call(event.name)
         for child in event.nested:
-            add(child, row_index, depth + 1, index)
+            add(child, row_index, depth + 1, index, key if layer_call else None)
         return index
 
     for row_index, leaf in enumerate(leaves):
         for event in project.trace(leaf.rank, leaf.thread):
             if event.start_ns is None:
                 continue
-            index = add(event, row_index, 0, -1)
-            top_level_index.setdefault((leaf.rank, leaf.thread, event.start_ns, event.name),
-                                       []).append(index)
+            add(event, row_index, 0, -1, (leaf.rank, leaf.thread))
 
     timeline.names = sorted(set(raw_names))
     code = {name: i for i, name in enumerate(timeline.names)}
