@@ -5,12 +5,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <utility>
 
+#include <hdtrace/TraceNames.hpp>
 #include <hdtrace/clocks/ClockCorrection.hpp>
 #include <hdtrace/clocks/RunAlignment.hpp>
 #include <hdtrace/clocks/TraceTimes.hpp>
@@ -180,6 +183,43 @@ struct RunOfProject {
     std::vector<RunTrace> traces;
 };
 
+// The traces of layers kept beside the run's traces (<base>.<layer>.trc or
+// .ctrc, docs/format/layers.md), each with the rank and thread of its main
+// trace, whose correction it takes. Each directory is listed once.
+std::vector<RunTrace> layerTracesBeside(const std::vector<RunTrace> &traces) {
+    std::map<std::string, std::vector<std::string>> namesByDirectory;
+    std::vector<RunTrace> found;
+    for (const RunTrace &trace : traces) {
+        const std::string directory = directoryOf(trace.path);
+        auto listed = namesByDirectory.find(directory);
+        if (listed == namesByDirectory.end()) {
+            std::vector<std::string> names;
+            std::error_code error;
+            for (const auto &entry : std::filesystem::directory_iterator(directory, error))
+                if (isLayerTraceFileName(entry.path().filename().string()))
+                    names.push_back(entry.path().filename().string());
+            listed = namesByDirectory.emplace(directory, std::move(names)).first;
+        }
+        std::string base = baseNameOf(trace.path);
+        for (std::string_view suffix : {kXmlTraceSuffix, kCompactTraceSuffix})
+            if (base.size() > suffix.size() &&
+                base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0) {
+                base.resize(base.size() - suffix.size());
+                break;
+            }
+        for (const std::string &name : listed->second) {
+            // <base>.<layer><suffix>, the layer without a '.' of its own.
+            if (name.size() <= base.size() + 1 || name.compare(0, base.size(), base) != 0 ||
+                name[base.size()] != '.')
+                continue;
+            const std::string_view rest = std::string_view(name).substr(base.size() + 1);
+            if (rest.find('.') != rest.rfind('.')) continue;
+            found.push_back(RunTrace{trace.rank, trace.thread, directory + "/" + name});
+        }
+    }
+    return found;
+}
+
 RunOfProject openRun(const std::string &projectPath) {
     RunOfProject run{reader::readProject(projectPath), {}};
     run.traces = traceList(run.project);
@@ -221,6 +261,16 @@ AlignReport alignRun(const std::string &projectPath) {
         if (exists(trace.path + kBackupSuffix))
             throw AlignError(trace.path + kBackupSuffix + " exists but " + infoPathOf(trace.path) +
                              " has no ClockAligned line; move it away first");
+    const size_t mainTraces = run.traces.size();
+    // The layers' traces go with their main traces (they have no .info of
+    // their own, so no ClockAligned line: undo finds their backups beside).
+    for (RunTrace &layer : layerTracesBeside(run.traces)) {
+        if (exists(layer.path + kBackupSuffix))
+            throw AlignError(layer.path + kBackupSuffix +
+                             " exists but the run is not aligned; "
+                             "move it away first");
+        run.traces.push_back(std::move(layer));
+    }
 
     // Each trace is rewritten on its own thread, as many at once as there are cores.
     const ClockCorrection &correction = *corrected.correction;
@@ -243,7 +293,7 @@ AlignReport alignRun(const std::string &projectPath) {
             temporaries.add(trc, trace.path);
         }
         const std::string info = infoPathOf(trace.path);
-        if (!isFile(info)) return;
+        if (isLayerTraceFileName(trace.path) || !isFile(info)) return;
         std::string lines = readWhole(info);
         if (!lines.empty() && lines.back() != '\n') lines += '\n';
         lines += alignedLine(baseNameOf(trace.path) + kBackupSuffix) + "\n";
@@ -266,7 +316,7 @@ AlignReport alignRun(const std::string &projectPath) {
     }
     temporaries.commit();
     report.outcome = AlignOutcome::Rewritten;
-    report.traces = run.traces.size();
+    report.traces = mainTraces;
     return report;
 }
 
@@ -287,6 +337,14 @@ AlignReport undoAlignment(const std::string &projectPath) {
                              ", which does not exist; nothing restored");
         plans.push_back({trace.path, info, backup});
     }
+    // The layers' traces beside a restored trace, whose backups align made.
+    const size_t mainPlans = plans.size();
+    std::vector<RunTrace> restored;
+    for (size_t index = 0; index < mainPlans; ++index)
+        restored.push_back(RunTrace{0, 0, plans[index].trace});
+    for (const RunTrace &layer : layerTracesBeside(restored))
+        if (isFile(layer.path + kBackupSuffix))
+            plans.push_back({layer.path, "", layer.path + kBackupSuffix});
     AlignReport report;
     if (plans.empty()) {
         report.outcome = AlignOutcome::NotAligned;
@@ -294,6 +352,7 @@ AlignReport undoAlignment(const std::string &projectPath) {
     }
     Temporaries temporaries;
     for (const Restore &plan : plans) {
+        if (plan.info.empty()) continue;  // a layer's trace
         std::istringstream lines(readWhole(plan.info));
         std::string kept, line;
         while (std::getline(lines, line)) {
@@ -308,7 +367,7 @@ AlignReport undoAlignment(const std::string &projectPath) {
             throw AlignError(systemError("cannot restore", plan.trace));
     temporaries.commit();
     report.outcome = AlignOutcome::Rewritten;
-    report.traces = plans.size();
+    report.traces = mainPlans;
     return report;
 }
 

@@ -265,6 +265,50 @@ def test_hdtrace_align_rewrites_idempotently_and_undoes(skewed_run, tmp_path):
     assert snapshot(trace_dir) == original
 
 
+def _add_layer_traces(trace_dir):
+    """Beside each rank's trace, a layer's trace (as the HDF5 layer writes
+    one) with a call at the times of the rank's Init."""
+    for rank in range(NRANKS):
+        base = tracecheck.trace_base(trace_dir, PROGRAM, rank)
+        main = tracecheck.parse_trc(base.with_suffix(".trc"))
+        init = next(element for element in main.elements if element.tag == "Init")
+        base.with_name(base.name + ".hdf5.trc").write_text(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            f"<Program timeAdjustment='{main.time_adjustment}'>\n"
+            f"<H5Fcreate fid='0' flags='2' time='{init.attrib['time']}' "
+            f"end='{init.attrib['end']}'/>\n</Program>\n")
+
+
+def test_hdtrace_align_takes_the_layers_traces_along(skewed_run, tmp_path):
+    run, tools = skewed_run
+    trace_dir = copy_run(run.trace_dir, tmp_path / "run")
+    _add_layer_traces(trace_dir)
+    project = merge(tools, trace_dir)
+    original = snapshot(trace_dir)
+    done = hdtrace(tools, "align", project, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "4 trace(s) put on rank 0's clock" in done.stdout, done.stdout
+    for rank in range(NRANKS):
+        base = tracecheck.trace_base(trace_dir, PROGRAM, rank)
+        layer_path = base.with_name(base.name + ".hdf5.trc")
+        assert (trace_dir / (layer_path.name + ".unaligned")).read_bytes() == \
+            original[layer_path.name]
+        # The same correction as the main trace's: the call still has the
+        # times of the rank's Init, which moved (rank 0's clock is the
+        # reference; the others are skewed).
+        main = tracecheck.parse_trc(base.with_suffix(".trc"))
+        layer = tracecheck.parse_trc(layer_path)
+        init = next(element for element in main.elements if element.tag == "Init")
+        [call] = list(layer.root)
+        assert (layer.time_adjustment, call.attrib["time"], call.attrib["end"]) == \
+            (main.time_adjustment, init.attrib["time"], init.attrib["end"]), rank
+        if rank in SKEWS:
+            assert layer_path.read_bytes() != original[layer_path.name], rank
+    undone = hdtrace(tools, "align", "--undo", project, timeout=120)
+    assert undone.returncode == 0, undone.stderr
+    assert snapshot(trace_dir) == original
+
+
 def test_damaged_clock_line_changes_nothing(skewed_run, tmp_path):
     run, tools = skewed_run
     trace_dir = copy_run(run.trace_dir, tmp_path / "run")
