@@ -99,9 +99,20 @@ char *writeLiteral(char *out, std::string_view literal) {
     return out + literal.size();
 }
 
-bool needsEscape(unsigned char c) {
-    return c < 0x20 || c >= 0x80 || c == '&' || c == '<' || c == '>' || c == '\'' || c == '"';
-}
+// By byte: whether it is written other than as itself (a control character,
+// a byte of UTF-8 to check, or one of XML's five). A table, so that the scan
+// of a plain value costs one load and one test per byte.
+struct EscapeTable {
+    bool escaped[256] = {};
+    constexpr EscapeTable() {
+        for (int c = 0; c < 256; ++c)
+            escaped[c] = c < 0x20 || c >= 0x80 || c == '&' || c == '<' || c == '>' ||
+                         c == '\'' || c == '"';
+    }
+};
+constexpr EscapeTable kEscapeTable;
+
+bool needsEscape(unsigned char c) { return kEscapeTable.escaped[c]; }
 
 }  // namespace
 
