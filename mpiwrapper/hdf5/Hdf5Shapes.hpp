@@ -100,106 +100,96 @@ inline std::string_view transferOf(hid_t transfer) {
 
 }  // namespace hdf5shape
 
-// H5Fcreate, H5Fopen: the file by the name it was given, after HDF5 opened
-// it (so that an MPI-IO open inside recorded its size first).
-template <class Record, class Run>
-hid_t openFile(const char *name, unsigned flags, Run run) {
+// The common course of a call: HDF5's function, then, when the call is
+// traced, what learn(result, values) finds out, written as Record says.
+template <class Record, class Run, class Learn>
+auto recordAfter(Run run, Learn learn) {
     Hdf5Call call(Record::kName);
-    const hid_t result = run();
+    const auto result = run();
     if (!call.active()) return result;
     call.ended();
     Hdf5Values values;
-    values.flags = flags;
-    if (name) values.file = gRuntime->files.named(name, true);
-    if (result >= 0) hdf5Objects().remember(result, Hdf5Object{values.file});
+    learn(result, values, *call.context());
     call.write<Record>(result, values);
     return result;
 }
 
-// A call on an open object (H5Fflush, H5Fclose, H5Gclose, H5Aclose).
+// A call that ends an object's or a file's use, or flushes it (H5Fflush,
+// H5Fclose, H5Gclose, H5Aclose, H5Dclose): what the layer knows of the id,
+// taken before the call (a close makes it invalid) and without asking HDF5
+// (it may be invalid already).
 template <class Record, class Run>
 herr_t onObject(hid_t object, Forget forget, Run run) {
     Hdf5Call call(Record::kName);
-    if (!call.active()) {
-        const herr_t result = run();
-        if (forget == Forget::Yes && result >= 0) hdf5Objects().forget(object);
-        return result;
-    }
-    // Before a close, while the id is still valid; only what the layer knows,
-    // as the id may be invalid.
-    const Hdf5Object known = hdf5Objects().known(object);
+    const Hdf5Object known = call.active() ? hdf5Objects().known(object) : Hdf5Object{};
     const herr_t result = run();
-    call.ended();
     if (forget == Forget::Yes && result >= 0) hdf5Objects().forget(object);
+    if (!call.active()) return result;
+    call.ended();
     Hdf5Values values;
     values.file = known.file;
+    values.dataset = known.dataset;
     call.write<Record>(result, values);
     return result;
+}
+
+// H5Fcreate, H5Fopen: the file by the name it was given, after HDF5 opened
+// it (so that an MPI-IO open inside recorded its size first).
+template <class Record, class Run>
+hid_t openFile(const char *name, unsigned flags, Run run) {
+    return recordAfter<Record>(run, [&](hid_t result, Hdf5Values &values, ThreadContext &) {
+        values.flags = flags;
+        if (name) values.file = gRuntime->files.named(name, true);
+        if (result >= 0) hdf5Objects().remember(result, Hdf5Object{values.file});
+    });
 }
 
 // H5Gcreate2, H5Gopen2, H5Acreate2, H5Aopen: a named object in a location.
 template <class Record, class Run>
 hid_t openNamed(hid_t location, const char *name, Run run) {
-    Hdf5Call call(Record::kName);
-    const hid_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    if (name) values.name = name;
-    if (result >= 0) {
+    return recordAfter<Record>(run, [&](hid_t result, Hdf5Values &values, ThreadContext &) {
+        if (name) values.name = name;
+        if (result < 0) return;
         Hdf5Object object;
         object.file = hdf5Objects().find(location).file;
         hdf5Objects().remember(result, object);
         values.file = object.file;
-    }
-    call.write<Record>(result, values);
-    return result;
+    });
+}
+
+// H5Dcreate2, H5Dopen2: a dataset, numbered as the process's next one,
+// remembered with its file and the size of its type.
+inline void rememberDataset(hid_t dataset, hid_t location, int64_t fileTypeSize,
+                            Hdf5Values &values) {
+    Hdf5Object object;
+    object.file = hdf5Objects().find(location).file;
+    object.dataset = hdf5Objects().nextDataset();
+    object.fileTypeSize = fileTypeSize;
+    hdf5Objects().remember(dataset, object);
+    values.file = object.file;
+    values.dataset = object.dataset;
+    values.fileTypeSize = fileTypeSize;
 }
 
 template <class Record, class Run>
 hid_t createDataset(hid_t location, const char *name, hid_t type, hid_t space, hid_t creation,
                     Run run) {
-    Hdf5Call call(Record::kName);
-    const hid_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    if (name) values.name = name;
-    if (result >= 0) {
-        Hdf5Object object;
-        object.file = hdf5Objects().find(location).file;
-        object.dataset = hdf5Objects().nextDataset();
-        object.fileTypeSize = hdf5shape::typeSize(type);
-        hdf5Objects().remember(result, object);
-        values.file = object.file;
-        values.dataset = object.dataset;
-        values.fileTypeSize = object.fileTypeSize;
+    return recordAfter<Record>(run, [&](hid_t result, Hdf5Values &values, ThreadContext &) {
+        if (name) values.name = name;
+        if (result < 0) return;
+        rememberDataset(result, location, hdf5shape::typeSize(type), values);
         values.layout = hdf5shape::layoutName(creation);
         values.elements = hdf5shape::extentElements(space);
-    }
-    call.write<Record>(result, values);
-    return result;
+    });
 }
 
 template <class Record, class Run>
 hid_t openDataset(hid_t location, const char *name, Run run) {
-    Hdf5Call call(Record::kName);
-    const hid_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    if (name) values.name = name;
-    if (result >= 0) {
-        Hdf5Object object;
-        object.file = hdf5Objects().find(location).file;
-        object.dataset = hdf5Objects().nextDataset();
-        object.fileTypeSize = hdf5shape::datasetTypeSize(result);
-        hdf5Objects().remember(result, object);
-        values.file = object.file;
-        values.dataset = object.dataset;
-    }
-    call.write<Record>(result, values);
-    return result;
+    return recordAfter<Record>(run, [&](hid_t result, Hdf5Values &values, ThreadContext &) {
+        if (name) values.name = name;
+        if (result < 0) return;
+        rememberDataset(result, location, hdf5shape::datasetTypeSize(result), values);
+    });
 }
 
 // H5Dwrite, H5Dread: the selection's elements (the memory space's, else
@@ -207,12 +197,8 @@ hid_t openDataset(hid_t location, const char *name, Run run) {
 template <class Record, class Run>
 herr_t transferDataset(hid_t dataset, hid_t memoryType, hid_t memorySpace, hid_t fileSpace,
                        hid_t transfer, Run run) {
-    Hdf5Call call(Record::kName);
-    const herr_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    if (result >= 0) {
+    return recordAfter<Record>(run, [&](herr_t result, Hdf5Values &values, ThreadContext &) {
+        if (result < 0) return;
         Hdf5Object object = hdf5Objects().find(dataset);
         if (object.dataset < 0) {  // opened before tracing began
             object.dataset = hdf5Objects().nextDataset();
@@ -228,56 +214,25 @@ herr_t transferDataset(hid_t dataset, hid_t memoryType, hid_t memorySpace, hid_t
                                                         : hdf5shape::datasetElements(dataset);
         values.size = elements * values.memTypeSize;
         values.transfer = hdf5shape::transferOf(transfer);
-    }
-    call.write<Record>(result, values);
-    return result;
+    });
 }
 
 template <class Record, class Run>
 herr_t extendDataset(hid_t dataset, Run run) {
-    Hdf5Call call(Record::kName);
-    const herr_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    if (result >= 0) {
+    return recordAfter<Record>(run, [&](herr_t result, Hdf5Values &values, ThreadContext &) {
+        if (result < 0) return;
         const Hdf5Object object = hdf5Objects().find(dataset);
         values.file = object.file;
         values.dataset = object.dataset;
         values.elements = hdf5shape::datasetElements(dataset);
-    }
-    call.write<Record>(result, values);
-    return result;
-}
-
-template <class Record, class Run>
-herr_t closeDataset(hid_t dataset, Run run) {
-    Hdf5Call call(Record::kName);
-    if (!call.active()) {
-        const herr_t result = run();
-        if (result >= 0) hdf5Objects().forget(dataset);
-        return result;
-    }
-    const Hdf5Object object = hdf5Objects().known(dataset);
-    const herr_t result = run();
-    call.ended();
-    if (result >= 0) hdf5Objects().forget(dataset);
-    Hdf5Values values;
-    values.file = object.file;
-    values.dataset = object.dataset;
-    call.write<Record>(result, values);
-    return result;
+    });
 }
 
 // H5Awrite, H5Aread: the attribute's elements times the memory type's size.
 template <class Record, class Run>
 herr_t transferAttribute(hid_t attribute, hid_t memoryType, Run run) {
-    Hdf5Call call(Record::kName);
-    const herr_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    if (result >= 0) {
+    return recordAfter<Record>(run, [&](herr_t result, Hdf5Values &values, ThreadContext &) {
+        if (result < 0) return;
         Hdf5Object object = hdf5Objects().find(attribute);
         if (object.elements == 0) {  // its first read or write
             object.elements = hdf5shape::attributeElements(attribute);
@@ -286,33 +241,21 @@ herr_t transferAttribute(hid_t attribute, hid_t memoryType, Run run) {
         values.file = object.file;
         values.memTypeSize = hdf5shape::typeSize(memoryType);
         values.size = object.elements * values.memTypeSize;
-    }
-    call.write<Record>(result, values);
-    return result;
+    });
 }
 
 template <class Record, class Run>
 herr_t setFileAccess(MPI_Comm comm, Run run) {
-    Hdf5Call call(Record::kName);
-    const herr_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    if (const CommRecord *record = call.context()->comm(comm)) values.cid = record->id;
-    call.write<Record>(result, values);
-    return result;
+    return recordAfter<Record>(run, [&](herr_t, Hdf5Values &values, ThreadContext &context) {
+        if (const CommRecord *record = context.comm(comm)) values.cid = record->id;
+    });
 }
 
 template <class Record, class Run>
 herr_t setTransferMode(H5FD_mpio_xfer_t mode, Run run) {
-    Hdf5Call call(Record::kName);
-    const herr_t result = run();
-    if (!call.active()) return result;
-    call.ended();
-    Hdf5Values values;
-    values.transfer = hdf5shape::transferName(mode);
-    call.write<Record>(result, values);
-    return result;
+    return recordAfter<Record>(run, [&](herr_t, Hdf5Values &values, ThreadContext &) {
+        values.transfer = hdf5shape::transferName(mode);
+    });
 }
 
 }  // namespace hdtracempi

@@ -108,7 +108,7 @@ FUNCTIONS = {
                           body='extendDataset<Record>(dataset, [&] { '
                                'return real(dataset, size); })'),
     'H5Dclose': dict(tag='H5Dclose', shape='dataset', returns='herr_t', params=[(H, 'dataset')],
-                     body='closeDataset<Record>(dataset, [&] { return real(dataset); })'),
+                     body='onObject<Record>(dataset, Forget::Yes, [&] { return real(dataset); })'),
     # --- Attributes.
     'H5Acreate2': dict(tag='H5Acreate2', shape='named', returns=H,
                        params=[(H, 'location'), ('const char *', 'name'), (H, 'type'),
