@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native
-from .calls import (FILE_OPENS, MPI_IO_LAYER, MPI_LAYER, POSIX_CALLS, POSIX_LAYER, READ, WRITE,
-                    attribute_names, attribute_value, file_access, file_access_values,
+from .calls import (FILE_OPENS, LAYERS, MPI_IO_LAYER, MPI_LAYER, POSIX_CALLS, POSIX_LAYER, READ,
+                    WRITE, attribute_names, attribute_value, file_access, file_access_values,
                     layer_of)
 from .errors import TraceDamageWarning
 from .io_calls import KIND_META, KIND_READ, KIND_WRITE, finish_order, project_io_calls
@@ -114,8 +114,10 @@ def accesses_of_io_calls(io, layers=(MPI_LAYER, POSIX_LAYER)):
     layers (MPI: MPI-IO; POSIX: the C library's, stdio included), trace by
     trace, each call's nested calls before it."""
     mpi_io = io.layer_code(MPI_IO_LAYER)
+    c_library = {layer[0] for layer in LAYERS.values() if layer[3]}
     wanted = [code for code, name in enumerate(io.layers)
-              if (MPI_LAYER if code == mpi_io else POSIX_LAYER) in layers]
+              if (code == mpi_io and MPI_LAYER in layers) or
+              (name in c_library and POSIX_LAYER in layers)]
     rows = _end_order(io)
     rows = rows[np.isin(io["layer"][rows], wanted) & (io["kind"][rows] != KIND_META)]
     columns = {name: io[name][rows].tolist() for name in (
@@ -140,8 +142,10 @@ def accesses_of_io_calls(io, layers=(MPI_LAYER, POSIX_LAYER)):
 def project_accesses(project, layers=(MPI_LAYER, POSIX_LAYER)):
     """Every file access of an hdtrace.Project, trace by trace (times as the
     project gives them: aligned when it aligns its clocks), from the C++
-    reader's call trees (io_calls) rather than a walk over Events."""
-    yield from accesses_of_io_calls(project_io_calls(project), layers)
+    reader's call trees (io_calls) rather than a walk over Events. The
+    accesses are those of the main traces, their depth and parent as there:
+    a layer traced apart (HDF5) names datasets, not a file's bytes."""
+    yield from accesses_of_io_calls(project_io_calls(project, layers=False), layers)
 
 
 def has_nested_block(path):
