@@ -317,3 +317,79 @@ def test_the_views_and_exports_show_three_levels(runner, build_dir, tmp_path):
     depths = {(event["name"], event.get("args", {}).get("depth", 0)) for event in events
               if event.get("ph") == "X"}
     assert ("H5Dwrite", 0) in depths and ("File_write_at_all", 1) in depths, sorted(depths)[:20]
+
+
+# The calls on files with the layers and without, and the report built on
+# each: the HDF5 layer adds its own row and the nesting beneath it, and
+# changes none of the figures of the files, ranks and other layers.
+READ_REPORT = """
+import json, sys, hdtrace
+from hdtrace.io_calls import project_io_calls, walked_io_calls
+import hdtrace.report
+project = hdtrace.open(sys.argv[1])
+io = project_io_calls(project)
+walked = walked_io_calls(project)
+def rows(calls):
+    columns = ("rank", "thread", "layer", "kind", "fid", "offset", "requested", "done",
+               "start_ns", "end_ns", "depth", "parent", "failed")
+    return [[calls.names[calls["call"][i]],
+             calls.files[calls["file"][i]] if calls["file"][i] >= 0 else None,
+             calls.names[calls["parent_call"][i]] if calls["parent_call"][i] >= 0 else None]
+            + [calls[c][i].item() for c in columns] for i in range(len(calls))]
+print(json.dumps({"columns": rows(io), "walked": rows(walked), "layers": io.layers,
+                  "with": hdtrace.report.build(project).document(),
+                  "without": hdtrace.report.build(project, layers=False).document()}))
+"""
+
+
+@pytest.mark.parametrize("form", ["xml", "compact"])
+def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, build_dir, form):
+    tools = tools_tree_or_fail(build_dir)
+    run = _run(runner, "linked", env={"HDTRACE_FORMAT": form} if form == "compact" else None)
+    _read_levels(tools, run)  # merges the run
+    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
+    read = subprocess.run(["/usr/bin/python3", "-c", READ_REPORT, str(project)],
+                          env=python_env(tools), capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    result = json.loads(read.stdout)
+    # The columns from the C++ call trees are the walk over Events, row by row.
+    assert result["columns"] == result["walked"]
+    layer_names = result["layers"]
+    hdf5_rows = [row for row in result["columns"] if layer_names[row[5]] == "HDF5"]
+    said = [(tag, values) for rank in range(RANKS) for tag, values in _said(run, rank)]
+    assert sorted(row[0] for row in hdf5_rows) == sorted(tag for tag, _ in said)
+    assert all(row[1] == "data.h5" for row in hdf5_rows if row[7] >= 0), hdf5_rows
+    # Every MPI-IO call of the run lies beneath the HDF5 call that made it.
+    mpi_io = [row for row in result["columns"] if layer_names[row[5]] == "MPI-IO"]
+    assert mpi_io and all(row[2] is not None and row[2].startswith("H5") and row[13] == 1
+                          for row in mpi_io), [row for row in mpi_io if row[13] != 1][:3]
+
+    with_layer, without = result["with"], result["without"]
+    layers = {layer["name"]: layer for layer in with_layer["layers"]}
+    hdf5 = layers["HDF5"]
+    asked = collections.Counter()
+    for tag, values in said:
+        kind = "read" if tag in ("H5Dread", "H5Aread") else \
+            "write" if tag in ("H5Dwrite", "H5Awrite") else None
+        if kind and "error" not in values:
+            asked[kind] += int(values["size"])
+            asked[kind + "s"] += 1
+    assert (hdf5["calls"], hdf5["bytes_written"], hdf5["bytes_read"]) == (
+        len(said), asked["write"], asked["read"]), hdf5
+    assert hdf5["own_trace"] and hdf5["beneath"] == {} and "beneath_mpi_io" not in hdf5
+    under = layers["MPI-IO"]["beneath"]["HDF5"]
+    assert (under["calls"], under["bytes_written"], under["bytes_read"]) == (
+        layers["MPI-IO"]["calls"], layers["MPI-IO"]["bytes_written"],
+        layers["MPI-IO"]["bytes_read"]), layers["MPI-IO"]
+    # Without the layer: the same report, but for HDF5's row and naming.
+    def plain(document):
+        kept = {key: value for key, value in document.items()
+                if key not in ("layers", "job", "files", "generated")}
+        kept["layers"] = [{key: value for key, value in layer.items() if key != "beneath"}
+                          for layer in document["layers"] if layer["name"] != "HDF5"]
+        kept["files"] = [{key: value for key, value in entry.items() if key != "layers"}
+                         for entry in document["files"]]
+        return kept
+    assert plain(with_layer) == plain(without)
+    data = [entry for entry in with_layer["files"] if entry["name"] == "data.h5"]
+    assert data and data[0]["layers"][0] == "HDF5", with_layer["files"]

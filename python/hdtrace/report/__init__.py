@@ -52,7 +52,7 @@ class Report:
         import pandas
         document = self.document()
         layers = [{key: value for key, value in layer.items()
-                   if key not in ("access_sizes", "common_sizes", "beneath_mpi_io")}
+                   if key not in ("access_sizes", "common_sizes", "beneath_mpi_io", "beneath")}
                   for layer in document["layers"]]
         return {
             "layers": pandas.DataFrame(layers),
@@ -64,13 +64,14 @@ class Report:
         }
 
 
-def build(project, thresholds=None, file_limit=100, progress=None):
+def build(project, thresholds=None, file_limit=100, progress=None, layers=True):
     """The Report of an hdtrace.Project (its damage warnings are kept in
     report.damage and named at the top of the page); progress(text), if
-    given, is told each step as it starts."""
+    given, is told each step as it starts; layers: with the calls of the
+    layers traced apart (HDF5), or the main traces' alone."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TraceDamageWarning)
-        model = build_model(project, file_limit=file_limit, progress=progress)
+        model = build_model(project, file_limit=file_limit, progress=progress, layers=layers)
     damage = [str(warning.message) for warning in caught
               if issubclass(warning.category, TraceDamageWarning)]
     for warning in caught:

@@ -8,9 +8,11 @@ project's: on rank 0's clock where the clocks were measured.
 Units: bytes, seconds, counts. Which I/O calls count where:
 - a layer counts every call of its own, at any depth (a pwrite beneath a
   File_write_all counts in POSIX, the File_write_all in MPI-IO);
-- a file, a rank's I/O time and the access patterns count the calls the
-  program made itself: the outermost I/O calls (depth 0, or beneath a call
-  that is no I/O call), so that no byte or second is counted twice.
+- a file, a rank's I/O time and the access patterns count the calls on
+  files the program made itself: the outermost calls on files (depth 0,
+  beneath a call that is no I/O call, or beneath a call of a layer traced
+  apart, as HDF5's H5Dwrite: it works on datasets, and the MPI-IO and POSIX
+  calls it made are the file's), so that no byte or second is counted twice.
 """
 import os
 from dataclasses import dataclass, field
@@ -18,13 +20,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import native
-from ..calls import (BLOCKING_COLLECTIVES, COLLECTIVE_FILE_ACCESSES, IO_LAYERS, MPI_IO_LAYER,
+from ..calls import (BLOCKING_COLLECTIVES, COLLECTIVE_FILE_ACCESSES, IO_LAYERS, LAYERS,
+                     MPI_IO_LAYER,
                      N_TO_N_COLLECTIVES, NONBLOCKING_COLLECTIVES, NONBLOCKING_FILE_ACCESSES,
                      PROC_NULL, SENDS, SEND_RECEIVES, io_layer_of)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, project_io_calls
 from ..table import NO_PEER
 from .waits import wait_states
 
+#: The names of the layers traced apart, above the MPI calls (HDF5).
+OWN_TRACE_LAYER_NAMES = frozenset(layer[0] for layer in LAYERS.values() if layer[4])
 #: Darshan's access size bins (bytes): [low, high) each, the last open.
 SIZE_BIN_EDGES = (0, 100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20,
                   100 << 20, 1 << 30)
@@ -124,9 +129,23 @@ def _clock_state(project):
             "raw": ("not aligned (--raw-times)", False)}.get(state, ("not aligned", False))
 
 
+def traced_apart(io):
+    """Rows of the calls of a layer traced apart (HDF5): calls on a library's
+    objects, which made the file calls beneath them."""
+    codes = [code for code, name in enumerate(io.layers) if name in OWN_TRACE_LAYER_NAMES]
+    return np.isin(io["layer"], codes)
+
+
 def outermost(io):
-    """Rows of the calls the program made itself: no I/O call above them."""
-    return io["parent"] < 0
+    """Rows of the calls on files the program made itself: no file call
+    above them (a call beneath an H5Dwrite still counts: HDF5 made it for
+    the program)."""
+    apart = traced_apart(io)
+    parent = io["parent"]
+    has_parent = parent >= 0
+    above_apart = np.zeros(len(io), dtype=bool)
+    above_apart[has_parent] = apart[parent[has_parent]]
+    return ~apart & (~has_parent | above_apart)
 
 
 def _durations(start_ns, end_ns):
@@ -136,11 +155,12 @@ def _durations(start_ns, end_ns):
 def _layers(io):
     layers = []
     duration = _durations(io["start_ns"], io["end_ns"])
-    beneath_mpi_io = np.zeros(len(io), dtype=bool)
     parent = io["parent"]
     has_parent = parent >= 0
+    layer_above = np.full(len(io), -1, dtype=np.int64)  # the layer of the call above
+    layer_above[has_parent] = io["layer"][parent[has_parent]]
     mpi_io = io.layer_code(MPI_IO_LAYER)
-    beneath_mpi_io[has_parent] = io["layer"][parent[has_parent]] == mpi_io
+    beneath_mpi_io = layer_above == mpi_io
     files_of = io["file"]
     for code, name in enumerate(io.layers):
         rows = io["layer"] == code
@@ -167,15 +187,19 @@ def _layers(io):
             entry["access_sizes"][op] = dict(zip(SIZE_BIN_LABELS, size_bins(sizes).tolist()))
             entry["common_sizes"][op] = [{"size": size, "count": count}
                                          for size, count in common_sizes(sizes)]
-        if name != MPI_IO_LAYER:
-            under = rows & beneath_mpi_io
-            entry["beneath_mpi_io"] = {
-                "bytes_read": int(io["done"][under & (io["kind"] == KIND_READ)].sum()),
-                "bytes_written": int(io["done"][under & (io["kind"] == KIND_WRITE)].sum()),
-                "calls": int(under.sum()),
-            }
+        entry["own_trace"] = name in OWN_TRACE_LAYER_NAMES
+        if name != MPI_IO_LAYER and not entry["own_trace"]:
+            entry["beneath_mpi_io"] = _moved(io, rows & beneath_mpi_io)
+        entry["beneath"] = {io.layers[above]: _moved(io, rows & (layer_above == above))
+                            for above in np.unique(layer_above[rows & has_parent]).tolist()}
         layers.append(entry)
     return layers
+
+
+def _moved(io, rows):
+    return {"bytes_read": int(io["done"][rows & (io["kind"] == KIND_READ)].sum()),
+            "bytes_written": int(io["done"][rows & (io["kind"] == KIND_WRITE)].sum()),
+            "calls": int(rows.sum())}
 
 
 def _ranks(table, names, io, world):
@@ -294,7 +318,7 @@ def file_rows(io):
     top = outermost(io) & named
     seen = np.zeros(len(io.files) + 1, dtype=bool)
     seen[files_of[top]] = True
-    return top | (named & ~seen[files_of])
+    return top | (named & ~seen[files_of] & ~traced_apart(io))
 
 
 def _files(io, limit):
@@ -332,8 +356,12 @@ def _files(io, limit):
             per_rank.setdefault(key // world, []).append((key % world, total))
     layers_of = {}
     layer_count = len(io.layers)
-    for key in np.unique(code.astype(np.int64) * layer_count + io["layer"][top]).tolist():
-        layers_of.setdefault(key // layer_count, []).append(io.layers[key % layer_count])
+    # A layer traced apart (HDF5) is named for the files its calls named, first.
+    apart = traced_apart(io) & (files_of >= 0)
+    for rows in (apart, top):
+        for key in np.unique(files_of[rows].astype(np.int64) * layer_count +
+                             io["layer"][rows]).tolist():
+            layers_of.setdefault(key // layer_count, []).append(io.layers[key % layer_count])
     rows, consecutive, sequential, random, first = access_patterns(
         io, top & (io["kind"] != KIND_META))
     pattern_counts = {}
@@ -465,15 +493,15 @@ def _mpi(table, names, world, run_time, top_n=20):
             "collectives": collectives}
 
 
-def build_model(project, file_limit=100, io=None, progress=None):
+def build_model(project, file_limit=100, io=None, progress=None, layers=True):
     """The Model of an hdtrace.Project; progress(text), if given, is told
-    each step as it starts."""
+    each step as it starts; layers: with the layers traced apart (HDF5)."""
     say = progress or (lambda text: None)
     say(f"reading the calls of {len(project.topology.leaves):,} traces")
     table = project.to_numpy()
     say(f"reading the calls on files, nested ones included ({len(table):,} top-level calls)")
     if io is None:
-        io = project_io_calls(project)
+        io = project_io_calls(project, layers)
     say(f"computing the model ({len(io):,} calls on files)")
     leaves = [leaf for leaf in project.topology.leaves]
     world = max([leaf.rank for leaf in leaves], default=-1) + 1

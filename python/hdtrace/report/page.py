@@ -139,15 +139,15 @@ def _layers(model):
                     ("bytes read (B)", False), ("bytes written (B)", False),
                     ("read time (s)", False), ("write time (s)", False),
                     ("metadata time (s)", False), ("files", False)], rows)
-    mpi_io = next((layer for layer in model.layers if layer["name"] == "MPI-IO"), None)
+    by_name = {layer["name"]: layer for layer in model.layers}
     below = []
     for layer in model.layers:
-        under = layer.get("beneath_mpi_io")
-        if mpi_io and under and under["calls"]:
-            below.append(f"{layer['name']} beneath MPI-IO: {under['bytes_read']:,} B read, "
+        for above, under in layer["beneath"].items():
+            asked = by_name[above]
+            below.append(f"{layer['name']} beneath {above}: {under['bytes_read']:,} B read, "
                          f"{under['bytes_written']:,} B written in {under['calls']:,} calls, "
-                         f"for the {mpi_io['bytes_read']:,} B read and "
-                         f"{mpi_io['bytes_written']:,} B written MPI-IO was asked for.")
+                         f"for the {asked['bytes_read']:,} B read and "
+                         f"{asked['bytes_written']:,} B written {above} was asked for.")
     note = "".join(f"<p>{_e(text)}</p>" for text in below)
     return (table + note + "<p class='note'>Time is summed over ranks and threads; a call "
             "nested in another counts in its own layer too.</p>")
