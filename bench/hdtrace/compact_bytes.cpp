@@ -24,8 +24,7 @@
 #include <vector>
 
 #include <hdtrace/CompactFormat.hpp>
-
-#include "FrameFile.hpp"
+#include <hdtrace/reader/FrameFile.hpp>
 
 namespace {
 

@@ -23,8 +23,7 @@
 #include <vector>
 
 #include <hdtrace/FrameWriter.hpp>
-
-#include "FrameFile.hpp"
+#include <hdtrace/reader/FrameFile.hpp>
 
 namespace {
 

@@ -4,9 +4,8 @@
 #include <hdtrace/InfoLine.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/clocks/ClockLines.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
-
-#include "DecimalNumber.hpp"
 
 namespace hdtrace::clocks {
 namespace {

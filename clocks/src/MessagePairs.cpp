@@ -4,10 +4,10 @@
 #include <unordered_map>
 
 #include <hdtrace/clocks/MessagePairs.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
-#include "DecimalNumber.hpp"
 #include "DialectRoles.hpp"
 
 namespace hdtrace::clocks {

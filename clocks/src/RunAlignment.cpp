@@ -17,13 +17,12 @@
 #include <hdtrace/clocks/ClockCorrection.hpp>
 #include <hdtrace/clocks/RunAlignment.hpp>
 #include <hdtrace/clocks/TraceTimes.hpp>
+#include <hdtrace/reader/EveryCore.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
-
-#include "EveryCore.hpp"
-#include "FrameFile.hpp"
 
 namespace hdtrace::clocks {
 namespace {

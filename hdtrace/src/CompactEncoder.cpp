@@ -1,14 +1,13 @@
-#include "CompactEncoder.hpp"
-
 #include <errno.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include <hdtrace/CompactEncoder.hpp>
 #include <hdtrace/CompactFormat.hpp>
+#include <hdtrace/CompactItems.hpp>
 #include <hdtrace/Format.hpp>
 
-#include "CompactItems.hpp"
 #include "TraceRegistry.hpp"
 
 namespace hdtrace {

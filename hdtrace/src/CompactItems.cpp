@@ -1,5 +1,4 @@
-#include "CompactItems.hpp"
-
+#include <hdtrace/CompactItems.hpp>
 #include <hdtrace/Format.hpp>
 
 namespace hdtrace::compact_items {

@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include <hdtrace/CompactEncoder.hpp>
+#include <hdtrace/CompactItems.hpp>
 #include <hdtrace/Format.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/TracerIo.hpp>
 
-#include "CompactEncoder.hpp"
-#include "CompactItems.hpp"
 #include "TraceRegistry.hpp"
 
 namespace hdtrace {

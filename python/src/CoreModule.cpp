@@ -15,6 +15,7 @@
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/RunTable.hpp>
@@ -27,10 +28,8 @@
 #include "CallCostsBinding.hpp"
 #include "CallTreeBinding.hpp"
 #include "ClockBinding.hpp"
-#include "ColumnReaders.hpp"
 #include "EventConversion.hpp"
 #include "FilterBinding.hpp"
-#include "FrameFile.hpp"
 #include "MergerBinding.hpp"
 #include "MessageBinding.hpp"
 #include "NumpyVectors.hpp"

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "DecimalNumber.hpp"
+#include <hdtrace/reader/DecimalNumber.hpp>
 
 namespace py = pybind11;
 

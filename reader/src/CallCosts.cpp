@@ -11,13 +11,13 @@
 #include <utility>
 
 #include <hdtrace/reader/CallCosts.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
-#include "DecimalNumber.hpp"
-#include "FrameFile.hpp"
 #include "WriterLayout.hpp"
 
 namespace hdtrace::reader {

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include <hdtrace/reader/CallTree.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/Event.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
 #include "CallTreeAssembler.hpp"
 #include "CompactSource.hpp"
-#include "DecimalNumber.hpp"
 #include "DialectCalls.hpp"  // generated from the dialect: attribute meanings, isFileOpenCall
 #include "DialectNumbers.hpp"
 #include "DialectScanner.hpp"

@@ -16,9 +16,6 @@
 
 namespace hdtrace::reader {
 
-// libxml2's SAX parser: the reference, and the fallback.
-ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
-                                          const LocalToWorldTable *localToWorld);
 // libxml2 over pieces of the file read as one document (SaxFileParser), for slices.
 ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
                                           const LocalToWorldTable *localToWorld,

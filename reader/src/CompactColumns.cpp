@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <hdtrace/Format.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
@@ -22,7 +23,6 @@
 #include "ColumnReaders.hpp"
 #include "CompactSource.hpp"
 #include "CompactXmlText.hpp"
-#include "DecimalNumber.hpp"
 #include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {

@@ -57,8 +57,8 @@
 
 #include <hdtrace/CompactFormat.hpp>
 #include <hdtrace/Format.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 
-#include "FrameFile.hpp"
 #include "Inlining.hpp"
 
 namespace hdtrace::reader {

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
+#include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/TraceOptions.hpp>
 
 #include "CompactRecords.hpp"
-#include "FrameFile.hpp"
 
 namespace hdtrace::reader {
 

@@ -1,9 +1,9 @@
-#include "DecimalNumber.hpp"
-
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <limits>
+
+#include <hdtrace/reader/DecimalNumber.hpp>
 
 #include "DialectCalls.hpp"  // generated: the attributes of number kinds
 

@@ -20,12 +20,12 @@
 #include <unordered_map>
 #include <utility>
 
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 
 #include "CallRecord.hpp"
 #include "ColumnReaders.hpp"
-#include "DecimalNumber.hpp"
 #include "DialectBytes.hpp"
 #include "DialectNumbers.hpp"
 #include "DialectScanner.hpp"

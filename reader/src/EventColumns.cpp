@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
@@ -11,7 +12,6 @@
 #include "CallRecord.hpp"
 #include "ColumnReaders.hpp"
 #include "CompactXmlText.hpp"
-#include "DecimalNumber.hpp"
 #include "SaxFileParser.hpp"
 #include "TraceGrammar.hpp"
 

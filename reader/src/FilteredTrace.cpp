@@ -6,12 +6,12 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/FilteredTrace.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 
-#include "DecimalNumber.hpp"
 #include "WriterLayout.hpp"
 
 namespace hdtrace::reader {

@@ -1,5 +1,3 @@
-#include "FrameFile.hpp"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+
+#include <hdtrace/reader/FrameFile.hpp>
 
 namespace hdtrace::reader {
 

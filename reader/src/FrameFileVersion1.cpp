@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "FrameFile.hpp"
+#include <hdtrace/reader/FrameFile.hpp>
 
 namespace hdtrace::reader {
 

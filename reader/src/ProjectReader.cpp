@@ -1,11 +1,11 @@
 #include <utility>
 
 #include <hdtrace/TraceNames.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 
-#include "DecimalNumber.hpp"
 #include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {

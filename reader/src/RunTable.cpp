@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
+#include <hdtrace/reader/EveryCore.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/RunTable.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
-
-#include "DecimalNumber.hpp"
-#include "EveryCore.hpp"
 
 namespace hdtrace::reader {
 namespace {

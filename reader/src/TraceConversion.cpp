@@ -17,16 +17,16 @@
 #include <string>
 #include <vector>
 
+#include <hdtrace/CompactEncoder.hpp>
+#include <hdtrace/CompactItems.hpp>
 #include <hdtrace/Format.hpp>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
 
-#include "CompactEncoder.hpp"
-#include "CompactItems.hpp"
 #include "CompactSource.hpp"
 #include "CompactToXml.hpp"
 #include "CompactXmlText.hpp"
-#include "DecimalNumber.hpp"
 #include "SaxFileParser.hpp"
 #include "TraceGrammar.hpp"
 
@@ -110,7 +110,9 @@ uint8_t codingOf(std::string_view attribute, std::string_view text, int64_t *val
 class XmlToRecords final : public SaxHandler {
   public:
     XmlToRecords(std::string compactPath, uint32_t frameBytes, std::vector<uint32_t> *recordBytes)
-        : compactPath_(std::move(compactPath)), frameBytes_(frameBytes), recordBytes_(recordBytes) {}
+        : compactPath_(std::move(compactPath)),
+          frameBytes_(frameBytes),
+          recordBytes_(recordBytes) {}
     void setParser(SaxFileParser *parser) { parser_ = parser; }
     // After the parse: the last frame, the index and the footer.
     void close() {
@@ -191,7 +193,8 @@ class XmlToRecords final : public SaxHandler {
         std::string error;
         encoder_ = CompactEncoder::create(compactPath_, options, seconds, 0, &error);
         if (!encoder_) throw ReadError(compactPath_, 0, 0, error);
-        if (recordBytes_) recordBytes_->push_back(static_cast<uint32_t>(encoder_->lastRecordBytes()));
+        if (recordBytes_)
+            recordBytes_->push_back(static_cast<uint32_t>(encoder_->lastRecordBytes()));
     }
 
     void append() {
@@ -201,12 +204,13 @@ class XmlToRecords final : public SaxHandler {
                             error == EMSGSIZE ? "a call larger than a compact frame"
                                               : std::string("cannot write ") + compactPath_ + ": " +
                                                     std::strerror(error));
-        if (recordBytes_) recordBytes_->push_back(static_cast<uint32_t>(encoder_->lastRecordBytes()));
+        if (recordBytes_)
+            recordBytes_->push_back(static_cast<uint32_t>(encoder_->lastRecordBytes()));
         items_.clear();
     }
 
     std::string compactPath_;
-    uint32_t frameBytes_;  // 0: the writer's default
+    uint32_t frameBytes_;                 // 0: the writer's default
     std::vector<uint32_t> *recordBytes_;  // or nullptr
     SaxFileParser *parser_ = nullptr;
     std::unique_ptr<CompactEncoder> encoder_;

@@ -31,9 +31,9 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/TraceOptions.hpp>
 
-#include "DecimalNumber.hpp"
 #include "Inlining.hpp"
 #include "SaxFileParser.hpp"
 

@@ -21,10 +21,10 @@
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/hdTrace.h>
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
-#include "DecimalNumber.hpp"
 #include "FuzzSupport.hpp"
 
 using hdtrace::fuzz::fail;

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
-#include "FrameFile.hpp"
 #include "FuzzSupport.hpp"
 
 using hdtrace::fuzz::fail;

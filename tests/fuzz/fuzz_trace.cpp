@@ -17,12 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
-#include "DecimalNumber.hpp"
 #include "FuzzSupport.hpp"
 #include "SaxFileParser.hpp"
 

@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 
 #include "CompactToXml.hpp"
-#include "FrameFile.hpp"
 #include "TestSupport.hpp"
 
 namespace hdtrace {

@@ -12,10 +12,10 @@
 
 #include <hdtrace/CompactFormat.hpp>
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 
 #include "CompactRecords.hpp"
 #include "CompactToXml.hpp"
-#include "FrameFile.hpp"
 #include "TestSupport.hpp"
 
 namespace hdtrace::reader {

@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 
-#include "FrameFile.hpp"
 #include "TestSupport.hpp"
 
 namespace hdtrace {

@@ -14,10 +14,10 @@
 
 #include <hdtrace/CrashHandlers.hpp>
 #include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 
 #include "BackgroundWriter.hpp"
 #include "CompactRecords.hpp"
-#include "FrameFile.hpp"
 #include "TestFiles.hpp"
 
 namespace hdtrace::reader {

@@ -9,9 +9,9 @@
 
 #include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 
 #include "CompactRecords.hpp"
-#include "FrameFile.hpp"
 #include "TestFiles.hpp"
 
 namespace hdtrace::reader {

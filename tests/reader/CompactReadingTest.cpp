@@ -16,11 +16,11 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "ColumnsComparison.hpp"
-#include "FrameFile.hpp"
 
 namespace hdtrace::reader {
 namespace {

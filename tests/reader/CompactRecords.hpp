@@ -13,8 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/FrameWriter.hpp>
-
-#include "FrameFile.hpp"
+#include <hdtrace/reader/FrameFile.hpp>
 
 namespace hdtrace::reader::testing {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "DecimalNumber.hpp"
+#include <hdtrace/reader/DecimalNumber.hpp>
 
 using namespace hdtrace::reader;
 

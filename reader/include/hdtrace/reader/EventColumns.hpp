@@ -74,4 +74,9 @@ struct ColumnsResult {
 ColumnsResult readEventColumns(const std::string &path, const TraceOptions &options,
                                const LocalToWorldTable *localToWorld);
 
+// libxml2's SAX parser alone: the reference the dialect scanner and the
+// compact reader are compared with, and the reader a user may choose.
+ColumnsResult readEventColumnsWithLibxml2(const std::string &path, const TraceOptions &options,
+                                          const LocalToWorldTable *localToWorld);
+
 }  // namespace hdtrace::reader

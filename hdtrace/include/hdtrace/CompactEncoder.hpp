@@ -15,10 +15,9 @@
 #include <vector>
 
 #include <hdtrace/CompactFormat.hpp>
+#include <hdtrace/CompactItems.hpp>
 #include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/TextBuffer.hpp>
-
-#include "CompactItems.hpp"
 
 namespace hdtrace {
 
