@@ -17,7 +17,7 @@ from .io_layers import posix_sums_of_trace
 from .messages import (PartRows, combine_matches, match_messages as match_in_process,
                        match_posts, posts_of_part, route, settle_slice)
 from .project import Project, open as open_project
-from .statistics import combine_stats, part_stats, stats as stats_in_process
+from .statistics import combine_stats, layer_part_stats, part_stats, stats as stats_in_process
 
 __all__ = ["DEFAULT_SLICE_BYTES", "match_messages", "stats", "to_dask"]
 
@@ -64,6 +64,11 @@ def _posix_of_trace(spec):
     return posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial)
 
 
+def _layers_of_trace(spec):
+    require_trace_here(spec)
+    return layer_part_stats(spec.path, spec.rank, spec.partial)
+
+
 def frame_stats(run):
     dask = import_dask()[0]
     parts = [dask.delayed(_stats_of_part, pure=True)(read) for read in run.reads]
@@ -71,8 +76,13 @@ def frame_stats(run):
     # one task per trace (its first slice's spec) walks them.
     posix = [dask.delayed(_posix_of_trace, pure=True)(spec) for spec in run.specs
              if spec.slice_index == 0]
-    computed = dask.compute(*parts, *posix)
-    return combine_stats(computed[:len(parts)], computed[len(parts):])
+    # The layers traced apart (HDF5) are read beside each trace, as POSIX.
+    layers = [dask.delayed(_layers_of_trace, pure=True)(spec) for spec in run.specs
+              if spec.slice_index == 0]
+    computed = dask.compute(*parts, *posix, *layers)
+    first_layer = len(parts) + len(posix)
+    return combine_stats(computed[:len(parts)], computed[len(parts):first_layer],
+                         computed[first_layer:])
 
 
 # --- match_messages

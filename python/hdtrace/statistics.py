@@ -14,20 +14,28 @@ layers    -- per I/O layer and rank, and for all ranks (rank -1): bytes and
              calls read and written. MPI: the top-level MPI-IO calls, bytes
              as asked (their `size`, as in files); POSIX: the POSIX and stdio
              reads and writes, nested under MPI calls or not, bytes as done
-             (their result). The functions table has the top-level calls
-             only: a POSIX call inside an MPI call is counted in its layer.
+             (their result); a layer traced apart (HDF5) first: its reads and
+             writes, by the bytes of their selections. The functions table
+             has the top-level calls, and the calls of the layers traced
+             apart (an H5Dwrite, its time holding the MPI calls it made): a
+             POSIX call inside an MPI call is counted in its layer.
 
 Computed in two steps, so that a table in this process and the partitions
 of a Dask frame run the same code: part_stats reduces one part of a table
 (the whole table, or one partition) to small sums, combine_stats adds the
 parts' sums up into a Stats.
 """
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from .calls import MPI_LAYER, POSIX_LAYER, READ, file_access, layer_of, moves_data
+from . import native
+from .calls import LAYERS, MPI_LAYER, POSIX_LAYER, READ, file_access, io_layer_of, layer_of, \
+    moves_data
+from .errors import TraceDamageWarning
 from .io_layers import posix_sums_of_trace
+from .layer_traces import layer_trace_paths
 from .text_tables import format_table
 
 FUNCTION_DTYPE = np.dtype([("name", "U64"), ("calls", np.int64), ("total", np.float64),
@@ -40,6 +48,8 @@ FILE_DTYPE = np.dtype([("file", "U256"), ("bytes_read", np.int64), ("reads", np.
 LAYER_DTYPE = np.dtype([("layer", "U8"), ("rank", np.int32), ("bytes_read", np.int64),
                         ("reads", np.int64), ("bytes_written", np.int64), ("writes", np.int64)])
 ALL_RANKS = -1
+#: The layers traced apart (HDF5), outermost first: their rows come first.
+OWN_TRACE_LAYER_NAMES = tuple(layer[0] for layer in LAYERS.values() if layer[4])
 
 
 @dataclass
@@ -57,7 +67,8 @@ class Stats:
             "", "Ranks", format_table(self.ranks, {"mpi": "{:.6f}", "outside": "{:.6f}",
                                                    "span": "{:.6f}"}),
             "", "Files", format_table(self.files, {}),
-            "", "Layers (MPI: bytes asked by MPI-IO calls; POSIX: bytes done)",
+            "", "Layers (HDF5: bytes of the selections; MPI: bytes asked by MPI-IO calls; "
+                "POSIX: bytes done)",
             format_table(self._layers_as_text(), {}),
         ]
         return "\n".join(parts)
@@ -131,11 +142,51 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
     return {"functions": functions, "ranks": ranks, "access": access, "opens": opens}
 
 
-def combine_stats(parts, posix_parts=()):
-    """The Stats of parts' sums (part_stats), parts in trace order, and of
-    the POSIX sums of traces (io_layers.posix_sums_of_trace)."""
+def layer_part_stats(path, rank, partial=False):
+    """The sums of the calls of the layers traced apart beside one trace
+    (HDF5, <base>.hdf5.trc; a path and plain values: a Dask task runs it
+    too): "functions" as part_stats gives them, and "layers", {layer name:
+    {(rank, op): [bytes, calls]}} of their reads and writes (an HDF5 call's
+    bytes: its selection's). Empty where the trace has none."""
+    functions, layers = {}, {}
+    for _, layer_path in layer_trace_paths(path):
+        tree = native.read_call_tree(layer_path, partial)
+        if tree["damage"]:
+            warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                          f"{tree['damage']}", TraceDamageWarning, stacklevel=2)
+        names, codes = tree["names"], tree["name_code"]
+        start_ns, end_ns = tree["start_ns"], tree["end_ns"]
+        columns = {"rank": np.full(len(codes), rank, dtype=np.int32),
+                   "duration": (end_ns - start_ns) / 1e9, "size": tree["size"],
+                   "fid": tree["fid"], "start_ns": start_ns, "end_ns": end_ns}
+        part = part_stats(names, codes, columns, [], [], [])
+        for name, sums in part["functions"].items():
+            functions[name] = _add_function(functions.get(name), sums)
+        for code, name in enumerate(names):
+            op = file_access(name)
+            rows = codes == code
+            if op is None or not rows.any():
+                continue
+            sums = layers.setdefault(io_layer_of(name), {}).setdefault((rank, op), [0, 0])
+            sums[0] += int(np.maximum(tree["size"][rows], 0).sum())
+            sums[1] += int(rows.sum())
+    return {"functions": functions, "layers": layers}
+
+
+def _add_function(entry, sums):
+    """One call name's (calls, total_ns, longest, bytes) with another part's added."""
+    if entry is None:
+        return tuple(sums)
+    return (entry[0] + sums[0], entry[1] + sums[1], max(entry[2], sums[2]), entry[3] + sums[3])
+
+
+def combine_stats(parts, posix_parts=(), layer_parts=()):
+    """The Stats of parts' sums (part_stats), parts in trace order, of the
+    POSIX sums of traces (io_layers.posix_sums_of_trace), and of the layers
+    traced apart (layer_part_stats): their calls join the functions, not
+    the ranks' time in MPI, which holds the MPI calls they made."""
     functions = {}
-    for part in parts:
+    for part in list(parts) + list(layer_parts):
         for name, (calls, total_ns, longest, moved) in part["functions"].items():
             entry = functions.setdefault(name, [0, 0, -np.inf, 0])
             entry[0] += calls
@@ -184,7 +235,15 @@ def combine_stats(parts, posix_parts=()):
     for sums in posix_parts:
         for (rank, kind), (size, calls) in sums.items():
             _add_layer_sums(posix, rank, kind, size, calls)
-    layers = np.array(_layer_rows(MPI_LAYER, mpi) + _layer_rows(POSIX_LAYER, posix),
+    apart = {}
+    for part in layer_parts:
+        for layer, sums in part["layers"].items():
+            for (rank, kind), (size, calls) in sums.items():
+                _add_layer_sums(apart.setdefault(layer, {}), rank, kind, size, calls)
+    rows = []
+    for layer in OWN_TRACE_LAYER_NAMES:
+        rows += _layer_rows(layer, apart.get(layer, {}))
+    layers = np.array(rows + _layer_rows(MPI_LAYER, mpi) + _layer_rows(POSIX_LAYER, posix),
                       dtype=LAYER_DTYPE)
     return Stats(functions, ranks, files, layers)
 
@@ -212,7 +271,10 @@ def stats(project):
         names, codes = np.unique(array["name"], return_inverse=True)
         names = names.tolist()
     part = part_stats(names, codes, array, table.open_row, table.open_fid, table.open_name)
-    return combine_stats([part], _posix_sums(project, names, codes, array))
+    layer_parts = [layer_part_stats(leaf.path, leaf.rank, project.partial)
+                   for leaf in project.topology.leaves
+                   if leaf.path not in project.missing_traces]
+    return combine_stats([part], _posix_sums(project, names, codes, array), layer_parts)
 
 
 def _posix_sums(project, names, codes, array):

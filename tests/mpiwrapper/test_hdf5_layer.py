@@ -393,3 +393,67 @@ def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, buil
     assert plain(with_layer) == plain(without)
     data = [entry for entry in with_layer["files"] if entry["name"] == "data.h5"]
     assert data and data[0]["layers"][0] == "HDF5", with_layer["files"]
+
+
+# hdtrace stats, in this process and per partition on Dask's scheduler.
+READ_STATS = """
+import json, sys, dask, hdtrace
+project = hdtrace.open(sys.argv[1])
+def tables(stats):
+    return {"functions": [[row["name"], int(row["calls"]), int(row["bytes"])]
+                          for row in stats.functions],
+            "layers": [[str(row["layer"]), int(row["rank"]), int(row["bytes_read"]),
+                        int(row["reads"]), int(row["bytes_written"]), int(row["writes"])]
+                       for row in stats.layers],
+            "ranks": [[int(row["rank"]), float(row["mpi"])] for row in stats.ranks],
+            "text": stats.format()}
+with dask.config.set(scheduler="synchronous"):
+    on_dask = tables(hdtrace.stats(project.to_dask()))
+print(json.dumps({"here": tables(hdtrace.stats(project)), "dask": on_dask}))
+"""
+
+
+@pytest.mark.parametrize("form", ["xml", "compact"])
+def test_stats_count_the_hdf5_calls_beside_the_main_traces(runner, build_dir, form):
+    tools = tools_tree_or_fail(build_dir)
+    run = _run(runner, "linked", env={"HDTRACE_FORMAT": form} if form == "compact" else None)
+    _read_levels(tools, run)  # merges the run
+    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
+    read = subprocess.run(["/usr/bin/python3", "-c", READ_STATS, str(project)],
+                          env=python_env(tools), capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    result = json.loads(read.stdout)
+    here = result["here"]
+    assert {key: value for key, value in result["dask"].items() if key != "ranks"} == \
+        {key: value for key, value in here.items() if key != "ranks"}
+    functions = {name: (calls, moved) for name, calls, moved in here["functions"]}
+    expected_layers = []
+    for rank in range(RANKS):
+        said = _said(run, rank)
+        sums = collections.Counter()
+        for tag, values in said:
+            kind = "read" if tag in ("H5Dread", "H5Aread") else \
+                "write" if tag in ("H5Dwrite", "H5Awrite") else None
+            if kind:
+                sums[kind] += max(int(values.get("size", 0)), 0)
+                sums[kind + "s"] += 1
+        expected_layers.append(["HDF5", rank, sums["read"], sums["reads"], sums["write"],
+                                sums["writes"]])
+    totals = [sum(row[i] for row in expected_layers) for i in range(2, 6)]
+    assert [row for row in here["layers"] if row[0] == "HDF5"] == \
+        expected_layers + [["HDF5", -1, *totals]]
+    said = collections.Counter(tag for rank in range(RANKS) for tag, _ in _said(run, rank))
+    for tag, count in said.items():
+        assert functions[tag][0] == count, (tag, functions[tag], count)
+    written = sum(max(int(values.get("size", 0)), 0) for rank in range(RANKS)
+                  for tag, values in _said(run, rank) if tag == "H5Dwrite")
+    assert functions["H5Dwrite"][1] == written
+    assert "HDF5: bytes of the selections" in here["text"]
+    # The ranks' time in MPI is the main traces' alone (an HDF5 call holds
+    # MPI calls): as the stats of the run read without the layer traces.
+    for layer_trace in run.trace_dir.glob("*.hdf5.*"):
+        layer_trace.unlink()
+    read = subprocess.run(["/usr/bin/python3", "-c", READ_STATS, str(project)],
+                          env=python_env(tools), capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    assert json.loads(read.stdout)["here"]["ranks"] == here["ranks"]
