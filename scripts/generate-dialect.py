@@ -115,7 +115,7 @@ def cpp_dispatch(function, result_type, values, fallback, doc):
 
 
 def reader_header(dialect):
-    out = [CPP_HEADER, '#include <cstdint>\n#include <string_view>\n\n',
+    out = [CPP_HEADER, '#include <array>\n#include <cstdint>\n#include <string_view>\n\n',
            'namespace hdtrace::reader {\n\n']
     out.append(cpp_name_test('isSendAndReceiveCall',
                              [tag for tag, call in dialect.calls.items()
@@ -179,6 +179,12 @@ def reader_header(dialect):
     out.append(cpp_name_test('isNumberAttributeOfDialect', sorted(numbers),
                              'Attributes the wrapper writes as 64-bit numbers (the number kinds '
                              'of the dialect): in these a value beyond 64 bits is an error.'))
+    own = [key for key, layer in dialect.layers.items() if layer.own_trace]
+    out.append('// The keys of the layers traced apart, beside each main trace as\n'
+               '// <base>.<key>.trc (or .ctrc), outermost first.\n'
+               f'inline constexpr std::array<std::string_view, {len(own)}> kOwnTraceLayers{{{{\n')
+    out += [f'    {cpp_string(key)},\n' for key in own]
+    out.append('}};\n\n')
     out.append('}  // namespace hdtrace::reader\n')
     return ''.join(out)
 

@@ -29,7 +29,6 @@ from .calls import FILE_OPENS, IO_LAYERS, READ, WRITE, attribute_value, file_acc
     file_access_values, has_done_count, io_layer_of
 from .clocks import AS_WRITTEN
 from .errors import TraceDamageWarning
-from .layer_traces import layer_trace_paths, tree_with_layers
 
 #: kind column: what a call did to its file.
 KIND_READ, KIND_WRITE, KIND_META = 0, 1, 2
@@ -297,17 +296,6 @@ def _file_names(tree, rows, fid, depth, parent, rank, info_names, file_code):
     return files
 
 
-def _trace_tree(path, partial, layers):
-    """A trace's call tree, with the calls of the layers traced beside it
-    above its calls when layers says so."""
-    tree = native.read_call_tree(path, partial)
-    if not layers:
-        return tree
-    layer_trees = [native.read_call_tree(layer_path, partial)
-                   for _, layer_path in layer_trace_paths(path)]
-    return tree_with_layers(tree, layer_trees) if layer_trees else tree
-
-
 def project_io_calls(project, layers=True):
     """The IoCalls of every trace of an hdtrace.Project, trace by trace in
     topology order (times as the project gives them: aligned when it aligns
@@ -331,7 +319,7 @@ def project_io_calls(project, layers=True):
     for leaf in project.topology.leaves:
         if leaf.path in project.missing_traces:
             continue
-        tree = _trace_tree(leaf.path, project.partial, layers)
+        tree = native.read_call_tree(leaf.path, project.partial, layers)
         if tree["damage"]:
             warnings.warn(f"trace is damaged, kept every complete call before the damage: "
                           f"{tree['damage']}", TraceDamageWarning, stacklevel=2)

@@ -96,10 +96,11 @@ def filtered_call_costs(path, left_out_tags, file_tags, left_out_fids):
                                      list(left_out_fids))
 
 
-def read_call_tree(path, partial=False):
+def read_call_tree(path, partial=False, layers=False):
     """Every call of a trace at every depth as columns, each nested call with its
-    parent's row (hdtrace/reader/CallTree.hpp)."""
-    return _core.read_call_tree(path, partial)
+    parent's row (hdtrace/reader/CallTree.hpp); with layers, the calls of the
+    layer traces beside it above the calls they made (LayerTraces.hpp)."""
+    return _core.read_call_tree(path, partial, layers)
 
 
 def fill_table(*args, **kwargs):

@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <hdtrace/reader/CallTree.hpp>
+#include <hdtrace/reader/LayerTraces.hpp>
 
 #include "NumpyVectors.hpp"
 
@@ -16,13 +17,14 @@ namespace hdtrace::python {
 void bindCallTree(py::module_ &module) {
     module.def(
         "read_call_tree",
-        [](const std::string &path, bool partial) {
+        [](const std::string &path, bool partial, bool layers) {
             reader::CallTreeResult result;
             {
                 py::gil_scoped_release release;
                 reader::TraceOptions options;
                 options.partial = partial;
-                result = reader::readCallTree(path, options);
+                result = layers ? reader::readCallTreeWithLayers(path, options)
+                                : reader::readCallTree(path, options);
             }
             reader::CallTree &tree = result.tree;
             py::dict out;
@@ -46,10 +48,12 @@ void bindCallTree(py::module_ &module) {
             out["damage"] = result.damage;
             return out;
         },
-        py::arg("path"), py::arg("partial") = false,
+        py::arg("path"), py::arg("partial") = false, py::arg("layers") = false,
         "Every call of a trace at every depth as numpy columns, in pre-order (a call, then "
         "the calls nested in it), with each nested call's parent row (-1 at the top level) "
-        "and its top-level call's number; numbers a call lacks are -1.");
+        "and its top-level call's number; numbers a call lacks are -1. With layers, the "
+        "calls of the layer traces beside it (<base>.hdf5.trc) above the calls they made "
+        "(LayerTraces.hpp).");
 }
 
 }  // namespace hdtrace::python

@@ -2,11 +2,12 @@
 (hdtrace.layer_traces): a main-trace call beneath the layer call whose time
 holds it, every other call at the top level, all in start order; and which
 layer traces lie beside a main trace."""
-import numpy as np
+import pytest
 
+from hdtrace import native
+from hdtrace.errors import ReadError
 from hdtrace.events import Event
-from hdtrace.layer_traces import OWN_TRACE_LAYERS, layer_trace_paths, nest_beneath, \
-    nest_tree_beneath, tree_with_layers, with_layers
+from hdtrace.layer_traces import OWN_TRACE_LAYERS, layer_trace_paths, nest_beneath, with_layers
 
 
 def call(name, start, end):
@@ -62,56 +63,42 @@ def test_the_layer_traces_beside_a_main_trace_are_found_in_either_form(tmp_path)
         ("hdf5", str(tmp_path / "app_h_0_0.hdf5.trc"))]
 
 
-# The same nesting on call trees (the columns the C++ reader gives): a tree
-# is built from Events in pre-order, each row's values its own (the fid a
-# number per call, so that a row's columns are seen to move with it), and
-# read back into Events by its depth and parent columns.
-TREE_COLUMNS = ("offset", "size", "asked", "failed", "data_size", "data_offset")
+# The same nesting in the C++ reader's call trees (native.read_call_tree
+# with layers): the scenes below written as a main trace and an HDF5 layer
+# trace beside it, each call's fid a number of its own (so that a row's
+# values are seen to move with it), read back into Events by the tree's
+# depth and parent columns, and compared with nest_beneath's Events.
+
+def _seconds(nanoseconds):
+    return f"{nanoseconds // 10**9}.{nanoseconds % 10**9:09d}"
 
 
-def tree_of(events, opens=()):
-    rows = []
+def _fid(event):
+    return event.start_ns * 1000 + event.end_ns
 
-    def visit(event, depth, parent, top):
-        row = len(rows)
-        rows.append((event, depth, parent, top))
-        for child in event.children:
-            visit(child, depth + 1, row, top)
 
-    for top, event in enumerate(events):
-        visit(event, 0, -1, top)
-    names = sorted({event.name for event, _, _, _ in rows})
-    tree = {"names": names,
-            "name_code": np.array([names.index(e.name) for e, _, _, _ in rows], np.int32),
-            "depth": np.array([d for _, d, _, _ in rows], np.int8),
-            "parent": np.array([p for _, _, p, _ in rows], np.int64),
-            "top_row": np.array([t for _, _, _, t in rows], np.int64),
-            "start_ns": np.array([e.start_ns for e, _, _, _ in rows], np.int64),
-            "end_ns": np.array([e.end_ns for e, _, _, _ in rows], np.int64),
-            "fid": np.array([e.start_ns * 1000 + e.end_ns for e, _, _, _ in rows], np.int32),
-            "damage": ""}
-    for column in TREE_COLUMNS:
-        tree[column] = tree["fid"].astype(np.int64) + len(column)
-    opened = [row for row, (event, _, _, _) in enumerate(rows) if event.name in opens]
-    tree["open_row"] = np.array(opened, np.int64)
-    tree["open_fid"] = tree["fid"][opened]
-    tree["open_name"] = [rows[row][0].name for row in opened]
-    return tree
+def write_trace(path, events):
+    lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<Program timeAdjustment='0'>"]
+    for event in events:
+        if event.children:
+            lines.append("<Nested>")
+            lines += [f"  <{child.name} fid='{_fid(child)}' time='{_seconds(child.start_ns)}' "
+                      f"end='{_seconds(child.end_ns)}'/>" for child in event.children]
+            lines.append("</Nested>")
+        lines.append(f"<{event.name} fid='{_fid(event)}' time='{_seconds(event.start_ns)}' "
+                     f"end='{_seconds(event.end_ns)}'/>")
+    lines.append("</Program>")
+    path.write_text("\n".join(lines) + "\n")
 
 
 def events_of(tree):
     """The tree's rows as Events again, checking its columns on the way."""
     count = len(tree["depth"])
-    assert all(len(tree[column]) == count for column in ("name_code", "parent", "top_row",
-                                                         "start_ns", "end_ns", "fid")
-               + TREE_COLUMNS)
     made, top = [], []
     for row in range(count):
         start, end = int(tree["start_ns"][row]), int(tree["end_ns"][row])
-        assert tree["fid"][row] == start * 1000 + end  # the row's values travelled with it
-        for column in TREE_COLUMNS:
-            assert tree[column][row] == tree["fid"][row] + len(column)
         event = Event(tree["names"][tree["name_code"][row]], start, end)
+        assert tree["fid"][row] == _fid(event) % 2**31  # the row's values travelled with it
         made.append(event)
         parent = int(tree["parent"][row])
         if parent < 0:
@@ -122,6 +109,14 @@ def events_of(tree):
             assert tree["top_row"][row] == tree["top_row"][parent]
             made[parent].children.append(event)
     return top
+
+
+def read_layered(tmp_path, outer, inner, name="app_h_0_0"):
+    main = tmp_path / f"{name}.trc"
+    write_trace(main, inner)
+    if outer is not None:
+        write_trace(tmp_path / f"{name}.hdf5.trc", outer)
+    return native.read_call_tree(str(main), layers=True)
 
 
 SCENES = {
@@ -136,37 +131,59 @@ SCENES = {
                    [call("File_read_at", 12, 18), call("Wait", 15, 25), call("Barrier", 26, 27)]),
     "same start": ([call("H5Fopen", 10, 10), call("H5Dread", 10, 20)],
                    [call("File_open", 10, 10), call("File_read_at", 12, 18)]),
-    "no outer": ([], [call("Init", 0, 1), Event("File_open", 2, 3, children=[call("open", 2, 3)])]),
-    "no inner": ([call("H5Fopen", 0, 1), call("H5Fclose", 2, 3)], []),
+    "no outer calls": ([], [call("Init", 0, 1), Event("File_open", 2, 3,
+                                                      children=[call("open", 2, 3)])]),
+    "no inner calls": ([call("H5Fopen", 0, 1), call("H5Fclose", 2, 3)], []),
     "nothing": ([], []),
 }
 
 
-def test_trees_nest_as_the_events_do():
-    for scene, (outer, inner) in SCENES.items():
-        merged = nest_tree_beneath(tree_of(outer), tree_of(inner))
-        assert shape(events_of(merged)) == shape(nest_beneath(outer, inner)), scene
+def test_the_readers_tree_nests_as_the_events_do(tmp_path):
+    for index, (scene, (outer, inner)) in enumerate(SCENES.items()):
+        tree = read_layered(tmp_path, outer, inner, name=f"app_h_{index}_0")
+        assert shape(events_of(tree)) == shape(nest_beneath(outer, inner)), scene
 
 
-def test_a_tree_keeps_the_main_traces_openings_only_and_every_damage():
+def test_without_a_layer_trace_or_without_layers_the_tree_is_the_main_traces(tmp_path):
+    _, inner = SCENES["beneath and beside"]
+    alone = read_layered(tmp_path, None, inner)
+    assert shape(events_of(alone)) == shape(inner)
+    write_trace(tmp_path / "app_h_0_0.hdf5.trc", SCENES["beneath and beside"][0])
+    plain = native.read_call_tree(str(tmp_path / "app_h_0_0.trc"))
+    assert shape(events_of(plain)) == shape(inner)
+
+
+def test_the_tree_keeps_the_main_traces_openings_only(tmp_path):
     outer = [call("H5Fcreate", 10, 20), call("H5Dcreate2", 21, 30)]
     inner = [call("Init", 0, 5), call("File_open", 11, 19), call("File_write_at", 22, 29)]
-    outer_tree, inner_tree = tree_of(outer, opens={"H5Dcreate2"}), tree_of(inner, {"File_open"})
-    outer_tree["damage"] = "a.hdf5.trc: byte 7"
-    inner_tree["damage"] = "a.trc: byte 9"
-    merged = nest_tree_beneath(outer_tree, inner_tree)
-    names = [merged["names"][code] for code in merged["name_code"]]
+    main = tmp_path / "app_h_0_0.trc"
+    write_trace(main, inner)
+    main.write_text(main.read_text().replace("<File_open ", "<File_open name='data.h5' "))
+    layer = tmp_path / "app_h_0_0.hdf5.trc"
+    write_trace(layer, outer)
+    layer.write_text(layer.read_text().replace("<H5Dcreate2 ", "<H5Dcreate2 name='d' "))
+    tree = native.read_call_tree(str(main), layers=True)
+    names = [tree["names"][code] for code in tree["name_code"]]
     assert names == ["Init", "H5Fcreate", "File_open", "H5Dcreate2", "File_write_at"]
-    assert merged["open_row"].tolist() == [2] and merged["open_name"] == ["File_open"]
-    assert merged["open_fid"].tolist() == [merged["fid"][2]]
-    assert merged["damage"] == "a.hdf5.trc: byte 7; a.trc: byte 9"
+    assert tree["open_row"].tolist() == [2] and tree["open_name"] == ["data.h5"]
+    assert tree["open_fid"].tolist() == [tree["fid"][2]]
 
 
-def test_trees_of_several_layers_nest_outermost_first():
-    netcdf = [call("nc_put_vara", 0, 100)]
-    hdf5 = [call("H5Dwrite", 10, 90)]
-    main = [Event("File_write_at_all", 20, 80, children=[call("pwrite", 30, 40)])]
-    merged = tree_with_layers(tree_of(main), [tree_of(netcdf), tree_of(hdf5)])
-    assert shape(events_of(merged)) == [
-        ("nc_put_vara", [("H5Dwrite", [("File_write_at_all", ["pwrite"])])])]
-    assert merged["depth"].tolist() == [0, 1, 2, 3]
+def test_a_damaged_layer_trace_is_named_or_kept_up_to_its_damage(tmp_path):
+    outer, inner = SCENES["beneath and beside"]
+    main = tmp_path / "app_h_0_0.trc"
+    write_trace(main, inner)
+    layer = tmp_path / "app_h_0_0.hdf5.trc"
+    write_trace(layer, outer)
+    text = layer.read_text()
+    layer.write_text(text[:text.index("<H5Fclose")] + "<H5Fclose fid='1' time='0.0000")
+    with pytest.raises(ReadError, match="app_h_0_0.hdf5.trc"):
+        native.read_call_tree(str(main), layers=True)
+    tree = native.read_call_tree(str(main), partial=True, layers=True)
+    assert "app_h_0_0.hdf5.trc" in tree["damage"]
+    assert [name for name, _ in shape_pairs(events_of(tree))][:4] == [
+        "Init", "H5Fcreate", "Barrier", "H5Dwrite"]
+
+
+def shape_pairs(events):
+    return [(e.name, len(e.children)) for e in events]
