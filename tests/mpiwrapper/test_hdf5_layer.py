@@ -16,6 +16,7 @@ leaves beside each main trace a trace of its HDF5 calls (<base>.hdf5.trc):
 import collections
 import json
 import re
+import shutil
 import subprocess
 from decimal import Decimal
 
@@ -417,7 +418,7 @@ print(json.dumps({"here": tables(hdtrace.stats(project)), "dask": on_dask}))
 
 
 @pytest.mark.parametrize("form", ["xml", "compact"])
-def test_stats_count_the_hdf5_calls_beside_the_main_traces(runner, build_dir, form):
+def test_stats_count_the_hdf5_calls_beside_the_main_traces(runner, build_dir, form, tmp_path):
     tools = tools_tree_or_fail(build_dir)
     run = _run(runner, "linked", env={"HDTRACE_FORMAT": form} if form == "compact" else None)
     _read_levels(tools, run)  # merges the run
@@ -453,10 +454,50 @@ def test_stats_count_the_hdf5_calls_beside_the_main_traces(runner, build_dir, fo
     assert functions["H5Dwrite"][1] == written
     assert "HDF5: bytes of the selections" in here["text"]
     # The ranks' time in MPI is the main traces' alone (an HDF5 call holds
-    # MPI calls): as the stats of the run read without the layer traces.
-    for layer_trace in run.trace_dir.glob("*.hdf5.*"):
+    # MPI calls): as the stats of a copy of the run without the layer traces.
+    copy = tmp_path / "without-layer"
+    shutil.copytree(run.trace_dir, copy)
+    for layer_trace in copy.glob("*.hdf5.*"):
         layer_trace.unlink()
-    read = subprocess.run(["/usr/bin/python3", "-c", READ_STATS, str(project)],
+    read = subprocess.run(["/usr/bin/python3", "-c", READ_STATS, str(copy / project.name)],
                           env=python_env(tools), capture_output=True, text=True, timeout=300)
     assert read.returncode == 0, read.stderr
     assert json.loads(read.stdout)["here"]["ranks"] == here["ranks"]
+
+
+def _score(tools, project, *args):
+    done = hdtrace(tools, "score", project, "--json", "-", *args, check=True)
+    return json.loads(done.stdout)
+
+
+def _trace_bytes(run, pattern):
+    return sum(path.stat().st_size for path in run.trace_dir.glob(pattern))
+
+
+def test_score_counts_the_layer_traces_and_what_a_filter_of_the_layer_keeps(
+        runner, build_dir, tmp_path):
+    tools = tools_tree_or_fail(build_dir)
+    run = _run(runner, "linked")
+    _read_levels(tools, run)  # merges the run
+    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
+    layer_off = tmp_path / "no-hdf5.filter"
+    layer_off.write_text("layer hdf5 off\n")
+    score = _score(tools, project, "--filter", layer_off)
+    # Every byte of every trace, the layer traces' too; the HDF5 calls with
+    # their visits; the run's time only once (an HDF5 call holds MPI calls).
+    assert score["total"]["bytes_xml"] == _trace_bytes(run, "*.trc")
+    said = collections.Counter(tag for rank in range(RANKS) for tag, _ in _said(run, rank))
+    visits = {entry["tag"]: entry["visits"] for entry in score["calls"]}
+    assert {tag: visits.get(tag) for tag in said} == dict(said)
+    main = _score(tools, project)
+    assert score["total"]["time_s"] == main["total"]["time_s"]
+    # The filter keeps the main traces (and a layer trace without calls,
+    # where the run with the filter writes none): within 10 % of that run.
+    filtered = _run(runner, "linked", env={"HDTRACE_FILTER": str(layer_off)})
+    assert not list(filtered.trace_dir.glob("*.hdf5.*"))
+    written = _trace_bytes(filtered, "*.trc")
+    kept = score["kept"]["bytes_xml"]
+    assert abs(kept - written) <= 0.1 * written, (kept, written)
+    assert kept < score["total"]["bytes_xml"] - _trace_bytes(run, "*.hdf5.trc") // 2
+    assert not [entry for entry in score["calls"] if entry["tag"].startswith("H5")
+                and entry["kept"]["visits"]]

@@ -7,7 +7,7 @@ import pandas as pd
 from .. import native
 from ..calls import POSIX_CALLS
 from ..io_calls import info_file_names
-from .costs import RunCosts, costs_frame, trace_row
+from .costs import RunCosts, costs_frame, trace_files, trace_row
 
 def _c_library_tags():
     """The C library's calls, which file rules choose."""
@@ -24,14 +24,15 @@ def file_path_for_rules(name):
 
 def kept_costs(project, costs, rules, progress=None):
     """The RunCosts of the run as the filter would have written it. A rank the
-    filter leaves out keeps a trace without calls."""
+    filter leaves out keeps a trace without calls (and a layer trace beside
+    it, when it had one, without calls too)."""
     c_library = _c_library_tags()
     tags_by_trace = costs.calls.groupby(["rank", "thread"])["tag"].unique()
-    leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
+    files = trace_files(project)
     frames, traces = [], []
     relative = set()
     info_bytes = dict(zip(costs.traces["path"], costs.traces["info_bytes"]))
-    for done, leaf in enumerate(leaves, start=1):
+    for done, leaf in enumerate(files, start=1):
         tags = set(tags_by_trace.get((leaf.rank, leaf.thread), []))
         if rules.traces_rank(leaf.rank):
             left_out = {tag for tag in tags if not rules.traces_call(tag)}
@@ -49,7 +50,7 @@ def kept_costs(project, costs, rules, progress=None):
         frames.append(costs_frame(leaf, result))
         traces.append(trace_row(leaf, result, info_bytes.get(leaf.path, 0)))
         if progress:
-            progress(done, len(leaves))
+            progress(done, len(files))
     kept = RunCosts(pd.concat(frames, ignore_index=True) if frames else costs.calls.iloc[0:0],
                     pd.DataFrame(traces), costs.ranks)
     kept.relative_names = sorted(relative)

@@ -77,9 +77,11 @@ def _per_tag(calls):
 
 def _totals(costs):
     """Whole traces: every call, and the bytes outside calls; time of the
-    calls at the top level (a nested call's time is its caller's too)."""
+    calls at the top level of the main traces (a nested call's time is its
+    caller's too, and a layer call's holds the MPI calls it made)."""
     calls = costs.calls
-    return Totals(int(calls["visits"].sum()), float(calls[~calls["nested"]]["time_ns"].sum()) / 1e9,
+    outermost = ~(calls["nested"].astype(bool) | calls["apart"].astype(bool))
+    return Totals(int(calls["visits"].sum()), float(calls[outermost]["time_ns"].sum()) / 1e9,
                   int(costs.traces["file_xml"].sum()), int(costs.traces["file_compact"].sum()))
 
 
@@ -109,6 +111,8 @@ def build(costs, project, kept=None, rules=None, filter_path=None, extrapolate_t
     table["time_s"] = table["time_ns"] / 1e9
     table["time_per_visit_s"] = table["time_s"] / table["visits"].clip(lower=1)
     traces = costs.traces
+    if len(traces):
+        traces = traces[~traces["apart"]]  # threads: the main traces
     run_s = float(traces["span_ns"].max()) / 1e9 if len(traces) else 0.0
     all_time = run_s * max(len(traces), 1)
     table["share_of_run"] = table["time_s"] / all_time if all_time > 0 else 0.0
@@ -119,7 +123,8 @@ def build(costs, project, kept=None, rules=None, filter_path=None, extrapolate_t
     table = table.sort_values(["bytes_xml", "visits"], ascending=False, ignore_index=True)
 
     score = Score(project.name, costs.ranks, len(traces), run_s, table, _totals(costs),
-                  int(traces["fixed_xml"].sum()), int(traces["fixed_compact"].sum()),
+                  int(costs.traces["fixed_xml"].sum()) if len(traces) else 0,
+                  int(costs.traces["fixed_compact"].sum()) if len(traces) else 0,
                   filter_path=filter_path)
     score.per_rank = _per_rank(costs)
     if kept is not None:
