@@ -501,3 +501,22 @@ def test_score_counts_the_layer_traces_and_what_a_filter_of_the_layer_keeps(
     assert kept < score["total"]["bytes_xml"] - _trace_bytes(run, "*.hdf5.trc") // 2
     assert not [entry for entry in score["calls"] if entry["tag"].startswith("H5")
                 and entry["kept"]["visits"]]
+
+
+def test_converting_a_project_converts_its_layer_traces(runner, build_dir, tmp_path):
+    tools = tools_tree_or_fail(build_dir)
+    run = _run(runner, "linked")
+    _read_levels(tools, run)  # merges the run
+    copy = tmp_path / "run"
+    shutil.copytree(run.trace_dir, copy)
+    project = copy / f"{tracecheck.sanitize(run.program)}.proj"
+    layer_traces = sorted(copy.glob("*.hdf5.trc"))
+    assert len(layer_traces) == RANKS
+    written = {path.name: path.read_bytes() for path in layer_traces}
+    hdtrace(tools, "convert", "--to", "compact", "-q", project, check=True)
+    assert sorted(path.name for path in copy.glob("*.hdf5.ctrc")) == \
+        sorted(name.replace(".trc", ".ctrc") for name in written)
+    for path in layer_traces:
+        path.unlink()
+    hdtrace(tools, "convert", "-q", project, check=True)  # a project goes to XML
+    assert {path.name: path.read_bytes() for path in copy.glob("*.hdf5.trc")} == written

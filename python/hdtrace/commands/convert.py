@@ -10,6 +10,7 @@ import os
 import sys
 
 from .. import native
+from ..layer_traces import layer_trace_paths
 from ..project import open as open_project
 
 XML_SUFFIX = native.XML_TRACE_SUFFIX
@@ -47,10 +48,16 @@ def form_of(path):
 
 
 def traces_of(project_path):
-    """The trace files a project names (the form found for each, XML where both are)."""
+    """The trace files a project names (the form found for each, XML where both are),
+    each followed by the layer traces beside it (<base>.hdf5.trc)."""
     project = open_project(project_path, partial=True)
     missing = set(project.missing_traces)
-    return [leaf.path for leaf in project.topology.leaves if leaf.path not in missing]
+    paths = []
+    for leaf in project.topology.leaves:
+        if leaf.path not in missing:
+            paths.append(leaf.path)
+            paths += [path for _, path in layer_trace_paths(leaf.path)]
+    return paths
 
 
 def plan(inputs, to, output):
@@ -108,7 +115,8 @@ def register(commands):
         "convert", help="write a trace in the other form (XML .trc, compact .ctrc)",
         description="Writes each INPUT trace in the other form beside it: <base>.ctrc for an "
                     "XML <base>.trc, <base>.trc for a compact <base>.ctrc. A project (.proj) "
-                    "stands for every trace it names and converts them to XML, the form the "
+                    "stands for every trace it names, and the layer traces beside them "
+                    "(<base>.hdf5.trc), and converts them to XML, the form the "
                     "PIOsim tools read (the project then names the XML traces, which the tools "
                     "and hdtrace prefer where both forms are there). The XML written from a "
                     "compact trace is byte for byte what XML tracing writes. Each output is "
