@@ -7,7 +7,9 @@ Imports inside functions are allowed for the optional heavy dependencies
 below only, each for the reason given.
 """
 import ast
+import os
 import pathlib
+import subprocess
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "python" / "hdtrace"
 
@@ -203,3 +205,15 @@ def test_the_check_finds_an_import_hidden_in_a_function(tmp_path):
         "hdtrace/example.py:5: imports table inside a function",
         "hdtrace/example.py:10: imports json inside a function",
     ]
+
+
+
+def test_the_command_line_starts_without_the_heavy_packages(build_dir):
+    # Every `hdtrace` command pays for what the command line imports: the
+    # optional heavy packages wait for the command that needs them.
+    found = subprocess.run(
+        ["/usr/bin/python3", "-c", "import sys, hdtrace.cli; print(' '.join(sorted(name for name "
+         f"in {sorted(LAZY_IMPORTS)!r} if name in sys.modules)))"],
+        env=dict(os.environ, PYTHONPATH=str(build_dir / "python")), capture_output=True,
+        text=True, check=True)
+    assert found.stdout.split() == [], found.stdout

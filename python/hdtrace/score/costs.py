@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .. import native
 from ..layer_traces import layer_trace_paths
@@ -30,8 +29,8 @@ class RunCosts:
               to last call's end)
     ranks  -- every rank of the project, traced or not (a rank left out by
               a filter has a trace without calls)"""
-    calls: pd.DataFrame
-    traces: pd.DataFrame
+    calls: "pandas.DataFrame"
+    traces: "pandas.DataFrame"
     ranks: list
 
 
@@ -67,6 +66,7 @@ def trace_files(project):
 
 def costs_frame(leaf, costs):
     """The rows of one trace's costs (native.call_costs) as CALL_COLUMNS."""
+    import pandas as pd  # slow to import: only a score needs it
     count = len(costs["tag"])
     return pd.DataFrame({
         "rank": np.full(count, leaf.rank, dtype=np.int32),
@@ -93,6 +93,7 @@ def trace_row(leaf, costs, info_bytes):
 def run_costs(project, progress=None):
     """The RunCosts of every trace of an hdtrace.Project, its layer traces
     too; progress(done, total) after each trace file."""
+    import pandas as pd  # slow to import: only a score needs it
     files = trace_files(project)
     parts, traces = [], []
     for done, trace in enumerate(files, start=1):

@@ -2,7 +2,6 @@
 as a run with the filter would have written it (native.filtered_call_costs:
 the calls it leaves out taken away, their nested calls moved out), and its
 costs taken in both forms like the run's own."""
-import pandas as pd
 
 from .. import native
 from ..calls import POSIX_CALLS
@@ -26,6 +25,7 @@ def kept_costs(project, costs, rules, progress=None):
     """The RunCosts of the run as the filter would have written it. A rank the
     filter leaves out keeps a trace without calls (and a layer trace beside
     it, when it had one, without calls too)."""
+    import pandas as pd  # slow to import: only a score needs it
     c_library = _c_library_tags()
     tags_by_trace = costs.calls.groupby(["rank", "thread"])["tag"].unique()
     files = trace_files(project)

@@ -4,7 +4,6 @@ to more ranks."""
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from .. import native
 
@@ -45,7 +44,7 @@ class Score:
     ranks: list               # every rank of the run
     traces: int
     run_s: float              # the longest trace's span
-    calls: pd.DataFrame       # one row per call tag, by bytes_xml, largest first
+    calls: "pandas.DataFrame"  # one row per call tag, by bytes_xml, largest first
     total: Totals             # bytes: whole traces
     fixed_xml: int            # bytes outside calls, all traces
     fixed_compact: int
@@ -53,11 +52,13 @@ class Score:
     kept_ranks: list = field(default_factory=list)
     filter_path: str = None
     relative_names: list = field(default_factory=list)  # files file rules matched as /NAME
-    per_rank: pd.DataFrame = None  # rank -> visits, bytes_xml, bytes_compact, info_bytes (kept_*)
+    # rank -> visits, bytes_xml, bytes_compact, info_bytes (and kept_*)
+    per_rank: "pandas.DataFrame" = None
     extrapolation: Extrapolation = None
 
     def groups(self):
         """One row per group of the dialect: the sums of its calls."""
+        import pandas as pd  # slow to import: only a score needs it
         rows = []
         for name, about, layer in native.dialect_groups():
             members = self.calls[self.calls["groups"].map(lambda groups: name in groups)]
@@ -86,6 +87,7 @@ def _totals(costs):
 
 
 def _per_rank(costs):
+    import pandas as pd  # slow to import: only a score needs it
     traces = costs.traces.groupby("rank")[["file_xml", "file_compact", "info_bytes"]].sum()
     visits = costs.calls.groupby("rank")["visits"].sum().reindex(traces.index, fill_value=0)
     return pd.DataFrame({"visits": visits, "bytes_xml": traces["file_xml"],
@@ -97,6 +99,7 @@ def build(costs, project, kept=None, rules=None, filter_path=None, extrapolate_t
           proj_bytes=0):
     """The Score of a run's RunCosts; kept: the RunCosts of the same run as
     the filter (rules, read from filter_path) would have written it."""
+    import pandas as pd  # slow to import: only a score needs it
     per_tag = _per_tag(costs.calls)
     entries = {tag: (name, layer, list(groups)) for tag, name, layer, groups in
                native.dialect_calls()}
