@@ -25,6 +25,8 @@ of a Dask frame run the same code: part_stats reduces one part of a table
 (the whole table, or one partition) to small sums, combine_stats adds the
 parts' sums up into a Stats.
 """
+import concurrent.futures
+import os
 import warnings
 from dataclasses import dataclass
 
@@ -86,9 +88,11 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
     (arrays); open_row, open_fid, open_name: the part's File_open calls, in
     trace order. Returns small dicts only (what travels back from a worker)."""
     codes = np.asarray(codes, dtype=np.int64)
-    rank, duration = np.asarray(columns["rank"]), np.asarray(columns["duration"])
-    size, fid = np.asarray(columns["size"]), np.asarray(columns["fid"])
-    start_ns, end_ns = np.asarray(columns["start_ns"]), np.asarray(columns["end_ns"])
+    # Contiguous copies: a table's columns are fields of one record array,
+    # and every pass over a strided field is several times slower.
+    rank, duration = (np.ascontiguousarray(columns[key]) for key in ("rank", "duration"))
+    size, fid = (np.ascontiguousarray(columns[key]) for key in ("size", "fid"))
+    start_ns, end_ns = (np.ascontiguousarray(columns[key]) for key in ("start_ns", "end_ns"))
 
     count = np.bincount(codes, minlength=len(names))
     longest = np.full(len(names), -np.inf)
@@ -113,10 +117,18 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
     posix = np.array([layer_of(name) == POSIX_LAYER for name in names], dtype=bool)
     in_mpi = ~posix[codes] if len(codes) else np.zeros(0, dtype=bool)
     ranks = {}
-    for one in np.unique(rank).tolist():
-        mask = rank == one
-        ranks[one] = (float(duration[mask & in_mpi].sum()), int(start_ns[mask].min()),
-                      int(end_ns[mask].max()), int(mask.sum()))
+    if len(rank):
+        # Per rank: rows sorted by rank (they mostly are), then reduced.
+        order = np.argsort(rank, kind="stable")
+        by_rank = rank[order]
+        firsts = np.flatnonzero(np.r_[True, by_rank[1:] != by_rank[:-1]])
+        in_mpi_time = np.add.reduceat(np.where(in_mpi, duration, 0.0)[order], firsts)
+        first_start = np.minimum.reduceat(start_ns[order], firsts)
+        last_end = np.maximum.reduceat(end_ns[order], firsts)
+        rows = np.diff(np.r_[firsts, len(rank)])
+        for index, one in enumerate(by_rank[firsts].tolist()):
+            ranks[one] = (float(in_mpi_time[index]), int(first_start[index]),
+                          int(last_end[index]), int(rows[index]))
 
     access_of_name = [file_access(name) if layer_of(name) == MPI_LAYER else None
                       for name in names]
@@ -271,13 +283,18 @@ def stats(project):
         names, codes = np.unique(array["name"], return_inverse=True)
         names = names.tolist()
     part = part_stats(names, codes, array, table.open_row, table.open_fid, table.open_name)
-    layer_parts = [layer_part_stats(leaf.path, leaf.rank, project.partial)
-                   for leaf in project.topology.leaves
-                   if leaf.path not in project.missing_traces]
-    return combine_stats([part], _posix_sums(project, names, codes, array), layer_parts)
+    leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
+    # The nested calls and the layer traces are read trace by trace, on
+    # every core at once (the C++ reader releases the GIL).
+    workers = min(len(leaves), os.cpu_count() or 1)
+    with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
+        posix = _posix_sums(project, leaves, names, codes, array, pool.map)
+        layer_parts = list(pool.map(
+            lambda leaf: layer_part_stats(leaf.path, leaf.rank, project.partial), leaves))
+    return combine_stats([part], posix, layer_parts)
 
 
-def _posix_sums(project, names, codes, array):
+def _posix_sums(project, leaves, names, codes, array, run=map):
     """The POSIX sums of each trace. A trace whose rows hold no POSIX call
     and that nests no call has none: it is not read again."""
     posix_codes = [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
@@ -285,6 +302,6 @@ def _posix_sums(project, names, codes, array):
     if posix_codes:
         rows = np.isin(np.asarray(codes), posix_codes)
         with_top_level = set(zip(array["rank"][rows].tolist(), array["thread"][rows].tolist()))
-    return [posix_sums_of_trace(leaf.path, leaf.rank, leaf.thread, project.partial,
-                                (leaf.rank, leaf.thread) in with_top_level)
-            for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
+    return list(run(lambda leaf: posix_sums_of_trace(
+        leaf.path, leaf.rank, leaf.thread, project.partial,
+        (leaf.rank, leaf.thread) in with_top_level), leaves))
