@@ -246,6 +246,22 @@ def _read_levels(tools, run):
     return json.loads(read.stdout)
 
 
+def _merged(runner, build_dir, form="xml"):
+    """(tools tree, run, its project) of a linked run in form, merged."""
+    tools = tools_tree_or_fail(build_dir)
+    run = _run(runner, "linked", env={"HDTRACE_FORMAT": form} if form == "compact" else None)
+    _read_levels(tools, run)  # merges the run
+    return tools, run, run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
+
+
+def _python_json(tools, script, project):
+    """What script prints as JSON, run by the tree's Python package on project."""
+    read = subprocess.run(["/usr/bin/python3", "-c", script, str(project)],
+                          env=python_env(tools), capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    return json.loads(read.stdout)
+
+
 @pytest.mark.parametrize("form", ["xml", "compact"])
 def test_python_reads_three_levels_and_the_main_trace_alone(runner, build_dir, form):
     tools = tools_tree_or_fail(build_dir)
@@ -348,14 +364,8 @@ print(json.dumps({"columns": rows(io), "walked": rows(walked), "layers": io.laye
 
 @pytest.mark.parametrize("form", ["xml", "compact"])
 def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, build_dir, form):
-    tools = tools_tree_or_fail(build_dir)
-    run = _run(runner, "linked", env={"HDTRACE_FORMAT": form} if form == "compact" else None)
-    _read_levels(tools, run)  # merges the run
-    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
-    read = subprocess.run(["/usr/bin/python3", "-c", READ_REPORT, str(project)],
-                          env=python_env(tools), capture_output=True, text=True, timeout=300)
-    assert read.returncode == 0, read.stderr
-    result = json.loads(read.stdout)
+    tools, run, project = _merged(runner, build_dir, form)
+    result = _python_json(tools, READ_REPORT, project)
     # The columns from the C++ call trees are the walk over Events, row by row.
     assert result["columns"] == result["walked"]
     layer_names = result["layers"]
@@ -419,14 +429,8 @@ print(json.dumps({"here": tables(hdtrace.stats(project)), "dask": on_dask}))
 
 @pytest.mark.parametrize("form", ["xml", "compact"])
 def test_stats_count_the_hdf5_calls_beside_the_main_traces(runner, build_dir, form, tmp_path):
-    tools = tools_tree_or_fail(build_dir)
-    run = _run(runner, "linked", env={"HDTRACE_FORMAT": form} if form == "compact" else None)
-    _read_levels(tools, run)  # merges the run
-    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
-    read = subprocess.run(["/usr/bin/python3", "-c", READ_STATS, str(project)],
-                          env=python_env(tools), capture_output=True, text=True, timeout=300)
-    assert read.returncode == 0, read.stderr
-    result = json.loads(read.stdout)
+    tools, run, project = _merged(runner, build_dir, form)
+    result = _python_json(tools, READ_STATS, project)
     here = result["here"]
     assert {key: value for key, value in result["dask"].items() if key != "ranks"} == \
         {key: value for key, value in here.items() if key != "ranks"}
@@ -459,10 +463,8 @@ def test_stats_count_the_hdf5_calls_beside_the_main_traces(runner, build_dir, fo
     shutil.copytree(run.trace_dir, copy)
     for layer_trace in copy.glob("*.hdf5.*"):
         layer_trace.unlink()
-    read = subprocess.run(["/usr/bin/python3", "-c", READ_STATS, str(copy / project.name)],
-                          env=python_env(tools), capture_output=True, text=True, timeout=300)
-    assert read.returncode == 0, read.stderr
-    assert json.loads(read.stdout)["here"]["ranks"] == here["ranks"]
+    assert _python_json(tools, READ_STATS, copy / project.name)["here"]["ranks"] == \
+        here["ranks"]
 
 
 def _score(tools, project, *args):
@@ -476,10 +478,7 @@ def _trace_bytes(run, pattern):
 
 def test_score_counts_the_layer_traces_and_what_a_filter_of_the_layer_keeps(
         runner, build_dir, tmp_path):
-    tools = tools_tree_or_fail(build_dir)
-    run = _run(runner, "linked")
-    _read_levels(tools, run)  # merges the run
-    project = run.trace_dir / f"{tracecheck.sanitize(run.program)}.proj"
+    tools, run, project = _merged(runner, build_dir)
     layer_off = tmp_path / "no-hdf5.filter"
     layer_off.write_text("layer hdf5 off\n")
     score = _score(tools, project, "--filter", layer_off)
@@ -504,12 +503,10 @@ def test_score_counts_the_layer_traces_and_what_a_filter_of_the_layer_keeps(
 
 
 def test_converting_a_project_converts_its_layer_traces(runner, build_dir, tmp_path):
-    tools = tools_tree_or_fail(build_dir)
-    run = _run(runner, "linked")
-    _read_levels(tools, run)  # merges the run
+    tools, run, merged = _merged(runner, build_dir)
     copy = tmp_path / "run"
     shutil.copytree(run.trace_dir, copy)
-    project = copy / f"{tracecheck.sanitize(run.program)}.proj"
+    project = copy / merged.name
     layer_traces = sorted(copy.glob("*.hdf5.trc"))
     assert len(layer_traces) == RANKS
     written = {path.name: path.read_bytes() for path in layer_traces}
