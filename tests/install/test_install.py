@@ -121,12 +121,15 @@ def test_installed_libraries_hold_no_testing_knobs(installed, build_dir):
     assert not list((installed.prefix / "include").rglob("ClockSkew*")), "a knob's header is installed"
 
 
-# The reader's public API: the column read, the event reader, the run table, the
-# project reader, and what they take and give. Its scanner and parsers stay inside.
-READER_HEADERS = ["CallCosts.hpp", "CallTree.hpp", "ColumnMemory.hpp", "Event.hpp",
-                  "EventColumns.hpp", "FilteredTrace.hpp", "Project.hpp",
-                  "ReadError.hpp", "RunTable.hpp", "TraceConversion.hpp", "TraceForm.hpp",
-                  "TraceOptions.hpp", "TraceReader.hpp", "TraceSlices.hpp"]
+# The reader's public API: the column read, the event reader, the call tree (with
+# the layer traces), the run table, the project reader, the compact container, the
+# numbers and the every-core loop the clocks share, and what they take and give.
+# Its scanner and parsers stay inside.
+READER_HEADERS = ["CallCosts.hpp", "CallTree.hpp", "ColumnMemory.hpp", "DecimalNumber.hpp",
+                  "Event.hpp", "EventColumns.hpp", "EveryCore.hpp", "FilteredTrace.hpp",
+                  "FrameFile.hpp", "LayerTraces.hpp", "Project.hpp", "ReadError.hpp",
+                  "RunTable.hpp", "TraceConversion.hpp", "TraceForm.hpp", "TraceOptions.hpp",
+                  "TraceReader.hpp", "TraceSlices.hpp"]
 
 
 def test_installed_reader_headers_are_the_public_api_and_stand_alone(installed, tmp_path):
