@@ -25,7 +25,10 @@ trace reader) need, as docs/format/project.md states it:
 - every <For rid/> names a request issued before it (in the same trace, or
   by another thread of the rank);
 - every trace is there in XML: a trace only in compact form is a problem
-  whose message says what writes its XML beside it.
+  whose message says what writes its XML beside it;
+- every layer trace beside a trace (HDF5's <base>.hdf5.trc, either form)
+  reads whole and holds its layer's calls only: the tools never read it,
+  but HDTrace's readers nest the main trace's calls beneath it.
 
 Each problem is reported as "file:line: problem", with what to do about it:
 traces written before these rules need to be merged again (names, type
@@ -40,7 +43,9 @@ from .calls import COMMUNICATOR_ATTRIBUTES as COMM_ATTRIBUTES
 from .calls import DATATYPE_ATTRIBUTES as TYPE_ATTRIBUTES
 from .calls import FILE_DELETES, FILE_OPENS, POSIX_CALLS, attribute_names, attribute_value
 from .calls import ROOTED  # the simulator reads rootRank for each of them
-from .errors import read_error
+from .calls import LAYERS, layer_key
+from .errors import ReadError, read_error
+from .layer_traces import layer_trace_paths
 from .project import open as open_project
 
 #: The predefined types the PIOsim tools know by name, with the size they
@@ -64,8 +69,10 @@ def xml_traces_command(project_path):
 
 
 class Problem:
-    def __init__(self, path, line, text):
-        self.path, self.line, self.text = path, line, text
+    def __init__(self, path, line, text, piosim=True):
+        # piosim: a problem of what the PIOsim tools read (else of a layer
+        # trace beside it, which only HDTrace's readers read)
+        self.path, self.line, self.text, self.piosim = path, line, text, piosim
 
     def __str__(self):
         return f"{self.path}:{self.line}: {self.text}"
@@ -279,6 +286,29 @@ def check_trace(path, rank, model, issued_in_rank, problems, fids_of_rank):
         problems.append(damage)
 
 
+def check_layer_traces(main_path, problems):
+    """The traces of the layers traced apart beside a main trace (HDF5,
+    <base>.hdf5.trc): the PIOsim tools never read them, but every reader of
+    HDTrace nests the main trace's calls beneath theirs, so each must read
+    whole, in either form, and hold its own layer's calls only."""
+    for layer, path in layer_trace_paths(main_path):
+        try:
+            tree = native.read_call_tree(path)
+        except ReadError as error:
+            problems.append(Problem(path, 0, (
+                f"the {LAYERS[layer][0]} layer's trace cannot be read ({error}): HDTrace's "
+                f"readers refuse the run until it is. To fix: {RETRACE}, or remove this file "
+                "to read the run without the layer"), piosim=False))
+            continue
+        foreign = [name for name in tree["names"] if layer_key(name) != layer]
+        if foreign:
+            problems.append(Problem(path, 0, (
+                f"<{foreign[0]}> is no call of the {LAYERS[layer][0]} layer"
+                + (f" (nor are {len(foreign) - 1} more)" if len(foreign) > 1 else "")
+                + f": this is not the layer trace HDTrace writes beside {main_path}"),
+                piosim=False))
+
+
 def _rids_issued(path):
     """Every rid attribute of a trace (requests issued there)."""
     rids = set()
@@ -320,6 +350,8 @@ def check(project_path):
                 f"the trace of rank {rank} thread {leaf.thread} is only in compact form, which "
                 f"the PIOsim tools do not read. To fix: {xml_traces_command(project_path)} "
                 "(writes the XML trace beside each compact one; the project then names it)")))
+        for leaf in present:
+            check_layer_traces(leaf.path, problems)
         present = [leaf for leaf in present if leaf not in compact]
         issued = {leaf.path: _rids_issued(leaf.path) for leaf in present}
         fids = set()
@@ -334,7 +366,9 @@ def command_check(args):
     for problem in problems:
         print(problem)
     if problems:
-        print(f"hdtrace check: {len(problems)} problem(s): the PIOsim tools would fail on "
+        failing = "the PIOsim tools" if any(problem.piosim for problem in problems) else \
+            "HDTrace's readers (not the PIOsim tools)"
+        print(f"hdtrace check: {len(problems)} problem(s): {failing} would fail on "
               f"{args.project}", flush=True)
         return 1
     print(f"{args.project}: {traces} trace(s) pass the PIOsim checks")

@@ -517,3 +517,26 @@ def test_converting_a_project_converts_its_layer_traces(runner, build_dir, tmp_p
         path.unlink()
     hdtrace(tools, "convert", "-q", project, check=True)  # a project goes to XML
     assert {path.name: path.read_bytes() for path in copy.glob("*.hdf5.trc")} == written
+
+
+def test_check_reads_the_layer_traces_and_names_a_bad_one(runner, build_dir, tmp_path):
+    tools, run, merged = _merged(runner, build_dir)
+    done = hdtrace(tools, "check", merged)
+    assert done.returncode == 0 and f"{RANKS} trace(s) pass" in done.stdout, done.stdout
+    copy = tmp_path / "run"
+    shutil.copytree(run.trace_dir, copy)
+    project = copy / merged.name
+    damaged, foreign = sorted(copy.glob("*.hdf5.trc"))
+    text = damaged.read_text()
+    damaged.write_text(text[:text.index("<H5Dwrite")] + "<H5Dwrite fid='0")
+    foreign.write_text(foreign.read_text().replace("<H5Fflush ", "<Barrier ", 1))
+    done = hdtrace(tools, "check", project)
+    assert done.returncode == 1, done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{damaged}:0: the HDF5 layer's trace cannot be read ({damaged}:"), \
+        lines
+    assert lines[1] == (f"{foreign}:0: <Barrier> is no call of the HDF5 layer: this is not the "
+                        f"layer trace HDTrace writes beside "
+                        f"{str(foreign).replace('.hdf5.trc', '.trc')}"), lines
+    assert lines[2] == (f"hdtrace check: 2 problem(s): HDTrace's readers (not the PIOsim tools) "
+                        f"would fail on {project}"), lines
