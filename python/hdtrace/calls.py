@@ -221,6 +221,17 @@ STDIO_CALLS = frozenset(name for name, key in _dialect.LAYER_OF.items() if key =
 IO_LAYERS = tuple(layer[0] for layer in LAYERS.values() if layer[2])
 
 
+#: The reads and writes whose layer says how they moved their data (the
+#: transfer meaning: HDF5's H5Dwrite and H5Dread, collective or independent).
+TRANSFER_CALLS = frozenset(
+    name for name, key in _dialect.LAYER_OF.items()
+    if file_access(name) is not None and
+    set(_dialect.MEANINGS[key].get("transfer", ())) & set(_dialect.ATTRIBUTES.get(name, ())))
+#: The value of the transfer meaning for a collective transfer (the other
+#: value the HDF5 layer writes is "independent").
+COLLECTIVE_TRANSFER = "collective"
+
+
 def io_layer_of(name):
     """The I/O layer of a call that works on files: MPI_IO_LAYER for the
     MPI calls of the file I/O family, POSIX_LAYER or STDIO_LAYER for the C

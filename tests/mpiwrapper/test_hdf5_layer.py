@@ -540,3 +540,36 @@ def test_check_reads_the_layer_traces_and_names_a_bad_one(runner, build_dir, tmp
                         f"{str(foreign).replace('.hdf5.trc', '.trc')}"), lines
     assert lines[2] == (f"hdtrace check: 2 problem(s): HDTrace's readers (not the PIOsim tools) "
                         f"would fail on {project}"), lines
+
+
+def test_the_report_finds_the_independent_transfers_of_shared_files(runner, build_dir, tmp_path):
+    tools, run, project = _merged(runner, build_dir)
+    said = [(rank, tag, values) for rank in range(RANKS) for tag, values in _said(run, rank)
+            if tag in ("H5Dwrite", "H5Dread") and "error" not in values]
+    independent = [values for _, _, values in said if values["transfer"] == "independent"]
+    expected = {"calls": len(said), "independent_calls": len(independent),
+                "bytes": sum(int(values["size"]) for _, _, values in said),
+                "independent_bytes": sum(int(values["size"]) for values in independent)}
+    assert 0 < expected["independent_calls"] < expected["calls"], said
+    share = expected["independent_calls"] / expected["calls"]
+
+    def findings(*settings):
+        page, document = tmp_path / "report.html", tmp_path / "report.json"
+        done = hdtrace(tools, "report", project, "-o", page, "--json", document, *settings,
+                       check=True)
+        assert page.is_file(), done.stderr
+        return {finding["id"]: finding for finding in json.loads(document.read_text())["findings"]}
+
+    # The defaults (Drishti's): a handful of transfers is no finding.
+    assert "independent-hdf5-transfers" not in findings()
+    fired = findings("--set", f"independent-hdf5-transfers.share={share - 0.1}",
+                     "--set", "independent-hdf5-transfers.count=0")["independent-hdf5-transfers"]
+    assert fired["values"] == expected
+    assert fired["files"] == ["data.h5"] and fired["ranks"] == list(range(RANKS))
+    assert fired["message"].startswith(
+        f"{expected['independent_calls']} of the {expected['calls']} HDF5 dataset reads and "
+        f"writes on files shared by ranks ({100 * share:.1f} %; "), fired["message"]
+    # At the share itself it stays silent: it fires above it.
+    assert "independent-hdf5-transfers" not in findings(
+        "--set", f"independent-hdf5-transfers.share={share}",
+        "--set", "independent-hdf5-transfers.count=0")

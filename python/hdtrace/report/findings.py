@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..calls import (COLLECTIVE_FILE_ACCESSES, FILE_VIEW_SETTERS, MPI_IO_LAYER,
-                     NONBLOCKING_FILE_ACCESSES, POSIX_LAYER, STDIO_LAYER)
+from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_VIEW_SETTERS,
+                     MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES, POSIX_LAYER, STDIO_LAYER)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
 from .model import OPS, outermost
 
@@ -232,6 +232,35 @@ def check_no_collective(model, limit):
         "Use collective MPI-IO (File_write_all, File_read_at_all, ...) so that the MPI library "
         "can merge the ranks' requests (two-phase I/O).",
         _top_files(io, rows), _ranks_of(io, rows), {"mpi_io_accesses": total, "collective": 0})
+
+
+def check_independent_transfers(model, limit):
+    key = "independent-hdf5-transfers"
+    calls = moved = 0
+    independent = [0, 0]  # calls, bytes
+    files, ranks = {}, set()
+    for name, modes in (model.transfers or {}).items():
+        if len(set().union(*(used for _, _, used in modes.values()))) < 2:
+            continue  # one rank's file: there is nothing to merge
+        for mode, (count, size, used) in modes.items():
+            calls, moved = calls + count, moved + size
+            if mode != COLLECTIVE_TRANSFER:
+                independent = [independent[0] + count, independent[1] + size]
+                files[name] = files.get(name, 0) + size
+                ranks |= used
+    share = _share(independent[0], calls)
+    if independent[0] <= limit(key, "count") or share <= limit(key, "share"):
+        return None
+    return Finding(
+        key, WARNING,
+        f"{independent[0]:,} of the {calls:,} HDF5 dataset reads and writes on files shared by "
+        f"ranks ({_percent(share)}; {_bytes(independent[1])} of {_bytes(moved)}) used "
+        "independent transfers.",
+        "Make the transfers collective (H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE)) so that "
+        "MPI-IO can merge the ranks' requests into large ones (two-phase I/O).",
+        sorted(files, key=lambda name: -files[name])[:5], sorted(ranks),
+        {"calls": calls, "independent_calls": independent[0], "bytes": moved,
+         "independent_bytes": independent[1]})
 
 
 def check_blocking_only(model, limit):
@@ -530,6 +559,7 @@ CHECKS = (
     ("shared-file-imbalance", check_shared_file_imbalance),
     ("rank-imbalance", check_rank_imbalance),
     ("no-collective-io", check_no_collective),
+    ("independent-hdf5-transfers", check_independent_transfers),
     ("blocking-io-only", check_blocking_only),
     ("stdio-heavy", check_stdio),
     ("metadata-heavy", check_metadata),

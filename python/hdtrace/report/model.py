@@ -23,8 +23,12 @@ from .. import native
 from ..calls import (BLOCKING_COLLECTIVES, COLLECTIVE_FILE_ACCESSES, IO_LAYERS, LAYERS,
                      MPI_IO_LAYER,
                      N_TO_N_COLLECTIVES, NONBLOCKING_COLLECTIVES, NONBLOCKING_FILE_ACCESSES,
-                     PROC_NULL, SENDS, SEND_RECEIVES, io_layer_of)
-from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, project_io_calls
+                     PROC_NULL, SENDS, SEND_RECEIVES, TRANSFER_CALLS, attribute_value,
+                     io_layer_of)
+from ..events import Event
+from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, info_file_names, \
+    project_io_calls
+from ..layer_traces import layer_trace_paths
 from ..table import NO_PEER
 from .waits import wait_states
 
@@ -105,6 +109,7 @@ class Model:
     io: object = None        # the IoCalls, for the findings
     table: object = None     # the top-level table
     patterns: dict = None    # per (layer, op): consecutive, sequential, random counts
+    transfers: dict = None   # per file: the dataset transfers that name their mode
 
 
 def _trace_form_and_bytes(project):
@@ -493,6 +498,34 @@ def _mpi(table, names, world, run_time, top_n=20):
             "collectives": collectives}
 
 
+def _transfers(project):
+    """Per file, the reads and writes of the layers traced apart that say how
+    they moved their data (HDF5's H5Dwrite and H5Dread: collective or
+    independent), failed ones left out: {file: {mode: [calls, bytes, set of
+    ranks]}}. Read from the layer traces alone, which hold few calls beside
+    the main traces."""
+    found = {}
+    names = sorted(TRANSFER_CALLS)
+    for leaf in project.topology.leaves:
+        layer_paths = layer_trace_paths(leaf.path) if names and \
+            leaf.path not in project.missing_traces else []
+        file_names = info_file_names(leaf.path) if layer_paths else {}
+        for _, path in layer_paths:
+            for raw in native.TraceReader(path, names, None, None, project.partial):
+                event = Event._from_raw(raw, leaf.rank, leaf.thread)
+                attrs = event.attrs
+                if attribute_value(event.name, attrs, "error") is not None:
+                    continue
+                mode = attribute_value(event.name, attrs, "transfer")
+                fid = int(attribute_value(event.name, attrs, "file", -1))
+                name = file_names.get(fid, f"fid {fid} of rank {leaf.rank}")
+                sums = found.setdefault(name, {}).setdefault(mode, [0, 0, set()])
+                sums[0] += 1
+                sums[1] += max(int(attribute_value(event.name, attrs, "asked", 0)), 0)
+                sums[2].add(leaf.rank)
+    return found
+
+
 def build_model(project, file_limit=100, io=None, progress=None, layers=True):
     """The Model of an hdtrace.Project; progress(text), if given, is told
     each step as it starts; layers: with the layers traced apart (HDF5)."""
@@ -531,4 +564,5 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True):
     waits = wait_states(project, table, names, world) if aligned else None
     return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
-                 patterns=_patterns_by_layer(io))
+                 patterns=_patterns_by_layer(io),
+                 transfers=_transfers(project) if layers else {})

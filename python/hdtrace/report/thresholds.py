@@ -43,6 +43,11 @@ DEFAULTS = {
     "no-collective-io": {
         "count": (1000, "fires above this many MPI-IO reads and writes, none collective"),
     },
+    "independent-hdf5-transfers": {
+        "share": (0.5, "fires above this share of independent HDF5 dataset reads and writes "
+                       "on files more than one rank used"),
+        "count": (1000, "... and above this many independent ones"),
+    },
     "blocking-io-only": {
         "count": (1000, "fires above this many MPI-IO reads and writes, none nonblocking"),
     },
