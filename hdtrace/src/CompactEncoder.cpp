@@ -82,13 +82,32 @@ const CallPlans &callPlans() {
                 numbers = numbers && isIntegerCoding(known.attributes[index].coding);
             if (!numbers) continue;
             const auto maxBytes = static_cast<uint32_t>(kMaxVarintBytes * (known.count + 1));
-            built.plans.push_back(
-                CallPlan{known.attributes, own, shape, staticFieldOffset(shape), maxBytes, timed});
+            built.plans.push_back(CallPlan{known.attributes, own, shape, staticFieldOffset(shape),
+                                           maxBytes, timed, nullptr});
         }
         // Filled after the vector stops growing, so that the pointers hold.
-        for (const CallPlan &plan : built.plans)
-            (plan.timed ? built.callsByName : built.childrenByName)
-                .emplace(staticShapes()[plan.shape].element, &plan);
+        const auto isPrefixOf = [](const CallPlan &shorter, const CallPlan &longer) {
+            if (shorter.timed != longer.timed || shorter.own >= longer.own ||
+                !compact_items::sameName(staticShapes()[shorter.shape].element,
+                                         staticShapes()[longer.shape].element))
+                return false;
+            for (uint32_t index = 0; index < shorter.own; ++index)
+                if (shorter.attributes[index].coding != longer.attributes[index].coding ||
+                    !compact_items::sameName(shorter.attributes[index].name,
+                                             longer.attributes[index].name))
+                    return false;
+            return true;
+        };
+        for (CallPlan &longer : built.plans)
+            for (const CallPlan &shorter : built.plans)
+                if (isPrefixOf(shorter, longer) &&
+                    (!longer.shorter || longer.shorter->own < shorter.own))
+                    longer.shorter = &shorter;
+        for (const CallPlan &plan : built.plans) {
+            auto &byName = plan.timed ? built.callsByName : built.childrenByName;
+            const auto [entry, added] = byName.emplace(staticShapes()[plan.shape].element, &plan);
+            if (!added && entry->second->own < plan.own) entry->second = &plan;
+        }
         return built;
     }();
     return table;
@@ -493,7 +512,25 @@ __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
 
 unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan,
                                         const int64_t *values, int64_t start, int64_t end,
-                                        const Children &children) {
+                                        const Children &children, const Nested &nested) {
+    if (nested.count > 0) {
+        // As encode() codes <Nested> and its leaf states: each time after the
+        // previous time, each end after its start.
+        *out++ = static_cast<unsigned char>(kNestedOpen);
+        const int64_t *nestedValues = nested.values;
+        for (uint32_t state = 0; state < nested.count; ++state) {
+            const CallPlan &statePlan = *nested.plans[state];
+            const int64_t stateStart = nested.times[2 * state];
+            const int64_t stateEnd = nested.times[2 * state + 1];
+            out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{statePlan.shape});
+            out = codeValues(out, statePlan, nestedValues);
+            out = compact::putVarint(out, zigzag(wrappingDifference(stateStart, previousTime_)));
+            out = compact::putVarint(out, zigzag(wrappingDifference(stateEnd, stateStart)));
+            previousTime_ = stateEnd;
+            nestedValues += statePlan.own;
+        }
+        *out++ = static_cast<unsigned char>(kNestedClose);
+    }
     const bool open = children.count > 0;
     out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{plan.shape} + (open ? 1 : 0));
     out = codeValues(out, plan, values);
@@ -512,30 +549,36 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
     return out;
 }
 
-int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int64_t start,
-                               int64_t end, const Children &children) {
+size_t CompactEncoder::maxCallBytes(const CallPlan &plan, const Children &children,
+                                    const Nested &nested) {
     size_t maxBytes = plan.maxBytes + 1;
     for (uint32_t child = 0; child < children.count; ++child)
         maxBytes += children.plans[child]->maxBytes;
+    if (nested.count > 0) maxBytes += 2;
+    for (uint32_t state = 0; state < nested.count; ++state)
+        maxBytes += nested.plans[state]->maxBytes;
+    return maxBytes;
+}
+
+int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int64_t start,
+                               int64_t end, const Children &children, const Nested &nested) {
     // In place when the frame being filled has room; a record that starts
     // a frame (with the Program and fresh tables) takes the general way.
-    unsigned char *const begin = frames_->claim(maxBytes);
-    if (!begin) return appendCallRecord(plan, values, start, end, children);
-    unsigned char *const out = codeCall(begin, plan, values, start, end, children);
+    unsigned char *const begin = frames_->claim(maxCallBytes(plan, children, nested));
+    if (!begin) return appendCallRecord(plan, values, start, end, children, nested);
+    unsigned char *const out = codeCall(begin, plan, values, start, end, children, nested);
     return frames_->commit(static_cast<size_t>(out - begin), start);
 }
 
 int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,
-                                     int64_t end, const Children &children) {
+                                     int64_t end, const Children &children, const Nested &nested) {
     return appendRecord(
-        [this, &plan, values, start, end, &children] {
+        [this, &plan, values, start, end, &children, &nested] {
             beginRecord();
-            size_t maxBytes = plan.maxBytes + 1;
-            for (uint32_t child = 0; child < children.count; ++child)
-                maxBytes += children.plans[child]->maxBytes;
-            unsigned char *out = reinterpret_cast<unsigned char *>(record_.reserve(maxBytes));
-            record_.commit(
-                reinterpret_cast<char *>(codeCall(out, plan, values, start, end, children)));
+            unsigned char *out = reinterpret_cast<unsigned char *>(
+                record_.reserve(maxCallBytes(plan, children, nested)));
+            record_.commit(reinterpret_cast<char *>(
+                codeCall(out, plan, values, start, end, children, nested)));
             return true;
         },
         start);

@@ -50,6 +50,13 @@ int openForWriting(const std::string &path) {
     return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+// plan, or the shorter plan of its element with count values, or nullptr.
+const CompactCallPlan *planWithValues(const CompactCallPlan *plan, uint32_t count) {
+    while (plan && plan->own > count)
+        plan = plan->shorter;
+    return plan && plan->own == count ? plan : nullptr;
+}
+
 }  // namespace
 
 // Compact: small questions of the typed values, inline where asked.
@@ -58,10 +65,13 @@ __attribute__((always_inline)) inline uint32_t TraceWriter::typedParentValues() 
                                 : typedParentCount_;
 }
 
-__attribute__((always_inline)) inline bool TraceWriter::compactCallIsWhole() const {
+__attribute__((always_inline)) inline bool TraceWriter::compactCallIsWhole() {
     const Frame &frame = frames_[0];
-    return !frame.childOpen && frame.children.empty() && frame.nested.empty() &&
-           typedParentValues() == typedPlan_->own;
+    if (frame.childOpen || !frame.children.empty() || !frame.nested.empty()) return false;
+    const CompactCallPlan *plan = planWithValues(typedPlan_, typedParentValues());
+    if (!plan) return false;
+    typedPlan_ = plan;
+    return true;
 }
 
 TraceWriter::TraceWriter(const TraceOptions &options)
@@ -183,10 +193,13 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
     else
         ++droppedStates_;
     ++depth_;
-    if (depth_ > 1)
+    if (depth_ > 1) {
+        if (compact_ && written && beginTypedNested(name, start)) return 0;
+        if (compact_) untypeNested();
         pauseTyped();  // the nested state takes the attributes
-    else if (written && compact_)
+    } else if (written && compact_) {
         beginCompactCall(name);
+    }
     return 0;
 }
 
@@ -196,6 +209,7 @@ int TraceWriter::endStateSlow(Timestamp end) {
     // A child left open ends with its state.
     if (frameWritten_[depth_ - 1] && frames_[depth_ - 1].childOpen) endElement();
     if (depth_ == 1 && typedPlan_ && compactCallIsWhole()) return endCompactCall(end);
+    if (depth_ == 2 && typedNestedOpen_ && endTypedNested(end)) return 0;
     const int frameDepth = --depth_;
     if (frameDepth == 1) resumeTyped();
     if (!frameWritten_[frameDepth]) return 0;
@@ -224,6 +238,8 @@ int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
         ++droppedStates_;
     innerFrameDepth_ = parent + 1;
     ++depth_;
+    if (compact_ && written && beginTypedNested(name, start)) return 0;
+    if (compact_) untypeNested();
     pauseTyped();
     return 0;
 }
@@ -233,6 +249,7 @@ int TraceWriter::endInnerState(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
     endElement();  // a child left open ends with its state
+    if (depth_ == 2 && typedNestedOpen_ && endTypedNested(end)) return 0;
     const int frameIndex = --depth_;
     if (frameIndex == 1) resumeTyped();
     if (!frameWritten_[frameIndex]) return 0;
@@ -298,6 +315,7 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
         TextBuffer &target = depth_ > 0 ? frames_[depth_ - 1].children : compactItems_;
         if (depth_ > 0 && frames_[depth_ - 1].childOpen) endElement();
         if (depth_ == 1) untypeChildren();
+        if (depth_ == 2) untypeNested();
         if (depth_ == 0) target.clear();
         const size_t lengthAt = compact_items::beginElement(target, compact_items::kLeaf, "Event");
         compact_items::putText(target, compact::kText, "name", name);
@@ -361,6 +379,7 @@ void TraceWriter::beginElement(std::string_view name) {
     Frame &frame = frames_[depth_ - 1];
     if (frame.childOpen) endElement();
     if (compact_) {
+        if (depth_ == 2) untypeNested();
         frame.childOpen = true;
         if (depth_ == 1) {
             if (beginTypedChild(name)) return;
@@ -593,6 +612,8 @@ void TraceWriter::beginCompactCall(std::string_view name) {
     typedChildOpen_ = false;
     typedChildren_ = typedChildValuesUsed_ = 0;
     typedParentCount_ = 0;
+    typedNestedOpen_ = typedNestingOff_ = false;
+    typedNested_ = typedNestedValuesUsed_ = 0;
     if (!plan || plan->own > kMaxTypedValues) {
         typedPlan_ = nullptr;
         typedCursorOnParent_ = false;
@@ -672,6 +693,7 @@ void TraceWriter::untypeChildren() {
 
 void TraceWriter::untypeHead() {
     if (!typedPlan_) return;
+    untypeNested();
     untypeChildren();
     const CompactCallPlan &plan = *typedPlan_;
     const uint32_t count = typedParentValues();
@@ -684,11 +706,82 @@ void TraceWriter::untypeHead() {
 }
 
 void TraceWriter::untypeTarget() {
+    if (depth_ == 2) return untypeNested();
     if (depth_ != 1) return;
     if (frames_[0].childOpen)
         untypeChildren();
     else
         untypeHead();
+}
+
+bool TraceWriter::beginTypedNested(std::string_view name, Timestamp start) {
+    // Only a state right beneath a typed call, none of whose nested states
+    // took the general way, while none of the call's children is open.
+    if (!typedPlan_ || typedNestingOff_ || depth_ != 2 || frames_[0].childOpen ||
+        typedNested_ == kMaxTypedNested)
+        return false;
+    const CompactCallPlan *plan = compact_->planOf(name, true);
+    if (!plan || typedNestedValuesUsed_ + plan->own > kMaxTypedNestedValues) return false;
+    pauseTyped();
+    typedNestedPlans_[typedNested_] = plan;
+    typedNestedTimes_[2 * typedNested_] = relativeNanoseconds(start);
+    typedNestedOpen_ = true;
+    typedOut_ = typedNestedValues_ + typedNestedValuesUsed_;
+    typedNext_ = plan->attributes;
+    typedEnd_ = plan->attributes + plan->own;
+    return true;
+}
+
+bool TraceWriter::endTypedNested(Timestamp end) {
+    const CompactCallPlan *found = planWithValues(
+        typedNestedPlans_[typedNested_],
+        static_cast<uint32_t>(typedOut_ - typedNestedValues_ - typedNestedValuesUsed_));
+    if (!found) {
+        untypeNested();  // it lacks values: the general way, after those before it
+        return false;
+    }
+    const CompactCallPlan &plan = *found;
+    typedNestedPlans_[typedNested_] = found;
+    typedNestedTimes_[2 * typedNested_ + 1] = relativeNanoseconds(end);
+    typedNestedValuesUsed_ += plan.own;
+    ++typedNested_;
+    typedNestedOpen_ = false;
+    depth_ = 1;
+    resumeTyped();
+    return true;
+}
+
+void TraceWriter::untypeNested() {
+    typedNestingOff_ = true;
+    if (typedNested_ == 0 && !typedNestedOpen_) return;
+    // The complete ones as writeCompactState would have put them into the
+    // call's nested states, in their order.
+    TextBuffer &nested = frames_[0].nested;
+    const int64_t *values = typedNestedValues_;
+    for (uint32_t state = 0; state < typedNested_; ++state) {
+        const CompactCallPlan &plan = *typedNestedPlans_[state];
+        const size_t lengthAt = compact_items::beginElement(
+            nested, compact_items::kLeaf, compact::staticShapes()[plan.shape].element);
+        for (uint32_t index = 0; index < plan.own; ++index)
+            compact_items::putNumber(nested, compact::kInteger, plan.attributes[index].name,
+                                     values[index]);
+        compact_items::putNumber(nested, compact::kTime, "time", typedNestedTimes_[2 * state]);
+        compact_items::putNumber(nested, compact::kEnd, "end", typedNestedTimes_[2 * state + 1]);
+        compact_items::endElement(nested, lengthAt);
+        values += plan.own;
+    }
+    // The open one's values so far as entries of its frame, which the
+    // attributes still to come join.
+    if (typedNestedOpen_) {
+        const CompactCallPlan &plan = *typedNestedPlans_[typedNested_];
+        const auto count = static_cast<uint32_t>(typedOut_ - values);
+        for (uint32_t index = 0; index < count; ++index)
+            compact_items::putNumber(frames_[1].head, compact::kInteger,
+                                     plan.attributes[index].name, values[index]);
+        typedNestedOpen_ = false;
+        typedNext_ = typedEnd_ = nullptr;
+    }
+    typedNested_ = typedNestedValuesUsed_ = 0;
 }
 
 int TraceWriter::endCompactCall(Timestamp end) {
@@ -699,9 +792,11 @@ int TraceWriter::endCompactCall(Timestamp end) {
     depth_ = 0;
     if (failed_) return EIO;
     const CompactEncoder::Children children{typedChildPlans_, typedChildren_, typedChildValues_};
+    const CompactEncoder::Nested nested{typedNestedPlans_, typedNested_, typedNestedValues_,
+                                        typedNestedTimes_};
     const int error =
         compact_->appendCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
-                             relativeNanoseconds(end), children);
+                             relativeNanoseconds(end), children, nested);
     if (error) compactAppendFailed(error);
     if (forceFlush_) return flush();
     return failed_ ? EIO : 0;

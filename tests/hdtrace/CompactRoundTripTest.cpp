@@ -182,6 +182,109 @@ void driveStates(TraceWriter &writer, int repetitions) {
             writer.endState(at(t += 4));
         }
 
+        // Nested leaf states of known calls beneath a known call (the C
+        // library calls an MPI-IO call makes), kept as values while they
+        // follow their shapes: whole ones with and without their error
+        // attribute, then each way one leaves the shapes (too few values,
+        // a text value, a child, an event, a state inside it, one out of
+        // order, more of them than are kept, one of an unknown name between
+        // known ones, the call's own attributes out of order after them).
+        const auto pwrite = [&writer, &t](int64_t offset, bool failed) {
+            writer.beginInnerState("pwrite", at(t += 1));
+            writer.attribute("fid", int64_t{3});
+            writer.attribute("offset", offset);
+            writer.attribute("asked", int64_t{16});
+            writer.attribute("size", failed ? int64_t{-1} : int64_t{16});
+            if (failed) writer.attribute("errno", int64_t{28});
+            writer.endInnerState(at(t += 2));
+        };
+        const auto fileWriteAt = [&writer, &t, round](int64_t offset, bool inOrder) {
+            writer.attribute("fid", int64_t{3});
+            if (inOrder) writer.attribute("offset", offset);
+            writer.attribute("size", int64_t{16});
+            if (!inOrder) writer.attribute("offset", offset);
+            writer.attribute("count", int64_t{16});
+            writer.attribute("tid", int64_t{round % 4});
+            writer.endState(at(t += 3));
+        };
+        for (int variant = 0; variant < 11; ++variant) {
+            const int64_t offset = 16 * (round * 16 + variant);
+            writer.beginState("File_write_at", at(t += 5));
+            switch (variant) {
+                case 0:
+                    pwrite(offset, false);
+                    break;
+                case 1:
+                    pwrite(offset, false);
+                    pwrite(offset + 8, true);
+                    pwrite(offset + 8, false);
+                    break;
+                case 2:
+                    writer.beginInnerState("pwrite", at(t += 1));
+                    writer.attribute("fid", int64_t{3});
+                    writer.endInnerState(at(t += 1));
+                    pwrite(offset, false);
+                    break;
+                case 3:
+                    pwrite(offset, false);
+                    writer.beginInnerState("pwrite", at(t += 1));
+                    writer.attribute("fid", int64_t{3});
+                    writer.attribute("offset", "unknown");
+                    writer.endInnerState(at(t += 1));
+                    pwrite(offset, false);
+                    break;
+                case 4:
+                    pwrite(offset, false);
+                    writer.beginInnerState("pwrite", at(t += 1));
+                    writer.attribute("fid", int64_t{3});
+                    writer.beginElement("Data");
+                    writer.attribute("offset", offset);
+                    writer.endElement();
+                    writer.endInnerState(at(t += 1));
+                    break;
+                case 5:
+                    pwrite(offset, false);
+                    writer.beginInnerState("pwrite", at(t += 1));
+                    writer.attribute("fid", int64_t{3});
+                    writer.event("inside", at(t += 1));
+                    writer.endInnerState(at(t += 1));
+                    break;
+                case 6:
+                    pwrite(offset, false);
+                    writer.beginState("Allreduce", at(t += 1));
+                    writer.attribute("fid", int64_t{3});
+                    writer.beginState("Barrier", at(t += 1));
+                    writer.attribute("cid", int64_t{0});
+                    writer.endState(at(t += 1));
+                    writer.endState(at(t += 1));
+                    pwrite(offset, false);
+                    break;
+                case 7:
+                    pwrite(offset, false);
+                    writer.beginInnerState("pwrite", at(t += 1));
+                    writer.attribute("offset", offset);
+                    writer.attribute("fid", int64_t{3});
+                    writer.endInnerState(at(t += 1));
+                    break;
+                case 8:
+                    for (int64_t more = 0; more < 11; ++more)
+                        pwrite(offset + more, more % 5 == 4);
+                    break;
+                case 9:
+                    pwrite(offset, false);
+                    writer.beginInnerState("my_own_call", at(t += 1));
+                    writer.attribute("fid", int64_t{3});
+                    writer.endInnerState(at(t += 1));
+                    pwrite(offset, false);
+                    break;
+                default:
+                    pwrite(offset, false);
+                    pwrite(offset, false);
+                    break;
+            }
+            fileWriteAt(offset, variant != 10);
+        }
+
         writer.event("marker & <event>", at(t += 2));
         // A time before timeAdjustment: negative relative times.
         writer.beginState("Barrier", Timestamp{origin().nanoseconds - 5});
@@ -268,7 +371,7 @@ TEST(CompactRoundTrip, ForceFlushWritesAFramePerState) {
     const Pair paths = writeBoth(directory, 2, true, 1u << 20);
     reader::FrameFile file(paths.compact);
     // The Program alone, then one frame per top-level state or event.
-    EXPECT_EQ(file.frames().size(), 1u + 2u * 19u);
+    EXPECT_EQ(file.frames().size(), 1u + 2u * 30u);
     EXPECT_EQ(compactAsXml(paths.compact), readFile(paths.xml));
 }
 

@@ -32,6 +32,10 @@ struct CompactCallPlan {
     uint32_t fieldBase;  // compact::staticFieldOffset(shape)
     uint32_t maxBytes;   // the most the element's code and values can take
     bool timed;          // a call: time and end follow the own attributes
+    // The plan of the same element whose own attributes are the first of
+    // these, the most of them (a call of a library layer without its error
+    // attribute), or nullptr. planOf() gives the one with the most.
+    const CompactCallPlan *shorter;
 };
 
 class CompactEncoder {
@@ -66,18 +70,26 @@ class CompactEncoder {
             return cached.plan;
         return planMiss(name, timed);
     }
-    // A top-level call without nested states, given as the values of its
-    // own attributes in the plan's order (TraceWriter gathers them so when
-    // they come in that order), its times, and its child elements: their
-    // plans, and their values one after the other. Coded in place in the
-    // frame being filled when the record does not start a frame.
+    // A top-level call given as the values of its own attributes in the
+    // plan's order (TraceWriter gathers them so when they come in that
+    // order), its times, its child elements (their plans, and their values
+    // one after the other) and its nested states, each a leaf call (their
+    // plans, values, and start and end times one pair after the other).
+    // Coded in place in the frame being filled when the record does not
+    // start a frame; the bytes are those append() codes from the same items.
     struct Children {
         const CallPlan *const *plans = nullptr;
         uint32_t count = 0;
         const int64_t *values = nullptr;
     };
+    struct Nested {
+        const CallPlan *const *plans = nullptr;
+        uint32_t count = 0;
+        const int64_t *values = nullptr;
+        const int64_t *times = nullptr;
+    };
     int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
-                   const Children &children);
+                   const Children &children, const Nested &nested);
     FrameWriter &frames() { return *frames_; }
 
   private:
@@ -131,9 +143,12 @@ class CompactEncoder {
     // the end. The frame's previous values and ids follow them.
     unsigned char *codeValues(unsigned char *out, const CallPlan &plan, const int64_t *values);
     unsigned char *codeCall(unsigned char *out, const CallPlan &plan, const int64_t *values,
-                            int64_t start, int64_t end, const Children &children);
+                            int64_t start, int64_t end, const Children &children,
+                            const Nested &nested);
     int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
-                         const Children &children);
+                         const Children &children, const Nested &nested);
+    static size_t maxCallBytes(const CallPlan &plan, const Children &children,
+                               const Nested &nested);
 
     // What every call's record uses first, together: the frame writer, the
     // frame's number, previous values, times and ids, the plans by name.

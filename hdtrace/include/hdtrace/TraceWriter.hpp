@@ -218,11 +218,23 @@ class TraceWriter final : public OpenTrace {
     void untypeHead();
     void untypeChildren();
     void untypeTarget();
+    // Its nested states, when each is a leaf of a known call whose
+    // attributes come in its shape's order (the C library calls an MPI-IO
+    // call makes), stay typed too (typedNested*): begun, ended whole (false:
+    // it was not), or rewritten as items (untypeNested(), after which the
+    // call's further nested states take the general way, keeping their order).
+    bool beginTypedNested(std::string_view name, Timestamp start);
+    bool endTypedNested(Timestamp end);
+    void untypeNested();
     int endCompactCall(Timestamp end);
-    bool compactCallIsWhole() const;
+    // Whole: typed and nothing else; the plan then becomes the one with as
+    // many values as it got (a call without its error attribute).
+    bool compactCallIsWhole();
     static constexpr uint32_t kMaxTypedValues = 64;
     static constexpr uint32_t kMaxTypedChildren = 16;
     static constexpr uint32_t kMaxTypedChildValues = 64;
+    static constexpr uint32_t kMaxTypedNested = 8;
+    static constexpr uint32_t kMaxTypedNestedValues = 64;
     bool headIsEmpty(const Frame &frame) const { return frame.head.size() == 1 + frame.nameLength; }
     int createCompact(const TraceOptions &options, std::string *error);
     int beginStateSlow(std::string_view name, Timestamp start);
@@ -294,6 +306,13 @@ class TraceWriter final : public OpenTrace {
     int64_t typedValues_[kMaxTypedValues];
     const CompactCallPlan *typedChildPlans_[kMaxTypedChildren];
     int64_t typedChildValues_[kMaxTypedChildValues];
+    bool typedNestedOpen_ = false;  // the open nested state is typed (the cursor's on it)
+    bool typedNestingOff_ = false;  // this call's nested states take the general way
+    uint32_t typedNested_ = 0;      // complete typed nested states
+    uint32_t typedNestedValuesUsed_ = 0;
+    const CompactCallPlan *typedNestedPlans_[kMaxTypedNested];
+    int64_t typedNestedTimes_[2 * kMaxTypedNested];  // start and end of each
+    int64_t typedNestedValues_[kMaxTypedNestedValues];
     Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
