@@ -77,13 +77,17 @@ const CallPlans &callPlans() {
                                known.attributes[known.count - 2].coding == kTime &&
                                known.attributes[known.count - 1].coding == kEnd;
             const uint32_t own = timed ? known.count - 2 : known.count;
-            bool numbers = true;
-            for (uint32_t index = 0; index < own; ++index)
-                numbers = numbers && isIntegerCoding(known.attributes[index].coding);
-            if (!numbers) continue;
+            bool numbersAndTexts = true;
+            bool hasText = false;
+            for (uint32_t index = 0; index < own; ++index) {
+                const uint8_t coding = known.attributes[index].coding;
+                hasText = hasText || coding == kText;
+                numbersAndTexts = numbersAndTexts && (isIntegerCoding(coding) || coding == kText);
+            }
+            if (!numbersAndTexts) continue;
             const auto maxBytes = static_cast<uint32_t>(kMaxVarintBytes * (known.count + 1));
             built.plans.push_back(CallPlan{known.attributes, own, shape, staticFieldOffset(shape),
-                                           maxBytes, timed, nullptr});
+                                           maxBytes, timed, hasText, nullptr});
         }
         // Filled after the vector stops growing, so that the pointers hold.
         const auto isPrefixOf = [](const CallPlan &shorter, const CallPlan &longer) {
@@ -481,8 +485,9 @@ const CompactEncoder::CallPlan *CompactEncoder::planMiss(std::string_view name, 
     return found->second;
 }
 
+template <bool kWithTexts>
 __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
-    unsigned char *out, const CallPlan &plan, const int64_t *values) {
+    unsigned char *out, const CallPlan &plan, const int64_t *values, const uint32_t *textIndices) {
     // Locals, as every byte written through out could alias the members.
     FieldValue *const fields = fields_.data() + plan.fieldBase;
     int64_t *const previousIds = previousIds_;
@@ -491,6 +496,10 @@ __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
     const uint32_t frame = frameNumber_;
     for (uint32_t index = 0; index < own; ++index) {
         const uint8_t coding = attributes[index].coding;
+        if (kWithTexts && coding == kText) {
+            out = compact::putVarint(out, textIndices[index]);
+            continue;
+        }
         const int64_t value = values[index];
         int64_t difference;
         if (coding == kFieldDelta) {
@@ -510,9 +519,42 @@ __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
     return out;
 }
 
+__attribute__((always_inline)) inline unsigned char *CompactEncoder::codeElement(
+    unsigned char *out, uint64_t code, const CallPlan &plan, const int64_t *values,
+    std::string_view texts) {
+    if (plan.hasText) return codeElementWithTexts(out, code, plan, values, texts);
+    out = compact::putVarint(out, code);
+    return codeValues<false>(out, plan, values, nullptr);
+}
+
+unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t code,
+                                                    const CallPlan &plan, const int64_t *values,
+                                                    std::string_view texts) {
+    // As encodeElement: the strings the frame lacks defined before the
+    // element, in the order of its attributes; a text's value is its index.
+    uint32_t indices[kMaxFastFields];
+    for (uint32_t index = 0; index < plan.own; ++index) {
+        if (plan.attributes[index].coding != kText) continue;
+        const std::string_view text = typedText(texts, values[index]);
+        scratch_.assign(text);
+        const auto [entry, added] =
+            strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
+        if (added) {
+            out = compact::putVarint(out, kString);
+            out = compact::putVarint(out, text.size());
+            std::memcpy(out, text.data(), text.size());
+            out += text.size();
+        }
+        indices[index] = entry->second;
+    }
+    out = compact::putVarint(out, code);
+    return codeValues<true>(out, plan, values, indices);
+}
+
 unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan,
                                         const int64_t *values, int64_t start, int64_t end,
-                                        const Children &children, const Nested &nested) {
+                                        const Children &children, const Nested &nested,
+                                        std::string_view texts) {
     if (nested.count > 0) {
         // As encode() codes <Nested> and its leaf states: each time after the
         // previous time, each end after its start.
@@ -522,8 +564,8 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
             const CallPlan &statePlan = *nested.plans[state];
             const int64_t stateStart = nested.times[2 * state];
             const int64_t stateEnd = nested.times[2 * state + 1];
-            out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{statePlan.shape});
-            out = codeValues(out, statePlan, nestedValues);
+            out = codeElement(out, kFirstElementCode + 2 * uint64_t{statePlan.shape}, statePlan,
+                              nestedValues, texts);
             out = compact::putVarint(out, zigzag(wrappingDifference(stateStart, previousTime_)));
             out = compact::putVarint(out, zigzag(wrappingDifference(stateEnd, stateStart)));
             previousTime_ = stateEnd;
@@ -532,8 +574,8 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
         *out++ = static_cast<unsigned char>(kNestedClose);
     }
     const bool open = children.count > 0;
-    out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{plan.shape} + (open ? 1 : 0));
-    out = codeValues(out, plan, values);
+    out = codeElement(out, kFirstElementCode + 2 * uint64_t{plan.shape} + (open ? 1 : 0), plan,
+                      values, texts);
     out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
     out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
     previousTime_ = end;
@@ -541,8 +583,8 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
     const int64_t *childValues = children.values;
     for (uint32_t child = 0; child < children.count; ++child) {
         const CallPlan &childPlan = *children.plans[child];
-        out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{childPlan.shape});
-        out = codeValues(out, childPlan, childValues);
+        out = codeElement(out, kFirstElementCode + 2 * uint64_t{childPlan.shape}, childPlan,
+                          childValues, texts);
         childValues += childPlan.own;
     }
     *out++ = static_cast<unsigned char>(kEndElement);
@@ -550,35 +592,41 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
 }
 
 size_t CompactEncoder::maxCallBytes(const CallPlan &plan, const Children &children,
-                                    const Nested &nested) {
-    size_t maxBytes = plan.maxBytes + 1;
+                                    const Nested &nested, std::string_view texts) {
+    // Each text may need its string defined: its bytes and two varints.
+    const auto textBytes = [](const CallPlan &of) {
+        return of.hasText ? 2 * kMaxVarintBytes * of.own : 0;
+    };
+    size_t maxBytes = plan.maxBytes + 1 + texts.size() + textBytes(plan);
     for (uint32_t child = 0; child < children.count; ++child)
-        maxBytes += children.plans[child]->maxBytes;
+        maxBytes += children.plans[child]->maxBytes + textBytes(*children.plans[child]);
     if (nested.count > 0) maxBytes += 2;
     for (uint32_t state = 0; state < nested.count; ++state)
-        maxBytes += nested.plans[state]->maxBytes;
+        maxBytes += nested.plans[state]->maxBytes + textBytes(*nested.plans[state]);
     return maxBytes;
 }
 
 int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int64_t start,
-                               int64_t end, const Children &children, const Nested &nested) {
+                               int64_t end, const Children &children, const Nested &nested,
+                               std::string_view texts) {
     // In place when the frame being filled has room; a record that starts
     // a frame (with the Program and fresh tables) takes the general way.
-    unsigned char *const begin = frames_->claim(maxCallBytes(plan, children, nested));
-    if (!begin) return appendCallRecord(plan, values, start, end, children, nested);
-    unsigned char *const out = codeCall(begin, plan, values, start, end, children, nested);
+    unsigned char *const begin = frames_->claim(maxCallBytes(plan, children, nested, texts));
+    if (!begin) return appendCallRecord(plan, values, start, end, children, nested, texts);
+    unsigned char *const out = codeCall(begin, plan, values, start, end, children, nested, texts);
     return frames_->commit(static_cast<size_t>(out - begin), start);
 }
 
 int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,
-                                     int64_t end, const Children &children, const Nested &nested) {
+                                     int64_t end, const Children &children, const Nested &nested,
+                                     std::string_view texts) {
     return appendRecord(
-        [this, &plan, values, start, end, &children, &nested] {
+        [this, &plan, values, start, end, &children, &nested, texts] {
             beginRecord();
             unsigned char *out = reinterpret_cast<unsigned char *>(
-                record_.reserve(maxCallBytes(plan, children, nested)));
+                record_.reserve(maxCallBytes(plan, children, nested, texts)));
             record_.commit(reinterpret_cast<char *>(
-                codeCall(out, plan, values, start, end, children, nested)));
+                codeCall(out, plan, values, start, end, children, nested, texts)));
             return true;
         },
         start);

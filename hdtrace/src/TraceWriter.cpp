@@ -352,6 +352,14 @@ void TraceWriter::attribute(std::string_view name, std::string_view text) {
     if (!isWriting()) return;
     TextBuffer &out = attributeTarget();
     if (compact_) {
+        if (typedNext_ != typedEnd_ && typedNext_->coding == compact::kText &&
+            sameText(typedNext_->name, name)) {
+            // Copied: the caller's text may not outlive the call.
+            *typedOut_++ = typedTextHandle(typedTexts_.size(), text.size());
+            typedTexts_.append(text);
+            ++typedNext_;
+            return;
+        }
         untypeTarget();
         return compact_items::putText(out, compact::kText, name, text);
     }
@@ -614,6 +622,7 @@ void TraceWriter::beginCompactCall(std::string_view name) {
     typedParentCount_ = 0;
     typedNestedOpen_ = typedNestingOff_ = false;
     typedNested_ = typedNestedValuesUsed_ = 0;
+    if (!typedTexts_.empty()) typedTexts_.clear();
     if (!plan || plan->own > kMaxTypedValues) {
         typedPlan_ = nullptr;
         typedCursorOnParent_ = false;
@@ -678,8 +687,7 @@ void TraceWriter::untypeChildren() {
         const size_t lengthAt = compact_items::beginElement(
             children, compact_items::kLeaf, compact::staticShapes()[plan.shape].element);
         for (uint32_t index = 0; index < count; ++index)
-            compact_items::putNumber(children, compact::kInteger, plan.attributes[index].name,
-                                     values[index]);
+            putTypedEntry(children, plan.attributes[index], values[index]);
         values += count;
         if (open)
             frames_[0].childLengthAt = lengthAt;  // its next attributes join it as entries
@@ -698,11 +706,19 @@ void TraceWriter::untypeHead() {
     const CompactCallPlan &plan = *typedPlan_;
     const uint32_t count = typedParentValues();
     for (uint32_t index = 0; index < count; ++index)
-        compact_items::putNumber(frames_[0].head, compact::kInteger, plan.attributes[index].name,
-                                 typedValues_[index]);
+        putTypedEntry(frames_[0].head, plan.attributes[index], typedValues_[index]);
     typedPlan_ = nullptr;
     typedCursorOnParent_ = false;
     typedNext_ = typedEnd_ = nullptr;
+}
+
+void TraceWriter::putTypedEntry(TextBuffer &out, const compact::ShapeAttribute &attribute,
+                                int64_t value) const {
+    if (attribute.coding == compact::kText)
+        compact_items::putText(out, compact::kText, attribute.name,
+                               typedText(typedTexts_.view(), value));
+    else
+        compact_items::putNumber(out, compact::kInteger, attribute.name, value);
 }
 
 void TraceWriter::untypeTarget() {
@@ -763,8 +779,7 @@ void TraceWriter::untypeNested() {
         const size_t lengthAt = compact_items::beginElement(
             nested, compact_items::kLeaf, compact::staticShapes()[plan.shape].element);
         for (uint32_t index = 0; index < plan.own; ++index)
-            compact_items::putNumber(nested, compact::kInteger, plan.attributes[index].name,
-                                     values[index]);
+            putTypedEntry(nested, plan.attributes[index], values[index]);
         compact_items::putNumber(nested, compact::kTime, "time", typedNestedTimes_[2 * state]);
         compact_items::putNumber(nested, compact::kEnd, "end", typedNestedTimes_[2 * state + 1]);
         compact_items::endElement(nested, lengthAt);
@@ -776,8 +791,7 @@ void TraceWriter::untypeNested() {
         const CompactCallPlan &plan = *typedNestedPlans_[typedNested_];
         const auto count = static_cast<uint32_t>(typedOut_ - values);
         for (uint32_t index = 0; index < count; ++index)
-            compact_items::putNumber(frames_[1].head, compact::kInteger,
-                                     plan.attributes[index].name, values[index]);
+            putTypedEntry(frames_[1].head, plan.attributes[index], values[index]);
         typedNestedOpen_ = false;
         typedNext_ = typedEnd_ = nullptr;
     }
@@ -796,7 +810,7 @@ int TraceWriter::endCompactCall(Timestamp end) {
                                         typedNestedTimes_};
     const int error =
         compact_->appendCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
-                             relativeNanoseconds(end), children, nested);
+                             relativeNanoseconds(end), children, nested, typedTexts_.view());
     if (error) compactAppendFailed(error);
     if (forceFlush_) return flush();
     return failed_ ? EIO : 0;

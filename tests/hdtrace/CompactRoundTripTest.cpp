@@ -285,6 +285,36 @@ void driveStates(TraceWriter &writer, int repetitions) {
             fileWriteAt(offset, variant != 10);
         }
 
+        // Known calls with text values, kept as values too while they follow
+        // their shapes: the same text again and a new one (each frame
+        // defines its strings once), texts needing escapes and an empty one,
+        // a text made for the call only (the writer keeps a copy), nested
+        // states beneath, and the ways out: an integer where the shape has a
+        // text, a text where it has an integer.
+        const char *transfers[] = {"collective", "independent", "", "a&b<'c'>"};
+        for (int variant = 0; variant < 7; ++variant) {
+            writer.beginState("H5Dwrite", at(t += 5));
+            if (variant == 3) pwrite(4096 * round, false);
+            writer.attribute("fid", int64_t{3});
+            writer.attribute("dataset", int64_t{round % 3});
+            writer.attribute("size", int64_t{128});
+            writer.attribute("memTypeSize", int64_t{8});
+            writer.attribute("fileTypeSize", int64_t{8});
+            if (variant == 4) {
+                writer.attribute("transfer", int64_t{1});
+            } else if (variant == 5) {
+                writer.attribute("transfer", std::string("made ") + std::to_string(round));
+            } else {
+                writer.attribute("transfer", transfers[(variant + round) % 4]);
+            }
+            if (variant == 6) {
+                writer.attribute("error", "none");
+            } else if (variant % 2 == 1) {
+                writer.attribute("error", int64_t{-1});
+            }
+            writer.endState(at(t += 7));
+        }
+
         writer.event("marker & <event>", at(t += 2));
         // A time before timeAdjustment: negative relative times.
         writer.beginState("Barrier", Timestamp{origin().nanoseconds - 5});
@@ -371,7 +401,7 @@ TEST(CompactRoundTrip, ForceFlushWritesAFramePerState) {
     const Pair paths = writeBoth(directory, 2, true, 1u << 20);
     reader::FrameFile file(paths.compact);
     // The Program alone, then one frame per top-level state or event.
-    EXPECT_EQ(file.frames().size(), 1u + 2u * 30u);
+    EXPECT_EQ(file.frames().size(), 1u + 2u * 37u);
     EXPECT_EQ(compactAsXml(paths.compact), readFile(paths.xml));
 }
 

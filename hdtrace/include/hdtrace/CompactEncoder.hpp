@@ -21,10 +21,11 @@
 
 namespace hdtrace {
 
-// How an element of a static shape whose own attributes are all numbers
-// is gathered and coded: a call (its own attributes are the shape's but
-// time and end) or a child element of a call (all of the shape's). One per
-// such shape, made once from the generated table.
+// How an element of a static shape whose own attributes are numbers and
+// texts is gathered and coded: a call (its own attributes are the shape's
+// but time and end) or a child element of a call (all of the shape's). One
+// per such shape, made once from the generated table. A text's value is a
+// handle into the texts given with the values (typedTextHandle).
 struct CompactCallPlan {
     const compact::ShapeAttribute *attributes;  // own attributes (then time and end)
     uint32_t own;
@@ -32,11 +33,22 @@ struct CompactCallPlan {
     uint32_t fieldBase;  // compact::staticFieldOffset(shape)
     uint32_t maxBytes;   // the most the element's code and values can take
     bool timed;          // a call: time and end follow the own attributes
+    bool hasText;        // some own attributes are texts
     // The plan of the same element whose own attributes are the first of
     // these, the most of them (a call of a library layer without its error
     // attribute), or nullptr. planOf() gives the one with the most.
     const CompactCallPlan *shorter;
 };
+
+// A text value of a typed element as its handle: where it lies in the texts
+// given with the values, and its length.
+inline int64_t typedTextHandle(size_t offset, size_t length) {
+    return static_cast<int64_t>((static_cast<uint64_t>(offset) << 32) | length);
+}
+inline std::string_view typedText(std::string_view texts, int64_t handle) {
+    const auto bits = static_cast<uint64_t>(handle);
+    return texts.substr(bits >> 32, bits & 0xffffffffu);
+}
 
 class CompactEncoder {
   public:
@@ -88,8 +100,9 @@ class CompactEncoder {
         const int64_t *values = nullptr;
         const int64_t *times = nullptr;
     };
+    // texts: where the text values' handles point.
     int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
-                   const Children &children, const Nested &nested);
+                   const Children &children, const Nested &nested, std::string_view texts);
     FrameWriter &frames() { return *frames_; }
 
   private:
@@ -141,14 +154,23 @@ class CompactEncoder {
     const CallPlan *planMiss(std::string_view name, bool timed);
     // The values of one element as its plan codes them, at out; returns
     // the end. The frame's previous values and ids follow them.
-    unsigned char *codeValues(unsigned char *out, const CallPlan &plan, const int64_t *values);
+    // kWithTexts: the texts' values are textIndices' (the strings' indices).
+    template <bool kWithTexts>
+    unsigned char *codeValues(unsigned char *out, const CallPlan &plan, const int64_t *values,
+                              const uint32_t *textIndices);
+    // An element of a plan with texts: their strings defined first where
+    // the frame lacks them, then its code and values.
+    unsigned char *codeElementWithTexts(unsigned char *out, uint64_t code, const CallPlan &plan,
+                                        const int64_t *values, std::string_view texts);
+    unsigned char *codeElement(unsigned char *out, uint64_t code, const CallPlan &plan,
+                               const int64_t *values, std::string_view texts);
     unsigned char *codeCall(unsigned char *out, const CallPlan &plan, const int64_t *values,
                             int64_t start, int64_t end, const Children &children,
-                            const Nested &nested);
+                            const Nested &nested, std::string_view texts);
     int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
-                         const Children &children, const Nested &nested);
-    static size_t maxCallBytes(const CallPlan &plan, const Children &children,
-                               const Nested &nested);
+                         const Children &children, const Nested &nested, std::string_view texts);
+    static size_t maxCallBytes(const CallPlan &plan, const Children &children, const Nested &nested,
+                               std::string_view texts);
 
     // What every call's record uses first, together: the frame writer, the
     // frame's number, previous values, times and ids, the plans by name.

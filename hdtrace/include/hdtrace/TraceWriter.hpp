@@ -218,6 +218,9 @@ class TraceWriter final : public OpenTrace {
     void untypeHead();
     void untypeChildren();
     void untypeTarget();
+    // One typed value as the entry it stands for (a text's from typedTexts_).
+    void putTypedEntry(TextBuffer &out, const compact::ShapeAttribute &attribute,
+                       int64_t value) const;
     // Its nested states, when each is a leaf of a known call whose
     // attributes come in its shape's order (the C library calls an MPI-IO
     // call makes), stay typed too (typedNested*): begun, ended whole (false:
@@ -313,6 +316,7 @@ class TraceWriter final : public OpenTrace {
     const CompactCallPlan *typedNestedPlans_[kMaxTypedNested];
     int64_t typedNestedTimes_[2 * kMaxTypedNested];  // start and end of each
     int64_t typedNestedValues_[kMaxTypedNestedValues];
+    TextBuffer typedTexts_;  // the typed text values, which the values hold handles to
     Clock clock_;
     OutputBuffer output_;
     Frame frames_[HD_LOG_MAX_DEPTH];
@@ -369,7 +373,8 @@ inline int TraceWriter::endState(Timestamp end) {
 __attribute__((always_inline)) inline void TraceWriter::attribute(std::string_view name,
                                                                   int64_t value) {
     if (!isWritingXml()) {
-        if (typedNext_ != typedEnd_ && sameText(typedNext_->name, name)) {
+        if (typedNext_ != typedEnd_ && typedNext_->coding != compact::kText &&
+            sameText(typedNext_->name, name)) {
             *typedOut_++ = value;
             ++typedNext_;
             return;
