@@ -536,6 +536,13 @@ unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t
     for (uint32_t index = 0; index < plan.own; ++index) {
         if (plan.attributes[index].coding != kText) continue;
         const std::string_view text = typedText(texts, values[index]);
+        // The few texts a program repeats (a transfer mode, a layer's
+        // names) are found in a small cache of this frame's strings.
+        CachedString &cached = stringCache_[mixName(text.size(), text) % kStringCacheSize];
+        if (cached.frame == frameNumber_ && cached.text == text) {
+            indices[index] = cached.index;
+            continue;
+        }
         scratch_.assign(text);
         const auto [entry, added] =
             strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
@@ -546,6 +553,9 @@ unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t
             out += text.size();
         }
         indices[index] = entry->second;
+        cached.text.assign(text);
+        cached.index = entry->second;
+        cached.frame = frameNumber_;
     }
     out = compact::putVarint(out, code);
     return codeValues<true>(out, plan, values, indices);

@@ -201,6 +201,15 @@ class CompactEncoder {
     TextBuffer record_;    // the record being encoded
     TextBuffer values_;    // the values of the element being encoded
     std::string scratch_;  // a looked-up string
+    // Strings of typed text values by a hash of their text; an entry holds
+    // in the frame it was made in only (frames start with no strings).
+    struct CachedString {
+        std::string text;
+        uint32_t index = 0;
+        uint32_t frame = 0;
+    };
+    static constexpr size_t kStringCacheSize = 16;
+    CachedString stringCache_[kStringCacheSize];
 };
 
 }  // namespace hdtrace
