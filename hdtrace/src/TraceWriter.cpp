@@ -578,8 +578,9 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
 
 void TraceWriter::writeCompactState(Frame &frame, int frameDepth, Timestamp end) {
     const int64_t start = relativeNanoseconds(frame.start);
-    const bool leaf = frameDepth == 0 && frame.nested.empty() && frame.children.empty();
+    // First: the typed nested states and children it kept join the frame.
     if (&frame == &frames_[0]) untypeHead();
+    const bool leaf = frameDepth == 0 && frame.nested.empty() && frame.children.empty();
     if (leaf) {
         // Most states: the times join the entries where they are.
         compact_items::putNumber(frame.head, compact::kTime, "time", start);

@@ -3,8 +3,11 @@
 // compact writer; the compact trace, decoded and rendered as XML, must be
 // the XML writer's file byte for byte.
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -328,8 +331,8 @@ struct Pair {
     std::string xml, compact;
 };
 
-Pair writeBoth(const ScratchDirectory &directory, int repetitions, bool forceFlush,
-               uint32_t frameBytes) {
+Pair writeBoth(const ScratchDirectory &directory, const std::function<void(TraceWriter &)> &drive,
+               bool forceFlush, uint32_t frameBytes) {
     Pair paths;
     for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
         TraceOptions options = test::traceOptionsIn(directory, "roundtrip");
@@ -342,11 +345,103 @@ Pair writeBoth(const ScratchDirectory &directory, int repetitions, bool forceFlu
         auto writer = TraceWriter::create(options, &error);
         EXPECT_TRUE(writer) << error;
         if (!writer) return paths;
-        driveStates(*writer, repetitions);
+        drive(*writer);
         EXPECT_EQ(writer->close(), 0);
         (format == TraceOptions::Format::Xml ? paths.xml : paths.compact) = writer->tracePath();
     }
     return paths;
+}
+
+Pair writeBoth(const ScratchDirectory &directory, int repetitions, bool forceFlush,
+               uint32_t frameBytes) {
+    return writeBoth(
+        directory, [repetitions](TraceWriter &writer) { driveStates(writer, repetitions); },
+        forceFlush, frameBytes);
+}
+
+// Random sequences, the same for both writers (a generator of the seed in
+// each): calls of known shapes whose attributes mostly come in order,
+// nested states beneath them (most of them leaves of known shapes), texts,
+// children, events, deeper states and unknown names, each now and then.
+void driveRandomStates(TraceWriter &writer, uint32_t seed) {
+    std::mt19937 random(seed);
+    const auto chance = [&random](int percent) {
+        return static_cast<int>(random() % 100) < percent;
+    };
+    struct Shape {
+        const char *name;
+        std::vector<const char *> attributes;  // "$" before a text attribute's name
+    };
+    const std::vector<Shape> calls = {
+        {"File_write_at", {"fid", "offset", "size", "count", "tid"}},
+        {"H5Dwrite",
+         {"fid", "dataset", "size", "memTypeSize", "fileTypeSize", "$transfer", "error"}},
+        {"Send", {"size", "count", "tid", "toRank", "toTag", "cid"}},
+        {"Waitall", {}},
+        {"my_call", {"fid", "$name"}},
+    };
+    const std::vector<Shape> nested = {
+        {"pwrite", {"fid", "offset", "asked", "size", "errno"}},
+        {"fwrite", {"fid", "asked", "size", "errno"}},
+        {"Allreduce", {"size", "count", "cid"}},
+        {"my_inner", {"level"}},
+    };
+    const char *texts[] = {"collective", "independent", "", "x&<'>\"", "a longer text value"};
+    int64_t t = 1000;
+    const auto attributes = [&](const Shape &shape) {
+        size_t count = shape.attributes.size();
+        if (chance(30) && count > 0) count -= 1 + random() % count;  // fewer
+        for (size_t index = 0; index < count; ++index) {
+            size_t which = index;
+            if (chance(5)) which = random() % shape.attributes.size();  // out of order
+            const char *name = shape.attributes[which];
+            const bool text = name[0] == '$';
+            if (text) ++name;
+            if (text != chance(4))  // now and then the other kind
+                writer.attribute(name, texts[random() % 5]);
+            else
+                writer.attribute(name, static_cast<int64_t>(random() % 64) - 8);
+        }
+        if (chance(3)) writer.attribute("extra", int64_t{7});
+    };
+    for (int call = 0; call < 60; ++call) {
+        const Shape &shape = calls[random() % calls.size()];
+        writer.beginState(shape.name, at(t += 1 + random() % 50));
+        const int inner = chance(50) ? static_cast<int>(random() % 11) : 0;
+        for (int state = 0; state < inner; ++state) {
+            const Shape &below = nested[chance(80) ? 0 : random() % nested.size()];
+            const bool asInner = chance(70);
+            if (asInner)
+                writer.beginInnerState(below.name, at(t += 1 + random() % 20));
+            else
+                writer.beginState(below.name, at(t += 1 + random() % 20));
+            attributes(below);
+            if (chance(4)) {
+                writer.beginElement("Data");
+                writer.attribute("offset", int64_t{4});
+                writer.endElement();
+            }
+            if (chance(3)) writer.event("inside", at(t += 1));
+            if (chance(4)) {
+                writer.beginState("Barrier", at(t += 1));
+                writer.attribute("cid", int64_t{0});
+                writer.endState(at(t += 1));
+            }
+            if (asInner)
+                writer.endInnerState(at(t += 1 + random() % 20));
+            else
+                writer.endState(at(t += 1 + random() % 20));
+        }
+        attributes(shape);
+        const int children = shape.attributes.empty() ? static_cast<int>(random() % 4) : 0;
+        for (int child = 0; child < children; ++child) {
+            writer.beginElement("For");
+            writer.attribute("rid", static_cast<int64_t>(random() % 9));
+            writer.endElement();
+        }
+        if (chance(3)) writer.event("after", at(t += 1));
+        writer.endState(at(t += 1 + random() % 100));
+    }
 }
 
 std::string compactAsXml(const std::string &path) {
@@ -357,6 +452,29 @@ std::string compactAsXml(const std::string &path) {
     traceReader.read(converter);
     converter.drain();
     return text;
+}
+
+// "" when equal, else the first line where they differ, with the line before.
+std::string firstDifference(const std::string &compact, const std::string &xml) {
+    size_t line = 1, start = 0, previous = 0;
+    for (size_t at = 0; at < compact.size() || at < xml.size(); ++at) {
+        if (at < compact.size() && at < xml.size() && compact[at] == xml[at]) {
+            if (xml[at] == '\n') {
+                ++line;
+                previous = start;
+                start = at + 1;
+            }
+            continue;
+        }
+        const auto lineAt = [start](const std::string &text) {
+            const size_t end = text.find('\n', start);
+            return start < text.size() ? text.substr(start, end - start) : std::string("(end)");
+        };
+        return "line " + std::to_string(line) + ", after " +
+               xml.substr(previous, start - previous) + "compact: " + lineAt(compact) +
+               "\nxml:     " + lineAt(xml);
+    }
+    return "";
 }
 
 TEST(CompactRoundTrip, OneFrameGivesTheXmlModeTextByteForByte) {
@@ -393,6 +511,19 @@ TEST(CompactRoundTrip, ManyFramesEachDecodingOnItsOwn) {
         decoder.decode(records.data(), records.size(), count);
         EXPECT_EQ(count.adjustment, origin().nanoseconds / 1000000000);
         EXPECT_EQ(count.starts, count.ends);
+    }
+}
+
+TEST(CompactRoundTrip, RandomSequencesGiveTheXmlModeText) {
+    for (uint32_t seed = 1; seed <= 300; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        ScratchDirectory directory;
+        const Pair paths = writeBoth(
+            directory, [seed](TraceWriter &writer) { driveRandomStates(writer, seed); },
+            seed % 7 == 0, seed % 2 ? 4096 : 1u << 20);
+        const std::string fromCompact = compactAsXml(paths.compact);
+        const std::string xml = readFile(paths.xml);
+        ASSERT_EQ(firstDifference(fromCompact, xml), "") << "the whole XML:\n" << xml;
     }
 }
 
