@@ -359,8 +359,8 @@ Pair writeBoth(const ScratchDirectory &directory, int repetitions, bool forceFlu
         forceFlush, frameBytes);
 }
 
-// Random sequences, the same for both writers (a generator of the seed in
-// each): calls of known shapes whose attributes mostly come in order,
+// Random sequences, the same for both writers (each writer's generator
+// starts from the same number): calls of known shapes whose attributes mostly come in order,
 // nested states beneath them (most of them leaves of known shapes), texts,
 // children, events, deeper states and unknown names, each now and then.
 void driveRandomStates(TraceWriter &writer, uint32_t seed) {
