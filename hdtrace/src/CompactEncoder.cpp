@@ -160,17 +160,6 @@ void CompactEncoder::startFrame() {
         previous = 0;
 }
 
-uint32_t CompactEncoder::stringIndex(std::string_view text) {
-    scratch_.assign(text);
-    auto [entry, added] = strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
-    if (added) {
-        putVarint(record_, kString);
-        putVarint(record_, text.size());
-        record_.append(text);
-    }
-    return entry->second;
-}
-
 namespace {
 
 // One entry of the items: its coding, name and where its value starts.
@@ -206,6 +195,36 @@ inline uint64_t mixName(uint64_t hash, std::string_view text) {
 }
 
 }  // namespace
+
+std::pair<uint32_t, bool> CompactEncoder::internString(std::string_view text) {
+    // The few texts a program repeats (a transfer mode, a layer's names) are
+    // found in a small cache of this frame's strings.
+    CachedString &cached = stringCache_[mixName(text.size(), text) % kStringCacheSize];
+    if (cached.frame == frameNumber_ && cached.text == text) return {cached.index, false};
+    scratch_.assign(text);
+    const auto [entry, added] = strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
+    cached.text.assign(text);
+    cached.index = entry->second;
+    cached.frame = frameNumber_;
+    return {entry->second, added};
+}
+
+unsigned char *CompactEncoder::putStringDefinition(unsigned char *out, std::string_view text) {
+    out = compact::putVarint(out, kString);
+    out = compact::putVarint(out, text.size());
+    std::memcpy(out, text.data(), text.size());
+    return out + text.size();
+}
+
+uint32_t CompactEncoder::stringIndex(std::string_view text) {
+    const auto [index, added] = internString(text);
+    if (added) {
+        auto *out =
+            reinterpret_cast<unsigned char *>(record_.reserve(2 * kMaxVarintBytes + text.size()));
+        record_.commit(reinterpret_cast<char *>(putStringDefinition(out, text)));
+    }
+    return index;
+}
 
 bool CompactEncoder::shapeMatches(uint32_t shape, std::string_view name, const char *entries,
                                   const char *entriesEnd) const {
@@ -536,26 +555,9 @@ unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t
     for (uint32_t index = 0; index < plan.own; ++index) {
         if (plan.attributes[index].coding != kText) continue;
         const std::string_view text = typedText(texts, values[index]);
-        // The few texts a program repeats (a transfer mode, a layer's
-        // names) are found in a small cache of this frame's strings.
-        CachedString &cached = stringCache_[mixName(text.size(), text) % kStringCacheSize];
-        if (cached.frame == frameNumber_ && cached.text == text) {
-            indices[index] = cached.index;
-            continue;
-        }
-        scratch_.assign(text);
-        const auto [entry, added] =
-            strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
-        if (added) {
-            out = compact::putVarint(out, kString);
-            out = compact::putVarint(out, text.size());
-            std::memcpy(out, text.data(), text.size());
-            out += text.size();
-        }
-        indices[index] = entry->second;
-        cached.text.assign(text);
-        cached.index = entry->second;
-        cached.frame = frameNumber_;
+        const auto [stringIndex, added] = internString(text);
+        if (added) out = putStringDefinition(out, text);
+        indices[index] = stringIndex;
     }
     out = compact::putVarint(out, code);
     return codeValues<true>(out, plan, values, indices);
@@ -621,20 +623,21 @@ int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int6
                                std::string_view texts) {
     // In place when the frame being filled has room; a record that starts
     // a frame (with the Program and fresh tables) takes the general way.
-    unsigned char *const begin = frames_->claim(maxCallBytes(plan, children, nested, texts));
-    if (!begin) return appendCallRecord(plan, values, start, end, children, nested, texts);
+    const size_t maxBytes = maxCallBytes(plan, children, nested, texts);
+    unsigned char *const begin = frames_->claim(maxBytes);
+    if (!begin)
+        return appendCallRecord(plan, values, start, end, children, nested, texts, maxBytes);
     unsigned char *const out = codeCall(begin, plan, values, start, end, children, nested, texts);
     return frames_->commit(static_cast<size_t>(out - begin), start);
 }
 
 int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,
                                      int64_t end, const Children &children, const Nested &nested,
-                                     std::string_view texts) {
+                                     std::string_view texts, size_t maxBytes) {
     return appendRecord(
-        [this, &plan, values, start, end, &children, &nested, texts] {
+        [this, &plan, values, start, end, &children, &nested, texts, maxBytes] {
             beginRecord();
-            unsigned char *out = reinterpret_cast<unsigned char *>(
-                record_.reserve(maxCallBytes(plan, children, nested, texts)));
+            unsigned char *out = reinterpret_cast<unsigned char *>(record_.reserve(maxBytes));
             record_.commit(reinterpret_cast<char *>(
                 codeCall(out, plan, values, start, end, children, nested, texts)));
             return true;

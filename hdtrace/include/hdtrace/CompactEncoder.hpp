@@ -129,7 +129,12 @@ class CompactEncoder {
     uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
     bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
                       const char *entriesEnd) const;
+    // The frame's index of a string, defined in the record when it is new.
     uint32_t stringIndex(std::string_view text);
+    // The frame's index of a string, and whether it is new there (the
+    // caller then defines it with putStringDefinition before its use).
+    std::pair<uint32_t, bool> internString(std::string_view text);
+    static unsigned char *putStringDefinition(unsigned char *out, std::string_view text);
 
     struct DynamicShape {
         std::string element;
@@ -168,7 +173,8 @@ class CompactEncoder {
                             int64_t start, int64_t end, const Children &children,
                             const Nested &nested, std::string_view texts);
     int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
-                         const Children &children, const Nested &nested, std::string_view texts);
+                         const Children &children, const Nested &nested, std::string_view texts,
+                         size_t maxBytes);
     static size_t maxCallBytes(const CallPlan &plan, const Children &children, const Nested &nested,
                                std::string_view texts);
 
@@ -201,8 +207,8 @@ class CompactEncoder {
     TextBuffer record_;    // the record being encoded
     TextBuffer values_;    // the values of the element being encoded
     std::string scratch_;  // a looked-up string
-    // Strings of typed text values by a hash of their text; an entry holds
-    // in the frame it was made in only (frames start with no strings).
+    // Strings by a hash of their text, before strings_; an entry holds in
+    // the frame it was made in only (frames start with no strings).
     struct CachedString {
         std::string text;
         uint32_t index = 0;
