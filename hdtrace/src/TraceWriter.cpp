@@ -194,8 +194,7 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
         ++droppedStates_;
     ++depth_;
     if (depth_ > 1) {
-        if (compact_ && written && beginTypedNested(name, start)) return 0;
-        if (compact_) untypeNested();
+        if (compact_ && beginTypedNested(name, start, written)) return 0;
         pauseTyped();  // the nested state takes the attributes
     } else if (written && compact_) {
         beginCompactCall(name);
@@ -238,8 +237,7 @@ int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
         ++droppedStates_;
     innerFrameDepth_ = parent + 1;
     ++depth_;
-    if (compact_ && written && beginTypedNested(name, start)) return 0;
-    if (compact_) untypeNested();
+    if (compact_ && beginTypedNested(name, start, written)) return 0;
     pauseTyped();
     return 0;
 }
@@ -731,14 +729,16 @@ void TraceWriter::untypeTarget() {
         untypeHead();
 }
 
-bool TraceWriter::beginTypedNested(std::string_view name, Timestamp start) {
-    // Only a state right beneath a typed call, none of whose nested states
-    // took the general way, while none of the call's children is open.
-    if (!typedPlan_ || typedNestingOff_ || depth_ != 2 || frames_[0].childOpen ||
-        typedNested_ == kMaxTypedNested)
+bool TraceWriter::beginTypedNested(std::string_view name, Timestamp start, bool written) {
+    // Only a written state right beneath a typed call, none of whose nested
+    // states took the general way, while none of the call's children is open.
+    const bool beneathTypedCall = written && typedPlan_ && !typedNestingOff_ && depth_ == 2 &&
+                                  !frames_[0].childOpen && typedNested_ < kMaxTypedNested;
+    const CompactCallPlan *plan = beneathTypedCall ? compact_->planOf(name, true) : nullptr;
+    if (!plan || typedNestedValuesUsed_ + plan->own > kMaxTypedNestedValues) {
+        untypeNested();  // this one and the rest take the general way, in order
         return false;
-    const CompactCallPlan *plan = compact_->planOf(name, true);
-    if (!plan || typedNestedValuesUsed_ + plan->own > kMaxTypedNestedValues) return false;
+    }
     pauseTyped();
     typedNestedPlans_[typedNested_] = plan;
     typedNestedTimes_[2 * typedNested_] = relativeNanoseconds(start);

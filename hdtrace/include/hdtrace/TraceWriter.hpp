@@ -223,10 +223,11 @@ class TraceWriter final : public OpenTrace {
                        int64_t value) const;
     // Its nested states, when each is a leaf of a known call whose
     // attributes come in its shape's order (the C library calls an MPI-IO
-    // call makes), stay typed too (typedNested*): begun, ended whole (false:
-    // it was not), or rewritten as items (untypeNested(), after which the
-    // call's further nested states take the general way, keeping their order).
-    bool beginTypedNested(std::string_view name, Timestamp start);
+    // call makes), stay typed too (typedNested*): begun (false: it cannot
+    // be, and the typed ones are rewritten), ended whole (false: it was not),
+    // or rewritten as items (untypeNested(), after which the call's further
+    // nested states take the general way, keeping their order).
+    bool beginTypedNested(std::string_view name, Timestamp start, bool written);
     bool endTypedNested(Timestamp end);
     void untypeNested();
     int endCompactCall(Timestamp end);
