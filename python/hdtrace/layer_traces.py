@@ -11,6 +11,8 @@ from .calls import LAYERS, layer_key
 
 #: The keys of the layers with traces of their own, outermost first.
 OWN_TRACE_LAYERS = tuple(key for key, layer in LAYERS.items() if layer[4])
+#: Their names, as the I/O tables and statistics name layers (HDF5).
+OWN_TRACE_LAYER_NAMES = tuple(LAYERS[key][0] for key in OWN_TRACE_LAYERS)
 _SUFFIXES = (".trc", ".ctrc")
 
 
@@ -76,5 +78,5 @@ def with_layers(main_events, layer_streams):
     return events
 
 
-__all__ = ["OWN_TRACE_LAYERS", "is_layer_call", "layer_trace_paths", "nest_beneath",
-           "with_layers"]
+__all__ = ["OWN_TRACE_LAYERS", "OWN_TRACE_LAYER_NAMES", "is_layer_call", "layer_trace_paths",
+           "nest_beneath", "with_layers"]

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native
-from .calls import LAYERS, MPI_LAYER, POSIX_LAYER, READ, file_access, io_layer_of, layer_of, \
+from .calls import MPI_LAYER, POSIX_LAYER, READ, file_access, io_layer_of, layer_of, \
     moves_data
 from .errors import TraceDamageWarning
 from .io_layers import posix_sums_of_trace
-from .layer_traces import layer_trace_paths
+from .layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
 from .text_tables import format_table
 
 FUNCTION_DTYPE = np.dtype([("name", "U64"), ("calls", np.int64), ("total", np.float64),
@@ -50,8 +50,6 @@ FILE_DTYPE = np.dtype([("file", "U256"), ("bytes_read", np.int64), ("reads", np.
 LAYER_DTYPE = np.dtype([("layer", "U8"), ("rank", np.int32), ("bytes_read", np.int64),
                         ("reads", np.int64), ("bytes_written", np.int64), ("writes", np.int64)])
 ALL_RANKS = -1
-#: The layers traced apart (HDF5), outermost first: their rows come first.
-OWN_TRACE_LAYER_NAMES = tuple(layer[0] for layer in LAYERS.values() if layer[4])
 
 
 @dataclass

@@ -20,20 +20,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import native
-from ..calls import (BLOCKING_COLLECTIVES, COLLECTIVE_FILE_ACCESSES, IO_LAYERS, LAYERS,
-                     MPI_IO_LAYER,
-                     N_TO_N_COLLECTIVES, NONBLOCKING_COLLECTIVES, NONBLOCKING_FILE_ACCESSES,
-                     PROC_NULL, SENDS, SEND_RECEIVES, TRANSFER_CALLS, attribute_value,
-                     io_layer_of)
+from ..calls import (BLOCKING_COLLECTIVES, MPI_IO_LAYER, NONBLOCKING_COLLECTIVES, PROC_NULL,
+                     SENDS, SEND_RECEIVES, TRANSFER_CALLS, attribute_value, io_layer_of)
 from ..events import Event
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, info_file_names, \
     project_io_calls
-from ..layer_traces import layer_trace_paths
+from ..layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
 from ..table import NO_PEER
 from .waits import wait_states
 
-#: The names of the layers traced apart, above the MPI calls (HDF5).
-OWN_TRACE_LAYER_NAMES = frozenset(layer[0] for layer in LAYERS.values() if layer[4])
 #: Darshan's access size bins (bytes): [low, high) each, the last open.
 SIZE_BIN_EDGES = (0, 100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20,
                   100 << 20, 1 << 30)
