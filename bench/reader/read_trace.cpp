@@ -8,7 +8,10 @@
 // the only read whose columns take fresh pages from the kernel (later reads
 // reuse the column memory that earlier ones freed, ColumnMemory.hpp).
 //
-//   reader_bench_columns [--only events|libxml2|dialect] [--rounds N] TRACE
+//   reader_bench_columns [--only events|libxml2|dialect|tree] [--rounds N] TRACE
+//
+// tree: every call at every depth, nested ones included (readCallTree), from
+// an XML or a compact trace; its rate counts rows of the tree.
 //
 // --only runs one reader, so that `perf stat` and `perf record` see it alone
 // (with --only dialect, HDTRACE_READER_MMAP in the environment chooses).
@@ -23,6 +26,7 @@
 #include <functional>
 #include <string>
 
+#include <hdtrace/reader/CallTree.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
@@ -86,8 +90,9 @@ int main(int argc, char **argv) {
             path.clear(), index = argc;
     }
     if (path.empty() || rounds <= 0 ||
-        !(only.empty() || only == "events" || only == "libxml2" || only == "dialect")) {
-        std::fprintf(stderr, "usage: %s [--only events|libxml2|dialect] [--rounds N] TRACE.trc\n",
+        !(only.empty() || only == "events" || only == "libxml2" || only == "dialect" ||
+          only == "tree")) {
+        std::fprintf(stderr, "usage: %s [--only events|libxml2|dialect|tree] [--rounds N] TRACE\n",
                      argv[0]);
         return 2;
     }
@@ -125,6 +130,9 @@ int main(int argc, char **argv) {
                 return hdtrace::reader::readEventColumnsWithLibxml2(path, {}, nullptr)
                     .columns.rows();
             });
+        if (runs("tree"))
+            measure("call tree:", megabytes, rounds,
+                    [&] { return hdtrace::reader::readCallTree(path).tree.rows(); });
         if (runs("dialect")) {
             measure("columns, dialect:", megabytes, rounds, [&] { return readWithDialect(path); });
             if (only.empty()) {
