@@ -4,6 +4,9 @@
 // those does not recognise (and for every damaged one), by the event
 // reader, which reads any trace the other readers read and words their
 // errors.
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -131,33 +134,36 @@ void takeDataAccess(int count, NameOf nameOf, NumberOf numberOf, int64_t *size, 
 }
 
 // The meanings of the attributes of calls of one shape (same name, same
-// attributes in the same order), worked out once per shape: a reader that
-// numbers its shapes names one by slot and generation (which changes when
-// the slot is given to another shape); slot -1 is a tag of no known shape.
+// attributes in the same order), and the name's code in the tree, worked
+// out once per shape: a reader that numbers its shapes names one by slot
+// and generation (which changes when the slot is given to another shape);
+// slot -1 is a tag of no known shape.
 class MeaningsByShape {
   public:
+    struct Shape {
+        uint32_t generation = 0;  // of the shape described; 0: none yet
+        std::vector<Meaning> meanings;
+        int32_t nameCode = -1;  // -1: not known (every element of no known shape)
+    };
+
     explicit MeaningsByShape(size_t slots) : shapes_(slots) {}
 
     template <class NameOf>
-    const Meaning *of(int slot, uint32_t generation, std::string_view callName, int count,
-                      NameOf nameOf) {
-        Shape &known = slot >= 0 && static_cast<size_t>(slot) < shapes_.size()
-                           ? shapes_[static_cast<size_t>(slot)]
-                           : unshaped_;
-        if (&known == &unshaped_ || known.generation != generation) {
+    const Shape &of(int slot, uint32_t generation, std::string_view callName, int count,
+                    NameOf nameOf, CallTreeAssembler &assembler) {
+        const bool shaped = slot >= 0 && static_cast<size_t>(slot) < shapes_.size();
+        Shape &known = shaped ? shapes_[static_cast<size_t>(slot)] : unshaped_;
+        if (!shaped || known.generation != generation) {
             known.generation = generation;
             known.meanings.resize(static_cast<size_t>(count));
             for (int index = 0; index < count; ++index)
                 known.meanings[static_cast<size_t>(index)] = meaningOf(callName, nameOf(index));
+            known.nameCode = shaped ? assembler.code(callName) : -1;
         }
-        return known.meanings.data();
+        return known;
     }
 
   private:
-    struct Shape {
-        uint32_t generation = 0;  // of the shape described; 0: none yet
-        std::vector<Meaning> meanings;
-    };
     std::vector<Shape> shapes_;
     Shape unshaped_;
 };
@@ -167,6 +173,7 @@ class MeaningsByShape {
 class XmlTreeHandler final : public DialectHandler {
   public:
     explicit XmlTreeHandler(CallTree &tree) : assembler_(tree) {}
+    void reserve(size_t rows) { assembler_.reserve(rows); }
     bool finished() const { return assembler_.finished(); }
 
     Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
@@ -193,16 +200,20 @@ class XmlTreeHandler final : public DialectHandler {
         } else if (grammar::isNestedBlock(name)) {
             accepted = assembler_.startNested(depth);
         } else {
-            const Meaning *meanings =
-                meanings_.of(shape.slot, shape.generation, name, count,
-                             [&](int index) { return attributes[index].name; });
+            const MeaningsByShape::Shape &known = meanings_.of(
+                shape.slot, shape.generation, name, count,
+                [&](int index) { return attributes[index].name; }, assembler_);
+            const Meaning *meanings = known.meanings.data();
             CallValues values;
             bool hasStart = false;
             for (int index = 0; index < count; ++index)
                 if (!takeAttribute(meanings[index], attributes[index].value, adjustmentNs_, values,
                                    hasStart))
                     return Verdict::Unrecognised;
-            accepted = hasStart && assembler_.startCall(depth, name, values);
+            accepted =
+                hasStart &&
+                assembler_.startCall(
+                    depth, known.nameCode >= 0 ? known.nameCode : assembler_.code(name), values);
         }
         return accepted ? Verdict::Continue : Verdict::Unrecognised;
     }
@@ -222,10 +233,129 @@ class XmlTreeHandler final : public DialectHandler {
 
 struct NotRecognised {};
 
+// What the tree takes of the elements of one static shape, by the index of
+// the value in the shape (-1: none), when every value it takes is typed as
+// it needs it: then an element of the shape is read from its values alone.
+struct StaticTreePlan {
+    bool known = false;  // worked out
+    bool typed = false;
+    bool isData = false;  // a <Data> child
+    int32_t nameCode = -1;
+    int start = -1, end = -1, fid = -1, offset = -1, size = -1, asked = -1;
+    int openedName = -1;
+    bool failed = false;  // it has an errno
+    int dataSize = -1, dataOffset = -1;
+};
+
+// The plan of a static shape: as startCall and takeDataAccess read an
+// element of it through its attribute list.
+void workOutStaticPlan(uint32_t shape, CallTreeAssembler &assembler, StaticTreePlan &plan) {
+    const compact::StaticShape &known = compact::staticShapes()[shape];
+    plan.known = true;
+    plan.isData = grammar::isDataAccess(known.element);
+    bool typed = !grammar::isNestedBlock(known.element) && !grammar::isRoot(known.element);
+    for (uint32_t index = 0; index < known.count; ++index) {
+        const compact::ShapeAttribute &attribute = known.attributes[index];
+        const bool isTime = attribute.coding == compact::kTime || attribute.coding == compact::kEnd;
+        const bool isInteger =
+            !isTime && attribute.coding != compact::kText && attribute.coding != compact::kRaw;
+        const int at = static_cast<int>(index);
+        switch (meaningOf(known.element, attribute.name)) {
+            case Meaning::Start:
+                typed = typed && isTime;
+                plan.start = at;
+                break;
+            case Meaning::End:
+                typed = typed && isTime;
+                plan.end = at;
+                break;
+            case Meaning::Fid:
+                typed = typed && isInteger;
+                plan.fid = at;
+                break;
+            case Meaning::Offset:
+                typed = typed && isInteger;
+                plan.offset = at;
+                break;
+            case Meaning::Size:
+                typed = typed && isInteger;
+                plan.size = at;
+                break;
+            case Meaning::Asked:
+                typed = typed && isInteger;
+                plan.asked = at;
+                break;
+            case Meaning::Errno:
+                plan.failed = true;
+                break;
+            case Meaning::OpenedName:
+                typed = typed && attribute.coding == compact::kText;
+                plan.openedName = at;
+                break;
+            case Meaning::Other:
+                break;
+        }
+        if (plan.isData) {
+            const CallAttribute meaning = callAttributeOf(attribute.name);
+            if (meaning == CallAttribute::Bytes || meaning == CallAttribute::Offset) {
+                typed = typed && isInteger;
+                (meaning == CallAttribute::Bytes ? plan.dataSize : plan.dataOffset) = at;
+            }
+        }
+    }
+    // A call without a start goes the attribute list's way, which refuses it.
+    plan.typed = typed && plan.start >= 0;
+    if (plan.typed) plan.nameCode = assembler.code(known.element);
+}
+
 class CompactTreeHandler final : public CompactHandler {
   public:
-    explicit CompactTreeHandler(CallTree &tree) : assembler_(tree) {}
+    explicit CompactTreeHandler(CallTree &tree)
+        : assembler_(tree), staticPlans_(compact::staticShapeCount()) {}
     bool finished() const { return assembler_.finished(); }
+    void reserve(size_t rows) { assembler_.reserve(rows); }
+    size_t rows() const { return assembler_.rows(); }
+
+    // Elements of static shapes whose values the tree takes typed, without
+    // an attribute list; false for the others (startElement gets them).
+    static constexpr bool kTakesStaticElements = true;
+    bool startStaticElement(std::string_view, const StaticElement &element) {
+        if (depth_ == 0) return false;  // the root is never of a static shape
+        StaticTreePlan &plan = staticPlans_[element.shape];
+        if (!plan.known) workOutStaticPlan(element.shape, assembler_, plan);
+        if (!plan.typed) return false;
+        const int depth = ++depth_;
+        const int64_t *numbers = element.numbers;
+        bool accepted;
+        if (assembler_.parentIsCall(depth)) {
+            accepted = assembler_.startChild(
+                depth, plan.isData, plan.isData && plan.dataSize >= 0 ? numbers[plan.dataSize] : -1,
+                plan.isData && plan.dataOffset >= 0 ? numbers[plan.dataOffset] : -1);
+        } else {
+            CallValues values;
+            const auto start = addTimes(adjustmentNs_, numbers[plan.start]);
+            if (!start) throw NotRecognised{};
+            values.startNs = *start;
+            if (plan.end >= 0) {
+                const auto end = addTimes(adjustmentNs_, numbers[plan.end]);
+                if (!end) throw NotRecognised{};
+                values.endNs = *end;
+                values.hasEnd = true;
+            }
+            if (plan.fid >= 0) values.fid = numbers[plan.fid];
+            if (plan.offset >= 0) values.offset = numbers[plan.offset];
+            if (plan.size >= 0) values.size = numbers[plan.size];
+            if (plan.asked >= 0) values.asked = numbers[plan.asked];
+            values.failed = plan.failed;
+            if (plan.openedName >= 0) {
+                values.openedName = element.texts[plan.openedName];
+                values.hasOpenedName = true;
+            }
+            accepted = assembler_.startCall(depth, plan.nameCode, values);
+        }
+        if (!accepted) throw NotRecognised{};
+        return true;
+    }
 
     void startElement(std::string_view name, const CompactAttributes &attributes) override {
         const int depth = ++depth_;
@@ -267,8 +397,12 @@ class CompactTreeHandler final : public CompactHandler {
         CallValues values;
         bool hasStart = false;
         // A static shape's elements share their attributes' names and kinds.
-        const Meaning *meanings = meanings_.of(attributes.staticShape(), 1, name, attributes.size(),
-                                               [&](int index) { return attributes.name(index); });
+        const Meaning *meanings =
+            meanings_
+                .of(
+                    attributes.staticShape(), 1, name, attributes.size(),
+                    [&](int index) { return attributes.name(index); }, assembler_)
+                .meanings.data();
         for (int index = 0; index < attributes.size(); ++index) {
             const Meaning meaning = meanings[index];
             const CompactAttributes::Kind kind = attributes.kind(index);
@@ -300,6 +434,7 @@ class CompactTreeHandler final : public CompactHandler {
     int depth_ = 0;
     int64_t adjustmentNs_ = 0;
     MeaningsByShape meanings_{compact::staticShapeCount()};
+    std::vector<StaticTreePlan> staticPlans_;
 };
 
 // --- The event reader's way, for every trace.
@@ -309,6 +444,8 @@ class CompactTreeHandler final : public CompactHandler {
 class EventFeeder {
   public:
     explicit EventFeeder(CallTree &tree) : assembler_(tree) { assembler_.startRoot(); }
+    // After the last event (the root is never closed here).
+    void finish() { assembler_.trim(); }
     void add(const Event &event, int depth) {
         bool nested = false;
         for (const Event &child : event.children) {
@@ -354,6 +491,7 @@ CallTreeResult readByEvents(const std::string &path, const TraceOptions &options
     Event event;
     while (reader.next(event))
         if (event.hasStart) feeder.add(event, 2);
+    feeder.finish();
     result.damage = reader.damage();
     return result;
 }
@@ -361,6 +499,11 @@ CallTreeResult readByEvents(const std::string &path, const TraceOptions &options
 std::optional<CallTreeResult> readByScanner(const std::string &path) {
     CallTreeResult result;
     XmlTreeHandler handler(result.tree);
+    // Room for as many rows as lines of 40 bytes (a call's line is longer,
+    // mostly): columns that grow as they fill copy every row they hold,
+    // and rows reserved but not written take no memory (ColumnMemory.hpp).
+    struct stat file {};
+    if (::stat(path.c_str(), &file) == 0) handler.reserve(static_cast<size_t>(file.st_size) / 40);
     DialectScanner scanner(path);
     if (scanner.runWith(handler) != DialectScanner::Outcome::Complete || handler.refused() ||
         !handler.finished())
@@ -373,7 +516,19 @@ std::optional<CallTreeResult> readByCompactRecords(const std::string &path,
     CallTreeResult result;
     std::unique_ptr<CompactSource> source = openCompactSource(path, options);
     CompactTreeHandler handler(result.tree);
+    const std::vector<FrameInfo> &frames = source->file().frames();
+    uint64_t records = 0;  // top-level calls, each with the calls nested in it
+    for (const FrameInfo &frame : frames)
+        records += frame.records;
     try {
+        // The tree's rows, foreseen from the first frame's rows per record:
+        // columns that grow as they fill copy every row they hold.
+        if (source->next(handler) && !frames.empty()) {
+            const double perRecord = static_cast<double>(handler.rows()) /
+                                     static_cast<double>(std::max<uint32_t>(1, frames[0].records));
+            handler.reserve(static_cast<size_t>(perRecord * 1.05 * static_cast<double>(records)) +
+                            1024);
+        }
         source->readAll(handler);
     } catch (const NotRecognised &) {
         return std::nullopt;

@@ -1,9 +1,10 @@
 // Puts the calls of a trace, as its elements arrive in document order, into
 // a CallTree in pre-order. In a trace a call's nested calls come first, in
-// the <Nested> block before its element; the assembler holds them until
-// their caller's element arrives, and writes each top-level call with
-// everything nested in it once its element ends. The readers of each form
-// (the XML scanner, the compact records) feed it what a call carries.
+// the <Nested> block before its element; the assembler gives the block's
+// caller a row when the block opens (the row the caller's element fills
+// when it arrives), so that every call goes straight into the columns, its
+// caller's row already known. The readers of each form (the XML scanner,
+// the compact records) feed it what a call carries.
 #pragma once
 
 #include <cstdint>
@@ -37,44 +38,63 @@ class CallTreeAssembler {
     enum class Element { Root, Nested, Call, Child };
     explicit CallTreeAssembler(CallTree &tree) : tree_(tree) {}
 
+    // Room for this many rows, when the reader knows about how many come.
+    void reserve(size_t rows);
+    // The columns end at the last row (they grow in steps ahead of the
+    // rows): done when the root ends, and by a reader that stops before.
+    void trim();
+    // Rows written so far.
+    size_t rows() const { return rows_; }
+
     // False where the element is not where a trace can have it (the reader
     // then leaves the trace to the event reader, which says what is wrong).
     bool startRoot();
     bool startNested(int depth);
-    bool startCall(int depth, std::string_view name, const CallValues &values);
+    bool startCall(int depth, std::string_view name, const CallValues &values) {
+        return startCall(depth, code(name), values);
+    }
+    // The same with the name's code (code()), for readers that keep it.
+    bool startCall(int depth, int32_t nameCode, const CallValues &values);
     // A child element of the call at depth - 1 (<Data>, <For>, <Info>):
     // dataSize/dataOffset of a <Data>, else -1.
     bool startChild(int depth, bool isData, int64_t dataSize, int64_t dataOffset);
     bool endElement(int depth);
     // Whether the trace ended with everything it started complete.
-    bool finished() const { return openDepth_ == 0 && nodes_.empty(); }
+    bool finished() const { return openDepth_ == 0 && awaitedCallers_ == 0; }
     // Whether the element at depth - 1 is a call (so one at depth is its child).
     bool parentIsCall(int depth) const {
         return depth >= 2 && depth - 1 <= openDepth_ && kinds_[depth - 1] == Element::Call;
     }
+    // The code of a call name in the tree's names.
+    int32_t code(std::string_view name);
 
   private:
-    struct Node {
-        int32_t nameCode;
-        CallValues values;
-        std::string openedName;
-        int64_t dataSize = -1;
-        int64_t dataOffset = -1;
-        uint32_t childBegin = 0;  // in children_
-        uint32_t childCount = 0;
-    };
-    int32_t code(std::string_view name);
-    void emit(uint32_t node, int depth, int64_t parent);
     bool push(int depth, Element kind);
+    // Every column to rows rows.
+    void resizeColumns(size_t rows);
+    // A row for a call at depth whose parent is open at depth - 1.
+    int64_t appendRow(int depth);
+    void fillRow(int64_t row, int32_t nameCode, const CallValues &values);
+    // The row of the call whose <Nested> block is open at depth, else -1.
+    int64_t callerRow(int depth) const {
+        return kinds_[static_cast<size_t>(depth)] == Element::Nested
+                   ? callerOfBlock_[static_cast<size_t>(depth)]
+                   : -1;
+    }
 
     CallTree &tree_;
-    std::vector<Node> nodes_;                     // the calls of the top-level call being read
-    std::vector<uint32_t> children_;              // nodes' children, by range
-    std::vector<std::vector<uint32_t>> pending_;  // by depth: calls of the <Nested> block there
-    std::vector<Element> kinds_;                  // by depth: the open elements
-    std::vector<uint32_t> openNode_;              // by depth: the node of an open call
+    std::vector<Element> kinds_;  // by depth: the open elements
+    // By depth: the row of the call a <Nested> block there is for, from the
+    // block's start until that call arrives (after the block ends); -1: none.
+    std::vector<int64_t> callerOfBlock_;
+    std::vector<int64_t> callRow_;  // by depth: the row of an open call
     int openDepth_ = 0;
+    int64_t awaitedCallers_ = 0;  // rows given to blocks whose call has not come
     int64_t topRow_ = 0;
+    // Rows written, and the columns' length: the columns grow in steps, so
+    // that writing a row is stores only, without a check per column.
+    size_t rows_ = 0;
+    size_t columnRows_ = 0;
     static constexpr size_t kRecentNames = 32;
     std::unordered_map<std::string, int32_t> codes_;
     // The first names met, viewing the map's keys (which never move).

@@ -38,8 +38,8 @@ std::vector<int64_t> blockStarts(const CallTree &tree) {
     return starts;
 }
 
-template <class T>
-void appendRow(std::vector<T> &to, const std::vector<T> &from, int64_t row) {
+template <class Values>
+void appendRow(Values &to, const Values &from, int64_t row) {
     to.push_back(from[static_cast<size_t>(row)]);
 }
 

@@ -9,27 +9,30 @@
 #include <string>
 #include <vector>
 
+#include <hdtrace/reader/ColumnMemory.hpp>
 #include <hdtrace/reader/TraceOptions.hpp>
 
 namespace hdtrace::reader {
 
 // Rows in pre-order: a call's row, then the rows of the calls nested in it.
-// Numbers a call does not carry are -1.
+// Numbers a call does not carry are -1. The row columns are in column
+// memory (ColumnMemory.hpp): a tree of millions of rows takes its pages a
+// huge page at a time, or reuses what an earlier read freed.
 struct CallTree {
     std::vector<std::string> names;  // the distinct call names; nameCode indexes them
-    std::vector<int32_t> nameCode;
-    std::vector<int8_t> depth;     // 0: a top-level call
-    std::vector<int64_t> parent;   // the row of the call whose block holds it; -1 at depth 0
-    std::vector<int64_t> topRow;   // the top-level call's number in the trace (0, 1, ...)
-    std::vector<int64_t> startNs;  // absolute nanoseconds
-    std::vector<int64_t> endNs;
-    std::vector<int32_t> fid;
-    std::vector<int64_t> offset;
-    std::vector<int64_t> size;
-    std::vector<int64_t> asked;     // a C library call's bytes asked for
-    std::vector<uint8_t> failed;    // it carries an errno
-    std::vector<int64_t> dataSize;  // a split collective's <Data> child
-    std::vector<int64_t> dataOffset;
+    Column<int32_t> nameCode;
+    Column<int8_t> depth;     // 0: a top-level call
+    Column<int64_t> parent;   // the row of the call whose block holds it; -1 at depth 0
+    Column<int64_t> topRow;   // the top-level call's number in the trace (0, 1, ...)
+    Column<int64_t> startNs;  // absolute nanoseconds
+    Column<int64_t> endNs;
+    Column<int32_t> fid;
+    Column<int64_t> offset;
+    Column<int64_t> size;
+    Column<int64_t> asked;     // a C library call's bytes asked for
+    Column<uint8_t> failed;    // it carries an errno
+    Column<int64_t> dataSize;  // a split collective's <Data> child
+    Column<int64_t> dataOffset;
     // The calls that open a file (File_open), with the id and the name they gave.
     std::vector<int64_t> openRow;
     std::vector<int32_t> openFid;
