@@ -6,9 +6,9 @@ start of the interpreter included.
         [--package DIR]... [--keep DIR]
 
 On the report benchmark's 2-rank run of N File_write_at calls (default
-1,000,000), each with its nested pwrite: `hdtrace --help` (what every
-command pays before it starts) and `hdtrace stats RUN.proj`, each as a
-process of its own. Every --package (a folder holding the hdtrace package,
+1,000,000), each with its nested pwrite, in XML and converted to compact:
+`hdtrace --help` (what every command pays before it starts) and `hdtrace
+stats RUN.proj` of each form, each as a process of its own. Every --package (a folder holding the hdtrace package,
 default the build tree's python/) is run in turn within each round, so that
 two builds side by side see the same machine; the same folder given twice
 shows the noise. Prints the median and best wall seconds of K rounds (default
@@ -25,7 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from report_benchmark import calls_run  # noqa: E402  (the same generated run)
+from report_benchmark import calls_run, to_compact  # noqa: E402  (the same generated run)
 
 
 def timed(package, args):
@@ -49,11 +49,15 @@ def main():
     packages = args.package or [build / "python"]
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.keep or pathlib.Path(scratch) / "run"
-        project = directory / "bench.proj"
+        project = directory / "xml" / "bench.proj"
+        compact = directory / "compact" / "bench.proj"
         if not project.exists():
             print(f"writing a run of {args.calls:,} File_write_at calls ...", file=sys.stderr)
-            calls_run(directory, args.calls)
-        commands = {"--help": ["--help"], "stats": ["stats", str(project)]}
+            calls_run(project.parent, args.calls)
+        if not compact.exists():
+            to_compact(build, project.parent, compact.parent)
+        commands = {"--help": ["--help"], "stats": ["stats", str(project)],
+                    "stats of compact": ["stats", str(compact)]}
         times = {(index, name): [] for index in range(len(packages)) for name in commands}
         for index, package in enumerate(packages):  # a first, unmeasured round
             for arguments in commands.values():
@@ -63,7 +67,7 @@ def main():
                 for name, arguments in commands.items():
                     times[(index, name)].append(timed(package, arguments))
         for (index, name), values in times.items():
-            print(f"{str(packages[index]):<40} hdtrace {name:<7} "
+            print(f"{str(packages[index]):<40} hdtrace {name:<16} "
                   f"median {statistics.median(values):.3f} s, best {min(values):.3f} s "
                   f"({len(values)} rounds)")
 

@@ -38,6 +38,7 @@ from .calls import MPI_LAYER, POSIX_LAYER, READ, file_access, io_layer_of, layer
 from .errors import TraceDamageWarning
 from .io_layers import posix_sums_of_trace
 from .layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
+from .table import read_leaf_columns
 from .text_tables import format_table
 
 FUNCTION_DTYPE = np.dtype([("name", "U64"), ("calls", np.int64), ("total", np.float64),
@@ -83,8 +84,9 @@ class Stats:
 def part_stats(names, codes, columns, open_row, open_fid, open_name):
     """One part's sums. names: name code -> call name; codes: each row's
     code; columns: the rows' rank, duration, size, fid, start_ns and end_ns
-    (arrays); open_row, open_fid, open_name: the part's File_open calls, in
-    trace order. Returns small dicts only (what travels back from a worker)."""
+    (arrays); open_row, open_fid, open_name: the part's File_open calls.
+    A part is the whole table, a partition of it, or one trace. Returns
+    small dicts only (what travels back from a worker)."""
     codes = np.asarray(codes, dtype=np.int64)
     # Contiguous copies: a table's columns are fields of one record array,
     # and every pass over a strided field is several times slower.
@@ -147,8 +149,10 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
         calls = np.bincount(inverse, minlength=len(keys))
         for key, total, number in zip(keys.tolist(), sizes.tolist(), calls.tolist()):
             access[(key // fids, key % fids, kind)] = (total, number)
-    open_rank = rank[np.asarray(open_row, dtype=np.int64)].tolist() if len(open_row) else []
-    opens = list(zip(open_rank, np.asarray(open_fid).tolist(), open_name))
+    open_rows = np.asarray(open_row, dtype=np.int64)
+    open_rank = rank[open_rows].tolist() if len(open_row) else []
+    open_start = start_ns[open_rows].tolist() if len(open_row) else []
+    opens = list(zip(open_rank, np.asarray(open_fid).tolist(), open_name, open_start))
     return {"functions": functions, "ranks": ranks, "access": access, "opens": opens}
 
 
@@ -221,11 +225,14 @@ def combine_stats(parts, posix_parts=(), layer_parts=()):
         rank_rows.append((rank, mpi, max(span - mpi, 0.0), span, calls))
     ranks = np.array(rank_rows, dtype=RANK_DTYPE)
 
-    # The last File_open of a (rank, fid), in trace order, names it.
-    file_names = {}
+    # The File_open of a (rank, fid) that started last names it (of those
+    # that started together, the last in the parts' order): the same
+    # whether the parts are traces or slices of the table in start order.
+    file_names, opened_at = {}, {}
     for part in parts:
-        for rank, fid, name in part["opens"]:
-            file_names[(rank, fid)] = name
+        for rank, fid, name, start_ns in part["opens"]:
+            if start_ns >= opened_at.get((rank, fid), start_ns):
+                file_names[(rank, fid)], opened_at[(rank, fid)] = name, start_ns
     per_file = {}
     for part in parts:
         for (rank, fid, kind), (size, calls) in part["access"].items():
@@ -273,23 +280,51 @@ def _layer_rows(layer, sums):
 
 
 def stats(project):
-    """The stats of a Project, its whole table as one part."""
-    table = project._full_table()
-    array = table.array
-    names, codes = table.names, table.name_code
-    if codes is None:
-        names, codes = np.unique(array["name"], return_inverse=True)
-        names = names.tolist()
-    part = part_stats(names, codes, array, table.open_row, table.open_fid, table.open_name)
+    """The stats of a Project: from its table where it has been read, else
+    trace by trace, each trace's calls one part (no table is built)."""
     leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
-    # The nested calls and the layer traces are read trace by trace, on
-    # every core at once (the C++ reader releases the GIL).
+    # The traces, their nested calls and the layer traces are read trace by
+    # trace, on every core at once (the C++ reader releases the GIL).
     workers = min(len(leaves), os.cpu_count() or 1)
     with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
-        posix = _posix_sums(project, leaves, names, codes, array, pool.map)
+        if project._table is not None:
+            table = project._table
+            array = table.array
+            names, codes = table.names, table.name_code
+            if codes is None:
+                names, codes = np.unique(array["name"], return_inverse=True)
+                names = names.tolist()
+            parts = [part_stats(names, codes, array, table.open_row, table.open_fid,
+                                table.open_name)]
+            posix = _posix_sums(project, leaves, names, codes, array, pool.map)
+        else:
+            by_trace = list(pool.map(lambda leaf: _trace_sums(project, leaf), leaves))
+            parts = [part for part, _ in by_trace]
+            posix = [sums for _, sums in by_trace]
         layer_parts = list(pool.map(
             lambda leaf: layer_part_stats(leaf.path, leaf.rank, project.partial), leaves))
-    return combine_stats([part], posix, layer_parts)
+    return combine_stats(parts, posix, layer_parts)
+
+
+def _trace_sums(project, leaf):
+    """(part_stats of one trace's calls, its POSIX sums), its times corrected
+    as the table's are."""
+    columns = read_leaf_columns(project, leaf)
+    start_ns, end_ns = columns["start_ns"], columns["end_ns"]
+    times = project.times
+    if hasattr(times, "apply"):
+        start_ns = times.apply(leaf.rank, leaf.thread, start_ns)
+        end_ns = times.apply(leaf.rank, leaf.thread, end_ns)
+    names, codes = list(columns["names"]), columns["name_code"]
+    rows = len(codes)
+    part = part_stats(names, codes, {
+        "rank": np.full(rows, leaf.rank, dtype=np.int32), "duration": (end_ns - start_ns) / 1e9,
+        "size": columns["size"], "fid": columns["fid"], "start_ns": start_ns, "end_ns": end_ns},
+        columns["open_row"], columns["open_fid"], columns["open_name"])
+    posix_codes = [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
+    top_level = bool(posix_codes) and bool(np.isin(codes, posix_codes).any())
+    return part, posix_sums_of_trace(leaf.path, leaf.rank, leaf.thread, project.partial,
+                                     top_level)
 
 
 def _posix_sums(project, leaves, names, codes, array, run=map):

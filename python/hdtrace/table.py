@@ -67,7 +67,8 @@ def columns_to_array(columns, rank, thread):
     return array
 
 
-def _read_one(project, leaf, names, window):
+def read_leaf_columns(project, leaf, names=None, window=None):
+    """The C++ reader's columns of one leaf's trace, its ranks as the project's."""
     from_ns, to_ns = project._window_ns(window)
     table = None
     if project.ranks_in_traces == "local":
@@ -84,7 +85,7 @@ def read_table(project, names, window):
     pool = concurrent.futures.ThreadPoolExecutor(workers) if workers > 1 else None
     try:
         run = pool.map if pool else map
-        read = list(run(lambda leaf: _read_one(project, leaf, names, window), leaves))
+        read = list(run(lambda leaf: read_leaf_columns(project, leaf, names, window), leaves))
         return _build_table(leaves, read, run)
     finally:
         if pool:

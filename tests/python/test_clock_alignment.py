@@ -100,6 +100,32 @@ def test_reader_corrects_and_repairs_the_order(copy_project):
     assert "Recv" not in [str(name) for name in window["name"][window["rank"] == 1]]
 
 
+def test_stats_trace_by_trace_equal_the_tables_with_and_without_correction(copy_project):
+    """stats reads a project trace by trace unless its table was read; both
+    ways give the same tables, the times corrected as the table's are."""
+    project_path = copy_project("ours")
+    write_clock_lines(project_path, rank1_constant())
+    for aligned in (True, False):
+        project = hdtrace.open(project_path, align=aligned)
+        assert (project.clock_correction is not None) == aligned
+        by_trace = hdtrace.stats(project)
+        project.to_numpy()
+        from_table = hdtrace.stats(project)
+        for name in ("functions", "ranks", "files", "layers"):
+            got, want = getattr(by_trace, name), getattr(from_table, name)
+            assert len(want) > 0 and got.dtype == want.dtype, name
+            for field in want.dtype.names:
+                if want.dtype[field].kind == "f":
+                    np.testing.assert_allclose(got[field], want[field], rtol=1e-12, atol=0,
+                                               err_msg=f"{name}.{field}")
+                else:
+                    assert got[field].tolist() == want[field].tolist(), f"{name}.{field}"
+    # The correction moves rank 1's times: its span differs from the raw one.
+    spans = [hdtrace.stats(hdtrace.open(project_path, align=aligned)).ranks["span"][1]
+             for aligned in (True, False)]
+    assert spans[0] != spans[1]
+
+
 def test_rewrite_trace_changes_only_times_exactly():
     text = (b"<?xml version=\"1.0\"?>\n<Program timeAdjustment='100'>\n"
             b"<A x='time=1' time='0.000000001' end='1.5'/>\n<Nested>\n"
