@@ -30,9 +30,9 @@ enum class ColumnPages { Huge, Small };
 // std::bad_alloc). Give it back with freeColumnBytes(pointer, bytes). Memory
 // freed before may serve it, whatever pages it had.
 void *allocateColumnBytes(size_t bytes, ColumnPages pages = ColumnPages::Huge);
-// pages: as it was allocated. Freed memory is kept for later allocations
-// (up to 256 MB); memory on huge pages is handed back to the kernel for
-// the time being (MADV_FREE: it may take the pages if it needs them).
+// pages: as it was allocated. Freed memory of 2 MB or more is kept,
+// resident, for later allocations (up to 256 MB in all): a process that
+// read a large trace holds that much until it exits.
 void freeColumnBytes(void *pointer, size_t bytes, ColumnPages pages = ColumnPages::Huge) noexcept;
 
 template <typename T>
