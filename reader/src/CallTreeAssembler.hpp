@@ -7,6 +7,7 @@
 // the compact records) feed it what a call carries.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include <hdtrace/reader/CallTree.hpp>
+
+#include "Inlining.hpp"
 
 namespace hdtrace::reader {
 
@@ -70,6 +73,8 @@ class CallTreeAssembler {
 
   private:
     bool push(int depth, Element kind);
+    HDTRACE_COLD void growDepths(int depth);
+    HDTRACE_COLD void addOpen(int64_t row, const CallValues &values);
     // Every column to rows rows.
     void resizeColumns(size_t rows);
     // A row for a call at depth whose parent is open at depth - 1.
@@ -100,5 +105,98 @@ class CallTreeAssembler {
     // The first names met, viewing the map's keys (which never move).
     std::vector<std::pair<std::string_view, int32_t>> recent_;
 };
+
+// --- The work per element, inline in the readers' loops (a call would cost
+// as much as the work).
+
+HDTRACE_HOT_INLINE bool CallTreeAssembler::push(int depth, Element kind) {
+    if (depth != openDepth_ + 1) return false;
+    if (static_cast<size_t>(depth) + 1 >= kinds_.size()) growDepths(depth);
+    kinds_[static_cast<size_t>(depth)] = kind;
+    openDepth_ = depth;
+    return true;
+}
+
+HDTRACE_HOT_INLINE int64_t CallTreeAssembler::appendRow(int depth) {
+    if (rows_ == columnRows_) resizeColumns(std::max<size_t>(1024, columnRows_ * 2));
+    CallTree &tree = tree_;
+    const size_t row = rows_++;
+    tree.nameCode[row] = -1;
+    tree.depth[row] = static_cast<int8_t>(depth - 2);  // depth 2: the top level
+    tree.parent[row] = callerRow(depth - 1);
+    tree.topRow[row] = topRow_;
+    tree.dataSize[row] = -1;
+    tree.dataOffset[row] = -1;
+    return static_cast<int64_t>(row);
+}
+
+HDTRACE_HOT_INLINE void CallTreeAssembler::fillRow(int64_t row, int32_t nameCode,
+                                                   const CallValues &values) {
+    CallTree &tree = tree_;
+    const auto at = static_cast<size_t>(row);
+    tree.nameCode[at] = nameCode;
+    tree.startNs[at] = values.startNs;
+    tree.endNs[at] = values.hasEnd ? values.endNs : values.startNs;
+    tree.fid[at] = static_cast<int32_t>(values.fid);
+    tree.offset[at] = values.offset;
+    tree.size[at] = values.size;
+    tree.asked[at] = values.asked;
+    tree.failed[at] = values.failed ? 1 : 0;
+    if (values.hasOpenedName) addOpen(row, values);
+}
+
+HDTRACE_HOT_INLINE bool CallTreeAssembler::startNested(int depth) {
+    if (depth < 2 || depth - 1 != openDepth_) return false;
+    const Element parent = kinds_[static_cast<size_t>(depth - 1)];
+    if (parent != Element::Root && parent != Element::Nested) return false;
+    // A second block before its call: not what a trace holds.
+    if (callerOfBlock_[static_cast<size_t>(depth)] >= 0) return false;
+    callerOfBlock_[static_cast<size_t>(depth)] = appendRow(depth);
+    ++awaitedCallers_;
+    return push(depth, Element::Nested);
+}
+
+HDTRACE_HOT_INLINE bool CallTreeAssembler::startCall(int depth, int32_t nameCode,
+                                                     const CallValues &values) {
+    if (depth < 2 || depth - 1 != openDepth_) return false;
+    const Element parent = kinds_[static_cast<size_t>(depth - 1)];
+    if (parent != Element::Root && parent != Element::Nested) return false;
+    int64_t &caller = callerOfBlock_[static_cast<size_t>(depth)];
+    int64_t row = caller;
+    if (row >= 0) {
+        caller = -1;
+        --awaitedCallers_;
+    } else {
+        row = appendRow(depth);
+    }
+    fillRow(row, nameCode, values);
+    callRow_[static_cast<size_t>(depth)] = row;
+    return push(depth, Element::Call);
+}
+
+HDTRACE_HOT_INLINE bool CallTreeAssembler::startChild(int depth, bool isData, int64_t dataSize,
+                                                      int64_t dataOffset) {
+    if (!parentIsCall(depth) || depth - 1 != openDepth_) return false;
+    if (isData) {
+        const auto row = static_cast<size_t>(callRow_[static_cast<size_t>(depth - 1)]);
+        // The first <Data> counts, as the event readers take it.
+        if (tree_.dataSize[row] < 0 && tree_.dataOffset[row] < 0) {
+            tree_.dataSize[row] = dataSize;
+            tree_.dataOffset[row] = dataOffset;
+        }
+    }
+    return push(depth, Element::Child);
+}
+
+HDTRACE_HOT_INLINE bool CallTreeAssembler::endElement(int depth) {
+    if (depth != openDepth_ || depth < 1) return false;
+    // The calls of a <Nested> block one level down belong to the call after
+    // it, which must have come before this element ends.
+    if (callerOfBlock_[static_cast<size_t>(depth) + 1] >= 0) return false;
+    if (depth == 2 && kinds_[2] == Element::Call) ++topRow_;
+    if (depth == 1) trim();  // the trace's end
+    --openDepth_;
+    return true;
+}
 
 }  // namespace hdtrace::reader
