@@ -20,20 +20,7 @@ int32_t CallTreeAssembler::code(std::string_view name) {
 }
 
 void CallTreeAssembler::resizeColumns(size_t rows) {
-    CallTree &tree = tree_;
-    tree.nameCode.resize(rows);
-    tree.depth.resize(rows);
-    tree.parent.resize(rows);
-    tree.topRow.resize(rows);
-    tree.startNs.resize(rows);
-    tree.endNs.resize(rows);
-    tree.fid.resize(rows);
-    tree.offset.resize(rows);
-    tree.size.resize(rows);
-    tree.asked.resize(rows);
-    tree.failed.resize(rows);
-    tree.dataSize.resize(rows);
-    tree.dataOffset.resize(rows);
+    forEachRowColumn(tree_, [rows](auto &column) { column.resize(rows); });
     columnRows_ = rows;
 }
 

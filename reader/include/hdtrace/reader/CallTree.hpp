@@ -41,6 +41,25 @@ struct CallTree {
     size_t rows() const { return nameCode.size(); }
 };
 
+// Calls visit(column) on each column with a value per row (not names and
+// not the opens), for work that treats them all alike.
+template <class Visit>
+void forEachRowColumn(CallTree &tree, Visit visit) {
+    visit(tree.nameCode);
+    visit(tree.depth);
+    visit(tree.parent);
+    visit(tree.topRow);
+    visit(tree.startNs);
+    visit(tree.endNs);
+    visit(tree.fid);
+    visit(tree.offset);
+    visit(tree.size);
+    visit(tree.asked);
+    visit(tree.failed);
+    visit(tree.dataSize);
+    visit(tree.dataOffset);
+}
+
 struct CallTreeResult {
     CallTree tree;
     std::optional<std::string> damage;  // where a partial read stopped
