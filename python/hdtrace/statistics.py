@@ -311,10 +311,10 @@ def _trace_sums(project, leaf):
     as the table's are."""
     columns = read_leaf_columns(project, leaf)
     start_ns, end_ns = columns["start_ns"], columns["end_ns"]
-    times = project.times
-    if hasattr(times, "apply"):
-        start_ns = times.apply(leaf.rank, leaf.thread, start_ns)
-        end_ns = times.apply(leaf.rank, leaf.thread, end_ns)
+    correction = project.clock_correction
+    if correction is not None:
+        start_ns = correction.apply(leaf.rank, leaf.thread, start_ns)
+        end_ns = correction.apply(leaf.rank, leaf.thread, end_ns)
     names, codes = list(columns["names"]), columns["name_code"]
     rows = len(codes)
     part = part_stats(names, codes, {
