@@ -233,26 +233,24 @@ class XmlTreeHandler final : public DialectHandler {
 
 struct NotRecognised {};
 
-// What the tree takes of the elements of one static shape, by the index of
-// the value in the shape (-1: none), when every value it takes is typed as
-// it needs it: then an element of the shape is read from its values alone.
+// What the tree takes of a call of one static shape, by the index of the
+// value in the shape (-1: none), when every value it takes is typed as it
+// needs it: then a call of the shape is read from its values alone.
 struct StaticTreePlan {
     bool known = false;  // worked out
     bool typed = false;
-    bool isData = false;  // a <Data> child
     int32_t nameCode = -1;
     int start = -1, end = -1, fid = -1, offset = -1, size = -1, asked = -1;
     int openedName = -1;
     bool failed = false;  // it has an errno
-    int dataSize = -1, dataOffset = -1;
 };
 
-// The plan of a static shape: as startCall and takeDataAccess read an
-// element of it through its attribute list.
+// The plan of a static shape, as startCall reads a call of it through its
+// attribute list. Only calls have a start: a child of a call (<Data>,
+// <For>, <Info>) has none and goes the attribute list's way.
 void workOutStaticPlan(uint32_t shape, CallTreeAssembler &assembler, StaticTreePlan &plan) {
     const compact::StaticShape &known = compact::staticShapes()[shape];
     plan.known = true;
-    plan.isData = grammar::isDataAccess(known.element);
     bool typed = !grammar::isNestedBlock(known.element) && !grammar::isRoot(known.element);
     for (uint32_t index = 0; index < known.count; ++index) {
         const compact::ShapeAttribute &attribute = known.attributes[index];
@@ -295,13 +293,6 @@ void workOutStaticPlan(uint32_t shape, CallTreeAssembler &assembler, StaticTreeP
             case Meaning::Other:
                 break;
         }
-        if (plan.isData) {
-            const CallAttribute meaning = callAttributeOf(attribute.name);
-            if (meaning == CallAttribute::Bytes || meaning == CallAttribute::Offset) {
-                typed = typed && isInteger;
-                (meaning == CallAttribute::Bytes ? plan.dataSize : plan.dataOffset) = at;
-            }
-        }
     }
     // A call without a start goes the attribute list's way, which refuses it.
     plan.typed = typed && plan.start >= 0;
@@ -316,44 +307,38 @@ class CompactTreeHandler final : public CompactHandler {
     void reserve(size_t rows) { assembler_.reserve(rows); }
     size_t rows() const { return assembler_.rows(); }
 
-    // Elements of static shapes whose values the tree takes typed, without
-    // an attribute list; false for the others (startElement gets them).
+    // Calls of static shapes whose values the tree takes typed, without an
+    // attribute list; false for the other elements (startElement gets them).
     static constexpr bool kTakesStaticElements = true;
     bool startStaticElement(std::string_view, const StaticElement &element) {
-        if (depth_ == 0) return false;  // the root is never of a static shape
+        // The root is never of a static shape; a call's children go the
+        // attribute list's way.
+        if (depth_ == 0 || assembler_.parentIsCall(depth_ + 1)) return false;
         StaticTreePlan &plan = staticPlans_[element.shape];
         if (!plan.known) workOutStaticPlan(element.shape, assembler_, plan);
         if (!plan.typed) return false;
         const int depth = ++depth_;
         const int64_t *numbers = element.numbers;
-        bool accepted;
-        if (assembler_.parentIsCall(depth)) {
-            accepted = assembler_.startChild(
-                depth, plan.isData, plan.isData && plan.dataSize >= 0 ? numbers[plan.dataSize] : -1,
-                plan.isData && plan.dataOffset >= 0 ? numbers[plan.dataOffset] : -1);
-        } else {
-            CallValues values;
-            const auto start = addTimes(adjustmentNs_, numbers[plan.start]);
-            if (!start) throw NotRecognised{};
-            values.startNs = *start;
-            if (plan.end >= 0) {
-                const auto end = addTimes(adjustmentNs_, numbers[plan.end]);
-                if (!end) throw NotRecognised{};
-                values.endNs = *end;
-                values.hasEnd = true;
-            }
-            if (plan.fid >= 0) values.fid = numbers[plan.fid];
-            if (plan.offset >= 0) values.offset = numbers[plan.offset];
-            if (plan.size >= 0) values.size = numbers[plan.size];
-            if (plan.asked >= 0) values.asked = numbers[plan.asked];
-            values.failed = plan.failed;
-            if (plan.openedName >= 0) {
-                values.openedName = element.texts[plan.openedName];
-                values.hasOpenedName = true;
-            }
-            accepted = assembler_.startCall(depth, plan.nameCode, values);
+        CallValues values;
+        const auto start = addTimes(adjustmentNs_, numbers[plan.start]);
+        if (!start) throw NotRecognised{};
+        values.startNs = *start;
+        if (plan.end >= 0) {
+            const auto end = addTimes(adjustmentNs_, numbers[plan.end]);
+            if (!end) throw NotRecognised{};
+            values.endNs = *end;
+            values.hasEnd = true;
         }
-        if (!accepted) throw NotRecognised{};
+        if (plan.fid >= 0) values.fid = numbers[plan.fid];
+        if (plan.offset >= 0) values.offset = numbers[plan.offset];
+        if (plan.size >= 0) values.size = numbers[plan.size];
+        if (plan.asked >= 0) values.asked = numbers[plan.asked];
+        values.failed = plan.failed;
+        if (plan.openedName >= 0) {
+            values.openedName = element.texts[plan.openedName];
+            values.hasOpenedName = true;
+        }
+        if (!assembler_.startCall(depth, plan.nameCode, values)) throw NotRecognised{};
         return true;
     }
 
