@@ -35,6 +35,7 @@ import numpy as np
 from . import native
 from .calls import MPI_LAYER, POSIX_LAYER, READ, file_access, io_layer_of, layer_of, \
     moves_data
+from .clocks import AS_WRITTEN
 from .errors import TraceDamageWarning
 from .io_layers import posix_sums_of_trace
 from .layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
@@ -156,6 +157,15 @@ def part_stats(names, codes, columns, open_row, open_fid, open_name):
     return {"functions": functions, "ranks": ranks, "access": access, "opens": opens}
 
 
+def _trace_part(names, codes, rank, start_ns, end_ns, size, fid, open_row=(), open_fid=(),
+                open_name=()):
+    """part_stats of the calls of one trace of one rank, from its columns."""
+    columns = {"rank": np.full(len(codes), rank, dtype=np.int32),
+               "duration": (end_ns - start_ns) / 1e9, "size": size, "fid": fid,
+               "start_ns": start_ns, "end_ns": end_ns}
+    return part_stats(names, codes, columns, open_row, open_fid, open_name)
+
+
 def layer_part_stats(path, rank, partial=False):
     """The sums of the calls of the layers traced apart beside one trace
     (HDF5, <base>.hdf5.trc; a path and plain values: a Dask task runs it
@@ -169,11 +179,8 @@ def layer_part_stats(path, rank, partial=False):
             warnings.warn(f"trace is damaged, kept every complete call before the damage: "
                           f"{tree['damage']}", TraceDamageWarning, stacklevel=2)
         names, codes = tree["names"], tree["name_code"]
-        start_ns, end_ns = tree["start_ns"], tree["end_ns"]
-        columns = {"rank": np.full(len(codes), rank, dtype=np.int32),
-                   "duration": (end_ns - start_ns) / 1e9, "size": tree["size"],
-                   "fid": tree["fid"], "start_ns": start_ns, "end_ns": end_ns}
-        part = part_stats(names, codes, columns, [], [], [])
+        part = _trace_part(names, codes, rank, tree["start_ns"], tree["end_ns"], tree["size"],
+                           tree["fid"])
         for name, sums in part["functions"].items():
             functions[name] = _add_function(functions.get(name), sums)
         for code, name in enumerate(names):
@@ -283,12 +290,17 @@ def stats(project):
     """The stats of a Project: from its table where it has been read, else
     trace by trace, each trace's calls one part (no table is built)."""
     leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
+    # A run whose clocks are corrected has had its table read to work the
+    # correction out (clocks.load_correction): the table, corrected, serves
+    # it. The times are loaded here, once, not by the workers at once.
+    from_table = project.times is not AS_WRITTEN or project._table is not None or \
+        project._raw is not None
     # The traces, their nested calls and the layer traces are read trace by
     # trace, on every core at once (the C++ reader releases the GIL).
     workers = min(len(leaves), os.cpu_count() or 1)
     with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
-        if project._table is not None:
-            table = project._table
+        if from_table:
+            table = project._full_table()
             array = table.array
             names, codes = table.names, table.name_code
             if codes is None:
@@ -307,30 +319,28 @@ def stats(project):
 
 
 def _trace_sums(project, leaf):
-    """(part_stats of one trace's calls, its POSIX sums), its times corrected
-    as the table's are."""
+    """(part_stats of one trace's calls, its POSIX sums), of a project whose
+    times are as written."""
     columns = read_leaf_columns(project, leaf)
-    start_ns, end_ns = columns["start_ns"], columns["end_ns"]
-    correction = project.clock_correction
-    if correction is not None:
-        start_ns = correction.apply(leaf.rank, leaf.thread, start_ns)
-        end_ns = correction.apply(leaf.rank, leaf.thread, end_ns)
     names, codes = list(columns["names"]), columns["name_code"]
-    rows = len(codes)
-    part = part_stats(names, codes, {
-        "rank": np.full(rows, leaf.rank, dtype=np.int32), "duration": (end_ns - start_ns) / 1e9,
-        "size": columns["size"], "fid": columns["fid"], "start_ns": start_ns, "end_ns": end_ns},
-        columns["open_row"], columns["open_fid"], columns["open_name"])
-    posix_codes = [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
+    part = _trace_part(names, codes, leaf.rank, columns["start_ns"], columns["end_ns"],
+                       columns["size"], columns["fid"], columns["open_row"],
+                       columns["open_fid"], columns["open_name"])
+    posix_codes = _posix_codes(names)
     top_level = bool(posix_codes) and bool(np.isin(codes, posix_codes).any())
     return part, posix_sums_of_trace(leaf.path, leaf.rank, leaf.thread, project.partial,
                                      top_level)
 
 
+def _posix_codes(names):
+    """The codes of the POSIX calls among names (code: index in names)."""
+    return [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
+
+
 def _posix_sums(project, leaves, names, codes, array, run=map):
     """The POSIX sums of each trace. A trace whose rows hold no POSIX call
     and that nests no call has none: it is not read again."""
-    posix_codes = [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
+    posix_codes = _posix_codes(names)
     with_top_level = set()
     if posix_codes:
         rows = np.isin(np.asarray(codes), posix_codes)
