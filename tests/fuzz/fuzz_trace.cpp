@@ -145,19 +145,20 @@ SaxOutcome readSax(const std::string &path, size_t chunkBytes) {
     return outcome;
 }
 
-// Whether the file begins as a compact trace does (its magic).
-bool isCompactContainer(const std::string &path) {
-    return traceFormOf(path) == TraceForm::Compact;
+// Whether a partial read may throw error: a compact container whose header
+// is damaged has nothing to keep, and a partial read refuses it as the
+// strict one does (FrameFile.hpp).
+bool partialReadMayRefuse(const ReadOutcome &strict, const std::string &error,
+                          const std::string &path) {
+    return strict.failed && strict.events.empty() && error == strict.error &&
+           traceFormOf(path) == TraceForm::Compact;
 }
 
 void checkPartial(const ReadOutcome &strict, const std::string &path) {
     TraceOptions options;
     options.partial = true;
     const ReadOutcome partial = readEvents(path, options);
-    // A compact container whose header is damaged has nothing to keep: a
-    // partial read refuses it as the strict one does (FrameFile.hpp).
-    if (partial.failed && !(strict.failed && strict.events.empty() &&
-                            partial.error == strict.error && isCompactContainer(path)))
+    if (partial.failed && !partialReadMayRefuse(strict, partial.error, path))
         fail("a partial read threw: " + partial.error);
     if (partial.failed) return;
     if (strict.failed != partial.damage.has_value())
@@ -257,8 +258,7 @@ void checkColumns(const ReadOutcome &strict, const std::string &path, std::strin
     try {
         readEventColumns(path, partial, &table);
     } catch (const ReadError &error) {
-        if (!(strict.failed && strict.events.empty() && error.what() == strict.error &&
-              isCompactContainer(path)))
+        if (!partialReadMayRefuse(strict, error.what(), path))
             fail(std::string("a partial read into columns threw: ") + error.what());
     }
 }
