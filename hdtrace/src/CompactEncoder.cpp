@@ -270,7 +270,7 @@ inline uint64_t cacheHash(std::string_view name, const char *entries, const char
 }  // namespace
 
 __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNumber(
-    unsigned char *out, uint8_t coding, int64_t value, int64_t *elementTime, uint32_t field) {
+    unsigned char *out, uint8_t coding, int64_t value, int64_t *endBase, uint32_t field) {
     switch (coding) {
         case kInteger:
             return compact::putVarint(out, zigzag(value));
@@ -283,10 +283,11 @@ __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNumber(
         }
         case kTime:
             out = compact::putVarint(out, zigzag(wrappingDifference(value, previousTime_)));
-            previousTime_ = *elementTime = value;
+            previousTime_ = value;
+            *endBase = followsBlock_ ? blockEnd_ : value;
             return out;
         case kEnd:
-            out = compact::putVarint(out, zigzag(wrappingDifference(value, *elementTime)));
+            out = compact::putVarint(out, zigzag(wrappingDifference(value, *endBase)));
             previousTime_ = value;
             return out;
         default: {
@@ -320,7 +321,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     unsigned char *out =
         reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (known.count + 1)));
     out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{cached.shape} + (open ? 1 : 0));
-    int64_t elementTime = 0;
+    int64_t endBase = 0;
     uint32_t index = 0;
     EntryView entry;
     for (const char *e = entries; e < entriesEnd; ++index) {
@@ -332,7 +333,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
             break;
         savedValues[index] = fields_[fieldBase + index].value;
         savedFrames[index] = fields_[fieldBase + index].frame;
-        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
+        out = codeNumber(out, coding, items::getI64(entry.value), &endBase, fieldBase + index);
         if (e == entriesEnd && index + 1 == known.count) {
             record_.commit(reinterpret_cast<char *>(out));
             return true;
@@ -429,7 +430,7 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
     unsigned char *out =
         reinterpret_cast<unsigned char *>(record_.reserve(kMaxVarintBytes * (count + 1)));
     out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{shape} + (open ? 1 : 0));
-    int64_t elementTime = 0;
+    int64_t endBase = 0;
     size_t text = 0;
     uint32_t index = 0;
     for (const char *e = entries; e < entriesEnd; ++index) {
@@ -442,7 +443,7 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
             continue;
         }
         const uint8_t coding = known ? known->attributes[index].coding : entry.coding;
-        out = codeNumber(out, coding, items::getI64(entry.value), &elementTime, fieldBase + index);
+        out = codeNumber(out, coding, items::getI64(entry.value), &endBase, fieldBase + index);
     }
     record_.commit(reinterpret_cast<char *>(out));
     return true;
@@ -450,12 +451,49 @@ bool CompactEncoder::encodeElement(std::string_view name, const char *entries,
 
 void CompactEncoder::beginRecord() {
     record_.clear();
+    blockStarts_.clear();
+    followsBlock_ = false;
     if (frameStarts_) {
         putVarint(record_, kProgram);
         putVarint(record_, kRecordsVersion);
         putVarint(record_, staticShapesFingerprint());
         putVarint(record_, zigzag(timeAdjustmentSeconds_));
     }
+}
+
+int64_t CompactEncoder::blockOwnerStart(const char *in, const char *end) const {
+    // The items after the block's <Nested> up to its </Nested>, then the
+    // element the block belongs to: its first time. Damaged items, or an
+    // owner without a time, give the previous time (a delta of 0).
+    int depth = 1;
+    while (in < end) {
+        const uint8_t op = static_cast<uint8_t>(*in++);
+        if (op == items::kNestedOpen) {
+            ++depth;
+        } else if (op == items::kNestedClose) {
+            --depth;
+        } else if (op == items::kLeaf || op == items::kOpen) {
+            if (end - in < 4) break;
+            const uint32_t nameLength = items::getU32(in);
+            if (static_cast<size_t>(end - in) < 8u + nameLength) break;
+            in += 4 + nameLength;
+            const uint32_t entriesLength = items::getU32(in);
+            in += 4;
+            if (static_cast<size_t>(end - in) < entriesLength) break;
+            if (depth == 0) {
+                EntryView entry;
+                for (const char *e = in; e < in + entriesLength;) {
+                    e = nextEntry(e, &entry);
+                    if (entry.coding == kTime) return items::getI64(entry.value);
+                }
+                break;
+            }
+            in += entriesLength;
+        } else if (op != items::kEndItem) {
+            break;
+        }
+    }
+    return previousTime_;
 }
 
 bool CompactEncoder::encode(std::string_view itemText) {
@@ -477,17 +515,29 @@ bool CompactEncoder::encode(std::string_view itemText) {
                 in += 4;
                 if (static_cast<size_t>(end - in) < entriesLength) return false;
                 encodeElement(name, in, in + entriesLength, op == items::kOpen);
+                followsBlock_ = false;
                 in += entriesLength;
                 break;
             }
             case items::kEndItem:
                 putVarint(record_, kEndElement);
                 break;
-            case items::kNestedOpen:
+            case items::kNestedOpen: {
+                const int64_t start = blockOwnerStart(in, end);
                 putVarint(record_, kNestedOpen);
+                putVarint(record_, zigzag(wrappingDifference(start, previousTime_)));
+                previousTime_ = start;
+                blockStarts_.push_back(start);
+                followsBlock_ = false;
                 break;
+            }
             case items::kNestedClose:
+                if (blockStarts_.empty()) return false;
                 putVarint(record_, kNestedClose);
+                blockEnd_ = previousTime_;
+                previousTime_ = blockStarts_.back();
+                blockStarts_.pop_back();
+                followsBlock_ = true;
                 break;
             default:
                 return false;
@@ -567,10 +617,14 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
                                         const int64_t *values, int64_t start, int64_t end,
                                         const Children &children, const Nested &nested,
                                         std::string_view texts) {
+    int64_t endBase = start;
     if (nested.count > 0) {
-        // As encode() codes <Nested> and its leaf states: each time after the
-        // previous time, each end after its start.
+        // As encode() codes <Nested> and its leaf states: the call's start
+        // first, then each time after the previous time, each end after its
+        // start; the call's end comes after the block's last end.
         *out++ = static_cast<unsigned char>(kNestedOpen);
+        out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
+        previousTime_ = start;
         const int64_t *nestedValues = nested.values;
         for (uint32_t state = 0; state < nested.count; ++state) {
             const CallPlan &statePlan = *nested.plans[state];
@@ -584,12 +638,14 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
             nestedValues += statePlan.own;
         }
         *out++ = static_cast<unsigned char>(kNestedClose);
+        endBase = previousTime_;
+        previousTime_ = start;
     }
     const bool open = children.count > 0;
     out = codeElement(out, kFirstElementCode + 2 * uint64_t{plan.shape} + (open ? 1 : 0), plan,
                       values, texts);
     out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
-    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
+    out = compact::putVarint(out, zigzag(wrappingDifference(end, endBase)));
     previousTime_ = end;
     if (!open) return out;
     const int64_t *childValues = children.values;
@@ -612,7 +668,8 @@ size_t CompactEncoder::maxCallBytes(const CallPlan &plan, const Children &childr
     size_t maxBytes = plan.maxBytes + 1 + texts.size() + textBytes(plan);
     for (uint32_t child = 0; child < children.count; ++child)
         maxBytes += children.plans[child]->maxBytes + textBytes(*children.plans[child]);
-    if (nested.count > 0) maxBytes += 2;
+    if (nested.count > 0)
+        maxBytes += 2 + kMaxVarintBytes;  // <Nested> with the call's start, </Nested>
     for (uint32_t state = 0; state < nested.count; ++state)
         maxBytes += nested.plans[state]->maxBytes + textBytes(*nested.plans[state]);
     return maxBytes;

@@ -153,6 +153,8 @@ void CompactFrameDecoder::resetFrame(const unsigned char *records, size_t size) 
     dynamicAttributes_.clear();
     dynamicShapes_.clear();
     previousTime_ = 0;
+    blockStarts_.clear();
+    followsBlock_ = false;
     for (int64_t &previous : previousIds_)
         previous = 0;
     fields_.assign(staticFieldCount(), 0);
@@ -196,6 +198,7 @@ void CompactFrameDecoder::readProgram(const unsigned char **in) {
                      std::to_string(kFirstRecordsVersion) + " to " +
                      std::to_string(kRecordsVersion));
     endsAreTimes_ = version >= 2;
+    blocksGiveStarts_ = version >= 3;
     at = *in;
     const uint64_t fingerprint = varint(in, "the shape table's fingerprint");
     staticCount_ =
@@ -265,7 +268,7 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
         fail(*in, "shape " + std::to_string(shape) + " is neither known nor defined in the frame");
     }
     attributes_.clear();
-    int64_t elementTime = 0;
+    int64_t endBase = 0;
     bool rawSeen = false;
     for (uint32_t index = 0; index < count; ++index) {
         const ShapeAttribute &attribute = attributes[index];
@@ -282,7 +285,7 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
         }
         // Shapes defined in a frame have no kFieldDelta (readShape).
         int64_t *field = shape < staticCount ? fields_.data() + fieldBase + index : nullptr;
-        const int64_t number = readValue(in, attribute.coding, field, &elementTime, &text);
+        const int64_t number = readValue(in, attribute.coding, field, &endBase, &text);
         attributes_.add(attribute.name, attribute.coding, number, text);
     }
     attributes_.finish();

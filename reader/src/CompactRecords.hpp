@@ -237,10 +237,10 @@ class CompactFrameDecoder {
     // Reads the values of an element of shape `shape` into attributes_.
     std::string_view readElement(const unsigned char **in, uint64_t shape);
     // Reads one value of coding (not kRaw); field: its previous value
-    // (kFieldDelta), elementTime: the element's time so far, text: where a
-    // kText value goes.
-    int64_t readValue(const unsigned char **in, uint8_t coding, int64_t *field,
-                      int64_t *elementTime, std::string_view *text);
+    // (kFieldDelta), endBase: what the element's end is coded from (set by
+    // its time), text: where a kText value goes.
+    int64_t readValue(const unsigned char **in, uint8_t coding, int64_t *field, int64_t *endBase,
+                      std::string_view *text);
     // Reads the values of an element of static shape `shape`, which has no
     // raw attribute text, into numbers_ and texts_.
     void readStaticValues(const unsigned char **in, uint32_t shape);
@@ -258,6 +258,14 @@ class CompactFrameDecoder {
     std::vector<DynamicShape> dynamicShapes_;
     int64_t previousTime_ = 0;
     bool endsAreTimes_ = true;  // records of version 2 on: an end is the next previous time
+    // Records of version 3 on: a <Nested> block gives its owner's start
+    // (blockStarts_ while it is open), and the owner, the element after
+    // the block (followsBlock_), codes its end from the block's last
+    // time or end (blockEnd_).
+    bool blocksGiveStarts_ = true;
+    std::vector<int64_t> blockStarts_;
+    int64_t blockEnd_ = 0;
+    bool followsBlock_ = false;
     // The static shapes of the frame's table (its dynamic shapes follow).
     uint32_t staticCount_ = 0;
     int64_t previousIds_[compact::kIdKindCount] = {};
@@ -304,7 +312,7 @@ class CompactTraceReader {
 // --- The decoding loop, a template on the handler
 
 HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **in, uint8_t coding,
-                                                          int64_t *field, int64_t *elementTime,
+                                                          int64_t *field, int64_t *endBase,
                                                           std::string_view *text) {
     using namespace compact;
     switch (coding) {
@@ -317,9 +325,10 @@ HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **
             return 0;
         case kTime:
             previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
-            return *elementTime = previousTime_;
+            *endBase = followsBlock_ ? blockEnd_ : previousTime_;
+            return previousTime_;
         case kEnd: {
-            const int64_t end = wrappingSum(*elementTime, unzigzag(varint(in, "an end")));
+            const int64_t end = wrappingSum(*endBase, unzigzag(varint(in, "an end")));
             if (endsAreTimes_) previousTime_ = end;
             return end;
         }
@@ -334,10 +343,10 @@ HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned cha
                                                               uint32_t shape) {
     const compact::StaticShape &known = staticShapes_[shape];
     int64_t *fields = fields_.data() + fieldOffsets_[shape];
-    int64_t elementTime = 0;
+    int64_t endBase = 0;
     for (uint32_t index = 0; index < known.count; ++index)  // no kRaw here (withRaw_)
-        numbers_[index] = readValue(in, known.attributes[index].coding, fields + index,
-                                    &elementTime, &texts_[index]);
+        numbers_[index] =
+            readValue(in, known.attributes[index].coding, fields + index, &endBase, &texts_[index]);
 }
 
 template <class Handler>
@@ -366,11 +375,23 @@ void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size,
             case kNestedOpen:
                 if (inChildren) fail(at, "a <Nested> block among a call's children");
                 if (++nestedDepth > kMaxNestedDepth) fail(at, "<Nested> blocks nest too deep");
+                if (blocksGiveStarts_) {
+                    previousTime_ = wrappingSum(previousTime_,
+                                                unzigzag(varint(&in, "a <Nested> block's start")));
+                    blockStarts_.push_back(previousTime_);
+                    followsBlock_ = false;
+                }
                 handler.startElement("Nested", noAttributes_);
                 continue;
             case kNestedClose:
                 if (inChildren || nestedDepth == 0) fail(at, "a </Nested> without its <Nested>");
                 --nestedDepth;
+                if (blocksGiveStarts_) {
+                    blockEnd_ = previousTime_;
+                    previousTime_ = blockStarts_.back();
+                    blockStarts_.pop_back();
+                    followsBlock_ = true;
+                }
                 handler.endElement("Nested");
                 continue;
             case kProgram:
@@ -392,6 +413,7 @@ void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size,
             const auto known = static_cast<uint32_t>(shape);
             element = staticShapes_[known].element;
             readStaticValues(&in, known);
+            followsBlock_ = false;
             if (hasChildren && inChildren) fail(at, "a child element with children of its own");
             bool taken = false;
             if constexpr (Handler::kTakesStaticElements)
@@ -403,6 +425,7 @@ void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size,
             }
         } else {
             element = readElement(&in, shape);
+            followsBlock_ = false;
             if (hasChildren && inChildren) fail(at, "a child element with children of its own");
             handler.startElement(element, attributes_);
         }

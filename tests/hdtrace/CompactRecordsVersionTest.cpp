@@ -1,7 +1,10 @@
 // The previous time of the records, by version: hand-made records of the
 // same bytes decode to different times under version 1 (only a time moves
-// the previous time) and version 2 (an end moves it too), and a version
-// the reader does not know is refused with its number.
+// the previous time) and version 2 (an end moves it too); a call with a
+// <Nested> block decodes to the same times from its version 2 coding and
+// its version 3 coding (the block gives its owner's start, and the owner's
+// end follows the block's last end); and a version the reader does not
+// know is refused with its number.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,10 +35,9 @@ void defineString(std::vector<unsigned char> &out, std::string_view text) {
     out.insert(out.end(), text.begin(), text.end());
 }
 
-// A frame of records version `version`: one dynamic shape <Call time end>
-// and two calls coded with the time deltas 100, 50, 200, 30.
-std::vector<unsigned char> twoCalls(uint64_t version) {
-    std::vector<unsigned char> out;
+// The start of a frame of records version `version` with one dynamic
+// shape, <Call time end>; returns the code of its elements.
+uint64_t beginFrame(std::vector<unsigned char> &out, uint64_t version) {
     varint(out, kProgram);
     varint(out, version);
     varint(out, staticShapesFingerprint());
@@ -50,12 +52,38 @@ std::vector<unsigned char> twoCalls(uint64_t version) {
     out.push_back(kTime);
     varint(out, 2);
     out.push_back(kEnd);
-    const uint64_t element = kFirstElementCode + 2 * uint64_t{staticShapeCount()};
+    return kFirstElementCode + 2 * uint64_t{staticShapeCount()};
+}
+
+// Two calls coded with the time deltas 100, 50, 200, 30.
+std::vector<unsigned char> twoCalls(uint64_t version) {
+    std::vector<unsigned char> out;
+    const uint64_t element = beginFrame(out, version);
     for (const auto &[time, end] : {std::pair<int64_t, int64_t>{100, 50}, {200, 30}}) {
         varint(out, element);
         signedVarint(out, time);
         signedVarint(out, end);
     }
+    return out;
+}
+
+// A call from 1000 to 1180 with one from 1100 to 1150 nested in it, then a
+// call from 1200 to 1210, as version `version` codes them.
+std::vector<unsigned char> nestedCall(uint64_t version) {
+    std::vector<unsigned char> out;
+    const uint64_t element = beginFrame(out, version);
+    varint(out, kNestedOpen);
+    if (version >= 3) signedVarint(out, 1000);  // the owner's start
+    varint(out, element);
+    signedVarint(out, version >= 3 ? 100 : 1100);  // from the owner's start, or from 0
+    signedVarint(out, 50);
+    varint(out, kNestedClose);
+    varint(out, element);
+    signedVarint(out, version >= 3 ? 0 : -150);  // from the block's start, or from its end
+    signedVarint(out, version >= 3 ? 30 : 180);  // from the block's end, or from the time
+    varint(out, element);
+    signedVarint(out, 20);
+    signedVarint(out, 10);
     return out;
 }
 
@@ -81,8 +109,16 @@ TEST(CompactRecordsVersion, VersionOneTimesFollowThePreviousTime) {
 }
 
 TEST(CompactRecordsVersion, VersionTwoTimesFollowThePreviousEnd) {
-    EXPECT_EQ(kRecordsVersion, 2u);
     EXPECT_EQ(decodeTimes(twoCalls(2)), (std::vector<int64_t>{100, 150, 350, 380}));
+}
+
+TEST(CompactRecordsVersion, VersionThreeBlocksGiveTheirOwnersStart) {
+    EXPECT_EQ(kRecordsVersion, 3u);
+    const std::vector<int64_t> times{1100, 1150, 1000, 1180, 1200, 1210};
+    EXPECT_EQ(decodeTimes(nestedCall(2)), times);
+    EXPECT_EQ(decodeTimes(nestedCall(3)), times);
+    // Without nested blocks, version 3 codes as version 2.
+    EXPECT_EQ(decodeTimes(twoCalls(3)), decodeTimes(twoCalls(2)));
 }
 
 TEST(CompactRecordsVersion, AnUnknownVersionIsRefusedByNumber) {

@@ -13,6 +13,7 @@
 
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
+#include <hdtrace/reader/TraceConversion.hpp>
 
 #include "CompactToXml.hpp"
 #include "TestSupport.hpp"
@@ -524,6 +525,84 @@ TEST(CompactRoundTrip, RandomSequencesGiveTheXmlModeText) {
         const std::string fromCompact = compactAsXml(paths.compact);
         const std::string xml = readFile(paths.xml);
         ASSERT_EQ(firstDifference(fromCompact, xml), "") << "the whole XML:\n" << xml;
+    }
+}
+
+// The records of every frame of a compact trace, decoded from zstd.
+std::vector<std::vector<unsigned char>> frameRecords(const std::string &path) {
+    reader::FrameFile file(path);
+    std::vector<std::vector<unsigned char>> frames(file.frames().size());
+    for (size_t position = 0; position < frames.size(); ++position)
+        EXPECT_TRUE(file.readFrame(position, frames[position]));
+    return frames;
+}
+
+// File writes at random times: MPI-IO calls with their pwrites beneath
+// them (what the writer codes in place from their values), some beneath
+// an HDF5 call, some with a state that is not a leaf among their nested
+// ones (both of which take the general encoder), and calls between them.
+void driveNestedWrites(TraceWriter &writer, uint32_t seed) {
+    std::mt19937 random(seed);
+    int64_t t = 100;
+    const auto later = [&random, &t](uint32_t most) { return at(t += 1 + random() % most); };
+    const auto pwrite = [&writer, &later](int64_t offset) {
+        writer.beginInnerState("pwrite", later(300));
+        writer.attribute("fid", int64_t{3});
+        writer.attribute("offset", offset);
+        writer.attribute("asked", int64_t{16});
+        writer.attribute("size", int64_t{16});
+        writer.endInnerState(later(3000));
+    };
+    const auto fileWriteAt = [&writer, &later, &pwrite, &random](int64_t offset) {
+        writer.beginState("File_write_at", later(500));
+        const uint32_t pwrites = random() % 3;
+        for (uint32_t index = 0; index < pwrites; ++index)
+            pwrite(offset + 16 * index);
+        if (random() % 5 == 0) {
+            writer.beginState("Barrier", later(100));
+            writer.attribute("cid", int64_t{0});
+            writer.endState(later(100));
+        }
+        writer.attribute("fid", int64_t{1});
+        writer.attribute("offset", offset);
+        writer.attribute("size", int64_t{16});
+        writer.attribute("count", int64_t{16});
+        writer.attribute("tid", int64_t{1});
+        writer.endState(later(400));
+    };
+    for (int64_t call = 0; call < 200; ++call) {
+        if (random() % 4 == 0) {
+            writer.beginState("H5Dwrite", later(500));
+            fileWriteAt(64 * call);
+            writer.attribute("fid", int64_t{1});
+            writer.endState(later(400));
+        } else {
+            fileWriteAt(64 * call);
+        }
+        if (random() % 3 == 0) {
+            writer.beginState("Barrier", later(1000));
+            writer.attribute("cid", int64_t{0});
+            writer.endState(later(1000));
+        }
+    }
+}
+
+// The writer codes most calls in place from their values; the XML trace
+// converted to compact goes through the general encoder, which must find
+// the same bytes, <Nested> blocks with their owners' starts included.
+TEST(CompactRoundTrip, TheGeneralEncoderWritesTheTypedPathsRecords) {
+    for (uint32_t seed = 1; seed <= 40; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        ScratchDirectory directory;
+        const Pair paths = writeBoth(
+            directory, [seed](TraceWriter &writer) { driveNestedWrites(writer, seed); }, false,
+            1u << 20);
+        EXPECT_EQ(compactAsXml(paths.compact), readFile(paths.xml));
+        const std::string converted = directory.path() + "/converted.ctrc";
+        reader::convertTrace(paths.xml, converted, reader::TraceForm::Compact, 1u << 20);
+        const auto written = frameRecords(paths.compact);
+        ASSERT_EQ(written.size(), 1u);
+        ASSERT_EQ(frameRecords(converted), written);
     }
 }
 

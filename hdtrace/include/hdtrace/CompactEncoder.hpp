@@ -114,6 +114,9 @@ class CompactEncoder {
     // Encodes items into record_; false when they are not well-formed
     // (a bug of the caller: nothing is appended).
     bool encode(std::string_view items);
+    // The start of the element a <Nested> block belongs to, which follows
+    // the block: in points after the block's <Nested> item.
+    int64_t blockOwnerStart(const char *in, const char *end) const;
     bool encodeElement(std::string_view name, const char *entries, const char *entriesEnd,
                        bool open);
     // Most elements: a static shape found in the cache, no strings, coded
@@ -121,10 +124,11 @@ class CompactEncoder {
     bool encodeKnownWithoutText(std::string_view name, const char *entries, const char *entriesEnd,
                                 bool open);
     // Codes one number of an element (coding: integer, time, end or id) at
-    // out; returns the end. elementTime: the element's time, for its end;
-    // field: the attribute's place among the static shapes' (kFieldDelta).
-    unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value,
-                              int64_t *elementTime, uint32_t field);
+    // out; returns the end. endBase: what the element's end is coded from
+    // (set by its time); field: the attribute's place among the static
+    // shapes' (kFieldDelta).
+    unsigned char *codeNumber(unsigned char *out, uint8_t coding, int64_t value, int64_t *endBase,
+                              uint32_t field);
     // The shape of an element (defining it in the frame when it is new).
     uint32_t findShape(std::string_view name, const char *entries, const char *entriesEnd);
     bool shapeMatches(uint32_t shape, std::string_view name, const char *entries,
@@ -191,6 +195,13 @@ class CompactEncoder {
     std::vector<FieldValue> fields_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};
+    // The general encoder's open <Nested> blocks: each one's owner's start
+    // (the previous time again after its </Nested>). followsBlock_: the
+    // next element is the owner of the block just closed, whose end is
+    // coded from blockEnd_, the last time or end in the block.
+    std::vector<int64_t> blockStarts_;
+    int64_t blockEnd_ = 0;
+    bool followsBlock_ = false;
     const compact::StaticShape *shapes_ = compact::staticShapes();
     CachedPlan planCache_[kPlanCacheSize];
 

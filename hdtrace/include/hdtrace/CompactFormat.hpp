@@ -18,20 +18,27 @@ namespace hdtrace::compact {
 // Version of the record layer, written at the start of every frame. From
 // version 2 on, an end becomes the previous time of the next time (a call's
 // start is then coded as the gap since the previous call ended, a smaller
-// and steadier number than the time between two starts); readers still
-// read version 1, where only times are.
-constexpr uint32_t kRecordsVersion = 2;
+// and steadier number than the time between two starts). From version 3
+// on, a <Nested> block first gives the start of the call it belongs to,
+// its states' times follow from that start, and the call's own end is
+// coded from the block's last end: the parts of a call with a nested one
+// (the time before, inside, after) each appear once, not summed into
+// three values. Readers still read versions 1 and 2.
+constexpr uint32_t kRecordsVersion = 3;
 constexpr uint32_t kFirstRecordsVersion = 1;
 
 // --- Operations: every item of a frame starts with one as a varint. Codes
 // from kFirstElementCode on are elements: 2 * shape + (1 when children follow).
 enum Operation : uint32_t {
-    kEndElement = 0,   // closes the element whose children were being listed
-    kNestedOpen = 1,   // <Nested>
-    kNestedClose = 2,  // </Nested>
-    kProgram = 3,      // frame start: version, shape table fingerprint, timeAdjustment
-    kString = 4,       // defines the frame's next string: length, bytes
-    kShape = 5,        // defines the frame's next dynamic shape
+    kEndElement = 0,  // closes the element whose children were being listed
+    // <Nested>; from version 3 on followed by a zigzag varint: the start of
+    // the element the block belongs to minus the previous time
+    kNestedOpen = 1,
+    // </Nested>; from version 3 on, the previous time is the owner's start again
+    kNestedClose = 2,
+    kProgram = 3,  // frame start: version, shape table fingerprint, timeAdjustment
+    kString = 4,   // defines the frame's next string: length, bytes
+    kShape = 5,    // defines the frame's next dynamic shape
     kFirstElementCode = 8,
 };
 
@@ -40,8 +47,10 @@ enum Coding : uint8_t {
     kInteger = 0,  // zigzag varint of the value (decimal text when written)
     kText = 1,     // varint index into the frame's strings (XML-escaped when written)
     kTime = 2,     // zigzag varint: nanoseconds minus the previous time or end
-    kEnd = 3,      // zigzag varint: nanoseconds minus this element's time
-    kRaw = 4,      // varint string index: attribute text written as it is, name empty
+    // zigzag varint: nanoseconds minus this element's time; from version 3
+    // on, the owner of a <Nested> block's minus the block's last time or end
+    kEnd = 3,
+    kRaw = 4,  // varint string index: attribute text written as it is, name empty
     // zigzag varint of the value minus the previous value of the same
     // attribute of the same static shape in this frame (static shapes only)
     kFieldDelta = 5,
