@@ -121,6 +121,25 @@ TEST(CompactRecordsVersion, VersionThreeBlocksGiveTheirOwnersStart) {
     EXPECT_EQ(decodeTimes(twoCalls(3)), decodeTimes(twoCalls(2)));
 }
 
+TEST(CompactRecordsVersion, ABlockCutInsideItsStartIsRefusedWhereItIs) {
+    std::vector<unsigned char> records = nestedCall(3);
+    std::vector<unsigned char> frameStart;
+    beginFrame(frameStart, 3);
+    ASSERT_EQ(records[frameStart.size()], kNestedOpen);
+    const size_t startAt = frameStart.size() + 1;
+    // The start, 1000, is a two-byte varint: keep its first byte only.
+    records.resize(startAt + 1);
+    CompactFrameDecoder decoder;
+    Times times;
+    try {
+        decoder.decode(records.data(), records.size(), times);
+        ADD_FAILURE() << "a cut block start was read";
+    } catch (const CompactRecordProblem &problem) {
+        EXPECT_EQ(problem.position, startAt);
+        EXPECT_EQ(problem.problem, "a <Nested> block's start is cut or longer than 64 bits");
+    }
+}
+
 TEST(CompactRecordsVersion, AnUnknownVersionIsRefusedByNumber) {
     for (const uint64_t version : {uint64_t{0}, uint64_t{kRecordsVersion} + 1}) {
         const std::vector<unsigned char> records = twoCalls(version);
