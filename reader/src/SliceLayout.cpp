@@ -119,7 +119,7 @@ std::optional<SliceLayout::Prolog> SliceLayout::writersProlog(const File &file) 
 }
 
 SliceLayout::SliceLayout(const std::string &path, uint64_t begin, uint64_t end)
-    : path_(path), file_(std::make_unique<File>(path)) {
+    : path_(path), file_(std::make_unique<File>(path)), begin_(begin), end_(end) {
     if (file_->valid()) prolog_ = writersProlog(*file_);
     if (!prolog_) return;
     const uint64_t size = file_->size();
@@ -132,6 +132,11 @@ SliceLayout::~SliceLayout() = default;
 
 bool SliceLayout::readable() const {
     return file_->valid();
+}
+
+bool SliceLayout::readsWhole() const {
+    if (!readable()) return true;
+    return begin_ == 0 && (end_ > 0 || file_->size() == 0);
 }
 
 uint64_t SliceLayout::fileSize() const {

@@ -27,12 +27,19 @@ class SliceLayout {
     SliceLayout &operator=(const SliceLayout &) = delete;
 
     // False when the file cannot be read or does not open with the writer's
-    // prolog: such a trace cannot be sliced, so the slice that begins at 0
-    // reads it whole and every other slice is empty.
+    // prolog: such a trace cannot be sliced, so the slice that holds its
+    // first byte reads it whole (readsWhole()) and every other slice is
+    // empty.
     bool inWritersLayout() const { return prolog_.has_value(); }
     // False when the file cannot be opened as a regular file (a whole read
     // says why).
     bool readable() const;
+    // Outside the writer's layout: whether this slice reads the file whole.
+    // The slice that holds byte 0 does (an empty range at 0 holds nothing,
+    // so of the slices of any split exactly one reads it; for an empty file,
+    // the slice at 0); and so does every slice of a file that cannot be
+    // read, so that each gives the whole read's error.
+    bool readsWhole() const;
     uint64_t fileSize() const;
 
     // The bytes whose calls the slice reads (in the writer's layout).
@@ -66,6 +73,7 @@ class SliceLayout {
     std::string path_;
     std::unique_ptr<File> file_;
     std::optional<Prolog> prolog_;
+    uint64_t begin_ = 0, end_ = 0;  // as asked
     uint64_t from_ = 0, to_ = 0;
     std::optional<int> linesBefore_, sliceLines_;
     bool inAddedClosingTag_ = false;

@@ -45,9 +45,9 @@ TraceReader::TraceReader(const std::string &path, TraceOptions options, uint64_t
     SliceLayout &layout = *parsing_->layout;
     std::optional<TraceParser> &parser = parsing_->parser;
     if (!layout.inWritersLayout()) {
-        // Read whole by the slice at 0; an unreadable file fails every slice
-        // (the parser throws when it cannot open it).
-        if (begin == 0 || !layout.readable()) parser.emplace(path, *parsing_, std::move(options));
+        // Read whole by the slice that holds byte 0; an unreadable file
+        // fails every slice (the parser throws when it cannot open it).
+        if (layout.readsWhole()) parser.emplace(path, *parsing_, std::move(options));
         return;
     }
     if (layout.empty()) return;

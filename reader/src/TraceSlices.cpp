@@ -33,11 +33,10 @@ SliceRead readEventColumnsSlice(const std::string &path, const TraceOptions &opt
     if (!layout.inWritersLayout()) {
         // Not the writer's layout (or not readable: the whole read words why).
         slice.whole = true;
-        if (begin == 0 || !layout.readable()) {
+        if (layout.readsWhole()) {
             slice.result = readEventColumns(path, options, localToWorld);
             slice.to = layout.fileSize();
         }
-        if (begin != 0) slice.result = ColumnsResult();
         return slice;
     }
     slice.from = layout.from();

@@ -364,6 +364,21 @@ void expectReadWholeByTheFirstSlice(const std::string &trace) {
     EXPECT_EQ(events, wholeEvents(trace)) << trace;
     appendSliceEvents(&events, trace, {}, 10, 1u << 30);
     EXPECT_EQ(events, wholeEvents(trace)) << trace << ": the second slice is not empty";
+
+    // Split at 0: the empty slice before it holds no byte, so the slice
+    // after it reads the trace, once.
+    SliceRead none = readEventColumnsSlice(trace, {}, nullptr, 0, 0);
+    SliceRead all = readEventColumnsSlice(trace, {}, nullptr, 0, 1u << 30);
+    EXPECT_TRUE(none.whole && all.whole) << trace;
+    EXPECT_EQ(none.result.columns.rows(), 0u) << trace;
+    Rows splitAtZero;
+    splitAtZero.append(all.result.columns);
+    EXPECT_TRUE(splitAtZero == whole) << trace;
+    std::vector<std::string> splitEvents;
+    appendSliceEvents(&splitEvents, trace, {}, 0, 0);
+    EXPECT_TRUE(splitEvents.empty()) << trace << ": the empty slice at 0 read calls";
+    appendSliceEvents(&splitEvents, trace, {}, 0, 1u << 30, true);
+    EXPECT_EQ(splitEvents, wholeEvents(trace)) << trace;
 }
 
 // The older layout: no timeAdjustment, absolute times.

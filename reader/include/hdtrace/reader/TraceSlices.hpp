@@ -33,8 +33,8 @@ struct SliceRead {
     ColumnsResult result;
     // The trace does not open with the writer's prolog (the original
     // implementation's traces, the older layout, any other XML): it
-    // cannot be sliced, so the slice that begins at 0 reads it whole and
-    // every other slice is empty.
+    // cannot be sliced, so the slice that holds byte 0 reads it whole and
+    // every other slice (an empty one at 0 too) is empty.
     bool whole = false;
     uint64_t from = 0, to = 0;  // the bytes whose calls were read
 };
