@@ -5,7 +5,8 @@
 // by kind of operation: Program, string definitions, shape definitions,
 // elements (static and dynamic shapes), and the structure around them
 // (<Nested>, end of children), and the elements' bytes by what they code
-// (the shape code, times, ends, ids, other integers, text indexes). Each
+// (the shape code, times (a <Nested> block's start among them), ends, ids,
+// other integers, text indexes). Each
 // kind is also charged what it adds to the stored payload: the frame
 // compressed without that kind's bytes (zstd level 1, as the writer)
 // against the frame compressed whole. With -s, every string defined, with
@@ -96,6 +97,7 @@ bool classify(const std::vector<unsigned char> &frame, std::vector<unsigned char
     std::vector<std::vector<uint8_t>> dynamicCodings;
     uint32_t staticCount = compact::staticShapeCount();
     uint32_t strings = 0;
+    uint64_t recordsVersion = compact::kRecordsVersion;
     owner.assign(frame.size(), kStructure);
     while (in < end) {
         const unsigned char *start = in;
@@ -105,10 +107,15 @@ bool classify(const std::vector<unsigned char> &frame, std::vector<unsigned char
         if (op == compact::kProgram) {
             kind = kProgramKind;
             uint64_t fingerprint = 0;
-            if (!varint(in, end, &value) || !varint(in, end, &fingerprint) ||
+            if (!varint(in, end, &recordsVersion) || !varint(in, end, &fingerprint) ||
                 !varint(in, end, &value))
                 return false;
             staticCount = compact::staticShapeCountFor(static_cast<uint32_t>(fingerprint));
+        } else if (op == compact::kNestedOpen && recordsVersion >= 3) {
+            // The block's owner's start: structure, but its bytes code a time.
+            const unsigned char *before = in;
+            if (!varint(in, end, &value)) return false;
+            tally.parts[kTimePart] += static_cast<uint64_t>(in - before);
         } else if (op == compact::kString) {
             kind = kStringKind;
             if (!varint(in, end, &value) || value > static_cast<uint64_t>(end - in)) return false;
