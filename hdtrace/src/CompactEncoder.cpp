@@ -461,6 +461,19 @@ void CompactEncoder::beginRecord() {
     }
 }
 
+unsigned char *CompactEncoder::openBlock(unsigned char *out, int64_t ownerStart) {
+    *out++ = static_cast<unsigned char>(kNestedOpen);
+    out = compact::putVarint(out, zigzag(wrappingDifference(ownerStart, previousTime_)));
+    previousTime_ = ownerStart;
+    return out;
+}
+
+int64_t CompactEncoder::closeBlock(int64_t ownerStart) {
+    const int64_t blockEnd = previousTime_;
+    previousTime_ = ownerStart;
+    return blockEnd;
+}
+
 int64_t CompactEncoder::blockOwnerStart(const char *in, const char *end) const {
     // The items after the block's <Nested> up to its </Nested>, then the
     // element the block belongs to: its first time. Damaged items, or an
@@ -524,18 +537,16 @@ bool CompactEncoder::encode(std::string_view itemText) {
                 break;
             case items::kNestedOpen: {
                 const int64_t start = blockOwnerStart(in, end);
-                putVarint(record_, kNestedOpen);
-                putVarint(record_, zigzag(wrappingDifference(start, previousTime_)));
-                previousTime_ = start;
+                auto *out = reinterpret_cast<unsigned char *>(record_.reserve(kMaxBlockOpenBytes));
+                record_.commit(reinterpret_cast<char *>(openBlock(out, start)));
                 blockStarts_.push_back(start);
                 followsBlock_ = false;
                 break;
             }
             case items::kNestedClose:
                 if (blockStarts_.empty()) return false;
-                putVarint(record_, kNestedClose);
-                blockEnd_ = previousTime_;
-                previousTime_ = blockStarts_.back();
+                record_.append(static_cast<char>(kNestedClose));
+                blockEnd_ = closeBlock(blockStarts_.back());
                 blockStarts_.pop_back();
                 followsBlock_ = true;
                 break;
@@ -622,9 +633,7 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
         // As encode() codes <Nested> and its leaf states: the call's start
         // first, then each time after the previous time, each end after its
         // start; the call's end comes after the block's last end.
-        *out++ = static_cast<unsigned char>(kNestedOpen);
-        out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
-        previousTime_ = start;
+        out = openBlock(out, start);
         const int64_t *nestedValues = nested.values;
         for (uint32_t state = 0; state < nested.count; ++state) {
             const CallPlan &statePlan = *nested.plans[state];
@@ -638,8 +647,7 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
             nestedValues += statePlan.own;
         }
         *out++ = static_cast<unsigned char>(kNestedClose);
-        endBase = previousTime_;
-        previousTime_ = start;
+        endBase = closeBlock(start);
     }
     const bool open = children.count > 0;
     out = codeElement(out, kFirstElementCode + 2 * uint64_t{plan.shape} + (open ? 1 : 0), plan,
@@ -668,8 +676,7 @@ size_t CompactEncoder::maxCallBytes(const CallPlan &plan, const Children &childr
     size_t maxBytes = plan.maxBytes + 1 + texts.size() + textBytes(plan);
     for (uint32_t child = 0; child < children.count; ++child)
         maxBytes += children.plans[child]->maxBytes + textBytes(*children.plans[child]);
-    if (nested.count > 0)
-        maxBytes += 2 + kMaxVarintBytes;  // <Nested> with the call's start, </Nested>
+    if (nested.count > 0) maxBytes += kMaxBlockOpenBytes + 1;  // </Nested> is one byte
     for (uint32_t state = 0; state < nested.count; ++state)
         maxBytes += nested.plans[state]->maxBytes + textBytes(*nested.plans[state]);
     return maxBytes;

@@ -117,6 +117,14 @@ class CompactEncoder {
     // The start of the element a <Nested> block belongs to, which follows
     // the block: in points after the block's <Nested> item.
     int64_t blockOwnerStart(const char *in, const char *end) const;
+    // Both paths code a <Nested> block by these: its opening with the
+    // owner's start, which becomes the previous time (at out; returns the
+    // end), and, after its </Nested>, the owner's start as the previous
+    // time again; closeBlock returns the block's last time or end, which
+    // the owner's end is coded from.
+    static constexpr size_t kMaxBlockOpenBytes = 1 + kMaxVarintBytes;
+    unsigned char *openBlock(unsigned char *out, int64_t ownerStart);
+    int64_t closeBlock(int64_t ownerStart);
     bool encodeElement(std::string_view name, const char *entries, const char *entriesEnd,
                        bool open);
     // Most elements: a static shape found in the cache, no strings, coded
