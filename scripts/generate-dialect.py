@@ -14,7 +14,7 @@ WHAT is one of
            filter/src)
   compact  the static shapes of compact records: every element with its
            attributes and their codings (an include file of
-           hdtrace/src/CompactShapes.cpp)
+           codec/src/CompactShapes.cpp)
 
 DEFINITION defaults to format/dialect.toml beside this script's folder. The
 output is written whole or not at all; a definition that contradicts itself

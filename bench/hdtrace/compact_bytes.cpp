@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include <hdtrace/CompactFormat.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
 
 namespace {

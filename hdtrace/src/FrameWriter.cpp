@@ -10,8 +10,8 @@
 #include <limits>
 #include <vector>
 
-#include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
 
 #include "BackgroundWriter.hpp"
 #include "FrameIndexEntries.hpp"

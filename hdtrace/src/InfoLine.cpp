@@ -2,8 +2,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include <hdtrace/Format.hpp>
 #include <hdtrace/InfoLine.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 namespace hdtrace {
 namespace {

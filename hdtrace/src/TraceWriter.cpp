@@ -6,12 +6,13 @@
 #include <cstdio>
 #include <cstring>
 
-#include <hdtrace/CompactEncoder.hpp>
-#include <hdtrace/CompactItems.hpp>
-#include <hdtrace/Format.hpp>
+#include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/TracerIo.hpp>
+#include <hdtrace/codec/CompactEncoder.hpp>
+#include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 #include "TraceRegistry.hpp"
 
@@ -445,7 +446,7 @@ int TraceWriter::flush() {
             fail(infoPath_.c_str(), info_.lastError());
             return EIO;
         }
-        if (const int error = compact_->frames().flush()) {
+        if (const int error = compactFrames_->flush()) {
             fail(tracePath_.c_str(), error);
             return EIO;
         }
@@ -504,7 +505,7 @@ int TraceWriter::close() {
         endState(end);
     if (compact_) {
         if (!failed_ && hasInfo() && !info_.flush()) fail(infoPath_.c_str(), info_.lastError());
-        if (const int error = compact_->frames().close(); error && !failed_)
+        if (const int error = compactFrames_->close(); error && !failed_)
             fail(tracePath_.c_str(), error);
         if (hasInfo()) ::close(infoFd_);
         infoFd_ = -1;
@@ -532,7 +533,7 @@ void TraceWriter::closeForCrash() {
     // The .info first: every id the trace's complete elements use is there.
     if (hasInfo()) info_.closeForCrash("", 0);
     if (compact_)
-        compact_->frames().closeForCrash();
+        compactFrames_->closeForCrash();
     else
         output_.closeForCrash(kEpilog.data(), kEpilog.size());
 }
@@ -540,7 +541,7 @@ void TraceWriter::closeForCrash() {
 void TraceWriter::abandonAfterFork() {
     if (closed_) return;
     if (compact_)
-        compact_->frames().abandonAfterFork();
+        compactFrames_->abandonAfterFork();
     else
         output_.abandon();
     info_.abandon();
@@ -556,9 +557,19 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
     FrameWriterOptions frameOptions;
     frameOptions.background = options.backgroundWrites;
     frameOptions.frameBytes = options.compactFrameBytes;
-    compact_ = CompactEncoder::create(tracePath_, frameOptions, timeAdjustmentSeconds_,
-                                      relativeNanoseconds(Timestamp::now()), error);
+    compactFrames_ = FrameWriter::create(tracePath_, frameOptions, error);
+    if (compactFrames_) {
+        // This trace closes its frames, saves them on a crash and forgets
+        // them after fork(): one entry in the list of open traces.
+        registry::remove(compactFrames_.get());
+        int appendError = 0;
+        compact_ = CompactEncoder::create(*compactFrames_, timeAdjustmentSeconds_,
+                                          relativeNanoseconds(Timestamp::now()), &appendError);
+        if (!compact_ && error)
+            *error = "cannot write '" + tracePath_ + "': " + std::strerror(appendError);
+    }
     if (!compact_) {
+        compactFrames_.reset();
         if (hasInfo()) {
             ::close(infoFd_);
             ::unlink(infoPath_.c_str());
@@ -567,7 +578,7 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
         return EIO;
     }
     writeMode_ = kWrittenCompact;
-    if (forceFlush_ && compact_->frames().flush() != 0) {
+    if (forceFlush_ && compactFrames_->flush() != 0) {
         if (error) *error = "cannot write '" + tracePath_ + "'";
         return EIO;
     }
@@ -828,7 +839,7 @@ int TraceWriter::compactAppendFailed(int error) {
         // One state larger than a frame: it is lost, the trace goes on.
         ++droppedStates_;
         std::fprintf(stderr, "hdtrace: '%s': a state of more than a frame's %u bytes is left out\n",
-                     tracePath_.c_str(), compact_->frames().frameBytes());
+                     tracePath_.c_str(), compactFrames_->frameBytes());
         return EMSGSIZE;
     }
     fail(tracePath_.c_str(), error);

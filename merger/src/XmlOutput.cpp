@@ -1,6 +1,6 @@
 #include "XmlOutput.hpp"
 
-#include <hdtrace/Format.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 namespace hdtrace::merger {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include <hdtrace/Format.hpp>
 #include <hdtrace/InfoLine.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 namespace hdtracempi {
 namespace {

@@ -10,10 +10,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/PiosimTypes.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/Project.hpp>

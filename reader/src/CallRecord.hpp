@@ -15,10 +15,10 @@
 #include <type_traits>
 #include <vector>
 
+#include <hdtrace/codec/Inlining.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 
 #include "DialectCalls.hpp"  // generated from the dialect: attribute meanings, call kinds
-#include "Inlining.hpp"
 #include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {

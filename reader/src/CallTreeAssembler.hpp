@@ -15,9 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/codec/Inlining.hpp>
 #include <hdtrace/reader/CallTree.hpp>
-
-#include "Inlining.hpp"
 
 namespace hdtrace::reader {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include <hdtrace/Format.hpp>
+#include <hdtrace/codec/Format.hpp>
 #include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/ReadError.hpp>

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "Inlining.hpp"
+#include <hdtrace/codec/Inlining.hpp>
 
 namespace hdtrace::reader {
 

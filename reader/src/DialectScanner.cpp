@@ -17,10 +17,11 @@
 #include <immintrin.h>
 #endif
 
+#include <hdtrace/codec/XmlReferences.hpp>
+
 #include "DialectBytes.hpp"
 #include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
-#include "XmlReferences.hpp"
 
 namespace hdtrace::reader {
 

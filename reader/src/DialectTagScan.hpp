@@ -8,9 +8,10 @@
 // tag of a new shape) is in DialectScanner.cpp.
 #pragma once
 
+#include <hdtrace/codec/Inlining.hpp>
+
 #include "DialectBytes.hpp"
 #include "DialectScanner.hpp"
-#include "Inlining.hpp"
 
 namespace hdtrace::reader {
 

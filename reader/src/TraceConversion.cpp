@@ -17,9 +17,10 @@
 #include <string>
 #include <vector>
 
-#include <hdtrace/CompactEncoder.hpp>
-#include <hdtrace/CompactItems.hpp>
-#include <hdtrace/Format.hpp>
+#include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/codec/CompactEncoder.hpp>
+#include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/Format.hpp>
 #include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
@@ -118,7 +119,7 @@ class XmlToRecords final : public SaxHandler {
     void close() {
         if (!encoder_) openEncoder(0);
         if (items_.size() > 0) append();
-        if (encoder_->frames().close() != 0)
+        if (frames_->close() != 0)
             throw ReadError(compactPath_, 0, 0,
                             std::string("cannot write: ") + std::strerror(errno));
     }
@@ -191,8 +192,13 @@ class XmlToRecords final : public SaxHandler {
         options.background = false;
         if (frameBytes_ != 0) options.frameBytes = frameBytes_;
         std::string error;
-        encoder_ = CompactEncoder::create(compactPath_, options, seconds, 0, &error);
-        if (!encoder_) throw ReadError(compactPath_, 0, 0, error);
+        frames_ = FrameWriter::create(compactPath_, options, &error);
+        if (!frames_) throw ReadError(compactPath_, 0, 0, error);
+        int appendError = 0;
+        encoder_ = CompactEncoder::create(*frames_, seconds, 0, &appendError);
+        if (!encoder_)
+            throw ReadError(compactPath_, 0, 0,
+                            std::string("cannot write: ") + std::strerror(appendError));
         if (recordBytes_)
             recordBytes_->push_back(static_cast<uint32_t>(encoder_->lastRecordBytes()));
     }
@@ -213,6 +219,7 @@ class XmlToRecords final : public SaxHandler {
     uint32_t frameBytes_;                 // 0: the writer's default
     std::vector<uint32_t> *recordBytes_;  // or nullptr
     SaxFileParser *parser_ = nullptr;
+    std::unique_ptr<FrameWriter> frames_;
     std::unique_ptr<CompactEncoder> encoder_;
     TextBuffer items_;
     std::vector<Open> open_;

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string_view>
 
-#include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/TraceNames.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 
 namespace hdtrace::reader {

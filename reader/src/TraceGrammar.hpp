@@ -31,10 +31,10 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/codec/Inlining.hpp>
 #include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/TraceOptions.hpp>
 
-#include "Inlining.hpp"
 #include "SaxFileParser.hpp"
 
 namespace hdtrace::reader {

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPONENTS = ("hdtrace", "reader", "clocks", "merger", "exporter", "filter", "mpiwrapper",
+COMPONENTS = ("codec", "hdtrace", "reader", "clocks", "merger", "exporter", "filter", "mpiwrapper",
               "python")
 SOURCES = (".c", ".cpp", ".h", ".hpp", ".in")
 QUOTED = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -93,6 +93,41 @@ def boundary_problems():
 
 def test_no_component_reaches_into_another_ones_sources():
     assert boundary_problems() == []
+
+
+def codec_problems():
+    """The codec is the bottom layer: it includes only its own public
+    headers and links no other component, so that the writer, the reader
+    and whatever reads or writes trace bytes can all build on it."""
+    problems = []
+    for path in _files("codec", SOURCES):
+        where = path.relative_to(ROOT)
+        for included in PUBLIC.findall(path.read_text(errors="replace")):
+            if not included.startswith("hdtrace/codec/"):
+                problems.append(f"{where}: includes <{included}>, which is not the codec's")
+    linked = re.findall(r"target_link_libraries\(\s*\S+\s+([^)]*)\)", _cmake_text("codec"))
+    for names in linked:
+        for name in re.findall(r"\bhdtrace_[a-z0-9_]+\b", names):
+            if name != "hdtrace_warnings" and not name.startswith("hdtrace_codec"):
+                problems.append(f"codec/CMakeLists.txt: links {name}")
+    return problems
+
+
+def test_the_codec_builds_on_no_other_component():
+    assert codec_problems() == []
+
+
+def test_the_codec_check_sees_an_include_and_a_link_from_above(tmp_path, monkeypatch):
+    (tmp_path / "codec" / "src").mkdir(parents=True)
+    (tmp_path / "codec" / "src" / "Encoder.cpp").write_text(
+        "#include <hdtrace/codec/Varint.hpp>\n#include <hdtrace/FrameWriter.hpp>\n")
+    (tmp_path / "codec" / "CMakeLists.txt").write_text(
+        "target_link_libraries(hdtrace_codec_objects PRIVATE hdtrace_warnings hdtrace_reader)\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert codec_problems() == [
+        "codec/src/Encoder.cpp: includes <hdtrace/FrameWriter.hpp>, which is not the codec's",
+        "codec/CMakeLists.txt: links hdtrace_reader",
+    ]
 
 
 def test_the_check_sees_a_component_reaching_into_another(tmp_path, monkeypatch):

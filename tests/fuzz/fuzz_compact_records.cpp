@@ -1,5 +1,5 @@
-// Fuzz target: the record decoder of compact traces (reader/src/
-// CompactRecords), on what one frame's payload decodes to. Checks: decoding
+// Fuzz target: the record decoder of compact traces (the codec's
+// CompactDecoder), on what one frame's payload decodes to. Checks: decoding
 // throws nothing but CompactRecordProblem, at a position inside the input;
 // a frame that decodes reports every start with its end, nested properly,
 // and every attribute answers (names, values as text, numbers); decoding
@@ -15,6 +15,7 @@
 #include "FuzzSupport.hpp"
 
 using hdtrace::fuzz::fail;
+using namespace hdtrace;
 using namespace hdtrace::reader;
 
 namespace {

@@ -495,16 +495,14 @@ TEST(CompactRoundTrip, ManyFramesEachDecodingOnItsOwn) {
 
     // Every frame alone: begins with its Program and decodes without the
     // frames before it.
-    struct Count final : reader::CompactHandler {
+    struct Count final : CompactHandler {
         int starts = 0, ends = 0;
         int64_t adjustment = -1;
         void frameStart(int64_t seconds) override { adjustment = seconds; }
-        void startElement(std::string_view, const reader::CompactAttributes &) override {
-            ++starts;
-        }
+        void startElement(std::string_view, const CompactAttributes &) override { ++starts; }
         void endElement(std::string_view) override { ++ends; }
     };
-    reader::CompactFrameDecoder decoder;
+    CompactFrameDecoder decoder;
     std::vector<unsigned char> records;
     for (size_t position = file.frames().size(); position-- > 0;) {
         ASSERT_TRUE(file.readFrame(position, records));
@@ -624,9 +622,9 @@ TEST(CompactRoundTrip, EmptyTraceSaysItsTimeAdjustment) {
 TEST(CompactRoundTrip, AttributesAnswerAsAnXmlParserWould) {
     ScratchDirectory directory;
     const Pair paths = writeBoth(directory, 1, false, 1u << 20);
-    struct Find final : reader::CompactHandler {
+    struct Find final : CompactHandler {
         std::vector<std::string> seen;
-        void startElement(std::string_view name, const reader::CompactAttributes &a) override {
+        void startElement(std::string_view name, const CompactAttributes &a) override {
             std::string line(name);
             for (int i = 0; i < a.size(); ++i)
                 line += " " + std::string(a.name(i)) + "=" + std::string(a.value(i));

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include <hdtrace/CompactFormat.hpp>
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
 
 #include "CompactRecords.hpp"

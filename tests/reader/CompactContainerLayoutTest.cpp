@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
 
 #include "CompactRecords.hpp"

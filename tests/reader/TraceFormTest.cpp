@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include <hdtrace/FrameFormat.hpp>
 #include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 

@@ -24,6 +24,7 @@
 #include <string>
 
 #include <hdtrace/OpenTrace.hpp>
+#include <hdtrace/codec/RecordSink.hpp>
 
 namespace hdtrace {
 
@@ -43,7 +44,7 @@ struct FrameWriterOptions {
     bool forceFlush = false;
 };
 
-class FrameWriter final : public OpenTrace {
+class FrameWriter final : public OpenTrace, public RecordSink {
   public:
     // Creates (truncates) path and writes the file header. nullptr on
     // failure, with a message naming the file and the reason in *error.
@@ -61,14 +62,14 @@ class FrameWriter final : public OpenTrace {
     // Appends one record of length bytes (1 to the frame size) taken at
     // time (nanoseconds, any origin). 0, EINVAL (empty), EMSGSIZE (larger
     // than a frame), EBADF (closed) or EIO (a write failed before).
-    int append(const void *record, size_t length, int64_t time);
+    int append(const void *record, size_t length, int64_t time) override;
     // append() for an encoder that writes its record in place: room for up
     // to maxBytes at the end of the frame being filled, or nullptr when
     // the record would start a frame (the frame is empty or lacks the room)
     // or the writer takes no records; append() it then. commit() ends the
     // record: its length (1 to maxBytes) and time; 0 or flush()'s error.
-    unsigned char *claim(size_t maxBytes);
-    int commit(size_t length, int64_t time);
+    unsigned char *claim(size_t maxBytes) override;
+    int commit(size_t length, int64_t time) override;
     // Ends the current frame and writes it, compressed on this thread, after
     // any frame the background writer still holds. 0 or EIO/EBADF.
     int flush();
@@ -85,8 +86,8 @@ class FrameWriter final : public OpenTrace {
     // Bytes of records in the frame being filled: 0 when the next record
     // starts a frame (an encoder whose records depend on the ones before
     // in the frame starts its tables afresh then).
-    size_t pendingBytes() const;
-    uint32_t frameBytes() const { return options_.frameBytes; }
+    size_t pendingBytes() const override;
+    uint32_t frameBytes() const override { return options_.frameBytes; }
 
   private:
     struct Buffer;

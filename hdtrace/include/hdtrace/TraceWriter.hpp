@@ -16,12 +16,12 @@
 #include <vector>
 
 #include <hdtrace/Clock.hpp>
-#include <hdtrace/CompactFormat.hpp>
-#include <hdtrace/Format.hpp>
 #include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/OutputBuffer.hpp>
-#include <hdtrace/TextBuffer.hpp>
 #include <hdtrace/Timestamp.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
+#include <hdtrace/codec/Format.hpp>
+#include <hdtrace/codec/TextBuffer.hpp>
 #include <hdtrace/hdTrace.h>
 
 namespace hdtrace {
@@ -61,6 +61,7 @@ struct TraceOptions {
 
 class CompactEncoder;
 struct CompactCallPlan;
+class FrameWriter;
 
 class TraceWriter final : public OpenTrace {
   public:
@@ -330,7 +331,9 @@ class TraceWriter final : public OpenTrace {
     Timestamp origin_;
     TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
-    // Compact mode: the encoder and the items of a finished top-level state.
+    // Compact mode: the file's frames, the encoder of records into them
+    // (destroyed first), and the items of a finished top-level state.
+    std::unique_ptr<FrameWriter> compactFrames_;
     std::unique_ptr<CompactEncoder> compact_;
     TextBuffer compactItems_;
     // --- The .info's lines on their way to the file (one half of

@@ -18,7 +18,7 @@ COMPACT_SUFFIX = native.COMPACT_TRACE_SUFFIX
 SUFFIX_OF_FORM = {"xml": XML_SUFFIX, "compact": COMPACT_SUFFIX}
 
 
-#: The frame sizes a compact trace may have (hdtrace/FrameFormat.hpp).
+#: The frame sizes a compact trace may have (hdtrace/codec/FrameFormat.hpp).
 MIN_FRAME_BYTES, MAX_FRAME_BYTES = 256, 64 << 20
 
 

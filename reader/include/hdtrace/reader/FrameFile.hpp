@@ -1,4 +1,4 @@
-// FrameFile: reads the container of a compact trace (hdtrace/FrameFormat.hpp,
+// FrameFile: reads the container of a compact trace (hdtrace/codec/FrameFormat.hpp,
 // docs/format/compact.md): the list of frames from the index at the end, or,
 // in a file without one (its writer was killed), by walking the frame
 // headers from the start; then any frame on its own, decompressed into the
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include <hdtrace/FrameFormat.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
 namespace hdtrace::reader {

@@ -1,7 +1,7 @@
 // The static shapes of compact records, generated from format/dialect.toml,
 // and the fingerprint that ties a frame to this table (or to the table
 // earlier writers used: these shapes without those of successful calls).
-#include <hdtrace/CompactFormat.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
 
 namespace hdtrace::compact {
 namespace {

@@ -1,6 +1,6 @@
-#include "XmlReferences.hpp"
+#include <hdtrace/codec/XmlReferences.hpp>
 
-namespace hdtrace::reader {
+namespace hdtrace {
 
 bool isXmlChar(uint32_t codePoint) {
     return codePoint == 0x9 || codePoint == 0xa || codePoint == 0xd ||
@@ -55,4 +55,4 @@ bool decodeReference(std::string_view reference, std::string &out) {
     return true;
 }
 
-}  // namespace hdtrace::reader
+}  // namespace hdtrace

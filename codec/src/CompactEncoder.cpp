@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include <hdtrace/CompactEncoder.hpp>
-#include <hdtrace/CompactFormat.hpp>
-#include <hdtrace/CompactItems.hpp>
-#include <hdtrace/Format.hpp>
-
-#include "TraceRegistry.hpp"
+#include <hdtrace/codec/CompactEncoder.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
+#include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 namespace hdtrace {
 
@@ -126,24 +124,17 @@ void putVarint(TextBuffer &out, uint64_t value) {
 
 }  // namespace
 
-std::unique_ptr<CompactEncoder> CompactEncoder::create(const std::string &path,
-                                                       const FrameWriterOptions &options,
+std::unique_ptr<CompactEncoder> CompactEncoder::create(RecordSink &sink,
                                                        int64_t timeAdjustmentSeconds,
-                                                       int64_t createdNanoseconds,
-                                                       std::string *error) {
-    std::unique_ptr<CompactEncoder> encoder(new CompactEncoder());
-    encoder->frames_ = FrameWriter::create(path, options, error);
-    if (!encoder->frames_) return nullptr;
-    // The trace that owns this encoder closes it, saves it on a crash and
-    // forgets it after fork(): one entry in the list of open traces.
-    registry::remove(encoder->frames_.get());
+                                                       int64_t createdNanoseconds, int *error) {
+    std::unique_ptr<CompactEncoder> encoder(new CompactEncoder(sink));
     encoder->timeAdjustmentSeconds_ = timeAdjustmentSeconds;
     encoder->fields_.resize(staticFieldCount());
     // Built now rather than in the first traced call.
     staticShapeNumbers();
     callPlans();
     if (const int appendError = encoder->append(std::string_view(), createdNanoseconds)) {
-        if (error) *error = "cannot write '" + path + "': " + std::strerror(appendError);
+        if (error) *error = appendError;
         return nullptr;
     }
     return encoder;
@@ -688,11 +679,11 @@ int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int6
     // In place when the frame being filled has room; a record that starts
     // a frame (with the Program and fresh tables) takes the general way.
     const size_t maxBytes = maxCallBytes(plan, children, nested, texts);
-    unsigned char *const begin = frames_->claim(maxBytes);
+    unsigned char *const begin = sink_.claim(maxBytes);
     if (!begin)
         return appendCallRecord(plan, values, start, end, children, nested, texts, maxBytes);
     unsigned char *const out = codeCall(begin, plan, values, start, end, children, nested, texts);
-    return frames_->commit(static_cast<size_t>(out - begin), start);
+    return sink_.commit(static_cast<size_t>(out - begin), start);
 }
 
 int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,
@@ -711,14 +702,14 @@ int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values
 
 template <class Encode>
 int CompactEncoder::appendRecord(Encode encode, int64_t time) {
-    if (frames_->pendingBytes() == 0) startFrame();
+    if (sink_.pendingBytes() == 0) startFrame();
     if (!encode()) return EINVAL;
-    if (record_.size() > frames_->frameBytes() - frames_->pendingBytes()) {
+    if (record_.size() > sink_.frameBytes() - sink_.pendingBytes()) {
         // The record opens the next frame: encode it again with fresh tables.
         startFrame();
         encode();
     }
-    const int error = frames_->append(record_.data(), record_.size(), time);
+    const int error = sink_.append(record_.data(), record_.size(), time);
     if (error == 0) frameStarts_ = false;
     return error;
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace hdtrace::reader {
+namespace hdtrace {
 
 // Whether codePoint is a character XML 1.0 allows.
 bool isXmlChar(uint32_t codePoint);
@@ -17,4 +17,4 @@ void appendUtf8(std::string &out, uint32_t codePoint);
 // XML does not allow.
 bool decodeReference(std::string_view reference, std::string &out);
 
-}  // namespace hdtrace::reader
+}  // namespace hdtrace

@@ -1,5 +1,5 @@
-// CompactFormat: the record layer of a compact trace, shared by the writer
-// (hdtrace/src/CompactEncoder) and the decoder (reader/src/CompactRecords).
+// CompactFormat: the record layer of a compact trace, shared by the encoder
+// (CompactEncoder.hpp) and the decoder (CompactDecoder.hpp).
 // The records travel in the frames of FrameFormat.hpp; what their bytes
 // mean is described in docs/format/compact.md ("Records"). This header holds
 // the operation codes, the value codings, the variable-length integers and
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include <hdtrace/Varint.hpp>
+#include <hdtrace/codec/Varint.hpp>
 
 namespace hdtrace::compact {
 

@@ -1,9 +1,10 @@
 // CompactEncoder: turns the items of a finished top-level state or event
 // (CompactItems.hpp) into one record of the record layer
-// (hdtrace/CompactFormat.hpp, docs/format/compact.md "Records") and appends
-// it to the trace's FrameWriter. It keeps the frame's tables (strings,
-// dynamic shapes, previous times and ids) and starts them afresh whenever a
-// record begins a new frame, so that every frame decodes on its own.
+// (CompactFormat.hpp, docs/format/compact.md "Records") and appends it to
+// a RecordSink (the writer's FrameWriter). It keeps the frame's tables
+// (strings, dynamic shapes, previous times and ids) and starts them afresh
+// whenever a record begins a new frame, so that every frame decodes on its
+// own.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include <hdtrace/CompactFormat.hpp>
-#include <hdtrace/CompactItems.hpp>
-#include <hdtrace/FrameWriter.hpp>
-#include <hdtrace/TextBuffer.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
+#include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/RecordSink.hpp>
+#include <hdtrace/codec/TextBuffer.hpp>
 
 namespace hdtrace {
 
@@ -52,16 +53,15 @@ inline std::string_view typedText(std::string_view texts, int64_t handle) {
 
 class CompactEncoder {
   public:
-    // Creates the file (see FrameWriter::create) and appends the first
-    // frame's Program (time: the trace's creation, nanoseconds after
-    // timeAdjustment), so that even an empty trace says its timeAdjustment.
-    static std::unique_ptr<CompactEncoder> create(const std::string &path,
-                                                  const FrameWriterOptions &options,
-                                                  int64_t timeAdjustmentSeconds,
-                                                  int64_t createdNanoseconds, std::string *error);
+    // An encoder of records into sink, which must outlive it. Appends the
+    // first frame's Program (time: the trace's creation, nanoseconds after
+    // timeAdjustment), so that even an empty trace says its timeAdjustment;
+    // nullptr when the sink refuses it, with its errno value in *error.
+    static std::unique_ptr<CompactEncoder> create(RecordSink &sink, int64_t timeAdjustmentSeconds,
+                                                  int64_t createdNanoseconds, int *error);
 
     // items: one top-level element with what precedes it (<Nested>) and
-    // its children; time: its start. 0 or an errno value (FrameWriter's,
+    // its children; time: its start. 0 or an errno value (the sink's;
     // EMSGSIZE when the record exceeds a frame).
     int append(std::string_view items, int64_t time);
     // The common case without a copy into items: one top-level element
@@ -103,10 +103,9 @@ class CompactEncoder {
     // texts: where the text values' handles point.
     int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
                    const Children &children, const Nested &nested, std::string_view texts);
-    FrameWriter &frames() { return *frames_; }
 
   private:
-    CompactEncoder() = default;
+    explicit CompactEncoder(RecordSink &sink) : sink_(sink) {}
     void startFrame();
     void beginRecord();  // the frame's Program first, when the record opens a frame
     template <class Encode>
@@ -190,9 +189,9 @@ class CompactEncoder {
     static size_t maxCallBytes(const CallPlan &plan, const Children &children, const Nested &nested,
                                std::string_view texts);
 
-    // What every call's record uses first, together: the frame writer, the
+    // What every call's record uses first, together: the sink, the
     // frame's number, previous values, times and ids, the plans by name.
-    std::unique_ptr<FrameWriter> frames_;
+    RecordSink &sink_;
     uint32_t frameNumber_ = 0;
     // The previous value of each static shape's attribute, and the frame
     // it was coded in (kFieldDelta).

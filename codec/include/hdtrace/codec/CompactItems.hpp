@@ -17,8 +17,8 @@
 #include <cstring>
 #include <string_view>
 
-#include <hdtrace/CompactFormat.hpp>
-#include <hdtrace/TextBuffer.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
+#include <hdtrace/codec/TextBuffer.hpp>
 
 namespace hdtrace::compact_items {
 

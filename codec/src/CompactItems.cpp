@@ -1,5 +1,5 @@
-#include <hdtrace/CompactItems.hpp>
-#include <hdtrace/Format.hpp>
+#include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 namespace hdtrace::compact_items {
 

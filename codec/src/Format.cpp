@@ -1,6 +1,6 @@
 #include <cstring>
 
-#include <hdtrace/Format.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 namespace hdtrace {
 namespace {
@@ -106,13 +106,15 @@ struct EscapeTable {
     bool escaped[256] = {};
     constexpr EscapeTable() {
         for (int c = 0; c < 256; ++c)
-            escaped[c] = c < 0x20 || c >= 0x80 || c == '&' || c == '<' || c == '>' ||
-                         c == '\'' || c == '"';
+            escaped[c] =
+                c < 0x20 || c >= 0x80 || c == '&' || c == '<' || c == '>' || c == '\'' || c == '"';
     }
 };
 constexpr EscapeTable kEscapeTable;
 
-bool needsEscape(unsigned char c) { return kEscapeTable.escaped[c]; }
+bool needsEscape(unsigned char c) {
+    return kEscapeTable.escaped[c];
+}
 
 }  // namespace
 

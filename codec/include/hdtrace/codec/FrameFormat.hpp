@@ -1,5 +1,5 @@
 // FrameFormat: the byte layout of the compact trace container, shared by the
-// writer (FrameWriter) and the reader (reader/src/FrameFile). What the bytes
+// writer's FrameWriter and the reader's FrameFile. What the bytes
 // mean is described in docs/format/compact.md; this header holds the sizes,
 // the magic numbers and the field offsets, so that both sides agree by
 // construction.
@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <hdtrace/Varint.hpp>
+#include <hdtrace/codec/Varint.hpp>
 
 namespace hdtrace::frames {
 

@@ -5,7 +5,7 @@
 #include <array>
 #include <cstring>
 
-#include <hdtrace/FrameFormat.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
 
 #if defined(__x86_64__)
 #include <nmmintrin.h>

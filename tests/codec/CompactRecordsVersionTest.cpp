@@ -13,11 +13,10 @@
 
 #include <gtest/gtest.h>
 
-#include <hdtrace/CompactFormat.hpp>
+#include <hdtrace/codec/CompactDecoder.hpp>
+#include <hdtrace/codec/CompactFormat.hpp>
 
-#include "CompactRecords.hpp"
-
-namespace hdtrace::reader {
+namespace hdtrace {
 namespace {
 
 using namespace compact;
@@ -166,4 +165,4 @@ TEST(CompactRecordsVersion, AnUnknownVersionIsRefusedByNumber) {
 }
 
 }  // namespace
-}  // namespace hdtrace::reader
+}  // namespace hdtrace

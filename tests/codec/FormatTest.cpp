@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <hdtrace/Format.hpp>
+#include <hdtrace/codec/Format.hpp>
 
 namespace hdtrace {
 namespace {

@@ -1,0 +1,160 @@
+// The codec on its own: records coded into frames held in memory (no file,
+// no writer thread) decode to the elements and values they were given,
+// frame by frame, through both of the encoder's paths.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <hdtrace/codec/CompactEncoder.hpp>
+#include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/TextBuffer.hpp>
+
+#include "MemoryFrames.hpp"
+
+namespace hdtrace {
+namespace {
+
+using test::decodeFrames;
+using test::MemorySink;
+
+// Every decoded line of sink's frames; a frame the decoder refuses fails
+// the test.
+std::vector<std::string> decodeAll(const MemorySink &sink,
+                                   std::vector<int64_t> *adjustments = nullptr) {
+    std::string problem;
+    std::vector<std::string> lines = decodeFrames(sink, &problem, adjustments);
+    EXPECT_EQ(problem, "");
+    return lines;
+}
+
+// The line DecodedLines gives for a call's start with these values.
+std::string callLine(const CompactCallPlan &plan, const int64_t *values, int64_t start,
+                     int64_t end) {
+    const compact::StaticShape &shape = compact::staticShapes()[plan.shape];
+    std::string line = "<" + std::string(shape.element);
+    for (uint32_t index = 0; index < plan.own; ++index)
+        line +=
+            " " + std::string(plan.attributes[index].name) + "=" + std::to_string(values[index]);
+    return line + " time=" + std::to_string(start) + " end=" + std::to_string(end);
+}
+
+class Codec : public ::testing::Test {
+  protected:
+    // A File_write_at and the pwrite it made, through the typed path; the
+    // expected lines are appended to expected.
+    int writeAtWithPwrite(CompactEncoder &encoder, std::vector<std::string> &expected) {
+        const CompactCallPlan *writeAt = encoder.planOf("File_write_at", true);
+        const CompactCallPlan *pwrite = encoder.planOf("pwrite", true);
+        EXPECT_NE(writeAt, nullptr);
+        EXPECT_NE(pwrite, nullptr);
+        if (!writeAt || !pwrite) return EINVAL;
+        std::vector<int64_t> callValues(writeAt->own), nestedValues(pwrite->own);
+        for (int64_t &value : callValues)
+            value = static_cast<int64_t>(random_() % 100000);
+        for (int64_t &value : nestedValues)
+            value = static_cast<int64_t>(random_() % 100000);
+        const int64_t start = clock_ += 100 + random_() % 900;
+        const int64_t nestedStart = start + 10 + random_() % 50;
+        const int64_t nestedEnd = nestedStart + 200 + random_() % 5000;
+        const int64_t end = nestedEnd + 5 + random_() % 40;
+        clock_ = end;
+        const int64_t nestedTimes[] = {nestedStart, nestedEnd};
+        const CompactCallPlan *nestedPlans[] = {pwrite};
+        CompactEncoder::Nested nested;
+        nested.plans = nestedPlans;
+        nested.count = 1;
+        nested.values = nestedValues.data();
+        nested.times = nestedTimes;
+        const int error = encoder.appendCall(*writeAt, callValues.data(), start, end, {}, nested,
+                                             std::string_view());
+        if (error == 0) {
+            expected.push_back("<Nested");
+            expected.push_back(callLine(*pwrite, nestedValues.data(), nestedStart, nestedEnd));
+            expected.push_back("</pwrite");
+            expected.push_back("</Nested");
+            expected.push_back(callLine(*writeAt, callValues.data(), start, end));
+            expected.push_back("</File_write_at");
+        }
+        return error;
+    }
+
+    // A state of the writer's C API, whose shape the frame defines, through
+    // the general path.
+    int userState(CompactEncoder &encoder, std::vector<std::string> &expected,
+                  const std::string &phase) {
+        TextBuffer items;
+        const int64_t start = clock_ += 50 + random_() % 500;
+        const int64_t end = clock_ += 1 + random_() % 3000;
+        const auto step = static_cast<int64_t>(random_() % 1000) - 500;
+        const size_t lengthAt =
+            compact_items::beginElement(items, compact_items::kLeaf, "UserState");
+        compact_items::putText(items, compact::kText, "phase", phase);
+        compact_items::putNumber(items, compact::kInteger, "step", step);
+        compact_items::putNumber(items, compact::kTime, "time", start);
+        compact_items::putNumber(items, compact::kEnd, "end", end);
+        compact_items::endElement(items, lengthAt);
+        const int error = encoder.append(items.view(), start);
+        if (error == 0) {
+            expected.push_back("<UserState phase=" + phase + " step=" + std::to_string(step) +
+                               " time=" + std::to_string(start) + " end=" + std::to_string(end));
+            expected.push_back("</UserState");
+        }
+        return error;
+    }
+
+    std::mt19937_64 random_{20261125};
+    int64_t clock_ = 1000;
+};
+
+TEST_F(Codec, RecordsInMemoryFramesDecodeToWhatWasGiven) {
+    MemorySink sink(2048);
+    int error = 0;
+    const auto encoder = CompactEncoder::create(sink, 1700000000, 0, &error);
+    ASSERT_NE(encoder, nullptr) << error;
+    std::vector<std::string> expected;
+    for (int record = 0; record < 3000; ++record) {
+        if (record % 3 == 2)
+            ASSERT_EQ(userState(*encoder, expected, "phase-" + std::to_string(record % 7)), 0);
+        else
+            ASSERT_EQ(writeAtWithPwrite(*encoder, expected), 0);
+    }
+    ASSERT_GT(sink.frames.size(), 20u);
+    std::vector<int64_t> adjustments;
+    const std::vector<std::string> decoded = decodeAll(sink, &adjustments);
+    EXPECT_EQ(adjustments, std::vector<int64_t>(sink.frames.size(), 1700000000));
+    ASSERT_EQ(decoded.size(), expected.size());
+    for (size_t line = 0; line < expected.size(); ++line)
+        ASSERT_EQ(decoded[line], expected[line]) << "line " << line;
+}
+
+TEST_F(Codec, EveryFrameDecodesOnItsOwn) {
+    MemorySink sink(1024);
+    int error = 0;
+    const auto encoder = CompactEncoder::create(sink, 0, 0, &error);
+    ASSERT_NE(encoder, nullptr) << error;
+    std::vector<std::string> expected;
+    for (int record = 0; record < 400; ++record)
+        ASSERT_EQ(record % 2 ? writeAtWithPwrite(*encoder, expected)
+                             : userState(*encoder, expected, "p" + std::to_string(record % 5)),
+                  0);
+    // Read from the last frame to the first: the lines of all, put back in
+    // order, are the whole.
+    std::vector<std::vector<std::string>> byFrame(sink.frames.size());
+    for (size_t frame = sink.frames.size(); frame-- > 0;) {
+        MemorySink alone(1024);
+        alone.frames = {sink.frames[frame]};
+        byFrame[frame] = decodeAll(alone);
+        EXPECT_FALSE(byFrame[frame].empty()) << "frame " << frame;
+    }
+    std::vector<std::string> joined;
+    for (const std::vector<std::string> &lines : byFrame)
+        joined.insert(joined.end(), lines.begin(), lines.end());
+    EXPECT_EQ(joined, expected);
+}
+
+}  // namespace
+}  // namespace hdtrace
