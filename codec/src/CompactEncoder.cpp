@@ -705,7 +705,14 @@ int CompactEncoder::appendRecord(Encode encode, int64_t time) {
     if (sink_.pendingBytes() == 0) startFrame();
     if (!encode()) return EINVAL;
     if (record_.size() > sink_.frameBytes() - sink_.pendingBytes()) {
-        // The record opens the next frame: encode it again with fresh tables.
+        // The record opens the next frame, encoded again with fresh tables.
+        // The frame being filled ends first, whatever the sink would do
+        // with the new coding: it may be shorter and fit after all (values
+        // coded from zero, not from far-off previous ones), or be refused
+        // as larger than a frame; either way the records after it must
+        // not join a frame coded with the old tables.
+        if (sink_.pendingBytes() > 0)
+            if (const int error = sink_.closeFrame()) return error;
         startFrame();
         encode();
     }

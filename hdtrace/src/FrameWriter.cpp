@@ -240,6 +240,13 @@ bool FrameWriter::waitForBackground() {
     return true;
 }
 
+int FrameWriter::closeFrame() {
+    if (closed_) return EBADF;
+    if (failed_.load(std::memory_order_relaxed)) return EIO;
+    if (active_.load(std::memory_order_relaxed)->records() == 0) return 0;
+    return endFrame() ? 0 : EIO;
+}
+
 int FrameWriter::flush() {
     if (closed_) return EBADF;
     if (failed_.load(std::memory_order_relaxed)) return EIO;

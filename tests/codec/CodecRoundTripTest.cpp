@@ -156,5 +156,53 @@ TEST_F(Codec, EveryFrameDecodesOnItsOwn) {
     EXPECT_EQ(joined, expected);
 }
 
+TEST_F(Codec, ARecordLargerThanAFrameIsRefusedAndTheNextOnesStillDecode) {
+    MemorySink sink(512);
+    int error = 0;
+    const auto encoder = CompactEncoder::create(sink, 0, 0, &error);
+    ASSERT_NE(encoder, nullptr) << error;
+    std::vector<std::string> expected;
+    for (int record = 0; record < 6; ++record)
+        ASSERT_EQ(writeAtWithPwrite(*encoder, expected), 0);
+    ASSERT_EQ(userState(*encoder, expected, "early"), 0);
+    // A state whose text alone exceeds a frame: refused, nothing kept.
+    EXPECT_EQ(userState(*encoder, expected, std::string(600, 'x')), EMSGSIZE);
+    // The states after it go on in the same frame.
+    for (int record = 0; record < 3; ++record)
+        ASSERT_EQ(writeAtWithPwrite(*encoder, expected), 0);
+    ASSERT_EQ(userState(*encoder, expected, "late"), 0);
+    EXPECT_EQ(decodeAll(sink), expected);
+}
+
+TEST_F(Codec, ARecordShorterFromFreshTablesStillOpensTheNextFrame) {
+    // Calls whose values and times swing between far apart numbers: one
+    // that does not fit the frame's room when coded against the previous
+    // values may fit once coded afresh (from zero) for the next frame. It
+    // must still open that frame. Frame sizes vary so that the room before
+    // such a call takes every size.
+    const CompactCallPlan *writeAt = nullptr;
+    for (uint32_t frameBytes = 256; frameBytes < 384; ++frameBytes) {
+        SCOPED_TRACE("frames of " + std::to_string(frameBytes) + " bytes");
+        MemorySink sink(frameBytes);
+        int error = 0;
+        const auto encoder = CompactEncoder::create(sink, 0, 0, &error);
+        ASSERT_NE(encoder, nullptr) << error;
+        writeAt = encoder->planOf("File_write_at", true);
+        ASSERT_NE(writeAt, nullptr);
+        std::vector<std::string> expected;
+        for (int call = 0; call < 40; ++call) {
+            const int64_t far = call % 3 == 0 ? int64_t{1} << 62 : 0;
+            std::vector<int64_t> values(writeAt->own, far + call);
+            const int64_t start = far + 10 * call, end = start + 5;
+            ASSERT_EQ(encoder->appendCall(*writeAt, values.data(), start, end, {}, {},
+                                          std::string_view()),
+                      0);
+            expected.push_back(callLine(*writeAt, values.data(), start, end));
+            expected.push_back("</File_write_at");
+        }
+        ASSERT_EQ(decodeAll(sink), expected);
+    }
+}
+
 }  // namespace
 }  // namespace hdtrace

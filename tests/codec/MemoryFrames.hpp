@@ -41,6 +41,10 @@ class MemorySink final : public RecordSink {
     }
     size_t pendingBytes() const override { return frames.back().size(); }
     uint32_t frameBytes() const override { return frameBytes_; }
+    int closeFrame() override {
+        if (!frames.back().empty()) frames.emplace_back();
+        return 0;
+    }
 
     // Frames in order; the last may be empty (a file holds no empty frame).
     std::vector<std::vector<unsigned char>> frames;

@@ -513,6 +513,38 @@ TEST(CompactRoundTrip, ManyFramesEachDecodingOnItsOwn) {
     }
 }
 
+TEST(CompactRoundTrip, AStateLargerThanAFrameIsLeftOutAndTheRestReads) {
+    // The same calls with and without one state larger than a compact
+    // frame among them: the compact trace that had it reads as the XML
+    // mode's trace of the calls without it.
+    bool withLargeState = false;
+    const auto drive = [&withLargeState](TraceWriter &writer) {
+        for (int call = 0; call < 200; ++call) {
+            writer.beginState("File_write_at", at(1000 * call));
+            writer.attribute("fid", int64_t{3});
+            writer.attribute("offset", int64_t{16} * call);
+            writer.attribute("size", int64_t{16});
+            writer.attribute("count", int64_t{16});
+            writer.attribute("tid", int64_t{1});
+            writer.endState(at(1000 * call + 500));
+            if (withLargeState && call == 120) {
+                writer.beginState("my_call", at(1000 * call + 600));
+                writer.attribute("name", std::string(6000, 'x'));
+                writer.endState(at(1000 * call + 700));
+            }
+        }
+    };
+    ScratchDirectory without;
+    const Pair plain = writeBoth(without, drive, false, 4096);
+    withLargeState = true;
+    ScratchDirectory with;
+    const Pair large = writeBoth(with, drive, false, 4096);
+    const std::string xml = readFile(plain.xml);
+    ASSERT_NE(xml.find("File_write_at"), std::string::npos);
+    EXPECT_NE(readFile(large.xml).find(std::string(6000, 'x')), std::string::npos);
+    EXPECT_EQ(firstDifference(compactAsXml(large.compact), xml), "");
+}
+
 TEST(CompactRoundTrip, RandomSequencesGiveTheXmlModeText) {
     for (uint32_t seed = 1; seed <= 300; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));

@@ -88,6 +88,9 @@ class FrameWriter final : public OpenTrace, public RecordSink {
     // in the frame starts its tables afresh then).
     size_t pendingBytes() const override;
     uint32_t frameBytes() const override { return options_.frameBytes; }
+    // Ends the frame being filled, as a full one is ended (on the
+    // background writer when it runs). 0 or EIO/EBADF.
+    int closeFrame() override;
 
   private:
     struct Buffer;

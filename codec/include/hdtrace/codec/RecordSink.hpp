@@ -28,6 +28,9 @@ class RecordSink {
     virtual size_t pendingBytes() const = 0;
     // Bytes of records a frame holds at most.
     virtual uint32_t frameBytes() const = 0;
+    // Ends the frame being filled, if it holds records: the next record
+    // starts a frame. 0 or an errno value.
+    virtual int closeFrame() = 0;
 };
 
 }  // namespace hdtrace
