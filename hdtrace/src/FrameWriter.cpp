@@ -66,8 +66,13 @@ struct FrameWriter::Job : BackgroundJob {
     std::atomic<int> state{kIdle};
 };
 
+bool FrameWriter::compressionLevelIsValid(int level) {
+    return level == 0 || (level >= ZSTD_minCLevel() && level <= ZSTD_maxCLevel());
+}
+
 size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
     constexpr size_t kBuffers = sizeof(FrameWriter::buffers_) / sizeof(FrameWriter::buffers_[0]);
+    if (options.compressionLevel == 0) return kBuffers * options.frameBytes;
     // zstd's context grows to what a frame needs at its first compression:
     // measured on one frame of zeros.
     size_t contextBytes = 0;
@@ -94,9 +99,10 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
         return report("frame size " + std::to_string(options.frameBytes) + " is outside " +
                       std::to_string(frames::kMinFrameBytes) + ".." +
                       std::to_string(frames::kMaxFrameBytesLimit) + " bytes");
-    if (options.compressionLevel < ZSTD_minCLevel() || options.compressionLevel > ZSTD_maxCLevel())
+    if (!compressionLevelIsValid(options.compressionLevel))
         return report("zstd level " + std::to_string(options.compressionLevel) + " is outside " +
-                      std::to_string(ZSTD_minCLevel()) + ".." + std::to_string(ZSTD_maxCLevel()));
+                      std::to_string(ZSTD_minCLevel()) + ".." + std::to_string(ZSTD_maxCLevel()) +
+                      " (0: frames stored uncompressed)");
 
     std::unique_ptr<FrameWriter> writer(new FrameWriter());
     writer->path_ = path;
@@ -267,6 +273,9 @@ int FrameWriter::flush() {
 
 int FrameWriter::compressAndWrite(const Buffer &buffer) {
     const size_t rawBytes = buffer.bytes();
+    if (options_.compressionLevel == 0)
+        return writeFrame(buffer, buffer.data.get(), rawBytes,
+                          static_cast<uint8_t>(frames::Encoding::Stored));
     const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx *>(compressor_), compressed_.get(),
                                        compressedCapacity_, buffer.data.get(), rawBytes);
     // Records that do not shrink (or a zstd failure, which cannot happen with
@@ -328,9 +337,12 @@ void FrameWriter::runJob(BackgroundJob *backgroundJob) {
     if (!job.state.compare_exchange_strong(expected, kCompressing)) return;  // a crash took it
     const Buffer &buffer = *job.buffer.load(std::memory_order_relaxed);
     const size_t rawBytes = buffer.bytes();
+    // Level 0: stored as it is (the size says it did not shrink).
     const size_t size =
-        ZSTD_compress2(static_cast<ZSTD_CCtx *>(writer.compressor_), writer.compressed_.get(),
-                       writer.compressedCapacity_, buffer.data.get(), rawBytes);
+        writer.options_.compressionLevel == 0
+            ? rawBytes
+            : ZSTD_compress2(static_cast<ZSTD_CCtx *>(writer.compressor_), writer.compressed_.get(),
+                             writer.compressedCapacity_, buffer.data.get(), rawBytes);
     expected = kCompressing;
     if (!job.state.compare_exchange_strong(expected, kWriting)) return;
     const bool stored = ZSTD_isError(size) || size >= rawBytes;

@@ -83,6 +83,7 @@ size_t TraceWriter::memoryBytes(const TraceOptions &options) {
         return (options.bufferBytes < 4096 ? 4096 : options.bufferBytes) + kInfoBufferBytes;
     FrameWriterOptions frameOptions;
     frameOptions.frameBytes = options.compactFrameBytes;
+    frameOptions.compressionLevel = options.compactLevel;
     return FrameWriter::memoryBytes(frameOptions) + kInfoBufferBytes;
 }
 
@@ -557,6 +558,7 @@ int TraceWriter::createCompact(const TraceOptions &options, std::string *error) 
     FrameWriterOptions frameOptions;
     frameOptions.background = options.backgroundWrites;
     frameOptions.frameBytes = options.compactFrameBytes;
+    frameOptions.compressionLevel = options.compactLevel;
     compactFrames_ = FrameWriter::create(tracePath_, frameOptions, error);
     if (compactFrames_) {
         // This trace closes its frames, saves them on a crash and forgets

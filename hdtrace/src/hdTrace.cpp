@@ -82,6 +82,21 @@ hdtrace::TraceOptions::Format formatFromEnvironment() {
     return hdtrace::TraceOptions::Format::Xml;
 }
 
+// HDTRACE_COMPACT_LEVEL as the wrapper reads it: 1 when unset or not a
+// level, the latter with one warning per process.
+int compactLevelFromEnvironment() {
+    const char *text = std::getenv("HDTRACE_COMPACT_LEVEL");
+    if (!text) return 1;
+    if (const auto level = hdtrace::compactLevelNamed(text)) return *level;
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+        std::fprintf(stderr,
+                     "hdtrace: warning: HDTRACE_COMPACT_LEVEL='%s' is not a zstd level nor 0; "
+                     "using 1\n",
+                     text);
+    return 1;
+}
+
 }  // namespace
 
 extern "C" {
@@ -112,6 +127,8 @@ hdTrace hdT_createTraceInFormat(const char *directory, const char *program, int 
             errno = EINVAL;
             return nullptr;
     }
+    if (options.format == hdtrace::TraceOptions::Format::Compact)
+        options.compactLevel = compactLevelFromEnvironment();
     options.directory = directory ? directory : "";
     options.program = program;
     for (int i = 0; i < nlevels; ++i) {

@@ -88,6 +88,18 @@ void readFormat(bool &compact, bool reportProblems) {
                      text);
 }
 
+void readCompactLevel(int &level, bool reportProblems) {
+    const char *text = std::getenv("HDTRACE_COMPACT_LEVEL");
+    if (!text) return;
+    if (const auto named = hdtrace::compactLevelNamed(text))
+        level = *named;
+    else if (reportProblems)
+        std::fprintf(stderr,
+                     "hdtracempi: warning: HDTRACE_COMPACT_LEVEL='%s' is not a zstd level nor 0; "
+                     "using %d\n",
+                     text, level);
+}
+
 }  // namespace
 
 void readSwitch(const char *variable, bool &value, bool reportProblems) {
@@ -110,6 +122,7 @@ Config readConfig(bool reportProblems) {
     readClock(config.tscClock, reportProblems);
     readClockSync(config.clockSync, reportProblems);
     readFormat(config.compact, reportProblems);
+    readCompactLevel(config.compactLevel, reportProblems);
     readSwitch("HDTRACE_POSIX", config.posix, reportProblems);
     if (const char *exclude = std::getenv("HDTRACE_POSIX_EXCLUDE")) config.posixExclude = exclude;
     if (const char *filter = std::getenv("HDTRACE_FILTER")) config.filter = filter;

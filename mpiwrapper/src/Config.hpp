@@ -23,6 +23,9 @@ struct Config {
     bool clockSync = true;
     // HDTRACE_FORMAT: xml (default) or compact (docs/format/compact.md).
     bool compact = false;
+    // HDTRACE_COMPACT_LEVEL: zstd's level for compact frames (default 1),
+    // 0 for frames stored uncompressed.
+    int compactLevel = 1;
     // --- The POSIX layer (PosixFiles.hpp). HDTRACE_POSIX: trace the C
     // library's file calls (1, default) or not (0). HDTRACE_POSIX_EXCLUDE:
     // directories, separated by ':', whose files are not traced, beside
@@ -37,7 +40,8 @@ struct Config {
 
 // Reads the environment. A value that is not valid (a switch that is not 0
 // or 1, a clock that is not tsc or realtime, a writer thread that is not 0,
-// 1 or auto, a format that is not xml or compact) keeps the default and, when
+// 1 or auto, a format that is not xml or compact, a compact level that is not
+// a level of zstd's nor 0) keeps the default and, when
 // reportProblems is set, gets one warning on stderr.
 Config readConfig(bool reportProblems);
 

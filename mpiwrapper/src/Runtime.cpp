@@ -78,6 +78,7 @@ ThreadContext *createThreadContext(hdtrace::Timestamp earliestTime = {}) {
     options.forceFlush = gRuntime->config.forceFlush;
     options.format = gRuntime->config.compact ? hdtrace::TraceOptions::Format::Compact
                                               : hdtrace::TraceOptions::Format::Xml;
+    options.compactLevel = gRuntime->config.compactLevel;
     options.nestedDepth = gRuntime->config.nested ? HD_LOG_MAX_DEPTH - 1 : 0;
     options.clock =
         gRuntime->config.tscClock ? hdtrace::Clock::Source::Tsc : hdtrace::Clock::Source::Realtime;

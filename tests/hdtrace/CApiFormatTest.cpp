@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/hdTrace.h>
+#include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
 #include <hdtrace/reader/TraceForm.hpp>
 
@@ -253,6 +254,46 @@ TEST(CApiFormat, UnknownFormsAreRefusedOrWarnedAbout) {
     EXPECT_EQ(filesIn(directory),
               (std::vector<std::string>{"capi_host_0_0.info", "capi_host_0_0.trc",
                                         "capi_host_1_0.info", "capi_host_1_0.trc"}));
+}
+
+TEST(CApiFormat, TheCompactLevelComesFromTheEnvironment) {
+    // HDTRACE_COMPACT_LEVEL=0: frames stored as they are; a text that is no
+    // level: level 1, with one warning. Either way the states read back.
+    const FormatVariable compact("compact");
+    for (const char *level : {"0", "3", "fast"}) {
+        SCOPED_TRACE(level);
+        ScratchDirectory directory;
+        setenv("HDTRACE_COMPACT_LEVEL", level, 1);
+        testing::internal::CaptureStderr();
+        hdTrace trace = hdT_createTrace(directory.path().c_str(), "capi", 3, kLevels);
+        const std::string warnings = testing::internal::GetCapturedStderr();
+        unsetenv("HDTRACE_COMPACT_LEVEL");
+        ASSERT_TRUE(trace);
+        for (int step = 0; step < 200; ++step) {
+            ASSERT_EQ(hdT_logStateStart(trace, "Step"), 0);
+            ASSERT_EQ(hdT_logAttributes(trace, "n='%d'", step % 4), 0);
+            ASSERT_EQ(hdT_logStateEnd(trace), 0);
+        }
+        ASSERT_EQ(hdT_finalize(trace), 0);
+        const std::string path = basePathIn(directory) + ".ctrc";
+        reader::FrameFile file(path);
+        ASSERT_EQ(file.frames().size(), 1u);
+        const reader::FrameInfo &frame = file.frames()[0];
+        if (std::string(level) == "0")
+            EXPECT_EQ(frame.storedBytes, frame.rawBytes);
+        else
+            EXPECT_LT(frame.storedBytes, frame.rawBytes);
+        EXPECT_EQ(warnings, std::string(level) == "fast"
+                                ? "hdtrace: warning: HDTRACE_COMPACT_LEVEL='fast' is not a zstd "
+                                  "level nor 0; using 1\n"
+                                : "");
+        const std::string xmlPath = basePathIn(directory) + ".trc";
+        reader::convertTrace(path, xmlPath, reader::TraceForm::Xml);
+        const Element root = parseXmlFile(xmlPath);
+        ASSERT_EQ(root.children.size(), 200u);
+        for (size_t step = 0; step < root.children.size(); ++step)
+            EXPECT_EQ(root.children[step].attribute("n"), std::to_string(step % 4));
+    }
 }
 
 }  // namespace

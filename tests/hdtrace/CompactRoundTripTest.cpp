@@ -333,7 +333,7 @@ struct Pair {
 };
 
 Pair writeBoth(const ScratchDirectory &directory, const std::function<void(TraceWriter &)> &drive,
-               bool forceFlush, uint32_t frameBytes) {
+               bool forceFlush, uint32_t frameBytes, int compactLevel = 1) {
     Pair paths;
     for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
         TraceOptions options = test::traceOptionsIn(directory, "roundtrip");
@@ -342,6 +342,7 @@ Pair writeBoth(const ScratchDirectory &directory, const std::function<void(Trace
         options.forceFlush = forceFlush;
         options.earliestTime = origin();
         options.compactFrameBytes = frameBytes;
+        options.compactLevel = compactLevel;
         std::string error;
         auto writer = TraceWriter::create(options, &error);
         EXPECT_TRUE(writer) << error;
@@ -543,6 +544,30 @@ TEST(CompactRoundTrip, AStateLargerThanAFrameIsLeftOutAndTheRestReads) {
     ASSERT_NE(xml.find("File_write_at"), std::string::npos);
     EXPECT_NE(readFile(large.xml).find(std::string(6000, 'x')), std::string::npos);
     EXPECT_EQ(firstDifference(compactAsXml(large.compact), xml), "");
+}
+
+TEST(CompactRoundTrip, StoredFramesGiveTheSameTraceUncompressed) {
+    // Level 0: the frames hold the records as they are, and read as the
+    // compressed ones do.
+    ScratchDirectory directory;
+    const Pair paths = writeBoth(
+        directory, [](TraceWriter &writer) { driveStates(writer, 400); }, false, 4096, 0);
+    reader::FrameFile file(paths.compact);
+    ASSERT_GT(file.frames().size(), 10u);
+    for (const reader::FrameInfo &frame : file.frames())
+        EXPECT_EQ(frame.storedBytes, frame.rawBytes) << "frame at " << frame.offset;
+    EXPECT_EQ(firstDifference(compactAsXml(paths.compact), readFile(paths.xml)), "");
+
+    ScratchDirectory compressedDirectory;
+    const Pair compressed = writeBoth(
+        compressedDirectory, [](TraceWriter &writer) { driveStates(writer, 400); }, false, 4096, 1);
+    reader::FrameFile compressedFile(compressed.compact);
+    uint64_t storedBytes = 0, compressedBytes = 0;
+    for (const reader::FrameInfo &frame : file.frames())
+        storedBytes += frame.storedBytes;
+    for (const reader::FrameInfo &frame : compressedFile.frames())
+        compressedBytes += frame.storedBytes;
+    EXPECT_LT(compressedBytes, storedBytes);
 }
 
 TEST(CompactRoundTrip, RandomSequencesGiveTheXmlModeText) {

@@ -117,3 +117,34 @@ def test_compact_crash_endings_convert_to_the_xml_of_the_same_ending(runner, bui
     text = masked(converted.read_text(), runs["compact"])
     assert text == masked(xml_base.with_suffix(".trc").read_text(), runs["xml"])
     assert text.count("<Allreduce ") == calls
+
+
+def test_compact_level_zero_stores_the_same_records_uncompressed(runner, build_dir, tmp_path):
+    """HDTRACE_COMPACT_LEVEL=0: frames stored as the records are, several
+    times larger than zstd's (20,000 Allreduce calls a rank), and converting
+    to the XML the default level's trace converts to; a level zstd does not
+    have warns and keeps level 1."""
+    runs = {level: runner.run("crashes_traced", 2, args=["normally", "20000"], cached=False,
+                              env={"HDTRACE_FORMAT": "compact", "HDTRACE_COMPACT_LEVEL": level})
+            for level in ("0", "1", "fastest")}
+    for level, run in runs.items():
+        run.assert_ok()
+        warned = "HDTRACE_COMPACT_LEVEL='fastest' is not a zstd level nor 0; using 1"
+        assert (warned in run.result.stderr) == (level == "fastest"), run.result.stderr
+    traces = {level: sorted(run.trace_dir.glob("*.ctrc")) for level, run in runs.items()}
+    assert len(traces["0"]) == 2 and [p.name for p in traces["1"]] == [p.name for p in traces["0"]]
+    for index, stored in enumerate(traces["0"]):
+        compressed = traces["1"][index]
+        assert stored.stat().st_size > 3 * compressed.stat().st_size, (
+            stored.stat().st_size, compressed.stat().st_size)
+        # The invalid level wrote what level 1 writes, give or take the times.
+        assert abs(traces["fastest"][index].stat().st_size - compressed.stat().st_size) < \
+            compressed.stat().st_size // 2
+        texts = {}
+        for level in ("0", "1"):
+            converted = tmp_path / f"{level}-{stored.stem}.trc"
+            result = subprocess.run([str(converter(build_dir)), str(traces[level][index]),
+                                     str(converted)], capture_output=True, text=True, timeout=120)
+            assert result.returncode == 0, result.stderr
+            texts[level] = masked(converted.read_text(), runs[level])
+        assert texts["0"] == texts["1"]

@@ -36,7 +36,10 @@ struct FrameWriterOptions {
     // frames::kMaxFrameBytesLimit and at least frames::kMinFrameBytes; a
     // record must fit in one frame.
     uint32_t frameBytes = 1u << 20;
-    int compressionLevel = 1;  // zstd level
+    // zstd's level: 1 by default, higher for fewer bytes, negative for
+    // zstd's faster levels; 0 stores the frames uncompressed, which costs no
+    // CPU beyond the copy and takes the records' own size in the file.
+    int compressionLevel = 1;
     // Compress and write full frames on the background writer thread.
     bool background = true;
     // Every append() ends its frame and writes it (flush()): a process killed
@@ -55,6 +58,8 @@ class FrameWriter final : public OpenTrace, public RecordSink {
     // record buffers, the compressed frame and zstd's context (the frame
     // index, 40 bytes a frame, aside).
     static size_t memoryBytes(const FrameWriterOptions &options);
+    // Whether options.compressionLevel may be level: 0, or a level of zstd's.
+    static bool compressionLevelIsValid(int level);
     ~FrameWriter() override;  // close()
     FrameWriter(const FrameWriter &) = delete;
     FrameWriter &operator=(const FrameWriter &) = delete;

@@ -32,9 +32,12 @@ struct TraceOptions {
     enum class Format { Xml, Compact };
     Format format = Format::Xml;
     uint32_t compactFrameBytes = 1u << 20;  // records per zstd frame, before compression
-    std::string directory;                  // empty: the working directory; created if missing
-    std::string program;                    // first part of the file name
-    std::vector<std::string> levels;        // topology levels, e.g. host, rank, thread
+    // zstd's level for the compact frames; 0: stored uncompressed (see
+    // FrameWriterOptions::compressionLevel).
+    int compactLevel = 1;
+    std::string directory;            // empty: the working directory; created if missing
+    std::string program;              // first part of the file name
+    std::vector<std::string> levels;  // topology levels, e.g. host, rank, thread
     // Non-empty: the trace of one layer's calls (isLayerName: lower-case
     // letters and digits, e.g. "hdf5"), kept beside the main trace of the
     // same levels as <base>.<layer>.trc (or .ctrc), so that tools reading
