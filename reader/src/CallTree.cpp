@@ -43,13 +43,39 @@ HDTRACE_HOT_INLINE bool absoluteTime(int64_t adjustmentNs, std::string_view text
            grammar::TimeRead::Ok;
 }
 
-// What an attribute of a call is to the tree.
-enum class Meaning : uint8_t { Other, Start, End, Fid, Offset, Size, Asked, Errno, OpenedName };
+// What an attribute of a call is to the tree. Number: one the tree does
+// not take that the readers still hold to 64 bits (isNumberAttribute).
+enum class Meaning : uint8_t {
+    Other,
+    Number,
+    Start,
+    End,
+    Fid,
+    Offset,
+    Size,
+    Asked,
+    Errno,
+    OpenedName
+};
+
+// Whether a number attribute's value lies beyond 64 bits, which every
+// reader refuses: only a value of 19 characters or more can.
+HDTRACE_HOT_INLINE bool beyondSixtyFourBits(std::string_view text) {
+    return text.size() >= 19 && isOutOfRangeInteger(text);
+}
+
+// Whether one of a child element's attributes is a number beyond 64 bits.
+template <class NameOf, class ValueOf>
+bool childNumberBeyondSixtyFourBits(int count, NameOf nameOf, ValueOf valueOf) {
+    for (int index = 0; index < count; ++index)
+        if (beyondSixtyFourBits(valueOf(index)) && isNumberAttribute(nameOf(index))) return true;
+    return false;
+}
 
 // From the layers' meanings (callAttributeOf). The tree's size is the
 // first attribute of the bytes column only: its users read file accesses,
 // where that is the only one.
-Meaning meaningOf(std::string_view callName, std::string_view name) {
+Meaning meaningOfColumn(std::string_view callName, std::string_view name) {
     const CallAttribute attribute = callAttributeOf(name);
     switch (columnOf(attribute)) {
         case AttributeColumn::Time:
@@ -71,6 +97,10 @@ Meaning meaningOf(std::string_view callName, std::string_view name) {
         default:
             return Meaning::Other;
     }
+}
+Meaning meaningOf(std::string_view callName, std::string_view name) {
+    const Meaning meaning = meaningOfColumn(callName, name);
+    return meaning == Meaning::Other && isNumberAttribute(name) ? Meaning::Number : meaning;
 }
 
 // Takes a number of a call into values; false if the meaning is no number's.
@@ -94,7 +124,7 @@ HDTRACE_HOT_INLINE bool takeNumber(Meaning meaning, int64_t number, CallValues &
 }
 
 // Takes one attribute of a call into values; false where the event reader
-// would refuse it (a time that is no time).
+// would refuse it (a time that is no time, a number beyond 64 bits).
 HDTRACE_HOT_INLINE bool takeAttribute(Meaning meaning, std::string_view text, int64_t adjustmentNs,
                                       CallValues &values, bool &hasStart) {
     switch (meaning) {
@@ -108,8 +138,11 @@ HDTRACE_HOT_INLINE bool takeAttribute(Meaning meaning, std::string_view text, in
         case Meaning::Offset:
         case Meaning::Size:
         case Meaning::Asked:
+            if (beyondSixtyFourBits(text)) return false;
             takeNumber(meaning, integerOr(text, -1), values);
             break;
+        case Meaning::Number:
+            return !beyondSixtyFourBits(text);
         case Meaning::Errno:
             values.failed = true;
             break;
@@ -189,6 +222,10 @@ class XmlTreeHandler final : public DialectHandler {
             }
             accepted = assembler_.startRoot();
         } else if (assembler_.parentIsCall(depth)) {
+            if (childNumberBeyondSixtyFourBits(
+                    count, [&](int index) { return attributes[index].name; },
+                    [&](int index) { return attributes[index].value; }))
+                return Verdict::Unrecognised;
             int64_t size = -1, offset = -1;
             const bool isData = grammar::isDataAccess(name);
             if (isData)
@@ -290,6 +327,9 @@ void workOutStaticPlan(uint32_t shape, CallTreeAssembler &assembler, StaticTreeP
                 typed = typed && attribute.coding == compact::kText;
                 plan.openedName = at;
                 break;
+            case Meaning::Number:
+                typed = typed && isInteger;
+                break;
             case Meaning::Other:
                 break;
         }
@@ -354,6 +394,15 @@ class CompactTreeHandler final : public CompactHandler {
             }
             accepted = assembler_.startRoot();
         } else if (assembler_.parentIsCall(depth)) {
+            // Typed integers fit; a number written as text may not.
+            if (childNumberBeyondSixtyFourBits(
+                    attributes.size(), [&](int index) { return attributes.name(index); },
+                    [&](int index) {
+                        return attributes.kind(index) == CompactAttributes::Kind::Text
+                                   ? attributes.value(index)
+                                   : std::string_view();
+                    }))
+                throw NotRecognised{};
             int64_t size = -1, offset = -1;
             const bool isData = grammar::isDataAccess(name);
             if (isData)
@@ -407,7 +456,8 @@ class CompactTreeHandler final : public CompactHandler {
             // A typed integer needs no text: formatting it only to parse it
             // again would cost more than the rest of the call.
             if (kind == CompactAttributes::Kind::Integer &&
-                takeNumber(meaning, attributes.integer(index), values))
+                (takeNumber(meaning, attributes.integer(index), values) ||
+                 meaning == Meaning::Number || meaning == Meaning::Other))
                 continue;
             if (!takeAttribute(meaning, attributes.value(index), adjustmentNs_, values, hasStart))
                 return false;

@@ -10,6 +10,7 @@
 #include <hdtrace/reader/CallTree.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
+#include <hdtrace/reader/TraceReader.hpp>
 
 #include "CallTreeAssembler.hpp"
 #include "TestFiles.hpp"
@@ -384,6 +385,44 @@ TEST(CallTree, DamageIsAnErrorOrWhereThePartialReadStopped) {
     EXPECT_NE(result.damage->find(path), std::string::npos);
     EXPECT_EQ(namesInRows(result.tree),
               (std::vector<std::string>{"File_open", "open", "File_write_at", "pwrite"}));
+}
+
+TEST(CallTree, ANumberBeyondSixtyFourBitsIsRefusedAsTheEventReaderRefusesIt) {
+    // In an attribute the tree does not take (a call's tid, a child's), and
+    // in one it takes (an offset): each refused with the event reader's
+    // words.
+    const std::string beyond = "92233720368547758070";
+    const std::vector<std::string> traces = {
+        "<Isend size='1' count='1' tid='" + beyond +
+            "' toRank='1' toTag='0' cid='0' rid='1' time='0.000001' end='0.000002' />\n",
+        "<File_write_at fid='2' offset='" + beyond +
+            "' size='1' count='1' tid='1' time='0.000001' end='0.000002' />\n",
+        "<File_write_at_all_begin fid='2' rid='0' time='0.000001' end='0.000002' >\n"
+        "  <Data offset='0' size='1' count='1' tid='" +
+            beyond + "' />\n</File_write_at_all_begin>\n"};
+    for (const std::string &call : traces) {
+        SCOPED_TRACE(call);
+        const testing::TemporaryFile trace(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<Program timeAdjustment='1240497420'>\n" +
+            call + "</Program>\n");
+        std::string eventsError, treeError;
+        try {
+            TraceReader reader(trace.path());
+            Event event;
+            while (reader.next(event)) {
+            }
+        } catch (const ReadError &error) {
+            eventsError = error.what();
+        }
+        try {
+            readCallTree(trace.path());
+        } catch (const ReadError &error) {
+            treeError = error.what();
+        }
+        EXPECT_NE(eventsError.find("does not fit in 64 bits"), std::string::npos) << eventsError;
+        EXPECT_EQ(treeError, eventsError);
+    }
 }
 
 }  // namespace
