@@ -117,13 +117,17 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
     writer->job_->owner = writer.get();
     writer->index_.reset(new FrameIndexEntries());
     writer->index_->reserve(3);
-    ZSTD_CCtx *compressor = ZSTD_createCCtx();
-    if (!compressor) return report("cannot create a zstd context for '" + path + "'");
-    writer->compressor_ = compressor;
-    ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, options.compressionLevel);
-    ZSTD_CCtx_setParameter(compressor, ZSTD_c_checksumFlag, 0);  // the frame has its own
-    writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
-    writer->compressed_.reset(new unsigned char[writer->compressedCapacity_]);
+    // Level 0 stores every frame: no zstd context, no buffer for its output
+    // (memoryBytes() counts neither).
+    if (options.compressionLevel != 0) {
+        ZSTD_CCtx *compressor = ZSTD_createCCtx();
+        if (!compressor) return report("cannot create a zstd context for '" + path + "'");
+        writer->compressor_ = compressor;
+        ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, options.compressionLevel);
+        ZSTD_CCtx_setParameter(compressor, ZSTD_c_checksumFlag, 0);  // the frame has its own
+        writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
+        writer->compressed_.reset(new unsigned char[writer->compressedCapacity_]);
+    }
 
     writer->fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (writer->fd_ < 0) return report("cannot create '" + path + "': " + std::strerror(errno));
@@ -271,20 +275,26 @@ int FrameWriter::flush() {
     return 0;
 }
 
-int FrameWriter::compressAndWrite(const Buffer &buffer) {
+size_t FrameWriter::compress(const Buffer &buffer) {
+    if (options_.compressionLevel == 0) return 0;
     const size_t rawBytes = buffer.bytes();
-    if (options_.compressionLevel == 0)
-        return writeFrame(buffer, buffer.data.get(), rawBytes,
-                          static_cast<uint8_t>(frames::Encoding::Stored));
     const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx *>(compressor_), compressed_.get(),
                                        compressedCapacity_, buffer.data.get(), rawBytes);
     // Records that do not shrink (or a zstd failure, which cannot happen with
     // a bound-sized output) are stored as they are.
-    if (ZSTD_isError(size) || size >= rawBytes)
-        return writeFrame(buffer, buffer.data.get(), rawBytes,
+    return ZSTD_isError(size) || size >= rawBytes ? 0 : size;
+}
+
+int FrameWriter::writeCompressedOrStored(const Buffer &buffer, size_t compressedBytes) {
+    if (compressedBytes == 0)
+        return writeFrame(buffer, buffer.data.get(), buffer.bytes(),
                           static_cast<uint8_t>(frames::Encoding::Stored));
-    return writeFrame(buffer, compressed_.get(), size,
+    return writeFrame(buffer, compressed_.get(), compressedBytes,
                       static_cast<uint8_t>(frames::Encoding::Zstd));
+}
+
+int FrameWriter::compressAndWrite(const Buffer &buffer) {
+    return writeCompressedOrStored(buffer, compress(buffer));
 }
 
 int64_t FrameWriter::fileEnd() const {
@@ -336,20 +346,10 @@ void FrameWriter::runJob(BackgroundJob *backgroundJob) {
     int expected = kQueued;
     if (!job.state.compare_exchange_strong(expected, kCompressing)) return;  // a crash took it
     const Buffer &buffer = *job.buffer.load(std::memory_order_relaxed);
-    const size_t rawBytes = buffer.bytes();
-    // Level 0: stored as it is (the size says it did not shrink).
-    const size_t size =
-        writer.options_.compressionLevel == 0
-            ? rawBytes
-            : ZSTD_compress2(static_cast<ZSTD_CCtx *>(writer.compressor_), writer.compressed_.get(),
-                             writer.compressedCapacity_, buffer.data.get(), rawBytes);
+    const size_t compressedBytes = writer.compress(buffer);
     expected = kCompressing;
     if (!job.state.compare_exchange_strong(expected, kWriting)) return;
-    const bool stored = ZSTD_isError(size) || size >= rawBytes;
-    const int error = stored ? writer.writeFrame(buffer, buffer.data.get(), rawBytes,
-                                                 static_cast<uint8_t>(frames::Encoding::Stored))
-                             : writer.writeFrame(buffer, writer.compressed_.get(), size,
-                                                 static_cast<uint8_t>(frames::Encoding::Zstd));
+    const int error = writer.writeCompressedOrStored(buffer, compressedBytes);
     if (error != 0) {
         int none = 0;
         writer.backgroundError_.compare_exchange_strong(none, error);

@@ -113,6 +113,12 @@ class FrameWriter final : public OpenTrace, public RecordSink {
     // Compresses buffer and writes it as the next frame (not in a signal
     // handler: zstd may allocate). 0 or the errno of the failed write.
     int compressAndWrite(const Buffer &buffer);
+    // The two halves of it, which the background writer does apart: the
+    // size of buffer's records compressed into compressed_, or 0 when they
+    // are stored as they are (level 0, or they do not shrink); then the
+    // frame written with that payload.
+    size_t compress(const Buffer &buffer);
+    int writeCompressedOrStored(const Buffer &buffer, size_t compressedBytes);
     // Writes buffer's records as the next frame with the given payload and
     // publishes its index entry; async-signal-safe. 0 or an errno value.
     int writeFrame(const Buffer &buffer, const unsigned char *payload, size_t payloadBytes,
