@@ -711,8 +711,7 @@ int CompactEncoder::appendRecord(Encode encode, int64_t time) {
         // coded from zero, not from far-off previous ones), or be refused
         // as larger than a frame; either way the records after it must
         // not join a frame coded with the old tables.
-        if (sink_.pendingBytes() > 0)
-            if (const int error = sink_.closeFrame()) return error;
+        if (const int error = sink_.closeFrame()) return error;
         startFrame();
         encode();
     }
