@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 
 #include <hdtrace/FrameWriter.hpp>
@@ -27,7 +28,8 @@ inline std::optional<int> compactLevelNamed(const char *text) {
     char *end = nullptr;
     errno = 0;
     const long level = std::strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno != 0 || level < -1000000 || level > 1000000 ||
+    if (end == text || *end != '\0' || errno != 0 || level < std::numeric_limits<int>::min() ||
+        level > std::numeric_limits<int>::max() ||
         !FrameWriter::compressionLevelIsValid(static_cast<int>(level)))
         return std::nullopt;
     return static_cast<int>(level);
