@@ -149,6 +149,8 @@ void CompactEncoder::startFrame() {
     previousTime_ = 0;
     for (int64_t &previous : previousIds_)
         previous = 0;
+    // The frame decodes alone: no value of an earlier frame is coded from.
+    std::fill(fields_.begin(), fields_.end(), 0);
 }
 
 namespace {
@@ -266,10 +268,9 @@ __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNumber(
         case kInteger:
             return compact::putVarint(out, zigzag(value));
         case kFieldDelta: {
-            // A value of another frame counts as none: the frame decodes alone.
-            FieldValue &previous = fields_[field];
-            const int64_t before = previous.frame == frameNumber_ ? previous.value : 0;
-            previous = FieldValue{value, frameNumber_};
+            int64_t &previous = fields_[field];
+            const int64_t before = previous;
+            previous = value;
             return compact::putVarint(out, zigzag(wrappingDifference(value, before)));
         }
         case kTime:
@@ -298,10 +299,9 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     const StaticShape &known = staticShapes()[cached.shape];
     if (known.count > kMaxFastFields || !items::sameName(known.element, name)) return false;
     const uint32_t fieldBase = staticFieldOffset(cached.shape);
-    // Plain arrays, left uninitialised: FieldValue's initialisers would
-    // clear all of them for every element.
+    // A plain array, left uninitialised: clearing it would cost more than
+    // the element.
     int64_t savedValues[kMaxFastFields];
-    uint32_t savedFrames[kMaxFastFields];
 
     // One pass: each entry is checked against the shape as it is coded; a
     // mismatch takes back what was coded.
@@ -322,8 +322,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
         if (classOf(coding) != classOf(entry.coding) ||
             !items::sameName(known.attributes[index].name, entry.name))
             break;
-        savedValues[index] = fields_[fieldBase + index].value;
-        savedFrames[index] = fields_[fieldBase + index].frame;
+        savedValues[index] = fields_[fieldBase + index];
         out = codeNumber(out, coding, items::getI64(entry.value), &endBase, fieldBase + index);
         if (e == entriesEnd && index + 1 == known.count) {
             record_.commit(reinterpret_cast<char *>(out));
@@ -334,7 +333,7 @@ bool CompactEncoder::encodeKnownWithoutText(std::string_view name, const char *e
     std::memcpy(previousIds_, savedIds, sizeof savedIds);
     // The fields coded before the mismatch, as they were.
     for (uint32_t restored = 0; restored < index && restored < kMaxFastFields; ++restored)
-        fields_[fieldBase + restored] = FieldValue{savedValues[restored], savedFrames[restored]};
+        fields_[fieldBase + restored] = savedValues[restored];
     record_.commit(const_cast<char *>(record_.data()) + mark);
     return false;
 }
@@ -560,11 +559,10 @@ template <bool kWithTexts>
 __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
     unsigned char *out, const CallPlan &plan, const int64_t *values, const uint32_t *textIndices) {
     // Locals, as every byte written through out could alias the members.
-    FieldValue *const fields = fields_.data() + plan.fieldBase;
+    int64_t *const fields = fields_.data() + plan.fieldBase;
     int64_t *const previousIds = previousIds_;
     const compact::ShapeAttribute *const attributes = plan.attributes;
     const uint32_t own = plan.own;
-    const uint32_t frame = frameNumber_;
     for (uint32_t index = 0; index < own; ++index) {
         const uint8_t coding = attributes[index].coding;
         if (kWithTexts && coding == kText) {
@@ -574,10 +572,9 @@ __attribute__((always_inline)) inline unsigned char *CompactEncoder::codeValues(
         const int64_t value = values[index];
         int64_t difference;
         if (coding == kFieldDelta) {
-            // A value of another frame counts as none: the frame decodes alone.
-            FieldValue &previous = fields[index];
-            difference = wrappingDifference(value, previous.frame == frame ? previous.value : 0);
-            previous = FieldValue{value, frame};
+            int64_t &previous = fields[index];
+            difference = wrappingDifference(value, previous);
+            previous = value;
         } else if (coding >= kIdDelta) {
             int64_t &previous = previousIds[coding - kIdDelta];
             difference = wrappingDifference(value, previous);

@@ -193,13 +193,9 @@ class CompactEncoder {
     // frame's number, previous values, times and ids, the plans by name.
     RecordSink &sink_;
     uint32_t frameNumber_ = 0;
-    // The previous value of each static shape's attribute, and the frame
-    // it was coded in (kFieldDelta).
-    struct FieldValue {
-        int64_t value = 0;
-        uint32_t frame = 0;
-    };
-    std::vector<FieldValue> fields_;
+    // The previous value of each static shape's attribute in this frame
+    // (kFieldDelta), zero at the frame's start.
+    std::vector<int64_t> fields_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};
     // The general encoder's open <Nested> blocks: each one's owner's start
