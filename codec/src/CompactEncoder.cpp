@@ -683,6 +683,22 @@ int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int6
     return sink_.commit(static_cast<size_t>(out - begin), start);
 }
 
+int CompactEncoder::appendLeafCall(const CallPlan &plan, const int64_t *values, int64_t start,
+                                   int64_t end) {
+    // plan.maxBytes holds the element's code, its values and both times;
+    // the byte more is appendCall's, so that frames end where they did.
+    const size_t maxBytes = plan.maxBytes + 1;
+    unsigned char *const begin = sink_.claim(maxBytes);
+    if (!begin)
+        return appendCallRecord(plan, values, start, end, Children{}, Nested{}, {}, maxBytes);
+    unsigned char *out = compact::putVarint(begin, kFirstElementCode + 2 * uint64_t{plan.shape});
+    out = codeValues<false>(out, plan, values, nullptr);
+    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
+    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
+    previousTime_ = end;
+    return sink_.commit(static_cast<size_t>(out - begin), start);
+}
+
 int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,
                                      int64_t end, const Children &children, const Nested &nested,
                                      std::string_view texts, size_t maxBytes) {

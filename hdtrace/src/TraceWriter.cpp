@@ -644,6 +644,7 @@ void TraceWriter::beginCompactCall(std::string_view name) {
     typedPlan_ = plan;
     typedCursorOnParent_ = true;
     typedOut_ = typedValues_;
+    typedWhole_ = plan->hasText ? nullptr : typedValues_ + plan->own;
     typedNext_ = plan->attributes;
     typedEnd_ = plan->attributes + plan->own;
 }
@@ -825,6 +826,24 @@ int TraceWriter::endCompactCall(Timestamp end) {
     const int error =
         compact_->appendCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
                              relativeNanoseconds(end), children, nested, typedTexts_.view());
+    if (error) compactAppendFailed(error);
+    if (forceFlush_) return flush();
+    return failed_ ? EIO : 0;
+}
+
+int TraceWriter::endCompactLeaf(Timestamp end) {
+    const Frame &frame = frames_[0];
+    if ((typedChildren_ | typedNested_) != 0 || frame.childOpen || !frame.children.empty() ||
+        !frame.nested.empty() || closed_)
+        return endStateSlow(end);
+    const CompactCallPlan &plan = *typedPlan_;
+    typedPlan_ = nullptr;
+    typedCursorOnParent_ = false;
+    typedNext_ = typedEnd_ = nullptr;
+    depth_ = 0;
+    if (failed_) return EIO;
+    const int error = compact_->appendLeafCall(
+        plan, typedValues_, relativeNanoseconds(frames_[0].start), relativeNanoseconds(end));
     if (error) compactAppendFailed(error);
     if (forceFlush_) return flush();
     return failed_ ? EIO : 0;

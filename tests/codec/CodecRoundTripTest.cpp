@@ -204,5 +204,42 @@ TEST_F(Codec, ARecordShorterFromFreshTablesStillOpensTheNextFrame) {
     }
 }
 
+TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
+    // appendLeafCall is appendCall without children or nested states, by a
+    // shorter way: the same records into the same frames, including where
+    // a call opens a frame and where values swing far apart. Iprobe has ids
+    // and field deltas; File_write_at integers as well.
+    for (uint32_t frameBytes : {96u, 200u, 1024u}) {
+        SCOPED_TRACE("frames of " + std::to_string(frameBytes) + " bytes");
+        MemorySink byAppendCall(frameBytes), byLeaf(frameBytes);
+        int error = 0;
+        const auto general = CompactEncoder::create(byAppendCall, 0, 0, &error);
+        const auto leaf = CompactEncoder::create(byLeaf, 0, 0, &error);
+        ASSERT_NE(general, nullptr);
+        ASSERT_NE(leaf, nullptr);
+        std::vector<std::string> expected;
+        for (int call = 0; call < 500; ++call) {
+            const CompactCallPlan *plan =
+                general->planOf(call % 2 ? "Iprobe" : "File_write_at", true);
+            ASSERT_NE(plan, nullptr);
+            ASSERT_FALSE(plan->hasText);
+            const int64_t far = call % 7 == 0 ? int64_t{1} << 61 : 0;
+            std::vector<int64_t> values(plan->own);
+            for (uint32_t index = 0; index < plan->own; ++index)
+                values[index] = far + call * int64_t(index + 1) - 3;
+            const int64_t start = far + 100 * call, end = start + call % 13;
+            ASSERT_EQ(
+                general->appendCall(*plan, values.data(), start, end, {}, {}, std::string_view()),
+                0);
+            ASSERT_EQ(leaf->appendLeafCall(*plan, values.data(), start, end), 0);
+            expected.push_back(callLine(*plan, values.data(), start, end));
+            expected.push_back("</" + std::string(compact::staticShapes()[plan->shape].element));
+        }
+        EXPECT_GT(byLeaf.frames.size(), 1u);
+        EXPECT_EQ(byLeaf.frames, byAppendCall.frames);
+        EXPECT_EQ(decodeAll(byLeaf), expected);
+    }
+}
+
 }  // namespace
 }  // namespace hdtrace

@@ -107,7 +107,11 @@ class Program {
         std::vector<int64_t> values(plan->own);
         for (int64_t &value : values)
             value = in.number();
-        const uint32_t count = in.byte() % 4;
+        const uint8_t form = in.byte();
+        const uint32_t count = form % 4;
+        // A call with nothing beneath it takes the leaf's shorter way, or
+        // appendCall's, as the byte says: both must code the same records.
+        const bool leaf = count == 0 && (form & 4) != 0;
         std::vector<int64_t> nestedValues(nestedPlan->own * count);
         for (int64_t &value : nestedValues)
             value = in.number();
@@ -124,8 +128,9 @@ class Program {
         nested.count = count;
         nested.values = nestedValues.data();
         nested.times = times.data();
-        const int error =
-            encoder_.appendCall(*plan, values.data(), start, end, {}, nested, std::string_view());
+        const int error = leaf ? encoder_.appendLeafCall(*plan, values.data(), start, end)
+                               : encoder_.appendCall(*plan, values.data(), start, end, {}, nested,
+                                                     std::string_view());
         if (error != 0) fail("a typed call refused: " + std::to_string(error));
         if (count > 0) {
             expected.push_back("<Nested");

@@ -235,6 +235,9 @@ class TraceWriter final : public OpenTrace {
     bool endTypedNested(Timestamp end);
     void untypeNested();
     int endCompactCall(Timestamp end);
+    // The common compact call: typed, every value of its plan given, no
+    // text, no child and no nested state; endStateSlow when it is not.
+    __attribute__((noinline)) int endCompactLeaf(Timestamp end);
     // Whole: typed and nothing else; the plan then becomes the one with as
     // many values as it got (a call without its error attribute).
     bool compactCallIsWhole();
@@ -305,6 +308,9 @@ class TraceWriter final : public OpenTrace {
     const compact::ShapeAttribute *typedNext_ = nullptr;
     const compact::ShapeAttribute *typedEnd_ = nullptr;
     int64_t *typedOut_ = nullptr;
+    // Where typedOut_ stands once the call has every value of its plan,
+    // or nullptr when its plan has texts: the leaf call's test in endState.
+    const int64_t *typedWhole_ = nullptr;
     const CompactCallPlan *typedPlan_ = nullptr;
     uint32_t typedParentCount_ = 0;  // the call's values while the cursor is elsewhere
     bool typedCursorOnParent_ = false;
@@ -371,6 +377,8 @@ inline int TraceWriter::endState(Timestamp end) {
             }
         }
     }
+    // A compact call with every value of its plan (endCompactLeaf asks the rest).
+    if (typedCursorOnParent_ && typedOut_ == typedWhole_ && depth_ == 1) return endCompactLeaf(end);
     return endStateSlow(end);
 }
 

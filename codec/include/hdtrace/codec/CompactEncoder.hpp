@@ -104,6 +104,10 @@ class CompactEncoder {
     int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
                    const Children &children, const Nested &nested, std::string_view texts);
 
+    // The most common call: appendCall with neither children nor nested
+    // states, of a plan without texts; the same bytes, by a shorter way.
+    int appendLeafCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
+
   private:
     explicit CompactEncoder(RecordSink &sink) : sink_(sink) {}
     void startFrame();
