@@ -1,5 +1,9 @@
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <hdtrace/codec/Format.hpp>
 
 namespace hdtrace {
@@ -116,6 +120,45 @@ bool needsEscape(unsigned char c) {
     return kEscapeTable.escaped[c];
 }
 
+#if defined(__SSE2__)
+// Whether any of 16 bytes needs escaping: the table's test for all of them
+// at once. A signed compare below 0x20 takes the control characters and
+// every byte of 0x80 or more (negative as signed bytes) together.
+bool anyNeedsEscape(__m128i bytes) {
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)),
+                                  _mm_cmpeq_epi8(bytes, _mm_set1_epi8('&'))),
+                     _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('<')),
+                                               _mm_cmpeq_epi8(bytes, _mm_set1_epi8('>'))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('\'')),
+                                               _mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')))));
+    return _mm_movemask_epi8(special) != 0;
+}
+
+// Whether a text of at least 8 bytes is plain (no byte needs escaping),
+// read in blocks of 16 that never reach past its end: the last block
+// overlaps the one before, and a text shorter than 16 is read as its first
+// and last 8 bytes.
+bool isPlainText(const unsigned char *bytes, size_t size) {
+    if (size < 16) {
+        uint64_t first, last;
+        std::memcpy(&first, bytes, 8);
+        std::memcpy(&last, bytes + size - 8, 8);
+        return !anyNeedsEscape(
+            _mm_set_epi64x(static_cast<long long>(last), static_cast<long long>(first)));
+    }
+    for (size_t at = 0; at + 16 < size; at += 16)
+        if (anyNeedsEscape(_mm_loadu_si128(reinterpret_cast<const __m128i *>(bytes + at))))
+            return false;
+    return !anyNeedsEscape(_mm_loadu_si128(reinterpret_cast<const __m128i *>(bytes + size - 16)));
+}
+#else
+// Elsewhere the byte-by-byte scan below does it all.
+bool isPlainText(const unsigned char *, size_t) {
+    return false;
+}
+#endif
+
 }  // namespace
 
 char *formatInteger(char *out, int64_t value) {
@@ -161,6 +204,11 @@ char *formatRelativeTime(char *out, int64_t nanosecondsSinceBase) {
 char *escapeXml(char *out, std::string_view text) {
     const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
     const size_t size = text.size();
+    if (size >= 8 && isPlainText(bytes, size)) {
+        // Most values: copied whole.
+        std::memcpy(out, text.data(), size);
+        return out + size;
+    }
     size_t plainStart = 0;
     size_t i = 0;
     while (i < size) {

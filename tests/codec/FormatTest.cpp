@@ -54,6 +54,84 @@ TEST(Format, TimesHaveNineFractionDigitsAndNoExponent) {
     EXPECT_EQ(timeText(-1000000001), "-1.000000001");
 }
 
+// The byte-by-byte reading of the escaping rules, to hold the word-at-a-time
+// scan to: every byte of ASCII as itself or its reference; other bytes are
+// left to escapeXml's own UTF-8 check, so the strings here avoid them.
+std::string escapedByteByByte(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '\'':
+                out += "&apos;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\t':
+                out += "&#x9;";
+                break;
+            case '\n':
+                out += "&#xA;";
+                break;
+            case '\r':
+                out += "&#xD;";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    const unsigned picture = 0x2400u + static_cast<unsigned char>(c);
+                    out += static_cast<char>(0xE0 | (picture >> 12));
+                    out += static_cast<char>(0x80 | ((picture >> 6) & 0x3F));
+                    out += static_cast<char>(0x80 | (picture & 0x3F));
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out;
+}
+
+TEST(Format, EscapesEveryByteWhereverItFallsInAWord) {
+    // Each ASCII byte at each place of a plain text of every length up to
+    // 40, alone and beside a byte to escape: the scan by blocks finds it
+    // wherever it falls (in the overlap of the last two blocks as well),
+    // and finds none where there is none.
+    for (size_t length = 1; length <= 40; ++length) {
+        for (size_t at = 0; at < length; ++at) {
+            for (int c = 0; c < 0x80; ++c) {
+                std::string text(length, 'a');
+                text[at] = static_cast<char>(c);
+                ASSERT_EQ(xmlEscaped(text), escapedByteByByte(text))
+                    << "byte " << c << " at " << at << " of " << length;
+                if (at + 9 < length) {
+                    text[at + 9] = '<';
+                    ASSERT_EQ(xmlEscaped(text), escapedByteByByte(text))
+                        << "byte " << c << " at " << at << " of " << length << ", '<' after";
+                }
+            }
+        }
+    }
+    // A byte of UTF-8 in any place of a word still takes the UTF-8 check.
+    for (size_t at = 0; at < 16; ++at) {
+        std::string text(16, 'b');
+        text.replace(at, 0, "\xc3\xa9");
+        EXPECT_EQ(xmlEscaped(text), text);
+        text[at] = '\xe9';
+        text.erase(at + 1, 1);
+        std::string latin = text;
+        latin.replace(at, 1, "\xc3\xa9");
+        EXPECT_EQ(xmlEscaped(text), latin);
+    }
+}
+
 TEST(Format, EscapesMarkupCharacters) {
     EXPECT_EQ(xmlEscaped("a&b<c>d'e\"f"), "a&amp;b&lt;c&gt;d&apos;e&quot;f");
     EXPECT_EQ(xmlEscaped("plain/file.name"), "plain/file.name");
