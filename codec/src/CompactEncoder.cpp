@@ -84,8 +84,23 @@ const CallPlans &callPlans() {
             }
             if (!numbersAndTexts) continue;
             const auto maxBytes = static_cast<uint32_t>(kMaxVarintBytes * (known.count + 1));
-            built.plans.push_back(CallPlan{known.attributes, own, shape, staticFieldOffset(shape),
-                                           maxBytes, timed, hasText, nullptr});
+            CallPlan plan{known.attributes,
+                          own,
+                          shape,
+                          staticFieldOffset(shape),
+                          maxBytes,
+                          timed,
+                          hasText,
+                          0,
+                          {},
+                          nullptr};
+            bool listed = true;  // a shape of more texts takes the general way
+            for (uint32_t index = 0; listed && index < own; ++index) {
+                if (known.attributes[index].coding != kText) continue;
+                listed = plan.textCount < CallPlan::kMaxTexts;
+                if (listed) plan.textAt[plan.textCount++] = static_cast<uint8_t>(index);
+            }
+            if (listed) built.plans.push_back(plan);
         }
         // Filled after the vector stops growing, so that the pointers hold.
         const auto isPrefixOf = [](const CallPlan &shorter, const CallPlan &longer) {
@@ -130,6 +145,7 @@ std::unique_ptr<CompactEncoder> CompactEncoder::create(RecordSink &sink,
     std::unique_ptr<CompactEncoder> encoder(new CompactEncoder(sink));
     encoder->timeAdjustmentSeconds_ = timeAdjustmentSeconds;
     encoder->fields_.resize(staticFieldCount());
+    encoder->lastTexts_.resize(staticFieldCount());
     // Built now rather than in the first traced call.
     staticShapeNumbers();
     callPlans();
@@ -151,6 +167,7 @@ void CompactEncoder::startFrame() {
         previous = 0;
     // The frame decodes alone: no value of an earlier frame is coded from.
     std::fill(fields_.begin(), fields_.end(), 0);
+    std::fill(lastTexts_.begin(), lastTexts_.end(), LastText{});
 }
 
 namespace {
@@ -189,16 +206,19 @@ inline uint64_t mixName(uint64_t hash, std::string_view text) {
 
 }  // namespace
 
-std::pair<uint32_t, bool> CompactEncoder::internString(std::string_view text) {
+std::pair<uint32_t, bool> CompactEncoder::internString(std::string_view text,
+                                                       const std::string **stored) {
     // The few texts a program repeats (a transfer mode, a layer's names) are
     // found in a small cache of this frame's strings.
     CachedString &cached = stringCache_[mixName(text.size(), text) % kStringCacheSize];
-    if (cached.frame == frameNumber_ && cached.text == text) return {cached.index, false};
+    if (cached.frame == frameNumber_ && cached.text == text && !stored)
+        return {cached.index, false};
     scratch_.assign(text);
     const auto [entry, added] = strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
     cached.text.assign(text);
     cached.index = entry->second;
     cached.frame = frameNumber_;
+    if (stored) *stored = &entry->first;
     return {entry->second, added};
 }
 
@@ -601,13 +621,22 @@ unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t
     // As encodeElement: the strings the frame lacks defined before the
     // element, in the order of its attributes; a text's value is its index.
     uint32_t indices[kMaxFastFields];
-    for (uint32_t index = 0; index < plan.own; ++index) {
-        if (plan.attributes[index].coding != kText) continue;
+    const auto intern = [&](uint32_t index) {
         const std::string_view text = typedText(texts, values[index]);
-        const auto [stringIndex, added] = internString(text);
+        // Mostly the text this attribute had last time: no hash, no lookup.
+        LastText &last = lastTexts_[plan.fieldBase + index];
+        if (last.text && last.text->size() == text.size() &&
+            std::memcmp(last.text->data(), text.data(), text.size()) == 0) {
+            indices[index] = last.index;
+            return;
+        }
+        const auto [stringIndex, added] = internString(text, &last.text);
         if (added) out = putStringDefinition(out, text);
+        last.index = stringIndex;
         indices[index] = stringIndex;
-    }
+    };
+    for (uint32_t text = 0; text < plan.textCount; ++text)
+        intern(plan.textAt[text]);
     out = compact::putVarint(out, code);
     return codeValues<true>(out, plan, values, indices);
 }

@@ -35,6 +35,12 @@ struct CompactCallPlan {
     uint32_t maxBytes;   // the most the element's code and values can take
     bool timed;          // a call: time and end follow the own attributes
     bool hasText;        // some own attributes are texts
+    // Where the texts are among the own attributes, so that a call's texts
+    // are found without a pass over every attribute. A shape of more texts
+    // than kMaxTexts has no plan (the dialect's have at most two).
+    static constexpr uint8_t kMaxTexts = 8;
+    uint8_t textCount;
+    uint8_t textAt[kMaxTexts];
     // The plan of the same element whose own attributes are the first of
     // these, the most of them (a call of a library layer without its error
     // attribute), or nullptr. planOf() gives the one with the most.
@@ -148,7 +154,9 @@ class CompactEncoder {
     uint32_t stringIndex(std::string_view text);
     // The frame's index of a string, and whether it is new there (the
     // caller then defines it with putStringDefinition before its use).
-    std::pair<uint32_t, bool> internString(std::string_view text);
+    // stored: where to say which string of the frame's table holds it.
+    std::pair<uint32_t, bool> internString(std::string_view text,
+                                           const std::string **stored = nullptr);
     static unsigned char *putStringDefinition(unsigned char *out, std::string_view text);
 
     struct DynamicShape {
@@ -200,6 +208,13 @@ class CompactEncoder {
     // The previous value of each static shape's attribute in this frame
     // (kFieldDelta), zero at the frame's start.
     std::vector<int64_t> fields_;
+    // The text each static shape's text attribute had last in this frame
+    // (in strings_, whose keys stay where they are), and its index.
+    struct LastText {
+        const std::string *text = nullptr;
+        uint32_t index = 0;
+    };
+    std::vector<LastText> lastTexts_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};
     // The general encoder's open <Nested> blocks: each one's owner's start
