@@ -712,8 +712,8 @@ int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int6
     return sink_.commit(static_cast<size_t>(out - begin), start);
 }
 
-int CompactEncoder::appendLeafCall(const CallPlan &plan, const int64_t *values, int64_t start,
-                                   int64_t end) {
+int CompactEncoder::appendLeafNumbers(const CallPlan &plan, const int64_t *values, int64_t start,
+                                      int64_t end) {
     // plan.maxBytes holds the element's code, its values and both times;
     // the byte more is appendCall's, so that frames end where they did.
     const size_t maxBytes = plan.maxBytes + 1;
@@ -722,6 +722,20 @@ int CompactEncoder::appendLeafCall(const CallPlan &plan, const int64_t *values, 
         return appendCallRecord(plan, values, start, end, Children{}, Nested{}, {}, maxBytes);
     unsigned char *out = compact::putVarint(begin, kFirstElementCode + 2 * uint64_t{plan.shape});
     out = codeValues<false>(out, plan, values, nullptr);
+    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
+    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
+    previousTime_ = end;
+    return sink_.commit(static_cast<size_t>(out - begin), start);
+}
+
+int CompactEncoder::appendLeafWithTexts(const CallPlan &plan, const int64_t *values, int64_t start,
+                                        int64_t end, std::string_view texts) {
+    const size_t maxBytes = maxCallBytes(plan, Children{}, Nested{}, texts);
+    unsigned char *const begin = sink_.claim(maxBytes);
+    if (!begin)
+        return appendCallRecord(plan, values, start, end, Children{}, Nested{}, texts, maxBytes);
+    unsigned char *out = codeElementWithTexts(begin, kFirstElementCode + 2 * uint64_t{plan.shape},
+                                              plan, values, texts);
     out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
     out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
     previousTime_ = end;

@@ -644,7 +644,8 @@ void TraceWriter::beginCompactCall(std::string_view name) {
     typedPlan_ = plan;
     typedCursorOnParent_ = true;
     typedOut_ = typedValues_;
-    typedWhole_ = plan->hasText ? nullptr : typedValues_ + plan->own;
+    typedWhole_ = typedValues_ + plan->own;
+    typedShorterWhole_ = plan->shorter ? typedValues_ + plan->shorter->own : typedWhole_;
     typedNext_ = plan->attributes;
     typedEnd_ = plan->attributes + plan->own;
 }
@@ -836,14 +837,15 @@ int TraceWriter::endCompactLeaf(Timestamp end) {
     if ((typedChildren_ | typedNested_) != 0 || frame.childOpen || !frame.children.empty() ||
         !frame.nested.empty() || closed_)
         return endStateSlow(end);
-    const CompactCallPlan &plan = *typedPlan_;
+    const CompactCallPlan &plan = typedOut_ == typedWhole_ ? *typedPlan_ : *typedPlan_->shorter;
     typedPlan_ = nullptr;
     typedCursorOnParent_ = false;
     typedNext_ = typedEnd_ = nullptr;
     depth_ = 0;
     if (failed_) return EIO;
-    const int error = compact_->appendLeafCall(
-        plan, typedValues_, relativeNanoseconds(frames_[0].start), relativeNanoseconds(end));
+    const int error =
+        compact_->appendLeafCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
+                                 relativeNanoseconds(end), typedTexts_.view());
     if (error) compactAppendFailed(error);
     if (forceFlush_) return flush();
     return failed_ ? EIO : 0;

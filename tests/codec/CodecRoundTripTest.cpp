@@ -241,5 +241,52 @@ TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
     }
 }
 
+TEST_F(Codec, ALeafCallWithTextsCodesTheSameFramesByEitherWay) {
+    // H5Dwrite's dataset and transfer mode are texts: a text the frame
+    // lacks is defined before the call, a repeated one is found again,
+    // and a frame that starts defines its texts afresh.
+    const char *const modes[] = {"independent", "collective", "independent", "<&'\">"};
+    for (uint32_t frameBytes : {128u, 1024u}) {
+        SCOPED_TRACE("frames of " + std::to_string(frameBytes) + " bytes");
+        MemorySink byAppendCall(frameBytes), byLeaf(frameBytes);
+        int error = 0;
+        const auto general = CompactEncoder::create(byAppendCall, 0, 0, &error);
+        const auto leaf = CompactEncoder::create(byLeaf, 0, 0, &error);
+        ASSERT_NE(general, nullptr);
+        ASSERT_NE(leaf, nullptr);
+        const CompactCallPlan *plan = general->planOf("H5Dwrite", true);
+        ASSERT_NE(plan, nullptr);
+        ASSERT_TRUE(plan->hasText);
+        std::vector<std::string> expected;
+        for (int call = 0; call < 300; ++call) {
+            std::string texts;
+            std::vector<int64_t> values(plan->own);
+            std::string line = "<H5Dwrite";
+            for (uint32_t index = 0; index < plan->own; ++index) {
+                line += " " + std::string(plan->attributes[index].name) + "=";
+                if (plan->attributes[index].coding == compact::kText) {
+                    const std::string text =
+                        (call / 7) % 5 == 4 ? "d" + std::to_string(call) : modes[(call / 3) % 4];
+                    values[index] = typedTextHandle(texts.size(), text.size());
+                    texts += text;
+                    line += text;
+                } else {
+                    values[index] = call * 3 + index;
+                    line += std::to_string(values[index]);
+                }
+            }
+            const int64_t start = 50 * call, end = start + 7;
+            ASSERT_EQ(general->appendCall(*plan, values.data(), start, end, {}, {}, texts), 0);
+            ASSERT_EQ(leaf->appendLeafCall(*plan, values.data(), start, end, texts), 0);
+            expected.push_back(line + " time=" + std::to_string(start) +
+                               " end=" + std::to_string(end));
+            expected.push_back("</H5Dwrite");
+        }
+        EXPECT_GT(byLeaf.frames.size(), 1u);
+        EXPECT_EQ(byLeaf.frames, byAppendCall.frames);
+        EXPECT_EQ(decodeAll(byLeaf), expected);
+    }
+}
+
 }  // namespace
 }  // namespace hdtrace

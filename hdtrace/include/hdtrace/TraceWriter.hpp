@@ -236,7 +236,7 @@ class TraceWriter final : public OpenTrace {
     void untypeNested();
     int endCompactCall(Timestamp end);
     // The common compact call: typed, every value of its plan given, no
-    // text, no child and no nested state; endStateSlow when it is not.
+    // child and no nested state; endStateSlow when it is not.
     __attribute__((noinline)) int endCompactLeaf(Timestamp end);
     // Whole: typed and nothing else; the plan then becomes the one with as
     // many values as it got (a call without its error attribute).
@@ -309,8 +309,10 @@ class TraceWriter final : public OpenTrace {
     const compact::ShapeAttribute *typedEnd_ = nullptr;
     int64_t *typedOut_ = nullptr;
     // Where typedOut_ stands once the call has every value of its plan,
-    // or nullptr when its plan has texts: the leaf call's test in endState.
+    // and of its shorter plan (a library call without its error attribute)
+    // or the same: the leaf call's test in endState.
     const int64_t *typedWhole_ = nullptr;
+    const int64_t *typedShorterWhole_ = nullptr;
     const CompactCallPlan *typedPlan_ = nullptr;
     uint32_t typedParentCount_ = 0;  // the call's values while the cursor is elsewhere
     bool typedCursorOnParent_ = false;
@@ -378,7 +380,9 @@ inline int TraceWriter::endState(Timestamp end) {
         }
     }
     // A compact call with every value of its plan (endCompactLeaf asks the rest).
-    if (typedCursorOnParent_ && typedOut_ == typedWhole_ && depth_ == 1) return endCompactLeaf(end);
+    if (typedCursorOnParent_ && (typedOut_ == typedWhole_ || typedOut_ == typedShorterWhole_) &&
+        depth_ == 1)
+        return endCompactLeaf(end);
     return endStateSlow(end);
 }
 

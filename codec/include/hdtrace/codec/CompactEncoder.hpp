@@ -111,8 +111,12 @@ class CompactEncoder {
                    const Children &children, const Nested &nested, std::string_view texts);
 
     // The most common call: appendCall with neither children nor nested
-    // states, of a plan without texts; the same bytes, by a shorter way.
-    int appendLeafCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
+    // states; the same bytes, by a shorter way.
+    int appendLeafCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
+                       std::string_view texts = {}) {
+        return plan.hasText ? appendLeafWithTexts(plan, values, start, end, texts)
+                            : appendLeafNumbers(plan, values, start, end);
+    }
 
   private:
     explicit CompactEncoder(RecordSink &sink) : sink_(sink) {}
@@ -195,6 +199,9 @@ class CompactEncoder {
     unsigned char *codeCall(unsigned char *out, const CallPlan &plan, const int64_t *values,
                             int64_t start, int64_t end, const Children &children,
                             const Nested &nested, std::string_view texts);
+    int appendLeafNumbers(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
+    int appendLeafWithTexts(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
+                            std::string_view texts);
     int appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
                          const Children &children, const Nested &nested, std::string_view texts,
                          size_t maxBytes);
