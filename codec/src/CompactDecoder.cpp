@@ -127,6 +127,9 @@ CompactFrameDecoder::CompactFrameDecoder() {
     for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
         widest = std::max(widest, staticShapes()[shape].count);
         fieldOffsets_.push_back(staticFieldOffset(shape));
+        const StaticShape &known = staticShapes_[shape];
+        for (uint32_t index = 0; index < known.count; ++index)
+            codings_.push_back(known.attributes[index].coding);
     }
     numbers_.resize(widest);
     texts_.resize(widest);

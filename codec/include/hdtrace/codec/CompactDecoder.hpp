@@ -269,6 +269,9 @@ class CompactFrameDecoder {
     // looked up once: the element loop reads them for every element.
     const compact::StaticShape *const staticShapes_ = compact::staticShapes();
     std::vector<uint32_t> fieldOffsets_;
+    // Every static shape's codings, one byte each, from fieldOffsets_[shape]
+    // on: the loop over an element's values reads them without the names.
+    std::vector<uint8_t> codings_;
     CompactAttributes attributes_;
     CompactAttributes noAttributes_;
 };
@@ -309,12 +312,58 @@ HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **
 
 HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned char **in,
                                                               uint32_t shape) {
-    const compact::StaticShape &known = staticShapes_[shape];
-    int64_t *fields = fields_.data() + fieldOffsets_[shape];
+    // readValue's work with the cursor, the previous time and the frame's
+    // end in locals: stores of the values (64-bit integers) could otherwise
+    // change the members of the same type, which the compiler would then
+    // read again for every value.
+    using namespace compact;
+    const uint32_t count = staticShapes_[shape].count;
+    const uint8_t *const codings = codings_.data() + fieldOffsets_[shape];  // no kRaw (withRaw_)
+    int64_t *const fields = fields_.data() + fieldOffsets_[shape];
+    int64_t *const numbers = numbers_.data();
+    std::string_view *const texts = texts_.data();
+    const unsigned char *const end = end_;
+    const unsigned char *at = *in;
+    const auto next = [&](const char *what) -> uint64_t {
+        if (at != end && *at < 0x80) return *at++;  // most values: one byte
+        uint64_t value;
+        if (!compact::getVarint(&at, end, &value)) failVarint(at, what);
+        return value;
+    };
+    int64_t previousTime = previousTime_;
     int64_t endBase = 0;
-    for (uint32_t index = 0; index < known.count; ++index)  // no kRaw here (withRaw_)
-        numbers_[index] =
-            readValue(in, known.attributes[index].coding, fields + index, &endBase, &texts_[index]);
+    for (uint32_t index = 0; index < count; ++index) {
+        int64_t value;
+        switch (codings[index]) {
+            case kInteger:
+                value = unzigzag(next("an integer"));
+                break;
+            case kFieldDelta:
+                value = fields[index] = wrappingSum(fields[index], unzigzag(next("an integer")));
+                break;
+            case kText:
+                *in = at;
+                texts[index] = stringAt(in, "a text value");
+                at = *in;
+                value = 0;
+                break;
+            case kTime:
+                value = previousTime = wrappingSum(previousTime, unzigzag(next("a time")));
+                endBase = followsBlock_ ? blockEnd_ : previousTime;
+                break;
+            case kEnd:
+                value = wrappingSum(endBase, unzigzag(next("an end")));
+                if (endsAreTimes_) previousTime = value;
+                break;
+            default: {
+                int64_t &previous = previousIds_[codings[index] - kIdDelta];
+                value = previous = wrappingSum(previous, unzigzag(next("an id")));
+            }
+        }
+        numbers[index] = value;
+    }
+    previousTime_ = previousTime;
+    *in = at;
 }
 
 template <class Handler>
