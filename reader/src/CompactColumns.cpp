@@ -67,10 +67,11 @@ struct CompactValue {
     const CompactAttributes *attributes;
     int index;
 };
-// One value of a static element whose plan is typed.
+// One value of a static element whose plan is typed: where its number and
+// its text are, read only as the attribute's meaning asks.
 struct TypedValue {
-    int64_t number;  // integers; times as nanoseconds after timeAdjustment
-    std::string_view text;
+    const int64_t *number;  // integers; times as nanoseconds after timeAdjustment
+    const std::string_view *text;
 };
 
 // The attributes of a static shape, as workOutPlan reads an element's.
@@ -132,15 +133,15 @@ class CompactColumnBuilder final : public CompactHandler {
         return value.attributes->value(value.index);
     }
     IntegerValue integerValue(const TypedValue &value) const {
-        return IntegerValue{true, value.number};
+        return IntegerValue{true, *value.number};
     }
     bool timeValue(std::string_view, const TypedValue &value, int64_t *nanoseconds) const {
-        const auto absolute = addTimes(adjustmentNs_, value.number);
+        const auto absolute = addTimes(adjustmentNs_, *value.number);
         if (!absolute) throw Unrecognised{"a time beyond 64-bit nanoseconds"};
         *nanoseconds = *absolute;
         return true;
     }
-    std::string_view textOf(const TypedValue &value) const { return value.text; }
+    std::string_view textOf(const TypedValue &value) const { return *value.text; }
 
   private:
     void startProgram(const CompactAttributes &attributes);
@@ -330,12 +331,12 @@ void CompactColumnBuilder::takeStaticCall(std::string_view name, const StaticEle
     call_.nameCode = plan.nameCode;
     for (const int index : plan.read) {
         const CallAttribute meaning = plan.meanings[static_cast<size_t>(index)];
-        const TypedValue value{element.numbers[index], element.texts[index]};
+        const TypedValue value{element.numbers + index, element.texts + index};
         if ((meaning == CallAttribute::Time || meaning == CallAttribute::End) &&
             timeFractionDigits_ < 0) {
             char text[kMaxNumberChars];
             noteFractionDigits(std::string_view(
-                text, static_cast<size_t>(formatRelativeTime(text, value.number) - text)));
+                text, static_cast<size_t>(formatRelativeTime(text, *value.number) - text)));
         }
         if (!call_.take(meaning, value, *this))
             throw Unrecognised{"a number beyond its 32-bit column"};
