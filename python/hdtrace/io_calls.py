@@ -202,11 +202,19 @@ def finish_order(depth, parent):
     """Per row of a tree in pre-order (each row's depth, and its parent's
     row): a key that sorts the rows as the calls end, a call after the calls
     nested in it."""
+    # last: the last row of each call's subtree, from the deepest level up.
+    # In pre-order the rows of a level have their parents in rising order,
+    # and a parent's last child holds the subtree's last row: one
+    # assignment per parent, no ufunc.at.
     last = np.arange(len(depth), dtype=np.int64)
     deepest = int(depth.max(initial=0))
     for level in range(deepest, 0, -1):
         rows = np.flatnonzero(depth == level)
-        np.maximum.at(last, parent[rows], last[rows])
+        if not len(rows):
+            continue
+        parents = parent[rows]
+        last_child = np.flatnonzero(np.append(parents[1:] != parents[:-1], True))
+        last[parents[last_child]] = last[rows[last_child]]
     return last * (deepest + 1) + (deepest - depth.astype(np.int64))
 
 

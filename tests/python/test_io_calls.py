@@ -14,7 +14,7 @@ import pytest
 import hdtrace
 from hdtrace import native
 from hdtrace.errors import TraceDamageWarning
-from hdtrace.io_calls import project_io_calls, walked_io_calls
+from hdtrace.io_calls import finish_order, project_io_calls, walked_io_calls
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
 
@@ -210,3 +210,36 @@ def test_accesses_from_the_columns_are_those_of_the_walk(tmp_path, posix):
     assert [access.call for access in walked] == ["pwrite", "File_write_at", "pread",
                                                   "File_read_all_begin"]
     assert list(io_layers.project_accesses(deep)) == walked
+
+
+def random_preorder_tree(random, rows):
+    """(depth, parent) of a random tree of rows calls in pre-order: each row
+    a child of the row before it, or of one of that row's ancestors."""
+    depth = np.zeros(rows, dtype=np.int8)
+    parent = np.full(rows, -1, dtype=np.int64)
+    path = []  # the rows from the top level down to the row before
+    for row in range(rows):
+        keep = random.randrange(len(path) + 1) if path else 0
+        del path[keep:]
+        depth[row] = len(path)
+        parent[row] = path[-1] if path else -1
+        path.append(row)
+    return depth, parent
+
+
+def test_finish_order_ends_each_call_after_the_calls_it_made():
+    # Against the definition: a call ends after every call in its subtree,
+    # which end in pre-order, deepest first where they end together.
+    import random as random_module
+    random = random_module.Random(7)
+    for rows in (0, 1, 2, 5, 40, 300):
+        for _ in range(20):
+            depth, parent = random_preorder_tree(random, rows)
+            last = list(range(rows))
+            for row in reversed(range(rows)):
+                if parent[row] >= 0:
+                    last[parent[row]] = max(last[parent[row]], last[row])
+            deepest = int(depth.max(initial=0))
+            expected = [last[row] * (deepest + 1) + deepest - int(depth[row])
+                        for row in range(rows)]
+            assert finish_order(depth, parent).tolist() == expected
