@@ -834,8 +834,7 @@ int TraceWriter::endCompactCall(Timestamp end) {
 
 int TraceWriter::endCompactLeaf(Timestamp end) {
     const Frame &frame = frames_[0];
-    if ((typedChildren_ | typedNested_) != 0 || frame.childOpen || !frame.children.empty() ||
-        !frame.nested.empty() || closed_)
+    if (frame.childOpen || !frame.children.empty() || !frame.nested.empty() || closed_)
         return endStateSlow(end);
     const CompactCallPlan &plan = typedOut_ == typedWhole_ ? *typedPlan_ : *typedPlan_->shorter;
     typedPlan_ = nullptr;

@@ -379,9 +379,11 @@ inline int TraceWriter::endState(Timestamp end) {
             }
         }
     }
-    // A compact call with every value of its plan (endCompactLeaf asks the rest).
+    // A compact call with every value of its plan and no typed child or
+    // nested state (endCompactLeaf asks the rest); a call with nested states
+    // goes on to endStateSlow without that detour.
     if (typedCursorOnParent_ && (typedOut_ == typedWhole_ || typedOut_ == typedShorterWhole_) &&
-        depth_ == 1)
+        (typedNested_ | typedChildren_) == 0 && depth_ == 1)
         return endCompactLeaf(end);
     return endStateSlow(end);
 }
