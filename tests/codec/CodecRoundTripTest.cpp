@@ -2,6 +2,7 @@
 // no writer thread) decode to the elements and values they were given,
 // frame by frame, through both of the encoder's paths.
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -204,6 +205,18 @@ TEST_F(Codec, ARecordShorterFromFreshTablesStillOpensTheNextFrame) {
     }
 }
 
+// The same calls coded by appendCall and by appendLeafCall, each encoder
+// into frames of its own.
+struct EitherWay {
+    explicit EitherWay(uint32_t frameBytes) : byAppendCall(frameBytes), byLeaf(frameBytes) {
+        int error = 0;
+        general = CompactEncoder::create(byAppendCall, 0, 0, &error);
+        leaf = CompactEncoder::create(byLeaf, 0, 0, &error);
+    }
+    MemorySink byAppendCall, byLeaf;
+    std::unique_ptr<CompactEncoder> general, leaf;
+};
+
 TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
     // appendLeafCall is appendCall without children or nested states, by a
     // shorter way: the same records into the same frames, including where
@@ -211,12 +224,11 @@ TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
     // and field deltas; File_write_at integers as well.
     for (uint32_t frameBytes : {96u, 200u, 1024u}) {
         SCOPED_TRACE("frames of " + std::to_string(frameBytes) + " bytes");
-        MemorySink byAppendCall(frameBytes), byLeaf(frameBytes);
-        int error = 0;
-        const auto general = CompactEncoder::create(byAppendCall, 0, 0, &error);
-        const auto leaf = CompactEncoder::create(byLeaf, 0, 0, &error);
-        ASSERT_NE(general, nullptr);
-        ASSERT_NE(leaf, nullptr);
+        EitherWay both(frameBytes);
+        ASSERT_NE(both.general, nullptr);
+        ASSERT_NE(both.leaf, nullptr);
+        CompactEncoder *const general = both.general.get();
+        CompactEncoder *const leaf = both.leaf.get();
         std::vector<std::string> expected;
         for (int call = 0; call < 500; ++call) {
             const CompactCallPlan *plan =
@@ -235,25 +247,24 @@ TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
             expected.push_back(callLine(*plan, values.data(), start, end));
             expected.push_back("</" + std::string(compact::staticShapes()[plan->shape].element));
         }
-        EXPECT_GT(byLeaf.frames.size(), 1u);
-        EXPECT_EQ(byLeaf.frames, byAppendCall.frames);
-        EXPECT_EQ(decodeAll(byLeaf), expected);
+        EXPECT_GT(both.byLeaf.frames.size(), 1u);
+        EXPECT_EQ(both.byLeaf.frames, both.byAppendCall.frames);
+        EXPECT_EQ(decodeAll(both.byLeaf), expected);
     }
 }
 
 TEST_F(Codec, ALeafCallWithTextsCodesTheSameFramesByEitherWay) {
-    // H5Dwrite's dataset and transfer mode are texts: a text the frame
-    // lacks is defined before the call, a repeated one is found again,
-    // and a frame that starts defines its texts afresh.
+    // H5Dwrite's transfer mode is a text: a text the frame lacks is
+    // defined before the call, a repeated one is found again, and a frame
+    // that starts defines its texts afresh.
     const char *const modes[] = {"independent", "collective", "independent", "<&'\">"};
     for (uint32_t frameBytes : {128u, 1024u}) {
         SCOPED_TRACE("frames of " + std::to_string(frameBytes) + " bytes");
-        MemorySink byAppendCall(frameBytes), byLeaf(frameBytes);
-        int error = 0;
-        const auto general = CompactEncoder::create(byAppendCall, 0, 0, &error);
-        const auto leaf = CompactEncoder::create(byLeaf, 0, 0, &error);
-        ASSERT_NE(general, nullptr);
-        ASSERT_NE(leaf, nullptr);
+        EitherWay both(frameBytes);
+        ASSERT_NE(both.general, nullptr);
+        ASSERT_NE(both.leaf, nullptr);
+        CompactEncoder *const general = both.general.get();
+        CompactEncoder *const leaf = both.leaf.get();
         const CompactCallPlan *plan = general->planOf("H5Dwrite", true);
         ASSERT_NE(plan, nullptr);
         ASSERT_TRUE(plan->hasText);
@@ -282,9 +293,9 @@ TEST_F(Codec, ALeafCallWithTextsCodesTheSameFramesByEitherWay) {
                                " end=" + std::to_string(end));
             expected.push_back("</H5Dwrite");
         }
-        EXPECT_GT(byLeaf.frames.size(), 1u);
-        EXPECT_EQ(byLeaf.frames, byAppendCall.frames);
-        EXPECT_EQ(decodeAll(byLeaf), expected);
+        EXPECT_GT(both.byLeaf.frames.size(), 1u);
+        EXPECT_EQ(both.byLeaf.frames, both.byAppendCall.frames);
+        EXPECT_EQ(decodeAll(both.byLeaf), expected);
     }
 }
 
