@@ -167,7 +167,6 @@ void CompactEncoder::startFrame() {
         previous = 0;
     // The frame decodes alone: no value of an earlier frame is coded from.
     std::fill(fields_.begin(), fields_.end(), 0);
-    std::fill(lastTexts_.begin(), lastTexts_.end(), LastText{});
 }
 
 namespace {
@@ -206,19 +205,16 @@ inline uint64_t mixName(uint64_t hash, std::string_view text) {
 
 }  // namespace
 
-std::pair<uint32_t, bool> CompactEncoder::internString(std::string_view text,
-                                                       const std::string **stored) {
+std::pair<uint32_t, bool> CompactEncoder::internString(std::string_view text) {
     // The few texts a program repeats (a transfer mode, a layer's names) are
     // found in a small cache of this frame's strings.
     CachedString &cached = stringCache_[mixName(text.size(), text) % kStringCacheSize];
-    if (cached.frame == frameNumber_ && cached.text == text && !stored)
-        return {cached.index, false};
+    if (cached.frame == frameNumber_ && cached.text == text) return {cached.index, false};
     scratch_.assign(text);
     const auto [entry, added] = strings_.emplace(scratch_, static_cast<uint32_t>(strings_.size()));
     cached.text.assign(text);
     cached.index = entry->second;
     cached.frame = frameNumber_;
-    if (stored) *stored = &entry->first;
     return {entry->second, added};
 }
 
@@ -624,15 +620,16 @@ unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t
     const auto intern = [&](uint32_t index) {
         const std::string_view text = typedText(texts, values[index]);
         // Mostly the text this attribute had last time: no hash, no lookup.
-        LastText &last = lastTexts_[plan.fieldBase + index];
-        if (last.text && last.text->size() == text.size() &&
-            std::memcmp(last.text->data(), text.data(), text.size()) == 0) {
+        CachedString &last = lastTexts_[plan.fieldBase + index];
+        if (last.frame == frameNumber_ && last.text == text) {
             indices[index] = last.index;
             return;
         }
-        const auto [stringIndex, added] = internString(text, &last.text);
+        const auto [stringIndex, added] = internString(text);
         if (added) out = putStringDefinition(out, text);
+        last.text.assign(text);
         last.index = stringIndex;
+        last.frame = frameNumber_;
         indices[index] = stringIndex;
     };
     for (uint32_t text = 0; text < plan.textCount; ++text)

@@ -158,9 +158,7 @@ class CompactEncoder {
     uint32_t stringIndex(std::string_view text);
     // The frame's index of a string, and whether it is new there (the
     // caller then defines it with putStringDefinition before its use).
-    // stored: where to say which string of the frame's table holds it.
-    std::pair<uint32_t, bool> internString(std::string_view text,
-                                           const std::string **stored = nullptr);
+    std::pair<uint32_t, bool> internString(std::string_view text);
     static unsigned char *putStringDefinition(unsigned char *out, std::string_view text);
 
     struct DynamicShape {
@@ -215,13 +213,6 @@ class CompactEncoder {
     // The previous value of each static shape's attribute in this frame
     // (kFieldDelta), zero at the frame's start.
     std::vector<int64_t> fields_;
-    // The text each static shape's text attribute had last in this frame
-    // (in strings_, whose keys stay where they are), and its index.
-    struct LastText {
-        const std::string *text = nullptr;
-        uint32_t index = 0;
-    };
-    std::vector<LastText> lastTexts_;
     int64_t previousTime_ = 0;
     int64_t previousIds_[6] = {};
     // The general encoder's open <Nested> blocks: each one's owner's start
@@ -256,6 +247,9 @@ class CompactEncoder {
     };
     static constexpr size_t kStringCacheSize = 16;
     CachedString stringCache_[kStringCacheSize];
+    // The text each static shape's text attribute had last (by its field,
+    // as fields_), which the next call's mostly repeats.
+    std::vector<CachedString> lastTexts_;
 };
 
 }  // namespace hdtrace
