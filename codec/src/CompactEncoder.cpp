@@ -709,6 +709,15 @@ int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int6
     return sink_.commit(static_cast<size_t>(out - begin), start);
 }
 
+__attribute__((always_inline)) inline int CompactEncoder::commitLeaf(unsigned char *begin,
+                                                                     unsigned char *out,
+                                                                     int64_t start, int64_t end) {
+    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
+    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
+    previousTime_ = end;
+    return sink_.commit(static_cast<size_t>(out - begin), start);
+}
+
 int CompactEncoder::appendLeafNumbers(const CallPlan &plan, const int64_t *values, int64_t start,
                                       int64_t end) {
     // plan.maxBytes holds the element's code, its values and both times;
@@ -719,10 +728,7 @@ int CompactEncoder::appendLeafNumbers(const CallPlan &plan, const int64_t *value
         return appendCallRecord(plan, values, start, end, Children{}, Nested{}, {}, maxBytes);
     unsigned char *out = compact::putVarint(begin, kFirstElementCode + 2 * uint64_t{plan.shape});
     out = codeValues<false>(out, plan, values, nullptr);
-    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
-    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
-    previousTime_ = end;
-    return sink_.commit(static_cast<size_t>(out - begin), start);
+    return commitLeaf(begin, out, start, end);
 }
 
 int CompactEncoder::appendLeafWithTexts(const CallPlan &plan, const int64_t *values, int64_t start,
@@ -733,10 +739,7 @@ int CompactEncoder::appendLeafWithTexts(const CallPlan &plan, const int64_t *val
         return appendCallRecord(plan, values, start, end, Children{}, Nested{}, texts, maxBytes);
     unsigned char *out = codeElementWithTexts(begin, kFirstElementCode + 2 * uint64_t{plan.shape},
                                               plan, values, texts);
-    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
-    out = compact::putVarint(out, zigzag(wrappingDifference(end, start)));
-    previousTime_ = end;
-    return sink_.commit(static_cast<size_t>(out - begin), start);
+    return commitLeaf(begin, out, start, end);
 }
 
 int CompactEncoder::appendCallRecord(const CallPlan &plan, const int64_t *values, int64_t start,

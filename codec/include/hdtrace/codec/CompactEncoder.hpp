@@ -197,6 +197,9 @@ class CompactEncoder {
     unsigned char *codeCall(unsigned char *out, const CallPlan &plan, const int64_t *values,
                             int64_t start, int64_t end, const Children &children,
                             const Nested &nested, std::string_view texts);
+    // A leaf call's times after its element at out, and its record (from
+    // begin) committed to the sink.
+    int commitLeaf(unsigned char *begin, unsigned char *out, int64_t start, int64_t end);
     int appendLeafNumbers(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end);
     int appendLeafWithTexts(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
                             std::string_view texts);
