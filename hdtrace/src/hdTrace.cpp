@@ -67,34 +67,34 @@ __attribute__((format(printf, 1, 0))) std::string formatText(const char *format,
     return text;
 }
 
-// HDTRACE_FORMAT as the wrapper reads it: XML when unset or unknown, the
-// latter with one warning per process.
-hdtrace::TraceOptions::Format formatFromEnvironment() {
-    const char *text = std::getenv("HDTRACE_FORMAT");
-    if (!text) return hdtrace::TraceOptions::Format::Xml;
-    if (const auto format = hdtrace::traceFormatNamed(text)) return *format;
-    static std::atomic<bool> warned{false};
+// A setting as the wrapper reads it: fallback when the variable is unset or
+// parse refuses its text, the latter with one warning per process (warned).
+template <typename Value, typename Parse>
+Value settingFromEnvironment(const char *variable, Parse parse, Value fallback,
+                             const char *expected, const char *fallbackText,
+                             std::atomic<bool> &warned) {
+    const char *text = std::getenv(variable);
+    if (!text) return fallback;
+    if (const auto value = parse(text)) return *value;
     if (!warned.exchange(true))
-        std::fprintf(stderr,
-                     "hdtrace: warning: HDTRACE_FORMAT='%s' is not xml or compact; "
-                     "using xml\n",
-                     text);
-    return hdtrace::TraceOptions::Format::Xml;
+        std::fprintf(stderr, "hdtrace: warning: %s='%s' is not %s; using %s\n", variable, text,
+                     expected, fallbackText);
+    return fallback;
 }
 
-// HDTRACE_COMPACT_LEVEL as the wrapper reads it: 1 when unset or not a
-// level, the latter with one warning per process.
-int compactLevelFromEnvironment() {
-    const char *text = std::getenv("HDTRACE_COMPACT_LEVEL");
-    if (!text) return 1;
-    if (const auto level = hdtrace::compactLevelNamed(text)) return *level;
+// HDTRACE_FORMAT: XML when unset or unknown.
+hdtrace::TraceOptions::Format formatFromEnvironment() {
     static std::atomic<bool> warned{false};
-    if (!warned.exchange(true))
-        std::fprintf(stderr,
-                     "hdtrace: warning: HDTRACE_COMPACT_LEVEL='%s' is not a zstd level nor 0; "
-                     "using 1\n",
-                     text);
-    return 1;
+    return settingFromEnvironment("HDTRACE_FORMAT", hdtrace::traceFormatNamed,
+                                  hdtrace::TraceOptions::Format::Xml, "xml or compact", "xml",
+                                  warned);
+}
+
+// HDTRACE_COMPACT_LEVEL: 1 when unset or not a level.
+int compactLevelFromEnvironment() {
+    static std::atomic<bool> warned{false};
+    return settingFromEnvironment("HDTRACE_COMPACT_LEVEL", hdtrace::compactLevelNamed, 1,
+                                  "a zstd level nor 0", "1", warned);
 }
 
 }  // namespace
