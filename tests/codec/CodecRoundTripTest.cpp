@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -213,6 +214,12 @@ struct EitherWay {
         general = CompactEncoder::create(byAppendCall, 0, 0, &error);
         leaf = CompactEncoder::create(byLeaf, 0, 0, &error);
     }
+    // The errors of both ways for one call: 0 and 0 when all is well.
+    std::pair<int, int> append(const CompactCallPlan &plan, const int64_t *values, int64_t start,
+                               int64_t end, std::string_view texts = {}) {
+        return {general->appendCall(plan, values, start, end, {}, {}, texts),
+                leaf->appendLeafCall(plan, values, start, end, texts)};
+    }
     MemorySink byAppendCall, byLeaf;
     std::unique_ptr<CompactEncoder> general, leaf;
 };
@@ -227,12 +234,10 @@ TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
         EitherWay both(frameBytes);
         ASSERT_NE(both.general, nullptr);
         ASSERT_NE(both.leaf, nullptr);
-        CompactEncoder *const general = both.general.get();
-        CompactEncoder *const leaf = both.leaf.get();
         std::vector<std::string> expected;
         for (int call = 0; call < 500; ++call) {
             const CompactCallPlan *plan =
-                general->planOf(call % 2 ? "Iprobe" : "File_write_at", true);
+                both.general->planOf(call % 2 ? "Iprobe" : "File_write_at", true);
             ASSERT_NE(plan, nullptr);
             ASSERT_FALSE(plan->hasText);
             const int64_t far = call % 7 == 0 ? int64_t{1} << 61 : 0;
@@ -240,10 +245,7 @@ TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
             for (uint32_t index = 0; index < plan->own; ++index)
                 values[index] = far + call * int64_t(index + 1) - 3;
             const int64_t start = far + 100 * call, end = start + call % 13;
-            ASSERT_EQ(
-                general->appendCall(*plan, values.data(), start, end, {}, {}, std::string_view()),
-                0);
-            ASSERT_EQ(leaf->appendLeafCall(*plan, values.data(), start, end), 0);
+            ASSERT_EQ(both.append(*plan, values.data(), start, end), std::make_pair(0, 0));
             expected.push_back(callLine(*plan, values.data(), start, end));
             expected.push_back("</" + std::string(compact::staticShapes()[plan->shape].element));
         }
@@ -263,9 +265,7 @@ TEST_F(Codec, ALeafCallWithTextsCodesTheSameFramesByEitherWay) {
         EitherWay both(frameBytes);
         ASSERT_NE(both.general, nullptr);
         ASSERT_NE(both.leaf, nullptr);
-        CompactEncoder *const general = both.general.get();
-        CompactEncoder *const leaf = both.leaf.get();
-        const CompactCallPlan *plan = general->planOf("H5Dwrite", true);
+        const CompactCallPlan *plan = both.general->planOf("H5Dwrite", true);
         ASSERT_NE(plan, nullptr);
         ASSERT_TRUE(plan->hasText);
         std::vector<std::string> expected;
@@ -287,8 +287,7 @@ TEST_F(Codec, ALeafCallWithTextsCodesTheSameFramesByEitherWay) {
                 }
             }
             const int64_t start = 50 * call, end = start + 7;
-            ASSERT_EQ(general->appendCall(*plan, values.data(), start, end, {}, {}, texts), 0);
-            ASSERT_EQ(leaf->appendLeafCall(*plan, values.data(), start, end, texts), 0);
+            ASSERT_EQ(both.append(*plan, values.data(), start, end, texts), std::make_pair(0, 0));
             expected.push_back(line + " time=" + std::to_string(start) +
                                " end=" + std::to_string(end));
             expected.push_back("</H5Dwrite");
