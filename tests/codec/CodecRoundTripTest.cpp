@@ -34,8 +34,7 @@ std::vector<std::string> decodeAll(const MemorySink &sink,
 }
 
 // The line DecodedLines gives for a call's start with these values.
-std::string callLine(const CompactCallPlan &plan, const int64_t *values, int64_t start,
-                     int64_t end) {
+std::string callLine(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end) {
     const compact::StaticShape &shape = compact::staticShapes()[plan.shape];
     std::string line = "<" + std::string(shape.element);
     for (uint32_t index = 0; index < plan.own; ++index)
@@ -49,8 +48,8 @@ class Codec : public ::testing::Test {
     // A File_write_at and the pwrite it made, through the typed path; the
     // expected lines are appended to expected.
     int writeAtWithPwrite(CompactEncoder &encoder, std::vector<std::string> &expected) {
-        const CompactCallPlan *writeAt = encoder.planOf("File_write_at", true);
-        const CompactCallPlan *pwrite = encoder.planOf("pwrite", true);
+        const CallPlan *writeAt = plans_.planOf("File_write_at", true);
+        const CallPlan *pwrite = plans_.planOf("pwrite", true);
         EXPECT_NE(writeAt, nullptr);
         EXPECT_NE(pwrite, nullptr);
         if (!writeAt || !pwrite) return EINVAL;
@@ -65,7 +64,7 @@ class Codec : public ::testing::Test {
         const int64_t end = nestedEnd + 5 + random_() % 40;
         clock_ = end;
         const int64_t nestedTimes[] = {nestedStart, nestedEnd};
-        const CompactCallPlan *nestedPlans[] = {pwrite};
+        const CallPlan *nestedPlans[] = {pwrite};
         CompactEncoder::Nested nested;
         nested.plans = nestedPlans;
         nested.count = 1;
@@ -110,6 +109,7 @@ class Codec : public ::testing::Test {
 
     std::mt19937_64 random_{20261125};
     int64_t clock_ = 1000;
+    CallPlanCache plans_;
 };
 
 TEST_F(Codec, RecordsInMemoryFramesDecodeToWhatWasGiven) {
@@ -182,14 +182,14 @@ TEST_F(Codec, ARecordShorterFromFreshTablesStillOpensTheNextFrame) {
     // values may fit once coded afresh (from zero) for the next frame. It
     // must still open that frame. Frame sizes vary so that the room before
     // such a call takes every size.
-    const CompactCallPlan *writeAt = nullptr;
+    const CallPlan *writeAt = nullptr;
     for (uint32_t frameBytes = 256; frameBytes < 384; ++frameBytes) {
         SCOPED_TRACE("frames of " + std::to_string(frameBytes) + " bytes");
         MemorySink sink(frameBytes);
         int error = 0;
         const auto encoder = CompactEncoder::create(sink, 0, 0, &error);
         ASSERT_NE(encoder, nullptr) << error;
-        writeAt = encoder->planOf("File_write_at", true);
+        writeAt = plans_.planOf("File_write_at", true);
         ASSERT_NE(writeAt, nullptr);
         std::vector<std::string> expected;
         for (int call = 0; call < 40; ++call) {
@@ -215,7 +215,7 @@ struct EitherWay {
         leaf = CompactEncoder::create(byLeaf, 0, 0, &error);
     }
     // The errors of both ways for one call: 0 and 0 when all is well.
-    std::pair<int, int> append(const CompactCallPlan &plan, const int64_t *values, int64_t start,
+    std::pair<int, int> append(const CallPlan &plan, const int64_t *values, int64_t start,
                                int64_t end, std::string_view texts = {}) {
         return {general->appendCall(plan, values, start, end, {}, {}, texts),
                 leaf->appendLeafCall(plan, values, start, end, texts)};
@@ -236,8 +236,7 @@ TEST_F(Codec, ALeafCallCodesTheSameFramesByEitherWay) {
         ASSERT_NE(both.leaf, nullptr);
         std::vector<std::string> expected;
         for (int call = 0; call < 500; ++call) {
-            const CompactCallPlan *plan =
-                both.general->planOf(call % 2 ? "Iprobe" : "File_write_at", true);
+            const CallPlan *plan = plans_.planOf(call % 2 ? "Iprobe" : "File_write_at", true);
             ASSERT_NE(plan, nullptr);
             ASSERT_FALSE(plan->hasText);
             const int64_t far = call % 7 == 0 ? int64_t{1} << 61 : 0;
@@ -265,7 +264,7 @@ TEST_F(Codec, ALeafCallWithTextsCodesTheSameFramesByEitherWay) {
         EitherWay both(frameBytes);
         ASSERT_NE(both.general, nullptr);
         ASSERT_NE(both.leaf, nullptr);
-        const CompactCallPlan *plan = both.general->planOf("H5Dwrite", true);
+        const CallPlan *plan = plans_.planOf("H5Dwrite", true);
         ASSERT_NE(plan, nullptr);
         ASSERT_TRUE(plan->hasText);
         std::vector<std::string> expected;

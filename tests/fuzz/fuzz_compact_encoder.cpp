@@ -90,7 +90,7 @@ class Program {
             static_cast<int64_t>(static_cast<uint64_t>(clock_) + static_cast<uint64_t>(in.gap()));
         return clock_;
     }
-    std::string callLine(const CompactCallPlan &plan, const int64_t *values, int64_t start,
+    std::string callLine(const CallPlan &plan, const int64_t *values, int64_t start,
                          int64_t end) const {
         std::string line = "<" + std::string(compact::staticShapes()[plan.shape].element);
         for (uint32_t index = 0; index < plan.own; ++index)
@@ -101,8 +101,8 @@ class Program {
 
     // A call of the dialect with up to three calls beneath it, by values.
     void typedCall(Input &in, const char *name, const char *nestedName) {
-        const CompactCallPlan *plan = encoder_.planOf(name, true);
-        const CompactCallPlan *nestedPlan = encoder_.planOf(nestedName, true);
+        const CallPlan *plan = plans_.planOf(name, true);
+        const CallPlan *nestedPlan = plans_.planOf(nestedName, true);
         if (!plan || !nestedPlan) fail(std::string("no plan for ") + name + " or " + nestedName);
         std::vector<int64_t> values(plan->own);
         for (int64_t &value : values)
@@ -122,7 +122,7 @@ class Program {
             times.push_back(advance(in));
         }
         const int64_t end = advance(in);
-        std::vector<const CompactCallPlan *> plans(count, nestedPlan);
+        std::vector<const CallPlan *> plans(count, nestedPlan);
         CompactEncoder::Nested nested;
         nested.plans = plans.data();
         nested.count = count;
@@ -253,6 +253,7 @@ class Program {
     }
 
     CompactEncoder &encoder_;
+    CallPlanCache plans_;
     uint32_t frameBytes_;
     int64_t clock_ = 0;
 };

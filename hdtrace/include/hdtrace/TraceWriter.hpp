@@ -1,10 +1,14 @@
 // TraceWriter: the typed C++ API of libhdtrace, the fast path under hdTrace.h.
 //
-// One TraceWriter owns one trace (.trc + .info) and belongs to one thread.
-// Attributes are typed (integers, escaped strings), so no format string is
-// parsed per call; a state is assembled in per-depth buffers that are reused,
-// so a steady stream of states allocates nothing, and it reaches the file
-// through an OutputBuffer whose full halves a background thread writes.
+// One TraceWriter owns one trace (.trc or .ctrc, and the .info) and belongs
+// to one thread. Attributes are typed (integers, strings), so no format
+// string is parsed per call. The writer tracks the open states (their
+// depth, which are written, which are nested where) and hands each finished
+// one to the trace's encoding (StateEncoding, one per form), which owns the
+// bytes and the file. A call of the dialect whose attributes come in its
+// plan's order (CallPlans.hpp) is kept as values only; any other state is
+// assembled by the encoding in per-depth buffers (StateParts) that are
+// reused, so a steady stream of states allocates nothing.
 #pragma once
 
 #include <atomic>
@@ -18,9 +22,10 @@
 #include <hdtrace/Clock.hpp>
 #include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/OutputBuffer.hpp>
+#include <hdtrace/StateParts.hpp>
 #include <hdtrace/Timestamp.hpp>
+#include <hdtrace/codec/CallPlans.hpp>
 #include <hdtrace/codec/CompactFormat.hpp>
-#include <hdtrace/codec/Format.hpp>
 #include <hdtrace/codec/TextBuffer.hpp>
 #include <hdtrace/hdTrace.h>
 
@@ -62,16 +67,15 @@ struct TraceOptions {
     int64_t (*shiftTime)(int64_t nanoseconds) = nullptr;
 };
 
-class CompactEncoder;
-struct CompactCallPlan;
-class FrameWriter;
+class StateEncoding;
 
 class TraceWriter final : public OpenTrace {
   public:
     // Creates both files and writes the XML prolog. Returns nullptr on
     // failure, with a message naming the file and the reason in *error.
     // The memory a trace with these options holds while it is open: its
-    // output buffer (XML) or frame writer (compact), and its .info buffer.
+    // encoding's (the output buffer of XML, the frames of compact) and its
+    // .info buffer.
     static size_t memoryBytes(const TraceOptions &options);
     static std::unique_ptr<TraceWriter> create(const TraceOptions &options,
                                                std::string *error = nullptr);
@@ -90,9 +94,9 @@ class TraceWriter final : public OpenTrace {
     Timestamp origin() const { return origin_; }
 
     // --- States. Results are 0 or an errno value (see hdTrace.h).
-    // Inline for the common case (a top-level state without children or
-    // nested states, written straight into the output buffer); the rest is
-    // out of line.
+    // Inline for the common case (a top-level call of the dialect, its
+    // attributes kept as values, without children or nested states); the
+    // rest is out of line.
     // Without a time, they read the writer's clock (now()).
     int beginState(std::string_view name, Timestamp start);
     // Inline, always, so that a literal name is copied by a few moves.
@@ -134,8 +138,7 @@ class TraceWriter final : public OpenTrace {
     int depth() const { return depth_; }
     // Whether the innermost open state will be written; callers may skip
     // gathering attributes when it is not.
-    bool isWriting() const { return depth_ > 0 && frameWritten_[depth_ - 1] != kNotWritten; }
-    bool isCompact() const { return writeMode_ == kWrittenCompact; }
+    bool isWriting() const { return depth_ > 0 && frameWritten_[depth_ - 1]; }
 
     // --- The .info sidecar: text is written as given, in blocks, each
     // call's text whole. It reaches the file before any trace
@@ -152,9 +155,9 @@ class TraceWriter final : public OpenTrace {
     int nestedDepth() const { return nestedDepth_; }
     void setEnabled(bool on) { enabled_ = on; }
     bool enabled() const { return enabled_; }
-    // States that were tracked but not written: nested too deep, or begun
-    // while the trace was disabled.
-    uint64_t droppedStates() const { return droppedStates_; }
+    // States that were tracked but not written: nested too deep, begun
+    // while the trace was disabled, or too large for a compact frame.
+    uint64_t droppedStates() const;
 
     int flush();
     // Ends open states, writes </Program>, closes both files. Idempotent.
@@ -175,117 +178,73 @@ class TraceWriter final : public OpenTrace {
   private:
     explicit TraceWriter(const TraceOptions &options);
 
-    // How a state is written (frameWritten_): not at all, as XML text in
-    // the frames' buffers, or as compact items (CompactItems.hpp) there.
-    static constexpr uint8_t kNotWritten = 0, kWrittenXml = 1, kWrittenCompact = 2;
-    bool isWritingXml() const { return depth_ > 0 && frameWritten_[depth_ - 1] == kWrittenXml; }
-    // The attribute when the innermost state is not written as XML text
-    // and is not the next value of a known compact call.
-    __attribute__((noinline)) void attributeNotXml(std::string_view name, int64_t value);
-    static bool sameText(std::string_view expected, std::string_view name) {
+    // The attribute when the innermost state is not written or the value is
+    // not the next one of a typed call: the general way.
+    __attribute__((noinline)) void attributeNotTyped(std::string_view name, int64_t value);
+    __attribute__((always_inline)) static bool sameText(std::string_view expected,
+                                                        std::string_view name) {
         // With a literal name, a compare of a few bytes once inlined.
         return expected.size() == name.size() &&
                std::memcmp(expected.data(), name.data(), name.size()) == 0;
     }
 
-    struct Frame {
-        TextBuffer head;      // "<Name a='1' b='2'" (attributes in call order)
-        TextBuffer children;  // child elements, already indented
-        TextBuffer nested;    // completed nested states, already indented
-        size_t nameLength = 0;
-        Timestamp start;
-        bool childOpen = false;
-        size_t childLengthAt = 0;  // compact: where the open child's length goes
-    };
-
-    // Compact mode: a finished state (or top-level event) as items.
-    void writeCompactState(Frame &frame, int frameDepth, Timestamp end);
-    int appendCompact(std::string_view items, int64_t time);
-    int compactAppendFailed(int error);  // says why on stderr; returns EMSGSIZE or EIO
-    // Compact: a top-level call of the dialect whose attributes are all
-    // numbers keeps them as values only (typedValues_) while they come in
-    // its shape's order, and so do its child elements of such shapes
-    // (typedChildValues_), so that its record is coded from them without
-    // names to copy or to compare (CompactEncoder::appendCall). These
-    // start, pause (while a nested state or a child takes the attributes),
-    // resume, and end that.
-    __attribute__((noinline)) void beginCompactCall(std::string_view name);
+    // A top-level call of the dialect keeps its attributes as values only
+    // (typedValues_) while they come in its plan's order, and so do its
+    // child elements (typedChildValues_) and the leaf calls nested in it
+    // (typedNested*), so that it is written from them without names to
+    // copy or compare. These start, pause (while a nested state or a child
+    // takes the attributes), resume, and end that.
+    __attribute__((noinline)) void beginTypedCall(std::string_view name);
     void pauseTyped();
     void resumeTyped();
     uint32_t typedParentValues() const;
     bool beginTypedChild(std::string_view name);  // false: the child is not typed
     bool endTypedChild();                         // false: it lacks values
-    // The typed values rewritten as entries (the call's in the head, the
-    // children's as child items), before anything out of the shapes' order
-    // or a general encoding: untypeHead() both, untypeChildren() the
-    // children's, untypeTarget() what the next attribute would join.
+    // The typed values put into the parts as the encoding's general way has
+    // them, before anything out of the plans' order or a state that takes
+    // the general way: untypeHead() the call's and its children's and
+    // nested states', untypeChildren() the children's, untypeTarget() what
+    // the next attribute would join.
     void untypeHead();
     void untypeChildren();
     void untypeTarget();
-    // One typed value as the entry it stands for (a text's from typedTexts_).
-    void putTypedEntry(TextBuffer &out, const compact::ShapeAttribute &attribute,
+    // One typed value as the attribute it stands for (a text's from typedTexts_).
+    void putTypedValue(TextBuffer &out, const compact::ShapeAttribute &attribute,
                        int64_t value) const;
-    // Its nested states, when each is a leaf of a known call whose
-    // attributes come in its shape's order (the C library calls an MPI-IO
-    // call makes), stay typed too (typedNested*): begun (false: it cannot
-    // be, and the typed ones are rewritten), ended whole (false: it was not),
-    // or rewritten as items (untypeNested(), after which the call's further
-    // nested states take the general way, keeping their order).
+    // Nested states that are leaves of known calls whose attributes come in
+    // their plans' order (the C library calls an MPI-IO call makes): begun
+    // (false: it cannot be, and the typed ones are put into the parts),
+    // ended whole (false: it was not), or put into the parts (untypeNested(),
+    // after which the call's further nested states take the general way,
+    // keeping their order).
     bool beginTypedNested(std::string_view name, Timestamp start, bool written);
     bool endTypedNested(Timestamp end);
     void untypeNested();
-    int endCompactCall(Timestamp end);
-    // The common compact call: typed, every value of its plan given, no
-    // child and no nested state; endStateSlow when it is not.
-    __attribute__((noinline)) int endCompactLeaf(Timestamp end);
+    int endTypedCall(Timestamp end);
+    // The common call: typed, every value of its plan given, no child and
+    // no nested state; endStateSlow when it is not.
+    __attribute__((noinline)) int endTypedLeaf(Timestamp end);
     // Whole: typed and nothing else; the plan then becomes the one with as
     // many values as it got (a call without its error attribute).
-    bool compactCallIsWhole();
+    bool typedCallIsWhole();
     static constexpr uint32_t kMaxTypedValues = 64;
     static constexpr uint32_t kMaxTypedChildren = 16;
     static constexpr uint32_t kMaxTypedChildValues = 64;
     static constexpr uint32_t kMaxTypedNested = 8;
     static constexpr uint32_t kMaxTypedNestedValues = 64;
-    bool headIsEmpty(const Frame &frame) const { return frame.head.size() == 1 + frame.nameLength; }
-    int createCompact(const TraceOptions &options, std::string *error);
     int beginStateSlow(std::string_view name, Timestamp start);
     int endStateSlow(Timestamp end);
-    void openFrame(Frame &frame, std::string_view name, Timestamp start) {
-        frame.head.clear();
-        char *head = frame.head.reserve(1 + name.size());
-        *head = '<';
-        std::memcpy(head + 1, name.data(), name.size());
-        frame.head.commit(head + 1 + name.size());
-        frame.nameLength = name.size();
-        frame.children.clear();
-        frame.nested.clear();
-        frame.start = start;
-        frame.childOpen = false;
-    }
-    // "<Name a='1' time='T' end='E'": what every state starts with.
-    static constexpr size_t kTimesBytes = sizeof(" time='' end=''") + 2 * kMaxNumberChars;
-    char *writeHeadAndTimes(char *out, const Frame &frame, Timestamp end) const {
-        out = copyText(out, frame.head.view());
-        std::memcpy(out, " time='", 7);
-        out = formatRelativeTime(out + 7, relativeNanoseconds(frame.start));
-        std::memcpy(out, "' end='", 7);
-        return formatRelativeTime(out + 7, relativeNanoseconds(end));
-    }
+    // A state of the general way that ended: written at depth by the encoding.
+    void writeState(StateParts &parts, int depth, Timestamp end);
     // A time as written: shifted when a test asks for it, then relative.
     int64_t relativeNanoseconds(Timestamp at) const {
         return (shiftTime_ ? shiftTime_(at.nanoseconds) : at.nanoseconds) - timeBaseNanoseconds_;
     }
-
     TextBuffer &attributeTarget() {
-        Frame &frame = frames_[depth_ - 1];
-        return frame.childOpen ? frame.children : frame.head;
+        StateParts &parts = frames_[depth_ - 1];
+        return parts.childOpen ? parts.children : parts.head;
     }
-    void writeState(Frame &frame, int frameDepth, Timestamp end);
-    size_t maxRenderedSize(const Frame &frame, int frameDepth) const;
-    char *renderState(char *out, const Frame &frame, int frameDepth, Timestamp end) const;
-    int appendOutput(const char *text, size_t length);
     void fail(const char *what, int error);
-    void failOutput();  // fail() naming the file whose write failed
 
     // What every state reads comes first, so that a state touches few cache
     // lines: calls that enter the kernel (file I/O) find them evicted.
@@ -298,13 +257,12 @@ class TraceWriter final : public OpenTrace {
     // Atomic because closeForCrash() may set it from a signal handler.
     std::atomic<bool> failed_{false};
     std::atomic<bool> crashClosed_{false};
-    uint8_t frameWritten_[HD_LOG_MAX_DEPTH] = {};
-    uint8_t writeMode_ = kWrittenXml;  // what a written state's frameWritten_ holds
+    bool frameWritten_[HD_LOG_MAX_DEPTH] = {};
     int64_t timeBaseNanoseconds_ = 0;
     int64_t (*shiftTime_)(int64_t nanoseconds) = nullptr;
-    // Compact: the top-level call's typed values (see beginCompactCall);
-    // typedNext_ up to typedEnd_ are the attributes still expected, an
-    // empty range when none is.
+    // The top-level call's typed values (see beginTypedCall); typedNext_ up
+    // to typedEnd_ are the attributes still expected, an empty range when
+    // none is.
     const compact::ShapeAttribute *typedNext_ = nullptr;
     const compact::ShapeAttribute *typedEnd_ = nullptr;
     int64_t *typedOut_ = nullptr;
@@ -313,40 +271,39 @@ class TraceWriter final : public OpenTrace {
     // or the same: the leaf call's test in endState.
     const int64_t *typedWhole_ = nullptr;
     const int64_t *typedShorterWhole_ = nullptr;
-    const CompactCallPlan *typedPlan_ = nullptr;
-    uint32_t typedParentCount_ = 0;  // the call's values while the cursor is elsewhere
+    const CallPlan *typedPlan_ = nullptr;
     bool typedCursorOnParent_ = false;
-    bool typedChildOpen_ = false;  // the open child's values are typed (the cursor's on it)
-    uint32_t typedChildren_ = 0;   // complete typed children
-    uint32_t typedChildValuesUsed_ = 0;
+    // The rest of what a typed call holds, started afresh by one store.
+    struct TypedCounts {
+        uint32_t parentValues = 0;  // the call's values while the cursor is elsewhere
+        uint32_t children = 0;      // complete typed children
+        uint32_t childValuesUsed = 0;
+        uint32_t nested = 0;  // complete typed nested states
+        uint32_t nestedValuesUsed = 0;
+        bool childOpen = false;   // the open child's values are typed (the cursor's on it)
+        bool nestedOpen = false;  // the open nested state is typed (the cursor's on it)
+        bool nestingOff = false;  // this call's nested states take the general way
+    };
+    TypedCounts typed_;
     int64_t typedValues_[kMaxTypedValues];
-    const CompactCallPlan *typedChildPlans_[kMaxTypedChildren];
+    const CallPlan *typedChildPlans_[kMaxTypedChildren];
     int64_t typedChildValues_[kMaxTypedChildValues];
-    bool typedNestedOpen_ = false;  // the open nested state is typed (the cursor's on it)
-    bool typedNestingOff_ = false;  // this call's nested states take the general way
-    uint32_t typedNested_ = 0;      // complete typed nested states
-    uint32_t typedNestedValuesUsed_ = 0;
-    const CompactCallPlan *typedNestedPlans_[kMaxTypedNested];
+    const CallPlan *typedNestedPlans_[kMaxTypedNested];
     int64_t typedNestedTimes_[2 * kMaxTypedNested];  // start and end of each
     int64_t typedNestedValues_[kMaxTypedNestedValues];
     TextBuffer typedTexts_;  // the typed text values, which the values hold handles to
     Clock clock_;
-    OutputBuffer output_;
-    Frame frames_[HD_LOG_MAX_DEPTH];
+    StateParts frames_[HD_LOG_MAX_DEPTH];
+    StateParts untypedNested_;  // where untypeNested() puts a typed nested state together
+    CallPlanCache plans_;
+    std::unique_ptr<StateEncoding> encoding_;
     std::string tracePath_;
     std::string infoPath_;  // empty for a layer's trace, which has no .info
     bool hasInfo() const { return !infoPath_.empty(); }
-    int traceFd_ = -1;
     int infoFd_ = -1;
     int64_t timeAdjustmentSeconds_ = 0;
     Timestamp origin_;
-    TextBuffer oversizedState_;  // a state larger than the output buffer
     uint64_t droppedStates_ = 0;
-    // Compact mode: the file's frames, the encoder of records into them
-    // (destroyed first), and the items of a finished top-level state.
-    std::unique_ptr<FrameWriter> compactFrames_;
-    std::unique_ptr<CompactEncoder> compact_;
-    TextBuffer compactItems_;
     // --- The .info's lines on their way to the file (one half of
     // kInfoBufferBytes / 2, written by this thread).
     static constexpr size_t kInfoBufferBytes = 64 * 1024;
@@ -356,65 +313,37 @@ class TraceWriter final : public OpenTrace {
 __attribute__((always_inline)) inline int TraceWriter::beginState(std::string_view name,
                                                                   Timestamp start) {
     if (depth_ == 0 && !closed_ && enabled_ && !failed_.load(std::memory_order_relaxed)) {
-        openFrame(frames_[0], name, start);
-        frameWritten_[0] = writeMode_;
+        frames_[0].open(name, start);
+        frameWritten_[0] = true;
         depth_ = 1;
-        if (writeMode_ == kWrittenCompact) beginCompactCall(name);
+        beginTypedCall(name);
         return 0;
     }
     return beginStateSlow(name, start);
 }
 
 inline int TraceWriter::endState(Timestamp end) {
-    if (depth_ == 1 && frameWritten_[0] == kWrittenXml && !closed_ && !forceFlush_ &&
-        !failed_.load(std::memory_order_relaxed)) {
-        const Frame &frame = frames_[0];
-        if (frame.children.empty() && frame.nested.empty()) {
-            if (char *start = output_.claimWithoutFlush(frame.head.size() + kTimesBytes + 4)) {
-                char *out = writeHeadAndTimes(start, frame, end);
-                std::memcpy(out, "'/>\n", 4);
-                output_.commit(static_cast<size_t>(out + 4 - start));
-                depth_ = 0;
-                return 0;
-            }
-        }
-    }
-    // A compact call with every value of its plan and no typed child or
-    // nested state (endCompactLeaf asks the rest); a call with nested states
-    // goes on to endStateSlow without that detour.
+    // A call with every value of its plan and no typed child or nested state
+    // (endTypedLeaf asks the rest); a call with nested states goes on to
+    // endStateSlow without that detour.
     if (typedCursorOnParent_ && (typedOut_ == typedWhole_ || typedOut_ == typedShorterWhole_) &&
-        (typedNested_ | typedChildren_) == 0 && depth_ == 1)
-        return endCompactLeaf(end);
+        (typed_.nested | typed_.children) == 0 && depth_ == 1)
+        return endTypedLeaf(end);
     return endStateSlow(end);
 }
 
 // Inline, always: integer attributes are most of what the MPI wrapper
-// writes, a call per attribute would cost more than formatting it, and with
-// a literal name the copy of the name becomes a few moves.
+// writes, and with a literal name the compare of the name becomes a few
+// moves.
 __attribute__((always_inline)) inline void TraceWriter::attribute(std::string_view name,
                                                                   int64_t value) {
-    if (!isWritingXml()) {
-        if (typedNext_ != typedEnd_ && typedNext_->coding != compact::kText &&
-            sameText(typedNext_->name, name)) {
-            *typedOut_++ = value;
-            ++typedNext_;
-            return;
-        }
-        return attributeNotXml(name, value);
+    if (typedNext_ != typedEnd_ && typedNext_->coding != compact::kText &&
+        sameText(typedNext_->name, name)) {
+        *typedOut_++ = value;
+        ++typedNext_;
+        return;
     }
-    TextBuffer &out = attributeTarget();
-    char *p = out.reserve(name.size() + 4 + kMaxNumberChars);
-    *p++ = ' ';
-    std::memcpy(p, name.data(), name.size());
-    p += name.size();
-    *p++ = '=';
-    *p++ = '\'';
-    if (static_cast<uint64_t>(value) < 10)  // ranks, tags, ids: often one digit
-        *p++ = static_cast<char>('0' + value);
-    else
-        p = formatInteger(p, value);
-    *p++ = '\'';
-    out.commit(p);
+    attributeNotTyped(name, value);
 }
 
 }  // namespace hdtrace

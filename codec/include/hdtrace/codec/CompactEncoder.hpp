@@ -15,47 +15,13 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/codec/CallPlans.hpp>
 #include <hdtrace/codec/CompactFormat.hpp>
 #include <hdtrace/codec/CompactItems.hpp>
 #include <hdtrace/codec/RecordSink.hpp>
 #include <hdtrace/codec/TextBuffer.hpp>
 
 namespace hdtrace {
-
-// How an element of a static shape whose own attributes are numbers and
-// texts is gathered and coded: a call (its own attributes are the shape's
-// but time and end) or a child element of a call (all of the shape's). One
-// per such shape, made once from the generated table. A text's value is a
-// handle into the texts given with the values (typedTextHandle).
-struct CompactCallPlan {
-    const compact::ShapeAttribute *attributes;  // own attributes (then time and end)
-    uint32_t own;
-    uint32_t shape;
-    uint32_t fieldBase;  // compact::staticFieldOffset(shape)
-    uint32_t maxBytes;   // the most the element's code and values can take
-    bool timed;          // a call: time and end follow the own attributes
-    bool hasText;        // some own attributes are texts
-    // Where the texts are among the own attributes, so that a call's texts
-    // are found without a pass over every attribute. A shape of more texts
-    // than kMaxTexts has no plan (the dialect's have at most two).
-    static constexpr uint8_t kMaxTexts = 8;
-    uint8_t textCount;
-    uint8_t textAt[kMaxTexts];
-    // The plan of the same element whose own attributes are the first of
-    // these, the most of them (a call of a library layer without its error
-    // attribute), or nullptr. planOf() gives the one with the most.
-    const CompactCallPlan *shorter;
-};
-
-// A text value of a typed element as its handle: where it lies in the texts
-// given with the values, and its length.
-inline int64_t typedTextHandle(size_t offset, size_t length) {
-    return static_cast<int64_t>((static_cast<uint64_t>(offset) << 32) | length);
-}
-inline std::string_view typedText(std::string_view texts, int64_t handle) {
-    const auto bits = static_cast<uint64_t>(handle);
-    return texts.substr(bits >> 32, bits & 0xffffffffu);
-}
 
 class CompactEncoder {
   public:
@@ -76,18 +42,6 @@ class CompactEncoder {
     int appendElement(std::string_view name, std::string_view entries, int64_t time);
     // The bytes of the record appended last, before compression.
     size_t lastRecordBytes() const { return record_.size(); }
-    using CallPlan = CompactCallPlan;
-    // The plan of the call (timed) or child element named name, or nullptr
-    // (not one of the dialect, or one with text attributes). Cached by the
-    // address of the name, as callers pass the same literal each time; a
-    // hit is checked against the name's text.
-    const CallPlan *planOf(std::string_view name, bool timed) {
-        const CachedPlan &cached = planCache_[planSlot(name.data())];
-        if (cached.name == name.data() && cached.plan && cached.plan->timed == timed &&
-            compact_items::sameName(shapes_[cached.plan->shape].element, name))
-            return cached.plan;
-        return planMiss(name, timed);
-    }
     // A top-level call given as the values of its own attributes in the
     // plan's order (TraceWriter gathers them so when they come in that
     // order), its times, its child elements (their plans, and their values
@@ -95,17 +49,8 @@ class CompactEncoder {
     // plans, values, and start and end times one pair after the other).
     // Coded in place in the frame being filled when the record does not
     // start a frame; the bytes are those append() codes from the same items.
-    struct Children {
-        const CallPlan *const *plans = nullptr;
-        uint32_t count = 0;
-        const int64_t *values = nullptr;
-    };
-    struct Nested {
-        const CallPlan *const *plans = nullptr;
-        uint32_t count = 0;
-        const int64_t *values = nullptr;
-        const int64_t *times = nullptr;
-    };
+    using Children = TypedChildren;
+    using Nested = TypedNested;
     // texts: where the text values' handles point.
     int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
                    const Children &children, const Nested &nested, std::string_view texts);
@@ -173,15 +118,6 @@ class CompactEncoder {
         bool hasText = false;  // of its values, some are strings
     };
     static constexpr size_t kShapeCacheSize = 256;
-    static constexpr size_t kPlanCacheSize = 64;
-    struct CachedPlan {
-        const char *name = nullptr;
-        const CallPlan *plan = nullptr;
-    };
-    static size_t planSlot(const char *name) {
-        return (reinterpret_cast<uintptr_t>(name) * 0x9E3779B97F4A7C15ull) >> 58;
-    }
-    const CallPlan *planMiss(std::string_view name, bool timed);
     // The values of one element as its plan codes them, at out; returns
     // the end. The frame's previous values and ids follow them.
     // kWithTexts: the texts' values are textIndices' (the strings' indices).
@@ -226,7 +162,6 @@ class CompactEncoder {
     int64_t blockEnd_ = 0;
     bool followsBlock_ = false;
     const compact::StaticShape *shapes_ = compact::staticShapes();
-    CachedPlan planCache_[kPlanCacheSize];
 
     int64_t timeAdjustmentSeconds_ = 0;
     bool frameStarts_ = true;  // the next record is the first of its frame
