@@ -43,7 +43,7 @@ class Call {
     // made inside it become nested states; not when the filter leaves the
     // call out (callIndex: the tag's index among the dialect's calls) or
     // MPI_Pcontrol paused writing.
-    void begin(uint16_t callIndex, std::string_view tag) {
+    __attribute__((always_inline)) void begin(uint16_t callIndex, std::string_view tag) {
         if (!callTraced(callIndex) || gWritingPaused.load(std::memory_order_relaxed)) return;
         began_ = context_->writer->beginState(tag) == 0;
     }
@@ -54,10 +54,10 @@ class Call {
     }
     // Around the MPI call: calls MPI makes inside it are traced (nested).
     // Both do nothing once finish() ended the call early (MPI_Abort).
-    void enterLibrary() {
+    __attribute__((always_inline)) void enterLibrary() {
         if (context_) --context_->internalDepth;
     }
-    void leaveLibrary() {
+    __attribute__((always_inline)) void leaveLibrary() {
         if (!context_) return;
         if (began_) {  // an unlogged call needs no time
             end_ = context_->writer->now();
@@ -73,7 +73,7 @@ class Call {
     bool writing() const { return began_ && context_->writer->isWriting(); }
 
     // Ends the state (at the time the MPI call returned). Idempotent.
-    void finish() {
+    __attribute__((always_inline)) void finish() {
         if (!context_) return;
         if (began_) context_->writer->endState(ended_ ? end_ : context_->writer->now());
         began_ = false;
@@ -95,24 +95,29 @@ class Call {
     void completionChildren(const Completions &completions);
 
     // --- Values of attributes.
-    int64_t commId(MPI_Comm comm) {
+    __attribute__((always_inline)) int64_t commId(MPI_Comm comm) {
         const CommRecord *record = context_->comm(comm);
         return record ? record->id : -1;
     }
-    int64_t worldRank(MPI_Comm comm, int rank) {
+    __attribute__((always_inline)) int64_t worldRank(MPI_Comm comm, int rank) {
         const CommRecord *record = context_->comm(comm);
         return record ? record->worldRankOfPeer(rank) : portableRank(rank);
     }
     // Source and tag that matched: from the status when the call succeeded.
-    int64_t matchedRank(int result, MPI_Comm comm, int requested, const MPI_Status *status) {
+    __attribute__((always_inline)) int64_t matchedRank(int result, MPI_Comm comm, int requested,
+                                                       const MPI_Status *status) {
         return worldRank(comm, result == MPI_SUCCESS ? status->MPI_SOURCE : requested);
     }
     int64_t matchedTag(int result, int requested, const MPI_Status *status) {
         return portableTag(result == MPI_SUCCESS ? status->MPI_TAG : requested);
     }
-    int64_t typeId(MPI_Datatype type) { return context_->type(type).id; }
-    int64_t dataSize(int64_t count, MPI_Datatype type) { return count * context_->type(type).size; }
-    int64_t fileId(MPI_File fh) {
+    __attribute__((always_inline)) int64_t typeId(MPI_Datatype type) {
+        return context_->type(type).id;
+    }
+    __attribute__((always_inline)) int64_t dataSize(int64_t count, MPI_Datatype type) {
+        return count * context_->type(type).size;
+    }
+    __attribute__((always_inline)) int64_t fileId(MPI_File fh) {
         const FileRecord *record = context_->file(fh);
         return record ? record->id : -1;
     }

@@ -65,13 +65,13 @@ struct ThreadContext {
     // types, while the record is not retired); then the thread's table;
     // then the process-wide registry (under its lock). Every result is
     // already declared in this thread's .info.
-    const CommRecord *comm(MPI_Comm handle) {
+    __attribute__((always_inline)) const CommRecord *comm(MPI_Comm handle) {
         if (handle == lastComm_ &&
             lastCommGeneration_ == gHandleGeneration.load(std::memory_order_acquire))
             return lastCommRecord_;
         return commSlow(handle);
     }
-    TypeInfo type(MPI_Datatype handle) {
+    __attribute__((always_inline)) TypeInfo type(MPI_Datatype handle) {
         if (lastType_.valid(handle)) return lastType_.info;
         return typeSlow(handle);
     }

@@ -37,7 +37,7 @@ class Clock {
     };
     explicit Clock(Source source = Source::Tsc);
 
-    Timestamp now() {
+    __attribute__((always_inline)) Timestamp now() {
 #if defined(__x86_64__)
         if (rate_ != 0) {
             const uint64_t elapsed = __rdtsc() - anchorTicks_;
@@ -66,7 +66,7 @@ class Clock {
     // of the system clock and is passed on, as clock_gettime would show it.
     static constexpr int64_t kMaxHeldBackNanoseconds = 1000000;
 
-    Timestamp monotonic(int64_t nanoseconds) {
+    __attribute__((always_inline)) Timestamp monotonic(int64_t nanoseconds) {
         if (nanoseconds < lastNanoseconds_ &&
             lastNanoseconds_ - nanoseconds < kMaxHeldBackNanoseconds)
             nanoseconds = lastNanoseconds_;
