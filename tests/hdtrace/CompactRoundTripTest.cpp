@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/codec/CallPlans.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
 
@@ -706,6 +707,69 @@ TEST(CompactRoundTrip, AttributesAnswerAsAnXmlParserWould) {
                   "x=1 y=abc z=007 odd=2 w=& after=text time=0.000007353 end=0.000007354");
     }
     EXPECT_TRUE(sawOwn);
+}
+
+// Each form writes a call of the dialect from its values when its
+// attributes come in its plan's order (the typed way), and from its parts
+// otherwise (the general way). For every call of the dialect, alone and
+// with a nested C library call and a child element, both ways must give
+// the same text: the typed way's XML is rendered from the plan's names,
+// its compact record coded from the values.
+void driveEveryCall(TraceWriter &writer, bool general, bool withParts) {
+    uint32_t count = 0;
+    const CallPlan *plans = callPlans(&count);
+    int64_t t = 1000;
+    for (uint32_t index = 0; index < count; ++index) {
+        const CallPlan &plan = plans[index];
+        if (!plan.timed) continue;
+        const std::string name(plan.element);
+        writer.beginState(name, at(t += 3));
+        // Raw attribute text, even none, takes the call the general way.
+        if (general) writer.rawAttributes("");
+        if (withParts) {
+            writer.beginInnerState("pwrite", at(t += 1));
+            for (const char *attribute : {"fid", "offset", "asked", "size"})
+                writer.attribute(attribute, static_cast<int64_t>(index) * 16);
+            writer.endInnerState(at(t += 2));
+        }
+        for (uint32_t attribute = 0; attribute < plan.own; ++attribute) {
+            const std::string_view attributeName = plan.attributes[attribute].name;
+            if (plan.attributes[attribute].coding == compact::kText)
+                writer.attribute(attributeName, "<a&b '" + name + "'>\t\xc3\xa9");
+            else
+                writer.attribute(attributeName, static_cast<int64_t>(attribute) * 1000003 -
+                                                    static_cast<int64_t>(index) * 7);
+        }
+        if (withParts) {
+            writer.beginElement("For");
+            writer.attribute("rid", static_cast<int64_t>(index));
+            writer.endElement();
+        }
+        writer.endState(at(t += 11));
+    }
+}
+
+TEST(CompactRoundTrip, EveryCallOfTheDialectGivesTheSameTextTypedOrNot) {
+    uint32_t count = 0;
+    callPlans(&count);
+    ASSERT_GT(count, 100u);  // every call of the dialect, not a handful
+    for (bool withParts : {false, true}) {
+        SCOPED_TRACE(withParts ? "with a nested call and a child" : "alone");
+        ScratchDirectory typedDirectory, generalDirectory;
+        const Pair typed = writeBoth(
+            typedDirectory,
+            [withParts](TraceWriter &writer) { driveEveryCall(writer, false, withParts); }, false,
+            1u << 20);
+        const Pair general = writeBoth(
+            generalDirectory,
+            [withParts](TraceWriter &writer) { driveEveryCall(writer, true, withParts); }, false,
+            1u << 20);
+        const std::string generalXml = readFile(general.xml);
+        ASSERT_NE(generalXml.find(withParts ? "<Nested>" : "<File_write_at "), std::string::npos);
+        EXPECT_EQ(firstDifference(readFile(typed.xml), generalXml), "");
+        EXPECT_EQ(firstDifference(compactAsXml(typed.compact), generalXml), "");
+        EXPECT_EQ(firstDifference(compactAsXml(general.compact), generalXml), "");
+    }
 }
 
 }  // namespace
