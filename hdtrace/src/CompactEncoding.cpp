@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include <hdtrace/FrameWriter.hpp>
-#include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/TraceOptions.hpp>
 #include <hdtrace/codec/CompactEncoder.hpp>
 #include <hdtrace/codec/CompactItems.hpp>
 

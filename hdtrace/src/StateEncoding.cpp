@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/TraceOptions.hpp>
 
 #include "CompactEncoding.hpp"
 #include "XmlEncoding.hpp"

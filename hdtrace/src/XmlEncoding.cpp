@@ -8,8 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/TraceOptions.hpp>
 #include <hdtrace/codec/Format.hpp>
+#include <hdtrace/hdTrace.h>
 
 namespace hdtrace {
 namespace {
