@@ -52,15 +52,16 @@ __attribute__((always_inline)) inline char *writeTimes(char *out, int64_t start,
     return out + 1;
 }
 
-// A piece of a typed element's text, kept with 16 bytes of room after it
-// so that a piece of up to 16 bytes is copied by one fixed-size move.
+// A piece of a typed element's text. The block that holds the pieces ends
+// in 16 bytes of padding, so that 16 bytes can be read from any piece and
+// a piece of up to 16 bytes is copied by one fixed-size move.
 struct Piece {
     const char *text;
     size_t length;
 };
 
-// Where a piece's copy may write up to 16 bytes: the room reserved for
-// what follows it (a value, the times) is always that large.
+// The copy may write up to 16 bytes at out: the room reserved for what
+// follows a piece (a value, the times) is always that large.
 __attribute__((always_inline)) inline char *copyPiece(char *out, Piece piece) {
     if (piece.length <= 16) {
         std::memcpy(out, piece.text, 16);
