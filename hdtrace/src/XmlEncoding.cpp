@@ -26,9 +26,6 @@ char *writeText(char *out, std::string_view text) {
     std::memcpy(out, text.data(), text.size());
     return out + text.size();
 }
-char *writeText(char *out, const char *text, size_t length) {
-    return writeText(out, std::string_view(text, length));
-}
 
 char *writeIndent(char *out, int depth) {
     return writeText(out, kIndentSpaces.substr(0, static_cast<size_t>(2 * depth)));
@@ -251,15 +248,21 @@ int XmlEncoding::writeCall(const CallPlan &plan, const int64_t *values, int64_t 
     for (uint32_t child = 0; child < children.count; ++child)
         maxBytes += texts_->of(*children.plans[child]).maxBytes;
     return writeTopLevel(maxBytes, [&](char *out) {
+        // A nested call or a child: one level in, its times only if it has
+        // them (a nested call), "/>" after.
+        const auto writePart = [&](char *at, const CallPlan &partPlan, const int64_t *partValues,
+                                   const int64_t *times) {
+            at = writeIndent(at, 1);
+            at = writeTypedElement(at, texts_->of(partPlan), partPlan, partValues, texts);
+            if (times) at = writeTimes(at, times[0], times[1]);
+            return writeText(at, "/>\n");
+        };
         if (nested.count != 0) {
             out = writeText(out, "<Nested>\n");
             const int64_t *nestedValues = nested.values;
             for (uint32_t state = 0; state < nested.count; ++state) {
                 const CallPlan &statePlan = *nested.plans[state];
-                out = writeIndent(out, 1);
-                out = writeTypedElement(out, texts_->of(statePlan), statePlan, nestedValues, texts);
-                out = writeTimes(out, nested.times[2 * state], nested.times[2 * state + 1]);
-                out = writeText(out, "/>\n");
+                out = writePart(out, statePlan, nestedValues, nested.times + 2 * state);
                 nestedValues += statePlan.own;
             }
             out = writeText(out, "</Nested>\n");
@@ -271,13 +274,11 @@ int XmlEncoding::writeCall(const CallPlan &plan, const int64_t *values, int64_t 
         const int64_t *childValues = children.values;
         for (uint32_t child = 0; child < children.count; ++child) {
             const CallPlan &childPlan = *children.plans[child];
-            out = writeIndent(out, 1);
-            out = writeTypedElement(out, texts_->of(childPlan), childPlan, childValues, texts);
-            out = writeText(out, "/>\n");
+            out = writePart(out, childPlan, childValues, nullptr);
             childValues += childPlan.own;
         }
         out = writeText(out, "</");
-        out = writeText(out, text.pieces[0].text + 1, text.pieces[0].length - 1);
+        out = writeText(out, std::string_view(text.pieces[0].text + 1, text.pieces[0].length - 1));
         return writeText(out, ">\n");
     });
 }
