@@ -28,7 +28,6 @@ struct StateParts {
     std::string_view name() const { return head.view().substr(1, nameLength); }
     // The attributes after the name.
     std::string_view attributes() const { return head.view().substr(1 + nameLength); }
-    bool headIsEmpty() const { return head.size() == 1 + nameLength; }
 
     __attribute__((always_inline)) void open(std::string_view stateName, Timestamp at) {
         head.clear();
