@@ -148,9 +148,15 @@ const std::vector<bool> &CompactFrameDecoder::staticShapesWithRaw() {
     return withRaw;
 }
 
-void CompactFrameDecoder::resetFrame(const unsigned char *records, size_t size) {
+void CompactFrameDecoder::resetFrame(const unsigned char *records, size_t size,
+                                     const unsigned char *times, const unsigned char *timesEnd) {
     begin_ = records;
     end_ = records + size;
+    gathered_ = times != nullptr;
+    times_ = times;
+    timesEnd_ = timesEnd;
+    dynamicTimes_.clear();
+    blockStartSlot_ = 0;
     strings_.clear();
     dynamicAttributes_.clear();
     dynamicShapes_.clear();
@@ -179,6 +185,12 @@ void CompactFrameDecoder::fail(const unsigned char *at, const std::string &probl
     throw CompactRecordProblem{static_cast<size_t>(at - begin_), problem};
 }
 
+void CompactFrameDecoder::failGatheredTime(const char *what) const {
+    fail(times_, std::string(what) +
+                     ": the gathered times end before it, or it is longer than "
+                     "64 bits");
+}
+
 void CompactFrameDecoder::failVarint(const unsigned char *at, const char *what) const {
     fail(at, std::string(what) + " is cut or longer than 64 bits");
 }
@@ -199,6 +211,8 @@ void CompactFrameDecoder::readProgram(const unsigned char **in) {
         fail(at, "records of version " + std::to_string(version) + ", this reader knows versions " +
                      std::to_string(kFirstRecordsVersion) + " to " +
                      std::to_string(kRecordsVersion));
+    if (gathered_ && version < 3)
+        fail(at, "records of version " + std::to_string(version) + " with gathered times");
     endsAreTimes_ = version >= 2;
     blocksGiveStarts_ = version >= 3;
     at = *in;
@@ -246,6 +260,7 @@ void CompactFrameDecoder::readShape(const unsigned char **in) {
         ++*in;
         dynamicAttributes_.push_back(attribute);
     }
+    dynamicTimes_.resize(dynamicAttributes_.size(), 0);
     dynamicShapes_.push_back(shape);
 }
 
@@ -285,8 +300,12 @@ std::string_view CompactFrameDecoder::readElement(const unsigned char **in, uint
                              "> is not a list of name='value'");
             continue;
         }
-        // Shapes defined in a frame have no kFieldDelta (readShape).
-        int64_t *field = shape < staticCount ? fields_.data() + fieldBase + index : nullptr;
+        // Shapes defined in a frame have no kFieldDelta (readShape): their
+        // slot is for a gathered time only.
+        int64_t *field =
+            shape < staticCount
+                ? fields_.data() + fieldBase + index
+                : dynamicTimes_.data() + dynamicShapes_[shape - staticCount].first + index;
         const int64_t number = readValue(in, attribute.coding, field, &endBase, &text);
         attributes_.add(attribute.name, attribute.coding, number, text);
     }

@@ -4,11 +4,17 @@
 // a frame that decodes reports every start with its end, nested properly,
 // and every attribute answers (names, values as text, numbers); decoding
 // the same bytes twice with one decoder gives the same elements and the
-// same rendered XML (nothing of one frame leaks into the next).
+// same rendered XML (nothing of one frame leaks into the next). Gathering
+// the times of bytes that gather (GatheredTimes.hpp) is undone byte for
+// byte by scattering them, and the decoder reads the gathered frame in
+// place to the same elements, or refuses it as it refuses the frame; the
+// bytes taken as a gathered frame scatter or are refused inside them.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <hdtrace/codec/GatheredTimes.hpp>
 
 #include "CompactRecords.hpp"
 #include "CompactToXml.hpp"
@@ -96,5 +102,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (once != twice || first != second) fail("the same frame decoded twice differs");
     if (first && render(decoder, data, size) != render(decoder, data, size))
         fail("the same frame rendered twice differs");
+
+    compact::TimeGathering gathering;
+    std::vector<unsigned char> gathered, scattered;
+    if (gathering.gather(data, size, gathered)) {
+        if (gathered.size() >= size) fail("a gathered frame no smaller than its records");
+        try {
+            gathering.scatter(gathered.data(), gathered.size(), scattered, size);
+        } catch (const compact::GatheredTimesProblem &problem) {
+            fail("gathered times that do not scatter: " + problem.problem);
+        }
+        if (scattered != std::vector<unsigned char>(data, data + size))
+            fail("gathered times that scatter to other bytes");
+        size_t recordsBytes = 0;
+        if (!compact::gatheredParts(gathered.data(), gathered.size(), &recordsBytes))
+            fail("a gathered frame whose parts are not found");
+        Transcript inPlace;
+        bool decodedInPlace = true;
+        try {
+            decoder.decodeFrame(gathered.data(), recordsBytes, inPlace,
+                                gathered.data() + recordsBytes,
+                                gathered.data() + gathered.size() - compact::kGatheredTrailerBytes);
+        } catch (const CompactRecordProblem &problem) {
+            if (problem.position > gathered.size())
+                fail("a problem placed past the gathered frame");
+            decodedInPlace = false;
+        }
+        if (decodedInPlace != first || (first && inPlace.text != once))
+            fail("a gathered frame decodes otherwise than its records");
+    }
+    // The input taken as a gathered frame.
+    try {
+        gathering.scatter(data, size, scattered, size * 2 + 16);
+    } catch (const compact::GatheredTimesProblem &problem) {
+        if (problem.position > size) fail("a scatter problem placed past the gathered frame");
+        if (problem.problem.empty()) fail("a scatter problem without a description");
+    }
     return 0;
 }

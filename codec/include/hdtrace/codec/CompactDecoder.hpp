@@ -205,6 +205,13 @@ class CompactFrameDecoder {
     // (CompactHandler::kTakesStaticElements).
     template <class Handler>
     void decodeFrame(const unsigned char *records, size_t size, Handler &handler);
+    // The same for a frame whose times are gathered (GatheredTimes.hpp):
+    // records and size are its records without their times, which are
+    // [times, timesEnd). Problems are placed in the gathered bytes, which
+    // start at records.
+    template <class Handler>
+    void decodeFrame(const unsigned char *records, size_t size, Handler &handler,
+                     const unsigned char *times, const unsigned char *timesEnd);
     int64_t timeAdjustmentSeconds() const { return timeAdjustmentSeconds_; }
 
   private:
@@ -222,6 +229,21 @@ class CompactFrameDecoder {
         return value;
     }
     [[noreturn]] void failVarint(const unsigned char *at, const char *what) const;
+    // The next value of a frame's gathered times.
+    uint64_t gatheredTime(const char *what) {
+        if (times_ != timesEnd_ && *times_ < 0x80) return *times_++;
+        uint64_t value;
+        if (!compact::getVarint(&times_, timesEnd_, &value)) failGatheredTime(what);
+        return value;
+    }
+    [[noreturn]] void failGatheredTime(const char *what) const;
+    // A time value's difference from the previous one (the value a frame
+    // without gathered times holds in place): in a gathered frame, the
+    // change of that difference since the last value of the same slot.
+    int64_t timeDifference(const unsigned char **in, int64_t *slot, const char *what) {
+        if (!gathered_) return compact::unzigzag(varint(in, what));
+        return *slot = compact::wrappingSum(*slot, compact::unzigzag(gatheredTime(what)));
+    }
     std::string_view stringAt(const unsigned char **in, const char *what);
     void readProgram(const unsigned char **in);
     void readString(const unsigned char **in);
@@ -231,6 +253,7 @@ class CompactFrameDecoder {
     // Reads one value of coding (not kRaw); field: its previous value
     // (kFieldDelta), endBase: what the element's end is coded from (set by
     // its time), text: where a kText value goes.
+    // field is also a time's slot in a gathered frame.
     int64_t readValue(const unsigned char **in, uint8_t coding, int64_t *field, int64_t *endBase,
                       std::string_view *text);
     // Reads the values of an element of static shape `shape`, which has no
@@ -238,7 +261,10 @@ class CompactFrameDecoder {
     void readStaticValues(const unsigned char **in, uint32_t shape);
     // attributes_ from what readStaticValues read.
     void staticAttributes(uint32_t shape);
-    void resetFrame(const unsigned char *records, size_t size);
+    void resetFrame(const unsigned char *records, size_t size, const unsigned char *times,
+                    const unsigned char *timesEnd);
+    template <class Handler>
+    void decodeRecords(Handler &handler);
     // Per static shape: whether it has raw attribute text (read by readElement).
     static const std::vector<bool> &staticShapesWithRaw();
 
@@ -261,7 +287,17 @@ class CompactFrameDecoder {
     // The static shapes of the frame's table (its dynamic shapes follow).
     uint32_t staticCount_ = 0;
     int64_t previousIds_[compact::kIdKindCount] = {};
-    std::vector<int64_t> fields_;   // kFieldDelta: by staticFieldOffset(shape) + attribute
+    // kFieldDelta: by staticFieldOffset(shape) + attribute; in a gathered
+    // frame also each time's slot (a time attribute is never kFieldDelta).
+    std::vector<int64_t> fields_;
+    // A gathered frame's times (gathered_), and the slots of its dynamic
+    // shapes' times (by attribute in dynamicAttributes_) and of its
+    // <Nested> blocks' starts.
+    bool gathered_ = false;
+    const unsigned char *times_ = nullptr;
+    const unsigned char *timesEnd_ = nullptr;
+    std::vector<int64_t> dynamicTimes_;
+    int64_t blockStartSlot_ = 0;
     std::vector<int64_t> numbers_;  // a static element's values (readStaticValues)
     std::vector<std::string_view> texts_;
     const std::vector<bool> &withRaw_ = staticShapesWithRaw();
@@ -295,11 +331,11 @@ HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **
             *text = stringAt(in, "a text value");
             return 0;
         case kTime:
-            previousTime_ = wrappingSum(previousTime_, unzigzag(varint(in, "a time")));
+            previousTime_ = wrappingSum(previousTime_, timeDifference(in, field, "a time"));
             *endBase = followsBlock_ ? blockEnd_ : previousTime_;
             return previousTime_;
         case kEnd: {
-            const int64_t end = wrappingSum(*endBase, unzigzag(varint(in, "an end")));
+            const int64_t end = wrappingSum(*endBase, timeDifference(in, field, "an end"));
             if (endsAreTimes_) previousTime_ = end;
             return end;
         }
@@ -332,6 +368,11 @@ HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned cha
     };
     int64_t previousTime = previousTime_;
     int64_t endBase = 0;
+    const bool gathered = gathered_;
+    const auto timeDifference = [&](uint32_t index, const char *what) -> int64_t {
+        if (!gathered) return unzigzag(next(what));
+        return fields[index] = wrappingSum(fields[index], unzigzag(gatheredTime(what)));
+    };
     for (uint32_t index = 0; index < count; ++index) {
         int64_t value;
         switch (codings[index]) {
@@ -348,11 +389,11 @@ HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned cha
                 value = 0;
                 break;
             case kTime:
-                value = previousTime = wrappingSum(previousTime, unzigzag(next("a time")));
+                value = previousTime = wrappingSum(previousTime, timeDifference(index, "a time"));
                 endBase = followsBlock_ ? blockEnd_ : previousTime;
                 break;
             case kEnd:
-                value = wrappingSum(endBase, unzigzag(next("an end")));
+                value = wrappingSum(endBase, timeDifference(index, "an end"));
                 if (endsAreTimes_) previousTime = value;
                 break;
             default: {
@@ -368,9 +409,22 @@ HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned cha
 
 template <class Handler>
 void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size, Handler &handler) {
+    resetFrame(records, size, nullptr, nullptr);
+    decodeRecords(handler);
+}
+
+template <class Handler>
+void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size, Handler &handler,
+                                      const unsigned char *times, const unsigned char *timesEnd) {
+    resetFrame(records, size, times, timesEnd);
+    decodeRecords(handler);
+    if (times_ != timesEnd_) fail(times_, "gathered times left over after the frame's last time");
+}
+
+template <class Handler>
+void CompactFrameDecoder::decodeRecords(Handler &handler) {
     using namespace compact;
-    resetFrame(records, size);
-    const unsigned char *in = records;
+    const unsigned char *in = begin_;
     if (in == end_ || *in != kProgram) fail(in, "the frame does not begin with its Program");
     ++in;
     readProgram(&in);
@@ -393,8 +447,9 @@ void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size,
                 if (inChildren) fail(at, "a <Nested> block among a call's children");
                 if (++nestedDepth > kMaxNestedDepth) fail(at, "<Nested> blocks nest too deep");
                 if (blocksGiveStarts_) {
-                    previousTime_ = wrappingSum(previousTime_,
-                                                unzigzag(varint(&in, "a <Nested> block's start")));
+                    previousTime_ = wrappingSum(
+                        previousTime_,
+                        timeDifference(&in, &blockStartSlot_, "a <Nested> block's start"));
                     blockStarts_.push_back(previousTime_);
                     followsBlock_ = false;
                 }

@@ -49,6 +49,10 @@ constexpr size_t kHeaderCrcFromEnd = 4;   // u32
 enum class Encoding : uint8_t {
     Stored = 0,  // payload as appended (a crash path writes these)
     Zstd = 1,    // payload is one zstd frame
+    // payload is one zstd frame of the records with their times gathered
+    // after them (GatheredTimes.hpp); the zstd frame's content size is the
+    // gathered size, smaller than the decoded size
+    ZstdGatheredTimes = 2,
 };
 
 // --- Index: one entry per frame, after the last frame, each

@@ -1,0 +1,329 @@
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <hdtrace/codec/CompactFormat.hpp>
+#include <hdtrace/codec/GatheredTimes.hpp>
+#include <hdtrace/codec/Inlining.hpp>
+
+namespace hdtrace::compact {
+namespace {
+
+constexpr size_t kTrailerBytes = kGatheredTrailerBytes;
+
+struct Failure {
+    const unsigned char *at;
+    std::string problem;
+};
+
+// The codings of every static shape, one byte each in staticFieldOffset
+// order, and where each shape's start: looked up for every element.
+struct StaticCodings {
+    std::vector<uint8_t> codings;
+    std::vector<uint32_t> first;  // by shape, and the end after the last
+    StaticCodings() {
+        const uint32_t count = staticShapeCount();
+        for (uint32_t shape = 0; shape < count; ++shape) {
+            first.push_back(static_cast<uint32_t>(codings.size()));
+            const StaticShape &known = staticShapes()[shape];
+            for (uint32_t index = 0; index < known.count; ++index)
+                codings.push_back(known.attributes[index].coding);
+        }
+        first.push_back(static_cast<uint32_t>(codings.size()));
+    }
+};
+const StaticCodings &staticCodings() {
+    static const StaticCodings table;
+    return table;
+}
+
+[[noreturn]] HDTRACE_COLD void cutVarint(const unsigned char *at, const char *what) {
+    throw Failure{at, std::string(what) + " is cut or longer than 64 bits"};
+}
+[[noreturn]] HDTRACE_COLD void tooLong(const unsigned char *at) {
+    throw Failure{at, "the records are longer than the frame's decoded size"};
+}
+
+}  // namespace
+
+// One walk over a frame's records without their time values: gathering
+// reads the records and leaves the times out of its output; scattering
+// reads the records' part of a gathered frame and puts the times back. Both
+// copy every other byte, and, walking the same bytes, take the same
+// decisions. Scattering runs for every frame a reader reads, so the loop
+// keeps its cursors in locals: every byte stored could otherwise change
+// members the compiler would then read again.
+class RecordWalk {
+  public:
+    RecordWalk(TimeGathering &state, const unsigned char *begin, const unsigned char *end,
+               unsigned char *out, unsigned char *outEnd)
+        : state_(state), begin_(begin), end_(end), out_(out), outEnd_(outEnd) {}
+
+    // Gathering: the times go to state_.times_. Scattering: they come from
+    // [times, timesEnd).
+    template <bool kGather>
+    void run(const unsigned char *times = nullptr, const unsigned char *timesEnd = nullptr);
+
+    unsigned char *out() const { return out_; }
+    const unsigned char *times() const { return times_; }
+
+  private:
+    // The cursors of a walk, in locals of run(): every byte stored could
+    // otherwise change members the compiler would then read again.
+    struct Cursors {
+        const unsigned char *in;
+        const unsigned char *const end;
+        unsigned char *out;
+        unsigned char *const outEnd;
+        const unsigned char *times;
+        const unsigned char *const timesEnd;
+    };
+    HDTRACE_HOT_INLINE static uint64_t readVarint(const unsigned char *&in,
+                                                  const unsigned char *end, const char *what) {
+        if (end - in >= 2) {  // most values: one or two bytes
+            if (in[0] < 0x80) return *in++;
+            if (in[1] < 0x80) {
+                const uint64_t value = (in[0] & 0x7fu) | (uint64_t{in[1]} << 7);
+                in += 2;
+                return value;
+            }
+        }
+        uint64_t value;
+        const unsigned char *at = in;
+        if (!getVarint(&in, end, &value)) cutVarint(at, what);
+        return value;
+    }
+    // One varint as it is.
+    HDTRACE_HOT_INLINE static void copyValue(Cursors &c, const char *what) {
+        const unsigned char *at = c.in;
+        if (c.end - c.in >= static_cast<ptrdiff_t>(kMaxVarintBytes) &&
+            c.outEnd - c.out >= static_cast<ptrdiff_t>(kMaxVarintBytes)) {
+            for (size_t bytes = 0; bytes < kMaxVarintBytes; ++bytes) {
+                const unsigned char byte = *c.in++;
+                *c.out++ = byte;
+                if (byte < 0x80) return;
+            }
+            cutVarint(at, what);
+        }
+        for (size_t bytes = 0; bytes < kMaxVarintBytes && c.in != c.end; ++bytes) {
+            if (c.out == c.outEnd) tooLong(c.in);
+            const unsigned char byte = *c.in++;
+            *c.out++ = byte;
+            if (byte < 0x80) return;
+        }
+        cutVarint(at, what);
+    }
+    HDTRACE_HOT_INLINE static uint64_t copyVarint(Cursors &c, const char *what) {
+        if (c.in != c.end && *c.in < 0x80 && c.out != c.outEnd) {
+            *c.out++ = *c.in;
+            return *c.in++;
+        }
+        const unsigned char *from = c.in;
+        const uint64_t value = readVarint(c.in, c.end, what);
+        write(c, from, static_cast<size_t>(c.in - from));
+        return value;
+    }
+    HDTRACE_HOT_INLINE static void write(Cursors &c, const unsigned char *from, size_t count) {
+        if (count > static_cast<size_t>(c.outEnd - c.out)) tooLong(c.in);
+        std::memcpy(c.out, from, count);
+        c.out += count;
+    }
+    // One time value: its difference from the previous value of its slot,
+    // out to the times (gathering) or back in place (scattering).
+    template <bool kGather>
+    HDTRACE_HOT_INLINE void timeValue(Cursors &c, int64_t &previous) {
+        if constexpr (kGather) {
+            const unsigned char *from = c.in;
+            const uint64_t coded = readVarint(c.in, c.end, "a time");
+            unsigned char canonical[kMaxVarintBytes];
+            // Only a value written in its shortest form comes back byte for byte.
+            if (putVarint(canonical, coded) - canonical != c.in - from)
+                throw Failure{from, "a time not in its shortest form"};
+            const int64_t value = unzigzag(coded);
+            unsigned char bytes[kMaxVarintBytes];
+            const unsigned char *end =
+                putVarint(bytes, zigzag(wrappingDifference(value, previous)));
+            previous = value;
+            state_.times_.insert(state_.times_.end(), static_cast<const unsigned char *>(bytes),
+                                 end);
+        } else {
+            const uint64_t coded = readVarint(c.times, c.timesEnd, "a gathered time");
+            previous = wrappingSum(previous, unzigzag(coded));
+            if (c.outEnd - c.out >= static_cast<ptrdiff_t>(kMaxVarintBytes)) {
+                c.out = putVarint(c.out, zigzag(previous));
+            } else {
+                unsigned char bytes[kMaxVarintBytes];
+                write(c, bytes, static_cast<size_t>(putVarint(bytes, zigzag(previous)) - bytes));
+            }
+        }
+    }
+
+    TimeGathering &state_;
+    const unsigned char *const begin_;
+    const unsigned char *const end_;
+    unsigned char *out_;
+    unsigned char *const outEnd_;
+    const unsigned char *times_ = nullptr;  // after run(): where the times ended
+};
+
+template <bool kGather>
+void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) {
+    Cursors c{begin_, end_, out_, outEnd_, times, timesEnd};
+    if (c.in == c.end || *c.in != kProgram)
+        throw Failure{c.in, "the frame does not begin with its Program"};
+    copyVarint(c, "the Program");
+    const unsigned char *at = c.in;
+    const uint64_t version = copyVarint(c, "the records' version");
+    if (version != kRecordsVersion)
+        throw Failure{at, "records of version " + std::to_string(version) +
+                              " do not have their times gathered"};
+    at = c.in;
+    const uint64_t fingerprint = copyVarint(c, "the shape table's fingerprint");
+    const uint64_t staticCount =
+        fingerprint > UINT32_MAX ? 0 : staticShapeCountFor(static_cast<uint32_t>(fingerprint));
+    if (staticCount == 0) throw Failure{at, "written with another definition of the dialect"};
+    copyVarint(c, "timeAdjustment");
+
+    const StaticCodings &known = staticCodings();
+    const uint8_t *const staticCodings = known.codings.data();
+    const uint32_t *const staticFirst = known.first.data();
+    const uint32_t staticFields = known.first.back();
+    state_.previous_.assign(staticFields, 0);
+    state_.dynamicCodings_.clear();
+    state_.dynamicFirst_.clear();
+    int64_t blockStart = 0;
+    while (c.in != c.end) {
+        at = c.in;
+        const uint64_t code = copyVarint(c, "an operation");
+        if (code >= kFirstElementCode) {
+            const uint64_t shape = (code - kFirstElementCode) >> 1;
+            const uint8_t *codings;
+            uint32_t count;
+            int64_t *previous;
+            if (shape < staticCount) {
+                const uint32_t first = staticFirst[shape];
+                codings = staticCodings + first;
+                count = staticFirst[shape + 1] - first;
+                previous = state_.previous_.data() + first;
+            } else {
+                const uint64_t dynamic = shape - staticCount;
+                if (dynamic >= state_.dynamicFirst_.size())
+                    throw Failure{at, "shape " + std::to_string(shape) + " is not defined"};
+                const uint32_t first = state_.dynamicFirst_[dynamic];
+                const uint32_t last = dynamic + 1 < state_.dynamicFirst_.size()
+                                          ? state_.dynamicFirst_[dynamic + 1]
+                                          : static_cast<uint32_t>(state_.dynamicCodings_.size());
+                codings = state_.dynamicCodings_.data() + first;
+                count = last - first;
+                previous = state_.previous_.data() + staticFields + first;
+            }
+            for (uint32_t index = 0; index < count; ++index) {
+                if (codings[index] == kTime || codings[index] == kEnd)
+                    timeValue<kGather>(c, previous[index]);
+                else
+                    copyValue(c, "a value");
+            }
+            continue;
+        }
+        switch (code) {
+            case kEndElement:
+            case kNestedClose:
+                continue;
+            case kNestedOpen:
+                timeValue<kGather>(c, blockStart);
+                continue;
+            case kProgram:
+                throw Failure{at, "a second Program in the frame"};
+            case kString: {
+                const unsigned char *lengthAt = c.in;
+                const uint64_t length = copyVarint(c, "a string's length");
+                if (length > static_cast<uint64_t>(c.end - c.in))
+                    throw Failure{lengthAt, "a string runs past the frame's end"};
+                write(c, c.in, static_cast<size_t>(length));
+                c.in += length;
+                continue;
+            }
+            case kShape: {
+                copyValue(c, "a shape's element name");
+                const unsigned char *countAt = c.in;
+                const uint64_t attributes = copyVarint(c, "a shape's attribute count");
+                if (attributes > static_cast<uint64_t>(c.end - c.in) / 2)
+                    throw Failure{countAt, "a shape runs past the frame's end"};
+                state_.dynamicFirst_.push_back(
+                    static_cast<uint32_t>(state_.dynamicCodings_.size()));
+                for (uint64_t index = 0; index < attributes; ++index) {
+                    copyValue(c, "an attribute name");
+                    if (c.in == c.end || !isKnownCoding(*c.in))
+                        throw Failure{c.in, "a shape's coding is cut or unknown"};
+                    state_.dynamicCodings_.push_back(*c.in);
+                    write(c, c.in, 1);
+                    ++c.in;
+                }
+                state_.previous_.resize(staticFields + state_.dynamicCodings_.size(), 0);
+                continue;
+            }
+            default:
+                throw Failure{at, "unknown operation " + std::to_string(code)};
+        }
+    }
+    out_ = c.out;
+    times_ = c.times;
+}
+
+bool TimeGathering::gather(const unsigned char *records, size_t size,
+                           std::vector<unsigned char> &out) {
+    if (size <= kTrailerBytes) return false;
+    out.resize(size);
+    times_.clear();
+    RecordWalk walk(*this, records, records + size, out.data(), out.data() + size - kTrailerBytes);
+    try {
+        walk.run<true>();
+    } catch (const Failure &) {
+        return false;
+    }
+    const size_t structure = static_cast<size_t>(walk.out() - out.data());
+    if (structure + times_.size() + kTrailerBytes >= size) return false;
+    std::memcpy(out.data() + structure, times_.data(), times_.size());
+    unsigned char *trailer = out.data() + structure + times_.size();
+    for (size_t byte = 0; byte < kTrailerBytes; ++byte)
+        trailer[byte] = static_cast<unsigned char>(structure >> (8 * byte));
+    out.resize(structure + times_.size() + kTrailerBytes);
+    return true;
+}
+
+bool gatheredParts(const unsigned char *gathered, size_t size, size_t *recordsBytes) {
+    if (size < kTrailerBytes) return false;
+    const unsigned char *trailer = gathered + size - kTrailerBytes;
+    uint64_t structure = 0;
+    for (size_t byte = 0; byte < kTrailerBytes; ++byte)
+        structure |= uint64_t{trailer[byte]} << (8 * byte);
+    if (structure > size - kTrailerBytes) return false;
+    *recordsBytes = static_cast<size_t>(structure);
+    return true;
+}
+
+void TimeGathering::scatter(const unsigned char *gathered, size_t size,
+                            std::vector<unsigned char> &records, size_t recordsSize) {
+    size_t structure;
+    if (!gatheredParts(gathered, size, &structure))
+        throw GatheredTimesProblem{size < kTrailerBytes ? 0 : size - kTrailerBytes,
+                                   "the trailer of a gathered frame is cut or points past it"};
+    const unsigned char *trailer = gathered + size - kTrailerBytes;
+    records.resize(recordsSize);
+    RecordWalk walk(*this, gathered, gathered + structure, records.data(),
+                    records.data() + recordsSize);
+    try {
+        walk.run<false>(gathered + structure, trailer);
+    } catch (const Failure &failure) {
+        throw GatheredTimesProblem{static_cast<size_t>(failure.at - gathered), failure.problem};
+    }
+    if (walk.times() != trailer)
+        throw GatheredTimesProblem{static_cast<size_t>(walk.times() - gathered),
+                                   "gathered times left over after the records' last time"};
+    if (walk.out() != records.data() + recordsSize)
+        throw GatheredTimesProblem{
+            structure, "the records are " + std::to_string(walk.out() - records.data()) +
+                           " bytes, the frame's header says " + std::to_string(recordsSize)};
+}
+
+}  // namespace hdtrace::compact
