@@ -84,7 +84,9 @@ size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
         contextBytes = ZSTD_sizeof_CCtx(context);
         ZSTD_freeCCtx(context);
     }
-    return kBuffers * options.frameBytes + ZSTD_compressBound(options.frameBytes) + contextBytes;
+    const size_t gatheredBytes = options.gatherTimes ? options.frameBytes : 0;
+    return kBuffers * options.frameBytes + gatheredBytes + ZSTD_compressBound(options.frameBytes) +
+           contextBytes;
 }
 
 std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
@@ -127,6 +129,7 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
         ZSTD_CCtx_setParameter(compressor, ZSTD_c_checksumFlag, 0);  // the frame has its own
         writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
         writer->compressed_.reset(new unsigned char[writer->compressedCapacity_]);
+        if (options.gatherTimes) writer->gathered_.reserve(options.frameBytes);
     }
 
     writer->fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -278,8 +281,16 @@ int FrameWriter::flush() {
 size_t FrameWriter::compress(const Buffer &buffer) {
     if (options_.compressionLevel == 0) return 0;
     const size_t rawBytes = buffer.bytes();
+    const unsigned char *input = buffer.data.get();
+    size_t inputBytes = rawBytes;
+    compressedEncoding_ = frames::Encoding::Zstd;
+    if (options_.gatherTimes && gathering_.gather(input, rawBytes, gathered_)) {
+        input = gathered_.data();
+        inputBytes = gathered_.size();
+        compressedEncoding_ = frames::Encoding::ZstdGatheredTimes;
+    }
     const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx *>(compressor_), compressed_.get(),
-                                       compressedCapacity_, buffer.data.get(), rawBytes);
+                                       compressedCapacity_, input, inputBytes);
     // Records that do not shrink (or a zstd failure, which cannot happen with
     // a bound-sized output) are stored as they are.
     return ZSTD_isError(size) || size >= rawBytes ? 0 : size;
@@ -290,7 +301,7 @@ int FrameWriter::writeCompressedOrStored(const Buffer &buffer, size_t compressed
         return writeFrame(buffer, buffer.data.get(), buffer.bytes(),
                           static_cast<uint8_t>(frames::Encoding::Stored));
     return writeFrame(buffer, compressed_.get(), compressedBytes,
-                      static_cast<uint8_t>(frames::Encoding::Zstd));
+                      static_cast<uint8_t>(compressedEncoding_));
 }
 
 int FrameWriter::compressAndWrite(const Buffer &buffer) {

@@ -15,7 +15,8 @@
 //
 // Errors: damage inside a frame's records throws FrameError: "file: byte
 // O: frame N: record byte B: problem", O the frame's header offset in the
-// file, B the position in its decoded records.
+// file, B the position in its decoded records (of a frame with gathered
+// times, in its gathered records).
 #pragma once
 
 #include <cstddef>
@@ -101,12 +102,19 @@ void CompactTraceReader::readFrames(Handler &handler, const std::vector<size_t> 
 template <class Handler>
 bool CompactTraceReader::readFrame(size_t position, Handler &handler, bool *programOpen) {
     if (position >= file_.frames().size()) return false;
-    if (!file_.readFrame(position, records_)) return false;
+    size_t recordsBytes;
+    bool gathered;
+    if (!file_.readFrameRecords(position, records_, &recordsBytes, &gathered)) return false;
 
     FirstFrameOpensProgram<Handler> forward(handler, programOpen);
 
     try {
-        decoder_.decodeFrame(records_.data(), records_.size(), forward);
+        if (gathered)
+            decoder_.decodeFrame(
+                records_.data(), recordsBytes, forward, records_.data() + recordsBytes,
+                records_.data() + records_.size() - compact::kGatheredTrailerBytes);
+        else
+            decoder_.decodeFrame(records_.data(), records_.size(), forward);
     } catch (const CompactRecordProblem &problem) {
         failFrame(position, problem);
     }

@@ -290,7 +290,8 @@ void FrameFile::checkFrameFields(const Header &header, uint32_t sequence) const 
             damaged(offset, name + "stored payload of " + std::to_string(frame.storedBytes) +
                                 " bytes for " + std::to_string(frame.rawBytes) +
                                 " bytes of records");
-    } else if (header.encoding == static_cast<uint8_t>(frames::Encoding::Zstd)) {
+    } else if (header.encoding == static_cast<uint8_t>(frames::Encoding::Zstd) ||
+               header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimes)) {
         if (frame.storedBytes == 0 || frame.storedBytes > ZSTD_compressBound(frame.rawBytes))
             damaged(offset, name + "zstd payload of " + std::to_string(frame.storedBytes) +
                                 " bytes cannot hold " + std::to_string(frame.rawBytes) +
@@ -329,12 +330,19 @@ std::vector<size_t> FrameFile::framesInWindow(int64_t from, int64_t to) const {
 }
 
 bool FrameFile::readFrame(size_t position, std::vector<unsigned char> &records) {
+    return readFrameRecords(position, records, nullptr, nullptr);
+}
+
+bool FrameFile::readFrameRecords(size_t position, std::vector<unsigned char> &bytes,
+                                 size_t *recordsBytes, bool *gathered) {
     if (position >= frames_.size())
         throw ReadError(path_, 0, 0,
                         "no frame " + std::to_string(position) + " (the trace has " +
                             std::to_string(frames_.size()) + ")");
     try {
-        decode(frames_[position], position, records);
+        if (gathered) *gathered = false;
+        decode(frames_[position], position, bytes, recordsBytes, gathered);
+        if (recordsBytes && !*gathered) *recordsBytes = bytes.size();
         return true;
     } catch (const FrameError &error) {
         if (!options_.partial) throw;
@@ -345,7 +353,8 @@ bool FrameFile::readFrame(size_t position, std::vector<unsigned char> &records) 
 }
 
 void FrameFile::decode(const FrameInfo &listed, size_t position,
-                       std::vector<unsigned char> &records) {
+                       std::vector<unsigned char> &records, size_t *recordsBytes,
+                       bool *keptGathered) {
     const Header header = checkFrameHeader(listed.offset, static_cast<uint32_t>(position));
     const FrameInfo &frame = header.frame;
     if (frame.headerBytes != listed.headerBytes || frame.storedBytes != listed.storedBytes ||
@@ -368,19 +377,41 @@ void FrameFile::decode(const FrameInfo &listed, size_t position,
         if (!decompressor_) throw ReadError(path_, 0, 0, "cannot create a zstd context");
     }
     auto *context = static_cast<ZSTD_DCtx *>(decompressor_);
+    // Gathered records are smaller than the records they give back.
+    const bool gathered =
+        header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimes);
     const unsigned long long declared = ZSTD_getFrameContentSize(payload_.data(), payload_.size());
-    if (declared != frame.rawBytes ||
+    if ((gathered ? declared >= frame.rawBytes : declared != frame.rawBytes) ||
         ZSTD_findFrameCompressedSize(payload_.data(), payload_.size()) != payload_.size())
-        damaged(payloadOffset, "frame " + std::to_string(position) +
-                                   ": payload is not one zstd frame of " +
-                                   std::to_string(frame.rawBytes) + " bytes");
-    const size_t decoded = ZSTD_decompressDCtx(context, records.data(), records.size(),
+        damaged(payloadOffset,
+                "frame " + std::to_string(position) + ": payload is not one zstd frame of " +
+                    (gathered ? "fewer than " : "") + std::to_string(frame.rawBytes) + " bytes");
+    const bool keep = gathered && keptGathered;
+    std::vector<unsigned char> &target = gathered && !keep ? gathered_ : records;
+    target.resize(static_cast<size_t>(declared));
+    const size_t decoded = ZSTD_decompressDCtx(context, target.data(), target.size(),
                                                payload_.data(), payload_.size());
-    if (ZSTD_isError(decoded) || decoded != frame.rawBytes)
+    if (ZSTD_isError(decoded) || decoded != declared)
         damaged(payloadOffset,
                 "frame " + std::to_string(position) + ": zstd cannot decode the payload" +
                     (ZSTD_isError(decoded) ? std::string(" (") + ZSTD_getErrorName(decoded) + ")"
                                            : std::string()));
+    if (!gathered) return;
+    if (keep) {
+        if (!compact::gatheredParts(records.data(), records.size(), recordsBytes))
+            damaged(payloadOffset, "frame " + std::to_string(position) +
+                                       ": the trailer of its records with gathered times is cut "
+                                       "or points past them");
+        *keptGathered = true;
+        return;
+    }
+    try {
+        gathering_.scatter(gathered_.data(), gathered_.size(), records, frame.rawBytes);
+    } catch (const compact::GatheredTimesProblem &problem) {
+        damaged(payloadOffset, "frame " + std::to_string(position) + ": byte " +
+                                   std::to_string(problem.position) +
+                                   " of its records with gathered times: " + problem.problem);
+    }
 }
 
 }  // namespace hdtrace::reader

@@ -22,8 +22,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <hdtrace/OpenTrace.hpp>
+#include <hdtrace/codec/FrameFormat.hpp>
+#include <hdtrace/codec/GatheredTimes.hpp>
 #include <hdtrace/codec/RecordSink.hpp>
 
 namespace hdtrace {
@@ -45,6 +48,10 @@ struct FrameWriterOptions {
     // Every append() ends its frame and writes it (flush()): a process killed
     // without warning leaves every record it appended.
     bool forceFlush = false;
+    // Compress a frame of HDTrace records with their times gathered
+    // (frame encoding 2): fewer bytes. Records of any other kind, or that
+    // would not get smaller, are compressed as they are (encoding 1).
+    bool gatherTimes = true;
 };
 
 class FrameWriter final : public OpenTrace, public RecordSink {
@@ -147,6 +154,11 @@ class FrameWriter final : public OpenTrace, public RecordSink {
     void *compressor_ = nullptr;
     std::unique_ptr<unsigned char[]> compressed_;
     size_t compressedCapacity_ = 0;
+    // What compressed_ holds a frame of: Zstd or ZstdGatheredTimes.
+    frames::Encoding compressedEncoding_ = frames::Encoding::Zstd;
+    // The gathered form of the frame being compressed, by the same thread.
+    compact::TimeGathering gathering_;
+    std::vector<unsigned char> gathered_;
 };
 
 }  // namespace hdtrace

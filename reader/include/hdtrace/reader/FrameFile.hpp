@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <hdtrace/codec/FrameFormat.hpp>
+#include <hdtrace/codec/GatheredTimes.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
 namespace hdtrace::reader {
@@ -84,6 +85,13 @@ class FrameFile {
     // options.partial records it in damage(), drops this frame and those
     // after it from frames(), and returns false.
     bool readFrame(size_t position, std::vector<unsigned char> &records);
+    // readFrame() for a decoder that reads a frame's gathered times in
+    // place (CompactFrameDecoder): a frame of encoding 2 is left gathered
+    // in bytes, *recordsBytes its records without their times, which
+    // follow them (GatheredTimes.hpp); *gathered says which. A frame of
+    // another encoding: its records, as readFrame() gives them.
+    bool readFrameRecords(size_t position, std::vector<unsigned char> &bytes, size_t *recordsBytes,
+                          bool *gathered);
 
   private:
     // A frame header as read: what the frame says of itself, and what the
@@ -109,7 +117,11 @@ class FrameFile {
     // Checks an index entry's frame against the file; `at` is where the
     // entry is, nextOffset where the next frame (or the index) starts.
     void checkIndexedFrame(const FrameInfo &frame, uint32_t position, uint64_t at) const;
-    void decode(const FrameInfo &frame, size_t position, std::vector<unsigned char> &records);
+    // The frame's records into records; with keptGathered, a frame of
+    // encoding 2 as it is gathered (*keptGathered true, *recordsBytes its
+    // records' part) instead of scattered.
+    void decode(const FrameInfo &frame, size_t position, std::vector<unsigned char> &records,
+                size_t *recordsBytes = nullptr, bool *keptGathered = nullptr);
 
     std::string path_;
     FrameFileOptions options_;
@@ -123,6 +135,10 @@ class FrameFile {
     std::vector<FrameInfo> frames_;
     std::optional<std::string> damage_;
     std::vector<unsigned char> payload_;  // the stored payload of one frame
+    // A frame of encoding 2: its records with their times gathered, and
+    // what puts them back in place.
+    std::vector<unsigned char> gathered_;
+    compact::TimeGathering gathering_;
     void *decompressor_ = nullptr;
 };
 
