@@ -66,6 +66,7 @@ class RecordWalk {
 
     unsigned char *out() const { return out_; }
     const unsigned char *times() const { return times_; }
+    size_t gatheredBytes() const { return gatheredBytes_; }
 
   private:
     // The cursors of a walk, in locals of run(): every byte stored could
@@ -75,8 +76,10 @@ class RecordWalk {
         const unsigned char *const end;
         unsigned char *out;
         unsigned char *const outEnd;
-        const unsigned char *times;
+        const unsigned char *times;  // scattering: the times to put back
         const unsigned char *const timesEnd;
+        unsigned char *gathered;  // gathering: where the next time goes
+        unsigned char *const gatheredEnd;
     };
     HDTRACE_HOT_INLINE static uint64_t readVarint(const unsigned char *&in,
                                                   const unsigned char *end, const char *what) {
@@ -135,17 +138,16 @@ class RecordWalk {
         if constexpr (kGather) {
             const unsigned char *from = c.in;
             const uint64_t coded = readVarint(c.in, c.end, "a time");
-            unsigned char canonical[kMaxVarintBytes];
-            // Only a value written in its shortest form comes back byte for byte.
-            if (putVarint(canonical, coded) - canonical != c.in - from)
+            // Only a value written in its shortest form (no last byte 0
+            // after others) comes back byte for byte.
+            if (c.in - from > 1 && c.in[-1] == 0)
                 throw Failure{from, "a time not in its shortest form"};
+            // Times that take more room than the records have are not worth gathering.
+            if (c.gatheredEnd - c.gathered < static_cast<ptrdiff_t>(kMaxVarintBytes))
+                throw Failure{from, "the gathered times are no smaller"};
             const int64_t value = unzigzag(coded);
-            unsigned char bytes[kMaxVarintBytes];
-            const unsigned char *end =
-                putVarint(bytes, zigzag(wrappingDifference(value, previous)));
+            c.gathered = putVarint(c.gathered, zigzag(wrappingDifference(value, previous)));
             previous = value;
-            state_.times_.insert(state_.times_.end(), static_cast<const unsigned char *>(bytes),
-                                 end);
         } else {
             const uint64_t coded = readVarint(c.times, c.timesEnd, "a gathered time");
             previous = wrappingSum(previous, unzigzag(coded));
@@ -164,11 +166,14 @@ class RecordWalk {
     unsigned char *out_;
     unsigned char *const outEnd_;
     const unsigned char *times_ = nullptr;  // after run(): where the times ended
+    size_t gatheredBytes_ = 0;              // after run<true>(): bytes of the times
 };
 
 template <bool kGather>
 void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) {
-    Cursors c{begin_, end_, out_, outEnd_, times, timesEnd};
+    unsigned char *const gathered = state_.times_.data();
+    Cursors c{begin_, end_,     out_,     outEnd_,
+              times,  timesEnd, gathered, gathered + state_.times_.size()};
     if (c.in == c.end || *c.in != kProgram)
         throw Failure{c.in, "the frame does not begin with its Program"};
     copyVarint(c, "the Program");
@@ -268,13 +273,14 @@ void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) 
     }
     out_ = c.out;
     times_ = c.times;
+    gatheredBytes_ = static_cast<size_t>(c.gathered - gathered);
 }
 
 bool TimeGathering::gather(const unsigned char *records, size_t size,
                            std::vector<unsigned char> &out) {
     if (size <= kTrailerBytes) return false;
     out.resize(size);
-    times_.clear();
+    if (times_.size() < size) times_.resize(size);  // grows only: no zeroing per frame
     RecordWalk walk(*this, records, records + size, out.data(), out.data() + size - kTrailerBytes);
     try {
         walk.run<true>();
@@ -282,12 +288,13 @@ bool TimeGathering::gather(const unsigned char *records, size_t size,
         return false;
     }
     const size_t structure = static_cast<size_t>(walk.out() - out.data());
-    if (structure + times_.size() + kTrailerBytes >= size) return false;
-    std::memcpy(out.data() + structure, times_.data(), times_.size());
-    unsigned char *trailer = out.data() + structure + times_.size();
+    const size_t times = walk.gatheredBytes();
+    if (structure + times + kTrailerBytes >= size) return false;
+    std::memcpy(out.data() + structure, times_.data(), times);
+    unsigned char *trailer = out.data() + structure + times;
     for (size_t byte = 0; byte < kTrailerBytes; ++byte)
         trailer[byte] = static_cast<unsigned char>(structure >> (8 * byte));
-    out.resize(structure + times_.size() + kTrailerBytes);
+    out.resize(structure + times + kTrailerBytes);
     return true;
 }
 

@@ -58,7 +58,7 @@ class TimeGathering {
     // The previous value of each time attribute: of the static shapes
     // first (by staticFieldOffset), then of the frame's dynamic shapes.
     std::vector<int64_t> previous_;
-    std::vector<unsigned char> times_;     // gather's second part
+    std::vector<unsigned char> times_;     // gather's second part, as it is written
     std::vector<uint8_t> dynamicCodings_;  // of the frame's dynamic shapes, in order
     std::vector<uint32_t> dynamicFirst_;   // each dynamic shape's first coding
     friend class RecordWalk;
