@@ -131,12 +131,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (decodedInPlace != first || (first && inPlace.text != once))
             fail("a gathered frame decodes otherwise than its records");
     }
-    // The input taken as a gathered frame.
+    // The input taken as a gathered frame: scattered, and decoded in place.
     try {
         gathering.scatter(data, size, scattered, size * 2 + 16);
     } catch (const compact::GatheredTimesProblem &problem) {
         if (problem.position > size) fail("a scatter problem placed past the gathered frame");
         if (problem.problem.empty()) fail("a scatter problem without a description");
+    }
+    size_t recordsBytes = 0;
+    if (compact::gatheredParts(data, size, &recordsBytes)) {
+        Transcript inPlace;
+        try {
+            decoder.decodeFrame(data, recordsBytes, inPlace, data + recordsBytes,
+                                data + size - compact::kGatheredTrailerBytes);
+            if (!inPlace.open.empty()) fail("a gathered frame that decoded left elements open");
+        } catch (const CompactRecordProblem &problem) {
+            if (problem.position > size) fail("a problem placed past the gathered frame");
+            if (problem.problem.empty()) fail("a problem without a description");
+        }
     }
     return 0;
 }
