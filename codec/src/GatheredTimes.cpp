@@ -16,24 +16,46 @@ struct Failure {
     std::string problem;
 };
 
-// The codings of every static shape, one byte each in staticFieldOffset
-// order, and where each shape's start: looked up for every element.
-struct StaticCodings {
-    std::vector<uint8_t> codings;
-    std::vector<uint32_t> first;  // by shape, and the end after the last
-    StaticCodings() {
+bool isTime(uint8_t coding) {
+    return coding == kTime || coding == kEnd;
+}
+
+// A static shape's values as the walk takes them: a number of values to
+// copy as they are, then a time (the attribute index of its slot), and so
+// on; the last segment may have no time. Looked up for every element.
+struct Segment {
+    static constexpr uint16_t kNoTime = UINT16_MAX;
+    uint16_t copies;
+    uint16_t time;
+};
+struct StaticSegments {
+    std::vector<Segment> segments;
+    std::vector<uint32_t> first;   // by shape, and the end after the last
+    std::vector<uint32_t> fields;  // by shape: staticFieldOffset
+    uint32_t fieldCount = 0;
+    StaticSegments() {
         const uint32_t count = staticShapeCount();
         for (uint32_t shape = 0; shape < count; ++shape) {
-            first.push_back(static_cast<uint32_t>(codings.size()));
+            first.push_back(static_cast<uint32_t>(segments.size()));
+            fields.push_back(fieldCount);
             const StaticShape &known = staticShapes()[shape];
-            for (uint32_t index = 0; index < known.count; ++index)
-                codings.push_back(known.attributes[index].coding);
+            uint16_t copies = 0;
+            for (uint32_t index = 0; index < known.count; ++index) {
+                if (!isTime(known.attributes[index].coding)) {
+                    ++copies;
+                    continue;
+                }
+                segments.push_back(Segment{copies, static_cast<uint16_t>(index)});
+                copies = 0;
+            }
+            if (copies > 0) segments.push_back(Segment{copies, Segment::kNoTime});
+            fieldCount += known.count;
         }
-        first.push_back(static_cast<uint32_t>(codings.size()));
+        first.push_back(static_cast<uint32_t>(segments.size()));
     }
 };
-const StaticCodings &staticCodings() {
-    static const StaticCodings table;
+const StaticSegments &staticSegments() {
+    static const StaticSegments table;
     return table;
 }
 
@@ -116,10 +138,44 @@ class RecordWalk {
         }
         cutVarint(at, what);
     }
+    // count varints as they are. Eight bytes at a time where both sides
+    // have the room: the bytes without the high bit end the values.
+    HDTRACE_HOT_INLINE static void copyValues(Cursors &c, uint32_t count, const char *what) {
+        constexpr uint64_t kHighBits = 0x8080808080808080ull;
+        while (count > 0 && c.end - c.in >= 8 && c.outEnd - c.out >= 8) {
+            uint64_t word;
+            std::memcpy(&word, c.in, 8);
+            std::memcpy(c.out, &word, 8);
+            uint64_t ends = ~word & kHighBits;  // little-endian: byte i is bits 8i..8i+7
+            // The ends counted without a call: each byte's flag moved to its
+            // lowest bit, the eight bytes summed into the top one.
+            const auto found = static_cast<uint32_t>(((ends >> 7) * 0x0101010101010101ull) >> 56);
+            if (found < count) {
+                c.in += 8;
+                c.out += 8;
+                count -= found;
+                continue;
+            }
+            for (uint32_t skipped = 1; skipped < count; ++skipped)
+                ends &= ends - 1;
+            const size_t bytes = static_cast<size_t>(__builtin_ctzll(ends) / 8) + 1;
+            c.in += bytes;
+            c.out += bytes;
+            return;
+        }
+        for (; count > 0; --count)
+            copyValue(c, what);
+    }
     HDTRACE_HOT_INLINE static uint64_t copyVarint(Cursors &c, const char *what) {
         if (c.in != c.end && *c.in < 0x80 && c.out != c.outEnd) {
             *c.out++ = *c.in;
             return *c.in++;
+        }
+        if (c.end - c.in >= 2 && c.outEnd - c.out >= 2 && c.in[1] < 0x80) {
+            c.out[0] = c.in[0];
+            c.out[1] = c.in[1];
+            c.out += 2;
+            return readVarint(c.in, c.end, what);
         }
         const unsigned char *from = c.in;
         const uint64_t value = readVarint(c.in, c.end, what);
@@ -189,11 +245,12 @@ void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) 
     if (staticCount == 0) throw Failure{at, "written with another definition of the dialect"};
     copyVarint(c, "timeAdjustment");
 
-    const StaticCodings &known = staticCodings();
-    const uint8_t *const staticCodings = known.codings.data();
+    const StaticSegments &known = staticSegments();
+    const Segment *const staticSegments = known.segments.data();
     const uint32_t *const staticFirst = known.first.data();
-    const uint32_t staticFields = known.first.back();
-    state_.previous_.assign(staticFields, 0);
+    const uint32_t *const staticFields = known.fields.data();
+    const uint32_t fieldCount = known.fieldCount;
+    state_.previous_.assign(fieldCount, 0);
     state_.dynamicCodings_.clear();
     state_.dynamicFirst_.clear();
     int64_t blockStart = 0;
@@ -202,28 +259,28 @@ void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) 
         const uint64_t code = copyVarint(c, "an operation");
         if (code >= kFirstElementCode) {
             const uint64_t shape = (code - kFirstElementCode) >> 1;
-            const uint8_t *codings;
-            uint32_t count;
-            int64_t *previous;
             if (shape < staticCount) {
-                const uint32_t first = staticFirst[shape];
-                codings = staticCodings + first;
-                count = staticFirst[shape + 1] - first;
-                previous = state_.previous_.data() + first;
-            } else {
-                const uint64_t dynamic = shape - staticCount;
-                if (dynamic >= state_.dynamicFirst_.size())
-                    throw Failure{at, "shape " + std::to_string(shape) + " is not defined"};
-                const uint32_t first = state_.dynamicFirst_[dynamic];
-                const uint32_t last = dynamic + 1 < state_.dynamicFirst_.size()
-                                          ? state_.dynamicFirst_[dynamic + 1]
-                                          : static_cast<uint32_t>(state_.dynamicCodings_.size());
-                codings = state_.dynamicCodings_.data() + first;
-                count = last - first;
-                previous = state_.previous_.data() + staticFields + first;
+                int64_t *const previous = state_.previous_.data() + staticFields[shape];
+                const Segment *segment = staticSegments + staticFirst[shape];
+                const Segment *const last = staticSegments + staticFirst[shape + 1];
+                for (; segment != last; ++segment) {
+                    copyValues(c, segment->copies, "a value");
+                    if (segment->time != Segment::kNoTime)
+                        timeValue<kGather>(c, previous[segment->time]);
+                }
+                continue;
             }
-            for (uint32_t index = 0; index < count; ++index) {
-                if (codings[index] == kTime || codings[index] == kEnd)
+            const uint64_t dynamic = shape - staticCount;
+            if (dynamic >= state_.dynamicFirst_.size())
+                throw Failure{at, "shape " + std::to_string(shape) + " is not defined"};
+            const uint32_t first = state_.dynamicFirst_[dynamic];
+            const uint32_t last = dynamic + 1 < state_.dynamicFirst_.size()
+                                      ? state_.dynamicFirst_[dynamic + 1]
+                                      : static_cast<uint32_t>(state_.dynamicCodings_.size());
+            const uint8_t *const codings = state_.dynamicCodings_.data() + first;
+            int64_t *const previous = state_.previous_.data() + fieldCount + first;
+            for (uint32_t index = 0; index < last - first; ++index) {
+                if (isTime(codings[index]))
                     timeValue<kGather>(c, previous[index]);
                 else
                     copyValue(c, "a value");
@@ -264,7 +321,7 @@ void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) 
                     write(c, c.in, 1);
                     ++c.in;
                 }
-                state_.previous_.resize(staticFields + state_.dynamicCodings_.size(), 0);
+                state_.previous_.resize(fieldCount + state_.dynamicCodings_.size(), 0);
                 continue;
             }
             default:
