@@ -430,6 +430,12 @@ void CompactColumnBuilder::startElement(std::string_view name,
         if (!grammar::isRoot(name)) throw Unrecognised{"a root other than Program"};
         return startProgram(attributes);
     }
+    // A <Nested> block comes before every call that made others: skipped
+    // without working out a plan for its empty attribute list each time.
+    if (grammar::isNestedBlock(name)) {
+        skipBelowDepth_ = depth_;
+        return;
+    }
     ElementPlan &plan = planOf(name, attributes);
     if (plan.nestedBlock) {  // calls inside calls: not in the table
         skipBelowDepth_ = depth_;
