@@ -258,6 +258,9 @@ class CompactFrameDecoder {
                       std::string_view *text);
     // Reads the values of an element of static shape `shape`, which has no
     // raw attribute text, into numbers_ and texts_.
+    // kGathered: the frame's times are gathered (a template, so that the
+    // loop over every value does not test it).
+    template <bool kGathered>
     void readStaticValues(const unsigned char **in, uint32_t shape);
     // attributes_ from what readStaticValues read.
     void staticAttributes(uint32_t shape);
@@ -346,6 +349,7 @@ HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **
     }
 }
 
+template <bool kGathered>
 HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned char **in,
                                                               uint32_t shape) {
     // readValue's work with the cursor, the previous time and the frame's
@@ -368,10 +372,11 @@ HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned cha
     };
     int64_t previousTime = previousTime_;
     int64_t endBase = 0;
-    const bool gathered = gathered_;
     const auto timeDifference = [&](uint32_t index, const char *what) -> int64_t {
-        if (!gathered) return unzigzag(next(what));
-        return fields[index] = wrappingSum(fields[index], unzigzag(gatheredTime(what)));
+        if constexpr (kGathered)
+            return fields[index] = wrappingSum(fields[index], unzigzag(gatheredTime(what)));
+        else
+            return unzigzag(next(what));
     };
     for (uint32_t index = 0; index < count; ++index) {
         int64_t value;
@@ -484,7 +489,12 @@ void CompactFrameDecoder::decodeRecords(Handler &handler) {
         if (shape < staticCount && !withRaw_[shape]) {
             const auto known = static_cast<uint32_t>(shape);
             element = staticShapes_[known].element;
-            readStaticValues(&in, known);
+            // One test per element, not one per value: the handler's calls
+            // below stay one copy, which the compiler inlines.
+            if (gathered_)
+                readStaticValues<true>(&in, known);
+            else
+                readStaticValues<false>(&in, known);
             followsBlock_ = false;
             if (hasChildren && inChildren) fail(at, "a child element with children of its own");
             bool taken = false;
