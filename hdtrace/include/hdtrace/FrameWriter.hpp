@@ -1,8 +1,11 @@
 // FrameWriter: the container of a compact trace. It takes records (byte
-// strings an encoder made; the container neither reads nor delimits them)
-// with a time each, gathers them into a frame of bounded size, compresses a
-// full frame with zstd into a frame that decodes on its own, and appends it
-// to the file behind a small header. Closing the file writes an index of
+// strings an encoder made; the container does not delimit them) with a
+// time each, gathers them into a frame of bounded size, compresses a full
+// frame with zstd into a frame that decodes on its own, and appends it to
+// the file behind a small header. The one thing it reads in the records:
+// HDTrace records have their times gathered behind their other bytes
+// before zstd (GatheredTimes.hpp); any other bytes are compressed as they
+// are. Closing the file writes an index of
 // the frames (offsets, times, record counts) and a footer that points at
 // it, so that a reader seeks to a slice or a time window directly; a file
 // without them (a killed process) still reads by walking the frame headers.
