@@ -81,10 +81,11 @@ class RecordWalk {
                unsigned char *out, unsigned char *outEnd)
         : state_(state), begin_(begin), end_(end), out_(out), outEnd_(outEnd) {}
 
-    // Gathering: the times go to state_.times_. Scattering: they come from
-    // [times, timesEnd).
+    // Gathering: the times go to [gathered, gatheredEnd). Scattering: they
+    // come from [times, timesEnd).
     template <bool kGather>
-    void run(const unsigned char *times = nullptr, const unsigned char *timesEnd = nullptr);
+    void run(const unsigned char *times, const unsigned char *timesEnd, unsigned char *gathered,
+             unsigned char *gatheredEnd);
 
     unsigned char *out() const { return out_; }
     const unsigned char *times() const { return times_; }
@@ -226,10 +227,9 @@ class RecordWalk {
 };
 
 template <bool kGather>
-void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) {
-    unsigned char *const gathered = state_.times_.data();
-    Cursors c{begin_, end_,     out_,     outEnd_,
-              times,  timesEnd, gathered, gathered + state_.times_.size()};
+void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd,
+                     unsigned char *gathered, unsigned char *gatheredEnd) {
+    Cursors c{begin_, end_, out_, outEnd_, times, timesEnd, gathered, gatheredEnd};
     if (c.in == c.end || *c.in != kProgram)
         throw Failure{c.in, "the frame does not begin with its Program"};
     copyVarint(c, "the Program");
@@ -335,19 +335,25 @@ void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd) 
 
 bool TimeGathering::gather(const unsigned char *records, size_t size,
                            std::vector<unsigned char> &out) {
-    if (size <= kTrailerBytes) return false;
-    out.resize(size);
     if (times_.size() < size) times_.resize(size);  // grows only: no zeroing per frame
+    return gather(records, size, out, times_.data(), times_.size());
+}
+
+bool TimeGathering::gather(const unsigned char *records, size_t size,
+                           std::vector<unsigned char> &out, unsigned char *scratch,
+                           size_t scratchBytes) {
+    if (size <= kTrailerBytes || scratchBytes < size) return false;
+    out.resize(size);
     RecordWalk walk(*this, records, records + size, out.data(), out.data() + size - kTrailerBytes);
     try {
-        walk.run<true>();
+        walk.run<true>(nullptr, nullptr, scratch, scratch + size);
     } catch (const Failure &) {
         return false;
     }
     const size_t structure = static_cast<size_t>(walk.out() - out.data());
     const size_t times = walk.gatheredBytes();
     if (structure + times + kTrailerBytes >= size) return false;
-    std::memcpy(out.data() + structure, times_.data(), times);
+    std::memcpy(out.data() + structure, scratch, times);
     unsigned char *trailer = out.data() + structure + times;
     for (size_t byte = 0; byte < kTrailerBytes; ++byte)
         trailer[byte] = static_cast<unsigned char>(structure >> (8 * byte));
@@ -377,7 +383,7 @@ void TimeGathering::scatter(const unsigned char *gathered, size_t size,
     RecordWalk walk(*this, gathered, gathered + structure, records.data(),
                     records.data() + recordsSize);
     try {
-        walk.run<false>(gathered + structure, trailer);
+        walk.run<false>(gathered + structure, trailer, nullptr, nullptr);
     } catch (const Failure &failure) {
         throw GatheredTimesProblem{static_cast<size_t>(failure.at - gathered), failure.problem};
     }

@@ -84,6 +84,7 @@ size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
         contextBytes = ZSTD_sizeof_CCtx(context);
         ZSTD_freeCCtx(context);
     }
+    // The gathered frame; its times are gathered first in the compressed frame's buffer.
     const size_t gatheredBytes = options.gatherTimes ? options.frameBytes : 0;
     return kBuffers * options.frameBytes + gatheredBytes + ZSTD_compressBound(options.frameBytes) +
            contextBytes;
@@ -284,7 +285,8 @@ size_t FrameWriter::compress(const Buffer &buffer) {
     const unsigned char *input = buffer.data.get();
     size_t inputBytes = rawBytes;
     compressedEncoding_ = frames::Encoding::Zstd;
-    if (options_.gatherTimes && gathering_.gather(input, rawBytes, gathered_)) {
+    if (options_.gatherTimes &&
+        gathering_.gather(input, rawBytes, gathered_, compressed_.get(), compressedCapacity_)) {
         input = gathered_.data();
         inputBytes = gathered_.size();
         compressedEncoding_ = frames::Encoding::ZstdGatheredTimes;

@@ -49,6 +49,11 @@ class TimeGathering {
     // gathered form would not be smaller; the frame is then compressed as
     // it is.
     bool gather(const unsigned char *records, size_t size, std::vector<unsigned char> &out);
+    // The same with the times written first into scratch (at least size
+    // bytes; free again on return) instead of a buffer of its own: a
+    // writer lends the buffer zstd writes into next.
+    bool gather(const unsigned char *records, size_t size, std::vector<unsigned char> &out,
+                unsigned char *scratch, size_t scratchBytes);
     // The records of a gathered frame into records, which must then hold
     // exactly recordsSize bytes. Throws GatheredTimesProblem on damage.
     void scatter(const unsigned char *gathered, size_t size, std::vector<unsigned char> &records,
@@ -58,7 +63,7 @@ class TimeGathering {
     // The previous value of each time attribute: of the static shapes
     // first (by staticFieldOffset), then of the frame's dynamic shapes.
     std::vector<int64_t> previous_;
-    std::vector<unsigned char> times_;     // gather's second part, as it is written
+    std::vector<unsigned char> times_;     // gather's scratch when none is lent
     std::vector<uint8_t> dynamicCodings_;  // of the frame's dynamic shapes, in order
     std::vector<uint32_t> dynamicFirst_;   // each dynamic shape's first coding
     friend class RecordWalk;
