@@ -135,13 +135,13 @@ CompactFrameDecoder::CompactFrameDecoder() {
     texts_.resize(widest);
 }
 
-const std::vector<bool> &CompactFrameDecoder::staticShapesWithRaw() {
-    static const std::vector<bool> withRaw = [] {
-        std::vector<bool> flags(staticShapeCount());
+const std::vector<uint8_t> &CompactFrameDecoder::staticShapesWithRaw() {
+    static const std::vector<uint8_t> withRaw = [] {
+        std::vector<uint8_t> flags(staticShapeCount(), 0);
         for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
             const StaticShape &known = staticShapes()[shape];
             for (uint32_t index = 0; index < known.count; ++index)
-                if (known.attributes[index].coding == kRaw) flags[shape] = true;
+                if (known.attributes[index].coding == kRaw) flags[shape] = 1;
         }
         return flags;
     }();

@@ -268,8 +268,9 @@ class CompactFrameDecoder {
                     const unsigned char *timesEnd);
     template <class Handler>
     void decodeRecords(Handler &handler);
-    // Per static shape: whether it has raw attribute text (read by readElement).
-    static const std::vector<bool> &staticShapesWithRaw();
+    // Per static shape: whether it has raw attribute text (read by
+    // readElement). Bytes, not bits: the loop reads one for every element.
+    static const std::vector<uint8_t> &staticShapesWithRaw();
 
     const unsigned char *begin_ = nullptr;
     const unsigned char *end_ = nullptr;
@@ -303,7 +304,7 @@ class CompactFrameDecoder {
     int64_t blockStartSlot_ = 0;
     std::vector<int64_t> numbers_;  // a static element's values (readStaticValues)
     std::vector<std::string_view> texts_;
-    const std::vector<bool> &withRaw_ = staticShapesWithRaw();
+    const std::vector<uint8_t> &withRaw_ = staticShapesWithRaw();
     // The static table and where each shape's fields start in fields_,
     // looked up once: the element loop reads them for every element.
     const compact::StaticShape *const staticShapes_ = compact::staticShapes();
