@@ -99,22 +99,30 @@ void CompactTraceReader::readFrames(Handler &handler, const std::vector<size_t> 
     handler.endElement("Program");
 }
 
+// Reads frame `position` of file into bytes and decodes it into handler: a
+// frame with gathered times in place, any other as its records. False when
+// a partial read stopped at damage of the container; damage inside the
+// records throws CompactRecordProblem.
+template <class Handler>
+bool decodeFileFrame(FrameFile &file, size_t position, std::vector<unsigned char> &bytes,
+                     CompactFrameDecoder &decoder, Handler &handler) {
+    size_t recordsBytes;
+    bool gathered;
+    if (!file.readFrameRecords(position, bytes, &recordsBytes, &gathered)) return false;
+    if (gathered)
+        decoder.decodeFrame(bytes.data(), recordsBytes, handler, bytes.data() + recordsBytes,
+                            bytes.data() + bytes.size() - compact::kGatheredTrailerBytes);
+    else
+        decoder.decodeFrame(bytes.data(), bytes.size(), handler);
+    return true;
+}
+
 template <class Handler>
 bool CompactTraceReader::readFrame(size_t position, Handler &handler, bool *programOpen) {
     if (position >= file_.frames().size()) return false;
-    size_t recordsBytes;
-    bool gathered;
-    if (!file_.readFrameRecords(position, records_, &recordsBytes, &gathered)) return false;
-
     FirstFrameOpensProgram<Handler> forward(handler, programOpen);
-
     try {
-        if (gathered)
-            decoder_.decodeFrame(
-                records_.data(), recordsBytes, forward, records_.data() + recordsBytes,
-                records_.data() + records_.size() - compact::kGatheredTrailerBytes);
-        else
-            decoder_.decodeFrame(records_.data(), records_.size(), forward);
+        if (!decodeFileFrame(file_, position, records_, decoder_, forward)) return false;
     } catch (const CompactRecordProblem &problem) {
         failFrame(position, problem);
     }

@@ -40,9 +40,9 @@ void CompactSource::selectUntil(int64_t toNs) {
     CompactFrameDecoder decoder;
     NoElements nothing;
     const size_t first = positions_.front();
-    if (!file_.readFrame(first, records)) return;  // partial: the read reports it
     try {
-        decoder.decode(records.data(), records.size(), nothing);
+        if (!decodeFileFrame(file_, first, records, decoder, nothing))
+            return;  // partial: the read reports it
     } catch (const CompactRecordProblem &) {
         return;  // the read decodes it again and reports it
     }
