@@ -31,13 +31,13 @@ struct Segment {
 struct StaticSegments {
     std::vector<Segment> segments;
     std::vector<uint32_t> first;   // by shape, and the end after the last
-    std::vector<uint32_t> fields;  // by shape: staticFieldOffset
-    uint32_t fieldCount = 0;
+    std::vector<uint32_t> fields;  // by shape: staticFieldOffset, kept beside the segments
+    const uint32_t fieldCount = staticFieldCount();
     StaticSegments() {
         const uint32_t count = staticShapeCount();
         for (uint32_t shape = 0; shape < count; ++shape) {
             first.push_back(static_cast<uint32_t>(segments.size()));
-            fields.push_back(fieldCount);
+            fields.push_back(staticFieldOffset(shape));
             const StaticShape &known = staticShapes()[shape];
             uint16_t copies = 0;
             for (uint32_t index = 0; index < known.count; ++index) {
@@ -49,7 +49,6 @@ struct StaticSegments {
                 copies = 0;
             }
             if (copies > 0) segments.push_back(Segment{copies, Segment::kNoTime});
-            fieldCount += known.count;
         }
         first.push_back(static_cast<uint32_t>(segments.size()));
     }

@@ -251,15 +251,15 @@ class CompactFrameDecoder {
     // Reads the values of an element of shape `shape` into attributes_.
     std::string_view readElement(const unsigned char **in, uint64_t shape);
     // Reads one value of coding (not kRaw); field: its previous value
-    // (kFieldDelta), endBase: what the element's end is coded from (set by
-    // its time), text: where a kText value goes.
-    // field is also a time's slot in a gathered frame.
+    // (kFieldDelta) or, in a gathered frame, its slot (a time), endBase:
+    // what the element's end is coded from (set by its time), text: where
+    // a kText value goes.
     int64_t readValue(const unsigned char **in, uint8_t coding, int64_t *field, int64_t *endBase,
                       std::string_view *text);
     // Reads the values of an element of static shape `shape`, which has no
-    // raw attribute text, into numbers_ and texts_.
-    // kGathered: the frame's times are gathered (a template, so that the
-    // loop over every value does not test it).
+    // raw attribute text, into numbers_ and texts_; kGathered: the frame's
+    // times are gathered (a template, so that the loop over every value
+    // does not test it).
     template <bool kGathered>
     void readStaticValues(const unsigned char **in, uint32_t shape);
     // attributes_ from what readStaticValues read.
