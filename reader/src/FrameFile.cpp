@@ -340,9 +340,10 @@ bool FrameFile::readFrameRecords(size_t position, std::vector<unsigned char> &by
                         "no frame " + std::to_string(position) + " (the trace has " +
                             std::to_string(frames_.size()) + ")");
     try {
-        if (gathered) *gathered = false;
-        decode(frames_[position], position, bytes, recordsBytes, gathered);
-        if (recordsBytes && !*gathered) *recordsBytes = bytes.size();
+        const std::optional<size_t> gatheredRecords =
+            decode(frames_[position], position, bytes, gathered != nullptr);
+        if (gathered) *gathered = gatheredRecords.has_value();
+        if (recordsBytes) *recordsBytes = gatheredRecords.value_or(bytes.size());
         return true;
     } catch (const FrameError &error) {
         if (!options_.partial) throw;
@@ -352,9 +353,8 @@ bool FrameFile::readFrameRecords(size_t position, std::vector<unsigned char> &by
     }
 }
 
-void FrameFile::decode(const FrameInfo &listed, size_t position,
-                       std::vector<unsigned char> &records, size_t *recordsBytes,
-                       bool *keptGathered) {
+std::optional<size_t> FrameFile::decode(const FrameInfo &listed, size_t position,
+                                        std::vector<unsigned char> &records, bool keepGathered) {
     const Header header = checkFrameHeader(listed.offset, static_cast<uint32_t>(position));
     const FrameInfo &frame = header.frame;
     if (frame.headerBytes != listed.headerBytes || frame.storedBytes != listed.storedBytes ||
@@ -370,7 +370,7 @@ void FrameFile::decode(const FrameInfo &listed, size_t position,
     records.resize(frame.rawBytes);
     if (header.encoding == static_cast<uint8_t>(frames::Encoding::Stored)) {
         if (frame.rawBytes > 0) std::memcpy(records.data(), payload_.data(), frame.rawBytes);
-        return;
+        return std::nullopt;
     }
     if (!decompressor_) {
         decompressor_ = ZSTD_createDCtx();
@@ -386,7 +386,7 @@ void FrameFile::decode(const FrameInfo &listed, size_t position,
         damaged(payloadOffset,
                 "frame " + std::to_string(position) + ": payload is not one zstd frame of " +
                     (gathered ? "fewer than " : "") + std::to_string(frame.rawBytes) + " bytes");
-    const bool keep = gathered && keptGathered;
+    const bool keep = gathered && keepGathered;
     std::vector<unsigned char> &target = gathered && !keep ? gathered_ : records;
     target.resize(static_cast<size_t>(declared));
     const size_t decoded = ZSTD_decompressDCtx(context, target.data(), target.size(),
@@ -396,14 +396,14 @@ void FrameFile::decode(const FrameInfo &listed, size_t position,
                 "frame " + std::to_string(position) + ": zstd cannot decode the payload" +
                     (ZSTD_isError(decoded) ? std::string(" (") + ZSTD_getErrorName(decoded) + ")"
                                            : std::string()));
-    if (!gathered) return;
+    if (!gathered) return std::nullopt;
     if (keep) {
-        if (!compact::gatheredParts(records.data(), records.size(), recordsBytes))
+        size_t recordsBytes;
+        if (!compact::gatheredParts(records.data(), records.size(), &recordsBytes))
             damaged(payloadOffset, "frame " + std::to_string(position) +
                                        ": the trailer of its records with gathered times is cut "
                                        "or points past them");
-        *keptGathered = true;
-        return;
+        return recordsBytes;
     }
     try {
         gathering_.scatter(gathered_.data(), gathered_.size(), records, frame.rawBytes);
@@ -412,6 +412,7 @@ void FrameFile::decode(const FrameInfo &listed, size_t position,
                                    std::to_string(problem.position) +
                                    " of its records with gathered times: " + problem.problem);
     }
+    return std::nullopt;
 }
 
 }  // namespace hdtrace::reader

@@ -117,11 +117,11 @@ class FrameFile {
     // Checks an index entry's frame against the file; `at` is where the
     // entry is, nextOffset where the next frame (or the index) starts.
     void checkIndexedFrame(const FrameInfo &frame, uint32_t position, uint64_t at) const;
-    // The frame's records into records; with keptGathered, a frame of
-    // encoding 2 as it is gathered (*keptGathered true, *recordsBytes its
-    // records' part) instead of scattered.
-    void decode(const FrameInfo &frame, size_t position, std::vector<unsigned char> &records,
-                size_t *recordsBytes = nullptr, bool *keptGathered = nullptr);
+    // The frame's records into records; with keepGathered, a frame of
+    // encoding 2 as it is gathered instead of scattered, and then the size
+    // of its records' part (nullopt: records holds the records).
+    std::optional<size_t> decode(const FrameInfo &frame, size_t position,
+                                 std::vector<unsigned char> &records, bool keepGathered);
 
     std::string path_;
     FrameFileOptions options_;
