@@ -106,12 +106,10 @@ void CompactTraceReader::readFrames(Handler &handler, const std::vector<size_t> 
 template <class Handler>
 bool decodeFileFrame(FrameFile &file, size_t position, std::vector<unsigned char> &bytes,
                      CompactFrameDecoder &decoder, Handler &handler) {
-    size_t recordsBytes;
     bool gathered;
-    if (!file.readFrameRecords(position, bytes, &recordsBytes, &gathered)) return false;
+    if (!file.readFrameRecords(position, bytes, &gathered)) return false;
     if (gathered)
-        decoder.decodeFrame(bytes.data(), recordsBytes, handler, bytes.data() + recordsBytes,
-                            bytes.data() + bytes.size() - compact::kGatheredTrailerBytes);
+        decoder.decodeGatheredFrame(bytes.data(), bytes.size(), handler);
     else
         decoder.decodeFrame(bytes.data(), bytes.size(), handler);
     return true;

@@ -330,20 +330,18 @@ std::vector<size_t> FrameFile::framesInWindow(int64_t from, int64_t to) const {
 }
 
 bool FrameFile::readFrame(size_t position, std::vector<unsigned char> &records) {
-    return readFrameRecords(position, records, nullptr, nullptr);
+    return readFrameRecords(position, records, nullptr);
 }
 
 bool FrameFile::readFrameRecords(size_t position, std::vector<unsigned char> &bytes,
-                                 size_t *recordsBytes, bool *gathered) {
+                                 bool *gathered) {
     if (position >= frames_.size())
         throw ReadError(path_, 0, 0,
                         "no frame " + std::to_string(position) + " (the trace has " +
                             std::to_string(frames_.size()) + ")");
     try {
-        const std::optional<size_t> gatheredRecords =
-            decode(frames_[position], position, bytes, gathered != nullptr);
-        if (gathered) *gathered = gatheredRecords.has_value();
-        if (recordsBytes) *recordsBytes = gatheredRecords.value_or(bytes.size());
+        const bool keptGathered = decode(frames_[position], position, bytes, gathered != nullptr);
+        if (gathered) *gathered = keptGathered;
         return true;
     } catch (const FrameError &error) {
         if (!options_.partial) throw;
@@ -353,8 +351,8 @@ bool FrameFile::readFrameRecords(size_t position, std::vector<unsigned char> &by
     }
 }
 
-std::optional<size_t> FrameFile::decode(const FrameInfo &listed, size_t position,
-                                        std::vector<unsigned char> &records, bool keepGathered) {
+bool FrameFile::decode(const FrameInfo &listed, size_t position,
+                       std::vector<unsigned char> &records, bool keepGathered) {
     const Header header = checkFrameHeader(listed.offset, static_cast<uint32_t>(position));
     const FrameInfo &frame = header.frame;
     if (frame.headerBytes != listed.headerBytes || frame.storedBytes != listed.storedBytes ||
@@ -370,7 +368,7 @@ std::optional<size_t> FrameFile::decode(const FrameInfo &listed, size_t position
     records.resize(frame.rawBytes);
     if (header.encoding == static_cast<uint8_t>(frames::Encoding::Stored)) {
         if (frame.rawBytes > 0) std::memcpy(records.data(), payload_.data(), frame.rawBytes);
-        return std::nullopt;
+        return false;
     }
     if (!decompressor_) {
         decompressor_ = ZSTD_createDCtx();
@@ -396,15 +394,8 @@ std::optional<size_t> FrameFile::decode(const FrameInfo &listed, size_t position
                 "frame " + std::to_string(position) + ": zstd cannot decode the payload" +
                     (ZSTD_isError(decoded) ? std::string(" (") + ZSTD_getErrorName(decoded) + ")"
                                            : std::string()));
-    if (!gathered) return std::nullopt;
-    if (keep) {
-        size_t recordsBytes;
-        if (!compact::gatheredParts(records.data(), records.size(), &recordsBytes))
-            damaged(payloadOffset, "frame " + std::to_string(position) +
-                                       ": the trailer of its records with gathered times is cut "
-                                       "or points past them");
-        return recordsBytes;
-    }
+    if (!gathered) return false;
+    if (keep) return true;  // the decoder checks its parts
     try {
         gathering_.scatter(gathered_.data(), gathered_.size(), records, frame.rawBytes);
     } catch (const compact::GatheredTimesProblem &problem) {
@@ -412,7 +403,7 @@ std::optional<size_t> FrameFile::decode(const FrameInfo &listed, size_t position
                                    std::to_string(problem.position) +
                                    " of its records with gathered times: " + problem.problem);
     }
-    return std::nullopt;
+    return false;
 }
 
 }  // namespace hdtrace::reader

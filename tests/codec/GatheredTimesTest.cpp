@@ -66,11 +66,8 @@ std::vector<std::string> decodedGathered(const Bytes &gathered,
                                          std::optional<CompactRecordProblem> *problem = nullptr) {
     DecodedLines lines;
     CompactFrameDecoder decoder;
-    size_t recordsBytes = 0;
-    EXPECT_TRUE(compact::gatheredParts(gathered.data(), gathered.size(), &recordsBytes));
     try {
-        decoder.decodeFrame(gathered.data(), recordsBytes, lines, gathered.data() + recordsBytes,
-                            gathered.data() + gathered.size() - kGatheredTrailerBytes);
+        decoder.decodeGatheredFrame(gathered.data(), gathered.size(), lines);
     } catch (const CompactRecordProblem &refused) {
         if (!problem) throw;
         *problem = refused;
@@ -228,6 +225,15 @@ TEST_F(GatheredTimes, DamagedGatheredFramesAreRefusedWhereTheyAre) {
     ASSERT_TRUE(pointsPast);
     EXPECT_EQ(pointsPast->position, pastEnd.size() - kGatheredTrailerBytes);
     EXPECT_TRUE(scatterProblem(Bytes{1, 2}, frame.size()));
+    inPlace.reset();
+    decodedGathered(pastEnd, &inPlace);
+    ASSERT_TRUE(inPlace);
+    EXPECT_EQ(inPlace->position, pastEnd.size() - kGatheredTrailerBytes);
+    EXPECT_NE(inPlace->problem.find("trailer"), std::string::npos) << inPlace->problem;
+    inPlace.reset();
+    decodedGathered(Bytes{1, 2}, &inPlace);
+    ASSERT_TRUE(inPlace);
+    EXPECT_EQ(inPlace->position, 0u);
 
     // Records that scatter to another size than the frame's header says.
     const std::optional<GatheredTimesProblem> shorter = scatterProblem(gathered, frame.size() + 1);

@@ -114,15 +114,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         if (scattered != std::vector<unsigned char>(data, data + size))
             fail("gathered times that scatter to other bytes");
-        size_t recordsBytes = 0;
-        if (!compact::gatheredParts(gathered.data(), gathered.size(), &recordsBytes))
-            fail("a gathered frame whose parts are not found");
         Transcript inPlace;
         bool decodedInPlace = true;
         try {
-            decoder.decodeFrame(gathered.data(), recordsBytes, inPlace,
-                                gathered.data() + recordsBytes,
-                                gathered.data() + gathered.size() - compact::kGatheredTrailerBytes);
+            decoder.decodeGatheredFrame(gathered.data(), gathered.size(), inPlace);
         } catch (const CompactRecordProblem &problem) {
             if (problem.position > gathered.size())
                 fail("a problem placed past the gathered frame");
@@ -138,17 +133,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (problem.position > size) fail("a scatter problem placed past the gathered frame");
         if (problem.problem.empty()) fail("a scatter problem without a description");
     }
-    size_t recordsBytes = 0;
-    if (compact::gatheredParts(data, size, &recordsBytes)) {
-        Transcript inPlace;
-        try {
-            decoder.decodeFrame(data, recordsBytes, inPlace, data + recordsBytes,
-                                data + size - compact::kGatheredTrailerBytes);
-            if (!inPlace.open.empty()) fail("a gathered frame that decoded left elements open");
-        } catch (const CompactRecordProblem &problem) {
-            if (problem.position > size) fail("a problem placed past the gathered frame");
-            if (problem.problem.empty()) fail("a problem without a description");
-        }
+    Transcript inPlace;
+    try {
+        decoder.decodeGatheredFrame(data, size, inPlace);
+        if (!inPlace.open.empty()) fail("a gathered frame that decoded left elements open");
+    } catch (const CompactRecordProblem &problem) {
+        if (problem.position > size) fail("a problem placed past the gathered frame");
+        if (problem.problem.empty()) fail("a problem without a description");
     }
     return 0;
 }

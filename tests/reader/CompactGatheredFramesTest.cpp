@@ -70,12 +70,10 @@ std::vector<std::string> elements(const std::string &path) {
     test::DecodedLines lines;
     std::vector<unsigned char> bytes;
     for (size_t position = 0; position < file.frames().size(); ++position) {
-        size_t recordsBytes = 0;
         bool gathered = false;
-        EXPECT_TRUE(file.readFrameRecords(position, bytes, &recordsBytes, &gathered));
+        EXPECT_TRUE(file.readFrameRecords(position, bytes, &gathered));
         if (gathered)
-            decoder.decodeFrame(bytes.data(), recordsBytes, lines, bytes.data() + recordsBytes,
-                                bytes.data() + bytes.size() - compact::kGatheredTrailerBytes);
+            decoder.decodeGatheredFrame(bytes.data(), bytes.size(), lines);
         else
             decoder.decodeFrame(bytes.data(), bytes.size(), lines);
     }

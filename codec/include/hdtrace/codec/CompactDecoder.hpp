@@ -49,6 +49,7 @@
 
 #include <hdtrace/codec/CompactFormat.hpp>
 #include <hdtrace/codec/Format.hpp>
+#include <hdtrace/codec/GatheredTimes.hpp>
 #include <hdtrace/codec/Inlining.hpp>
 
 namespace hdtrace {
@@ -205,13 +206,11 @@ class CompactFrameDecoder {
     // (CompactHandler::kTakesStaticElements).
     template <class Handler>
     void decodeFrame(const unsigned char *records, size_t size, Handler &handler);
-    // The same for a frame whose times are gathered (GatheredTimes.hpp):
-    // records and size are its records without their times, which are
-    // [times, timesEnd). Problems are placed in the gathered bytes, which
-    // start at records.
+    // The same for a frame whose times are gathered (GatheredTimes.hpp),
+    // as it was decompressed: its times are read where they are. Problems
+    // are placed in the gathered bytes.
     template <class Handler>
-    void decodeFrame(const unsigned char *records, size_t size, Handler &handler,
-                     const unsigned char *times, const unsigned char *timesEnd);
+    void decodeGatheredFrame(const unsigned char *gathered, size_t size, Handler &handler);
     int64_t timeAdjustmentSeconds() const { return timeAdjustmentSeconds_; }
 
   private:
@@ -420,9 +419,17 @@ void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size,
 }
 
 template <class Handler>
-void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size, Handler &handler,
-                                      const unsigned char *times, const unsigned char *timesEnd) {
-    resetFrame(records, size, times, timesEnd);
+void CompactFrameDecoder::decodeGatheredFrame(const unsigned char *gathered, size_t size,
+                                              Handler &handler) {
+    using compact::kGatheredTrailerBytes;
+    size_t recordsBytes = 0;
+    if (!compact::gatheredParts(gathered, size, &recordsBytes)) {
+        resetFrame(gathered, size, nullptr, nullptr);  // places the problem in these bytes
+        fail(gathered + (size < kGatheredTrailerBytes ? 0 : size - kGatheredTrailerBytes),
+             "the trailer of a frame with gathered times is cut or points past it");
+    }
+    resetFrame(gathered, recordsBytes, gathered + recordsBytes,
+               gathered + size - kGatheredTrailerBytes);
     decodeRecords(handler);
     if (times_ != timesEnd_) fail(times_, "gathered times left over after the frame's last time");
 }

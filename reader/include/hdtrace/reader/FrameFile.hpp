@@ -86,12 +86,11 @@ class FrameFile {
     // after it from frames(), and returns false.
     bool readFrame(size_t position, std::vector<unsigned char> &records);
     // readFrame() for a decoder that reads a frame's gathered times in
-    // place (CompactFrameDecoder): a frame of encoding 2 is left gathered
-    // in bytes, *recordsBytes its records without their times, which
-    // follow them (GatheredTimes.hpp); *gathered says which. A frame of
-    // another encoding: its records, as readFrame() gives them.
-    bool readFrameRecords(size_t position, std::vector<unsigned char> &bytes, size_t *recordsBytes,
-                          bool *gathered);
+    // place (CompactFrameDecoder::decodeGatheredFrame): a frame of
+    // encoding 2 is left gathered in bytes (GatheredTimes.hpp), and
+    // *gathered says so. A frame of another encoding: its records, as
+    // readFrame() gives them.
+    bool readFrameRecords(size_t position, std::vector<unsigned char> &bytes, bool *gathered);
 
   private:
     // A frame header as read: what the frame says of itself, and what the
@@ -118,10 +117,10 @@ class FrameFile {
     // entry is, nextOffset where the next frame (or the index) starts.
     void checkIndexedFrame(const FrameInfo &frame, uint32_t position, uint64_t at) const;
     // The frame's records into records; with keepGathered, a frame of
-    // encoding 2 as it is gathered instead of scattered, and then the size
-    // of its records' part (nullopt: records holds the records).
-    std::optional<size_t> decode(const FrameInfo &frame, size_t position,
-                                 std::vector<unsigned char> &records, bool keepGathered);
+    // encoding 2 as it is gathered instead of scattered. Whether records
+    // holds a gathered frame.
+    bool decode(const FrameInfo &frame, size_t position, std::vector<unsigned char> &records,
+                bool keepGathered);
 
     std::string path_;
     FrameFileOptions options_;
