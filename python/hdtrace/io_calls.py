@@ -188,16 +188,6 @@ def walked_io_calls(project, layers=True):
     return builder.finish()
 
 
-def _nearest_io_ancestor(is_io, depth, parent):
-    """Per row of a call tree: the row of the nearest enclosing I/O call, -1 for none."""
-    ancestor = np.full(len(depth), NO_VALUE, dtype=np.int64)
-    for level in range(1, int(depth.max(initial=0)) + 1):
-        rows = np.flatnonzero(depth == level)
-        above = parent[rows]
-        ancestor[rows] = np.where(is_io[above], above, ancestor[above])
-    return ancestor
-
-
 def finish_order(depth, parent):
     """Per row of a tree in pre-order (each row's depth, and its parent's
     row): a key that sorts the rows as the calls end, a call after the calls
@@ -219,89 +209,29 @@ def finish_order(depth, parent):
 
 
 class _NameTable:
-    """Per call name of a tree: its layer, kind, and whether it is the C library's."""
+    """Per call name: its layer, kind, whether its layer counts bytes done,
+    and its code in the project's columns."""
 
     def __init__(self):
         self.known = {}
+        self.names = []
 
     def of(self, names):
         rows = [self.known.get(name) or self.known.setdefault(name, self._describe(name))
                 for name in names]
         if not rows:
-            return (np.zeros(0, np.int8),) * 3
-        layer, kind, counts_done = zip(*rows)
-        return np.array(layer, np.int8), np.array(kind, np.int8), np.array(counts_done, bool)
+            return (np.zeros(0, np.int8),) * 3 + (np.zeros(0, np.int32),)
+        layer, kind, counts_done, code = zip(*rows)
+        return np.array(layer, np.int8), np.array(kind, np.int8), \
+            np.array(counts_done, bool), np.array(code, np.int32)
 
-    @staticmethod
-    def _describe(name):
+    def _describe(self, name):
         layer = io_layer_of(name)
         op = file_access(name)
+        self.names.append(name)
         return (NO_VALUE if layer is None else IO_LAYERS.index(layer),
                 KIND_META if op is None else (KIND_READ if op == READ else KIND_WRITE),
-                has_done_count(name))
-
-
-def _trace_columns(tree, rank, names_table, info_names, file_code):
-    """The I/O calls of one trace's call tree as columns (file names through
-    file_code(name) -> int)."""
-    code = tree["name_code"]
-    layer_of, kind_of, counts_done_of = names_table.of(tree["names"])
-    layer = layer_of[code] if len(code) else np.zeros(0, np.int8)
-    is_io = layer >= 0
-    depth, parent = tree["depth"], tree["parent"]
-    ancestor = _nearest_io_ancestor(is_io, depth, parent)
-    rows = np.flatnonzero(is_io)
-    io_index = np.full(len(code), NO_VALUE, dtype=np.int64)
-    io_index[rows] = np.arange(len(rows))
-    above = ancestor[rows]
-    parent_io = np.where(above >= 0, io_index[np.maximum(above, 0)], NO_VALUE)
-    kind = kind_of[code[rows]]
-    counts_done = counts_done_of[code[rows]]
-    moves = kind != KIND_META
-    size = tree["size"][rows]
-    own = counts_done | (size >= 0)  # else a split collective's <Data> child
-    source_size = np.where(own, size, tree["data_size"][rows])
-    source_offset = np.where(own, tree["offset"][rows], tree["data_offset"][rows])
-    done = np.where(moves, np.maximum(source_size, 0), 0)
-    requested = np.where(counts_done, np.maximum(tree["asked"][rows], 0), done)
-    offset = np.where(moves & (source_offset >= 0), source_offset, NO_VALUE)
-    fid = tree["fid"][rows]
-    files = _file_names(tree, rows, fid, depth, parent, rank, info_names, file_code)
-    direct = parent[rows]
-    return {"thread": None, "call": code[rows], "layer": layer[rows], "kind": kind, "fid": fid,
-            "file": files, "offset": offset, "requested": requested, "done": done,
-            "start_ns": tree["start_ns"][rows], "end_ns": tree["end_ns"][rows],
-            "depth": depth[rows], "parent": parent_io, "failed": tree["failed"][rows] != 0,
-            "parent_call": np.where(direct >= 0, code[np.maximum(direct, 0)], NO_VALUE)}
-
-
-def _file_names(tree, rows, fid, depth, parent, rank, info_names, file_code):
-    """Each I/O row's file: the name the last open of its fid gave before the
-    call ended (as a walk sees it), else the .info's, else "fid N of rank R"."""
-    files = np.full(len(rows), NO_VALUE, dtype=np.int32)
-    named = fid >= 0
-    if not named.any():
-        return files
-    open_fid = np.asarray(tree["open_fid"])
-    keep = open_fid >= 0
-    open_row = np.asarray(tree["open_row"])[keep]
-    open_fid = open_fid[keep]
-    open_name = [name for name, kept in zip(tree["open_name"], keep.tolist()) if kept]
-    order = finish_order(depth, parent) if len(open_row) else None
-    for value in np.unique(fid[named]).tolist():
-        at = np.flatnonzero(fid == value)
-        default = info_names.get(value) or f"fid {value} of rank {rank}"
-        codes = np.full(len(at), file_code(default), dtype=np.int32)
-        opened = np.flatnonzero(open_fid == value)
-        if len(opened):
-            keys = order[open_row[opened]]
-            sort = np.argsort(keys, kind="stable")
-            last = np.searchsorted(keys[sort], order[rows[at]], side="right") - 1
-            name_codes = np.array([file_code(open_name[i]) for i in opened[sort].tolist()],
-                                  dtype=np.int32)
-            codes = np.where(last >= 0, name_codes[np.maximum(last, 0)], codes)
-        files[at] = codes
-    return files
+                has_done_count(name), len(self.names) - 1)
 
 
 def project_io_calls(project, layers=True):
@@ -310,7 +240,6 @@ def project_io_calls(project, layers=True):
     its clocks), from the C++ reader's call trees; with layers, the calls of
     the layers traced beside a trace (HDF5) too, with the calls they made
     nested beneath them."""
-    name_codes = {}
     files, file_codes = [], {}
     names_table = _NameTable()
 
@@ -321,41 +250,32 @@ def project_io_calls(project, layers=True):
             files.append(name)
         return found
 
-    times = project.times
-    parts = []
-    offset = 0
-    for leaf in project.topology.leaves:
-        if leaf.path in project.missing_traces:
-            continue
-        tree = native.read_call_tree(leaf.path, project.partial, layers)
-        if tree["damage"]:
+    leaves = [leaf for leaf in project.topology.leaves
+              if leaf.path not in project.missing_traces]
+
+    def name_files(index, open_names, unnamed_fids):
+        # A file is named by an open in the trace, else by the .info beside
+        # it, else "fid N of rank R".
+        leaf = leaves[index]
+        info_names = info_file_names(leaf.path) if unnamed_fids else {}
+        return [file_code(name) for name in open_names] + \
+            [file_code(info_names.get(fid) or f"fid {fid} of rank {leaf.rank}")
+             for fid in unnamed_fids]
+
+    io = native.read_io_calls([(leaf.path, leaf.rank, leaf.thread) for leaf in leaves],
+                              names_table.of, name_files, project.partial, layers)
+    for leaf, damage in zip(leaves, io["damage"]):
+        if damage:
             warnings.warn(f"trace is damaged, kept every complete call before the damage: "
-                          f"{tree['damage']}", TraceDamageWarning, stacklevel=2)
-        columns = _trace_columns(tree, leaf.rank, names_table, info_file_names(leaf.path),
-                                 file_code)
-        local = [name_codes.setdefault(name, len(name_codes)) for name in tree["names"]]
-        remap = np.asarray(local, dtype=np.int32) if local else np.zeros(0, np.int32)
-        columns["call"] = remap[columns["call"]] if len(remap) else columns["call"]
-        has_parent = columns["parent_call"] >= 0
-        columns["parent_call"] = np.where(has_parent, remap[np.maximum(
-            columns["parent_call"], 0)] if len(remap) else NO_VALUE, NO_VALUE)
-        columns["parent"] = np.where(columns["parent"] >= 0, columns["parent"] + offset, NO_VALUE)
-        count = len(columns["call"])
-        columns["rank"] = np.full(count, leaf.rank, dtype=np.int32)
-        columns["thread"] = np.full(count, leaf.thread, dtype=np.int32)
-        if times is not AS_WRITTEN and count:
-            columns["start_ns"] = np.asarray(times.apply(leaf.rank, leaf.thread,
-                                                         columns["start_ns"]), dtype=np.int64)
-            columns["end_ns"] = np.asarray(times.apply(leaf.rank, leaf.thread,
-                                                       columns["end_ns"]), dtype=np.int64)
-        parts.append(columns)
-        offset += count
-    names = [None] * len(name_codes)
-    for name, code in name_codes.items():
-        names[code] = name
-    result = {}
-    for column, kind in COLUMNS + (("parent_call", np.int32),):
-        chunks = [part[column] for part in parts]
-        result[column] = np.concatenate(chunks).astype(kind, copy=False) if chunks else \
-            np.zeros(0, dtype=kind)
-    return IoCalls(result, names, files)
+                          f"{damage}", TraceDamageWarning, stacklevel=2)
+    columns = {column: io[column] for column, _ in COLUMNS + (("parent_call", np.int32),)}
+    columns["failed"] = columns["failed"].view(np.bool_)
+    times = project.times
+    if times is not AS_WRITTEN:
+        first = 0
+        for leaf, rows in zip(leaves, io["rows"]):
+            for column in ("start_ns", "end_ns"):
+                part = columns[column][first:first + rows]
+                part[:] = np.asarray(times.apply(leaf.rank, leaf.thread, part), dtype=np.int64)
+            first += rows
+    return IoCalls(columns, names_table.names, files)

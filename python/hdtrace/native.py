@@ -103,6 +103,14 @@ def read_call_tree(path, partial=False, layers=False):
     return _core.read_call_tree(path, partial, layers)
 
 
+def read_io_calls(traces, describe, name_files, partial=False, layers=False):
+    """The calls on files of several traces' call trees ((path, rank, thread)
+    each) as one set of columns, made in C++ (hdtrace/reader/IoCalls.hpp):
+    describe(names) gives each name's (layer, kind, counts_done, call_code)
+    arrays, name_files(trace index, open names, unnamed fids) the file codes."""
+    return _core.read_io_calls(list(traces), partial, layers, describe, name_files)
+
+
 def fill_table(*args, **kwargs):
     return _core.fill_table(*args, **kwargs)
 

@@ -1,11 +1,15 @@
 #include "CallTreeBinding.hpp"
 
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include <pybind11/stl.h>
 
 #include <hdtrace/reader/CallTree.hpp>
+#include <hdtrace/reader/IoCalls.hpp>
 #include <hdtrace/reader/LayerTraces.hpp>
 
 #include "NumpyVectors.hpp"
@@ -13,6 +17,109 @@
 namespace py = pybind11;
 
 namespace hdtrace::python {
+namespace {
+
+reader::CallTreeResult readTree(const std::string &path, bool partial, bool layers) {
+    reader::TraceOptions options;
+    options.partial = partial;
+    return layers ? reader::readCallTreeWithLayers(path, options)
+                  : reader::readCallTree(path, options);
+}
+
+template <typename T>
+std::vector<T> perName(const py::handle &values, size_t names, const char *what) {
+    const auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(values);
+    if (!array || array.ndim() != 1 || static_cast<size_t>(array.size()) != names)
+        throw py::value_error(std::string("describe must give ") + what +
+                              " as one value per name (" + std::to_string(names) + ")");
+    return std::vector<T>(array.data(), array.data() + array.size());
+}
+
+reader::IoCallKinds describeNames(const py::function &describe,
+                                  const std::vector<std::string> &names) {
+    const py::tuple described = describe(names);
+    if (described.size() != 4)
+        throw py::value_error("describe must give (layer, kind, counts_done, call_code) arrays");
+    reader::IoCallKinds kinds;
+    kinds.layer = perName<int8_t>(described[0], names.size(), "layer");
+    const auto kind = perName<int8_t>(described[1], names.size(), "kind");
+    for (const int8_t value : kind)
+        if (value < 0 || value > static_cast<int8_t>(reader::IoKind::Meta))
+            throw py::value_error("describe gave an unknown I/O kind " + std::to_string(value));
+    for (const int8_t value : kind)
+        kinds.kind.push_back(static_cast<reader::IoKind>(value));
+    kinds.countsDone = perName<uint8_t>(described[2], names.size(), "counts_done");
+    kinds.callCode = perName<int32_t>(described[3], names.size(), "call_code");
+    return kinds;
+}
+
+// The I/O calls of several traces as one set of numpy columns. The traces'
+// call trees never reach Python: each is read, its I/O calls are written
+// straight into their place in the columns, and its memory is freed for
+// the next read. The columns are column memory (huge pages), so no numpy
+// concatenation faults in fresh pages for them.
+py::dict readIoCalls(const std::vector<std::tuple<std::string, int32_t, int32_t>> &traces,
+                     bool partial, bool layers, const py::function &describe,
+                     const py::function &nameFiles) {
+    std::vector<reader::CallTreeResult> trees(traces.size());
+    {
+        py::gil_scoped_release release;
+        for (size_t index = 0; index < traces.size(); ++index)
+            trees[index] = readTree(std::get<0>(traces[index]), partial, layers);
+    }
+    std::vector<reader::IoCallKinds> kinds;
+    std::vector<size_t> counts;
+    size_t total = 0;
+    for (const reader::CallTreeResult &result : trees) {
+        kinds.push_back(describeNames(describe, result.tree.names));
+        counts.push_back(reader::countIoCalls(result.tree, kinds.back()));
+        total += counts.back();
+    }
+    reader::IoCallColumns io;
+    {
+        py::gil_scoped_release release;
+        io.resize(total);
+    }
+    std::vector<std::optional<std::string>> damage;
+    size_t first = 0;
+    for (size_t index = 0; index < trees.size(); ++index) {
+        reader::CallTree &tree = trees[index].tree;
+        std::vector<int32_t> unnamedFids;
+        {
+            py::gil_scoped_release release;
+            unnamedFids = reader::selectIoCalls(tree, kinds[index], std::get<1>(traces[index]),
+                                                std::get<2>(traces[index]), io, first);
+        }
+        const auto codes =
+            nameFiles(index, tree.openName, unnamedFids).cast<std::vector<int32_t>>();
+        reader::codeIoFiles(io, first, counts[index], codes);
+        damage.push_back(trees[index].damage);
+        tree = reader::CallTree{};
+        first += counts[index];
+    }
+    py::dict out;
+    out["rank"] = toArray(std::move(io.rank));
+    out["thread"] = toArray(std::move(io.thread));
+    out["call"] = toArray(std::move(io.call));
+    out["layer"] = toArray(std::move(io.layer));
+    out["kind"] = toArray(std::move(io.kind));
+    out["fid"] = toArray(std::move(io.fid));
+    out["file"] = toArray(std::move(io.file));
+    out["offset"] = toArray(std::move(io.offset));
+    out["requested"] = toArray(std::move(io.requested));
+    out["done"] = toArray(std::move(io.done));
+    out["start_ns"] = toArray(std::move(io.startNs));
+    out["end_ns"] = toArray(std::move(io.endNs));
+    out["depth"] = toArray(std::move(io.depth));
+    out["parent"] = toArray(std::move(io.parent));
+    out["failed"] = toArray(std::move(io.failed));
+    out["parent_call"] = toArray(std::move(io.parentCall));
+    out["rows"] = counts;
+    out["damage"] = damage;
+    return out;
+}
+
+}  // namespace
 
 void bindCallTree(py::module_ &module) {
     module.def(
@@ -21,10 +128,7 @@ void bindCallTree(py::module_ &module) {
             reader::CallTreeResult result;
             {
                 py::gil_scoped_release release;
-                reader::TraceOptions options;
-                options.partial = partial;
-                result = layers ? reader::readCallTreeWithLayers(path, options)
-                                : reader::readCallTree(path, options);
+                result = readTree(path, partial, layers);
             }
             reader::CallTree &tree = result.tree;
             py::dict out;
@@ -54,6 +158,16 @@ void bindCallTree(py::module_ &module) {
         "and its top-level call's number; numbers a call lacks are -1. With layers, the "
         "calls of the layer traces beside it (<base>.hdf5.trc) above the calls they made "
         "(LayerTraces.hpp).");
+    module.def("read_io_calls", &readIoCalls, py::arg("traces"), py::arg("partial"),
+               py::arg("layers"), py::arg("describe"), py::arg("name_files"),
+               "The calls that work on a file of read_call_tree's trees of traces (a list of "
+               "(path, rank, thread)), as one set of numpy columns, trace after trace, each "
+               "in pre-order (IoCalls.hpp). describe(names) gives per call name (layer: "
+               "int8, negative for a call that is not on a file; kind: int8, 0 read, 1 "
+               "write, 2 neither; counts_done: bool, its layer writes bytes done apart "
+               "from asked; call_code: int32, its code in the columns). name_files(trace "
+               "index, open names, unnamed fids) gives the file codes of the trace's opens "
+               "then of the fids no open named. rows: each trace's row count.");
 }
 
 }  // namespace hdtrace::python

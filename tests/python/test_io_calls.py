@@ -243,3 +243,70 @@ def test_finish_order_ends_each_call_after_the_calls_it_made():
             expected = [last[row] * (deepest + 1) + deepest - int(depth[row])
                         for row in range(rows)]
             assert finish_order(depth, parent).tolist() == expected
+
+
+def random_file_trace(random, directory, calls):
+    """A one-rank run whose calls open, reopen, write and sync a few file ids
+    at random depths: opens nested under calls on the same id, ids only the
+    .info names, ids nobody names, and calls that are not on files."""
+    directory.mkdir()
+    now = [1000]
+
+    def stamp():
+        now[0] += random.randrange(1, 50)
+        return f"0.{now[0]:09d}"
+
+    def call(depth):
+        nested = []
+        if depth < 3 and random.random() < 0.4:
+            nested = [call(depth + 1) for _ in range(random.randrange(1, 3))]
+        fid = random.randrange(5)
+        start = stamp()
+        kind = random.randrange(6)
+        if kind == 0:
+            tag = (f"<File_open cid='0' name='f{fid}-{random.randrange(3)}.dat' flags='9' "
+                   f"fid='{fid}'")
+        elif kind == 1:
+            tag = (f"<File_write_at fid='{fid}' offset='{random.randrange(100)}' size='8' "
+                   f"count='8' tid='1'")
+        elif kind == 2:
+            tag = (f"<pwrite fid='{fid}' offset='{random.randrange(100)}' asked='8' "
+                   f"size='{random.choice((8, 3, -1))}'")
+        elif kind == 3:
+            tag = f"<open fid='{fid}' flags='66'"
+        elif kind == 4:
+            tag = f"<fsync fid='{fid}'"
+        else:
+            tag = "<Barrier cid='0'"
+        # The writer's layout: a block and its calls indented by their depth.
+        indent = "  " * depth
+        block = [indent + "<Nested>"] + [line for child in nested for line in child] + \
+            [indent + "</Nested>"] if nested else []
+        return block + [f"{indent}{tag} time='{start}' end='{stamp()}'/>"]
+
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<Program timeAdjustment='1700000000'>"]
+    for _ in range(calls):
+        lines += call(0)
+    lines += ["</Program>", ""]
+    (directory / "rand_node-a_0_0.trc").write_text("\n".join(lines))
+    (directory / "rand_node-a_0_0.info").write_text(
+        'File name="from-info.dat" Size=0 id=4\n')
+    tracegen._write_project(str(directory / "rand.proj"), "rand", 1, {0: 1})
+    return directory / "rand.proj"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_nesting_and_reopens_are_named_as_the_walk_names_them(tmp_path, seed):
+    import random as random_module
+    random = random_module.Random(seed)
+    project = random_file_trace(random, tmp_path / "xml", 60)
+    columns = assert_same(hdtrace.open(project))
+    assert len(columns["call"]) > 30
+    # Some calls are named by an open, some by the .info, some by neither.
+    files = set(columns["file"])
+    assert "from-info.dat" in files or 4 not in columns["fid"]
+    assert any(name and name.startswith("fid ") for name in files)
+    assert any(name and name.endswith(".dat") and name != "from-info.dat" for name in files)
+    to_compact(tmp_path / "xml", tmp_path / "compact")
+    shutil.copy(tmp_path / "xml" / "rand_node-a_0_0.info", tmp_path / "compact")
+    assert assert_same(hdtrace.open(tmp_path / "compact" / "rand.proj")) == columns
