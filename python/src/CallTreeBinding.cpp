@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <hdtrace/reader/CallTree.hpp>
+#include <hdtrace/reader/EveryCore.hpp>
 #include <hdtrace/reader/IoCalls.hpp>
 #include <hdtrace/reader/LayerTraces.hpp>
 
@@ -61,41 +62,46 @@ reader::IoCallKinds describeNames(const py::function &describe,
 py::dict readIoCalls(const std::vector<std::tuple<std::string, int32_t, int32_t>> &traces,
                      bool partial, bool layers, const py::function &describe,
                      const py::function &nameFiles) {
+    // The traces are read, and their rows written, on every core: each
+    // tree is a trace's own, and each trace's rows have their own place.
     std::vector<reader::CallTreeResult> trees(traces.size());
     {
         py::gil_scoped_release release;
-        for (size_t index = 0; index < traces.size(); ++index)
+        reader::forEachOnEveryCore(traces.size(), [&](size_t index) {
             trees[index] = readTree(std::get<0>(traces[index]), partial, layers);
+        });
     }
     std::vector<reader::IoCallKinds> kinds;
     std::vector<size_t> counts;
+    std::vector<size_t> firsts;
     size_t total = 0;
     for (const reader::CallTreeResult &result : trees) {
         kinds.push_back(describeNames(describe, result.tree.names));
         counts.push_back(reader::countIoCalls(result.tree, kinds.back()));
+        firsts.push_back(total);
         total += counts.back();
     }
     reader::IoCallColumns io;
+    std::vector<std::vector<int32_t>> unnamedFids(trees.size());
+    std::vector<std::vector<std::string>> openNames(trees.size());
     {
         py::gil_scoped_release release;
         io.resize(total);
+        reader::forEachOnEveryCore(trees.size(), [&](size_t index) {
+            unnamedFids[index] =
+                reader::selectIoCalls(trees[index].tree, kinds[index], std::get<1>(traces[index]),
+                                      std::get<2>(traces[index]), io, firsts[index]);
+            // Only its opens' names are needed from here on.
+            openNames[index] = std::move(trees[index].tree.openName);
+            trees[index].tree = reader::CallTree{};
+        });
     }
     std::vector<std::optional<std::string>> damage;
-    size_t first = 0;
     for (size_t index = 0; index < trees.size(); ++index) {
-        reader::CallTree &tree = trees[index].tree;
-        std::vector<int32_t> unnamedFids;
-        {
-            py::gil_scoped_release release;
-            unnamedFids = reader::selectIoCalls(tree, kinds[index], std::get<1>(traces[index]),
-                                                std::get<2>(traces[index]), io, first);
-        }
         const auto codes =
-            nameFiles(index, tree.openName, unnamedFids).cast<std::vector<int32_t>>();
-        reader::codeIoFiles(io, first, counts[index], codes);
+            nameFiles(index, openNames[index], unnamedFids[index]).cast<std::vector<int32_t>>();
+        reader::codeIoFiles(io, firsts[index], counts[index], codes);
         damage.push_back(trees[index].damage);
-        tree = reader::CallTree{};
-        first += counts[index];
     }
     py::dict out;
     out["rank"] = toArray(std::move(io.rank));
