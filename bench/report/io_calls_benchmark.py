@@ -4,10 +4,11 @@ project's calls on files, once in a fresh process (as `hdtrace report` and a
 script pay it) and again in a process that read before.
 
     /usr/bin/python3 bench/report/io_calls_benchmark.py PROJECT [--build BUILD_DIR]
-        [--rounds K] [--compare OLD_IO_CALLS_PY]
+        [--rounds K] [--compare OLD_IO_CALLS_PY] [--every-core]
 
 The project is opened once, outside the times; every figure is on one core
-(the process pinned), CPU seconds. --compare imports another version of
+(the process pinned), CPU seconds; with --every-core, wall seconds on every
+core instead (the traces are read on every core). --compare imports another version of
 io_calls.py (for example `git show REV:python/hdtrace/io_calls.py >
 old.py`) beside the built one, on the same native module, checks that both
 give the same columns (file codes compared by the names they stand for),
@@ -52,14 +53,22 @@ def same_columns(left, right):
     return None if left.names == right.names else "names"
 
 
-def first_call(args):
-    """In this fresh process: one project_io_calls, its CPU seconds."""
-    hdtrace, versions = load(args.build, args.compare)
+def pin(args):
+    """The clock the figures use: CPU time on one core, or wall time on all."""
+    if args.every_core:
+        return time.perf_counter
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    return time.process_time
+
+
+def first_call(args):
+    """In this fresh process: one project_io_calls, its seconds."""
+    hdtrace, versions = load(args.build, args.compare)
+    clock = pin(args)
     project = hdtrace.open(str(args.project))
-    start = time.process_time()
+    start = clock()
     io = versions[args.first_call].project_io_calls(project)
-    print(f"{time.process_time() - start:.6f} {len(io)}")
+    print(f"{clock() - start:.6f} {len(io)}")
 
 
 def main():
@@ -69,6 +78,8 @@ def main():
                         default=pathlib.Path(os.environ.get("HDTRACE_BUILD_DIR", "build")))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--compare", type=pathlib.Path, metavar="OLD_IO_CALLS_PY")
+    parser.add_argument("--every-core", action="store_true",
+                        help="wall seconds on every core instead of CPU seconds on one")
     parser.add_argument("--first-call", choices=("built", "compared"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not args.project.is_file():
@@ -93,22 +104,24 @@ def main():
     for name, pair in order:
         command = [sys.executable, __file__, str(args.project), "--build", str(args.build),
                    "--first-call", name] + (["--compare", str(args.compare)] if args.compare
-                                            else [])
+                                            else []) + (["--every-core"] if args.every_core
+                                                        else [])
         seconds, rows = subprocess.run(command, check=True, capture_output=True,
                                        text=True).stdout.split()
         fresh[(name, pair)].append(float(seconds))
 
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    clock = pin(args)
     project = hdtrace.open(str(args.project))
     again = {key: [] for key in order}
     for name, pair in order:
-        start = time.process_time()
+        start = clock()
         io = versions[name].project_io_calls(project)
-        again[(name, pair)].append(time.process_time() - start)
+        again[(name, pair)].append(clock() - start)
         del io
     rows = int(rows)
-    print(f"{rows:,} calls on files; CPU seconds on one core, best and median of "
-          f"{args.rounds}, as M calls/s")
+    seconds = "wall seconds on every core" if args.every_core else "CPU seconds on one core"
+    print(f"{rows:,} calls on files; {seconds}, best and median of {args.rounds}, "
+          f"as M calls/s")
     for key in fresh:
         name, pair = key
         line = [f"{name + (' (A/A)' if pair == 2 else ''):16s}"]
