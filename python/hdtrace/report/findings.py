@@ -65,12 +65,15 @@ def _top_files(io, rows, most=5):
     codes = codes[codes >= 0]
     if len(codes) == 0:
         return []
-    values, counts = np.unique(codes, return_counts=True)
-    return [io.files[int(values[i])] for i in np.argsort(-counts, kind="stable")[:most]]
+    # Counted per file code, not sorted: a run's files are few, its calls many.
+    counts = np.bincount(codes, minlength=len(io.files))
+    top = np.argsort(-counts, kind="stable")[:most]
+    return [io.files[int(code)] for code in top if counts[code] > 0]
 
 
 def _ranks_of(io, rows):
-    return sorted(set(io["rank"][rows].tolist()))
+    ranks = io["rank"][rows]
+    return np.flatnonzero(np.bincount(ranks)).tolist() if len(ranks) else []
 
 
 def _layer_op_rows(io, layer, kind):
@@ -212,18 +215,23 @@ def check_rank_imbalance(model, limit):
 
 
 def _mpi_io_accesses(io):
-    names = np.array(io.names, dtype=object)
-    rows = (io["layer"] == io.layer_code(MPI_IO_LAYER)) & (io["kind"] != KIND_META)
-    return rows, names[io["call"]] if len(io) else np.zeros(0, dtype=object)
+    return (io["layer"] == io.layer_code(MPI_IO_LAYER)) & (io["kind"] != KIND_META)
+
+
+def _calls_named(io, rows, names):
+    """Per row of rows: whether its call's name is in names (looked up once
+    per name, not once per call)."""
+    among = np.fromiter((name in names for name in io.names), dtype=bool, count=len(io.names))
+    return among[io["call"][rows]] if len(among) else np.zeros(int(rows.sum()), dtype=bool)
 
 
 def check_no_collective(model, limit):
     io = model.io
-    rows, names = _mpi_io_accesses(io)
+    rows = _mpi_io_accesses(io)
     total = int(rows.sum())
     if total <= limit("no-collective-io", "count"):
         return None
-    collective = int(sum(1 for name in names[rows] if name in COLLECTIVE_FILE_ACCESSES))
+    collective = int(_calls_named(io, rows, COLLECTIVE_FILE_ACCESSES).sum())
     if collective:
         return None
     return Finding(
@@ -265,11 +273,11 @@ def check_independent_transfers(model, limit):
 
 def check_blocking_only(model, limit):
     io = model.io
-    rows, names = _mpi_io_accesses(io)
+    rows = _mpi_io_accesses(io)
     total = int(rows.sum())
     if total <= limit("blocking-io-only", "count"):
         return None
-    if any(name in NONBLOCKING_FILE_ACCESSES for name in set(names[rows].tolist())):
+    if _calls_named(io, rows, NONBLOCKING_FILE_ACCESSES).any():
         return None
     return Finding(
         "blocking-io-only", INFO,
