@@ -137,14 +137,17 @@ def test_compact_level_zero_stores_the_same_records_uncompressed(runner, build_d
         compressed = traces["1"][index]
         assert stored.stat().st_size > 3 * compressed.stat().st_size, (
             stored.stat().st_size, compressed.stat().st_size)
-        # The invalid level wrote what level 1 writes, give or take the times.
-        assert abs(traces["fastest"][index].stat().st_size - compressed.stat().st_size) < \
-            compressed.stat().st_size // 2
+        # The invalid level compressed too. Its size is not compared with
+        # level 1's: a run's times, which differ from run to run, are most
+        # of a compact trace's bytes.
+        fastest = traces["fastest"][index]
+        assert stored.stat().st_size > 3 * fastest.stat().st_size, (
+            stored.stat().st_size, fastest.stat().st_size)
         texts = {}
-        for level in ("0", "1"):
+        for level in ("0", "1", "fastest"):
             converted = tmp_path / f"{level}-{stored.stem}.trc"
             result = subprocess.run([str(converter(build_dir)), str(traces[level][index]),
                                      str(converted)], capture_output=True, text=True, timeout=120)
             assert result.returncode == 0, result.stderr
             texts[level] = masked(converted.read_text(), runs[level])
-        assert texts["0"] == texts["1"]
+        assert texts["0"] == texts["1"] == texts["fastest"]
