@@ -1,19 +1,23 @@
 """native.read_run_table: a run read into one table by the C++ reader
 (hdtrace/reader/RunTable.hpp, which the clocks use too) holds exactly the
-rows, in the same order, that the package's table reader builds."""
+rows, in the same order, that a trace-by-trace build of the package's table gives
+(Project.to_numpy reads a project of many traces through it)."""
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
 import hdtrace
 from hdtrace import native
-from hdtrace.table import read_table
+from hdtrace.table import read_table_as_run, read_table_trace_by_trace
 
 COLUMNS = ("rank", "thread", "start_ns", "end_ns", "size", "peer", "tag", "cid", "fid",
            "offset", "rid")
 
 
 def assert_same_table(project, names=None, window=None):
-    expected = read_table(project, names, window)
+    expected = read_table_trace_by_trace(project, names, window)
     from_ns, to_ns = project._window_ns(window)
     run = native.read_run_table(project.path, list(names or ()), from_ns, to_ns, project.partial,
                                project.ranks_in_traces == "local")
@@ -68,3 +72,63 @@ def test_run_table_tells_damage_and_refuses_it_unless_partial(copy_project):
     kept = [name for rank, name in zip(run["rank"], np.array(run["names"])[run["name_code"]])
             if rank == leaf.rank]
     assert kept == ["Init"]
+
+
+def assert_same_package_tables(left, right):
+    assert left.array.dtype == right.array.dtype
+    for column in left.array.dtype.names:
+        np.testing.assert_array_equal(left.array[column], right.array[column], err_msg=column)
+    for column in ("recv_peer", "recv_tag", "name_code"):
+        np.testing.assert_array_equal(getattr(left, column), getattr(right, column),
+                                      err_msg=column)
+    assert left.names == right.names
+    assert sorted(zip(left.completion_row.tolist(), left.completion_rid.tolist())) == \
+        sorted(zip(right.completion_row.tolist(), right.completion_rid.tolist()))
+    assert sorted(zip(left.open_row.tolist(), left.open_fid.tolist(), left.open_name)) == \
+        sorted(zip(right.open_row.tolist(), right.open_fid.tolist(), right.open_name))
+
+
+@pytest.mark.parametrize("dialect, project", [("ours", "app.proj"), ("original", "orig.proj")])
+def test_the_table_from_the_run_table_is_the_table_built_trace_by_trace(data_dir, dialect,
+                                                                        project):
+    """Project.to_numpy reads a project of many traces as one run table
+    (read_table_as_run), of few trace by trace: both give the same Table,
+    whole, filtered by names and by a time window."""
+    opened = hdtrace.open(data_dir / dialect / project)
+    full = read_table_trace_by_trace(opened, None, None)
+    assert len(full.array) > 0
+    assert_same_package_tables(read_table_as_run(opened, None, None), full)
+    names = ["Send", "Recv", "Wait"]
+    assert_same_package_tables(read_table_as_run(opened, names, None),
+                               read_table_trace_by_trace(opened, names, None))
+    window = (full.array["start"][1], (full.array["start"][1] + full.array["start"][-2]) / 2)
+    assert_same_package_tables(read_table_as_run(opened, None, window),
+                               read_table_trace_by_trace(opened, None, window))
+
+
+def test_a_project_of_many_traces_reads_as_one_run_table(tmp_path, monkeypatch):
+    """Beyond TRACES_READ_ONE_BY_ONE traces the table comes from the run table,
+    damaged traces warned of one by one as before."""
+    import warnings
+    from hdtrace import table as table_module
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
+    import tracegen
+    run = tracegen.generate(tmp_path / "run", ranks=6, iterations=2, posix=False)
+    trace = sorted((tmp_path / "run").glob("*_3_0.trc"))[0]
+    text = trace.read_text()
+    trace.write_text(text[:len(text) * 2 // 3])
+    monkeypatch.setattr(table_module, "TRACES_READ_ONE_BY_ONE", 2)
+    called = []
+    original = table_module.read_table_as_run
+    monkeypatch.setattr(table_module, "read_table_as_run",
+                        lambda *args: called.append(1) or original(*args))
+    project = hdtrace.open(run.project, partial=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = project.to_numpy()
+    assert called and len(table) > 0
+    damaged = [w for w in caught if issubclass(w.category, hdtrace.TraceDamageWarning)]
+    assert len(damaged) == 1 and str(trace) in str(damaged[0].message)
+    assert_same_package_tables(
+        table_module.read_table_as_run(hdtrace.open(run.project, partial=True), None, None),
+        read_table_trace_by_trace(hdtrace.open(run.project, partial=True), None, None))
