@@ -107,8 +107,9 @@ def test_the_table_from_the_run_table_is_the_table_built_trace_by_trace(data_dir
 
 
 def test_a_project_of_many_traces_reads_as_one_run_table(tmp_path, monkeypatch):
-    """Beyond TRACES_READ_ONE_BY_ONE traces the table comes from the run table,
-    damaged traces warned of one by one as before."""
+    """Beyond TRACES_READ_ONE_BY_ONE traces, small ones on average, the
+    table comes from the run table, damaged traces warned of one by one as
+    before; larger ones are still read trace by trace."""
     import warnings
     from hdtrace import table as table_module
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
@@ -132,3 +133,10 @@ def test_a_project_of_many_traces_reads_as_one_run_table(tmp_path, monkeypatch):
     assert_same_package_tables(
         table_module.read_table_as_run(hdtrace.open(run.project, partial=True), None, None),
         read_table_trace_by_trace(hdtrace.open(run.project, partial=True), None, None))
+    called.clear()
+    monkeypatch.setattr(table_module, "SMALL_TRACE_BYTES", {"xml": 100, "compact": 100})
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        again = hdtrace.open(run.project, partial=True).to_numpy()
+    assert not called
+    np.testing.assert_array_equal(again, table)
