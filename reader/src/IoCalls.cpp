@@ -111,6 +111,23 @@ T atLeastZero(T value) {
     return value < 0 ? T{0} : value;
 }
 
+void checkKindsCover(const CallTree &tree, const IoCallKinds &kinds) {
+    const size_t names = tree.names.size();
+    if (kinds.layer.size() < names || kinds.kind.size() < names ||
+        kinds.countsDone.size() < names || kinds.callCode.size() < names)
+        throw std::invalid_argument("the I/O kinds describe " + std::to_string(kinds.layer.size()) +
+                                    " call names, the tree has " + std::to_string(names));
+}
+
+// The name code of a tree's row, checked against its names.
+int32_t nameCodeOf(const int32_t *nameCode, size_t names, size_t row) {
+    const int32_t code = nameCode[row];
+    if (code < 0 || static_cast<size_t>(code) >= names)
+        throw std::invalid_argument("call tree row " + std::to_string(row) + " has no name (code " +
+                                    std::to_string(code) + ")");
+    return code;
+}
+
 }  // namespace
 
 void IoCallColumns::resize(size_t rows) {
@@ -133,32 +150,24 @@ void IoCallColumns::resize(size_t rows) {
 }
 
 size_t countIoCalls(const CallTree &tree, const IoCallKinds &kinds) {
-    const size_t names = tree.names.size();
-    if (kinds.layer.size() < names || kinds.kind.size() < names ||
-        kinds.countsDone.size() < names || kinds.callCode.size() < names)
-        throw std::invalid_argument("the I/O kinds describe " + std::to_string(kinds.layer.size()) +
-                                    " call names, the tree has " + std::to_string(names));
+    checkKindsCover(tree, kinds);
     const int32_t *const nameCode = tree.nameCode.data();
     const int8_t *const layerOf = kinds.layer.data();
     size_t count = 0;
-    for (size_t row = 0; row < tree.rows(); ++row) {
-        const int32_t code = nameCode[row];
-        if (code < 0 || static_cast<size_t>(code) >= names)
-            throw std::invalid_argument("call tree row " + std::to_string(row) +
-                                        " has no name (code " + std::to_string(code) + ")");
-        count += layerOf[code] >= 0;
-    }
+    for (size_t row = 0; row < tree.rows(); ++row)
+        count += layerOf[nameCodeOf(nameCode, tree.names.size(), row)] >= 0;
     return count;
 }
 
 std::vector<int32_t> selectIoCalls(const CallTree &tree, const IoCallKinds &kinds, int32_t rank,
                                    int32_t thread, IoCallColumns &columns, size_t first) {
-    const size_t count = countIoCalls(tree, kinds);
-    if (first > columns.rows() || columns.rows() - first < count)
-        throw std::invalid_argument("the I/O call columns have no room for " +
-                                    std::to_string(count) + " rows from row " +
-                                    std::to_string(first));
+    checkKindsCover(tree, kinds);
+    // Room is checked as rows are written: counting them first would be a
+    // second pass over the tree (the caller has counted them to size the
+    // columns).
+    const size_t room = first <= columns.rows() ? columns.rows() - first : 0;
     const size_t rows = tree.rows();
+    const size_t names = tree.names.size();
     // Every column through a local pointer: the stores into the byte
     // columns may alias anything, and would make the compiler load each
     // column's address again for every row.
@@ -214,12 +223,16 @@ std::vector<int32_t> selectIoCalls(const CallTree &tree, const IoCallKinds &kind
                                         std::to_string(above));
         const int64_t ioAbove = depth > 0 ? ioAt[depth - 1] : -1;
         rowAt[depth] = static_cast<int64_t>(row);
-        const int32_t code = nameCode[row];
+        const int32_t code = nameCodeOf(nameCode, names, row);
         const int8_t layer = layerOf[code];
         if (layer < 0) {
             ioAt[depth] = ioAbove;
             continue;
         }
+        if (at == room)
+            throw std::invalid_argument("the I/O call columns have no room for more than " +
+                                        std::to_string(room) + " rows from row " +
+                                        std::to_string(first));
         ioAt[depth] = base + static_cast<int64_t>(at);
         const IoKind kind = kindOf[code];
         const bool countsDone = countsDoneOf[code] != 0;
