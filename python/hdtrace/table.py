@@ -92,7 +92,8 @@ SMALL_TRACE_BYTES = {"xml": 256 << 10, "compact": 8 << 10}
 def read_table(project, names, window):
     """The project's Table, in start order (stable; traces in (rank,
     thread) order, the topology's)."""
-    paths = [leaf.path for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
+    paths = [leaf.path for leaf in project.topology.leaves
+             if leaf.path not in project.missing_traces]
     if len(paths) > TRACES_READ_ONE_BY_ONE and _mostly_small(paths):
         return read_table_as_run(project, names, window)
     return read_table_trace_by_trace(project, names, window)
@@ -133,10 +134,9 @@ def read_table_as_run(project, names, window):
     array = native.empty_array(rows, table_dtype(max((len(name) for name in all_names),
                                                      default=1)))
     name_code = native.empty_array(rows, np.int32)
-    native.fill_table(array, 0, run, 0, 0, run_names, name_code_out=name_code,
+    # Each row's rank and thread from the run's columns.
+    native.fill_table(array, 0, run, None, None, run_names, name_code_out=name_code,
                       code_map=[code_of[name] for name in run_names])
-    array["rank"] = run["rank"]
-    array["thread"] = run["thread"]
     return Table(array, run["recv_peer"], run["recv_tag"], run["completion_row"],
                  run["completion_rid"], run["open_row"], run["open_fid"], list(run["open_name"]),
                  all_names, name_code)

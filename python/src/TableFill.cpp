@@ -63,13 +63,16 @@ int32_t *outputColumn(const py::object &object, const char *name, size_t tableRo
 
 // table[position:position+n] = the calls of one trace, or, given rows,
 // table[rows[i]] = call i (a project's calls go straight to their place in
-// start order). names[code] is the text of each name code of that trace.
+// start order). names[code] is the text of each name code of that trace;
+// rank and thread are the trace's, or, not given, each row's in columns
+// (a run table of many traces).
 // Given, nameCodeOut[row] = codeMap[code] (the project's code of the call's
 // name), recvPeerOut[row] and recvTagOut[row] are written in the same pass.
 // The rows are written without the GIL: the traces of a project are filled
 // on every core at once, each into its own rows.
-void fillTable(py::array table, size_t position, const py::dict &columns, int32_t rank,
-               int32_t thread, const std::vector<std::string> &names, py::object rowsObject,
+void fillTable(py::array table, size_t position, const py::dict &columns,
+               std::optional<int32_t> rank, std::optional<int32_t> thread,
+               const std::vector<std::string> &names, py::object rowsObject,
                py::object nameCodeObject, std::optional<std::vector<int32_t>> codeMap,
                py::object recvPeerObject, py::object recvTagObject) {
     py::dtype dtype = table.dtype();
@@ -110,6 +113,8 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
     const int32_t *tags = columnData<int32_t>(columns, "tag", rows);
     const int32_t *cids = columnData<int32_t>(columns, "cid", rows);
     const int32_t *fids = columnData<int32_t>(columns, "fid", rows);
+    const int32_t *ranks = rank ? nullptr : columnData<int32_t>(columns, "rank", rows);
+    const int32_t *threads = thread ? nullptr : columnData<int32_t>(columns, "thread", rows);
     int32_t *nameCodeOut = outputColumn(nameCodeObject, "name_code_out", tableRows);
     int32_t *recvPeerOut = outputColumn(recvPeerObject, "recv_peer_out", tableRows);
     int32_t *recvTagOut = outputColumn(recvTagObject, "recv_tag_out", tableRows);
@@ -140,8 +145,8 @@ void fillTable(py::array table, size_t position, const py::dict &columns, int32_
     const auto writeRow = [&](char *row, size_t i) {
         std::memcpy(row + nameField.offset, encoded[static_cast<size_t>(codes[i])].data(),
                     nameField.size);
-        put(row, rankField, rank);
-        put(row, threadField, thread);
+        put(row, rankField, ranks ? ranks[i] : *rank);
+        put(row, threadField, threads ? threads[i] : *thread);
         put(row, start, static_cast<double>(starts[i]) / 1e9);
         put(row, end, static_cast<double>(ends[i]) / 1e9);
         put(row, duration, static_cast<double>(ends[i] - starts[i]) / 1e9);
@@ -175,6 +180,7 @@ void bindTableFill(py::module_ &module) {
                py::arg("name_code_out") = py::none(), py::arg("code_map") = py::none(),
                py::arg("recv_peer_out") = py::none(), py::arg("recv_tag_out") = py::none(),
                "Writes the rows of one trace (read_columns) into the structured table, "
+               "with rank and thread (None: each row's, from the columns' rank and thread), "
                "at position onwards or at the given rows, and, where given, each row's "
                "code_map[name code], recv_peer and recv_tag into int32 arrays of the table's "
                "length at the same rows; releases the GIL while writing.");
