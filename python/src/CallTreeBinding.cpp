@@ -44,11 +44,11 @@ reader::IoCallKinds describeNames(const py::function &describe,
     reader::IoCallKinds kinds;
     kinds.layer = perName<int8_t>(described[0], names.size(), "layer");
     const auto kind = perName<int8_t>(described[1], names.size(), "kind");
-    for (const int8_t value : kind)
+    for (const int8_t value : kind) {
         if (value < 0 || value > static_cast<int8_t>(reader::IoKind::Meta))
             throw py::value_error("describe gave an unknown I/O kind " + std::to_string(value));
-    for (const int8_t value : kind)
         kinds.kind.push_back(static_cast<reader::IoKind>(value));
+    }
     kinds.countsDone = perName<uint8_t>(described[2], names.size(), "counts_done");
     kinds.callCode = perName<int32_t>(described[3], names.size(), "call_code");
     return kinds;
