@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <hdtrace/TraceNames.hpp>
@@ -474,20 +475,34 @@ bool TraceWriter::beginTypedNested(std::string_view name, Timestamp start, bool 
         untypeNested();  // this one and the rest take the general way, in order
         return false;
     }
+    if (typed_.nested == typedNestedPlans_.size() ||
+        typed_.nestedValuesUsed + plan->own > typedNestedValues_.size())
+        growTypedNested(plan->own);
     pauseTyped();
     typedNestedPlans_[typed_.nested] = plan;
     typedNestedTimes_[2 * typed_.nested] = relativeNanoseconds(start);
     typed_.nestedOpen = true;
-    typedOut_ = typedNestedValues_ + typed_.nestedValuesUsed;
+    typedOut_ = typedNestedValues_.data() + typed_.nestedValuesUsed;
     typedNext_ = plan->attributes;
     typedEnd_ = plan->attributes + plan->own;
     return true;
 }
 
+void TraceWriter::growTypedNested(uint32_t values) {
+    // Doubled, so that a call of many nested states moves them a few times;
+    // the room stays for the next calls.
+    const size_t states = std::max<size_t>(2 * typedNestedPlans_.size(), typed_.nested + 1);
+    typedNestedPlans_.resize(states);
+    typedNestedTimes_.resize(2 * states);
+    const size_t needed = size_t{typed_.nestedValuesUsed} + values;
+    if (needed > typedNestedValues_.size())
+        typedNestedValues_.resize(std::max(2 * typedNestedValues_.size(), needed));
+}
+
 bool TraceWriter::endTypedNested(Timestamp end) {
     const CallPlan *found = planWithValues(
         typedNestedPlans_[typed_.nested],
-        static_cast<uint32_t>(typedOut_ - typedNestedValues_ - typed_.nestedValuesUsed));
+        static_cast<uint32_t>(typedOut_ - typedNestedValues_.data() - typed_.nestedValuesUsed));
     if (!found) {
         untypeNested();  // it lacks values: the general way, after those before it
         return false;
@@ -508,7 +523,7 @@ void TraceWriter::untypeNested() {
     if (typed_.nested == 0 && !typed_.nestedOpen) return;
     // The complete ones as the general way would have put them into the
     // call's nested states, in their order.
-    const int64_t *values = typedNestedValues_;
+    const int64_t *values = typedNestedValues_.data();
     StateParts &parts = untypedNested_;
     for (uint32_t state = 0; state < typed_.nested; ++state) {
         const CallPlan &plan = *typedNestedPlans_[state];
@@ -540,8 +555,8 @@ int TraceWriter::endTypedCall(Timestamp end) {
     depth_ = 0;
     if (failed_) return EIO;
     const TypedChildren children{typedChildPlans_, typed_.children, typedChildValues_};
-    const TypedNested nested{typedNestedPlans_, typed_.nested, typedNestedValues_,
-                             typedNestedTimes_};
+    const TypedNested nested{typedNestedPlans_.data(), typed_.nested, typedNestedValues_.data(),
+                             typedNestedTimes_.data()};
     encoding_->writeCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
                          relativeNanoseconds(end), children, nested, typedTexts_.view());
     if (forceFlush_) return flush();

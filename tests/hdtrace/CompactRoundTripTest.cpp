@@ -662,6 +662,86 @@ TEST(CompactRoundTrip, TheGeneralEncoderWritesTheTypedPathsRecords) {
     }
 }
 
+// An MPI-IO call may make hundreds of C library calls (Open MPI's own
+// MPI-IO writes each piece of a strided file view with a pwritev of its
+// own). As many as the writer keeps as values, and more than that, some
+// of them failed: every nested call in its place, and the records and text
+// the general way gives.
+TEST(CompactRoundTrip, ACallOfManyNestedCallsGivesTheGeneralWaysRecords) {
+    for (const uint32_t count :
+         {600u, TraceWriter::kMaxTypedNested, TraceWriter::kMaxTypedNested + 3}) {
+        SCOPED_TRACE(std::to_string(count) + " nested calls");
+        // generalWay: each call's nested states begin with one of a name
+        // no plan has, which sends them all the general way.
+        const auto drive = [count](TraceWriter &writer, bool generalWay) {
+            int64_t t = 100;
+            for (int64_t call = 0; call < 3; ++call) {
+                writer.beginState("File_write_at_all", at(t += 50));
+                if (generalWay) {
+                    writer.beginInnerState("my_own_call", at(t));
+                    writer.endInnerState(at(t));
+                }
+                for (uint32_t index = 0; index < count; ++index) {
+                    const bool failed = index % 97 == 5;
+                    writer.beginInnerState("pwritev", at(t += 3));
+                    writer.attribute("fid", int64_t{1});
+                    writer.attribute("offset", int64_t{16} * index);
+                    writer.attribute("asked", int64_t{8});
+                    writer.attribute("size", failed ? int64_t{-1} : int64_t{8});
+                    if (failed) writer.attribute("errno", int64_t{5});
+                    writer.endInnerState(at(t += 7 + index % 13));
+                }
+                writer.attribute("fid", int64_t{1});
+                writer.attribute("offset", int64_t{0});
+                writer.attribute("size", int64_t{8} * count);
+                writer.attribute("count", int64_t{count});
+                writer.attribute("tid", int64_t{2});
+                writer.endState(at(t += 20));
+            }
+        };
+        ScratchDirectory directory;
+        const Pair paths = writeBoth(
+            directory, [&drive](TraceWriter &writer) { drive(writer, false); }, false, 1u << 20);
+        const std::string xml = readFile(paths.xml);
+        EXPECT_EQ(compactAsXml(paths.compact), xml);
+
+        // The general way's text, without the state that sent them there.
+        ScratchDirectory generalDirectory;
+        const Pair general = writeBoth(
+            generalDirectory, [&drive](TraceWriter &writer) { drive(writer, true); }, false,
+            1u << 20);
+        std::string generalXml = readFile(general.xml);
+        for (size_t found; (found = generalXml.find("  <my_own_call ")) != std::string::npos;)
+            generalXml.erase(found, generalXml.find('\n', found) + 1 - found);
+        EXPECT_EQ(generalXml, xml);
+
+        // Each call's nested calls in order, before it.
+        size_t position = 0;
+        for (int call = 0; call < 3; ++call) {
+            position = xml.find("<Nested>", position);
+            ASSERT_NE(position, std::string::npos);
+            for (uint32_t index = 0; index < count; ++index) {
+                const bool failed = index % 97 == 5;
+                position = xml.find("<pwritev fid='1' offset='" + std::to_string(16 * index) +
+                                        "' asked='8' size='" + (failed ? "-1' errno='5'" : "8'"),
+                                    position);
+                ASSERT_NE(position, std::string::npos) << "call " << call << ", pwritev " << index;
+            }
+            position = xml.find("</Nested>\n<File_write_at_all fid='1' offset='0' size='" +
+                                    std::to_string(8 * count) + "'",
+                                position);
+            ASSERT_NE(position, std::string::npos) << "call " << call;
+        }
+        EXPECT_EQ(xml.find("<Nested>", position), std::string::npos);
+
+        const std::string converted = directory.path() + "/converted.ctrc";
+        reader::convertTrace(paths.xml, converted, reader::TraceForm::Compact, 1u << 20);
+        const auto written = frameRecords(paths.compact);
+        ASSERT_EQ(written.size(), 1u);
+        ASSERT_EQ(frameRecords(converted), written);
+    }
+}
+
 TEST(CompactRoundTrip, ForceFlushWritesAFramePerState) {
     ScratchDirectory directory;
     const Pair paths = writeBoth(directory, 2, true, 1u << 20);

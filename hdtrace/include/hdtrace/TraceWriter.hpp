@@ -142,6 +142,12 @@ class TraceWriter final : public OpenTrace {
     // file stays well-formed if the process lives on). Open states are lost.
     void closeForCrash() override;
 
+    // The most leaf states nested in one call that are kept as values (see
+    // beginTypedNested); the next ones take the general way. An MPI-IO call
+    // may make hundreds of C library calls: Open MPI's own MPI-IO writes
+    // each piece of a strided file view with a pwritev of its own.
+    static constexpr uint32_t kMaxTypedNested = 4096;
+
   private:
     explicit TraceWriter(const TraceOptions &options);
 
@@ -197,8 +203,10 @@ class TraceWriter final : public OpenTrace {
     static constexpr uint32_t kMaxTypedValues = 64;
     static constexpr uint32_t kMaxTypedChildren = 16;
     static constexpr uint32_t kMaxTypedChildValues = 64;
-    static constexpr uint32_t kMaxTypedNested = 8;
-    static constexpr uint32_t kMaxTypedNestedValues = 64;
+    static constexpr uint32_t kMaxTypedNestedValues = 16 * kMaxTypedNested;
+    // Room for one more typed nested state of `values` values, as the call
+    // needs it (most calls nest none or a few).
+    __attribute__((noinline)) void growTypedNested(uint32_t values);
     int beginStateSlow(std::string_view name, Timestamp start);
     int endStateSlow(Timestamp end);
     // A state of the general way that ended: written at depth by the encoding.
@@ -255,9 +263,9 @@ class TraceWriter final : public OpenTrace {
     int64_t typedValues_[kMaxTypedValues];
     const CallPlan *typedChildPlans_[kMaxTypedChildren];
     int64_t typedChildValues_[kMaxTypedChildValues];
-    const CallPlan *typedNestedPlans_[kMaxTypedNested];
-    int64_t typedNestedTimes_[2 * kMaxTypedNested];  // start and end of each
-    int64_t typedNestedValues_[kMaxTypedNestedValues];
+    std::vector<const CallPlan *> typedNestedPlans_ = std::vector<const CallPlan *>(8);
+    std::vector<int64_t> typedNestedTimes_ = std::vector<int64_t>(16);  // start and end of each
+    std::vector<int64_t> typedNestedValues_ = std::vector<int64_t>(64);
     TextBuffer typedTexts_;  // the typed text values, which the values hold handles to
     Clock clock_;
     StateParts frames_[HD_LOG_MAX_DEPTH];
