@@ -499,6 +499,12 @@ void TraceWriter::growTypedNested(uint32_t values) {
         typedNestedValues_.resize(std::max(2 * typedNestedValues_.size(), needed));
 }
 
+void TraceWriter::releaseTypedNestedRoom() {
+    std::vector<const CallPlan *>(kFirstTypedNested).swap(typedNestedPlans_);
+    std::vector<int64_t>(2 * kFirstTypedNested).swap(typedNestedTimes_);
+    std::vector<int64_t>(8 * kFirstTypedNested).swap(typedNestedValues_);
+}
+
 bool TraceWriter::endTypedNested(Timestamp end) {
     const CallPlan *found = planWithValues(
         typedNestedPlans_[typed_.nested],
@@ -545,6 +551,7 @@ void TraceWriter::untypeNested() {
         typedNext_ = typedEnd_ = nullptr;
     }
     typed_.nested = typed_.nestedValuesUsed = 0;
+    if (typedNestedPlans_.size() > kKeptTypedNested) releaseTypedNestedRoom();
 }
 
 int TraceWriter::endTypedCall(Timestamp end) {
@@ -559,6 +566,7 @@ int TraceWriter::endTypedCall(Timestamp end) {
                              typedNestedTimes_.data()};
     encoding_->writeCall(plan, typedValues_, relativeNanoseconds(frames_[0].start),
                          relativeNanoseconds(end), children, nested, typedTexts_.view());
+    if (typed_.nested > kKeptTypedNested) releaseTypedNestedRoom();
     if (forceFlush_) return flush();
     return failed_ ? EIO : 0;
 }

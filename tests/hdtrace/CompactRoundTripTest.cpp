@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -668,14 +669,17 @@ TEST(CompactRoundTrip, TheGeneralEncoderWritesTheTypedPathsRecords) {
 // of them failed: every nested call in its place, and the records and text
 // the general way gives.
 TEST(CompactRoundTrip, ACallOfManyNestedCallsGivesTheGeneralWaysRecords) {
-    for (const uint32_t count :
-         {600u, TraceWriter::kMaxTypedNested, TraceWriter::kMaxTypedNested + 3}) {
+    // Nested calls per call, and calls: more than the writer keeps room for
+    // between calls, and more than it keeps as values.
+    const std::pair<uint32_t, int> cases[] = {
+        {600u, 3}, {TraceWriter::kKeptTypedNested + 5, 3}, {TraceWriter::kMaxTypedNested + 3, 1}};
+    for (const auto &[count, calls] : cases) {
         SCOPED_TRACE(std::to_string(count) + " nested calls");
         // generalWay: each call's nested states begin with one of a name
         // no plan has, which sends them all the general way.
-        const auto drive = [count](TraceWriter &writer, bool generalWay) {
+        const auto drive = [count = count, calls = calls](TraceWriter &writer, bool generalWay) {
             int64_t t = 100;
-            for (int64_t call = 0; call < 3; ++call) {
+            for (int64_t call = 0; call < calls; ++call) {
                 writer.beginState("File_write_at_all", at(t += 50));
                 if (generalWay) {
                     writer.beginInnerState("my_own_call", at(t));
@@ -717,7 +721,7 @@ TEST(CompactRoundTrip, ACallOfManyNestedCallsGivesTheGeneralWaysRecords) {
 
         // Each call's nested calls in order, before it.
         size_t position = 0;
-        for (int call = 0; call < 3; ++call) {
+        for (int call = 0; call < calls; ++call) {
             position = xml.find("<Nested>", position);
             ASSERT_NE(position, std::string::npos);
             for (uint32_t index = 0; index < count; ++index) {

@@ -144,9 +144,11 @@ class TraceWriter final : public OpenTrace {
 
     // The most leaf states nested in one call that are kept as values (see
     // beginTypedNested); the next ones take the general way. An MPI-IO call
-    // may make hundreds of C library calls: Open MPI's own MPI-IO writes
+    // may make thousands of C library calls: Open MPI's own MPI-IO writes
     // each piece of a strided file view with a pwritev of its own.
-    static constexpr uint32_t kMaxTypedNested = 4096;
+    static constexpr uint32_t kMaxTypedNested = 65536;
+    // A call that nested more gives their room back when it ends.
+    static constexpr uint32_t kKeptTypedNested = 16384;
 
   private:
     explicit TraceWriter(const TraceOptions &options);
@@ -205,8 +207,12 @@ class TraceWriter final : public OpenTrace {
     static constexpr uint32_t kMaxTypedChildValues = 64;
     static constexpr uint32_t kMaxTypedNestedValues = 16 * kMaxTypedNested;
     // Room for one more typed nested state of `values` values, as the call
-    // needs it (most calls nest none or a few).
+    // needs it (most calls nest none or a few); given back after a call
+    // that needed more than kKeptTypedNested, so that one call of very many
+    // does not hold its room for the rest of the run.
     __attribute__((noinline)) void growTypedNested(uint32_t values);
+    void releaseTypedNestedRoom();
+    static constexpr uint32_t kFirstTypedNested = 8;
     int beginStateSlow(std::string_view name, Timestamp start);
     int endStateSlow(Timestamp end);
     // A state of the general way that ended: written at depth by the encoding.
@@ -263,9 +269,11 @@ class TraceWriter final : public OpenTrace {
     int64_t typedValues_[kMaxTypedValues];
     const CallPlan *typedChildPlans_[kMaxTypedChildren];
     int64_t typedChildValues_[kMaxTypedChildValues];
-    std::vector<const CallPlan *> typedNestedPlans_ = std::vector<const CallPlan *>(8);
-    std::vector<int64_t> typedNestedTimes_ = std::vector<int64_t>(16);  // start and end of each
-    std::vector<int64_t> typedNestedValues_ = std::vector<int64_t>(64);
+    std::vector<const CallPlan *> typedNestedPlans_ =
+        std::vector<const CallPlan *>(kFirstTypedNested);
+    // Start and end of each.
+    std::vector<int64_t> typedNestedTimes_ = std::vector<int64_t>(2 * kFirstTypedNested);
+    std::vector<int64_t> typedNestedValues_ = std::vector<int64_t>(8 * kFirstTypedNested);
     TextBuffer typedTexts_;  // the typed text values, which the values hold handles to
     Clock clock_;
     StateParts frames_[HD_LOG_MAX_DEPTH];
