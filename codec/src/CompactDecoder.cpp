@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 #include <hdtrace/codec/CompactDecoder.hpp>
 #include <hdtrace/codec/XmlReferences.hpp>
@@ -122,14 +125,107 @@ bool CompactAttributes::find(std::string_view attributeName, std::string_view *v
 
 // --- CompactFrameDecoder
 
+namespace compact {
+namespace {
+#include "CompactShapes.inc"
+}  // namespace
+}  // namespace compact
+
+template <bool kGathered, uint8_t... kCodings>
+void CompactFrameDecoder::readStaticShape(const unsigned char **in, uint32_t shape) {
+    using namespace compact;
+    static_assert(((kCodings != kRaw) && ...), "raw attribute text is read by readElement");
+    // The cursor, the frame's end and the previous time in locals:
+    // stores of the values (64-bit integers) could otherwise change the
+    // members of the same type, which the compiler would then read
+    // again for every value.
+    int64_t *const fields = fields_.data() + fieldOffsets_[shape];
+    int64_t *const numbers = numbers_.data();
+    std::string_view *const texts = texts_.data();
+    const unsigned char *const end = end_;
+    const unsigned char *at = *in;
+    const auto next = [&](const char *what) -> uint64_t {
+        if (at != end && *at < 0x80) return *at++;
+        uint64_t value;
+        if (!compact::getVarint(&at, end, &value)) failVarint(at, what);
+        return value;
+    };
+    int64_t previousTime = previousTime_;
+    int64_t endBase = 0;
+    const auto timeDifference = [&](uint32_t index, const char *what) -> int64_t {
+        if constexpr (kGathered)
+            return fields[index] = wrappingSum(fields[index], unzigzag(gatheredTime(what)));
+        else
+            return unzigzag(next(what));
+    };
+    uint32_t index = 0;
+    const auto readOne = [&](auto codingConstant) {
+        constexpr uint8_t coding = decltype(codingConstant)::value;
+        int64_t value = 0;
+        if constexpr (coding == kInteger) {
+            value = unzigzag(next("an integer"));
+        } else if constexpr (coding == kFieldDelta) {
+            value = fields[index] = wrappingSum(fields[index], unzigzag(next("an integer")));
+        } else if constexpr (coding == kText) {
+            *in = at;
+            texts[index] = stringAt(in, "a text value");
+            at = *in;
+        } else if constexpr (coding == kTime) {
+            value = previousTime = wrappingSum(previousTime, timeDifference(index, "a time"));
+            endBase = followsBlock_ ? blockEnd_ : previousTime;
+        } else if constexpr (coding == kEnd) {
+            value = wrappingSum(endBase, timeDifference(index, "an end"));
+            if (endsAreTimes_) previousTime = value;
+        } else {
+            static_assert(coding >= kIdDelta && coding < kIdDelta + kIdKindCount,
+                          "a static shape's coding without its case here");
+            int64_t &previous = previousIds_[coding - kIdDelta];
+            value = previous = wrappingSum(previous, unzigzag(next("an id")));
+        }
+        numbers[index++] = value;
+    };
+    (readOne(std::integral_constant<uint8_t, kCodings>{}), ...);
+    (void)readOne;
+    (void)timeDifference;
+    (void)endBase;
+    previousTime_ = previousTime;
+    *in = at;
+}
+
+// The reader of each static shape: readStaticShape of its codings, read
+// from the generated table when compiled.
+struct CompactFrameDecoder::StaticReaders {
+    static constexpr uint32_t kCount =
+        sizeof compact::kStaticShapeTable / sizeof compact::kStaticShapeTable[0];
+    template <bool kGathered, size_t kShape, size_t... kIndex>
+    static constexpr StaticReader readerOf(std::index_sequence<kIndex...>) {
+        constexpr const compact::ShapeAttribute *attributes =
+            compact::kStaticShapeTable[kShape].attributes;
+        // A shape with raw attribute text has none: readElement reads it.
+        if constexpr (((attributes[kIndex].coding == compact::kRaw) || ...))
+            return nullptr;
+        else
+            return &CompactFrameDecoder::readStaticShape<kGathered, attributes[kIndex].coding...>;
+    }
+    template <bool kGathered, size_t... kShape>
+    static constexpr std::array<StaticReader, kCount> table(std::index_sequence<kShape...>) {
+        return {readerOf<kGathered, kShape>(
+            std::make_index_sequence<compact::kStaticShapeTable[kShape].count>{})...};
+    }
+    static const StaticReader *of(bool gathered) {
+        static constexpr std::array<StaticReader, kCount> kPlain =
+            table<false>(std::make_index_sequence<kCount>{});
+        static constexpr std::array<StaticReader, kCount> kGathered =
+            table<true>(std::make_index_sequence<kCount>{});
+        return gathered ? kGathered.data() : kPlain.data();
+    }
+};
+
 CompactFrameDecoder::CompactFrameDecoder() {
     uint32_t widest = 0;
     for (uint32_t shape = 0; shape < staticShapeCount(); ++shape) {
         widest = std::max(widest, staticShapes()[shape].count);
         fieldOffsets_.push_back(staticFieldOffset(shape));
-        const StaticShape &known = staticShapes_[shape];
-        for (uint32_t index = 0; index < known.count; ++index)
-            codings_.push_back(known.attributes[index].coding);
     }
     numbers_.resize(widest);
     texts_.resize(widest);
@@ -153,6 +249,7 @@ void CompactFrameDecoder::resetFrame(const unsigned char *records, size_t size,
     begin_ = records;
     end_ = records + size;
     gathered_ = times != nullptr;
+    staticReaders_ = StaticReaders::of(gathered_);
     times_ = times;
     timesEnd_ = timesEnd;
     dynamicTimes_.clear();

@@ -256,12 +256,17 @@ class CompactFrameDecoder {
     int64_t readValue(const unsigned char **in, uint8_t coding, int64_t *field, int64_t *endBase,
                       std::string_view *text);
     // Reads the values of an element of static shape `shape`, which has no
-    // raw attribute text, into numbers_ and texts_; kGathered: the frame's
-    // times are gathered (a template, so that the loop over every value
-    // does not test it).
-    template <bool kGathered>
-    void readStaticValues(const unsigned char **in, uint32_t shape);
-    // attributes_ from what readStaticValues read.
+    // raw attribute text, into numbers_ and texts_; kCodings: the shape's
+    // codings, known when compiled, so that no loop runs over the values
+    // and no switch on each one's coding; kGathered: the frame's times are
+    // gathered. Each static shape has the one of its codings
+    // (StaticReaders, in the .cpp), which the element loop calls through
+    // staticReaders_.
+    template <bool kGathered, uint8_t... kCodings>
+    void readStaticShape(const unsigned char **in, uint32_t shape);
+    using StaticReader = void (CompactFrameDecoder::*)(const unsigned char **in, uint32_t shape);
+    struct StaticReaders;
+    // attributes_ from what readStaticShape read.
     void staticAttributes(uint32_t shape);
     void resetFrame(const unsigned char *records, size_t size, const unsigned char *times,
                     const unsigned char *timesEnd);
@@ -301,16 +306,15 @@ class CompactFrameDecoder {
     const unsigned char *timesEnd_ = nullptr;
     std::vector<int64_t> dynamicTimes_;
     int64_t blockStartSlot_ = 0;
-    std::vector<int64_t> numbers_;  // a static element's values (readStaticValues)
+    // By static shape: the reader of its values in this frame (plain or gathered).
+    const StaticReader *staticReaders_ = nullptr;
+    std::vector<int64_t> numbers_;  // a static element's values (readStaticShape)
     std::vector<std::string_view> texts_;
     const std::vector<uint8_t> &withRaw_ = staticShapesWithRaw();
     // The static table and where each shape's fields start in fields_,
     // looked up once: the element loop reads them for every element.
     const compact::StaticShape *const staticShapes_ = compact::staticShapes();
     std::vector<uint32_t> fieldOffsets_;
-    // Every static shape's codings, one byte each, from fieldOffsets_[shape]
-    // on: the loop over an element's values reads them without the names.
-    std::vector<uint8_t> codings_;
     CompactAttributes attributes_;
     CompactAttributes noAttributes_;
 };
@@ -347,69 +351,6 @@ HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **
             return previous = wrappingSum(previous, unzigzag(varint(in, "an id")));
         }
     }
-}
-
-template <bool kGathered>
-HDTRACE_HOT_INLINE void CompactFrameDecoder::readStaticValues(const unsigned char **in,
-                                                              uint32_t shape) {
-    // readValue's work with the cursor, the previous time and the frame's
-    // end in locals: stores of the values (64-bit integers) could otherwise
-    // change the members of the same type, which the compiler would then
-    // read again for every value.
-    using namespace compact;
-    const uint32_t count = staticShapes_[shape].count;
-    const uint8_t *const codings = codings_.data() + fieldOffsets_[shape];  // no kRaw (withRaw_)
-    int64_t *const fields = fields_.data() + fieldOffsets_[shape];
-    int64_t *const numbers = numbers_.data();
-    std::string_view *const texts = texts_.data();
-    const unsigned char *const end = end_;
-    const unsigned char *at = *in;
-    const auto next = [&](const char *what) -> uint64_t {
-        if (at != end && *at < 0x80) return *at++;  // most values: one byte
-        uint64_t value;
-        if (!compact::getVarint(&at, end, &value)) failVarint(at, what);
-        return value;
-    };
-    int64_t previousTime = previousTime_;
-    int64_t endBase = 0;
-    const auto timeDifference = [&](uint32_t index, const char *what) -> int64_t {
-        if constexpr (kGathered)
-            return fields[index] = wrappingSum(fields[index], unzigzag(gatheredTime(what)));
-        else
-            return unzigzag(next(what));
-    };
-    for (uint32_t index = 0; index < count; ++index) {
-        int64_t value;
-        switch (codings[index]) {
-            case kInteger:
-                value = unzigzag(next("an integer"));
-                break;
-            case kFieldDelta:
-                value = fields[index] = wrappingSum(fields[index], unzigzag(next("an integer")));
-                break;
-            case kText:
-                *in = at;
-                texts[index] = stringAt(in, "a text value");
-                at = *in;
-                value = 0;
-                break;
-            case kTime:
-                value = previousTime = wrappingSum(previousTime, timeDifference(index, "a time"));
-                endBase = followsBlock_ ? blockEnd_ : previousTime;
-                break;
-            case kEnd:
-                value = wrappingSum(endBase, timeDifference(index, "an end"));
-                if (endsAreTimes_) previousTime = value;
-                break;
-            default: {
-                int64_t &previous = previousIds_[codings[index] - kIdDelta];
-                value = previous = wrappingSum(previous, unzigzag(next("an id")));
-            }
-        }
-        numbers[index] = value;
-    }
-    previousTime_ = previousTime;
-    *in = at;
 }
 
 template <class Handler>
@@ -497,12 +438,7 @@ void CompactFrameDecoder::decodeRecords(Handler &handler) {
         if (shape < staticCount && !withRaw_[shape]) {
             const auto known = static_cast<uint32_t>(shape);
             element = staticShapes_[known].element;
-            // One test per element, not one per value: the handler's calls
-            // below stay one copy, which the compiler inlines.
-            if (gathered_)
-                readStaticValues<true>(&in, known);
-            else
-                readStaticValues<false>(&in, known);
+            (this->*staticReaders_[known])(&in, known);
             followsBlock_ = false;
             if (hasChildren && inChildren) fail(at, "a child element with children of its own");
             bool taken = false;
