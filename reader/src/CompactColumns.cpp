@@ -56,10 +56,13 @@ struct ElementPlan {
     int32_t nameCode = -1;                // as a call, once known
     std::vector<CallAttribute> meanings;  // by attribute index
     std::vector<int> read;                // indexes of the attributes the table reads
-    std::vector<int> thirtyTwoBit;        // indexes of 32-bit column values
-    int rid = -1;                         // a completion's first rid
-    std::vector<int> sizeAndOffset;       // a data access's size and offset, in order
-    std::vector<bool> isSize;             // by sizeAndOffset: size (else offset)
+    // The same with their meanings, for the static elements' loop.
+    std::vector<std::pair<int, CallAttribute>> readMeanings;
+    int firstTime = -1;              // index of the first time or end the table reads
+    std::vector<int> thirtyTwoBit;   // indexes of 32-bit column values
+    int rid = -1;                    // a completion's first rid
+    std::vector<int> sizeAndOffset;  // a data access's size and offset, in order
+    std::vector<bool> isSize;        // by sizeAndOffset: size (else offset)
 };
 
 // One attribute of the element being read, as OpenCall::take gets it.
@@ -237,6 +240,8 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const Attributes &
     plan.nameCode = -1;
     plan.meanings.clear();
     plan.read.clear();
+    plan.readMeanings.clear();
+    plan.firstTime = -1;
     plan.thirtyTwoBit.clear();
     plan.rid = -1;
     plan.sizeAndOffset.clear();
@@ -250,7 +255,12 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const Attributes &
             plan.checksTexts = true;
         const CallAttribute meaning = callAttributeOf(attribute);
         plan.meanings.push_back(meaning);
-        if (meaning != CallAttribute::Other) plan.read.push_back(index);
+        if (meaning != CallAttribute::Other) {
+            plan.read.push_back(index);
+            plan.readMeanings.emplace_back(index, meaning);
+        }
+        if ((meaning == CallAttribute::Time || meaning == CallAttribute::End) && plan.firstTime < 0)
+            plan.firstTime = index;
         if (isThirtyTwoBitColumn(attribute)) plan.thirtyTwoBit.push_back(index);
         if (meaning == CallAttribute::Request && plan.rid < 0) plan.rid = index;
         if (meaning == CallAttribute::Bytes || meaning == CallAttribute::Offset) {
@@ -329,15 +339,16 @@ void CompactColumnBuilder::takeStaticCall(std::string_view name, const StaticEle
     completedRids_.clear();
     if (plan.nameCode < 0) plan.nameCode = nameCode(name);
     call_.nameCode = plan.nameCode;
-    for (const int index : plan.read) {
-        const CallAttribute meaning = plan.meanings[static_cast<size_t>(index)];
+    // The digits of the trace's times are those of its first time: noted
+    // once, before the loop, which then tests nothing but each value.
+    if (timeFractionDigits_ < 0 && plan.firstTime >= 0) {
+        char text[kMaxNumberChars];
+        noteFractionDigits(std::string_view(
+            text,
+            static_cast<size_t>(formatRelativeTime(text, element.numbers[plan.firstTime]) - text)));
+    }
+    for (const auto &[index, meaning] : plan.readMeanings) {
         const TypedValue value{element.numbers + index, element.texts + index};
-        if ((meaning == CallAttribute::Time || meaning == CallAttribute::End) &&
-            timeFractionDigits_ < 0) {
-            char text[kMaxNumberChars];
-            noteFractionDigits(std::string_view(
-                text, static_cast<size_t>(formatRelativeTime(text, *value.number) - text)));
-        }
         if (!call_.take(meaning, value, *this))
             throw Unrecognised{"a number beyond its 32-bit column"};
     }
