@@ -43,6 +43,22 @@ TEST(ColumnMemory, FreedMemoryServesTheNextAllocationOfItsSize) {
     freeColumnBytes(third, bytes, ColumnPages::Small);
 }
 
+TEST(ColumnMemory, AColumnOfAMegabyteOrMoreIsOnWholeHugePagesAndKept) {
+    // 1.5 MiB: below a huge page, which malloc would give and take back
+    // (its pages then fresh for every trace read).
+    const size_t bytes = 3 * kMiB / 2;
+    void *first = allocateColumnBytes(bytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % (2 * kMiB), 0u);
+    std::memset(first, 0x3c, bytes);
+    // The mapping is the whole huge page: its last byte is there to write.
+    static_cast<unsigned char *>(first)[2 * kMiB - 1] = 0x3c;
+    freeColumnBytes(first, bytes);
+    void *second = allocateColumnBytes(bytes);
+    EXPECT_EQ(second, first);
+    EXPECT_EQ(filledWith(second, bytes), 0x3c);
+    freeColumnBytes(second, bytes);
+}
+
 TEST(ColumnMemory, TheBlockFreedLastDisplacesTheOldest) {
     // 200 MB, then three of 30 MB: the cache (256 MB) cannot hold all four.
     const size_t large = 200 * kMiB, small = 30 * kMiB + 8192;

@@ -1,14 +1,14 @@
 // Memory for the per-call columns of EventColumns.
 //
 // A column of millions of rows is written once, front to back, into memory
-// the kernel has to provide page by page. Columns of 2 MB or more are
-// therefore mapped straight from the kernel at a 2 MB boundary and advised
-// for transparent huge pages (MADV_HUGEPAGE): one page fault and one zeroed
-// 2 MB page instead of 512 faults, and no 4 KiB head before the first whole
-// huge page, as memory from malloc has. Smaller columns come from operator
-// new. Growing a column by resize leaves the new rows uninitialised (default
-// initialisation), because the column builders write every row they add: the
-// kernel's zeroed pages are not zeroed a second time.
+// the kernel has to provide page by page. Columns of 1 MB or more are
+// therefore mapped straight from the kernel at a 2 MB boundary, in whole
+// 2 MB pieces, and advised for transparent huge pages (MADV_HUGEPAGE): one
+// page fault and one zeroed 2 MB page instead of 512 faults, and no 4 KiB
+// head before the first whole huge page, as memory from malloc has. Smaller
+// columns come from operator new. Growing a column by resize leaves the new rows uninitialised
+// (default initialisation), because the column builders write every row they add: the kernel's
+// zeroed pages are not zeroed a second time.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,7 @@
 
 namespace hdtrace::reader {
 
-// Whether fresh memory of 2 MB or more is advised for huge pages. Small
+// Whether fresh memory of 1 MB or more is advised for huge pages. Small
 // pages are for a large block that is written in full right away, such as
 // Python's table: asking for a hundred MB or more of huge pages at once
 // makes the kernel compact memory on the spot where free 2 MB blocks are
@@ -30,7 +30,7 @@ enum class ColumnPages { Huge, Small };
 // std::bad_alloc). Give it back with freeColumnBytes(pointer, bytes). Memory
 // freed before may serve it, whatever pages it had.
 void *allocateColumnBytes(size_t bytes, ColumnPages pages = ColumnPages::Huge);
-// pages: as it was allocated. Freed memory of 2 MB or more is kept,
+// pages: as it was allocated. Freed memory of 1 MB or more is kept,
 // resident, for later allocations (up to 256 MB in all): a process that
 // read a large trace holds that much until it exits.
 void freeColumnBytes(void *pointer, size_t bytes, ColumnPages pages = ColumnPages::Huge) noexcept;
