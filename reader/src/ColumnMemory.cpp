@@ -19,7 +19,6 @@ constexpr size_t kMappedBytes = size_t{1} << 20;
 // A mapping of bytes: whole huge pages for huge-page memory, so that the
 // last part of a column is not left on 4 KiB pages (up to 2 MB more
 // resident per column); whole pages for the rest.
-
 size_t mappedBytes(size_t bytes, ColumnPages pages) {
     const size_t unit = pages == ColumnPages::Huge ? kHugePage : kPage;
     return (bytes + unit - 1) & ~(unit - 1);

@@ -55,9 +55,8 @@ struct ElementPlan {
     bool typed = false;
     int32_t nameCode = -1;                // as a call, once known
     std::vector<CallAttribute> meanings;  // by attribute index
-    std::vector<int> read;                // indexes of the attributes the table reads
-    // The same with their meanings, for the static elements' loop.
-    std::vector<std::pair<int, CallAttribute>> readMeanings;
+    // The attributes the table reads: index and meaning.
+    std::vector<std::pair<int, CallAttribute>> read;
     int firstTime = -1;              // index of the first time or end the table reads
     std::vector<int> thirtyTwoBit;   // indexes of 32-bit column values
     int rid = -1;                    // a completion's first rid
@@ -240,7 +239,6 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const Attributes &
     plan.nameCode = -1;
     plan.meanings.clear();
     plan.read.clear();
-    plan.readMeanings.clear();
     plan.firstTime = -1;
     plan.thirtyTwoBit.clear();
     plan.rid = -1;
@@ -255,10 +253,7 @@ void CompactColumnBuilder::workOutPlan(std::string_view name, const Attributes &
             plan.checksTexts = true;
         const CallAttribute meaning = callAttributeOf(attribute);
         plan.meanings.push_back(meaning);
-        if (meaning != CallAttribute::Other) {
-            plan.read.push_back(index);
-            plan.readMeanings.emplace_back(index, meaning);
-        }
+        if (meaning != CallAttribute::Other) plan.read.emplace_back(index, meaning);
         if ((meaning == CallAttribute::Time || meaning == CallAttribute::End) && plan.firstTime < 0)
             plan.firstTime = index;
         if (isThirtyTwoBitColumn(attribute)) plan.thirtyTwoBit.push_back(index);
@@ -347,7 +342,7 @@ void CompactColumnBuilder::takeStaticCall(std::string_view name, const StaticEle
             text,
             static_cast<size_t>(formatRelativeTime(text, element.numbers[plan.firstTime]) - text)));
     }
-    for (const auto &[index, meaning] : plan.readMeanings) {
+    for (const auto &[index, meaning] : plan.read) {
         const TypedValue value{element.numbers + index, element.texts + index};
         if (!call_.take(meaning, value, *this))
             throw Unrecognised{"a number beyond its 32-bit column"};

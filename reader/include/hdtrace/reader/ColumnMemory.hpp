@@ -6,9 +6,10 @@
 // 2 MB pieces, and advised for transparent huge pages (MADV_HUGEPAGE): one
 // page fault and one zeroed 2 MB page instead of 512 faults, and no 4 KiB
 // head before the first whole huge page, as memory from malloc has. Smaller
-// columns come from operator new. Growing a column by resize leaves the new rows uninitialised
-// (default initialisation), because the column builders write every row they add: the kernel's
-// zeroed pages are not zeroed a second time.
+// columns come from operator new. Growing a column by resize leaves the new
+// rows uninitialised (default initialisation), because the column builders
+// write every row they add: the kernel's zeroed pages are not zeroed a
+// second time.
 #pragma once
 
 #include <cstddef>
