@@ -2,11 +2,12 @@
 """Command benchmark: how long an `hdtrace` command takes as a user runs it,
 start of the interpreter included.
 
-    /usr/bin/python3 bench/report/command_benchmark.py [--calls N] [--rounds K]
-        [--package DIR]... [--keep DIR]
+    /usr/bin/python3 bench/report/command_benchmark.py [--calls N] [--ranks R]
+        [--rounds K] [--package DIR]... [--keep DIR]
 
-On the report benchmark's 2-rank run of N File_write_at calls (default
-1,000,000), each with its nested pwrite, in XML and converted to compact:
+On the report benchmark's run of N File_write_at calls (default 1,000,000)
+over R ranks (default 2), each with its nested pwrite, in XML and converted
+to compact:
 `hdtrace --help` (what every command pays before it starts) and `hdtrace
 stats RUN.proj` of each form, each as a process of its own. Every --package (a folder holding the hdtrace package,
 default the build tree's python/) is run in turn within each round, so that
@@ -41,6 +42,8 @@ def main():
     build = pathlib.Path(os.environ.get("HDTRACE_BUILD_DIR", str(here.parents[1] / "build")))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1_000_000)
+    parser.add_argument("--ranks", type=int, default=2,
+                        help="ranks the calls are split over (one trace each)")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--package", action="append", type=pathlib.Path,
                         help="a folder holding the hdtrace package (repeat for side by side)")
@@ -52,8 +55,9 @@ def main():
         project = directory / "xml" / "bench.proj"
         compact = directory / "compact" / "bench.proj"
         if not project.exists():
-            print(f"writing a run of {args.calls:,} File_write_at calls ...", file=sys.stderr)
-            calls_run(project.parent, args.calls)
+            print(f"writing a run of {args.calls:,} File_write_at calls over {args.ranks} ranks ...",
+                  file=sys.stderr)
+            calls_run(project.parent, args.calls, args.ranks)
         if not compact.exists():
             to_compact(build, project.parent, compact.parent)
         commands = {"--help": ["--help"], "stats": ["stats", str(project)],
