@@ -560,13 +560,13 @@ std::optional<CallTreeResult> readByCompactRecords(const std::string &path,
         // every row they hold, and take fresh pages for each size they
         // pass through. Two rows a record before the first frame (a call
         // and the one it made, as most I/O calls; rows reserved and not
-        // written take no memory), then as many as the first frame had.
-        const size_t reserved = static_cast<size_t>(2 * records) + 1024;
-        handler.reserve(reserved);
+        // written take no memory), then more where the first frame had more.
+        constexpr uint64_t kForeseenRowsPerRecord = 2;
+        handler.reserve(static_cast<size_t>(kForeseenRowsPerRecord * records) + 1024);
         if (source->next(handler) && !frames.empty()) {
             const double perRecord = static_cast<double>(handler.rows()) /
                                      static_cast<double>(std::max<uint32_t>(1, frames[0].records));
-            if (perRecord > 2)
+            if (perRecord > kForeseenRowsPerRecord)
                 handler.reserve(
                     static_cast<size_t>(perRecord * 1.05 * static_cast<double>(records)) + 1024);
         }
