@@ -27,8 +27,9 @@ py::array emptyArray(py::ssize_t rows, const py::object &dtypeLike) {
         throw std::bad_alloc();
     // Never zero bytes: the capsule needs an address to give back.
     const size_t bytes = count * itemSize > 0 ? count * itemSize : 1;
-    // Small pages: the table is written whole at once (ColumnPages).
-    void *memory = reader::allocateColumnBytes(bytes, reader::ColumnPages::Small);
+    void *memory = reader::allocateColumnBytes(bytes);
+    // Every row of the table is written right away.
+    reader::faultInColumnBytes(memory, bytes);
     struct Block {
         void *memory;
         size_t bytes;
@@ -37,11 +38,11 @@ py::array emptyArray(py::ssize_t rows, const py::object &dtypeLike) {
     try {
         owner = py::capsule(new Block{memory, bytes}, [](void *pointer) {
             auto *block = static_cast<Block *>(pointer);
-            reader::freeColumnBytes(block->memory, block->bytes, reader::ColumnPages::Small);
+            reader::freeColumnBytes(block->memory, block->bytes);
             delete block;
         });
     } catch (...) {
-        reader::freeColumnBytes(memory, bytes, reader::ColumnPages::Small);
+        reader::freeColumnBytes(memory, bytes);
         throw;
     }
     return py::array(dtype, {rows}, {static_cast<py::ssize_t>(itemSize)}, memory, owner);

@@ -16,12 +16,10 @@ constexpr size_t kPage = 4096;
 // faulted its 32-bit columns in again page by page.
 constexpr size_t kMappedBytes = size_t{1} << 20;
 
-// A mapping of bytes: whole huge pages for huge-page memory, so that the
-// last part of a column is not left on 4 KiB pages (up to 2 MB more
-// resident per column); whole pages for the rest.
-size_t mappedBytes(size_t bytes, ColumnPages pages) {
-    const size_t unit = pages == ColumnPages::Huge ? kHugePage : kPage;
-    return (bytes + unit - 1) & ~(unit - 1);
+// A mapping of bytes: whole huge pages, so that the last part of a column
+// is not left on 4 KiB pages (up to 2 MB more resident per column).
+size_t mappedBytes(size_t bytes) {
+    return (bytes + kHugePage - 1) & ~(kHugePage - 1);
 }
 
 // Mappings of freed columns, for the columns of the next trace: the kernel
@@ -99,9 +97,9 @@ BlockCache &blockCache() {
 
 }  // namespace
 
-void *allocateColumnBytes(size_t bytes, ColumnPages pages) {
+void *allocateColumnBytes(size_t bytes) {
     if (bytes < kMappedBytes) return ::operator new(bytes);
-    const size_t length = mappedBytes(bytes, pages);
+    const size_t length = mappedBytes(bytes);
     if (void *cached = blockCache().take(length)) return cached;
     // Over-map by a huge page, then cut to the first 2 MB boundary: the
     // kernel backs with huge pages only the aligned 2 MB pieces of a mapping.
@@ -116,20 +114,32 @@ void *allocateColumnBytes(size_t bytes, ColumnPages pages) {
 #ifdef MADV_HUGEPAGE
     // The length is whole huge pages (mappedBytes): a column's last rows
     // take one fault for their 2 MB, not one per 4 KiB.
-    if (pages == ColumnPages::Huge)
-        madvise(reinterpret_cast<void *>(aligned), length, MADV_HUGEPAGE);
+    madvise(reinterpret_cast<void *>(aligned), length, MADV_HUGEPAGE);
 #endif
     return reinterpret_cast<void *>(aligned);
 }
 
-void freeColumnBytes(void *pointer, size_t bytes, ColumnPages pages) noexcept {
+void freeColumnBytes(void *pointer, size_t bytes) noexcept {
     if (!pointer) return;
     if (bytes < kMappedBytes) {
         ::operator delete(pointer);
         return;
     }
-    if (!blockCache().keep(pointer, mappedBytes(bytes, pages)))
-        munmap(pointer, mappedBytes(bytes, pages));
+    if (!blockCache().keep(pointer, mappedBytes(bytes))) munmap(pointer, mappedBytes(bytes));
+}
+
+void faultInColumnBytes(void *pointer, size_t bytes) noexcept {
+#ifdef MADV_POPULATE_WRITE
+    // Only mapped memory starts at a page boundary and is known to reach
+    // the end of the last page; pages already resident are passed over.
+    // Failure (an older kernel, or no memory now) leaves the pages to be
+    // faulted in as they are written, as without this call.
+    if (pointer && bytes >= kMappedBytes)
+        madvise(pointer, (bytes + kPage - 1) & ~(kPage - 1), MADV_POPULATE_WRITE);
+#else
+    (void)pointer;
+    (void)bytes;
+#endif
 }
 
 }  // namespace hdtrace::reader

@@ -1,8 +1,13 @@
 // Column memory (hdtrace/reader/ColumnMemory.hpp): freed memory serves the
 // next allocation of its size without the kernel zeroing it again, and the
-// block freed last displaces the oldest when the cache is full. Memory on
-// small pages keeps its bytes while cached, which is what these tests see:
-// a fresh mapping is zeroed, a reused one holds what was written into it.
+// block freed last displaces the oldest when the cache is full. Memory
+// keeps its bytes while cached, which is what these tests see: a fresh
+// mapping is zeroed, a reused one holds what was written into it. Memory
+// about to be written whole is faulted in by one call, and keeps what it
+// holds where it was resident already.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -28,19 +33,19 @@ unsigned char filledWith(const void *block, size_t bytes) {
 
 TEST(ColumnMemory, FreedMemoryServesTheNextAllocationOfItsSize) {
     const size_t bytes = 9 * kMiB + 4096;
-    void *first = allocateColumnBytes(bytes, ColumnPages::Small);
+    void *first = allocateColumnBytes(bytes);
     std::memset(first, 0xab, bytes);
-    freeColumnBytes(first, bytes, ColumnPages::Small);
-    void *second = allocateColumnBytes(bytes, ColumnPages::Small);
+    freeColumnBytes(first, bytes);
+    void *second = allocateColumnBytes(bytes);
     EXPECT_EQ(filledWith(second, bytes), 0xab);
     // A block in use is never handed out twice.
-    void *third = allocateColumnBytes(bytes, ColumnPages::Small);
+    void *third = allocateColumnBytes(bytes);
     EXPECT_NE(third, second);
     EXPECT_EQ(filledWith(third, bytes), 0);  // fresh from the kernel
     std::memset(third, 0x5a, bytes);
     EXPECT_EQ(filledWith(second, bytes), 0xab);
-    freeColumnBytes(second, bytes, ColumnPages::Small);
-    freeColumnBytes(third, bytes, ColumnPages::Small);
+    freeColumnBytes(second, bytes);
+    freeColumnBytes(third, bytes);
 }
 
 TEST(ColumnMemory, AColumnOfAMegabyteOrMoreIsOnWholeHugePagesAndKept) {
@@ -62,30 +67,58 @@ TEST(ColumnMemory, AColumnOfAMegabyteOrMoreIsOnWholeHugePagesAndKept) {
 TEST(ColumnMemory, TheBlockFreedLastDisplacesTheOldest) {
     // 200 MB, then three of 30 MB: the cache (256 MB) cannot hold all four.
     const size_t large = 200 * kMiB, small = 30 * kMiB + 8192;
-    void *oldest = allocateColumnBytes(large, ColumnPages::Small);
+    void *oldest = allocateColumnBytes(large);
     std::memset(oldest, 0x11, large);
-    freeColumnBytes(oldest, large, ColumnPages::Small);
+    freeColumnBytes(oldest, large);
     std::vector<void *> blocks;
     for (unsigned char value : {0x22, 0x33, 0x44}) {
-        blocks.push_back(allocateColumnBytes(small, ColumnPages::Small));
+        blocks.push_back(allocateColumnBytes(small));
         std::memset(blocks.back(), value, small);
     }
     for (void *block : blocks)
-        freeColumnBytes(block, small, ColumnPages::Small);
+        freeColumnBytes(block, small);
     // The three are kept (the oldest block made room for them) ...
     std::set<unsigned> found;
     blocks.clear();
     for (int i = 0; i < 3; ++i) {
-        blocks.push_back(allocateColumnBytes(small, ColumnPages::Small));
+        blocks.push_back(allocateColumnBytes(small));
         found.insert(filledWith(blocks.back(), small));
     }
     EXPECT_EQ(found, (std::set<unsigned>{0x22, 0x33, 0x44}));
     // ... and the 200 MB are the kernel's again: a new block of that size is fresh.
-    void *fresh = allocateColumnBytes(large, ColumnPages::Small);
+    void *fresh = allocateColumnBytes(large);
     EXPECT_EQ(filledWith(fresh, large), 0);
-    freeColumnBytes(fresh, large, ColumnPages::Small);
+    freeColumnBytes(fresh, large);
     for (void *block : blocks)
-        freeColumnBytes(block, small, ColumnPages::Small);
+        freeColumnBytes(block, small);
+}
+
+// How many of the pages of [block, block + bytes) are resident.
+size_t residentPages(void *block, size_t bytes) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> flags((bytes + page - 1) / page);
+    if (mincore(block, bytes, flags.data()) != 0) return 0;
+    size_t resident = 0;
+    for (unsigned char flag : flags)
+        resident += flag & 1;
+    return resident;
+}
+
+TEST(ColumnMemory, MemoryWrittenWholeIsFaultedInAtOnceAndKeepsWhatItHolds) {
+    // No block the other tests free is within a factor two of this size,
+    // so this one is fresh from the kernel.
+    const size_t bytes = 70 * kMiB + 12288;
+    const size_t pages = bytes / 4096;
+    void *block = allocateColumnBytes(bytes);
+    ASSERT_EQ(residentPages(block, bytes), 0u) << "a fresh mapping has no page yet";
+    faultInColumnBytes(block, bytes);
+    EXPECT_EQ(residentPages(block, bytes), pages)
+        << "MADV_POPULATE_WRITE (Linux 5.14) did not fault the pages in";
+    EXPECT_EQ(filledWith(block, bytes), 0);
+    std::memset(block, 0x6d, bytes);
+    faultInColumnBytes(block, bytes);  // resident already: its bytes stay
+    EXPECT_EQ(filledWith(block, bytes), 0x6d);
+    freeColumnBytes(block, bytes);
 }
 
 }  // namespace
