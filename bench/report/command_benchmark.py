@@ -8,8 +8,11 @@ start of the interpreter included.
 On the report benchmark's run of N File_write_at calls (default 1,000,000)
 over R ranks (default 2), each with its nested pwrite, in XML and converted
 to compact:
-`hdtrace --help` (what every command pays before it starts) and `hdtrace
-stats RUN.proj` of each form, each as a process of its own. Every --package (a folder holding the hdtrace package,
+`hdtrace --help` (what every command pays before it starts), `hdtrace
+stats RUN.proj` of each form, and a script that opens each form and calls
+`to_numpy()` once (the first read of a process: its memory fresh from the
+kernel), each as a process of its own; with --report, `hdtrace report` of
+each form as well. Every --package (a folder holding the hdtrace package,
 default the build tree's python/) is run in turn within each round, so that
 two builds side by side see the same machine; the same folder given twice
 shows the noise. Prints the median and best wall seconds of K rounds (default
@@ -30,11 +33,15 @@ from report_benchmark import calls_run, to_compact  # noqa: E402  (the same gene
 
 
 def timed(package, args):
+    """Wall seconds of /usr/bin/python3 args with package first on its path."""
     env = dict(os.environ, PYTHONPATH=str(package))
     start = time.perf_counter()
-    subprocess.run(["/usr/bin/python3", "-m", "hdtrace", *args], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(["/usr/bin/python3", *args], env=env, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+def to_numpy_script(project):
+    return ["-c", f"import hdtrace; hdtrace.open({str(project)!r}).to_numpy()"]
 
 
 def main():
@@ -48,6 +55,8 @@ def main():
     parser.add_argument("--package", action="append", type=pathlib.Path,
                         help="a folder holding the hdtrace package (repeat for side by side)")
     parser.add_argument("--keep", type=pathlib.Path, help="write the run here and keep it")
+    parser.add_argument("--report", action="store_true",
+                        help="also time hdtrace report of each form (some seconds each)")
     args = parser.parse_args()
     packages = args.package or [build / "python"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -60,8 +69,17 @@ def main():
             calls_run(project.parent, args.calls, args.ranks)
         if not compact.exists():
             to_compact(build, project.parent, compact.parent)
-        commands = {"--help": ["--help"], "stats": ["stats", str(project)],
-                    "stats of compact": ["stats", str(compact)]}
+        cli = ["-m", "hdtrace"]
+        commands = {"hdtrace --help": cli + ["--help"],
+                    "hdtrace stats": cli + ["stats", str(project)],
+                    "hdtrace stats of compact": cli + ["stats", str(compact)],
+                    "to_numpy()": to_numpy_script(project),
+                    "to_numpy() of compact": to_numpy_script(compact)}
+        if args.report:
+            for name, run in (("hdtrace report", project),
+                              ("hdtrace report of compact", compact)):
+                page = pathlib.Path(scratch) / f"{name.replace(' ', '-')}.html"
+                commands[name] = cli + ["report", str(run), "-o", str(page)]
         times = {(index, name): [] for index in range(len(packages)) for name in commands}
         for index, package in enumerate(packages):  # a first, unmeasured round
             for arguments in commands.values():
@@ -71,7 +89,7 @@ def main():
                 for name, arguments in commands.items():
                     times[(index, name)].append(timed(package, arguments))
         for (index, name), values in times.items():
-            print(f"{str(packages[index]):<40} hdtrace {name:<16} "
+            print(f"{str(packages[index]):<40} {name:<26} "
                   f"median {statistics.median(values):.3f} s, best {min(values):.3f} s "
                   f"({len(values)} rounds)")
 
