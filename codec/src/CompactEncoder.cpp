@@ -8,6 +8,7 @@
 #include <hdtrace/codec/CompactFormat.hpp>
 #include <hdtrace/codec/CompactItems.hpp>
 #include <hdtrace/codec/Format.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 
 namespace hdtrace {
 
@@ -392,14 +393,14 @@ void CompactEncoder::beginRecord() {
     }
 }
 
-unsigned char *CompactEncoder::openBlock(unsigned char *out, int64_t ownerStart) {
+HDTRACE_CALL_PATH unsigned char *CompactEncoder::openBlock(unsigned char *out, int64_t ownerStart) {
     *out++ = static_cast<unsigned char>(kNestedOpen);
     out = compact::putVarint(out, zigzag(wrappingDifference(ownerStart, previousTime_)));
     previousTime_ = ownerStart;
     return out;
 }
 
-int64_t CompactEncoder::closeBlock(int64_t ownerStart) {
+HDTRACE_CALL_PATH int64_t CompactEncoder::closeBlock(int64_t ownerStart) {
     const int64_t blockEnd = previousTime_;
     previousTime_ = ownerStart;
     return blockEnd;
@@ -555,10 +556,11 @@ unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t
     return codeValues<true>(out, plan, values, indices);
 }
 
-unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan,
-                                        const int64_t *values, int64_t start, int64_t end,
-                                        const Children &children, const Nested &nested,
-                                        std::string_view texts) {
+HDTRACE_CALL_PATH unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan,
+                                                          const int64_t *values, int64_t start,
+                                                          int64_t end, const Children &children,
+                                                          const Nested &nested,
+                                                          std::string_view texts) {
     int64_t endBase = start;
     if (nested.count > 0) {
         // As encode() codes <Nested> and its leaf states: the call's start
@@ -598,8 +600,10 @@ unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan
     return out;
 }
 
-size_t CompactEncoder::maxCallBytes(const CallPlan &plan, const Children &children,
-                                    const Nested &nested, std::string_view texts) {
+HDTRACE_CALL_PATH size_t CompactEncoder::maxCallBytes(const CallPlan &plan,
+                                                      const Children &children,
+                                                      const Nested &nested,
+                                                      std::string_view texts) {
     // Each text may need its string defined: its bytes and two varints.
     const auto textBytes = [](const CallPlan &of) {
         return of.hasText ? 2 * kMaxVarintBytes * of.own : 0;
@@ -613,9 +617,10 @@ size_t CompactEncoder::maxCallBytes(const CallPlan &plan, const Children &childr
     return maxBytes;
 }
 
-int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values, int64_t start,
-                               int64_t end, const Children &children, const Nested &nested,
-                               std::string_view texts) {
+HDTRACE_CALL_PATH int CompactEncoder::appendCall(const CallPlan &plan, const int64_t *values,
+                                                 int64_t start, int64_t end,
+                                                 const Children &children, const Nested &nested,
+                                                 std::string_view texts) {
     // In place when the frame being filled has room; a record that starts
     // a frame (with the Program and fresh tables) takes the general way.
     const size_t maxBytes = maxCallBytes(plan, children, nested, texts);
@@ -635,8 +640,8 @@ __attribute__((always_inline)) inline int CompactEncoder::commitLeaf(unsigned ch
     return sink_.commit(static_cast<size_t>(out - begin), start);
 }
 
-int CompactEncoder::appendLeafNumbers(const CallPlan &plan, const int64_t *values, int64_t start,
-                                      int64_t end) {
+HDTRACE_CALL_PATH int CompactEncoder::appendLeafNumbers(const CallPlan &plan, const int64_t *values,
+                                                        int64_t start, int64_t end) {
     // plan.maxBytes holds the element's code, its values and both times;
     // the byte more is appendCall's, so that frames end where they did.
     const size_t maxBytes = plan.maxBytes + 1;
@@ -648,8 +653,9 @@ int CompactEncoder::appendLeafNumbers(const CallPlan &plan, const int64_t *value
     return commitLeaf(begin, out, start, end);
 }
 
-int CompactEncoder::appendLeafWithTexts(const CallPlan &plan, const int64_t *values, int64_t start,
-                                        int64_t end, std::string_view texts) {
+HDTRACE_CALL_PATH int CompactEncoder::appendLeafWithTexts(const CallPlan &plan,
+                                                          const int64_t *values, int64_t start,
+                                                          int64_t end, std::string_view texts) {
     const size_t maxBytes = maxCallBytes(plan, Children{}, Nested{}, texts);
     unsigned char *const begin = sink_.claim(maxBytes);
     if (!begin)

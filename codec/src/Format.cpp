@@ -5,6 +5,7 @@
 #endif
 
 #include <hdtrace/codec/Format.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 
 namespace hdtrace {
 namespace {
@@ -29,7 +30,7 @@ int decimalDigits(uint64_t value) {
 
 // Writes the digits in place from the right, two at a time: no temporary,
 // no variable-length copy.
-char *formatUnsigned(char *out, uint64_t value) {
+HDTRACE_CALL_PATH char *formatUnsigned(char *out, uint64_t value) {
     // Most numbers of a datatype's .info line (counts, block
     // lengths, strides) have one or two digits.
     if (value < 100) {
@@ -161,7 +162,7 @@ bool isPlainText(const unsigned char *, size_t) {
 
 }  // namespace
 
-char *formatInteger(char *out, int64_t value) {
+HDTRACE_CALL_PATH char *formatInteger(char *out, int64_t value) {
     if (value < 0) {
         *out++ = '-';
         // Negate in unsigned arithmetic so that INT64_MIN works.
@@ -170,7 +171,7 @@ char *formatInteger(char *out, int64_t value) {
     return formatUnsigned(out, static_cast<uint64_t>(value));
 }
 
-char *formatRelativeTime(char *out, int64_t nanosecondsSinceBase) {
+HDTRACE_CALL_PATH char *formatRelativeTime(char *out, int64_t nanosecondsSinceBase) {
     uint64_t magnitude = static_cast<uint64_t>(nanosecondsSinceBase);
     if (nanosecondsSinceBase < 0) {
         *out++ = '-';

@@ -9,6 +9,7 @@
 #include <hdtrace/TraceOptions.hpp>
 #include <hdtrace/codec/CompactEncoder.hpp>
 #include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 
 #include "TraceRegistry.hpp"
 
@@ -58,15 +59,18 @@ std::unique_ptr<CompactEncoding> CompactEncoding::create(const TraceOptions &opt
     return encoding;
 }
 
-int CompactEncoding::writeLeafCall(const CallPlan &plan, const int64_t *values, int64_t start,
-                                   int64_t end, std::string_view texts) {
+HDTRACE_CALL_PATH int CompactEncoding::writeLeafCall(const CallPlan &plan, const int64_t *values,
+                                                     int64_t start, int64_t end,
+                                                     std::string_view texts) {
     const int error = encoder_->appendLeafCall(plan, values, start, end, texts);
     return error == 0 ? 0 : appendFailed(error);
 }
 
-int CompactEncoding::writeCall(const CallPlan &plan, const int64_t *values, int64_t start,
-                               int64_t end, const TypedChildren &children,
-                               const TypedNested &nested, std::string_view texts) {
+HDTRACE_CALL_PATH int CompactEncoding::writeCall(const CallPlan &plan, const int64_t *values,
+                                                 int64_t start, int64_t end,
+                                                 const TypedChildren &children,
+                                                 const TypedNested &nested,
+                                                 std::string_view texts) {
     const int error = encoder_->appendCall(plan, values, start, end, children, nested, texts);
     return error == 0 ? 0 : appendFailed(error);
 }

@@ -12,6 +12,7 @@
 
 #include <hdtrace/FrameWriter.hpp>
 #include <hdtrace/codec/FrameFormat.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 
 #include "BackgroundWriter.hpp"
 #include "FrameIndexEntries.hpp"
@@ -194,7 +195,7 @@ int FrameWriter::append(const void *record, size_t length, int64_t time) {
     return commitRecord(*buffer, committed, length, time);
 }
 
-unsigned char *FrameWriter::claim(size_t maxBytes) {
+HDTRACE_CALL_PATH unsigned char *FrameWriter::claim(size_t maxBytes) {
     if (closed_ || failed_.load(std::memory_order_relaxed)) return nullptr;
     Buffer *buffer = active_.load(std::memory_order_relaxed);
     const size_t used = buffer->committed.load(std::memory_order_relaxed) >> 32;
@@ -202,12 +203,13 @@ unsigned char *FrameWriter::claim(size_t maxBytes) {
     return buffer->data.get() + used;
 }
 
-int FrameWriter::commit(size_t length, int64_t time) {
+HDTRACE_CALL_PATH int FrameWriter::commit(size_t length, int64_t time) {
     Buffer *buffer = active_.load(std::memory_order_relaxed);
     return commitRecord(*buffer, buffer->committed.load(std::memory_order_relaxed), length, time);
 }
 
-int FrameWriter::commitRecord(Buffer &buffer, uint64_t committed, size_t length, int64_t time) {
+HDTRACE_CALL_PATH int FrameWriter::commitRecord(Buffer &buffer, uint64_t committed, size_t length,
+                                                int64_t time) {
     const size_t used = committed >> 32;
     if (time < buffer.earliest.load(std::memory_order_relaxed))
         buffer.earliest.store(time, std::memory_order_relaxed);

@@ -10,6 +10,7 @@
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/TracerIo.hpp>
 #include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 
 #include "StateEncoding.hpp"
 #include "TraceRegistry.hpp"
@@ -158,7 +159,7 @@ int TraceWriter::beginStateSlow(std::string_view name, Timestamp start) {
     return 0;
 }
 
-int TraceWriter::endStateSlow(Timestamp end) {
+HDTRACE_CALL_PATH int TraceWriter::endStateSlow(Timestamp end) {
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
     // A child left open ends with its state.
@@ -173,7 +174,7 @@ int TraceWriter::endStateSlow(Timestamp end) {
     return failed_ ? EIO : 0;
 }
 
-int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
+HDTRACE_CALL_PATH int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
     innerFrameDepth_ = 0;
     if (depth_ == 0) return beginState(name, start);
     if (closed_) return EBADF;
@@ -194,7 +195,7 @@ int TraceWriter::beginInnerState(std::string_view name, Timestamp start) {
     return 0;
 }
 
-int TraceWriter::endInnerState(Timestamp end) {
+HDTRACE_CALL_PATH int TraceWriter::endInnerState(Timestamp end) {
     if (innerFrameDepth_ == 0) return endState(end);
     if (closed_) return EBADF;
     if (depth_ == 0) return EPERM;
@@ -275,7 +276,7 @@ void TraceWriter::beginElement(std::string_view name) {
     parts.childBeganAt = encoding_->beginChild(parts.children, name, depth_);
 }
 
-void TraceWriter::endElement() {
+HDTRACE_CALL_PATH void TraceWriter::endElement() {
     if (!isWriting()) return;
     StateParts &parts = frames_[depth_ - 1];
     if (!parts.childOpen) return;
@@ -354,7 +355,7 @@ void TraceWriter::abandonAfterFork() {
 
 // --- Typed calls: their values in their plans' order, without names.
 
-void TraceWriter::beginTypedCall(std::string_view name) {
+HDTRACE_CALL_PATH void TraceWriter::beginTypedCall(std::string_view name) {
     const CallPlan *plan = plans_.planOf(name, true);
     typed_ = TypedCounts();
     typedTexts_.clear();
@@ -373,13 +374,13 @@ void TraceWriter::beginTypedCall(std::string_view name) {
     typedEnd_ = plan->attributes + plan->own;
 }
 
-void TraceWriter::pauseTyped() {
+HDTRACE_CALL_PATH void TraceWriter::pauseTyped() {
     if (typedCursorOnParent_) typed_.parentValues = typedParentValues();
     typedCursorOnParent_ = false;
     typedNext_ = typedEnd_ = nullptr;
 }
 
-void TraceWriter::resumeTyped() {
+HDTRACE_CALL_PATH void TraceWriter::resumeTyped() {
     if (!typedPlan_ || frames_[0].childOpen) {
         typedNext_ = typedEnd_ = nullptr;
         return;
@@ -465,7 +466,8 @@ void TraceWriter::untypeTarget() {
         untypeHead();
 }
 
-bool TraceWriter::beginTypedNested(std::string_view name, Timestamp start, bool written) {
+HDTRACE_CALL_PATH bool TraceWriter::beginTypedNested(std::string_view name, Timestamp start,
+                                                     bool written) {
     // Only a written state right beneath a typed call, none of whose nested
     // states took the general way, while none of the call's children is open.
     const bool beneathTypedCall = written && typedPlan_ && !typed_.nestingOff && depth_ == 2 &&
@@ -505,7 +507,7 @@ void TraceWriter::releaseTypedNestedRoom() {
     std::vector<int64_t>(8 * kFirstTypedNested).swap(typedNestedValues_);
 }
 
-bool TraceWriter::endTypedNested(Timestamp end) {
+HDTRACE_CALL_PATH bool TraceWriter::endTypedNested(Timestamp end) {
     const CallPlan *found = planWithValues(
         typedNestedPlans_[typed_.nested],
         static_cast<uint32_t>(typedOut_ - typedNestedValues_.data() - typed_.nestedValuesUsed));
@@ -554,7 +556,7 @@ void TraceWriter::untypeNested() {
     if (typedNestedPlans_.size() > kKeptTypedNested) releaseTypedNestedRoom();
 }
 
-int TraceWriter::endTypedCall(Timestamp end) {
+HDTRACE_CALL_PATH int TraceWriter::endTypedCall(Timestamp end) {
     const CallPlan &plan = *typedPlan_;
     typedPlan_ = nullptr;
     typedCursorOnParent_ = false;
@@ -571,7 +573,7 @@ int TraceWriter::endTypedCall(Timestamp end) {
     return failed_ ? EIO : 0;
 }
 
-int TraceWriter::endTypedLeaf(Timestamp end) {
+HDTRACE_CALL_PATH int TraceWriter::endTypedLeaf(Timestamp end) {
     const StateParts &parts = frames_[0];
     // The rest (and a trace that failed, or flushes every call) the way
     // every typed call can take.

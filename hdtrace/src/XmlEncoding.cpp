@@ -10,6 +10,7 @@
 
 #include <hdtrace/TraceOptions.hpp>
 #include <hdtrace/codec/Format.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 #include <hdtrace/hdTrace.h>
 
 namespace hdtrace {
@@ -27,7 +28,7 @@ char *writeText(char *out, std::string_view text) {
     return out + text.size();
 }
 
-char *writeIndent(char *out, int depth) {
+HDTRACE_CALL_PATH char *writeIndent(char *out, int depth) {
     return writeText(out, kIndentSpaces.substr(0, static_cast<size_t>(2 * depth)));
 }
 
@@ -224,19 +225,22 @@ __attribute__((always_inline)) inline int XmlEncoding::writeTopLevel(size_t maxB
     return append(oversized_.data(), oversized_.size());
 }
 
-int XmlEncoding::writeLeafCall(const CallPlan &plan, const int64_t *values, int64_t start,
-                               int64_t end, std::string_view texts) {
+HDTRACE_CALL_PATH int XmlEncoding::writeLeafCall(const CallPlan &plan, const int64_t *values,
+                                                 int64_t start, int64_t end,
+                                                 std::string_view texts) {
     const CallText &text = texts_->of(plan);
-    return writeTopLevel(text.maxBytes + kMaxEscapedBytesPerByte * texts.size(), [&](char *out) {
-        out = writeTypedElement(out, text, plan, values, texts);
-        out = writeTimes(out, start, end);
-        return writeText(out, "/>\n");
-    });
+    return writeTopLevel(text.maxBytes + kMaxEscapedBytesPerByte * texts.size(),
+                         [&](char *out) HDTRACE_CALL_PATH {
+                             out = writeTypedElement(out, text, plan, values, texts);
+                             out = writeTimes(out, start, end);
+                             return writeText(out, "/>\n");
+                         });
 }
 
-int XmlEncoding::writeCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
-                           const TypedChildren &children, const TypedNested &nested,
-                           std::string_view texts) {
+HDTRACE_CALL_PATH int XmlEncoding::writeCall(const CallPlan &plan, const int64_t *values,
+                                             int64_t start, int64_t end,
+                                             const TypedChildren &children,
+                                             const TypedNested &nested, std::string_view texts) {
     // As the general way renders the same call (renderState): its nested
     // states in a <Nested> block before it, its children inside it, each
     // of those one level in.
@@ -247,11 +251,11 @@ int XmlEncoding::writeCall(const CallPlan &plan, const int64_t *values, int64_t 
         maxBytes += texts_->of(*nested.plans[state]).maxBytes;
     for (uint32_t child = 0; child < children.count; ++child)
         maxBytes += texts_->of(*children.plans[child]).maxBytes;
-    return writeTopLevel(maxBytes, [&](char *out) {
+    return writeTopLevel(maxBytes, [&](char *out) HDTRACE_CALL_PATH {
         // A nested call or a child: one level in, its times only if it has
         // them (a nested call), "/>" after.
         const auto writePart = [&](char *at, const CallPlan &partPlan, const int64_t *partValues,
-                                   const int64_t *times) {
+                                   const int64_t *times) HDTRACE_CALL_PATH {
             at = writeIndent(at, 1);
             at = writeTypedElement(at, texts_->of(partPlan), partPlan, partValues, texts);
             if (times) at = writeTimes(at, times[0], times[1]);

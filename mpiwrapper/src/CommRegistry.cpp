@@ -1,5 +1,7 @@
 #include "CommRegistry.hpp"
 
+#include <hdtrace/codec/Inlining.hpp>
+
 #include "HandleGeneration.hpp"
 #include "InfoLines.hpp"
 #include "PortableValues.hpp"
@@ -19,7 +21,7 @@ std::vector<int> CommRegistry::worldRanksOf(MPI_Group group) {
     return world;
 }
 
-int64_t CommRecord::worldRankOfPeer(int rank) const {
+HDTRACE_CALL_PATH int64_t CommRecord::worldRankOfPeer(int rank) const {
     if (rank < 0) return portableRank(rank);
     const std::vector<int> &peers = isInter ? remoteToWorld : localToWorld;
     if (static_cast<size_t>(rank) >= peers.size()) return rank;  // erroneous; logged as given

@@ -13,6 +13,7 @@
 
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/TracerIo.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 
 #include "CallSelection.hpp"
 #include "PosixFiles.hpp"
@@ -31,7 +32,7 @@ struct PosixCallName {
 class PosixCall {
   public:
     // A call on an open descriptor.
-    PosixCall(PosixCallName name, int fd) : name_(name) {
+    HDTRACE_CALL_PATH PosixCall(PosixCallName name, int fd) : name_(name) {
         if (!traces(name)) return;
         const int savedErrno = errno;
         const FileRecord *record = fileOfDescriptor(fd);

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include <hdtrace/codec/Inlining.hpp>
+
 #include "CallSelection.hpp"
 #include "FilePaths.hpp"
 #include "Runtime.hpp"
@@ -38,7 +40,7 @@ void stopInForkChild() {
     gPosixTracing.store(false, std::memory_order_relaxed);
 }
 
-Slot *slotOf(int fd) {
+HDTRACE_CALL_PATH Slot *slotOf(int fd) {
     if (fd < 0 || (fd >> kChunkBits) >= kChunks) return nullptr;
     std::atomic<Slot *> &chunkPointer = gChunks[fd >> kChunkBits];
     Slot *chunk = chunkPointer.load(std::memory_order_acquire);
@@ -104,7 +106,7 @@ void stopPosixLayer() {
     gPosixTracing.store(false, std::memory_order_release);
 }
 
-const FileRecord *fileOfDescriptor(int fd) {
+HDTRACE_CALL_PATH const FileRecord *fileOfDescriptor(int fd) {
     Slot *slot = slotOf(fd);
     if (!slot) return &kUntracedFile;
     if (const FileRecord *record = slot->load(std::memory_order_acquire)) return record;
