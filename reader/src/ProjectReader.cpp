@@ -1,3 +1,7 @@
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string_view>
 #include <utility>
 
 #include <hdtrace/TraceNames.hpp>
@@ -12,6 +16,53 @@ namespace hdtrace::reader {
 namespace {
 
 enum class Section { None, Description, FileList, Topology, Communicators, Datatypes, Other };
+
+constexpr std::string_view kGiveTheProject =
+    "give the run's project (.proj), which hdtrace merge or project-merger writes from the run's "
+    ".info files";
+
+bool endsWith(const std::string &text, std::string_view suffix) {
+    return text.size() >= suffix.size() &&
+           std::string_view(text).substr(text.size() - suffix.size()) == suffix;
+}
+
+// A file that is no XML at all where a project goes (a compact trace, a
+// rank's .info file): said as such, where the XML parser would say only
+// that the document is empty.
+void refuseWhatIsNoXml(const std::string &path) {
+    if (traceFormOf(path) == TraceForm::Compact)
+        throw ReadError(path, 1, 1,
+                        "a compact trace, not a project: " + std::string(kGiveTheProject));
+    // Only a regular file is read here: a FIFO would block, and the parser
+    // refuses the others with its own message.
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return;  // the parser says why
+    char head[64];
+    in.read(head, sizeof head);
+    std::string_view start(head, static_cast<size_t>(in.gcount()));
+    if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // a UTF-8 byte order mark
+    const size_t first = start.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) {
+        if (start.empty()) throw ReadError(path, 1, 1, "an empty file, not a project");
+        return;
+    }
+    if (start[first] == '<') return;
+    std::string shown;
+    for (size_t at = first; at < start.size() && shown.size() < 24; ++at) {
+        const char byte = start[at];
+        if (byte == '\n' || byte == '\r') break;
+        shown += byte >= 0x20 && byte < 0x7f ? byte : '?';
+    }
+    std::string problem =
+        "not an HDTrace project: a project is XML, and this file begins with \"" + shown + "\"";
+    if (endsWith(path, ".info"))
+        problem +=
+            " (a rank's .info file: hdtrace merge or project-merger makes the project "
+            "from the run's .info files)";
+    throw ReadError(path, 1, 1, problem);
+}
 
 // Builds a Project from the SAX events of a .proj. The element path is kept
 // as a stack of names; each section interprets its own elements.
@@ -81,7 +132,10 @@ void ProjectHandler::startElement(std::string_view name, const AttributeList &at
     if (depth == 1) {
         if (name != "Application") {
             parser_->fail("the root element is <" + std::string(name) +
-                          ">, but a project's root is <Application>");
+                          ">, but a project's root is <Application>" +
+                          (name == "Program"
+                               ? " (a trace, not a project: " + std::string(kGiveTheProject) + ")"
+                               : std::string()));
             return;
         }
         project_.name = textAttribute(attributes, "name");
@@ -269,6 +323,7 @@ void ProjectHandler::endElement(std::string_view name) {
 }  // namespace
 
 Project readProject(const std::string &path) {
+    refuseWhatIsNoXml(path);
     Project project;
     project.path = path;
     ProjectHandler handler(project);

@@ -1,5 +1,8 @@
+#include <string>
+
 #include <gtest/gtest.h>
 
+#include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 
@@ -66,5 +69,61 @@ TEST(ProjectReader, BadValuesNameTheLine) {
     } catch (const ReadError &error) {
         EXPECT_EQ(error.line(), 5);
         EXPECT_EQ(error.problem(), "<Rank> has no cid= attribute");
+    }
+}
+
+namespace {
+
+// What a user may pass where a project goes: each refused with what it is
+// and what to give instead, at line 1, column 1.
+std::string problemOf(const std::string &path) {
+    try {
+        readProject(path);
+    } catch (const ReadError &error) {
+        EXPECT_EQ(error.line(), 1) << error.what();
+        EXPECT_EQ(error.column(), 1) << error.what();
+        return error.problem();
+    }
+    ADD_FAILURE() << path << " was read as a project";
+    return {};
+}
+
+}  // namespace
+
+TEST(ProjectReader, FilesThatAreNoProjectSayWhatTheyAre) {
+    const std::string magic(hdtrace::frames::kFileMagic, sizeof hdtrace::frames::kFileMagic);
+    TemporaryFile compact(magic + std::string(64, '\0'), ".ctrc");
+    EXPECT_EQ(problemOf(compact.path()),
+              "a compact trace, not a project: give the run's project (.proj), which hdtrace merge "
+              "or project-merger writes from the run's .info files");
+
+    TemporaryFile info(
+        "Mpi library='Open MPI v4.1.4' order_c=0\nComm map='0->0;' id=0 name='WORLD'\n", ".info");
+    EXPECT_EQ(problemOf(info.path()),
+              "not an HDTrace project: a project is XML, and this file begins with \"Mpi "
+              "library='Open MPI v4\" (a rank's .info file: hdtrace merge or project-merger makes "
+              "the project from the run's .info files)");
+
+    // After a byte order mark and blank lines; bytes outside printable ASCII shown as '?'.
+    TemporaryFile binary("\xEF\xBB\xBF\n  \x01\x02text\n", ".proj");
+    EXPECT_EQ(problemOf(binary.path()),
+              "not an HDTrace project: a project is XML, and this file begins with \"??text\"");
+
+    TemporaryFile empty("", ".proj");
+    EXPECT_EQ(problemOf(empty.path()), "an empty file, not a project");
+}
+
+TEST(ProjectReader, ATraceGivenAsProjectIsNamedATrace) {
+    TemporaryFile trace("<?xml version=\"1.0\"?>\n<Program timeAdjustment='0'>\n</Program>\n",
+                        ".trc");
+    try {
+        readProject(trace.path());
+        FAIL() << "no error";
+    } catch (const ReadError &error) {
+        EXPECT_EQ(error.line(), 2);
+        EXPECT_EQ(error.problem(),
+                  "the root element is <Program>, but a project's root is <Application> (a trace, "
+                  "not a project: give the run's project (.proj), which hdtrace merge or "
+                  "project-merger writes from the run's .info files)");
     }
 }
