@@ -13,6 +13,10 @@ std::string sanitizeNamePart(std::string_view part) {
     return result;
 }
 
+bool hasSuffix(std::string_view name, std::string_view suffix) {
+    return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+}
+
 bool isLayerName(std::string_view layer) {
     if (layer.empty()) return true;
     if (layer[0] < 'a' || layer[0] > 'z') return false;
@@ -23,8 +27,7 @@ bool isLayerName(std::string_view layer) {
 
 bool isLayerTraceFileName(std::string_view name) {
     for (std::string_view suffix : {kXmlTraceSuffix, kCompactTraceSuffix}) {
-        if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix)
-            continue;
+        if (!hasSuffix(name, suffix)) continue;
         name.remove_suffix(suffix.size());
         const size_t dot = name.rfind('.');
         if (dot == std::string_view::npos) return false;

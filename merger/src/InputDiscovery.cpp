@@ -43,17 +43,12 @@ std::string joinPath(const std::string &directory, std::string_view name) {
     return path;
 }
 
-bool endsWith(std::string_view text, std::string_view suffix) {
-    return text.size() > suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // A trace's own files: its .info, and its trace in either form. A layer's
 // trace beside it (<base>.hdf5.trc) is read with the main trace, not merged.
 bool isTraceFile(std::string_view name) {
     if (isLayerTraceFileName(name)) return false;
     for (std::string_view suffix : {kInfoSuffix, kXmlTraceSuffix, kCompactTraceSuffix})
-        if (endsWith(name, suffix)) return true;
+        if (hasSuffix(name, suffix)) return true;
     return false;
 }
 

@@ -15,6 +15,10 @@ constexpr std::string_view kXmlTraceSuffix = ".trc";
 constexpr std::string_view kCompactTraceSuffix = ".ctrc";
 constexpr std::string_view kInfoSuffix = ".info";
 
+// Whether name ends with suffix after at least one character of its own
+// (".trc" alone names no trace).
+bool hasSuffix(std::string_view name, std::string_view suffix);
+
 // Replaces every character outside [A-Za-z0-9.-] with '-'. The viewer drops
 // other characters when it derives file names, and '_' separates the levels.
 // An empty part becomes "-", so that it still occupies its level.
