@@ -1,6 +1,5 @@
-#include <sys/stat.h>
-
-#include <fstream>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -21,27 +20,16 @@ constexpr std::string_view kGiveTheProject =
     "give the run's project (.proj), which hdtrace merge or project-merger writes from the run's "
     ".info files";
 
-bool endsWith(const std::string &text, std::string_view suffix) {
-    return text.size() >= suffix.size() &&
-           std::string_view(text).substr(text.size() - suffix.size()) == suffix;
-}
-
 // A file that is no XML at all where a project goes (a compact trace, a
 // rank's .info file): said as such, where the XML parser would say only
 // that the document is empty.
 void refuseWhatIsNoXml(const std::string &path) {
-    if (traceFormOf(path) == TraceForm::Compact)
+    const std::optional<std::string> head = fileHead(path, 64);
+    if (!head) return;  // the parser says why
+    if (traceFormOfHead(*head) == TraceForm::Compact)
         throw ReadError(path, 1, 1,
                         "a compact trace, not a project: " + std::string(kGiveTheProject));
-    // Only a regular file is read here: a FIFO would block, and the parser
-    // refuses the others with its own message.
-    struct stat status {};
-    if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return;  // the parser says why
-    char head[64];
-    in.read(head, sizeof head);
-    std::string_view start(head, static_cast<size_t>(in.gcount()));
+    std::string_view start(*head);
     if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // a UTF-8 byte order mark
     const size_t first = start.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos) {
@@ -57,7 +45,7 @@ void refuseWhatIsNoXml(const std::string &path) {
     }
     std::string problem =
         "not an HDTrace project: a project is XML, and this file begins with \"" + shown + "\"";
-    if (endsWith(path, ".info"))
+    if (hasSuffix(path, kInfoSuffix))
         problem +=
             " (a rank's .info file: hdtrace merge or project-merger makes the project "
             "from the run's .info files)";

@@ -2,7 +2,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstring>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include <hdtrace/TraceNames.hpp>
@@ -12,11 +13,6 @@
 namespace hdtrace::reader {
 namespace {
 
-bool endsWith(const std::string &text, std::string_view suffix) {
-    return text.size() > suffix.size() &&
-           std::string_view(text).substr(text.size() - suffix.size()) == suffix;
-}
-
 bool exists(const std::string &path) {
     struct stat status {};
     return ::stat(path.c_str(), &status) == 0;
@@ -24,25 +20,34 @@ bool exists(const std::string &path) {
 
 }  // namespace
 
-TraceForm traceFormOf(const std::string &path) {
+std::optional<std::string> fileHead(const std::string &path, size_t bytes) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return TraceForm::Xml;
-    char magic[sizeof frames::kFileMagic];
-    size_t got = 0;
+    if (fd < 0) return std::nullopt;
+    std::optional<std::string> head;
     struct stat status {};
-    // Only a regular file is read: a FIFO would block, and the XML reader
-    // refuses the others with its own message.
     if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode)) {
-        while (got < sizeof magic) {
-            const ssize_t n = ::read(fd, magic + got, sizeof magic - got);
+        head.emplace(bytes, '\0');
+        size_t got = 0;
+        while (got < bytes) {
+            const ssize_t n = ::read(fd, head->data() + got, bytes - got);
             if (n <= 0) break;
             got += static_cast<size_t>(n);
         }
+        head->resize(got);
     }
     ::close(fd);
-    return got == sizeof magic && std::memcmp(magic, frames::kFileMagic, sizeof magic) == 0
-               ? TraceForm::Compact
-               : TraceForm::Xml;
+    return head;
+}
+
+TraceForm traceFormOfHead(std::string_view head) {
+    const std::string_view magic(frames::kFileMagic, sizeof frames::kFileMagic);
+    return head.substr(0, magic.size()) == magic ? TraceForm::Compact : TraceForm::Xml;
+}
+
+TraceForm traceFormOf(const std::string &path) {
+    // A file that cannot be read is XML here: the XML reader says why.
+    const std::optional<std::string> head = fileHead(path, sizeof frames::kFileMagic);
+    return head ? traceFormOfHead(*head) : TraceForm::Xml;
 }
 
 const char *traceFormName(TraceForm form) {
@@ -50,14 +55,14 @@ const char *traceFormName(TraceForm form) {
 }
 
 std::string existingTracePath(const std::string &xmlPath) {
-    if (exists(xmlPath) || !endsWith(xmlPath, kXmlTraceSuffix)) return xmlPath;
+    if (exists(xmlPath) || !hasSuffix(xmlPath, kXmlTraceSuffix)) return xmlPath;
     std::string compact = traceBasePath(xmlPath) + std::string(kCompactTraceSuffix);
     return exists(compact) ? compact : xmlPath;
 }
 
 std::string traceBasePath(const std::string &path) {
     for (std::string_view suffix : {kXmlTraceSuffix, kCompactTraceSuffix})
-        if (endsWith(path, suffix)) return path.substr(0, path.size() - suffix.size());
+        if (hasSuffix(path, suffix)) return path.substr(0, path.size() - suffix.size());
     return path;
 }
 

@@ -3,7 +3,10 @@
 // either without an option; and where a rank's trace is, in either form.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace hdtrace::reader {
 
@@ -13,6 +16,13 @@ enum class TraceForm { Xml, Compact };
 // otherwise, including a file that cannot be read (the XML reader then
 // says why, as it always has).
 TraceForm traceFormOf(const std::string &path);
+// The form of a file that begins with head.
+TraceForm traceFormOfHead(std::string_view head);
+
+// The file's first bytes, up to bytes of them (fewer where it is shorter);
+// nullopt for a file that cannot be opened or is no regular file (a FIFO
+// would block: it is never read).
+std::optional<std::string> fileHead(const std::string &path, size_t bytes);
 
 const char *traceFormName(TraceForm form);  // "XML" or "compact"
 
