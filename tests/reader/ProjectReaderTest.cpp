@@ -1,3 +1,4 @@
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -57,38 +58,43 @@ TEST(ProjectReader, StructTypesKeepTheirChildren) {
     EXPECT_EQ(type.children[1].attributes[1].value, "8");
 }
 
+namespace {
+
+// The error that reading path as a project gives; a test failure where it
+// gives none.
+std::optional<ReadError> errorReading(const std::string &path) {
+    try {
+        readProject(path);
+    } catch (const ReadError &error) {
+        return error;
+    }
+    ADD_FAILURE() << path << " was read as a project";
+    return std::nullopt;
+}
+
+// What a user may pass where a project goes: each refused with what it is
+// and what to give instead, at line 1, column 1.
+std::string problemOf(const std::string &path) {
+    const std::optional<ReadError> error = errorReading(path);
+    if (!error) return {};
+    EXPECT_EQ(error->line(), 1) << error->what();
+    EXPECT_EQ(error->column(), 1) << error->what();
+    return error->problem();
+}
+
+}  // namespace
+
 TEST(ProjectReader, BadValuesNameTheLine) {
     TemporaryFile file(
         "<?xml version='1.0'?>\n<Application name='x'>\n<CommunicatorList>\n"
         "<Communicator name='WORLD'>\n<Rank global='0' local='0'/>\n</Communicator>\n"
         "</CommunicatorList>\n</Application>\n",
         ".proj");
-    try {
-        readProject(file.path());
-        FAIL() << "no error";
-    } catch (const ReadError &error) {
-        EXPECT_EQ(error.line(), 5);
-        EXPECT_EQ(error.problem(), "<Rank> has no cid= attribute");
-    }
+    const std::optional<ReadError> error = errorReading(file.path());
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->line(), 5);
+    EXPECT_EQ(error->problem(), "<Rank> has no cid= attribute");
 }
-
-namespace {
-
-// What a user may pass where a project goes: each refused with what it is
-// and what to give instead, at line 1, column 1.
-std::string problemOf(const std::string &path) {
-    try {
-        readProject(path);
-    } catch (const ReadError &error) {
-        EXPECT_EQ(error.line(), 1) << error.what();
-        EXPECT_EQ(error.column(), 1) << error.what();
-        return error.problem();
-    }
-    ADD_FAILURE() << path << " was read as a project";
-    return {};
-}
-
-}  // namespace
 
 TEST(ProjectReader, FilesThatAreNoProjectSayWhatTheyAre) {
     const std::string magic(hdtrace::frames::kFileMagic, sizeof hdtrace::frames::kFileMagic);
@@ -116,14 +122,11 @@ TEST(ProjectReader, FilesThatAreNoProjectSayWhatTheyAre) {
 TEST(ProjectReader, ATraceGivenAsProjectIsNamedATrace) {
     TemporaryFile trace("<?xml version=\"1.0\"?>\n<Program timeAdjustment='0'>\n</Program>\n",
                         ".trc");
-    try {
-        readProject(trace.path());
-        FAIL() << "no error";
-    } catch (const ReadError &error) {
-        EXPECT_EQ(error.line(), 2);
-        EXPECT_EQ(error.problem(),
-                  "the root element is <Program>, but a project's root is <Application> (a trace, "
-                  "not a project: give the run's project (.proj), which hdtrace merge or "
-                  "project-merger writes from the run's .info files)");
-    }
+    const std::optional<ReadError> error = errorReading(trace.path());
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->line(), 2);
+    EXPECT_EQ(error->problem(),
+              "the root element is <Program>, but a project's root is <Application> (a trace, "
+              "not a project: give the run's project (.proj), which hdtrace merge or "
+              "project-merger writes from the run's .info files)");
 }
