@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <hdtrace/FrameWriter.hpp>
+#include <hdtrace/MappedMemory.hpp>
 #include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/codec/Inlining.hpp>
 
@@ -22,7 +23,7 @@
 namespace hdtrace {
 
 struct FrameWriter::Buffer {
-    std::unique_ptr<unsigned char[]> data;
+    unsigned char *data = nullptr;  // frameBytes in the writer's frameMemory_
     // (bytes << 32) | records, in one store: a signal handler on the owner
     // thread never sees the bytes of a record without its count.
     std::atomic<uint64_t> committed{0};
@@ -72,8 +73,7 @@ bool FrameWriter::compressionLevelIsValid(int level) {
 }
 
 size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
-    constexpr size_t kBuffers = sizeof(FrameWriter::buffers_) / sizeof(FrameWriter::buffers_[0]);
-    if (options.compressionLevel == 0) return kBuffers * options.frameBytes;
+    if (options.compressionLevel == 0) return kFrameBuffers * options.frameBytes;
     // zstd's context grows to what a frame needs at its first compression:
     // measured on one frame of zeros.
     size_t contextBytes = 0;
@@ -87,8 +87,8 @@ size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
     }
     // The gathered frame; its times are gathered first in the compressed frame's buffer.
     const size_t gatheredBytes = options.gatherTimes ? options.frameBytes : 0;
-    return kBuffers * options.frameBytes + gatheredBytes + ZSTD_compressBound(options.frameBytes) +
-           contextBytes;
+    return kFrameBuffers * options.frameBytes + gatheredBytes +
+           ZSTD_compressBound(options.frameBytes) + contextBytes;
 }
 
 std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
@@ -111,9 +111,19 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
     std::unique_ptr<FrameWriter> writer(new FrameWriter());
     writer->path_ = path;
     writer->options_ = options;
-    for (auto &buffer : writer->buffers_) {
-        buffer.reset(new Buffer());
-        buffer->data.reset(new unsigned char[options.frameBytes]);
+    // The records are written into the frames during the traced calls:
+    // their pages are made resident here, at once and on huge pages where
+    // the kernel has them, and not one page fault at a time inside the calls
+    // of the first frames.
+    const size_t frameMemoryBytes = kFrameBuffers * size_t{options.frameBytes};
+    writer->frameMemory_ = static_cast<unsigned char *>(mapAtHugePageBoundary(frameMemoryBytes));
+    if (!writer->frameMemory_)
+        return report("no memory for the " + std::to_string(frameMemoryBytes) +
+                      " bytes of frames of '" + path + "'");
+    faultInPages(writer->frameMemory_, frameMemoryBytes);
+    for (size_t index = 0; index < kFrameBuffers; ++index) {
+        writer->buffers_[index].reset(new Buffer());
+        writer->buffers_[index]->data = writer->frameMemory_ + index * options.frameBytes;
     }
     writer->active_.store(writer->buffers_[0].get(), std::memory_order_relaxed);
     writer->job_.reset(new Job());
@@ -156,6 +166,7 @@ FrameWriter::~FrameWriter() {
     registry::remove(this);
     if (fd_ >= 0) ::close(fd_);
     ZSTD_freeCCtx(static_cast<ZSTD_CCtx *>(compressor_));
+    unmapMemory(frameMemory_, kFrameBuffers * size_t{options_.frameBytes});
 }
 
 uint32_t FrameWriter::framesWritten() const {
@@ -191,7 +202,7 @@ int FrameWriter::append(const void *record, size_t length, int64_t time) {
         buffer = active_.load(std::memory_order_relaxed);
         committed = 0;
     }
-    std::memcpy(buffer->data.get() + (committed >> 32), record, length);
+    std::memcpy(buffer->data + (committed >> 32), record, length);
     return commitRecord(*buffer, committed, length, time);
 }
 
@@ -200,7 +211,7 @@ HDTRACE_CALL_PATH unsigned char *FrameWriter::claim(size_t maxBytes) {
     Buffer *buffer = active_.load(std::memory_order_relaxed);
     const size_t used = buffer->committed.load(std::memory_order_relaxed) >> 32;
     if (used == 0 || maxBytes > options_.frameBytes - used) return nullptr;
-    return buffer->data.get() + used;
+    return buffer->data + used;
 }
 
 HDTRACE_CALL_PATH int FrameWriter::commit(size_t length, int64_t time) {
@@ -284,7 +295,7 @@ int FrameWriter::flush() {
 size_t FrameWriter::compress(const Buffer &buffer) {
     if (options_.compressionLevel == 0) return 0;
     const size_t rawBytes = buffer.bytes();
-    const unsigned char *input = buffer.data.get();
+    const unsigned char *input = buffer.data;
     size_t inputBytes = rawBytes;
     compressedEncoding_ = frames::Encoding::Zstd;
     if (options_.gatherTimes &&
@@ -302,7 +313,7 @@ size_t FrameWriter::compress(const Buffer &buffer) {
 
 int FrameWriter::writeCompressedOrStored(const Buffer &buffer, size_t compressedBytes) {
     if (compressedBytes == 0)
-        return writeFrame(buffer, buffer.data.get(), buffer.bytes(),
+        return writeFrame(buffer, buffer.data, buffer.bytes(),
                           static_cast<uint8_t>(frames::Encoding::Stored));
     return writeFrame(buffer, compressed_.get(), compressedBytes,
                       static_cast<uint8_t>(compressedEncoding_));
@@ -458,13 +469,13 @@ void FrameWriter::closeForCrash() {
         sched_yield();
     }
     if (taken && taken->records() > 0)
-        writeFrame(*taken, taken->data.get(), taken->bytes(),
+        writeFrame(*taken, taken->data, taken->bytes(),
                    static_cast<uint8_t>(frames::Encoding::Stored));
     // The records being gathered, unless their frame is in the file already
     // (the owner was stopped between writing it and emptying the buffer).
     Buffer &active = *active_.load(std::memory_order_acquire);
     if (active.records() > 0 && index_->size() <= active.sequence.load(std::memory_order_acquire))
-        writeFrame(active, active.data.get(), active.bytes(),
+        writeFrame(active, active.data, active.bytes(),
                    static_cast<uint8_t>(frames::Encoding::Stored));
     writeIndexAndFooter();
 }

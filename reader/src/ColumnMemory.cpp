@@ -1,15 +1,12 @@
-#include <sys/mman.h>
-
 #include <cstdint>
 #include <mutex>
 
+#include <hdtrace/MappedMemory.hpp>
 #include <hdtrace/reader/ColumnMemory.hpp>
 
 namespace hdtrace::reader {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kPage = 4096;
 // Columns from this size on are mapped and kept when freed (BlockCache).
 // Below a huge page, malloc gave them back to the kernel when freed (its
 // heap trimmed), and each trace read of a few hundred thousand calls
@@ -19,7 +16,7 @@ constexpr size_t kMappedBytes = size_t{1} << 20;
 // A mapping of bytes: whole huge pages, so that the last part of a column
 // is not left on 4 KiB pages (up to 2 MB more resident per column).
 size_t mappedBytes(size_t bytes) {
-    return (bytes + kHugePage - 1) & ~(kHugePage - 1);
+    return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
 }
 
 // Mappings of freed columns, for the columns of the next trace: the kernel
@@ -49,7 +46,7 @@ class BlockCache {
         blocks_[best] = blocks_[--count_];
         bytes_ -= block.length;
         if (block.length > length)
-            munmap(static_cast<char *>(block.address) + length, block.length - length);
+            unmapMemory(static_cast<char *>(block.address) + length, block.length - length);
         return block.address;
     }
 
@@ -73,7 +70,7 @@ class BlockCache {
             bytes_ += length;
         }
         for (int index = 0; index < displacedCount; ++index)
-            munmap(displaced[index].address, displaced[index].length);
+            unmapMemory(displaced[index].address, displaced[index].length);
         return true;
     }
 
@@ -101,22 +98,11 @@ void *allocateColumnBytes(size_t bytes) {
     if (bytes < kMappedBytes) return ::operator new(bytes);
     const size_t length = mappedBytes(bytes);
     if (void *cached = blockCache().take(length)) return cached;
-    // Over-map by a huge page, then cut to the first 2 MB boundary: the
-    // kernel backs with huge pages only the aligned 2 MB pieces of a mapping.
-    void *mapped = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) throw std::bad_alloc();
-    const auto start = reinterpret_cast<uintptr_t>(mapped);
-    const uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t{kHugePage - 1};
-    if (aligned > start) munmap(mapped, aligned - start);
-    const uintptr_t tail = aligned + length, mappedEnd = start + length + kHugePage;
-    if (mappedEnd > tail) munmap(reinterpret_cast<void *>(tail), mappedEnd - tail);
-#ifdef MADV_HUGEPAGE
     // The length is whole huge pages (mappedBytes): a column's last rows
     // take one fault for their 2 MB, not one per 4 KiB.
-    madvise(reinterpret_cast<void *>(aligned), length, MADV_HUGEPAGE);
-#endif
-    return reinterpret_cast<void *>(aligned);
+    void *mapped = mapAtHugePageBoundary(length);
+    if (!mapped) throw std::bad_alloc();
+    return mapped;
 }
 
 void freeColumnBytes(void *pointer, size_t bytes) noexcept {
@@ -125,21 +111,14 @@ void freeColumnBytes(void *pointer, size_t bytes) noexcept {
         ::operator delete(pointer);
         return;
     }
-    if (!blockCache().keep(pointer, mappedBytes(bytes))) munmap(pointer, mappedBytes(bytes));
+    if (!blockCache().keep(pointer, mappedBytes(bytes))) unmapMemory(pointer, mappedBytes(bytes));
 }
 
 void faultInColumnBytes(void *pointer, size_t bytes) noexcept {
-#ifdef MADV_POPULATE_WRITE
     // Only mapped memory starts at a page boundary and is known to reach
-    // the end of the last page; pages already resident are passed over.
-    // Failure (an older kernel, or no memory now) leaves the pages to be
-    // faulted in as they are written, as without this call.
-    if (pointer && bytes >= kMappedBytes)
-        madvise(pointer, (bytes + kPage - 1) & ~(kPage - 1), MADV_POPULATE_WRITE);
-#else
-    (void)pointer;
-    (void)bytes;
-#endif
+    // the end of the last page. Failure leaves the pages to be faulted in as
+    // they are written, as without this call.
+    if (pointer && bytes >= kMappedBytes) faultInPages(pointer, bytes);
 }
 
 }  // namespace hdtrace::reader

@@ -148,7 +148,10 @@ class FrameWriter final : public OpenTrace, public RecordSink {
     std::atomic<bool> crashClosed_{false};
     std::atomic<int> backgroundError_{0};
     uint64_t recordsAppended_ = 0;
-    std::unique_ptr<Buffer> buffers_[2];
+    // The frame being filled and the one being written, one mapping for both.
+    static constexpr size_t kFrameBuffers = 2;
+    std::unique_ptr<Buffer> buffers_[kFrameBuffers];
+    unsigned char *frameMemory_ = nullptr;
     std::atomic<Buffer *> active_{nullptr};
     std::unique_ptr<Job> job_;
     std::unique_ptr<FrameIndexEntries> index_;
