@@ -181,7 +181,7 @@ def posix_sums_of_trace(path, rank, thread, partial=False, top_level=True):
         return {}
     if not top_level and not has_nested_block(path):
         return {}
-    tree = native.read_call_tree(path, partial)
+    tree = native.read_call_tree(path, partial, sizes_only=True)
     kinds = np.array([_POSIX_KIND.get(name, -1) for name in tree["names"]], dtype=np.int8)
     kind = kinds[tree["name_code"]] if len(kinds) else np.zeros(0, np.int8)
     size = tree["size"]

@@ -96,11 +96,13 @@ def filtered_call_costs(path, left_out_tags, file_tags, left_out_fids):
                                      list(left_out_fids))
 
 
-def read_call_tree(path, partial=False, layers=False):
+def read_call_tree(path, partial=False, layers=False, sizes_only=False):
     """Every call of a trace at every depth as columns, each nested call with its
     parent's row (hdtrace/reader/CallTree.hpp); with layers, the calls of the
-    layer traces beside it above the calls they made (LayerTraces.hpp)."""
-    return _core.read_call_tree(path, partial, layers)
+    layer traces beside it above the calls they made (LayerTraces.hpp). With
+    sizes_only, name_code, depth and size only (the other columns empty): for
+    sums of bytes, without the memory of the rest."""
+    return _core.read_call_tree(path, partial, layers, sizes_only)
 
 
 def read_io_calls(traces, describe, name_files, partial=False, layers=False):

@@ -20,11 +20,16 @@ namespace py = pybind11;
 namespace hdtrace::python {
 namespace {
 
-reader::CallTreeResult readTree(const std::string &path, bool partial, bool layers) {
+reader::CallTreeResult readTree(const std::string &path, bool partial, bool layers,
+                                bool sizesOnly = false) {
     reader::TraceOptions options;
     options.partial = partial;
+    if (layers && sizesOnly)
+        throw py::value_error("read_call_tree: sizes_only reads one trace, not its layers");
     return layers ? reader::readCallTreeWithLayers(path, options)
-                  : reader::readCallTree(path, options);
+                  : reader::readCallTree(path, options,
+                                         sizesOnly ? reader::TreeColumns::NamesDepthsSizes
+                                                   : reader::TreeColumns::All);
 }
 
 template <typename T>
@@ -130,11 +135,11 @@ py::dict readIoCalls(const std::vector<std::tuple<std::string, int32_t, int32_t>
 void bindCallTree(py::module_ &module) {
     module.def(
         "read_call_tree",
-        [](const std::string &path, bool partial, bool layers) {
+        [](const std::string &path, bool partial, bool layers, bool sizesOnly) {
             reader::CallTreeResult result;
             {
                 py::gil_scoped_release release;
-                result = readTree(path, partial, layers);
+                result = readTree(path, partial, layers, sizesOnly);
             }
             reader::CallTree &tree = result.tree;
             py::dict out;
@@ -159,11 +164,14 @@ void bindCallTree(py::module_ &module) {
             return out;
         },
         py::arg("path"), py::arg("partial") = false, py::arg("layers") = false,
+        py::arg("sizes_only") = false,
         "Every call of a trace at every depth as numpy columns, in pre-order (a call, then "
         "the calls nested in it), with each nested call's parent row (-1 at the top level) "
         "and its top-level call's number; numbers a call lacks are -1. With layers, the "
         "calls of the layer traces beside it (<base>.hdf5.trc) above the calls they made "
-        "(LayerTraces.hpp).");
+        "(LayerTraces.hpp). sizes_only fills name_code, depth and size and leaves the other "
+        "columns and the opens empty (not with layers): for sums of bytes by call, without "
+        "the memory of the rest.");
     module.def("read_io_calls", &readIoCalls, py::arg("traces"), py::arg("partial"),
                py::arg("layers"), py::arg("describe"), py::arg("name_files"),
                "The calls that work on a file of read_call_tree's trees of traces (a list of "

@@ -205,7 +205,7 @@ class MeaningsByShape {
 
 class XmlTreeHandler final : public DialectHandler {
   public:
-    explicit XmlTreeHandler(CallTree &tree) : assembler_(tree) {}
+    XmlTreeHandler(CallTree &tree, TreeColumns columns) : assembler_(tree, columns) {}
     void reserve(size_t rows) { assembler_.reserve(rows); }
     bool finished() const { return assembler_.finished(); }
 
@@ -341,8 +341,8 @@ void workOutStaticPlan(uint32_t shape, CallTreeAssembler &assembler, StaticTreeP
 
 class CompactTreeHandler final : public CompactHandler {
   public:
-    explicit CompactTreeHandler(CallTree &tree)
-        : assembler_(tree), staticPlans_(compact::staticShapeCount()) {}
+    CompactTreeHandler(CallTree &tree, TreeColumns columns)
+        : assembler_(tree, columns), staticPlans_(compact::staticShapeCount()) {}
     bool finished() const { return assembler_.finished(); }
     void reserve(size_t rows) { assembler_.reserve(rows); }
     size_t rows() const { return assembler_.rows(); }
@@ -531,9 +531,9 @@ CallTreeResult readByEvents(const std::string &path, const TraceOptions &options
     return result;
 }
 
-std::optional<CallTreeResult> readByScanner(const std::string &path) {
+std::optional<CallTreeResult> readByScanner(const std::string &path, TreeColumns columns) {
     CallTreeResult result;
-    XmlTreeHandler handler(result.tree);
+    XmlTreeHandler handler(result.tree, columns);
     // Room for as many rows as lines of 40 bytes (a call's line is longer,
     // mostly): columns that grow as they fill copy every row they hold,
     // and rows reserved but not written take no memory (ColumnMemory.hpp).
@@ -547,10 +547,11 @@ std::optional<CallTreeResult> readByScanner(const std::string &path) {
 }
 
 std::optional<CallTreeResult> readByCompactRecords(const std::string &path,
-                                                   const TraceOptions &options) {
+                                                   const TraceOptions &options,
+                                                   TreeColumns columns) {
     CallTreeResult result;
     std::unique_ptr<CompactSource> source = openCompactSource(path, options);
-    CompactTreeHandler handler(result.tree);
+    CompactTreeHandler handler(result.tree, columns);
     const std::vector<FrameInfo> &frames = source->file().frames();
     uint64_t records = 0;  // top-level calls, each with the calls nested in it
     for (const FrameInfo &frame : frames)
@@ -582,16 +583,28 @@ std::optional<CallTreeResult> readByCompactRecords(const std::string &path,
 
 }  // namespace
 
-CallTreeResult readCallTree(const std::string &path, const TraceOptions &options) {
+CallTreeResult readCallTree(const std::string &path, const TraceOptions &options,
+                            TreeColumns columns) {
     TraceOptions whole = options;
     whole.filter = TraceFilter();  // the tree has every call
     const bool compact = traceFormOf(path) == TraceForm::Compact;
     if (compact) {
-        if (auto result = readByCompactRecords(path, whole)) return std::move(*result);
-    } else if (auto result = readByScanner(path)) {
+        if (auto result = readByCompactRecords(path, whole, columns)) return std::move(*result);
+    } else if (auto result = readByScanner(path, columns)) {
         return std::move(*result);
     }
-    return readByEvents(path, whole);
+    CallTreeResult result = readByEvents(path, whole);
+    if (columns == TreeColumns::NamesDepthsSizes) {
+        // The event reader's way fills every column: only the three are
+        // kept, as the fast ways leave the tree.
+        CallTree narrow;
+        narrow.names = std::move(result.tree.names);
+        narrow.nameCode = std::move(result.tree.nameCode);
+        narrow.depth = std::move(result.tree.depth);
+        narrow.size = std::move(result.tree.size);
+        result.tree = std::move(narrow);
+    }
+    return result;
 }
 
 }  // namespace hdtrace::reader

@@ -20,7 +20,13 @@ int32_t CallTreeAssembler::code(std::string_view name) {
 }
 
 void CallTreeAssembler::resizeColumns(size_t rows) {
-    forEachRowColumn(tree_, [rows](auto &column) { column.resize(rows); });
+    if (allColumns_) {
+        forEachRowColumn(tree_, [rows](auto &column) { column.resize(rows); });
+    } else {
+        tree_.nameCode.resize(rows);
+        tree_.depth.resize(rows);
+        tree_.size.resize(rows);
+    }
     columnRows_ = rows;
 }
 

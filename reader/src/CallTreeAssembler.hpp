@@ -38,7 +38,8 @@ class CallTreeAssembler {
   public:
     // What an element at a depth is; depth 1 is the root.
     enum class Element { Root, Nested, Call, Child };
-    explicit CallTreeAssembler(CallTree &tree) : tree_(tree) {}
+    explicit CallTreeAssembler(CallTree &tree, TreeColumns columns = TreeColumns::All)
+        : tree_(tree), allColumns_(columns == TreeColumns::All) {}
 
     // Room for this many rows, when the reader knows about how many come.
     void reserve(size_t rows);
@@ -87,6 +88,9 @@ class CallTreeAssembler {
     }
 
     CallTree &tree_;
+    // False: nameCode, depth and size only (TreeColumns::NamesDepthsSizes).
+    // One branch a row, always taken the same way.
+    const bool allColumns_;
     std::vector<Element> kinds_;  // by depth: the open elements
     // By depth: the row of the call a <Nested> block there is for, from the
     // block's start until that call arrives (after the block ends); -1: none.
@@ -122,10 +126,12 @@ HDTRACE_HOT_INLINE int64_t CallTreeAssembler::appendRow(int depth) {
     const size_t row = rows_++;
     tree.nameCode[row] = -1;
     tree.depth[row] = static_cast<int8_t>(depth - 2);  // depth 2: the top level
-    tree.parent[row] = callerRow(depth - 1);
-    tree.topRow[row] = topRow_;
-    tree.dataSize[row] = -1;
-    tree.dataOffset[row] = -1;
+    if (allColumns_) {
+        tree.parent[row] = callerRow(depth - 1);
+        tree.topRow[row] = topRow_;
+        tree.dataSize[row] = -1;
+        tree.dataOffset[row] = -1;
+    }
     return static_cast<int64_t>(row);
 }
 
@@ -134,11 +140,12 @@ HDTRACE_HOT_INLINE void CallTreeAssembler::fillRow(int64_t row, int32_t nameCode
     CallTree &tree = tree_;
     const auto at = static_cast<size_t>(row);
     tree.nameCode[at] = nameCode;
+    tree.size[at] = values.size;
+    if (!allColumns_) return;
     tree.startNs[at] = values.startNs;
     tree.endNs[at] = values.hasEnd ? values.endNs : values.startNs;
     tree.fid[at] = static_cast<int32_t>(values.fid);
     tree.offset[at] = values.offset;
-    tree.size[at] = values.size;
     tree.asked[at] = values.asked;
     tree.failed[at] = values.failed ? 1 : 0;
     if (values.hasOpenedName) addOpen(row, values);
@@ -176,7 +183,7 @@ HDTRACE_HOT_INLINE bool CallTreeAssembler::startCall(int depth, int32_t nameCode
 HDTRACE_HOT_INLINE bool CallTreeAssembler::startChild(int depth, bool isData, int64_t dataSize,
                                                       int64_t dataOffset) {
     if (!parentIsCall(depth) || depth - 1 != openDepth_) return false;
-    if (isData) {
+    if (isData && allColumns_) {
         const auto row = static_cast<size_t>(callRow_[static_cast<size_t>(depth - 1)]);
         // The first <Data> counts, as the event readers take it.
         if (tree_.dataSize[row] < 0 && tree_.dataOffset[row] < 0) {

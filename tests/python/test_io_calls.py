@@ -192,6 +192,30 @@ def test_the_three_readers_give_one_tree(tmp_path, form):
     assert project.is_file()
 
 
+@pytest.mark.parametrize("form", ["xml", "compact"])
+def test_a_sizes_only_tree_has_the_full_trees_names_depths_and_sizes(tmp_path, form):
+    """read_call_tree(sizes_only=True), which the POSIX sums of hdtrace stats
+    read, fills name_code, depth and size as the full tree has them, and no
+    other column; with layers it is refused."""
+    nested_trace(tmp_path / "deep")
+    trace = tmp_path / "deep" / "deep_node-a_0_0.trc"
+    if form == "compact":
+        native.convert_trace(str(trace), str(tmp_path / "deep.ctrc"), "compact")
+        trace = tmp_path / "deep.ctrc"
+    full = native.read_call_tree(str(trace))
+    narrow = native.read_call_tree(str(trace), sizes_only=True)
+    assert len(full["name_code"]) > 0
+    assert [narrow["names"][code] for code in narrow["name_code"]] == \
+        [full["names"][code] for code in full["name_code"]]
+    assert np.array_equal(narrow["depth"], full["depth"])
+    assert np.array_equal(narrow["size"], full["size"])
+    for key in ("parent", "top_row", "start_ns", "end_ns", "fid", "offset", "asked", "failed",
+                "data_size", "data_offset", "open_row", "open_fid", "open_name"):
+        assert len(narrow[key]) == 0, key
+    with pytest.raises(ValueError, match="sizes_only reads one trace, not its layers"):
+        native.read_call_tree(str(trace), layers=True, sizes_only=True)
+
+
 @pytest.mark.parametrize("posix", [True, False])
 def test_accesses_from_the_columns_are_those_of_the_walk(tmp_path, posix):
     """io_layers.project_accesses (from the call trees) gives the FileAccess

@@ -373,6 +373,46 @@ TEST(CallTree, RandomTracesGiveTheirTreeFromEveryReader) {
     }
 }
 
+// Names, depths and sizes as a full read has them; nothing else written.
+void expectNamesDepthsSizesOnly(const CallTree &full, const CallTree &narrow) {
+    EXPECT_EQ(namesInRows(narrow), namesInRows(full));
+    EXPECT_EQ(rowsOf(narrow.depth), rowsOf(full.depth));
+    EXPECT_EQ(rowsOf(narrow.size), rowsOf(full.size));
+    EXPECT_TRUE(narrow.parent.empty() && narrow.topRow.empty() && narrow.startNs.empty() &&
+                narrow.endNs.empty() && narrow.fid.empty() && narrow.offset.empty() &&
+                narrow.asked.empty() && narrow.failed.empty() && narrow.dataSize.empty() &&
+                narrow.dataOffset.empty())
+        << "a column beyond the three was filled";
+    EXPECT_TRUE(narrow.openRow.empty() && narrow.openFid.empty() && narrow.openName.empty());
+}
+
+TEST(CallTree, ASizesOnlyReadGivesTheNamesDepthsAndSizesOfEveryReader) {
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        RandomTrace trace(seed);
+        const std::string text = trace.text();
+        const testing::TemporaryFile xml(text);
+        const CallTree &expected = trace.expected();
+        ASSERT_FALSE(expected.size.empty());
+        const auto narrowRead = [](const std::string &path) {
+            return readCallTree(path, {}, TreeColumns::NamesDepthsSizes).tree;
+        };
+        SCOPED_TRACE("the XML scanner");
+        expectNamesDepthsSizesOnly(expected, narrowRead(xml.path()));
+
+        std::string commented = text;
+        commented.replace(commented.find("<Program"), 0, "<!-- by events -->\n");
+        const testing::TemporaryFile byEvents(commented);
+        SCOPED_TRACE("the event reader");
+        expectNamesDepthsSizesOnly(expected, narrowRead(byEvents.path()));
+
+        const testing::TemporaryFile compact("", ".ctrc");
+        convertTrace(xml.path(), compact.path(), TraceForm::Compact);
+        SCOPED_TRACE("the compact records");
+        expectNamesDepthsSizesOnly(expected, narrowRead(compact.path()));
+    }
+}
+
 TEST(CallTree, DamageIsAnErrorOrWhereThePartialReadStopped) {
     const std::string text = kTrace;
     const testing::TemporaryFile cut(text.substr(0, text.find("<Finalize")));

@@ -65,10 +65,22 @@ struct CallTreeResult {
     std::optional<std::string> damage;  // where a partial read stopped
 };
 
+// The row columns a read fills.
+enum class TreeColumns {
+    All,
+    // nameCode, depth and size only; the other row columns and the opens
+    // stay empty. For
+    // sums of bytes by call: a fresh process pays for every page of column
+    // memory it writes (the kernel zeroes it), and the other ten columns
+    // are seven eighths of a row.
+    NamesDepthsSizes,
+};
+
 // Reads every call of the trace at path (XML or compact) into a CallTree;
 // options.partial keeps every complete call before damage (and says where
 // in damage), else damage throws ReadError naming the file and place.
 // options.filter is not applied: the tree always has every call.
-CallTreeResult readCallTree(const std::string &path, const TraceOptions &options = {});
+CallTreeResult readCallTree(const std::string &path, const TraceOptions &options = {},
+                            TreeColumns columns = TreeColumns::All);
 
 }  // namespace hdtrace::reader
