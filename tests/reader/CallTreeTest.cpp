@@ -350,29 +350,6 @@ class RandomTrace {
     CallTree expected_;
 };
 
-TEST(CallTree, RandomTracesGiveTheirTreeFromEveryReader) {
-    for (unsigned seed = 1; seed <= 40; ++seed) {
-        SCOPED_TRACE("seed " + std::to_string(seed));
-        RandomTrace trace(seed);
-        const std::string text = trace.text();
-        const testing::TemporaryFile xml(text);
-        SCOPED_TRACE("the XML scanner");
-        expectSameTree(trace.expected(), readCallTree(xml.path()).tree);
-
-        // A comment leaves the trace to the event reader.
-        std::string commented = text;
-        commented.replace(commented.find("<Program"), 0, "<!-- by events -->\n");
-        const testing::TemporaryFile byEvents(commented);
-        SCOPED_TRACE("the event reader");
-        expectSameTree(trace.expected(), readCallTree(byEvents.path()).tree);
-
-        const testing::TemporaryFile compact("", ".ctrc");
-        convertTrace(xml.path(), compact.path(), TraceForm::Compact);
-        SCOPED_TRACE("the compact records");
-        expectSameTree(trace.expected(), readCallTree(compact.path()).tree);
-    }
-}
-
 // Names, depths and sizes as a full read has them; nothing else written.
 void expectNamesDepthsSizesOnly(const CallTree &full, const CallTree &narrow) {
     EXPECT_EQ(namesInRows(narrow), namesInRows(full));
@@ -386,30 +363,33 @@ void expectNamesDepthsSizesOnly(const CallTree &full, const CallTree &narrow) {
     EXPECT_TRUE(narrow.openRow.empty() && narrow.openFid.empty() && narrow.openName.empty());
 }
 
-TEST(CallTree, ASizesOnlyReadGivesTheNamesDepthsAndSizesOfEveryReader) {
+// Each reader gives the trace's tree, and a read of names, depths and sizes
+// only (TreeColumns::NamesDepthsSizes) the same three columns and no other.
+TEST(CallTree, RandomTracesGiveTheirTreeFromEveryReader) {
+    const auto expectTrees = [](const CallTree &expected, const std::string &path) {
+        expectSameTree(expected, readCallTree(path).tree);
+        expectNamesDepthsSizesOnly(expected,
+                                   readCallTree(path, {}, TreeColumns::NamesDepthsSizes).tree);
+    };
     for (unsigned seed = 1; seed <= 40; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         RandomTrace trace(seed);
         const std::string text = trace.text();
         const testing::TemporaryFile xml(text);
-        const CallTree &expected = trace.expected();
-        ASSERT_FALSE(expected.size.empty());
-        const auto narrowRead = [](const std::string &path) {
-            return readCallTree(path, {}, TreeColumns::NamesDepthsSizes).tree;
-        };
         SCOPED_TRACE("the XML scanner");
-        expectNamesDepthsSizesOnly(expected, narrowRead(xml.path()));
+        expectTrees(trace.expected(), xml.path());
 
+        // A comment leaves the trace to the event reader.
         std::string commented = text;
         commented.replace(commented.find("<Program"), 0, "<!-- by events -->\n");
         const testing::TemporaryFile byEvents(commented);
         SCOPED_TRACE("the event reader");
-        expectNamesDepthsSizesOnly(expected, narrowRead(byEvents.path()));
+        expectTrees(trace.expected(), byEvents.path());
 
         const testing::TemporaryFile compact("", ".ctrc");
         convertTrace(xml.path(), compact.path(), TraceForm::Compact);
         SCOPED_TRACE("the compact records");
-        expectNamesDepthsSizesOnly(expected, narrowRead(compact.path()));
+        expectTrees(trace.expected(), compact.path());
     }
 }
 
