@@ -478,7 +478,9 @@ class CompactTreeHandler final : public CompactHandler {
 // the <Nested> block of its nested calls, then the call and its children.
 class EventFeeder {
   public:
-    explicit EventFeeder(CallTree &tree) : assembler_(tree) { assembler_.startRoot(); }
+    EventFeeder(CallTree &tree, TreeColumns columns) : assembler_(tree, columns) {
+        assembler_.startRoot();
+    }
     // After the last event (the root is never closed here).
     void finish() { assembler_.trim(); }
     void add(const Event &event, int depth) {
@@ -519,10 +521,11 @@ class EventFeeder {
     CallTreeAssembler assembler_;
 };
 
-CallTreeResult readByEvents(const std::string &path, const TraceOptions &options) {
+CallTreeResult readByEvents(const std::string &path, const TraceOptions &options,
+                            TreeColumns columns) {
     CallTreeResult result;
     TraceReader reader(path, options);
-    EventFeeder feeder(result.tree);
+    EventFeeder feeder(result.tree, columns);
     Event event;
     while (reader.next(event))
         if (event.hasStart) feeder.add(event, 2);
@@ -593,18 +596,7 @@ CallTreeResult readCallTree(const std::string &path, const TraceOptions &options
     } else if (auto result = readByScanner(path, columns)) {
         return std::move(*result);
     }
-    CallTreeResult result = readByEvents(path, whole);
-    if (columns == TreeColumns::NamesDepthsSizes) {
-        // The event reader's way fills every column: only the three are
-        // kept, as the fast ways leave the tree.
-        CallTree narrow;
-        narrow.names = std::move(result.tree.names);
-        narrow.nameCode = std::move(result.tree.nameCode);
-        narrow.depth = std::move(result.tree.depth);
-        narrow.size = std::move(result.tree.size);
-        result.tree = std::move(narrow);
-    }
-    return result;
+    return readByEvents(path, whole, columns);
 }
 
 }  // namespace hdtrace::reader

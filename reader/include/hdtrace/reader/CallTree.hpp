@@ -69,10 +69,9 @@ struct CallTreeResult {
 enum class TreeColumns {
     All,
     // nameCode, depth and size only; the other row columns and the opens
-    // stay empty. For
-    // sums of bytes by call: a fresh process pays for every page of column
-    // memory it writes (the kernel zeroes it), and the other ten columns
-    // are seven eighths of a row.
+    // stay empty. For sums of bytes by call: a fresh process pays for every
+    // page of column memory it writes (the kernel zeroes it), and the other
+    // ten columns are seven eighths of a row.
     NamesDepthsSizes,
 };
 
