@@ -3,7 +3,8 @@
 // columns.
 //
 // On the development VM a fresh 4 KiB page costs about 12 us when first
-// written, and a 2 MB huge page about as much as 20 small ones. A buffer
+// written, and a 2 MB huge page as much as 17 to 42 small ones
+// (reader_bench_fresh_memory: faulted in by one call, or as written). A buffer
 // that fills page by page during a run pays that inside the traced calls;
 // mapped at a 2 MB boundary, advised for transparent huge pages and faulted
 // in by one call, it pays a fraction of it once.
