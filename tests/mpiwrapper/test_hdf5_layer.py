@@ -23,54 +23,20 @@ from decimal import Decimal
 import pytest
 
 import tracecheck
+from hdf5_programs import RANKS, run_program, said as _said, traces as _traces
 from tool_trees import hdtrace, python_env, tools_tree_or_fail
 
 PROGRAM = "hdf5_layers"
-RANKS = 2
-IO_ENV = {"OMPI_MCA_io": "ompio"}
 ON_FILE_EXCEPT = ("H5Pset_fapl_mpio", "H5Pset_dxpl_mpio")
 
 
-def _require_program(runner, name):
-    if "--oversubscribe" not in tracecheck.launcher():
-        pytest.skip("the MPICH tree has no HDF5 layer: Debian's parallel HDF5 is built for "
-                    "Open MPI (mpiwrapper/hdf5 says so when it configures)")
-    runner.path(name)  # fails naming the missing program
-
-
 def _run(runner, how, env=None):
-    """how: linked (libhdtracempi.a), preloaded (libhdtracempi.so), untraced."""
-    name = f"{PROGRAM}_{'traced' if how == 'linked' else 'plain'}"
-    _require_program(runner, name)
-    run = runner.run(name, RANKS, env={**IO_ENV, **(env or {})}, args=["data.h5"],
-                     preload=how == "preloaded")
-    run.assert_ok()
-    return run
-
-
-def _said(run, rank):
-    """The calls rank printed: [(tag, {key: value})]."""
-    calls = []
-    for line in run.result.stdout.splitlines():
-        fields = line.split()
-        if fields[:2] != [f"r{rank}", "call"]:
-            continue
-        calls.append((fields[2], dict(field.split("=", 1) for field in fields[3:])))
-    assert f"r{rank} ok" in run.result.stdout.splitlines(), run.result.stdout
-    return calls
+    return run_program(runner, PROGRAM, how, env)
 
 
 def _nanoseconds(element):
     return (int(Decimal(element.attrib["time"]) * 1_000_000_000),
             int(Decimal(element.attrib["end"]) * 1_000_000_000))
-
-
-def _traces(run, rank):
-    base = tracecheck.trace_base(run.trace_dir, run.program, rank)
-    main = tracecheck.parse_trc(base.with_name(base.name + ".trc"))
-    layer = tracecheck.parse_trc(base.with_name(base.name + ".hdf5.trc"))
-    info = tracecheck.parse_info(base.with_name(base.name + ".info"))
-    return main, layer, info
 
 
 @pytest.mark.parametrize("how", ["linked", "preloaded"])
