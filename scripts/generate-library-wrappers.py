@@ -11,6 +11,9 @@ REAL_STRUCT) and the declaration of their lookup; SOURCE the lookup, one
 record per call of the dialect (its name, and the writing of its attributes
 in the definition's order from the values its shape knows), and one
 definition per function, which calls its shape (the conf's SHAPES_HEADER).
+A conf may also name functions the layer observes without recording them
+(OBSERVED: a call that changes what the shapes would otherwise remember);
+they are defined the same way, in the same source, with their body only.
 
 Every entry is checked against DIALECT (default format/dialect.toml): its
 tag is a call of a layer whose wrappers key names CONF, its shape gives
@@ -57,6 +60,16 @@ CONF_SETTINGS = ('SHAPE_VALUES', 'FUNCTIONS', 'VALUE_TYPES', 'FILE_ATTRIBUTE_FIR
                  'HEADER_INCLUDES', 'SHAPES_HEADER', 'MARKER')
 
 
+def observed(conf):
+    """The functions the conf's layer defines without recording them."""
+    return getattr(conf, 'OBSERVED', {})
+
+
+def defined(conf):
+    """Every function the wrappers define: recorded, then observed."""
+    return {**conf.FUNCTIONS, **observed(conf)}
+
+
 def check(conf, dialect, conf_key):
     """The errors of conf against the definition, each naming the function
     (or the call) and the key."""
@@ -64,6 +77,16 @@ def check(conf, dialect, conf_key):
     if missing:
         return [f'{conf_key}: no {name}' for name in missing]
     errors = []
+    for function, entry in observed(conf).items():
+        where = f'OBSERVED {function}'
+        if function in conf.FUNCTIONS:
+            errors.append(f'{where}: also in FUNCTIONS (a function is recorded or observed)')
+        for key in ('returns', 'params', 'body'):
+            if key not in entry:
+                errors.append(f'{where}: no {key}')
+        for key in ('tag', 'shape'):
+            if key in entry:
+                errors.append(f'{where}: has a {key}, but an observed function is not recorded')
     shape_of_tag = {}
     for function, entry in conf.FUNCTIONS.items():
         where = f'{function}'
@@ -129,7 +152,7 @@ def header_text(conf, conf_key):
     out.append(f'\nnamespace hdtracempi {{\n\n'
                f'// The library\'s own functions, the ones the wrappers define.\n'
                f'struct Real{conf.PREFIX} {{\n')
-    for function, entry in conf.FUNCTIONS.items():
+    for function, entry in defined(conf).items():
         out.append(f'    {entry["returns"]} (*{function})'
                    f'({parameter_list(entry["params"], False)});\n')
     out.append(f'}};\n\n// Looks each of them up (dlsym(RTLD_NEXT)).\n'
@@ -150,7 +173,7 @@ def source_text(conf, dialect, conf_key):
            '    pointer = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));\n}\n}  // namespace\n\n'
            f'void lookUpEach(Real{conf.PREFIX} &found) {{\n']
     out += [f'    lookUp(found.{function}, {cpp_string(function)});\n'
-            for function in conf.FUNCTIONS]
+            for function in defined(conf)]
     out.append('}\n\n')
     written = set()
     for function, entry in conf.FUNCTIONS.items():
@@ -177,7 +200,7 @@ def source_text(conf, dialect, conf_key):
                 for name, expression in values.items()]
         out.append('    }\n};\n\n')
     out.append('}  // namespace hdtracempi\n\n')
-    for function, entry in conf.FUNCTIONS.items():
+    for function, entry in defined(conf).items():
         params = entry['params']
         out.append(f'extern "C" {entry["returns"]} {function}'
                    f'({parameter_list(params, True)}) {{\n'
@@ -190,7 +213,9 @@ def source_text(conf, dialect, conf_key):
                        '    va_end(arguments);\n')
         if 'real' in entry['body'].replace(f'real{conf.PREFIX}', ''):
             out.append(f'    const auto real = real{conf.PREFIX}().{function};\n')
-        body = entry['body'].replace('<Record>', f'<{record_name(conf, entry["tag"])}>')
+        body = entry['body']
+        if 'tag' in entry:
+            body = body.replace('<Record>', f'<{record_name(conf, entry["tag"])}>')
         out.append(f'    return {body};\n}}\n\n')
     return ''.join(out)
 
@@ -225,7 +250,7 @@ def main():
     parser.add_argument('source', nargs='?')
     args = parser.parse_args()
     if args.list_functions:
-        print(';'.join(load_conf(args.conf).FUNCTIONS))
+        print(';'.join(defined(load_conf(args.conf))))
         return
     if not args.header or not args.source:
         parser.error('HEADER and SOURCE are needed')

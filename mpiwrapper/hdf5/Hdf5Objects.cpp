@@ -43,6 +43,12 @@ void Hdf5Objects::forget(hid_t id) {
     generation_.fetch_add(1, std::memory_order_release);
 }
 
+void Hdf5Objects::forgetAll() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    objects_.clear();
+    generation_.fetch_add(1, std::memory_order_release);
+}
+
 Hdf5Objects &hdf5Objects() {
     // Never destroyed: HDF5 closes its objects in an exit handler.
     static Hdf5Objects *objects = new Hdf5Objects;
@@ -57,22 +63,6 @@ const FileRecord *fileOfObject(hid_t id) {
     std::vector<char> name(static_cast<size_t>(length) + 1);
     if (getName(id, name.data(), name.size()) != length) return nullptr;
     return gRuntime->files.named(name.data(), true);
-}
-
-int64_t sizeOfType(hid_t type) {
-    // Direct-mapped, per thread: a program uses a few types over and over.
-    struct Entry {
-        hid_t id = -1;
-        int64_t size = 0;
-    };
-    static thread_local Entry cache[16];
-    Entry &entry = cache[static_cast<uint64_t>(type) % 16];
-    if (entry.id == type) return entry.size;
-    const auto getSize = hdf5Queries().H5Tget_size;
-    const size_t size = getSize ? getSize(type) : 0;
-    // 0: not a type; asked again next time.
-    if (size > 0) entry = Entry{type, static_cast<int64_t>(size)};
-    return static_cast<int64_t>(size);
 }
 
 }  // namespace hdtracempi

@@ -34,6 +34,8 @@ class Hdf5Objects {
     // The object's entry, or an empty one: for an id that may be invalid.
     Hdf5Object known(hid_t id);
     void forget(hid_t id);
+    // After H5close, which closed every object and numbers ids anew.
+    void forgetAll();
     int64_t nextDataset() { return nextDataset_.fetch_add(1, std::memory_order_relaxed); }
 
   private:
@@ -57,10 +59,5 @@ Hdf5Objects &hdf5Objects();
 // The record of the file an object is in (H5Fget_name), made when its name
 // was never seen; nullptr when HDF5 cannot name it.
 const FileRecord *fileOfObject(hid_t id);
-
-// The size of a datatype (H5Tget_size), remembered by id: HDF5 numbers ids
-// anew for every object and does not give one twice (short of H5close and
-// a new start of the library), so an id's size never changes.
-int64_t sizeOfType(hid_t type);
 
 }  // namespace hdtracempi

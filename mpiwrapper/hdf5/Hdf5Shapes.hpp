@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "Hdf5Answers.hpp"
 #include "Hdf5Call.hpp"
 #include "Hdf5Objects.hpp"
 #include "Hdf5Real.hpp"
@@ -22,7 +23,11 @@ enum class Forget { No, Yes };
 namespace hdf5shape {
 
 inline int64_t typeSize(hid_t type) {
-    return sizeOfType(type);
+    return TypeSizes::answer(type, [](hid_t id) -> int64_t {
+        const auto getSize = hdf5Queries().H5Tget_size;
+        const size_t size = getSize ? getSize(id) : 0;
+        return size > 0 ? static_cast<int64_t>(size) : -1;  // 0: not a type
+    });
 }
 
 inline int64_t extentElements(hid_t space) {
@@ -32,9 +37,11 @@ inline int64_t extentElements(hid_t space) {
 }
 
 inline int64_t selectedElements(hid_t space) {
-    const auto selected = hdf5Queries().H5Sget_select_npoints;
-    const hssize_t count = selected ? selected(space) : -1;
-    return count < 0 ? 0 : static_cast<int64_t>(count);
+    const int64_t count = SelectedElements::answer(space, [](hid_t id) -> int64_t {
+        const auto selected = hdf5Queries().H5Sget_select_npoints;
+        return selected ? static_cast<int64_t>(selected(id)) : -1;
+    });
+    return count < 0 ? 0 : count;
 }
 
 // A dataset's whole extent (H5S_ALL for both of a transfer's spaces).
@@ -90,12 +97,16 @@ inline std::string_view transferName(H5FD_mpio_xfer_t mode) {
 }
 
 inline std::string_view transferOf(hid_t transfer) {
-    const auto get = hdf5Queries().H5Pget_dxpl_mpio;
-    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
     // The default list transfers independently; every other one holds the
     // mode (the transfer that used it just succeeded, so it is valid).
-    if (transfer != H5P_DEFAULT && get && get(transfer, &mode) < 0) mode = H5FD_MPIO_INDEPENDENT;
-    return transferName(mode);
+    if (transfer == H5P_DEFAULT) return transferName(H5FD_MPIO_INDEPENDENT);
+    const int64_t mode = TransferModes::answer(transfer, [](hid_t id) -> int64_t {
+        const auto get = hdf5Queries().H5Pget_dxpl_mpio;
+        H5FD_mpio_xfer_t asked = H5FD_MPIO_INDEPENDENT;
+        return get && get(id, &asked) >= 0 ? static_cast<int64_t>(asked) : -1;
+    });
+    return transferName(mode == H5FD_MPIO_COLLECTIVE ? H5FD_MPIO_COLLECTIVE
+                                                     : H5FD_MPIO_INDEPENDENT);
 }
 
 }  // namespace hdf5shape
@@ -252,10 +263,32 @@ herr_t setFileAccess(MPI_Comm comm, Run run) {
 }
 
 template <class Record, class Run>
-herr_t setTransferMode(H5FD_mpio_xfer_t mode, Run run) {
-    return recordAfter<Record>(run, [&](herr_t, Hdf5Values &values, ThreadContext &) {
-        values.transfer = hdf5shape::transferName(mode);
-    });
+herr_t setTransferMode(hid_t transfer, H5FD_mpio_xfer_t mode, Run run) {
+    const herr_t result =
+        recordAfter<Record>(run, [&](herr_t, Hdf5Values &values, ThreadContext &) {
+            values.transfer = hdf5shape::transferName(mode);
+        });
+    TransferModes::changed(transfer);
+    return result;
+}
+
+// The calls the layer observes without recording them (OBSERVED of
+// hdf5_conf.py): HDF5's function, then the answers it may have changed
+// forgotten (Hdf5Answers.hpp), whether it succeeded or not.
+template <class Answers, class Run>
+auto changes(hid_t id, Run run) {
+    const auto result = run();
+    Answers::changed(id);
+    return result;
+}
+
+// H5close: every object closed, and ids numbered from the first again.
+template <class Run>
+herr_t closesLibrary(Run run) {
+    const herr_t result = run();
+    everyAnswerChanged();
+    hdf5Objects().forgetAll();
+    return result;
 }
 
 }  // namespace hdtracempi

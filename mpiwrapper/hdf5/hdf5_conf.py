@@ -138,6 +138,61 @@ FUNCTIONS = {
                                   'return real(access, comm, info); })'),
     'H5Pset_dxpl_mpio': dict(tag='H5Pset_dxpl_mpio', shape='transfer-mode', returns='herr_t',
                              params=[(H, 'transfer'), ('H5FD_mpio_xfer_t', 'mode')],
-                             body='setTransferMode<Record>(mode, [&] { '
+                             body='setTransferMode<Record>(transfer, mode, [&] { '
                                   'return real(transfer, mode); })'),
+}
+
+
+def _changes(answers, id_name, params):
+    arguments = ', '.join(name for _, name in params)
+    return dict(returns='herr_t', params=params,
+                body=f'changes<{answers}>({id_name}, [&] {{ return real({arguments}); }})')
+
+
+# The calls the layer defines without recording them: each may change what
+# a transfer asks HDF5 at every call and the layer remembers (Hdf5Answers.hpp),
+# the elements a dataspace selects, the size of a datatype, the mode of a
+# transfer list. The wrapper runs HDF5's function, then forgets what the
+# id answered. Every such call of HDF5's API is here: the others create new
+# ids (H5Scopy, H5Scombine_select, H5Tcopy) or only ask.
+_SELECT = 'H5S_seloper_t'
+OBSERVED = {
+    'H5Sselect_hyperslab': _changes('SelectedElements', 'space', [
+        (H, 'space'), (_SELECT, 'op'), ('const hsize_t *', 'start'),
+        ('const hsize_t *', 'stride'), ('const hsize_t *', 'count'),
+        ('const hsize_t *', 'block')]),
+    'H5Sselect_elements': _changes('SelectedElements', 'space', [
+        (H, 'space'), (_SELECT, 'op'), ('size_t', 'elements'), ('const hsize_t *', 'coordinates')]),
+    'H5Sselect_all': _changes('SelectedElements', 'space', [(H, 'space')]),
+    'H5Sselect_none': _changes('SelectedElements', 'space', [(H, 'space')]),
+    'H5Sselect_copy': _changes('SelectedElements', 'target',
+                               [(H, 'target'), (H, 'source')]),
+    'H5Smodify_select': _changes('SelectedElements', 'space',
+                                 [(H, 'space'), (_SELECT, 'op'), (H, 'other')]),
+    # A new extent selects all of it.
+    'H5Sset_extent_simple': _changes('SelectedElements', 'space', [
+        (H, 'space'), ('int', 'rank'), ('const hsize_t *', 'dimensions'),
+        ('const hsize_t *', 'maximum')]),
+    'H5Sset_extent_none': _changes('SelectedElements', 'space',
+                                   [(H, 'space')]),
+    'H5Sextent_copy': _changes('SelectedElements', 'target',
+                               [(H, 'target'), (H, 'source')]),
+    # A datatype's size: set, or grown by its precision or offset, or packed.
+    'H5Tset_size': _changes('TypeSizes', 'type', [(H, 'type'), ('size_t', 'size')]),
+    'H5Tset_precision': _changes('TypeSizes', 'type',
+                                 [(H, 'type'), ('size_t', 'precision')]),
+    'H5Tset_offset': _changes('TypeSizes', 'type',
+                              [(H, 'type'), ('size_t', 'offset')]),
+    'H5Tpack': _changes('TypeSizes', 'type', [(H, 'type')]),
+    # A transfer list's mode by the generic property calls (H5Pset_dxpl_mpio
+    # is recorded, above, and forgets it as well).
+    'H5Pset': _changes('TransferModes', 'list',
+                       [(H, 'list'), ('const char *', 'name'), ('const void *', 'value')]),
+    'H5Pcopy_prop': _changes('TransferModes', 'target',
+                             [(H, 'target'), (H, 'source'), ('const char *', 'name')]),
+    'H5Premove': _changes('TransferModes', 'list',
+                          [(H, 'list'), ('const char *', 'name')]),
+    # Closes every object; ids are numbered from the first again.
+    'H5close': dict(returns='herr_t', params=[],
+                    body='closesLibrary([&] { return real(); })'),
 }

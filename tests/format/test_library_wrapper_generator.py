@@ -100,6 +100,18 @@ def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
         assert written + [call.written_on_failure] == call.attribute_names, tag
     assert 'extern "C" herr_t H5Dwrite(hid_t dataset' in text
     assert "(*H5Dwrite)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *)" in header.read_text()
+    # The observed functions: defined in the same source (a static link takes
+    # them with the recorded ones), looked up, with no record of their own.
+    observed = ['H5Sselect_hyperslab', 'H5Tset_size', 'H5Pset', 'H5close']
+    for function in observed:
+        assert f'extern "C" herr_t {function}(' in text, function
+        assert f'lookUp(found.{function}, "{function}");' in text, function
+        assert f"Hdf5Record_{function} " not in text, function
+    assert ("return changes<SelectedElements>(space, [&] { return real(space, op, start, "
+            "stride, count, block); });") in text
+    listed = subprocess.run([sys.executable, str(GENERATOR), "--list-functions", str(HDF5_CONF)],
+                            capture_output=True, text=True, check=True).stdout.strip().split(";")
+    assert set(observed) <= set(listed) and "H5Dwrite" in listed
 
 
 @pytest.mark.parametrize("old, new, message", [
@@ -111,6 +123,12 @@ def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
     ("'H5Dset_extent': dict(tag='H5Dset_extent'", "'H5Dset_extents': dict(tag='H5Dset_extents'",
      "defines no call H5Dset_extents"),
     ("PREFIX = 'Hdf5'\n", "", "mpiwrapper/hdf5/hdf5_conf.py: no PREFIX"),
+    ("    'H5Tpack': _changes(", "    'H5Dclose': _changes(",
+     "OBSERVED H5Dclose: also in FUNCTIONS (a function is recorded or observed)"),
+    ("'H5close': dict(returns='herr_t'", "'H5close': dict(tag='H5Fclose', returns='herr_t'",
+     "OBSERVED H5close: has a tag, but an observed function is not recorded"),
+    ("'H5close': dict(returns='herr_t', params=[],", "'H5close': dict(params=[],",
+     "OBSERVED H5close: no returns"),
 ])
 def test_an_hdf5_entry_the_definition_contradicts_is_refused(tmp_path, old, new, message):
     text = HDF5_CONF.read_text()
