@@ -5,6 +5,8 @@
  * layer's, not a disk's:
  *   h5pset    H5Pset_dxpl_mpio: the lightest wrapped call, the layer's fixed cost
  *   h5dwrite  H5Dwrite of 16 doubles of a 1024-element dataset, a hyperslab
+ *   h5dwrite_list  the same with a transfer list (set independent) instead
+ *             of the default, as a parallel program passes one
  *   h5aread   H5Aread of a 4-int attribute
  *   noop      setup and teardown only
  * Usage: hdf5_calls CASE [ITERATIONS [IGNORED]] (run.sh passes a directory) */
@@ -63,6 +65,8 @@ int main(int argc, char **argv) {
     int numbers[4] = {1, 2, 3, 4};
     H5Awrite(attribute, H5T_NATIVE_INT, numbers);
     hid_t transfer = H5Pcreate(H5P_DATASET_XFER);
+    const int listed = strcmp(name, "h5dwrite_list") == 0;
+    if (listed) H5Pset_dxpl_mpio(transfer, H5FD_MPIO_INDEPENDENT);
     double values[16] = {0};
     if (file < 0 || dataset < 0 || attribute < 0) MPI_Abort(MPI_COMM_WORLD, 1);
 
@@ -78,11 +82,12 @@ int main(int argc, char **argv) {
         for (long i = 0; i < rounds; ++i) {
             if (strcmp(name, "h5pset") == 0) {
                 H5Pset_dxpl_mpio(transfer, (i & 1) ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
-            } else if (strcmp(name, "h5dwrite") == 0) {
+            } else if (strcmp(name, "h5dwrite") == 0 || listed) {
                 hsize_t start = (hsize_t)(i % 64) * block;
                 H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &block, NULL);
                 values[0] = (double)i;
-                H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, values);
+                H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory, space,
+                         listed ? transfer : H5P_DEFAULT, values);
             } else if (strcmp(name, "h5aread") == 0) {
                 H5Aread(attribute, H5T_NATIVE_INT, numbers);
             } else {
