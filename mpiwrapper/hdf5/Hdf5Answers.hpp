@@ -48,7 +48,9 @@ class RememberedAnswers {
     }
 
   private:
-    static constexpr size_t kSlots = 16;
+    // A transfer uses a few ids; each slot is static TLS of the library
+    // (24 bytes per question and thread), which the process keeps small.
+    static constexpr size_t kSlots = 8;
     struct Entry {
         hid_t id = -1;  // never a valid id
         uint64_t changes = 0;
