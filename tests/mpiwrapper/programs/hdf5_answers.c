@@ -78,7 +78,6 @@ int main(int argc, char **argv) {
      * again. */
     hsize_t first_count = 8;
     hid_t first = H5Screate_simple(1, &first_count, NULL);
-    const hid_t first_id = first;
     hid_t file = open_file(argv[1], 1);
     hsize_t total = (hsize_t)size * PER_RANK, per_rank = PER_RANK;
     hid_t all = H5Screate_simple(1, &total, NULL);
@@ -196,7 +195,7 @@ int main(int argc, char **argv) {
     check(H5close() >= 0, "H5close");
     hsize_t again_count = 24;
     hid_t again = H5Screate_simple(1, &again_count, NULL);
-    printf("r%d id-again %s\n", rank, again == first_id ? "yes" : "no");
+    printf("r%d id-again %s\n", rank, again == first ? "yes" : "no");
     file = open_file(argv[1], 0);
     doubles = H5Dopen2(file, "doubles", H5P_DEFAULT);
     check(doubles >= 0, "H5Dopen2");
