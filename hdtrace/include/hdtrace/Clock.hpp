@@ -3,8 +3,9 @@
 // Every traced call reads the clock twice, and right after a system call a
 // clock_gettime costs 25-50 ns here (the vDSO orders its TSC read behind
 // everything in flight and touches its own data page). Where the kernel
-// itself keeps time with an invariant TSC, this clock reads the TSC directly
-// and maps it onto CLOCK_REALTIME:
+// itself keeps time from an invariant TSC (clock source `tsc`, or a virtual
+// machine's `kvm-clock`, which scales the TSC), this clock reads the TSC
+// directly and maps it onto CLOCK_REALTIME:
 //
 //   time = anchor time + (TSC - anchor TSC) * rate
 //
@@ -14,6 +15,12 @@
 // first 10 ms), and wherever the TSC is not usable, every reading is a plain
 // clock_gettime(CLOCK_REALTIME). Readings of one Clock do not go backwards,
 // except when the system clock itself is stepped back.
+//
+// Each new anchor also checks the TSC: where the old anchor and rate miss
+// clock_gettime by more than a few microseconds (a TSC that jumped or
+// changed its rate, as after a virtual machine moved, or one that differs
+// between CPUs), the rate is measured afresh, with clock_gettime meanwhile;
+// a Clock whose TSC strays three times reads clock_gettime from then on.
 //
 // One Clock belongs to one thread (each TraceWriter has its own): no locks.
 #pragma once
@@ -55,9 +62,29 @@ class Clock {
     bool usesTsc() const {
         return tscUsable_;
     }
+    // Times the TSC strayed from clock_gettime at a new anchor (see above).
+    int strays() const {
+        return strays_;
+    }
     // Whether this machine's TSC can serve as the clock: x86-64, invariant
-    // TSC, and the kernel's current clock source is "tsc".
+    // TSC, and the kernel's current clock source is computed from it
+    // ("tsc" or "kvm-clock").
     static bool tscUsableHere();
+    // Whether the kernel's clock source of that name is computed from the TSC.
+    static bool clockSourceFollowsTsc(const char *name);
+
+    // How far a new anchor may lie from where the old anchor and rate put
+    // it: 5 us, plus 1/1024 of the time since the old anchor for NTP's
+    // slewing (at most 500 ppm) and the rate's own error over a long gap.
+    static int64_t strayToleranceNanoseconds(int64_t sinceAnchorNanoseconds) {
+        return kStrayNanoseconds + (sinceAnchorNanoseconds >> 10);
+    }
+    static constexpr int64_t kStrayNanoseconds = 5000;
+    // A pair whose bracket is wider is not taken once the rate is known:
+    // its clock_gettime could lie 1 us from the bracket's middle, and two
+    // such errors stay within kStrayNanoseconds.
+    static constexpr int64_t kMaxPairWidthNanoseconds = 2000;
+    static constexpr int kMaxStrays = 3;
 
   private:
     static constexpr int kRateShift = 32;  // rate_: nanoseconds per tick, fixed point
@@ -75,6 +102,11 @@ class Clock {
     }
     // Calibrating, re-anchoring, or no usable TSC: reads clock_gettime.
     Timestamp slowNow();
+    // A new (TSC, clock_gettime) pair, the clock_gettime read between two
+    // TSC readings widthTicks apart: the rate measured or kept, the TSC
+    // checked against the old anchor, the anchor renewed.
+    void takePair(uint64_t ticks, int64_t nanoseconds, uint64_t widthTicks);
+    friend struct ClockProbe;  // the tests' way to give takePair chosen pairs
 
     // The hot fields first, in one cache line.
     uint64_t anchorTicks_ = 0;
@@ -86,6 +118,7 @@ class Clock {
     // Start of the interval the next rate is measured over.
     uint64_t rateStartTicks_ = 0;
     int64_t rateStartNanoseconds_ = 0;
+    int strays_ = 0;
 };
 
 }  // namespace hdtrace
