@@ -97,6 +97,14 @@ Clock::Clock(Source source) : tscUsable_(source == Source::Tsc && tscUsableHere(
 Timestamp Clock::slowNow() {
 #if defined(__x86_64__)
     if (tscUsable_) {
+        if (rate_ == 0) {
+            // Calibrating: until the rate's interval is over, one
+            // clock_gettime serves, not the three of a pair.
+            const int64_t nanoseconds = Timestamp::now().nanoseconds;
+            const int64_t sinceRateStart = nanoseconds - rateStartNanoseconds_;
+            if (sinceRateStart >= 0 && sinceRateStart < kCalibrationNanoseconds)
+                return monotonic(nanoseconds);
+        }
         const ClockPair pair = readPair();
         takePair(pair.ticks, pair.nanoseconds, pair.widthTicks);
         return monotonic(pair.nanoseconds);
