@@ -118,8 +118,7 @@ void Clock::takePair(uint64_t ticks, int64_t nanoseconds, uint64_t widthTicks) {
         // Every try of the pair was interrupted: its clock_gettime may lie
         // anywhere in a wide bracket. The anchor stays; the next reading
         // tries again.
-        if (((static_cast<unsigned __int128>(widthTicks) * rate_) >> kRateShift) >
-            static_cast<unsigned __int128>(kMaxPairWidthNanoseconds))
+        if (ticksToNanoseconds(widthTicks) > static_cast<unsigned>(kMaxPairWidthNanoseconds))
             return;
         // Where the anchor about to be replaced puts this pair's TSC: a miss
         // beyond the tolerance is a TSC that jumped, changed its rate or
@@ -127,9 +126,8 @@ void Clock::takePair(uint64_t ticks, int64_t nanoseconds, uint64_t widthTicks) {
         const int64_t since = nanoseconds - anchorNanoseconds_;
         bool strayed = ticks < anchorTicks_;
         if (!strayed) {
-            const unsigned __int128 predicted =
-                (static_cast<unsigned __int128>(ticks - anchorTicks_) * rate_) >> kRateShift;
-            const __int128 miss = static_cast<__int128>(predicted) - since;
+            const __int128 miss =
+                static_cast<__int128>(ticksToNanoseconds(ticks - anchorTicks_)) - since;
             const int64_t tolerance = strayToleranceNanoseconds(since < 0 ? -since : since);
             strayed = miss > tolerance || miss < -tolerance;
         }

@@ -49,10 +49,8 @@ class Clock {
         if (rate_ != 0) {
             const uint64_t elapsed = __rdtsc() - anchorTicks_;
             if (elapsed < reanchorTicks_)
-                return monotonic(
-                    anchorNanoseconds_ +
-                    static_cast<int64_t>((static_cast<unsigned __int128>(elapsed) * rate_) >>
-                                         kRateShift));
+                return monotonic(anchorNanoseconds_ +
+                                 static_cast<int64_t>(ticksToNanoseconds(elapsed)));
         }
 #endif
         return slowNow();
@@ -99,6 +97,11 @@ class Clock {
             nanoseconds = lastNanoseconds_;
         lastNanoseconds_ = nanoseconds;
         return Timestamp{nanoseconds};
+    }
+    // A span of ticks in nanoseconds at the current rate; wide, so that a
+    // TSC that jumped far still compares right.
+    __attribute__((always_inline)) unsigned __int128 ticksToNanoseconds(uint64_t ticks) const {
+        return (static_cast<unsigned __int128>(ticks) * rate_) >> kRateShift;
     }
     // Calibrating, re-anchoring, or no usable TSC: reads clock_gettime.
     Timestamp slowNow();
