@@ -57,7 +57,10 @@ struct FrameWriterOptions {
     bool gatherTimes = true;
 };
 
-class FrameWriter final : public OpenTrace, public RecordSink {
+// RecordSink comes first: the encoder's calls through it, one or two a
+// traced call, then reach claim() and commit() without a thunk that adjusts
+// the pointer, code that would lie apart from the call path's other pages.
+class FrameWriter final : public RecordSink, public OpenTrace {
   public:
     // Creates (truncates) path and writes the file header. nullptr on
     // failure, with a message naming the file and the reason in *error.
