@@ -158,7 +158,9 @@ class TraceWriter final : public OpenTrace {
     __attribute__((noinline)) void attributeNotTyped(std::string_view name, int64_t value);
     __attribute__((always_inline)) static bool sameText(std::string_view expected,
                                                         std::string_view name) {
-        // With a literal name, a compare of a few bytes once inlined.
+        // With a literal name, a compare of a few bytes once inlined; none
+        // when it is the literal the plan holds (compact_items::sameNameOrLiteral).
+        if (expected.data() == name.data()) return expected.size() == name.size();
         return expected.size() == name.size() &&
                std::memcmp(expected.data(), name.data(), name.size()) == 0;
     }

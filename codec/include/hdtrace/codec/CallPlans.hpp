@@ -88,7 +88,7 @@ class CallPlanCache {
     const CallPlan *planOf(std::string_view name, bool timed) {
         const CachedPlan &cached = cache_[slot(name.data())];
         if (cached.name == name.data() && cached.plan && cached.plan->timed == timed &&
-            compact_items::sameName(cached.plan->element, name))
+            compact_items::sameNameOrLiteral(cached.plan->element, name))
             return cached.plan;
         return planMiss(name, timed);
     }

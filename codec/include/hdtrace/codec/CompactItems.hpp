@@ -72,6 +72,15 @@ inline bool sameName(std::string_view a, std::string_view b) {
     return true;
 }
 
+// sameName for a name the caller passes as a literal: mostly the very
+// literal the dialect's tables hold (the linker merges equal strings), and
+// then its text is not read. After a system call every page costs a walk
+// of the page tables again, and the names lie on pages of their own.
+inline bool sameNameOrLiteral(std::string_view expected, std::string_view name) {
+    if (expected.data() == name.data()) return expected.size() == name.size();
+    return sameName(expected, name);
+}
+
 inline void putNumber(TextBuffer &out, uint8_t coding, std::string_view name, int64_t value) {
     char *p = out.reserve(1 + 4 + name.size() + 8);
     *p++ = static_cast<char>(coding);
