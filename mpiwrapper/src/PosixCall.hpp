@@ -78,7 +78,7 @@ class PosixCall {
     // id, the attributes it takes from values, and errno when the call
     // failed. Leaves errno as the C library did.
     template <class Record, class Values>
-    void write(bool failed, const Values &values) {
+    __attribute__((always_inline)) void write(bool failed, const Values &values) {
         if (!context_) return;
         ended();
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {

@@ -161,9 +161,12 @@ int closeDescriptor(int (*close)(int), int fd) {
 
 // The data calls are the hot ones: while the layer is off or the filter
 // leaves them out, they go straight to the C library (one load and a branch
-// each), without a PosixCall.
+// each), without a PosixCall. Their recording is inlined into the wrapper,
+// down to the record's attributes, so that what runs after the kernel
+// returned lies in one function, on few pages (the kernel's page-table
+// isolation flushes the TLB at every system call).
 template <class Record, typename Transfer>
-ssize_t atPosition(Transfer transfer, int fd, int64_t asked) {
+__attribute__((always_inline)) inline ssize_t atPosition(Transfer transfer, int fd, int64_t asked) {
     if (!PosixCall::traces(Record::kName)) return transfer();
     PosixCall call(Record::kName, fd);
     const ssize_t result = transfer();
@@ -176,7 +179,8 @@ ssize_t atPosition(Transfer transfer, int fd, int64_t asked) {
 }
 
 template <class Record, typename Transfer>
-ssize_t atOffset(Transfer transfer, int fd, off_t offset, int64_t asked) {
+__attribute__((always_inline)) inline ssize_t atOffset(Transfer transfer, int fd, off_t offset,
+                                                       int64_t asked) {
     if (!PosixCall::traces(Record::kName)) return transfer();
     PosixCall call(Record::kName, fd);
     const ssize_t result = transfer();
@@ -186,8 +190,9 @@ ssize_t atOffset(Transfer transfer, int fd, off_t offset, int64_t asked) {
 
 // read: at the descriptor's position.
 template <class Record, typename Data>
-ssize_t transferAtPosition(ssize_t (*real)(int, Data, size_t), long fallbackSyscall, int fd,
-                           Data data, size_t size) {
+__attribute__((always_inline)) inline ssize_t transferAtPosition(ssize_t (*real)(int, Data, size_t),
+                                                                 long fallbackSyscall, int fd,
+                                                                 Data data, size_t size) {
     return atPosition<Record>(
         [&] { return real ? real(fd, data, size) : ::syscall(fallbackSyscall, fd, data, size); },
         fd, static_cast<int64_t>(size));
@@ -195,16 +200,17 @@ ssize_t transferAtPosition(ssize_t (*real)(int, Data, size_t), long fallbackSysc
 
 // write: also what the process's exit handling watches for.
 template <class Record>
-ssize_t writeAtPosition(ssize_t (*real)(int, const void *, size_t), int fd, const void *data,
-                        size_t size) {
+__attribute__((always_inline)) inline ssize_t writeAtPosition(
+    ssize_t (*real)(int, const void *, size_t), int fd, const void *data, size_t size) {
     beforeWrite(fd, data, size);
     return transferAtPosition<Record>(real, SYS_write, fd, data, size);
 }
 
 // pread and pread64, pwrite and pwrite64: the same call, another symbol.
 template <class Record, typename Data>
-ssize_t transferAt(ssize_t (*real)(int, Data, size_t, off_t), long fallbackSyscall, int fd,
-                   Data data, size_t size, off_t offset) {
+__attribute__((always_inline)) inline ssize_t transferAt(ssize_t (*real)(int, Data, size_t, off_t),
+                                                         long fallbackSyscall, int fd, Data data,
+                                                         size_t size, off_t offset) {
     return atOffset<Record>(
         [&] {
             return real ? real(fd, data, size, offset)
@@ -214,8 +220,9 @@ ssize_t transferAt(ssize_t (*real)(int, Data, size_t, off_t), long fallbackSysca
 }
 
 template <class Record>
-ssize_t vectorAtPosition(ssize_t (*real)(int, const struct iovec *, int), long fallbackSyscall,
-                         int fd, const struct iovec *vector, int count) {
+__attribute__((always_inline)) inline ssize_t vectorAtPosition(
+    ssize_t (*real)(int, const struct iovec *, int), long fallbackSyscall, int fd,
+    const struct iovec *vector, int count) {
     return atPosition<Record>(
         [&] {
             return real ? real(fd, vector, count) : ::syscall(fallbackSyscall, fd, vector, count);
@@ -225,8 +232,9 @@ ssize_t vectorAtPosition(ssize_t (*real)(int, const struct iovec *, int), long f
 
 // preadv, pwritev and their 64 forms.
 template <class Record>
-ssize_t vectorAt(ssize_t (*real)(int, const struct iovec *, int, off_t), long fallbackSyscall,
-                 int fd, const struct iovec *vector, int count, off_t offset) {
+__attribute__((always_inline)) inline ssize_t vectorAt(
+    ssize_t (*real)(int, const struct iovec *, int, off_t), long fallbackSyscall, int fd,
+    const struct iovec *vector, int count, off_t offset) {
     return atOffset<Record>(
         [&] {
             return real ? real(fd, vector, count, offset)
