@@ -74,8 +74,9 @@ inline bool sameName(std::string_view a, std::string_view b) {
 
 // sameName for a name the caller passes as a literal: mostly the very
 // literal the dialect's tables hold (the linker merges equal strings), and
-// then its text is not read. After a system call every page costs a walk
-// of the page tables again, and the names lie on pages of their own.
+// then its text is not read. Where the kernel isolates its page tables,
+// every page costs a walk again after a system call, and the names lie on
+// pages of their own.
 inline bool sameNameOrLiteral(std::string_view expected, std::string_view name) {
     if (expected.data() == name.data()) return expected.size() == name.size();
     return sameName(expected, name);
