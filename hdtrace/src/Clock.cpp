@@ -118,7 +118,8 @@ void Clock::takePair(uint64_t ticks, int64_t nanoseconds, uint64_t widthTicks) {
         // Every try of the pair was interrupted: its clock_gettime may lie
         // anywhere in a wide bracket. The anchor stays; the next reading
         // tries again.
-        if (ticksToNanoseconds(widthTicks) > static_cast<unsigned>(kMaxPairWidthNanoseconds))
+        if (ticksToNanoseconds(widthTicks) >
+            static_cast<unsigned __int128>(kMaxPairWidthNanoseconds))
             return;
         // Where the anchor about to be replaced puts this pair's TSC: a miss
         // beyond the tolerance is a TSC that jumped, changed its rate or
