@@ -156,14 +156,6 @@ class TraceWriter final : public OpenTrace {
     // The attribute when the innermost state is not written or the value is
     // not the next one of a typed call: the general way.
     __attribute__((noinline)) void attributeNotTyped(std::string_view name, int64_t value);
-    __attribute__((always_inline)) static bool sameText(std::string_view expected,
-                                                        std::string_view name) {
-        // With a literal name, a compare of a few bytes once inlined; none
-        // when it is the literal the plan holds (compact_items::sameNameOrLiteral).
-        if (expected.data() == name.data()) return expected.size() == name.size();
-        return expected.size() == name.size() &&
-               std::memcmp(expected.data(), name.data(), name.size()) == 0;
-    }
 
     // A top-level call of the dialect keeps its attributes as values only
     // (typedValues_) while they come in its plan's order, and so do its
@@ -323,7 +315,7 @@ inline int TraceWriter::endState(Timestamp end) {
 __attribute__((always_inline)) inline void TraceWriter::attribute(std::string_view name,
                                                                   int64_t value) {
     if (typedNext_ != typedEnd_ && typedNext_->coding != compact::kText &&
-        sameText(typedNext_->name, name)) {
+        compact_items::sameNameOrLiteral(typedNext_->name, name)) {
         *typedOut_++ = value;
         ++typedNext_;
         return;
