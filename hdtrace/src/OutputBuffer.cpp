@@ -2,7 +2,9 @@
 #include <unistd.h>
 
 #include <initializer_list>
+#include <new>
 
+#include <hdtrace/MappedMemory.hpp>
 #include <hdtrace/OutputBuffer.hpp>
 
 #include "BackgroundWriter.hpp"
@@ -14,12 +16,25 @@ OutputBuffer::~OutputBuffer() {
     waitForBackgroundWrites();
 }
 
+void OutputBuffer::UnmapHalf::operator()(char *data) const noexcept {
+    unmapMemory(data, bytes);
+}
+
+// A half at a huge page's boundary, its pages faulted in now rather than
+// inside the traced calls that first fill them.
+std::unique_ptr<char[], OutputBuffer::UnmapHalf> OutputBuffer::mapHalf(size_t bytes) {
+    char *data = static_cast<char *>(mapAtHugePageBoundary(bytes));
+    if (!data) throw std::bad_alloc();
+    faultInPages(data, bytes);
+    return std::unique_ptr<char[], UnmapHalf>(data, UnmapHalf{bytes});
+}
+
 void OutputBuffer::attach(int fd, size_t capacity, bool background) {
     fd_ = fd;
     halfCapacity_ = capacity / 2;
-    halves_[0].data.reset(new char[halfCapacity_]);
+    halves_[0].data = mapHalf(halfCapacity_);
     // Without the background writer the second half is never filled.
-    if (background) halves_[1].data.reset(new char[halfCapacity_]);
+    if (background) halves_[1].data = mapHalf(halfCapacity_);
     background_ = background;
 }
 

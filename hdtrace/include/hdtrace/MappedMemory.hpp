@@ -1,6 +1,6 @@
 // Anonymous memory straight from the kernel, for buffers that are written
-// at a high rate and kept: the compact writer's frames, the reader's
-// columns.
+// at a high rate and kept: the compact writer's frames, the XML writer's
+// halves (OutputBuffer), the reader's columns.
 //
 // On the development VM a fresh 4 KiB page costs about 12 us when first
 // written, and a 2 MB huge page as much as 17 to 42 small ones
