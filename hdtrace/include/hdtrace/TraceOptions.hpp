@@ -32,7 +32,10 @@ struct TraceOptions {
     std::string layer;
     bool forceFlush = false;       // every top-level state reaches the file when it ends
     int nestedDepth = 0;           // nested levels written below a top-level state
-    size_t bufferBytes = 1 << 20;  // size of the output buffer (two halves)
+    // Size of the XML output buffer (two halves). Each switch of halves
+    // wakes the background writer, which costs the traced thread tens of
+    // microseconds; halves of a huge page each make that rare.
+    size_t bufferBytes = size_t{4} << 20;
     // Full halves are written by a background thread (one per process), so
     // that the traced thread does not wait for write(2); see OutputBuffer.hpp.
     bool backgroundWrites = true;
