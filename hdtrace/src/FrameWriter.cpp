@@ -142,6 +142,17 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
         writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
         writer->compressed_.reset(new unsigned char[writer->compressedCapacity_]);
         if (options.gatherTimes) writer->gathered_.reserve(options.frameBytes);
+        // What the first compression writes is made resident here, as the
+        // frames are: zstd's tables, its output and the gathered frame, 3-5
+        // MB that a first frame otherwise faults in page by page inside a
+        // traced call, stalling its rank (and a partner waiting for it).
+        std::memset(writer->compressed_.get(), 0, writer->compressedCapacity_);
+        if (options.gatherTimes) {
+            writer->gathered_.resize(options.frameBytes);
+            writer->gathered_.clear();  // keeps its pages
+        }
+        ZSTD_compress2(compressor, writer->compressed_.get(), writer->compressedCapacity_,
+                       writer->frameMemory_, options.frameBytes);
     }
 
     writer->fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
