@@ -116,14 +116,13 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
     // the kernel has them, and not one page fault at a time inside the calls
     // of the first frames.
     const size_t frameMemoryBytes = kFrameBuffers * size_t{options.frameBytes};
-    writer->frameMemory_ = static_cast<unsigned char *>(mapAtHugePageBoundary(frameMemoryBytes));
+    writer->frameMemory_ = mapResident<unsigned char>(frameMemoryBytes);
     if (!writer->frameMemory_)
         return report("no memory for the " + std::to_string(frameMemoryBytes) +
                       " bytes of frames of '" + path + "'");
-    faultInPages(writer->frameMemory_, frameMemoryBytes);
     for (size_t index = 0; index < kFrameBuffers; ++index) {
         writer->buffers_[index].reset(new Buffer());
-        writer->buffers_[index]->data = writer->frameMemory_ + index * options.frameBytes;
+        writer->buffers_[index]->data = writer->frameMemory_.get() + index * options.frameBytes;
     }
     writer->active_.store(writer->buffers_[0].get(), std::memory_order_relaxed);
     writer->job_.reset(new Job());
@@ -139,20 +138,21 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
         writer->compressor_ = compressor;
         ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, options.compressionLevel);
         ZSTD_CCtx_setParameter(compressor, ZSTD_c_checksumFlag, 0);  // the frame has its own
-        writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
-        writer->compressed_.reset(new unsigned char[writer->compressedCapacity_]);
-        if (options.gatherTimes) writer->gathered_.reserve(options.frameBytes);
         // What the first compression writes is made resident here, as the
         // frames are: zstd's tables, its output and the gathered frame, 3-5
         // MB that a first frame otherwise faults in page by page inside a
         // traced call, stalling its rank (and a partner waiting for it).
-        std::memset(writer->compressed_.get(), 0, writer->compressedCapacity_);
+        writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
+        writer->compressed_ = mapResident<unsigned char>(writer->compressedCapacity_);
+        if (!writer->compressed_)
+            return report("no memory for the " + std::to_string(writer->compressedCapacity_) +
+                          " bytes of compressed frames of '" + path + "'");
         if (options.gatherTimes) {
             writer->gathered_.resize(options.frameBytes);
             writer->gathered_.clear();  // keeps its pages
         }
         ZSTD_compress2(compressor, writer->compressed_.get(), writer->compressedCapacity_,
-                       writer->frameMemory_, options.frameBytes);
+                       writer->frameMemory_.get(), options.frameBytes);
     }
 
     writer->fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -177,7 +177,6 @@ FrameWriter::~FrameWriter() {
     registry::remove(this);
     if (fd_ >= 0) ::close(fd_);
     ZSTD_freeCCtx(static_cast<ZSTD_CCtx *>(compressor_));
-    unmapMemory(frameMemory_, kFrameBuffers * size_t{options_.frameBytes});
 }
 
 uint32_t FrameWriter::framesWritten() const {

@@ -16,17 +16,12 @@ OutputBuffer::~OutputBuffer() {
     waitForBackgroundWrites();
 }
 
-void OutputBuffer::UnmapHalf::operator()(char *data) const noexcept {
-    unmapMemory(data, bytes);
-}
-
 // A half at a huge page's boundary, its pages faulted in now rather than
 // inside the traced calls that first fill them.
-std::unique_ptr<char[], OutputBuffer::UnmapHalf> OutputBuffer::mapHalf(size_t bytes) {
-    char *data = static_cast<char *>(mapAtHugePageBoundary(bytes));
-    if (!data) throw std::bad_alloc();
-    faultInPages(data, bytes);
-    return std::unique_ptr<char[], UnmapHalf>(data, UnmapHalf{bytes});
+MappedArray<char> OutputBuffer::mapHalf(size_t bytes) {
+    MappedArray<char> half = mapResident<char>(bytes);
+    if (!half) throw std::bad_alloc();
+    return half;
 }
 
 void OutputBuffer::attach(int fd, size_t capacity, bool background) {

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include <hdtrace/MappedMemory.hpp>
 #include <hdtrace/OpenTrace.hpp>
 #include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/codec/GatheredTimes.hpp>
@@ -154,14 +155,14 @@ class FrameWriter final : public RecordSink, public OpenTrace {
     // The frame being filled and the one being written, one mapping for both.
     static constexpr size_t kFrameBuffers = 2;
     std::unique_ptr<Buffer> buffers_[kFrameBuffers];
-    unsigned char *frameMemory_ = nullptr;
+    MappedArray<unsigned char> frameMemory_;
     std::atomic<Buffer *> active_{nullptr};
     std::unique_ptr<Job> job_;
     std::unique_ptr<FrameIndexEntries> index_;
     // zstd's compression context and its output, used by one thread at a
     // time: the background writer while a frame is queued, else the owner.
     void *compressor_ = nullptr;
-    std::unique_ptr<unsigned char[]> compressed_;
+    MappedArray<unsigned char> compressed_;
     size_t compressedCapacity_ = 0;
     // What compressed_ holds a frame of: Zstd or ZstdGatheredTimes.
     frames::Encoding compressedEncoding_ = frames::Encoding::Zstd;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 namespace hdtrace {
 
@@ -31,5 +32,22 @@ void unmapMemory(void *pointer, size_t bytes) noexcept;
 // at a page boundary. False where the kernel lacks the call or has no
 // memory now: the pages are then faulted in as they are written.
 bool faultInPages(void *pointer, size_t bytes) noexcept;
+
+// Gives memory from mapAtHugePageBoundary back, as a unique_ptr's deleter.
+struct UnmapMemory {
+    size_t bytes = 0;
+    void operator()(void *pointer) const noexcept { unmapMemory(pointer, bytes); }
+};
+template <typename T>
+using MappedArray = std::unique_ptr<T[], UnmapMemory>;
+
+// bytes at a huge page's boundary with their pages faulted in now, for a
+// buffer a traced call writes; null when the kernel has no memory for it.
+template <typename T>
+MappedArray<T> mapResident(size_t bytes) {
+    T *data = static_cast<T *>(mapAtHugePageBoundary(bytes));
+    if (data) faultInPages(data, bytes);
+    return MappedArray<T>(data, UnmapMemory{bytes});
+}
 
 }  // namespace hdtrace

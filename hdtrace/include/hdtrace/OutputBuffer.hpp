@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <memory>
 
+#include <hdtrace/MappedMemory.hpp>
+
 namespace hdtrace {
 
 class OutputBuffer {
@@ -94,20 +96,15 @@ class OutputBuffer {
   private:
     friend class BackgroundWriter;
 
-    // Gives a half's memory back to the kernel (see MappedMemory.hpp).
-    struct UnmapHalf {
-        size_t bytes;
-        void operator()(char *data) const noexcept;
-    };
     struct Half {
-        std::unique_ptr<char[], UnmapHalf> data;
+        MappedArray<char> data;
         // Committed bytes. For the half not being filled: > 0 while it is
         // queued or being written, set to 0 by whoever wrote it.
         std::atomic<size_t> length{0};
         // File offset of data[0]; changed only while length is 0.
         std::atomic<int64_t> offset{0};
     };
-    static std::unique_ptr<char[], UnmapHalf> mapHalf(size_t bytes);
+    static MappedArray<char> mapHalf(size_t bytes);
 
     Half &other() { return active_ == &halves_[0] ? halves_[1] : halves_[0]; }
     // Makes sure the other half is written, then fills that one next.
