@@ -6,7 +6,10 @@
 // or from L cache lines of one block. Prints, per row, the medians over the
 // rounds of the ns the reads take in an iteration without the system call
 // and after it (the iteration's time less that of the system call alone,
-// measured in the same round).
+// measured in the same round). The chain rows read P pages each through
+// an address read from the one before (as a writer reaches its encoder and
+// its buffer), once as they come and once with every page's address
+// prefetched first, all at once.
 //
 //   bench_pages_after_syscall [--iterations N] [--rounds R]
 //
@@ -45,6 +48,37 @@ double measure(const unsigned char *block, size_t count, size_t stride, bool sys
     const double elapsed =
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
     gSink = sum;
+    return elapsed / static_cast<double>(iterations);
+}
+
+// ns per iteration of: an optional system call, then a walk along count
+// pages, each read giving the address of the next (block is linked so
+// first); with prefetchFirst, every page's address is prefetched before.
+double measureChain(unsigned char *block, size_t count, bool prefetchFirst, bool systemCall,
+                    long iterations) {
+    std::vector<unsigned char *> places(count);
+    for (size_t place = 0; place < count; ++place)
+        places[place] = block + place * 61 * kPage + 128;
+    for (size_t place = 0; place < count; ++place) {
+        unsigned char *next = place + 1 < count ? places[place + 1] : nullptr;
+        std::memcpy(places[place], &next, sizeof next);
+    }
+    uint64_t sum = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (long iteration = 0; iteration < iterations; ++iteration) {
+        if (systemCall) ::syscall(SYS_getppid);
+        if (prefetchFirst)
+            for (unsigned char *place : places)
+                __builtin_prefetch(place);
+        for (unsigned char *at = places[0]; at != nullptr;) {
+            sum += at[sizeof at];
+            std::memcpy(&at, at, sizeof at);
+        }
+    }
+    const double elapsed =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    gSink = sum;
+    // The links stay in the pages: the next chain writes its own.
     return elapsed / static_cast<double>(iterations);
 }
 
@@ -95,7 +129,9 @@ int main(int argc, char **argv) {
                                    {"pages", 16, 61 * kPage}, {"pages", 32, 61 * kPage},
                                    {"cache lines", 16, 64},   {"cache lines", 64, 64},
                                    {"cache lines", 256, 64}};
+    const std::vector<size_t> chains = {4, 8, 16};
     std::vector<std::vector<double>> without(rows.size()), after(rows.size());
+    std::vector<std::vector<double>> chainWithout(2 * chains.size()), chainAfter(2 * chains.size());
     std::vector<double> systemCall;
     for (long round = 0; round < rounds; ++round) {
         const double alone = measure(block, 0, 0, true, iterations);
@@ -105,6 +141,14 @@ int main(int argc, char **argv) {
                 measure(block, rows[row].count, rows[row].stride, false, iterations));
             after[row].push_back(
                 measure(block, rows[row].count, rows[row].stride, true, iterations) - alone);
+        }
+        for (size_t chain = 0; chain < 2 * chains.size(); ++chain) {
+            const size_t count = chains[chain / 2];
+            const bool prefetchFirst = chain % 2 == 1;
+            chainWithout[chain].push_back(
+                measureChain(block, count, prefetchFirst, false, iterations));
+            chainAfter[chain].push_back(
+                measureChain(block, count, prefetchFirst, true, iterations) - alone);
         }
     }
     std::printf("getppid alone: %.1f ns (median of %ld rounds of %ld)\n", median(systemCall),
@@ -116,6 +160,12 @@ int main(int argc, char **argv) {
                     rows[row].unit,
                     rows[row].stride >= kPage ? rows[row].count : (span + kPage - 1) / kPage,
                     median(without[row]), median(after[row]));
+    }
+    for (size_t chain = 0; chain < 2 * chains.size(); ++chain) {
+        const size_t count = chains[chain / 2];
+        std::printf("%4zu pages, chained%-12s %13.1f ns %13.1f ns\n", count,
+                    chain % 2 == 1 ? ", prefetched" : "", median(chainWithout[chain]),
+                    median(chainAfter[chain]));
     }
     return 0;
 }
