@@ -198,9 +198,9 @@ class RecordWalk {
             // after others) comes back byte for byte.
             if (c.in - from > 1 && c.in[-1] == 0)
                 throw Failure{from, "a time not in its shortest form"};
-            // Times that take more room than the records have are not worth gathering.
+            // Times past the room a gathered frame may take (maxGatheredBytes).
             if (c.gatheredEnd - c.gathered < static_cast<ptrdiff_t>(kMaxVarintBytes))
-                throw Failure{from, "the gathered times are no smaller"};
+                throw Failure{from, "the gathered times take too much room"};
             const int64_t value = unzigzag(coded);
             c.gathered = putVarint(c.gathered, zigzag(wrappingDifference(value, previous)));
             previous = value;
@@ -334,24 +334,26 @@ void RecordWalk::run(const unsigned char *times, const unsigned char *timesEnd,
 
 bool TimeGathering::gather(const unsigned char *records, size_t size,
                            std::vector<unsigned char> &out) {
-    if (times_.size() < size) times_.resize(size);  // grows only: no zeroing per frame
+    const size_t most = maxGatheredBytes(size);
+    if (times_.size() < most) times_.resize(most);  // grows only: no zeroing per frame
     return gather(records, size, out, times_.data(), times_.size());
 }
 
 bool TimeGathering::gather(const unsigned char *records, size_t size,
                            std::vector<unsigned char> &out, unsigned char *scratch,
                            size_t scratchBytes) {
-    if (size <= kTrailerBytes || scratchBytes < size) return false;
-    out.resize(size);
-    RecordWalk walk(*this, records, records + size, out.data(), out.data() + size - kTrailerBytes);
+    const size_t most = maxGatheredBytes(size);
+    if (size <= kTrailerBytes || scratchBytes < most) return false;
+    out.resize(most);
+    RecordWalk walk(*this, records, records + size, out.data(), out.data() + most - kTrailerBytes);
     try {
-        walk.run<true>(nullptr, nullptr, scratch, scratch + size);
+        walk.run<true>(nullptr, nullptr, scratch, scratch + most);
     } catch (const Failure &) {
         return false;
     }
     const size_t structure = static_cast<size_t>(walk.out() - out.data());
     const size_t times = walk.gatheredBytes();
-    if (structure + times + kTrailerBytes >= size) return false;
+    if (structure + times + kTrailerBytes > most) return false;
     std::memcpy(out.data() + structure, scratch, times);
     unsigned char *trailer = out.data() + structure + times;
     for (size_t byte = 0; byte < kTrailerBytes; ++byte)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -86,9 +87,10 @@ size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
         ZSTD_freeCCtx(context);
     }
     // The gathered frame; its times are gathered first in the compressed frame's buffer.
-    const size_t gatheredBytes = options.gatherTimes ? options.frameBytes : 0;
+    const size_t gatheredBytes =
+        options.gatherTimes ? compact::maxGatheredBytes(options.frameBytes) : 0;
     return kFrameBuffers * options.frameBytes + gatheredBytes +
-           ZSTD_compressBound(options.frameBytes) + contextBytes;
+           ZSTD_compressBound(std::max<size_t>(options.frameBytes, gatheredBytes)) + contextBytes;
 }
 
 std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
@@ -142,13 +144,17 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
         // frames are: zstd's tables, its output and the gathered frame, 3-5
         // MB that a first frame otherwise faults in page by page inside a
         // traced call, stalling its rank (and a partner waiting for it).
-        writer->compressedCapacity_ = ZSTD_compressBound(options.frameBytes);
+        // zstd's output for a gathered frame, which may be larger than the
+        // records; the times are gathered first in the same buffer.
+        const size_t mostInput = options.gatherTimes ? compact::maxGatheredBytes(options.frameBytes)
+                                                     : options.frameBytes;
+        writer->compressedCapacity_ = ZSTD_compressBound(mostInput);
         writer->compressed_ = mapResident<unsigned char>(writer->compressedCapacity_);
         if (!writer->compressed_)
             return report("no memory for the " + std::to_string(writer->compressedCapacity_) +
                           " bytes of compressed frames of '" + path + "'");
         if (options.gatherTimes) {
-            writer->gathered_.resize(options.frameBytes);
+            writer->gathered_.resize(compact::maxGatheredBytes(options.frameBytes));
             writer->gathered_.clear();  // keeps its pages
         }
         ZSTD_compress2(compressor, writer->compressed_.get(), writer->compressedCapacity_,
@@ -312,7 +318,8 @@ size_t FrameWriter::compress(const Buffer &buffer) {
         gathering_.gather(input, rawBytes, gathered_, compressed_.get(), compressedCapacity_)) {
         input = gathered_.data();
         inputBytes = gathered_.size();
-        compressedEncoding_ = frames::Encoding::ZstdGatheredTimes;
+        compressedEncoding_ = inputBytes < rawBytes ? frames::Encoding::ZstdGatheredTimes
+                                                    : frames::Encoding::ZstdGatheredTimesLarger;
     }
     const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx *>(compressor_), compressed_.get(),
                                        compressedCapacity_, input, inputBytes);

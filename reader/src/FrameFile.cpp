@@ -291,8 +291,13 @@ void FrameFile::checkFrameFields(const Header &header, uint32_t sequence) const 
                                 " bytes for " + std::to_string(frame.rawBytes) +
                                 " bytes of records");
     } else if (header.encoding == static_cast<uint8_t>(frames::Encoding::Zstd) ||
-               header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimes)) {
-        if (frame.storedBytes == 0 || frame.storedBytes > ZSTD_compressBound(frame.rawBytes))
+               header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimes) ||
+               header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimesLarger)) {
+        const size_t mostContent =
+            header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimesLarger)
+                ? compact::maxGatheredBytes(frame.rawBytes)
+                : frame.rawBytes;
+        if (frame.storedBytes == 0 || frame.storedBytes > ZSTD_compressBound(mostContent))
             damaged(offset, name + "zstd payload of " + std::to_string(frame.storedBytes) +
                                 " bytes cannot hold " + std::to_string(frame.rawBytes) +
                                 " bytes of records");
@@ -375,15 +380,25 @@ bool FrameFile::decode(const FrameInfo &listed, size_t position,
         if (!decompressor_) throw ReadError(path_, 0, 0, "cannot create a zstd context");
     }
     auto *context = static_cast<ZSTD_DCtx *>(decompressor_);
-    // Gathered records are smaller than the records they give back.
+    // Gathered records: fewer bytes than the records they give back
+    // (encoding 2), or at most maxGatheredBytes of them (encoding 3).
+    const bool larger =
+        header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimesLarger);
     const bool gathered =
-        header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimes);
+        larger || header.encoding == static_cast<uint8_t>(frames::Encoding::ZstdGatheredTimes);
     const unsigned long long declared = ZSTD_getFrameContentSize(payload_.data(), payload_.size());
-    if ((gathered ? declared >= frame.rawBytes : declared != frame.rawBytes) ||
+    const uint64_t mostGathered = compact::maxGatheredBytes(frame.rawBytes);
+    const bool sizeFits = larger     ? declared <= mostGathered
+                          : gathered ? declared < frame.rawBytes
+                                     : declared == frame.rawBytes;
+    if (!sizeFits ||
         ZSTD_findFrameCompressedSize(payload_.data(), payload_.size()) != payload_.size())
-        damaged(payloadOffset,
-                "frame " + std::to_string(position) + ": payload is not one zstd frame of " +
-                    (gathered ? "fewer than " : "") + std::to_string(frame.rawBytes) + " bytes");
+        damaged(payloadOffset, "frame " + std::to_string(position) +
+                                   ": payload is not one zstd frame of " +
+                                   (larger     ? "at most " + std::to_string(mostGathered)
+                                    : gathered ? "fewer than " + std::to_string(frame.rawBytes)
+                                               : std::to_string(frame.rawBytes)) +
+                                   " bytes");
     const bool keep = gathered && keepGathered;
     std::vector<unsigned char> &target = gathered && !keep ? gathered_ : records;
     target.resize(static_cast<size_t>(declared));

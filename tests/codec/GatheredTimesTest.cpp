@@ -1,8 +1,8 @@
 // Frames with their times gathered (GatheredTimes.hpp): every frame the
-// encoder codes gathers smaller and scatters back byte for byte; the
-// decoder reads a gathered frame in place to the same elements as the
-// frame itself; records the gathering does not know stay as they are; and
-// damaged gathered frames are refused at the byte where they are wrong.
+// encoder codes gathers smaller and scatters back byte for byte, and a
+// frame may gather larger by at most an eighth; the decoder reads a
+// gathered frame in place to the same elements as the frame itself; records the gathering does not
+// know stay as they are; and damaged gathered frames are refused at the byte where they are wrong.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -170,8 +170,40 @@ TEST_F(GatheredTimes, RecordsItDoesNotKnowStayAsTheyAre) {
     longer.push_back(10);
     EXPECT_EQ(decoded(longer), decoded(shortest));
     EXPECT_FALSE(gathering.gather(longer.data(), longer.size(), gathered));
-    // The shortest form gathers only when that is smaller; this tiny frame is not.
-    EXPECT_FALSE(gathering.gather(shortest.data(), shortest.size(), gathered));
+    // Times whose changes take far more bytes than they do: each start
+    // alternates between 63 before the previous end and 63 after it, one
+    // byte as it is and two as a change; three bytes a record gather to four.
+    Bytes jittery = padded;
+    for (int record = 0; record < 64; ++record) {
+        if (record > 0) jittery.insert(jittery.end(), bytes, compact::putVarint(bytes, element));
+        jittery.push_back(record % 2 == 0 ? 125 : 126);  // -63, +63
+        jittery.push_back(10);
+    }
+    EXPECT_EQ(decoded(jittery).size(), 2u * 64);  // the frame is good
+    EXPECT_FALSE(gathering.gather(jittery.data(), jittery.size(), gathered));
+}
+
+TEST_F(GatheredTimes, AFrameMayGatherLargerByAtMostAnEighth) {
+    const Bytes frame = sampleFrames(300).front();
+    TimeGathering gathering;
+    Bytes gathered;
+    ASSERT_TRUE(gathering.gather(frame.data(), frame.size(), gathered));
+    EXPECT_LT(gathered.size(), frame.size());  // the sample records gather smaller
+    // Every prefix of it that ends on a record is a frame. The short ones
+    // (the Program and the frame's tables, then a call or two) have few
+    // times, so their trailer makes them gather larger: within the bound,
+    // and back byte for byte.
+    bool sawLarger = false;
+    for (size_t end = 1; end <= frame.size(); ++end) {
+        Bytes prefix(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(end));
+        if (!gathering.gather(prefix.data(), prefix.size(), gathered)) continue;
+        EXPECT_LE(gathered.size(), compact::maxGatheredBytes(prefix.size()));
+        Bytes back;
+        gathering.scatter(gathered.data(), gathered.size(), back, prefix.size());
+        EXPECT_EQ(back, prefix) << "the first " << end << " bytes";
+        if (gathered.size() >= prefix.size()) sawLarger = true;
+    }
+    EXPECT_TRUE(sawLarger);
 }
 
 TEST_F(GatheredTimes, DamagedGatheredFramesAreRefusedWhereTheyAre) {

@@ -106,7 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     compact::TimeGathering gathering;
     std::vector<unsigned char> gathered, scattered;
     if (gathering.gather(data, size, gathered)) {
-        if (gathered.size() >= size) fail("a gathered frame no smaller than its records");
+        if (gathered.size() > compact::maxGatheredBytes(size))
+            fail("a gathered frame larger than its bound");
         try {
             gathering.scatter(gathered.data(), gathered.size(), scattered, size);
         } catch (const compact::GatheredTimesProblem &problem) {

@@ -3,7 +3,9 @@
 // of encoding 2 and 1, fewer bytes for the first, and the same records
 // (FrameFile::readFrame) and elements (FrameFile::readFrameRecords and
 // the decoder, which reads gathered frames in place, as the trace readers
-// do) from both files.
+// do) from both files. Records whose times gather larger give frames of
+// encoding 3, read back alike; such a frame marked as encoding 2 is refused.
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/codec/GatheredTimes.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
+#include <hdtrace/reader/ReadError.hpp>
 
 #include "CompactRecords.hpp"
 #include "MemoryFrames.hpp"
@@ -109,6 +112,114 @@ TEST_F(GatheredFrames, GiveTheSameRecordsAndElementsInFewerBytes) {
         const std::vector<std::string> lines = elements(gathered.path());
         EXPECT_EQ(lines, elements(plain.path()));
         EXPECT_EQ(lines, expected);
+    }
+}
+
+// Calls whose start alternates between 63 ns before the previous call's
+// end and 63 ns after it: one byte each as they are, two as changes, so
+// that every frame gathers larger than its records (encoding 3).
+std::vector<std::string> writeJittery(const std::string &path, bool gatherTimes) {
+    FrameWriterOptions options;
+    options.frameBytes = 4096;
+    options.gatherTimes = gatherTimes;
+    options.background = false;
+    std::string message;
+    const auto writer = FrameWriter::create(path, options, &message);
+    EXPECT_TRUE(writer) << message;
+    int error = 0;
+    const auto encoder = CompactEncoder::create(*writer, 1700000000, 0, &error);
+    EXPECT_TRUE(encoder) << error;
+    CallPlanCache plans;
+    const CallPlan *writeAt = plans.planOf("File_write_at", true);
+    const CallPlan *pwrite = plans.planOf("pwrite", true);
+    std::vector<std::string> expected;
+    if (!writer || !encoder || !writeAt || !pwrite) return expected;
+    std::vector<int64_t> callValues(writeAt->own, 7), nestedValues(pwrite->own, 9);
+    const CallPlan *nestedPlans[] = {pwrite};
+    int64_t previousEnd = 1000;
+    for (int call = 0; call < 3000; ++call) {
+        const int64_t start = previousEnd + (call % 2 == 0 ? -63 : 63);
+        const int64_t nestedTimes[] = {start + 10, start + 30};
+        const int64_t end = start + 35;
+        previousEnd = end;
+        CompactEncoder::Nested nested;
+        nested.plans = nestedPlans;
+        nested.count = 1;
+        nested.values = nestedValues.data();
+        nested.times = nestedTimes;
+        EXPECT_EQ(encoder->appendCall(*writeAt, callValues.data(), start, end, {}, nested, {}), 0);
+        expected.push_back("<Nested");
+        expected.push_back(test::callLine(*pwrite, nestedValues.data(), start + 10, start + 30));
+        expected.push_back("</pwrite");
+        expected.push_back("</Nested");
+        expected.push_back(test::callLine(*writeAt, callValues.data(), start, end));
+        expected.push_back("</File_write_at");
+    }
+    EXPECT_EQ(writer->close(), 0);
+    return expected;
+}
+
+TEST_F(GatheredFrames, LargerWhenGatheredAreWrittenAsEncoding3AndReadBack) {
+    TemporaryFile gathered("", ".ctrc"), plain("", ".ctrc");
+    const std::vector<std::string> expected = writeJittery(gathered.path(), true);
+    ASSERT_EQ(writeJittery(plain.path(), false), expected);
+
+    const std::vector<int> gatheredEncodings = encodings(gathered.path());
+    ASSERT_GT(gatheredEncodings.size(), 10u);
+    EXPECT_EQ(gatheredEncodings,
+              std::vector<int>(gatheredEncodings.size(),
+                               static_cast<int>(frames::Encoding::ZstdGatheredTimesLarger)));
+    FrameFile fromGathered(gathered.path()), fromPlain(plain.path());
+    ASSERT_EQ(fromGathered.frames().size(), fromPlain.frames().size());
+    std::vector<unsigned char> one, other;
+    for (size_t position = 0; position < fromPlain.frames().size(); ++position) {
+        ASSERT_TRUE(fromGathered.readFrame(position, one));
+        ASSERT_TRUE(fromPlain.readFrame(position, other));
+        ASSERT_EQ(one, other) << "frame " << position;
+        // Its times changed between gathering and reading: the records
+        // gathered are larger than the records, within the eighth.
+        bool inPlace = false;
+        ASSERT_TRUE(fromGathered.readFrameRecords(position, one, &inPlace));
+        EXPECT_TRUE(inPlace);
+        EXPECT_GE(one.size(), other.size());
+        EXPECT_LE(one.size(), compact::maxGatheredBytes(other.size()));
+    }
+    EXPECT_EQ(elements(gathered.path()), expected);
+}
+
+// A frame's encoding byte set to another value, its header checksum made
+// again, so that the checks after the header's meet the change.
+void setEncoding(const std::string &path, const FrameInfo &frame, uint32_t sequence,
+                 frames::Encoding encoding) {
+    std::string bytes = readBytes(path);
+    auto *header = reinterpret_cast<unsigned char *>(&bytes[static_cast<size_t>(frame.offset)]);
+    header[frames::frame_header::kEncoding] = static_cast<unsigned char>(encoding);
+    const size_t headerBytes = header[frames::frame_header::kHeaderBytes];
+    unsigned char number[4];
+    frames::putU32(number, sequence);
+    frames::putU32(header + headerBytes - 4,
+                   frames::crc32c(header, headerBytes - 4, frames::crc32c(number, 4)));
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST_F(GatheredFrames, AFrameLargerGatheredIsRefusedAsEncoding2) {
+    TemporaryFile gathered("", ".ctrc");
+    writeJittery(gathered.path(), true);
+    const FrameInfo second = FrameFile(gathered.path()).frames().at(1);
+    setEncoding(gathered.path(), second, 1, frames::Encoding::ZstdGatheredTimes);
+    FrameFile file(gathered.path());  // the header and index still agree
+    std::vector<unsigned char> records;
+    ASSERT_TRUE(file.readFrame(0, records));
+    try {
+        file.readFrame(1, records);
+        FAIL() << "a frame of encoding 2 larger than its records was read";
+    } catch (const ReadError &error) {
+        const std::string what = error.what();
+        EXPECT_NE(what.find(gathered.path()), std::string::npos) << what;
+        EXPECT_NE(what.find("frame 1: payload is not one zstd frame of fewer than " +
+                            std::to_string(second.rawBytes) + " bytes"),
+                  std::string::npos)
+            << what;
     }
 }
 

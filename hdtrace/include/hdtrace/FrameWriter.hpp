@@ -164,7 +164,7 @@ class FrameWriter final : public RecordSink, public OpenTrace {
     void *compressor_ = nullptr;
     MappedArray<unsigned char> compressed_;
     size_t compressedCapacity_ = 0;
-    // What compressed_ holds a frame of: Zstd or ZstdGatheredTimes.
+    // What compressed_ holds a frame of: Zstd, ZstdGatheredTimes or ZstdGatheredTimesLarger.
     frames::Encoding compressedEncoding_ = frames::Encoding::Zstd;
     // The gathered form of the frame being compressed, by the same thread.
     compact::TimeGathering gathering_;

@@ -53,6 +53,10 @@ enum class Encoding : uint8_t {
     // after them (GatheredTimes.hpp); the zstd frame's content size is the
     // gathered size, smaller than the decoded size
     ZstdGatheredTimes = 2,
+    // as 2, the gathered size larger than the decoded size, at most
+    // compact::maxGatheredBytes of it: times whose changes take more bytes
+    // than they do, which zstd still makes smaller gathered
+    ZstdGatheredTimesLarger = 3,
 };
 
 // --- Index: one entry per frame, after the last frame, each

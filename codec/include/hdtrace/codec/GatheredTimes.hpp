@@ -33,6 +33,13 @@ struct GatheredTimesProblem {
 // Bytes of a gathered frame after its times.
 constexpr size_t kGatheredTrailerBytes = 4;
 
+// The most a gathered frame of recordsBytes of records may hold: an eighth
+// more, and its trailer. Times that vary from call to call can take more
+// bytes as changes than as they are, and still compress far better apart.
+constexpr size_t maxGatheredBytes(size_t recordsBytes) {
+    return recordsBytes + recordsBytes / 8 + kGatheredTrailerBytes;
+}
+
 // Where the parts of a gathered frame of size bytes are: its records
 // without their times [0, *recordsBytes), then its times up to size -
 // kGatheredTrailerBytes. False when the trailer is cut or points past them.
@@ -42,16 +49,16 @@ bool gatheredParts(const unsigned char *gathered, size_t size, size_t *recordsBy
 // scatter a frame: CompactFrameDecoder reads the gathered times in place.
 class TimeGathering {
   public:
-    // The gathered form of one frame's records into out (fewer than size
-    // bytes). False, out unspecified, when the records cannot be gathered:
-    // they are not of the current records version, an operation or value
-    // is unknown or cut, a time is not in its shortest varint, or the
-    // gathered form would not be smaller; the frame is then compressed as
-    // it is.
+    // The gathered form of one frame's records into out, at most
+    // maxGatheredBytes(size) bytes (more than size: a frame of encoding 3).
+    // False, out unspecified, when the records cannot be gathered: they are
+    // not of the current records version, an operation or value is unknown
+    // or cut, a time is not in its shortest varint, or the gathered form
+    // would be larger than that; the frame is then compressed as it is.
     bool gather(const unsigned char *records, size_t size, std::vector<unsigned char> &out);
-    // The same with the times written first into scratch (at least size
-    // bytes; free again on return) instead of a buffer of its own: a
-    // writer lends the buffer zstd writes into next.
+    // The same with the times written first into scratch (at least
+    // maxGatheredBytes(size) bytes; free again on return) instead of a
+    // buffer of its own: a writer lends the buffer zstd writes into next.
     bool gather(const unsigned char *records, size_t size, std::vector<unsigned char> &out,
                 unsigned char *scratch, size_t scratchBytes);
     // The records of a gathered frame into records, which must then hold
