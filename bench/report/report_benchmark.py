@@ -183,12 +183,24 @@ def reading_rates(build, project, walk):
     return lines
 
 
+def positive(text):
+    """An argument that must be a whole number above 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not above 0")
+    return value
+
+
 def main():
     here = pathlib.Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=1_000_000)
-    parser.add_argument("--ranks", type=int, default=16_384)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--calls", type=positive, default=1_000_000)
+    parser.add_argument("--ranks", type=positive, default=16_384,
+                        help="ranks of the second case (--only calls leaves it out)")
+    parser.add_argument("--rounds", type=positive, default=2)
     parser.add_argument("--build", default=os.environ.get("HDTRACE_BUILD_DIR",
                                                           str(here.parents[1] / "build")))
     parser.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it")
