@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -41,6 +40,12 @@ struct FrameWriter::Buffer {
 };
 
 namespace {
+
+// The most bytes zstd is given at once: a frame's records, or their
+// gathered form, which may be larger (compact::maxGatheredBytes).
+size_t largestCompressorInput(const FrameWriterOptions &options) {
+    return options.gatherTimes ? compact::maxGatheredBytes(options.frameBytes) : options.frameBytes;
+}
 
 // Who holds the frame handed to the background writer.
 enum JobState : int {
@@ -87,10 +92,9 @@ size_t FrameWriter::memoryBytes(const FrameWriterOptions &options) {
         ZSTD_freeCCtx(context);
     }
     // The gathered frame; its times are gathered first in the compressed frame's buffer.
-    const size_t gatheredBytes =
-        options.gatherTimes ? compact::maxGatheredBytes(options.frameBytes) : 0;
+    const size_t gatheredBytes = options.gatherTimes ? largestCompressorInput(options) : 0;
     return kFrameBuffers * options.frameBytes + gatheredBytes +
-           ZSTD_compressBound(std::max<size_t>(options.frameBytes, gatheredBytes)) + contextBytes;
+           ZSTD_compressBound(largestCompressorInput(options)) + contextBytes;
 }
 
 std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
@@ -141,20 +145,17 @@ std::unique_ptr<FrameWriter> FrameWriter::create(const std::string &path,
         ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, options.compressionLevel);
         ZSTD_CCtx_setParameter(compressor, ZSTD_c_checksumFlag, 0);  // the frame has its own
         // What the first compression writes is made resident here, as the
-        // frames are: zstd's tables, its output and the gathered frame, 3-5
-        // MB that a first frame otherwise faults in page by page inside a
-        // traced call, stalling its rank (and a partner waiting for it).
-        // zstd's output for a gathered frame, which may be larger than the
-        // records; the times are gathered first in the same buffer.
-        const size_t mostInput = options.gatherTimes ? compact::maxGatheredBytes(options.frameBytes)
-                                                     : options.frameBytes;
-        writer->compressedCapacity_ = ZSTD_compressBound(mostInput);
+        // frames are: zstd's tables, its output (where the times are
+        // gathered first) and the gathered frame, 3-5 MB that a first frame
+        // otherwise faults in page by page inside a traced call, stalling
+        // its rank (and a partner waiting for it).
+        writer->compressedCapacity_ = ZSTD_compressBound(largestCompressorInput(options));
         writer->compressed_ = mapResident<unsigned char>(writer->compressedCapacity_);
         if (!writer->compressed_)
             return report("no memory for the " + std::to_string(writer->compressedCapacity_) +
                           " bytes of compressed frames of '" + path + "'");
         if (options.gatherTimes) {
-            writer->gathered_.resize(compact::maxGatheredBytes(options.frameBytes));
+            writer->gathered_.resize(largestCompressorInput(options));
             writer->gathered_.clear();  // keeps its pages
         }
         ZSTD_compress2(compressor, writer->compressed_.get(), writer->compressedCapacity_,
