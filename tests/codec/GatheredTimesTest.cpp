@@ -1,8 +1,9 @@
 // Frames with their times gathered (GatheredTimes.hpp): every frame the
 // encoder codes gathers smaller and scatters back byte for byte, and a
 // frame may gather larger by at most an eighth; the decoder reads a
-// gathered frame in place to the same elements as the frame itself; records the gathering does not
-// know stay as they are; and damaged gathered frames are refused at the byte where they are wrong.
+// gathered frame in place to the same elements as the frame itself;
+// records the gathering does not know stay as they are; and damaged
+// gathered frames are refused at the byte where they are wrong.
 #include <cstdint>
 #include <optional>
 #include <string>

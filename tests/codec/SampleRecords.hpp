@@ -53,21 +53,41 @@ class SampleRecords {
         const int64_t nestedEnd = nestedStart + 200 + random_() % 5000;
         const int64_t end = nestedEnd + 5 + random_() % 40;
         clock_ = end;
-        const int64_t nestedTimes[] = {nestedStart, nestedEnd};
+        return writeAtWithPwrite(encoder, expected, callValues, nestedValues,
+                                 {start, nestedStart, nestedEnd, end});
+    }
+
+    // The call's start and end, and its pwrite's.
+    struct WriteAtTimes {
+        int64_t start, nestedStart, nestedEnd, end;
+    };
+    // The same with these values and times.
+    int writeAtWithPwrite(CompactEncoder &encoder, std::vector<std::string> &expected,
+                          const std::vector<int64_t> &callValues,
+                          const std::vector<int64_t> &nestedValues, const WriteAtTimes &times) {
+        const CallPlan *writeAt = plans_.planOf("File_write_at", true);
+        const CallPlan *pwrite = plans_.planOf("pwrite", true);
+        EXPECT_NE(writeAt, nullptr);
+        EXPECT_NE(pwrite, nullptr);
+        if (!writeAt || !pwrite || callValues.size() != writeAt->own ||
+            nestedValues.size() != pwrite->own)
+            return EINVAL;
+        const int64_t nestedTimes[] = {times.nestedStart, times.nestedEnd};
         const CallPlan *nestedPlans[] = {pwrite};
         CompactEncoder::Nested nested;
         nested.plans = nestedPlans;
         nested.count = 1;
         nested.values = nestedValues.data();
         nested.times = nestedTimes;
-        const int error = encoder.appendCall(*writeAt, callValues.data(), start, end, {}, nested,
-                                             std::string_view());
+        const int error = encoder.appendCall(*writeAt, callValues.data(), times.start, times.end,
+                                             {}, nested, std::string_view());
         if (error == 0) {
             expected.push_back("<Nested");
-            expected.push_back(callLine(*pwrite, nestedValues.data(), nestedStart, nestedEnd));
+            expected.push_back(
+                callLine(*pwrite, nestedValues.data(), times.nestedStart, times.nestedEnd));
             expected.push_back("</pwrite");
             expected.push_back("</Nested");
-            expected.push_back(callLine(*writeAt, callValues.data(), start, end));
+            expected.push_back(callLine(*writeAt, callValues.data(), times.start, times.end));
             expected.push_back("</File_write_at");
         }
         return error;

@@ -32,10 +32,11 @@ using testing::TemporaryFile;
 
 class GatheredFrames : public ::testing::Test, public test::SampleRecords {
   protected:
-    // Writes the sample records (the same for every call: one seed) into path.
-    void write(const std::string &path, bool gatherTimes, bool background) {
-        random_.seed(7);
-        clock_ = 1000;
+    // 3,000 records, each appendRecord(encoder, record), through a writer
+    // of 4 KiB frames into path.
+    template <class AppendRecord>
+    void write(const std::string &path, bool gatherTimes, bool background,
+               AppendRecord appendRecord) {
         expected_.clear();
         FrameWriterOptions options;
         options.frameBytes = 4096;
@@ -48,10 +49,34 @@ class GatheredFrames : public ::testing::Test, public test::SampleRecords {
         const auto encoder = CompactEncoder::create(*writer, 1700000000, 0, &error);
         ASSERT_TRUE(encoder) << error;
         for (int record = 0; record < 3000; ++record)
-            ASSERT_EQ(record % 4 == 3 ? userState(*encoder, expected_, "phase")
-                                      : writeAtWithPwrite(*encoder, expected_),
-                      0);
+            ASSERT_EQ(appendRecord(*encoder, record), 0);
         ASSERT_EQ(writer->close(), 0);
+    }
+    // Writes the sample records (the same for every call: one seed) into path.
+    void write(const std::string &path, bool gatherTimes, bool background) {
+        random_.seed(7);
+        clock_ = 1000;
+        write(path, gatherTimes, background, [this](CompactEncoder &encoder, int record) {
+            return record % 4 == 3 ? userState(encoder, expected_, "phase")
+                                   : writeAtWithPwrite(encoder, expected_);
+        });
+    }
+    // Calls whose start alternates between 63 ns before the previous
+    // call's end and 63 ns after it: one byte each as they are, two as
+    // changes, so that every frame gathers larger than its records
+    // (encoding 3).
+    void writeJittery(const std::string &path, bool gatherTimes) {
+        const CallPlan *writeAt = plans_.planOf("File_write_at", true);
+        const CallPlan *pwrite = plans_.planOf("pwrite", true);
+        ASSERT_TRUE(writeAt && pwrite);
+        const std::vector<int64_t> callValues(writeAt->own, 7), nestedValues(pwrite->own, 9);
+        int64_t previousEnd = 1000;
+        write(path, gatherTimes, false, [&](CompactEncoder &encoder, int record) {
+            const int64_t start = previousEnd + (record % 2 == 0 ? -63 : 63);
+            previousEnd = start + 35;
+            return writeAtWithPwrite(encoder, expected_, callValues, nestedValues,
+                                     {start, start + 10, start + 30, start + 35});
+        });
     }
     std::vector<std::string> expected_;
 };
@@ -115,54 +140,12 @@ TEST_F(GatheredFrames, GiveTheSameRecordsAndElementsInFewerBytes) {
     }
 }
 
-// Calls whose start alternates between 63 ns before the previous call's
-// end and 63 ns after it: one byte each as they are, two as changes, so
-// that every frame gathers larger than its records (encoding 3).
-std::vector<std::string> writeJittery(const std::string &path, bool gatherTimes) {
-    FrameWriterOptions options;
-    options.frameBytes = 4096;
-    options.gatherTimes = gatherTimes;
-    options.background = false;
-    std::string message;
-    const auto writer = FrameWriter::create(path, options, &message);
-    EXPECT_TRUE(writer) << message;
-    int error = 0;
-    const auto encoder = CompactEncoder::create(*writer, 1700000000, 0, &error);
-    EXPECT_TRUE(encoder) << error;
-    CallPlanCache plans;
-    const CallPlan *writeAt = plans.planOf("File_write_at", true);
-    const CallPlan *pwrite = plans.planOf("pwrite", true);
-    std::vector<std::string> expected;
-    if (!writer || !encoder || !writeAt || !pwrite) return expected;
-    std::vector<int64_t> callValues(writeAt->own, 7), nestedValues(pwrite->own, 9);
-    const CallPlan *nestedPlans[] = {pwrite};
-    int64_t previousEnd = 1000;
-    for (int call = 0; call < 3000; ++call) {
-        const int64_t start = previousEnd + (call % 2 == 0 ? -63 : 63);
-        const int64_t nestedTimes[] = {start + 10, start + 30};
-        const int64_t end = start + 35;
-        previousEnd = end;
-        CompactEncoder::Nested nested;
-        nested.plans = nestedPlans;
-        nested.count = 1;
-        nested.values = nestedValues.data();
-        nested.times = nestedTimes;
-        EXPECT_EQ(encoder->appendCall(*writeAt, callValues.data(), start, end, {}, nested, {}), 0);
-        expected.push_back("<Nested");
-        expected.push_back(test::callLine(*pwrite, nestedValues.data(), start + 10, start + 30));
-        expected.push_back("</pwrite");
-        expected.push_back("</Nested");
-        expected.push_back(test::callLine(*writeAt, callValues.data(), start, end));
-        expected.push_back("</File_write_at");
-    }
-    EXPECT_EQ(writer->close(), 0);
-    return expected;
-}
-
 TEST_F(GatheredFrames, LargerWhenGatheredAreWrittenAsEncoding3AndReadBack) {
     TemporaryFile gathered("", ".ctrc"), plain("", ".ctrc");
-    const std::vector<std::string> expected = writeJittery(gathered.path(), true);
-    ASSERT_EQ(writeJittery(plain.path(), false), expected);
+    writeJittery(gathered.path(), true);
+    const std::vector<std::string> expected = expected_;
+    writeJittery(plain.path(), false);
+    ASSERT_EQ(expected_, expected);
 
     const std::vector<int> gatheredEncodings = encodings(gathered.path());
     ASSERT_GT(gatheredEncodings.size(), 10u);
@@ -185,6 +168,7 @@ TEST_F(GatheredFrames, LargerWhenGatheredAreWrittenAsEncoding3AndReadBack) {
         EXPECT_LE(one.size(), compact::maxGatheredBytes(other.size()));
     }
     EXPECT_EQ(elements(gathered.path()), expected);
+    EXPECT_EQ(expected.size(), 6u * 3000);
 }
 
 // A frame's encoding byte set to another value, its header checksum made
