@@ -4,7 +4,6 @@
 // those does not recognise (and for every damaged one), by the event
 // reader, which reads any trace the other readers read and words their
 // errors.
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <memory>
@@ -24,6 +23,7 @@
 #include "DialectNumbers.hpp"
 #include "DialectScanner.hpp"
 #include "DialectTagScan.hpp"
+#include "ForeseenRows.hpp"
 #include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
@@ -537,11 +537,7 @@ CallTreeResult readByEvents(const std::string &path, const TraceOptions &options
 std::optional<CallTreeResult> readByScanner(const std::string &path, TreeColumns columns) {
     CallTreeResult result;
     XmlTreeHandler handler(result.tree, columns);
-    // Room for as many rows as lines of 40 bytes (a call's line is longer,
-    // mostly): columns that grow as they fill copy every row they hold,
-    // and rows reserved but not written take no memory (ColumnMemory.hpp).
-    struct stat file {};
-    if (::stat(path.c_str(), &file) == 0) handler.reserve(static_cast<size_t>(file.st_size) / 40);
+    handler.reserve(foreseenXmlCalls(path));
     DialectScanner scanner(path);
     if (scanner.runWith(handler) != DialectScanner::Outcome::Complete || handler.refused() ||
         !handler.finished())
