@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include <hdtrace/codec/Inlining.hpp>
 #include <hdtrace/reader/IoCalls.hpp>
 
 namespace hdtrace::reader {
@@ -119,12 +120,16 @@ void checkKindsCover(const CallTree &tree, const IoCallKinds &kinds) {
                                     " call names, the tree has " + std::to_string(names));
 }
 
-// The name code of a tree's row, checked against its names.
-int32_t nameCodeOf(const int32_t *nameCode, size_t names, size_t row) {
+[[noreturn]] HDTRACE_COLD void throwNoName(size_t row, int32_t code) {
+    throw std::invalid_argument("call tree row " + std::to_string(row) + " has no name (code " +
+                                std::to_string(code) + ")");
+}
+
+// The name code of a tree's row, checked against its names. Inlined into
+// the loops over every row, with the error out of line.
+inline int32_t nameCodeOf(const int32_t *nameCode, size_t names, size_t row) {
     const int32_t code = nameCode[row];
-    if (code < 0 || static_cast<size_t>(code) >= names)
-        throw std::invalid_argument("call tree row " + std::to_string(row) + " has no name (code " +
-                                    std::to_string(code) + ")");
+    if (static_cast<uint32_t>(code) >= names) throwNoName(row, code);
     return code;
 }
 

@@ -154,6 +154,9 @@ TEST(IoCalls, RefusesWhatDoesNotFit) {
     unnamed.nameCode[1] = 5;
     EXPECT_THROW(countIoCalls(unnamed, kinds), std::invalid_argument);
     EXPECT_THROW(selectIoCalls(unnamed, kinds, 0, 0, io, 0), std::invalid_argument);
+    unnamed.nameCode[1] = -1;
+    EXPECT_THROW(countIoCalls(unnamed, kinds), std::invalid_argument);
+    EXPECT_THROW(selectIoCalls(unnamed, kinds, 0, 0, io, 0), std::invalid_argument);
     // A nested row whose parent is not the row above it at its caller's depth.
     CallTree skewed = treeOf({{1, 0, -1}, {1, 0, -1}, {2, 1, 0}});
     io.resize(3);
