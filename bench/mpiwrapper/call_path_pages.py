@@ -55,7 +55,7 @@ def code_symbols(binary):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("few")
     parser.add_argument("more")
     parser.add_argument("calls", type=int, help="how many more calls MORE.out made")

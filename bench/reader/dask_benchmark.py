@@ -38,7 +38,7 @@ def best_of(rounds, work):
 def main():
     here = pathlib.Path(__file__).resolve().parent
     default_build = os.environ.get("HDTRACE_BUILD_DIR", str(here.parents[1] / "build"))
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("project", nargs="?")
     parser.add_argument("--sliced", type=int, metavar="EVENTS",
                         help="time one generated trace of EVENTS calls, whole against sliced")

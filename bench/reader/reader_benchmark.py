@@ -53,7 +53,7 @@ def main():
     here = pathlib.Path(__file__).resolve().parent
     default_build = os.environ.get("HDTRACE_BUILD_DIR", str(here.parents[1] / "build"))
     cores = os.cpu_count() or 1
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--ranks", type=int, default=2 * cores,
                         help="traces of the whole-project run (default: twice the cores)")

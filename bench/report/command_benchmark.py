@@ -47,7 +47,7 @@ def to_numpy_script(project):
 def main():
     here = pathlib.Path(__file__).resolve().parent
     build = pathlib.Path(os.environ.get("HDTRACE_BUILD_DIR", str(here.parents[1] / "build")))
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--calls", type=int, default=1_000_000)
     parser.add_argument("--ranks", type=int, default=2,
                         help="ranks the calls are split over (one trace each)")

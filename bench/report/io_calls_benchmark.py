@@ -72,7 +72,7 @@ def first_call(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("project", type=pathlib.Path)
     parser.add_argument("--build", type=pathlib.Path,
                         default=pathlib.Path(os.environ.get("HDTRACE_BUILD_DIR", "build")))

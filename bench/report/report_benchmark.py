@@ -196,7 +196,7 @@ def positive(text):
 
 def main():
     here = pathlib.Path(__file__).resolve().parent
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--calls", type=positive, default=1_000_000)
     parser.add_argument("--ranks", type=positive, default=16_384,
                         help="ranks of the second case (--only calls leaves it out)")
