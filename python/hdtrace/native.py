@@ -117,6 +117,12 @@ def fill_table(*args, **kwargs):
     return _core.fill_table(*args, **kwargs)
 
 
+def start_order_rows(starts_by_trace):
+    """The table row of each call of the traces one after another: start
+    order, ties in trace order (a stable argsort's inverse), merged in C++."""
+    return _core.start_order_rows(list(starts_by_trace))
+
+
 def empty_array(rows, dtype):
     """numpy.empty(rows, dtype) in the reader's column memory (reused once freed)."""
     return _core.empty_array(rows, dtype)

@@ -173,10 +173,7 @@ def _build_table(leaves, read, run):
     # being built in trace order and then gathered (a second pass over it).
     new_row = None
     if len(parts) > 1:
-        keys = np.concatenate([columns["start_ns"] for _, columns in parts])
-        order = np.argsort(keys, kind="stable")
-        new_row = np.empty(rows, dtype=np.int64)
-        new_row[order] = np.arange(rows)
+        new_row = native.start_order_rows([columns["start_ns"] for _, columns in parts])
     # Memory that a table freed earlier in the process had, where there is
     # some: fresh pages cost the kernel's zeroing, up to a third of the read.
     array = native.empty_array(rows, dtype)

@@ -34,6 +34,7 @@
 #include "MessageBinding.hpp"
 #include "NumpyVectors.hpp"
 #include "TableFill.hpp"
+#include "TableOrder.hpp"
 #include "TableMemory.hpp"
 
 namespace py = pybind11;
@@ -292,6 +293,7 @@ PYBIND11_MODULE(_core, module) {
 
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);
+    hdtrace::python::bindTableOrder(module);
     hdtrace::python::bindTableMemory(module);
     hdtrace::python::bindClocks(module);
     hdtrace::python::bindMessages(module);

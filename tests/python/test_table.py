@@ -1,5 +1,6 @@
 """Project.to_numpy(): the columns, and peer ranks as world ranks in both dialects."""
 import numpy as np
+import pytest
 
 import hdtrace
 from expected import expected_events
@@ -179,3 +180,43 @@ def test_empty_array_gives_writable_rows_that_no_other_array_shares():
         _core.empty_array(-1, np.int32)
     with pytest.raises(ValueError):
         _core.empty_array(3, object)
+
+
+def stable_rows(starts_by_trace):
+    """What start_order_rows gives, by numpy: the inverse of a stable argsort."""
+    keys = np.concatenate([np.asarray(starts, dtype=np.int64) for starts in starts_by_trace] +
+                          [np.empty(0, dtype=np.int64)])
+    rows = np.empty(len(keys), dtype=np.int64)
+    rows[np.argsort(keys, kind="stable")] = np.arange(len(keys))
+    return rows
+
+
+def test_start_order_rows_merges_traces_as_a_stable_sort_orders_them():
+    generator = np.random.default_rng(7)
+    cases = [
+        [],
+        [[]],
+        [[5, 5, 5]],
+        [[1, 3, 3, 7], [], [3, 3, 4], [0, 7, 7]],  # ties across traces keep trace order
+        [[-2**63, 0, 2**63 - 1], [-2**63, 2**63 - 1]],
+        # Interleaved traces, as ranks running at once write them, with ties.
+        [np.cumsum(generator.integers(0, 4, size=5000)) for _ in range(3)],
+        # Many traces of few calls (each heap step).
+        [np.sort(generator.integers(0, 50, size=generator.integers(0, 6))) for _ in range(200)],
+        # A trace out of order sends every call to the sort: the same rows.
+        [[1, 2, 3], [9, 4, 4, 1], [2, 2]],
+        [generator.integers(-100, 100, size=3000) for _ in range(4)],
+    ]
+    for starts_by_trace in cases:
+        expected = stable_rows(starts_by_trace)
+        rows = hdtrace.native.start_order_rows(
+            [np.asarray(starts, dtype=np.int64) for starts in starts_by_trace])
+        assert rows.dtype == np.int64
+        assert rows.tolist() == expected.tolist(), starts_by_trace
+
+
+def test_start_order_rows_refuses_what_is_no_list_of_starts():
+    with pytest.raises(ValueError, match="one-dimensional"):
+        hdtrace.native.start_order_rows([np.zeros((2, 2), dtype=np.int64)])
+    with pytest.raises(TypeError):
+        hdtrace.native.start_order_rows([["a", "b"]])

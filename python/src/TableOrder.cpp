@@ -1,0 +1,101 @@
+#include "TableOrder.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace hdtrace::python {
+namespace {
+
+using Starts = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+struct Trace {
+    const int64_t *starts;
+    size_t count;
+    size_t first;  // its first call's place among every trace's calls
+};
+
+bool inStartOrder(const Trace &trace) {
+    for (size_t call = 1; call < trace.count; ++call)
+        if (trace.starts[call] < trace.starts[call - 1]) return false;
+    return true;
+}
+
+// Every trace in order: a merge, the trace with the earliest next start
+// first, the earlier trace on a tie (the order of a stable sort of the
+// traces one after another).
+void merge(const std::vector<Trace> &traces, int64_t *rowOf) {
+    using Head = std::pair<int64_t, size_t>;  // (next start, trace)
+    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+    std::vector<size_t> next(traces.size(), 0);
+    for (size_t trace = 0; trace < traces.size(); ++trace)
+        if (traces[trace].count > 0) heads.emplace(traces[trace].starts[0], trace);
+    int64_t row = 0;
+    while (!heads.empty()) {
+        const size_t trace = heads.top().second;
+        const Trace &from = traces[trace];
+        // The trace's calls that come before any other trace's next one go
+        // in a run, without the heap.
+        heads.pop();
+        const bool alone = heads.empty();
+        const Head other = alone ? Head{} : heads.top();
+        size_t &call = next[trace];
+        do {
+            rowOf[from.first + call] = row++;
+            ++call;
+        } while (call < from.count && (alone || Head{from.starts[call], trace} < other));
+        if (call < from.count) heads.emplace(from.starts[call], trace);
+    }
+}
+
+// Some trace out of order: a stable sort of every call by its start.
+void sortAll(const std::vector<Trace> &traces, size_t total, int64_t *rowOf) {
+    std::vector<int64_t> starts(total);
+    for (const Trace &trace : traces)
+        std::copy(trace.starts, trace.starts + trace.count, starts.begin() + trace.first);
+    std::vector<size_t> order(total);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t left, size_t right) { return starts[left] < starts[right]; });
+    for (size_t row = 0; row < total; ++row)
+        rowOf[order[row]] = static_cast<int64_t>(row);
+}
+
+py::array_t<int64_t> startOrderRows(const std::vector<Starts> &startsByTrace) {
+    std::vector<Trace> traces;
+    size_t total = 0;
+    for (const Starts &starts : startsByTrace) {
+        if (starts.ndim() != 1)
+            throw py::value_error("each trace's starts must be one-dimensional");
+        traces.push_back({starts.data(), static_cast<size_t>(starts.size()), total});
+        total += static_cast<size_t>(starts.size());
+    }
+    py::array_t<int64_t> rows(static_cast<py::ssize_t>(total));
+    int64_t *rowOf = rows.mutable_data();
+    py::gil_scoped_release release;
+    if (std::all_of(traces.begin(), traces.end(), inStartOrder))
+        merge(traces, rowOf);
+    else
+        sortAll(traces, total, rowOf);
+    return rows;
+}
+
+}  // namespace
+
+void bindTableOrder(py::module_ &module) {
+    module.def("start_order_rows", &startOrderRows, py::arg("starts_by_trace"),
+               "The table row of each call of the traces taken one after another, given each "
+               "trace's start times: rows in start order, ties in the traces' order (as a stable "
+               "argsort of the starts one after another, and its inverse). Traces whose starts "
+               "are in order are merged; otherwise every call is sorted.");
+}
+
+}  // namespace hdtrace::python
