@@ -76,14 +76,26 @@ ClockCorrection::ClockCorrection(const std::map<int32_t, std::vector<ClockMeasur
         if (!measurements.empty()) offsets_.emplace(rank, ClockOffsets(measurements));
 }
 
+const ClockOffsets *ClockCorrection::offsetsOf(int32_t rank) const {
+    const auto found = offsets_.find(rank);
+    return found == offsets_.end() ? nullptr : &found->second;
+}
+
+const RepairSteps *ClockCorrection::stepsOf(int32_t rank, int32_t thread) const {
+    const auto found = repair_.steps.find({rank, thread});
+    return found == repair_.steps.end() ? nullptr : &found->second;
+}
+
+LaneCorrection ClockCorrection::lane(int32_t rank, int32_t thread) const {
+    return LaneCorrection(offsetsOf(rank), stepsOf(rank, thread));
+}
+
 int64_t ClockCorrection::interpolate(int32_t rank, int64_t ns) const {
-    auto found = offsets_.find(rank);
-    return found == offsets_.end() ? ns : ns - found->second.at(ns);
+    return LaneCorrection(offsetsOf(rank), nullptr).interpolate(ns);
 }
 
 int64_t ClockCorrection::step(int32_t rank, int32_t thread, int64_t interpolatedNs) const {
-    auto found = repair_.steps.find({rank, thread});
-    return found == repair_.steps.end() ? 0 : found->second.at(interpolatedNs);
+    return LaneCorrection(nullptr, stepsOf(rank, thread)).step(interpolatedNs);
 }
 
 int64_t ClockCorrection::largestChangeNs() const {

@@ -44,6 +44,24 @@ RunClocks readRunClocks(const std::vector<RunTrace> &traces);
 // The warning for RunClocks::ranksWithout (empty when there are none).
 std::string ranksWithoutWarning(const std::string &projectPath, const RunClocks &clocks);
 
+// The correction of one trace (rank, thread), its rank's offsets and its
+// repair found once, for correcting many of its times.
+class LaneCorrection {
+  public:
+    LaneCorrection(const ClockOffsets *offsets, const RepairSteps *steps)
+        : offsets_(offsets), steps_(steps) {}
+    int64_t interpolate(int64_t ns) const { return offsets_ ? ns - offsets_->at(ns) : ns; }
+    int64_t step(int64_t interpolatedNs) const { return steps_ ? steps_->at(interpolatedNs) : 0; }
+    int64_t apply(int64_t ns) const {
+        const int64_t interpolated = interpolate(ns);
+        return interpolated + step(interpolated);
+    }
+
+  private:
+    const ClockOffsets *offsets_;  // null: the rank's times stay
+    const RepairSteps *steps_;     // null: no repair moved the trace
+};
+
 class ClockCorrection {
   public:
     explicit ClockCorrection(const std::map<int32_t, std::vector<ClockMeasurement>> &byRank);
@@ -57,6 +75,8 @@ class ClockCorrection {
         const int64_t interpolated = interpolate(rank, ns);
         return interpolated + step(rank, thread, interpolated);
     }
+    // The correction of one trace; valid while this object lives unchanged.
+    LaneCorrection lane(int32_t rank, int32_t thread) const;
     // A bound on |corrected - written| over the run (with a margin for drift).
     int64_t largestChangeNs() const;
 
@@ -65,6 +85,9 @@ class ClockCorrection {
     const RepairResult &repair() const { return repair_; }
 
   private:
+    const ClockOffsets *offsetsOf(int32_t rank) const;               // null: none
+    const RepairSteps *stepsOf(int32_t rank, int32_t thread) const;  // null: none
+
     std::map<int32_t, ClockOffsets> offsets_;
     RepairResult repair_;
 };
