@@ -10,29 +10,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "TableFields.hpp"
+
 namespace py = pybind11;
 
 namespace hdtrace::python {
 namespace {
-
-struct Field {
-    size_t offset = 0;
-    size_t size = 0;
-};
-
-Field fieldOf(const py::dtype &dtype, const char *name, const char *expectedKind,
-              size_t expectedSize) {
-    py::dict fields = dtype.attr("fields");
-    if (!fields.contains(name))
-        throw std::invalid_argument(std::string("table has no column ") + name);
-    py::tuple field = fields[name];
-    py::dtype type = field[0];
-    Field result{field[1].cast<size_t>(), static_cast<size_t>(type.itemsize())};
-    std::string kind(1, type.kind());
-    if (kind != expectedKind || (expectedSize && result.size != expectedSize))
-        throw std::invalid_argument(std::string("column ") + name + " has the wrong type");
-    return result;
-}
 
 template <typename T>
 const T *columnData(const py::dict &columns, const char *name, size_t rows) {
@@ -40,11 +23,6 @@ const T *columnData(const py::dict &columns, const char *name, size_t rows) {
     if (static_cast<size_t>(array.size()) != rows)
         throw std::invalid_argument(std::string("column ") + name + " has the wrong length");
     return array.data();
-}
-
-template <typename T>
-void put(char *row, const Field &field, T value) {
-    std::memcpy(row + field.offset, &value, sizeof value);
 }
 
 // An int32 output array of the table's length, or null when none is given.
@@ -76,17 +54,20 @@ void fillTable(py::array table, size_t position, const py::dict &columns,
                py::object nameCodeObject, std::optional<std::vector<int32_t>> codeMap,
                py::object recvPeerObject, py::object recvTagObject) {
     py::dtype dtype = table.dtype();
-    const Field rankField = fieldOf(dtype, "rank", "i", 4),
-                threadField = fieldOf(dtype, "thread", "i", 4);
-    const Field nameField = fieldOf(dtype, "name", "U", 0);
-    const Field start = fieldOf(dtype, "start", "f", 8), end = fieldOf(dtype, "end", "f", 8),
-                duration = fieldOf(dtype, "duration", "f", 8);
-    const Field size = fieldOf(dtype, "size", "i", 8), offset = fieldOf(dtype, "offset", "i", 8),
-                rid = fieldOf(dtype, "rid", "i", 8);
-    const Field peer = fieldOf(dtype, "peer", "i", 4), tag = fieldOf(dtype, "tag", "i", 4),
-                cid = fieldOf(dtype, "cid", "i", 4), fid = fieldOf(dtype, "fid", "i", 4);
-    const Field startNs = fieldOf(dtype, "start_ns", "i", 8),
-                endNs = fieldOf(dtype, "end_ns", "i", 8);
+    const TableField rankField = tableField(dtype, "rank", "i", 4),
+                     threadField = tableField(dtype, "thread", "i", 4);
+    const TableField nameField = tableField(dtype, "name", "U", 0);
+    const TableField start = tableField(dtype, "start", "f", 8),
+                     end = tableField(dtype, "end", "f", 8),
+                     duration = tableField(dtype, "duration", "f", 8);
+    const TableField size = tableField(dtype, "size", "i", 8),
+                     offset = tableField(dtype, "offset", "i", 8),
+                     rid = tableField(dtype, "rid", "i", 8);
+    const TableField peer = tableField(dtype, "peer", "i", 4),
+                     tag = tableField(dtype, "tag", "i", 4), cid = tableField(dtype, "cid", "i", 4),
+                     fid = tableField(dtype, "fid", "i", 4);
+    const TableField startNs = tableField(dtype, "start_ns", "i", 8),
+                     endNs = tableField(dtype, "end_ns", "i", 8);
 
     const size_t rows = py::len(columns["name_code"]);
     const size_t tableRows = table.ndim() == 1 ? static_cast<size_t>(table.shape(0)) : 0;
@@ -145,20 +126,20 @@ void fillTable(py::array table, size_t position, const py::dict &columns,
     const auto writeRow = [&](char *row, size_t i) {
         std::memcpy(row + nameField.offset, encoded[static_cast<size_t>(codes[i])].data(),
                     nameField.size);
-        put(row, rankField, ranks ? ranks[i] : *rank);
-        put(row, threadField, threads ? threads[i] : *thread);
-        put(row, start, static_cast<double>(starts[i]) / 1e9);
-        put(row, end, static_cast<double>(ends[i]) / 1e9);
-        put(row, duration, static_cast<double>(ends[i] - starts[i]) / 1e9);
-        put(row, size, sizes[i]);
-        put(row, offset, offsets[i]);
-        put(row, rid, rids[i]);
-        put(row, peer, peers[i]);
-        put(row, tag, tags[i]);
-        put(row, cid, cids[i]);
-        put(row, fid, fids[i]);
-        put(row, startNs, starts[i]);
-        put(row, endNs, ends[i]);
+        putField(row, rankField, ranks ? ranks[i] : *rank);
+        putField(row, threadField, threads ? threads[i] : *thread);
+        putField(row, start, static_cast<double>(starts[i]) / 1e9);
+        putField(row, end, static_cast<double>(ends[i]) / 1e9);
+        putField(row, duration, static_cast<double>(ends[i] - starts[i]) / 1e9);
+        putField(row, size, sizes[i]);
+        putField(row, offset, offsets[i]);
+        putField(row, rid, rids[i]);
+        putField(row, peer, peers[i]);
+        putField(row, tag, tags[i]);
+        putField(row, cid, cids[i]);
+        putField(row, fid, fids[i]);
+        putField(row, startNs, starts[i]);
+        putField(row, endNs, ends[i]);
     };
     const auto writeExtras = [&](size_t at, size_t i) {
         if (nameCodeOut) nameCodeOut[at] = (*codeMap)[static_cast<size_t>(codes[i])];
