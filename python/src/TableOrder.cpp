@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <queue>
 #include <utility>
 #include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+
+#include "SortedRuns.hpp"
 
 namespace py = pybind11;
 
@@ -18,49 +19,26 @@ namespace {
 using Starts = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
 struct Trace {
-    const int64_t *starts;
-    size_t count;
+    SortedRun<int64_t> starts;
     size_t first;  // its first call's place among every trace's calls
 };
 
-bool inStartOrder(const Trace &trace) {
-    for (size_t call = 1; call < trace.count; ++call)
-        if (trace.starts[call] < trace.starts[call - 1]) return false;
-    return true;
-}
-
-// Every trace in order: a merge, the trace with the earliest next start
-// first, the earlier trace on a tie (the order of a stable sort of the
-// traces one after another).
+// Every trace in order: the traces merged.
 void merge(const std::vector<Trace> &traces, int64_t *rowOf) {
-    using Head = std::pair<int64_t, size_t>;  // (next start, trace)
-    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
-    std::vector<size_t> next(traces.size(), 0);
-    for (size_t trace = 0; trace < traces.size(); ++trace)
-        if (traces[trace].count > 0) heads.emplace(traces[trace].starts[0], trace);
+    std::vector<SortedRun<int64_t>> runs;
+    for (const Trace &trace : traces)
+        runs.push_back(trace.starts);
     int64_t row = 0;
-    while (!heads.empty()) {
-        const size_t trace = heads.top().second;
-        const Trace &from = traces[trace];
-        // The trace's calls that come before any other trace's next one go
-        // in a run, without the heap.
-        heads.pop();
-        const bool alone = heads.empty();
-        const Head other = alone ? Head{} : heads.top();
-        size_t &call = next[trace];
-        do {
-            rowOf[from.first + call] = row++;
-            ++call;
-        } while (call < from.count && (alone || Head{from.starts[call], trace} < other));
-        if (call < from.count) heads.emplace(from.starts[call], trace);
-    }
+    mergeSortedRuns(runs,
+                    [&](size_t run, size_t call) { rowOf[traces[run].first + call] = row++; });
 }
 
 // Some trace out of order: a stable sort of every call by its start.
 void sortAll(const std::vector<Trace> &traces, size_t total, int64_t *rowOf) {
     std::vector<int64_t> starts(total);
     for (const Trace &trace : traces)
-        std::copy(trace.starts, trace.starts + trace.count, starts.begin() + trace.first);
+        std::copy(trace.starts.keys, trace.starts.keys + trace.starts.count,
+                  starts.begin() + trace.first);
     std::vector<size_t> order(total);
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -75,13 +53,14 @@ py::array_t<int64_t> startOrderRows(const std::vector<Starts> &startsByTrace) {
     for (const Starts &starts : startsByTrace) {
         if (starts.ndim() != 1)
             throw py::value_error("each trace's starts must be one-dimensional");
-        traces.push_back({starts.data(), static_cast<size_t>(starts.size()), total});
+        traces.push_back({{starts.data(), static_cast<size_t>(starts.size())}, total});
         total += static_cast<size_t>(starts.size());
     }
     py::array_t<int64_t> rows(static_cast<py::ssize_t>(total));
     int64_t *rowOf = rows.mutable_data();
     py::gil_scoped_release release;
-    if (std::all_of(traces.begin(), traces.end(), inStartOrder))
+    if (std::all_of(traces.begin(), traces.end(),
+                    [](const Trace &trace) { return inOrder(trace.starts); }))
         merge(traces, rowOf);
     else
         sortAll(traces, total, rowOf);
