@@ -103,6 +103,11 @@ class ClockCorrection:
     def apply(self, rank, thread, ns):
         return self._core.apply(rank, thread, np.asarray(ns, dtype=np.int64))
 
+    @property
+    def native(self):
+        """The C++ correction (hdtrace._core.ClockCorrection)."""
+        return self._core
+
     def apply_one(self, rank, thread, ns):
         return None if ns is None else int(self.apply(rank, thread, np.int64(ns)))
 
@@ -189,15 +194,6 @@ def load_correction(project):
     return ClockCorrection(measurements, found["correction"])
 
 
-def lanes_of(array):
-    """(rank, thread, row indices) of each trace in a table."""
-    lane = array["rank"].astype(np.int64) * 1_000_003 + array["thread"].astype(np.int64)
-    order = np.argsort(lane, kind="stable")
-    for rows in np.split(order, np.flatnonzero(np.diff(lane[order])) + 1):
-        if len(rows):
-            yield int(array["rank"][rows[0]]), int(array["thread"][rows[0]]), rows
-
-
 def select_rows(table, rows):
     """The table of the given rows (ascending), its side columns renumbered."""
     new_row = np.full(len(table.array), -1, dtype=np.int64)
@@ -214,24 +210,18 @@ def select_rows(table, rows):
 
 def align_table(table, correction):
     """The table with corrected times, re-sorted by corrected start time (ties
-    in the order of the interpolated times, then as read)."""
+    in the order of the interpolated times, then as read). The times are
+    corrected in place, and the rows put in order, in C++."""
     array = table.array
     if len(array) == 0:
         return table
-    interpolated = np.empty(len(array), dtype=np.int64)
-    for rank, thread, rows in lanes_of(array):
-        interpolated[rows] = correction.interpolate(rank, array["start_ns"][rows])
-        for column in ("start_ns", "end_ns"):
-            array[column][rows] = correction.apply(rank, thread, array[column][rows])
-    array["start"] = array["start_ns"] / 1e9
-    array["end"] = array["end_ns"] / 1e9
-    array["duration"] = (array["end_ns"] - array["start_ns"]) / 1e9
-    order = np.lexsort((interpolated, array["start_ns"]))
-    if np.array_equal(order, np.arange(len(order))):
+    moved = native.align_table_times(correction.native, array)
+    if moved is None:
         return table
-    new_row = np.empty(len(order), dtype=np.int64)
-    new_row[order] = np.arange(len(order))
-    return Table(array[order], table.recv_peer[order], table.recv_tag[order],
+    order, new_row = moved
+    aligned = native.empty_array(len(array), array.dtype)
+    native.gather_table_rows(array, order, aligned)
+    return Table(aligned, table.recv_peer[order], table.recv_tag[order],
                  new_row[table.completion_row], table.completion_rid,
                  new_row[table.open_row], table.open_fid, table.open_name, table.names,
                  None if table.name_code is None else table.name_code[order])

@@ -123,6 +123,17 @@ def start_order_rows(starts_by_trace):
     return _core.start_order_rows(list(starts_by_trace))
 
 
+def align_table_times(correction, table):
+    """to_numpy()'s table on rank 0's clock, in place; (order, new_row) where its
+    rows must change places, else None (TableAlignment.cpp)."""
+    return _core.align_table_times(correction, table)
+
+
+def gather_table_rows(table, order, out):
+    """out[i] = table[order[i]], whole rows, in C++."""
+    return _core.gather_table_rows(table, order, out)
+
+
 def empty_array(rows, dtype):
     """numpy.empty(rows, dtype) in the reader's column memory (reused once freed)."""
     return _core.empty_array(rows, dtype)

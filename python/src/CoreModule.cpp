@@ -33,9 +33,10 @@
 #include "MergerBinding.hpp"
 #include "MessageBinding.hpp"
 #include "NumpyVectors.hpp"
+#include "TableAlignment.hpp"
 #include "TableFill.hpp"
-#include "TableOrder.hpp"
 #include "TableMemory.hpp"
+#include "TableOrder.hpp"
 
 namespace py = pybind11;
 using namespace hdtrace::reader;
@@ -294,6 +295,7 @@ PYBIND11_MODULE(_core, module) {
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);
     hdtrace::python::bindTableOrder(module);
+    hdtrace::python::bindTableAlignment(module);
     hdtrace::python::bindTableMemory(module);
     hdtrace::python::bindClocks(module);
     hdtrace::python::bindMessages(module);

@@ -496,3 +496,77 @@ def test_matched_probes_pair_by_the_probe_order(tmp_path):
     mrecvs = [event for event in events_of(hdtrace.open(project_path), 1) if event[0] == "Mrecv"]
     assert mrecvs == [("Mrecv", BASE + 120 * ms, BASE + 200 * ms),
                       ("Mrecv", BASE + 209 * ms, BASE + 210 * ms)]
+
+
+def numpy_aligned(array, correction):
+    """align_table's times and order as numpy computes them, trace by trace:
+    the oracle of the C++ pass (the array is corrected in place)."""
+    interpolated = np.empty(len(array), dtype=np.int64)
+    for rank, thread, rows in former_clocks.lanes_of(array):
+        interpolated[rows] = correction.interpolate(rank, array["start_ns"][rows])
+        for column in ("start_ns", "end_ns"):
+            array[column][rows] = correction.apply(rank, thread, array[column][rows])
+    array["start"] = array["start_ns"] / 1e9
+    array["end"] = array["end_ns"] / 1e9
+    array["duration"] = (array["end_ns"] - array["start_ns"]) / 1e9
+    return np.lexsort((interpolated, array["start_ns"]))
+
+
+def random_table(generator, rows):
+    """A table of three traces in raw start order, with ties, and side columns
+    whose rows say where each went."""
+    from hdtrace.table import Table, table_dtype
+    array = np.zeros(rows, dtype=table_dtype(8))
+    lanes = [(0, 0), (1, 0), (1, 1)]
+    lane = generator.integers(0, len(lanes), size=rows)
+    array["rank"] = [lanes[k][0] for k in lane]
+    array["thread"] = [lanes[k][1] for k in lane]
+    array["start_ns"] = BASE + np.sort(generator.integers(0, 2 * S // 1000, size=rows)) * 1000
+    array["end_ns"] = array["start_ns"] + generator.integers(0, 3000, size=rows)
+    array["name"] = np.where(lane == 0, "Send", "Recv")
+    array["size"] = np.arange(rows)
+    row_ids = np.arange(rows, dtype=np.int32)
+    return Table(array, row_ids.copy(), -row_ids, np.array([0, rows - 1]), np.array([7, 8]),
+                 np.array([rows // 2]), np.array([3]), ["f"], ["Recv", "Send"], row_ids + 100)
+
+
+@pytest.mark.parametrize("offsets", [
+    (1500, 2000),        # rank 1 1.5-2 us ahead: its calls change places with rank 0's
+    (0, 0),              # nothing moves: the table keeps its order
+    (-S // 4, S // 4),   # half a second of drift over the run
+    (0, 3 * S),          # an offset growing faster than time: rank 1's own calls reverse
+])
+def test_align_table_in_cpp_gives_numpy_times_and_order(offsets):
+    generator = np.random.default_rng(sum(offsets) % 1000)
+    correction = clocks.ClockCorrection({1: [
+        clocks.ClockMeasurement("init", BASE, offsets[0], 900, 1, 20),
+        clocks.ClockMeasurement("finalize", BASE + 2 * S, offsets[1], 800, 1, 20)]})
+    table = random_table(generator, 20_000)
+    expected = table.array.copy()
+    order = numpy_aligned(expected, correction)
+    moved = not np.array_equal(order, np.arange(len(order)))
+    assert moved == (offsets != (0, 0))
+    aligned = clocks.align_table(table, correction)
+    if not moved:
+        assert aligned is table
+        assert aligned.array.tolist() == expected.tolist()
+        return
+    assert aligned.array.tolist() == expected[order].tolist()
+    assert aligned.recv_peer.tolist() == order.tolist()
+    assert aligned.recv_tag.tolist() == (-order).tolist()
+    assert aligned.name_code.tolist() == (order + 100).tolist()
+    new_row = np.empty(len(order), dtype=np.int64)
+    new_row[order] = np.arange(len(order))
+    assert aligned.completion_row.tolist() == new_row[[0, len(order) - 1]].tolist()
+    assert aligned.open_row.tolist() == new_row[[len(order) // 2]].tolist()
+
+
+def test_align_table_in_cpp_refuses_what_is_no_table():
+    correction = clocks.ClockCorrection({1: [clocks.ClockMeasurement("init", BASE, 5, 9, 1, 2)]})
+    with pytest.raises(ValueError, match="no column rank"):
+        hdtrace.native.align_table_times(correction.native, np.zeros(3, dtype=[("x", "i4")]))
+    table = np.zeros(2, dtype=hdtrace.table.table_dtype(4))
+    with pytest.raises(ValueError, match="beyond the table"):
+        hdtrace.native.gather_table_rows(table, np.array([0, 5]), table.copy())
+    with pytest.raises(ValueError, match="same length"):
+        hdtrace.native.gather_table_rows(table, np.array([0]), table.copy())
