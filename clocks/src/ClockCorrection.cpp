@@ -120,9 +120,16 @@ RunCorrection correctMeasuredRun(const reader::Project &project,
     ClockCorrection correction(result.clocks.byRank);
     // The order repair works on times already on rank 0's clock, in that order.
     result.events = table.rows();
+    std::optional<LaneCorrection> rankCorrection;
+    int32_t correctedRank = 0;
     for (size_t row = 0; row < table.rows(); ++row) {
-        table.startNs[row] = correction.interpolate(table.rank[row], table.startNs[row]);
-        table.endNs[row] = correction.interpolate(table.rank[row], table.endNs[row]);
+        // The rows of a rank come in runs: its offsets found once a run.
+        if (!rankCorrection || table.rank[row] != correctedRank) {
+            correctedRank = table.rank[row];
+            rankCorrection = correction.lane(correctedRank, 0);
+        }
+        table.startNs[row] = rankCorrection->interpolate(table.startNs[row]);
+        table.endNs[row] = rankCorrection->interpolate(table.endNs[row]);
     }
     table.sortByStart();
     const CommunicatorIndex communicators(project);

@@ -178,13 +178,9 @@ def load_correction(project):
     if found["state"] != "measured":
         return AS_WRITTEN
     table = project._raw_table()
-    array = table.array
-    columns = {name: array[name] for name in ("rank", "thread", "peer", "tag", "cid", "start_ns",
-                                               "end_ns", "rid")}
-    columns.update(name_code=table.name_code, recv_peer=table.recv_peer,
-                   recv_tag=table.recv_tag, completion_row=table.completion_row,
-                   completion_rid=table.completion_rid)
-    found = native.correct_table(project.path, list(table.names), columns,
+    side = dict(name_code=table.name_code, recv_peer=table.recv_peer, recv_tag=table.recv_tag,
+                completion_row=table.completion_row, completion_rid=table.completion_rid)
+    found = native.correct_table(project.path, list(table.names), table.array, side,
                                  partial=project.partial,
                                  local_ranks=project.ranks_in_traces == "local")
     if found["correction"] is None:

@@ -16,6 +16,8 @@
 #include <hdtrace/clocks/TraceTimes.hpp>
 #include <hdtrace/reader/Project.hpp>
 
+#include "TableFields.hpp"
+
 namespace py = pybind11;
 
 namespace hdtrace::python {
@@ -138,34 +140,55 @@ std::vector<T> columnOf(const py::dict &columns, const char *name, size_t rows) 
     return std::vector<T>(array.data(), array.data() + array.size());
 }
 
-// clocks::correctRun on the table the Python package read (hdtrace.table.read_table).
+// clocks::correctRun on the table the Python package read
+// (hdtrace.table.read_table): its structured rows, read in one pass, and
+// the side columns beside them.
 py::dict correctTable(const std::string &projectPath, std::vector<std::string> names,
-                      const py::dict &columns, bool partial, bool localRanks) {
+                      py::array rows, const py::dict &side, bool partial, bool localRanks) {
+    const py::dtype dtype = rows.dtype();
+    const TableField rank = tableField(dtype, "rank", "i", 4),
+                     thread = tableField(dtype, "thread", "i", 4),
+                     peer = tableField(dtype, "peer", "i", 4),
+                     tag = tableField(dtype, "tag", "i", 4), cid = tableField(dtype, "cid", "i", 4);
+    const TableField startNs = tableField(dtype, "start_ns", "i", 8),
+                     endNs = tableField(dtype, "end_ns", "i", 8),
+                     rid = tableField(dtype, "rid", "i", 8);
+    if (rows.ndim() != 1) throw py::value_error("the table must be one-dimensional");
+    const auto count = static_cast<size_t>(rows.shape(0));
     clocks::RunTable table;
     table.names = std::move(names);
-    table.nameCode = columnOf<int32_t>(columns, "name_code", SIZE_MAX);
-    const size_t rows = table.nameCode.size();
+    table.nameCode = columnOf<int32_t>(side, "name_code", count);
     for (int32_t code : table.nameCode)
         if (code < 0 || static_cast<size_t>(code) >= table.names.size())
             throw py::value_error("name code out of range");
-    table.rank = columnOf<int32_t>(columns, "rank", rows);
-    table.thread = columnOf<int32_t>(columns, "thread", rows);
-    table.peer = columnOf<int32_t>(columns, "peer", rows);
-    table.tag = columnOf<int32_t>(columns, "tag", rows);
-    table.cid = columnOf<int32_t>(columns, "cid", rows);
-    table.recvPeer = columnOf<int32_t>(columns, "recv_peer", rows);
-    table.recvTag = columnOf<int32_t>(columns, "recv_tag", rows);
-    table.startNs = columnOf<int64_t>(columns, "start_ns", rows);
-    table.endNs = columnOf<int64_t>(columns, "end_ns", rows);
-    table.rid = columnOf<int64_t>(columns, "rid", rows);
-    table.completionRow = columnOf<int64_t>(columns, "completion_row", SIZE_MAX);
-    table.completionRid = columnOf<int64_t>(columns, "completion_rid", table.completionRow.size());
+    table.recvPeer = columnOf<int32_t>(side, "recv_peer", count);
+    table.recvTag = columnOf<int32_t>(side, "recv_tag", count);
+    table.completionRow = columnOf<int64_t>(side, "completion_row", SIZE_MAX);
+    table.completionRid = columnOf<int64_t>(side, "completion_rid", table.completionRow.size());
     for (int64_t row : table.completionRow)
-        if (row < 0 || static_cast<size_t>(row) >= rows)
+        if (row < 0 || static_cast<size_t>(row) >= count)
             throw py::value_error("completion row out of range");
     clocks::RunCorrection run;
     {
         py::gil_scoped_release release;
+        for (auto *column : {&table.rank, &table.thread, &table.peer, &table.tag, &table.cid})
+            column->reserve(count);
+        for (auto *column : {&table.startNs, &table.endNs, &table.rid})
+            column->reserve(count);
+        // Row by row: the table is read once, not once per column, and each
+        // column's memory is written once (resize would zero it first).
+        const char *at = static_cast<const char *>(rows.data());
+        const auto stride = static_cast<size_t>(rows.strides(0));
+        for (size_t row = 0; row < count; ++row, at += stride) {
+            table.rank.push_back(getField<int32_t>(at, rank));
+            table.thread.push_back(getField<int32_t>(at, thread));
+            table.peer.push_back(getField<int32_t>(at, peer));
+            table.tag.push_back(getField<int32_t>(at, tag));
+            table.cid.push_back(getField<int32_t>(at, cid));
+            table.startNs.push_back(getField<int64_t>(at, startNs));
+            table.endNs.push_back(getField<int64_t>(at, endNs));
+            table.rid.push_back(getField<int64_t>(at, rid));
+        }
         const reader::Project project = reader::readProject(projectPath);
         clocks::RunReadOptions options;
         options.partial = partial;
@@ -196,19 +219,22 @@ void bindClocks(py::module_ &module) {
         .def(
             "interpolate",
             [](const ClockCorrection &self, int32_t rank, const Int64Array &ns) {
-                return mapTimes(ns, [&](int64_t t) { return self.interpolate(rank, t); });
+                const clocks::LaneCorrection lane = self.lane(rank, 0);
+                return mapTimes(ns, [&](int64_t t) { return lane.interpolate(t); });
             },
             py::arg("rank"), py::arg("ns"))
         .def(
             "step",
             [](const ClockCorrection &self, int32_t rank, int32_t thread, const Int64Array &ns) {
-                return mapTimes(ns, [&](int64_t t) { return self.step(rank, thread, t); });
+                const clocks::LaneCorrection lane = self.lane(rank, thread);
+                return mapTimes(ns, [&](int64_t t) { return lane.step(t); });
             },
             py::arg("rank"), py::arg("thread"), py::arg("ns"))
         .def(
             "apply",
             [](const ClockCorrection &self, int32_t rank, int32_t thread, const Int64Array &ns) {
-                return mapTimes(ns, [&](int64_t t) { return self.apply(rank, thread, t); });
+                const clocks::LaneCorrection lane = self.lane(rank, thread);
+                return mapTimes(ns, [&](int64_t t) { return lane.apply(t); });
             },
             py::arg("rank"), py::arg("thread"), py::arg("ns"))
         .def_property_readonly("largest_change_ns", &ClockCorrection::largestChangeNs)
@@ -231,10 +257,12 @@ void bindClocks(py::module_ &module) {
     module.def("run_clocks", &runClocks, py::arg("project_path"),
                "Reads the clock lines of a run's .info files (state, measurements, warning).");
     module.def("correct_table", &correctTable, py::arg("project_path"), py::arg("names"),
-               py::arg("columns"), py::arg("partial") = false, py::arg("local_ranks") = false,
-               "The ClockCorrection of a run from its table as read: names, and the columns "
-               "name_code, rank, thread, peer, tag, cid, recv_peer, recv_tag, start_ns, end_ns, "
-               "rid, completion_row, completion_rid (rows sorted by start_ns, stably).");
+               py::arg("rows"), py::arg("side"), py::arg("partial") = false,
+               py::arg("local_ranks") = false,
+               "The ClockCorrection of a run from its table as read: names, to_numpy()'s rows "
+               "(rank, thread, peer, tag, cid, start_ns, end_ns and rid are read; sorted by "
+               "start_ns, stably), and the side columns name_code, recv_peer, recv_tag, "
+               "completion_row and completion_rid.");
     module.def(
         "align_run",
         [](const std::string &path) {

@@ -570,3 +570,32 @@ def test_align_table_in_cpp_refuses_what_is_no_table():
         hdtrace.native.gather_table_rows(table, np.array([0, 5]), table.copy())
     with pytest.raises(ValueError, match="same length"):
         hdtrace.native.gather_table_rows(table, np.array([0]), table.copy())
+
+
+def test_correct_table_reads_the_rows_and_refuses_side_columns_that_do_not_fit(copy_project):
+    project_path = copy_project("ours")
+    write_clock_lines(project_path, rank1_constant())
+    table = hdtrace.open(project_path, align=False)._raw_table()
+
+    def correct(rows=table.array, **changed):
+        side = dict(name_code=table.name_code, recv_peer=table.recv_peer,
+                    recv_tag=table.recv_tag, completion_row=table.completion_row,
+                    completion_rid=table.completion_rid)
+        side.update(changed)
+        return hdtrace.native.correct_table(str(project_path), list(table.names), rows, side)
+
+    found = correct()
+    assert found["state"] == "measured" and found["events"] == len(table.array)
+    starts = table.array["start_ns"]
+    assert (found["correction"].interpolate(1, starts) == starts - OFFSET).all()
+    assert (found["correction"].interpolate(0, starts) == starts).all()
+    with pytest.raises(ValueError, match="name code out of range"):
+        correct(name_code=np.full(len(table.array), len(table.names), dtype=np.int32))
+    with pytest.raises(ValueError, match="completion row out of range"):
+        correct(completion_row=np.array([len(table.array)]), completion_rid=np.array([0]))
+    with pytest.raises(ValueError, match="recv_peer is missing or has the wrong length"):
+        correct(recv_peer=table.recv_peer[:-1])
+    with pytest.raises(ValueError, match="no column rid"):
+        correct(np.zeros(len(table.array), dtype=[(name, "i4") for name in
+                                                   ("rank", "thread", "peer", "tag", "cid")] +
+                        [("start_ns", "i8"), ("end_ns", "i8")]))
