@@ -48,7 +48,11 @@ def write_project(directory, program, ranks, host="node01"):
     (directory / f"{program}.proj").write_text(
         "<?xml version='1.0' encoding='UTF-8'?>\n"
         f"<Application name='{program}'><Description>report benchmark</Description>"
-        "<FileList><File name='shared.dat'><InitialSize>0</InitialSize></File></FileList>"
+        # The file's <Distribution>, as project-merger writes it: without one,
+        # opening the project reads a trace's first call to tell the dialect.
+        "<FileList><File name='shared.dat'><InitialSize>0</InitialSize><Distribution "
+        "implementation='de.hd.pvs.piosim.model.inputOutput.distribution.SimpleStripe'>"
+        "<ChunkSize>64K</ChunkSize></Distribution></File></FileList>"
         "<Topology><Level type='Hostname'><Level type='Rank'><Level type='Thread'></Level>"
         f"</Level></Level><Node name='{host}'>{nodes}</Node></Topology>"
         f"<CommunicatorList><Communicator name='WORLD'>{world}</Communicator>"
