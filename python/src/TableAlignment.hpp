@@ -1,7 +1,7 @@
 // Project.to_numpy()'s table put on rank 0's clock: every call's times
-// corrected in place, and the rows put back into start order, in C++ (numpy
-// took a pass over the structured rows per column, and a gather of whole
-// rows through its per-field copy).
+// corrected in place, and the rows put back into start order, in C++: numpy
+// would take a pass over the structured rows per column, and copy whole
+// rows field by field.
 #pragma once
 
 #include <pybind11/pybind11.h>
