@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "DialectBytes.hpp"
 #include "TraceGrammar.hpp"
 
 namespace hdtrace::reader {
@@ -24,11 +25,6 @@ constexpr size_t kFallbackBytesPerCall = 40;
 constexpr size_t kMarginEighths = 9;
 constexpr size_t kSlackRows = 1024;
 
-bool isNameByte(char byte) {
-    return byte != ' ' && byte != '/' && byte != '>' && byte != '\t' && byte != '\n' &&
-           byte != '\r';
-}
-
 }  // namespace
 
 size_t foreseenXmlCalls(const char *sample, size_t sampleBytes, size_t fileBytes) {
@@ -37,16 +33,14 @@ size_t foreseenXmlCalls(const char *sample, size_t sampleBytes, size_t fileBytes
     for (const char *at = sample;
          (at = static_cast<const char *>(std::memchr(at, '<', static_cast<size_t>(end - at))));) {
         const char *name = ++at;
-        while (at != end && isNameByte(*at))
+        while (at != end && dialect::kTables.name[dialect::byteAt(at)])
             ++at;
         if (at == end) break;  // a name cut by the sample's end
         const std::string_view tag(name, static_cast<size_t>(at - name));
-        // End tags, the prolog, comments, the root and the nested blocks
-        // are no calls; the details below a call (<Data>, <For>) are
-        // counted with them, which errs towards room.
-        if (tag.empty() || tag[0] == '/' || tag[0] == '?' || tag[0] == '!' ||
-            grammar::isRoot(tag) || grammar::isNestedBlock(tag))
-            continue;
+        // End tags, the prolog and comments (no name after '<'), the root
+        // and the nested blocks are no calls; the details below a call
+        // (<Data>, <For>) are counted with them, which errs towards room.
+        if (tag.empty() || grammar::isRoot(tag) || grammar::isNestedBlock(tag)) continue;
         ++calls;
     }
     if (calls == 0 || sampleBytes == 0) return fileBytes / kFallbackBytesPerCall + kSlackRows;
