@@ -1,52 +1,46 @@
-// A merge of runs of keys that are each in order already, as the calls of
-// one thread are in start order: every element once, in key order, ties
-// taken from the earlier run (the order a stable sort of the runs one after
-// another gives).
+// A merge of runs that are each in order already, as the calls of one
+// thread are in start order: every element once, in the order of before().
+// Each run takes the heap once per stretch of its elements that comes before
+// every other run's next one, so two traces that take turns call after call
+// cost a comparison an element, and traces far apart cost almost nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
-#include <functional>
-#include <queue>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 namespace hdtrace::python {
 
-template <typename Key>
-struct SortedRun {
-    const Key *keys;
-    size_t count;
-};
-
-template <typename Key>
-bool inOrder(const SortedRun<Key> &run) {
-    for (size_t index = 1; index < run.count; ++index)
-        if (run.keys[index] < run.keys[index - 1]) return false;
-    return true;
-}
-
-// emit(run, index) for every element of every run, in merged order.
-template <typename Key, typename Emit>
-void mergeSortedRuns(const std::vector<SortedRun<Key>> &runs, Emit emit) {
-    // (next key, run): the earlier run first on equal keys.
-    using Head = std::pair<Key, size_t>;
-    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
-    std::vector<size_t> next(runs.size(), 0);
-    for (size_t run = 0; run < runs.size(); ++run)
-        if (runs[run].count > 0) heads.emplace(runs[run].keys[0], run);
+// firsts[run]: the run's first element (a number >= 0; -1: an empty run).
+// next(run, element): the element after it in its run, -1 after its last.
+// before(run, element, otherRun, otherElement): strictly earlier; no two
+// elements may compare equal (break ties, by run or by element).
+// emit(run, element) for every element, in merged order.
+template <typename Next, typename Before, typename Emit>
+void mergeSortedRuns(const std::vector<int64_t> &firsts, Next next, Before before, Emit emit) {
+    using Head = std::pair<size_t, int64_t>;  // (run, its next element)
+    const auto later = [&before](const Head &left, const Head &right) {
+        return before(right.first, right.second, left.first, left.second);
+    };
+    std::vector<Head> heads;
+    for (size_t run = 0; run < firsts.size(); ++run)
+        if (firsts[run] >= 0) heads.emplace_back(run, firsts[run]);
+    std::make_heap(heads.begin(), heads.end(), later);
     while (!heads.empty()) {
-        const size_t run = heads.top().second;
-        const SortedRun<Key> &from = runs[run];
-        heads.pop();
-        // The run's elements that come before every other run's next one
-        // go out together, without the heap.
-        const bool alone = heads.empty();
-        size_t &index = next[run];
+        std::pop_heap(heads.begin(), heads.end(), later);
+        auto [run, element] = heads.back();
+        heads.pop_back();
         do {
-            emit(run, index);
-            ++index;
-        } while (index < from.count && (alone || Head{from.keys[index], run} < heads.top()));
-        if (index < from.count) heads.emplace(from.keys[index], run);
+            emit(run, element);
+            element = next(run, element);
+        } while (element >= 0 && (heads.empty() ||
+                                  before(run, element, heads.front().first, heads.front().second)));
+        if (element >= 0) {
+            heads.emplace_back(run, element);
+            std::push_heap(heads.begin(), heads.end(), later);
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include <hdtrace/clocks/ClockCorrection.hpp>
 
+#include "SortedRuns.hpp"
 #include "TableFields.hpp"
 
 namespace py = pybind11;
@@ -81,29 +82,15 @@ class Lanes {
     // Every row, the traces merged in corrected order.
     template <typename Emit>
     void merge(const OrderKey *keys, Emit emit) const {
-        // The min-heap of each trace's next row.
-        const auto later = [keys](int64_t left, int64_t right) {
-            return before(keys, right, left);
-        };
-        std::vector<int64_t> heads;
+        std::vector<int64_t> firsts;
         for (const Lane &lane : lanes_)
-            heads.push_back(lane.first);
-        std::make_heap(heads.begin(), heads.end(), later);
-        while (!heads.empty()) {
-            std::pop_heap(heads.begin(), heads.end(), later);
-            int64_t row = heads.back();
-            heads.pop_back();
-            // The trace's rows that come before every other trace's next one
-            // go out together, without the heap.
-            do {
-                emit(row);
-                row = nextRow_[static_cast<size_t>(row)];
-            } while (row >= 0 && (heads.empty() || before(keys, row, heads.front())));
-            if (row >= 0) {
-                heads.push_back(row);
-                std::push_heap(heads.begin(), heads.end(), later);
-            }
-        }
+            firsts.push_back(lane.first);
+        mergeSortedRuns(
+            firsts, [this](size_t, int64_t row) { return nextRow_[static_cast<size_t>(row)]; },
+            [keys](size_t, int64_t row, size_t, int64_t otherRow) {
+                return before(keys, row, otherRow);
+            },
+            [&emit](size_t, int64_t row) { emit(row); });
     }
 
   private:

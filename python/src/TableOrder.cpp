@@ -19,26 +19,37 @@ namespace {
 using Starts = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
 struct Trace {
-    SortedRun<int64_t> starts;
+    const int64_t *starts;
+    size_t count;
     size_t first;  // its first call's place among every trace's calls
 };
 
-// Every trace in order: the traces merged.
+// Every trace in order: the traces merged, the earlier trace first on a tie.
 void merge(const std::vector<Trace> &traces, int64_t *rowOf) {
-    std::vector<SortedRun<int64_t>> runs;
+    std::vector<int64_t> firsts;
     for (const Trace &trace : traces)
-        runs.push_back(trace.starts);
+        firsts.push_back(trace.count > 0 ? 0 : -1);
     int64_t row = 0;
-    mergeSortedRuns(runs,
-                    [&](size_t run, size_t call) { rowOf[traces[run].first + call] = row++; });
+    mergeSortedRuns(
+        firsts,
+        [&](size_t trace, int64_t call) {
+            return static_cast<size_t>(call) + 1 < traces[trace].count ? call + 1 : -1;
+        },
+        [&](size_t trace, int64_t call, size_t other, int64_t otherCall) {
+            const int64_t start = traces[trace].starts[call];
+            const int64_t otherStart = traces[other].starts[otherCall];
+            return start != otherStart ? start < otherStart : trace < other;
+        },
+        [&](size_t trace, int64_t call) {
+            rowOf[traces[trace].first + static_cast<size_t>(call)] = row++;
+        });
 }
 
 // Some trace out of order: a stable sort of every call by its start.
 void sortAll(const std::vector<Trace> &traces, size_t total, int64_t *rowOf) {
     std::vector<int64_t> starts(total);
     for (const Trace &trace : traces)
-        std::copy(trace.starts.keys, trace.starts.keys + trace.starts.count,
-                  starts.begin() + trace.first);
+        std::copy(trace.starts, trace.starts + trace.count, starts.begin() + trace.first);
     std::vector<size_t> order(total);
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -53,14 +64,15 @@ py::array_t<int64_t> startOrderRows(const std::vector<Starts> &startsByTrace) {
     for (const Starts &starts : startsByTrace) {
         if (starts.ndim() != 1)
             throw py::value_error("each trace's starts must be one-dimensional");
-        traces.push_back({{starts.data(), static_cast<size_t>(starts.size())}, total});
+        traces.push_back({starts.data(), static_cast<size_t>(starts.size()), total});
         total += static_cast<size_t>(starts.size());
     }
     py::array_t<int64_t> rows(static_cast<py::ssize_t>(total));
     int64_t *rowOf = rows.mutable_data();
     py::gil_scoped_release release;
-    if (std::all_of(traces.begin(), traces.end(),
-                    [](const Trace &trace) { return inOrder(trace.starts); }))
+    if (std::all_of(traces.begin(), traces.end(), [](const Trace &trace) {
+            return std::is_sorted(trace.starts, trace.starts + trace.count);
+        }))
         merge(traces, rowOf);
     else
         sortAll(traces, total, rowOf);
