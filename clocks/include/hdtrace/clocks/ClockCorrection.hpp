@@ -72,8 +72,7 @@ class ClockCorrection {
     int64_t step(int32_t rank, int32_t thread, int64_t interpolatedNs) const;
     // The corrected time: interpolated, then repaired.
     int64_t apply(int32_t rank, int32_t thread, int64_t ns) const {
-        const int64_t interpolated = interpolate(rank, ns);
-        return interpolated + step(rank, thread, interpolated);
+        return lane(rank, thread).apply(ns);
     }
     // The correction of one trace; valid while this object lives unchanged.
     LaneCorrection lane(int32_t rank, int32_t thread) const;
