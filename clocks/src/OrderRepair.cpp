@@ -17,7 +17,7 @@ RepairResult repairOrder(const RunTable &table, const OrderConstraints &constrai
     RepairResult result;
     const size_t rows = table.rows();
     if (constraints.sendRows.empty() && constraints.sinks.empty()) return result;
-    const std::vector<int64_t> &start = table.startNs, &end = table.endNs;
+    const auto &start = table.startNs, &end = table.endNs;
 
     // Every row by (start, end, row): respects each trace's order. The table
     // comes sorted by start, so this is mostly a check.

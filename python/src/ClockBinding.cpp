@@ -14,6 +14,7 @@
 #include <hdtrace/clocks/ClockCorrection.hpp>
 #include <hdtrace/clocks/RunAlignment.hpp>
 #include <hdtrace/clocks/TraceTimes.hpp>
+#include <hdtrace/reader/ColumnMemory.hpp>
 #include <hdtrace/reader/Project.hpp>
 
 #include "TableFields.hpp"
@@ -130,14 +131,15 @@ py::dict runClocks(const std::string &projectPath) {
     return runCorrectionTo(projectPath, run);
 }
 
-template <typename T>
-std::vector<T> columnOf(const py::dict &columns, const char *name, size_t rows) {
+template <typename Values>
+Values columnOf(const py::dict &columns, const char *name, size_t rows) {
+    using T = typename Values::value_type;
     auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(columns[name]);
     if (!array || array.ndim() != 1 ||
         (rows != SIZE_MAX && static_cast<size_t>(array.size()) != rows))
         throw py::value_error(std::string("column ") + name +
                               " is missing or has the wrong length");
-    return std::vector<T>(array.data(), array.data() + array.size());
+    return Values(array.data(), array.data() + array.size());
 }
 
 // clocks::correctRun on the table the Python package read
@@ -157,37 +159,47 @@ py::dict correctTable(const std::string &projectPath, std::vector<std::string> n
     const auto count = static_cast<size_t>(rows.shape(0));
     clocks::RunTable table;
     table.names = std::move(names);
-    table.nameCode = columnOf<int32_t>(side, "name_code", count);
+    table.nameCode = columnOf<reader::Column<int32_t>>(side, "name_code", count);
     for (int32_t code : table.nameCode)
         if (code < 0 || static_cast<size_t>(code) >= table.names.size())
             throw py::value_error("name code out of range");
-    table.recvPeer = columnOf<int32_t>(side, "recv_peer", count);
-    table.recvTag = columnOf<int32_t>(side, "recv_tag", count);
-    table.completionRow = columnOf<int64_t>(side, "completion_row", SIZE_MAX);
-    table.completionRid = columnOf<int64_t>(side, "completion_rid", table.completionRow.size());
+    table.recvPeer = columnOf<reader::Column<int32_t>>(side, "recv_peer", count);
+    table.recvTag = columnOf<reader::Column<int32_t>>(side, "recv_tag", count);
+    table.completionRow = columnOf<std::vector<int64_t>>(side, "completion_row", SIZE_MAX);
+    table.completionRid =
+        columnOf<std::vector<int64_t>>(side, "completion_rid", table.completionRow.size());
     for (int64_t row : table.completionRow)
         if (row < 0 || static_cast<size_t>(row) >= count)
             throw py::value_error("completion row out of range");
     clocks::RunCorrection run;
     {
         py::gil_scoped_release release;
+        // In column memory, the pages of the columns the read freed; its
+        // resize leaves the rows unset, so each column is written once, here.
+        // Row by row: the table is read once, not once per column.
         for (auto *column : {&table.rank, &table.thread, &table.peer, &table.tag, &table.cid})
-            column->reserve(count);
+            column->resize(count);
         for (auto *column : {&table.startNs, &table.endNs, &table.rid})
-            column->reserve(count);
-        // Row by row: the table is read once, not once per column, and each
-        // column's memory is written once (resize would zero it first).
+            column->resize(count);
+        int32_t *const rankOut = table.rank.data();
+        int32_t *const threadOut = table.thread.data();
+        int32_t *const peerOut = table.peer.data();
+        int32_t *const tagOut = table.tag.data();
+        int32_t *const cidOut = table.cid.data();
+        int64_t *const startOut = table.startNs.data();
+        int64_t *const endOut = table.endNs.data();
+        int64_t *const ridOut = table.rid.data();
         const char *at = static_cast<const char *>(rows.data());
         const auto stride = static_cast<size_t>(rows.strides(0));
         for (size_t row = 0; row < count; ++row, at += stride) {
-            table.rank.push_back(getField<int32_t>(at, rank));
-            table.thread.push_back(getField<int32_t>(at, thread));
-            table.peer.push_back(getField<int32_t>(at, peer));
-            table.tag.push_back(getField<int32_t>(at, tag));
-            table.cid.push_back(getField<int32_t>(at, cid));
-            table.startNs.push_back(getField<int64_t>(at, startNs));
-            table.endNs.push_back(getField<int64_t>(at, endNs));
-            table.rid.push_back(getField<int64_t>(at, rid));
+            rankOut[row] = getField<int32_t>(at, rank);
+            threadOut[row] = getField<int32_t>(at, thread);
+            peerOut[row] = getField<int32_t>(at, peer);
+            tagOut[row] = getField<int32_t>(at, tag);
+            cidOut[row] = getField<int32_t>(at, cid);
+            startOut[row] = getField<int64_t>(at, startNs);
+            endOut[row] = getField<int64_t>(at, endNs);
+            ridOut[row] = getField<int64_t>(at, rid);
         }
         const reader::Project project = reader::readProject(projectPath);
         clocks::RunReadOptions options;

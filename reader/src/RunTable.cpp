@@ -30,12 +30,14 @@ bool isFile(const std::string &path) {
 // A column the table's maker left empty (a caller that fills only the
 // columns it needs, as the clocks' binding does) stays empty.
 template <typename T>
-void permute(std::vector<T> &values, const std::vector<size_t> &order) {
+void permute(Column<T> &values, const std::vector<size_t> &order) {
     if (values.empty()) return;
-    std::vector<T> sorted;
-    sorted.reserve(values.size());
-    for (size_t row : order)
-        sorted.push_back(values[row]);
+    Column<T> sorted;
+    sorted.resize(order.size());  // left unset: every row is written below
+    T *const to = sorted.data();
+    const T *const from = values.data();
+    for (size_t row = 0; row < order.size(); ++row)
+        to[row] = from[order[row]];
     values = std::move(sorted);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <hdtrace/reader/ColumnMemory.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/Project.hpp>
 #include <hdtrace/reader/TraceOptions.hpp>
@@ -23,9 +24,11 @@ struct RunTrace {
 struct RunTable {
     std::vector<std::string> names;  // name code -> call name
     // One row per call; the columns as in EventColumns (EventColumns.hpp),
-    // with the rank and thread of the call's trace.
-    std::vector<int32_t> nameCode, rank, thread, peer, tag, cid, fid, recvPeer, recvTag;
-    std::vector<int64_t> startNs, endNs, size, offset, rid;
+    // with the rank and thread of the call's trace. In column memory: a
+    // run's table is made as the traces' columns are freed, and takes their
+    // pages instead of faulting in fresh ones.
+    Column<int32_t> nameCode, rank, thread, peer, tag, cid, fid, recvPeer, recvTag;
+    Column<int64_t> startNs, endNs, size, offset, rid;
     // One entry per <For rid=.../> child: the row of the call holding it, and the rid.
     std::vector<int64_t> completionRow, completionRid;
     // File_open calls: row, fid, file name.
