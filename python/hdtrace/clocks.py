@@ -206,8 +206,8 @@ def select_rows(table, rows):
 
 def align_table(table, correction):
     """The table with corrected times, re-sorted by corrected start time (ties
-    in the order of the interpolated times, then as read). The times are
-    corrected in place, and the rows put in order, in C++."""
+    in the order of the interpolated times, then as read). The table's array
+    is changed in place, in C++: its times corrected, its rows put in order."""
     array = table.array
     if len(array) == 0:
         return table
@@ -215,9 +215,8 @@ def align_table(table, correction):
     if moved is None:
         return table
     order, new_row = moved
-    aligned = native.empty_array(len(array), array.dtype)
-    native.gather_table_rows(array, order, aligned)
-    return Table(aligned, table.recv_peer[order], table.recv_tag[order],
+    native.reorder_table_rows(array, order)
+    return Table(array, table.recv_peer[order], table.recv_tag[order],
                  new_row[table.completion_row], table.completion_rid,
                  new_row[table.open_row], table.open_fid, table.open_name, table.names,
                  None if table.name_code is None else table.name_code[order])

@@ -129,9 +129,10 @@ def align_table_times(correction, table):
     return _core.align_table_times(correction, table)
 
 
-def gather_table_rows(table, order, out):
-    """out[i] = table[order[i]], whole rows, in C++."""
-    return _core.gather_table_rows(table, order, out)
+def reorder_table_rows(table, order):
+    """table[i] = table[order[i]] as it was, whole rows, in place, in C++
+    (order: a permutation of the rows)."""
+    return _core.reorder_table_rows(table, order)
 
 
 def empty_array(rows, dtype):

@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <pybind11/stl.h>
 
 #include <hdtrace/clocks/ClockCorrection.hpp>
+#include <hdtrace/reader/ColumnMemory.hpp>
 
 #include "SortedRuns.hpp"
 #include "TableFields.hpp"
@@ -103,7 +105,7 @@ class Lanes {
     const clocks::ClockCorrection &correction_;
     std::map<std::pair<int32_t, int32_t>, size_t> index_;
     std::vector<Lane> lanes_;
-    std::vector<int64_t> nextRow_;  // in the same trace; -1: its last row
+    reader::Column<int64_t> nextRow_;  // in the same trace; -1: its last row (see keys)
     std::pair<int32_t, int32_t> lastLane_;
     size_t lastIndex_ = 0;
     int64_t current_ = 0;
@@ -124,7 +126,11 @@ py::object alignTableTimes(const clocks::ClockCorrection &correction, py::array 
     char *const data = rowsOf(table);
     const auto itemSize = static_cast<size_t>(table.itemsize());
     const auto rows = static_cast<size_t>(table.shape(0));
-    std::vector<OrderKey> keys(rows);
+    // The keys and the chain in column memory: pages that the clock
+    // correction's table freed, not fresh ones; the keys left unset here
+    // (every row's are written below).
+    reader::Column<OrderKey> keys;
+    keys.resize(rows);
     Lanes lanes(correction, rows);
     bool inOrder = true;
     {
@@ -171,24 +177,48 @@ py::object alignTableTimes(const clocks::ClockCorrection &correction, py::array 
     return py::make_tuple(order, place);
 }
 
-// out[place] = table[order[place]], whole rows.
-void gatherTableRows(py::array table, const Rows &order, py::array out) {
-    if (!table.dtype().is(out.dtype()))
-        throw std::invalid_argument("the table and out must have the same dtype");
-    const char *const from = rowsOf(table);
-    char *const to = rowsOf(out);
+// table[place] becomes table[order[place]] as it was, whole rows, in place:
+// each cycle of the permutation is followed once, with one row held aside,
+// so that the table needs no second copy (fresh pages, on a table of
+// millions of rows as costly as the moves themselves). The order is checked
+// to be a permutation before any row moves.
+void reorderTableRows(py::array table, const Rows &order) {
+    char *const data = rowsOf(table);
     const auto rows = static_cast<size_t>(table.shape(0));
-    if (static_cast<size_t>(out.shape(0)) != rows || static_cast<size_t>(order.size()) != rows)
-        throw std::invalid_argument("the table, order and out must have the same length");
+    if (static_cast<size_t>(order.size()) != rows)
+        throw std::invalid_argument("the table and the order must have the same length");
     const int64_t *const orderAt = order.data();
-    for (size_t place = 0; place < rows; ++place)
-        if (orderAt[place] < 0 || static_cast<size_t>(orderAt[place]) >= rows)
-            throw std::invalid_argument("order names a row beyond the table");
     const auto itemSize = static_cast<size_t>(table.itemsize());
     py::gil_scoped_release release;
-    for (size_t place = 0; place < rows; ++place)
-        std::memcpy(to + place * itemSize, from + static_cast<size_t>(orderAt[place]) * itemSize,
-                    itemSize);
+    std::vector<uint64_t> met((rows + 63) / 64, 0);
+    auto isMet = [&met](size_t row) { return (met[row / 64] >> (row % 64)) & 1; };
+    auto meet = [&met](size_t row) { met[row / 64] |= uint64_t{1} << (row % 64); };
+    for (size_t place = 0; place < rows; ++place) {
+        const int64_t row = orderAt[place];
+        if (row < 0 || static_cast<size_t>(row) >= rows)
+            throw std::invalid_argument("the order names row " + std::to_string(row) +
+                                        " beyond the table's " + std::to_string(rows));
+        if (isMet(static_cast<size_t>(row)))
+            throw std::invalid_argument("the order names row " + std::to_string(row) + " twice");
+        meet(static_cast<size_t>(row));
+    }
+    std::fill(met.begin(), met.end(), 0);  // now: the places already filled
+    std::vector<char> aside(itemSize);
+    for (size_t first = 0; first < rows; ++first) {
+        if (isMet(first) || static_cast<size_t>(orderAt[first]) == first) continue;
+        std::memcpy(aside.data(), data + first * itemSize, itemSize);
+        size_t place = first;
+        for (;;) {
+            meet(place);
+            const auto from = static_cast<size_t>(orderAt[place]);
+            if (from == first) {
+                std::memcpy(data + place * itemSize, aside.data(), itemSize);
+                break;
+            }
+            std::memcpy(data + place * itemSize, data + from * itemSize, itemSize);
+            place = from;
+        }
+    }
 }
 
 }  // namespace
@@ -199,8 +229,9 @@ void bindTableAlignment(py::module_ &module) {
                "clock in place, start, end and duration with them; returns (order, new_row) "
                "where the rows must change places to be in corrected start order (ties by the "
                "start interpolated onto rank 0's clock, then as read), else None.");
-    module.def("gather_table_rows", &gatherTableRows, py::arg("table"), py::arg("order"),
-               py::arg("out"), "out[i] = table[order[i]] for every row, whole rows at once.");
+    module.def("reorder_table_rows", &reorderTableRows, py::arg("table"), py::arg("order"),
+               "table[i] = table[order[i]] as it was, for every row, whole rows, in place "
+               "(order: a permutation of the rows).");
 }
 
 }  // namespace hdtrace::python

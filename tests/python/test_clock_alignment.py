@@ -561,15 +561,34 @@ def test_align_table_in_cpp_gives_numpy_times_and_order(offsets):
     assert aligned.open_row.tolist() == new_row[[len(order) // 2]].tolist()
 
 
+@pytest.mark.parametrize("permutation", ["identity", "reversed", "one long cycle", "random",
+                                         "neighbours swapped"])
+def test_reorder_table_rows_in_place_gives_numpys_gather(permutation):
+    rows = 5_000
+    generator = np.random.default_rng(len(permutation))
+    table = random_table(generator, rows).array
+    order = {"identity": np.arange(rows),
+             "reversed": np.arange(rows)[::-1].copy(),
+             "one long cycle": np.roll(np.arange(rows), 1),
+             "random": generator.permutation(rows),
+             "neighbours swapped": np.arange(rows).reshape(-1, 2)[:, ::-1].ravel().copy()}
+    order = order[permutation]
+    expected = table[order]
+    hdtrace.native.reorder_table_rows(table, order)
+    assert table.tolist() == expected.tolist()
+
+
 def test_align_table_in_cpp_refuses_what_is_no_table():
     correction = clocks.ClockCorrection({1: [clocks.ClockMeasurement("init", BASE, 5, 9, 1, 2)]})
     with pytest.raises(ValueError, match="no column rank"):
         hdtrace.native.align_table_times(correction.native, np.zeros(3, dtype=[("x", "i4")]))
-    table = np.zeros(2, dtype=hdtrace.table.table_dtype(4))
-    with pytest.raises(ValueError, match="beyond the table"):
-        hdtrace.native.gather_table_rows(table, np.array([0, 5]), table.copy())
-    with pytest.raises(ValueError, match="same length"):
-        hdtrace.native.gather_table_rows(table, np.array([0]), table.copy())
+    table = np.zeros(3, dtype=hdtrace.table.table_dtype(4))
+    table["rid"] = [10, 11, 12]
+    for order, refusal in (([0, 5, 1], "row 5 beyond the table's 3"), ([0, -1, 1], "row -1"),
+                           ([2, 0, 2], "row 2 twice"), ([0, 1], "same length")):
+        with pytest.raises(ValueError, match=refusal):
+            hdtrace.native.reorder_table_rows(table, np.array(order))
+        assert table["rid"].tolist() == [10, 11, 12], "a refused order moved rows"
 
 
 def test_correct_table_reads_the_rows_and_refuses_side_columns_that_do_not_fit(copy_project):
