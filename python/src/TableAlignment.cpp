@@ -16,8 +16,8 @@
 
 #include <hdtrace/clocks/ClockCorrection.hpp>
 #include <hdtrace/reader/ColumnMemory.hpp>
+#include <hdtrace/reader/SortedRuns.hpp>
 
-#include "SortedRuns.hpp"
 #include "TableFields.hpp"
 
 namespace py = pybind11;
@@ -87,7 +87,7 @@ class Lanes {
         std::vector<int64_t> firsts;
         for (const Lane &lane : lanes_)
             firsts.push_back(lane.first);
-        mergeSortedRuns(
+        reader::mergeSortedRuns(
             firsts, [this](size_t, int64_t row) { return nextRow_[static_cast<size_t>(row)]; },
             [keys](size_t, int64_t row, size_t, int64_t otherRow) {
                 return before(keys, row, otherRow);

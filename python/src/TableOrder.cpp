@@ -9,7 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "SortedRuns.hpp"
+#include <hdtrace/reader/SortedRuns.hpp>
 
 namespace py = pybind11;
 
@@ -30,7 +30,7 @@ void merge(const std::vector<Trace> &traces, int64_t *rowOf) {
     for (const Trace &trace : traces)
         firsts.push_back(trace.count > 0 ? 0 : -1);
     int64_t row = 0;
-    mergeSortedRuns(
+    reader::mergeSortedRuns(
         firsts,
         [&](size_t trace, int64_t call) {
             return static_cast<size_t>(call) + 1 < traces[trace].count ? call + 1 : -1;

@@ -128,8 +128,8 @@ def test_installed_libraries_hold_no_testing_knobs(installed, build_dir):
 READER_HEADERS = ["CallCosts.hpp", "CallTree.hpp", "ColumnMemory.hpp", "DecimalNumber.hpp",
                   "Event.hpp", "EventColumns.hpp", "EveryCore.hpp", "FilteredTrace.hpp",
                   "FrameFile.hpp", "IoCalls.hpp", "LayerTraces.hpp", "Project.hpp",
-                  "ReadError.hpp", "RunTable.hpp", "TraceConversion.hpp", "TraceForm.hpp",
-                  "TraceOptions.hpp", "TraceReader.hpp", "TraceSlices.hpp"]
+                  "ReadError.hpp", "RunTable.hpp", "SortedRuns.hpp", "TraceConversion.hpp",
+                  "TraceForm.hpp", "TraceOptions.hpp", "TraceReader.hpp", "TraceSlices.hpp"]
 
 
 def test_installed_reader_headers_are_the_public_api_and_stand_alone(installed, tmp_path):

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace hdtrace::python {
+namespace hdtrace::reader {
 
 // firsts[run]: the run's first element (a number >= 0; -1: an empty run).
 // next(run, element): the element after it in its run, -1 after its last.
@@ -44,4 +44,4 @@ void mergeSortedRuns(const std::vector<int64_t> &firsts, Next next, Before befor
     }
 }
 
-}  // namespace hdtrace::python
+}  // namespace hdtrace::reader
