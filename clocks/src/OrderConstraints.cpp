@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -84,16 +85,21 @@ void collectiveConstraints(const RunTable &table, const CommunicatorIndex &commu
     // (communicator, rank) -> its collective calls in start order, keys in first-seen order.
     std::vector<std::pair<uint64_t, std::vector<int64_t>>> calls;
     std::unordered_map<uint64_t, size_t> callsAt;
-    std::vector<size_t> order(table.rows());
-    for (size_t row = 0; row < order.size(); ++row)
-        order[row] = row;
-    auto byStart = [&](size_t a, size_t b) { return table.startNs[a] < table.startNs[b]; };
-    if (!std::is_sorted(order.begin(), order.end(), byStart))
-        std::stable_sort(order.begin(), order.end(), byStart);
+    // The rows in start order: as they stand, in a table sorted by start
+    // (order left empty), else through a stable sort.
+    const size_t rowCount = table.rows();
+    std::vector<size_t> order;
+    if (!std::is_sorted(table.startNs.begin(), table.startNs.end())) {
+        order.resize(rowCount);
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return table.startNs[a] < table.startNs[b]; });
+    }
     std::vector<char> collective(table.names.size());
     for (size_t code = 0; code < table.names.size(); ++code)
         collective[code] = isCollective(table.names[code]);
-    for (size_t row : order) {
+    for (size_t place = 0; place < rowCount; ++place) {
+        const size_t row = order.empty() ? place : order[place];
         if (!collective[static_cast<size_t>(table.nameCode[row])]) continue;
         const int64_t index = communicators.find(table.rank[row], table.cid[row]);
         if (index < 0) continue;
