@@ -168,7 +168,9 @@ void RunTable::reorder(const std::vector<size_t> &order) {
     permute(size, order);
     permute(offset, order);
     permute(rid, order);
-    std::vector<int64_t> newRow(order.size());
+    if (completionRow.empty() && openRow.empty()) return;
+    Column<int64_t> newRow;
+    newRow.resize(order.size());  // unset: order names every row once
     for (size_t row = 0; row < order.size(); ++row)
         newRow[order[row]] = static_cast<int64_t>(row);
     for (std::vector<int64_t> *rows : {&completionRow, &openRow})
