@@ -248,6 +248,7 @@ void CompactFrameDecoder::resetFrame(const unsigned char *records, size_t size,
                                      const unsigned char *times, const unsigned char *timesEnd) {
     begin_ = records;
     end_ = records + size;
+    resumeAt_ = nullptr;
     gathered_ = times != nullptr;
     staticReaders_ = StaticReaders::of(gathered_);
     times_ = times;

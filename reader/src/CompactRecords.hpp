@@ -11,7 +11,9 @@
 //    into file.frames() (e.g. FrameFile::framesInWindow): Program start, the
 //    listed frames in the given order, Program end. Frames may be read by
 //    different readers on different threads (one CompactTraceReader, and
-//    one FrameFile, per thread).
+//    one FrameFile, per thread). A handler that pauses (CompactHandler::
+//    kMayPause) stops a read between two top-level elements: paused() is
+//    then true, and resume(handler) goes on with the rest of the read.
 //
 // Errors: damage inside a frame's records throws FrameError: "file: byte
 // O: frame N: record byte B: problem", O the frame's header offset in the
@@ -21,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <hdtrace/codec/CompactDecoder.hpp>
@@ -40,6 +43,18 @@ class CompactTraceReader {
     // Handler: CompactHandler, or a handler's own type (decodeFrame).
     template <class Handler>
     void readFrames(Handler &handler, const std::vector<size_t> &positions);
+    // Whether the read stopped where its handler paused it.
+    bool paused() const { return decoder_.paused(); }
+    // Goes on with a paused read (the same handler type), up to its end or
+    // the handler's next pause.
+    template <class Handler>
+    void resume(Handler &handler);
+    // Ends a paused read where it stopped: the rest of its frames and the
+    // Program's end are not given.
+    void abandon() {
+        decoder_.abandonFrame();
+        next_ = positions_.size();
+    }
     // The trace's timeAdjustment, known once a frame was read.
     int64_t timeAdjustmentSeconds() const { return decoder_.timeAdjustmentSeconds(); }
     // Gives handler the Program element that opens the first frame read.
@@ -48,12 +63,22 @@ class CompactTraceReader {
   private:
     // False when a partial read stopped at damage before this frame.
     template <class Handler>
-    bool readFrame(size_t position, Handler &handler, bool *programOpen);
+    bool readFrame(size_t position, Handler &handler);
+    // The frames of the read from next_ on, then the Program's end, unless
+    // the handler pauses.
+    template <class Handler>
+    void readOn(Handler &handler);
     [[noreturn]] void failFrame(size_t position, const CompactRecordProblem &problem) const;
 
     FrameFile &file_;
     CompactFrameDecoder decoder_;
-    std::vector<unsigned char> records_;
+    std::vector<unsigned char> records_;  // the frame being read, decoded
+    // The read under way: its frames, the next to read, the frame being
+    // read, and whether the Program was opened.
+    std::vector<size_t> positions_;
+    size_t next_ = 0;
+    size_t position_ = 0;
+    bool programOpen_ = false;
 };
 
 // --- CompactTraceReader's templates
@@ -64,6 +89,7 @@ template <class Handler>
 class FirstFrameOpensProgram final : public CompactHandler {
   public:
     static constexpr bool kTakesStaticElements = Handler::kTakesStaticElements;
+    static constexpr bool kMayPause = Handler::kMayPause;
     FirstFrameOpensProgram(Handler &handler, bool *programOpen)
         : handler_(handler), programOpen_(programOpen) {}
     void frameStart(int64_t timeAdjustmentSeconds) override {
@@ -79,6 +105,10 @@ class FirstFrameOpensProgram final : public CompactHandler {
         return static_cast<Inner &>(handler_).startStaticElement(name, element);
     }
     void endElement(std::string_view name) override { handler_.endElement(name); }
+    template <class Inner = Handler>
+    bool pauseWanted() const {
+        return static_cast<const Inner &>(handler_).pauseWanted();
+    }
 
   private:
     Handler &handler_;
@@ -87,10 +117,35 @@ class FirstFrameOpensProgram final : public CompactHandler {
 
 template <class Handler>
 void CompactTraceReader::readFrames(Handler &handler, const std::vector<size_t> &positions) {
-    bool programOpen = false;
-    for (size_t position : positions)
-        if (!readFrame(position, handler, &programOpen)) break;
-    if (!programOpen) {
+    decoder_.abandonFrame();
+    positions_ = positions;
+    next_ = 0;
+    programOpen_ = false;
+    readOn(handler);
+}
+
+template <class Handler>
+void CompactTraceReader::resume(Handler &handler) {
+    if (!decoder_.paused()) throw std::logic_error("resume() of a compact read that is not paused");
+    FirstFrameOpensProgram<Handler> forward(handler, &programOpen_);
+    try {
+        if (!decoder_.resumeFrame(forward)) return;
+    } catch (const CompactRecordProblem &problem) {
+        failFrame(position_, problem);
+    }
+    readOn(handler);
+}
+
+template <class Handler>
+void CompactTraceReader::readOn(Handler &handler) {
+    while (next_ < positions_.size()) {
+        if (!readFrame(positions_[next_++], handler)) {
+            next_ = positions_.size();
+            break;
+        }
+        if (decoder_.paused()) return;
+    }
+    if (!programOpen_) {
         // A trace without frames (its writer was killed before the first
         // was written): an empty Program, as in a cut XML trace.
         static const CompactAttributes kNoAttributes;
@@ -116,9 +171,10 @@ bool decodeFileFrame(FrameFile &file, size_t position, std::vector<unsigned char
 }
 
 template <class Handler>
-bool CompactTraceReader::readFrame(size_t position, Handler &handler, bool *programOpen) {
+bool CompactTraceReader::readFrame(size_t position, Handler &handler) {
     if (position >= file_.frames().size()) return false;
-    FirstFrameOpensProgram<Handler> forward(handler, programOpen);
+    position_ = position;
+    FirstFrameOpensProgram<Handler> forward(handler, &programOpen_);
     try {
         if (!decodeFileFrame(file_, position, records_, decoder_, forward)) return false;
     } catch (const CompactRecordProblem &problem) {

@@ -59,8 +59,9 @@ void CompactSource::selectUntil(int64_t toNs) {
 
 void CompactSource::checkWholeFrame(size_t position) {
     bool checkedOpen = true;
+    int depth = 0;
     NoElements nothing;
-    OneProgram<CompactHandler> checked(nothing, &checkedOpen);
+    OneProgram<CompactHandler> checked(nothing, &checkedOpen, &depth);
     reader_.readFrames(static_cast<CompactHandler &>(checked), {position});
 }
 

@@ -53,7 +53,9 @@ class CompactSource {
     // Program element); after the last, closes the Program. False once
     // the Program is closed. Throws FrameError on damage unless partial.
     // Handler: CompactHandler, or a handler's own type
-    // (CompactFrameDecoder::decodeFrame).
+    // (CompactFrameDecoder::decodeFrame). A handler that pauses
+    // (CompactHandler::kMayPause) ends a call inside a frame; the next call
+    // goes on with it (the same handler type).
     template <class Handler>
     bool next(Handler &handler);
     // Reads every selected frame.
@@ -64,7 +66,10 @@ class CompactSource {
     }
     // The rest of the selection is not wanted (a time window ended):
     // next() closes the Program at once.
-    void stop() { position_ = positions_.size(); }
+    void stop() {
+        position_ = positions_.size();
+        if (reader_.paused()) reader_.abandon();
+    }
 
     // What ended a partial read: damage, or a trace cut at its last frame.
     const std::optional<std::string> &damage() const { return damage_; }
@@ -93,6 +98,7 @@ class CompactSource {
     std::vector<size_t> positions_;  // into file_.frames(), in file order
     size_t position_ = 0;            // the next of positions_ to read
     bool programOpen_ = false;
+    int frameDepth_ = 0;  // OneProgram's depth in the frame being read (it may pause)
     bool done_ = false;
     bool readsTheLastFrame_ = true;  // the selection reaches where the trace ends
     std::optional<std::string> damage_;
@@ -104,8 +110,11 @@ template <class Handler>
 class OneProgram final : public CompactHandler {
   public:
     static constexpr bool kTakesStaticElements = Handler::kTakesStaticElements;
-    OneProgram(Handler &handler, bool *programOpen)
-        : handler_(handler), programOpen_(programOpen) {}
+    static constexpr bool kMayPause = Handler::kMayPause;
+    // depth: the element depth in the frame, kept by the caller across a
+    // pause.
+    OneProgram(Handler &handler, bool *programOpen, int *depth)
+        : handler_(handler), programOpen_(programOpen), depth_(*depth) {}
     void startElement(std::string_view name, const CompactAttributes &attributes) override {
         if (depth_++ == 0) {
             if (*programOpen_) return;
@@ -124,30 +133,41 @@ class OneProgram final : public CompactHandler {
         if (--depth_ == 0) return;
         handler_.endElement(name);
     }
+    template <class Inner = Handler>
+    bool pauseWanted() const {
+        return static_cast<const Inner &>(handler_).pauseWanted();
+    }
 
   private:
     Handler &handler_;
     bool *programOpen_;
-    int depth_ = 0;
+    int &depth_;
 };
 
 template <class Handler>
 bool CompactSource::next(Handler &handler) {
     if (done_) return false;
-    OneProgram<Handler> oneProgram(handler, &programOpen_);
+    OneProgram<Handler> oneProgram(handler, &programOpen_, &frameDepth_);
     size_t position;
-    if (frameToRead(&position)) {
+    const bool resuming = reader_.paused();
+    if (resuming || frameToRead(&position)) {
         try {
-            if (partial_) checkWholeFrame(position);
-            if (!file_.damage()) reader_.readFrames(oneProgram, {position});
+            if (resuming) {
+                reader_.resume(oneProgram);
+            } else {
+                if (partial_) checkWholeFrame(position);
+                frameDepth_ = 0;
+                if (!file_.damage()) reader_.readFrames(oneProgram, {position});
+            }
         } catch (const FrameError &error) {
             if (!partial_) throw;
             afterFrame(&error);
             return true;
         }
-        afterFrame(nullptr);
+        if (!reader_.paused()) afterFrame(nullptr);
         return true;
     }
+    frameDepth_ = 0;
     done_ = true;
     if (!programOpen_) reader_.readFrames(oneProgram, {});  // an empty Program
     handler.endElement("Program");

@@ -23,6 +23,8 @@ class CompactToXml final : public CompactHandler {
     void endElement(std::string_view name) override;
     // Writes what is still buffered; false when a write to the file failed.
     bool drain();
+    // The text rendered and not yet drained.
+    size_t bufferedBytes() const { return buffer_.size(); }
 
   private:
     void indent(int levels);

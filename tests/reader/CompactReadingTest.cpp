@@ -6,9 +6,11 @@
 // byte, and a partial read keeps the frames before it.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@
 #include <hdtrace/reader/TraceSlices.hpp>
 
 #include "ColumnsComparison.hpp"
+#include "CompactXmlText.hpp"
 
 namespace hdtrace::reader {
 namespace {
@@ -198,6 +201,37 @@ TEST_F(CompactReading, ColumnsAndEventsAreTheXmlTraces) {
         EXPECT_EQ(eventsOf(TraceReader(paths.compact, options)),
                   eventsOf(TraceReader(paths.xml, options)));
     }
+}
+
+// Frames of a megabyte hold far more text than a piece: the XML form is
+// rendered a piece at a time, inside the frames, and is still the XML trace
+// byte for byte, read whole, as events, and up to a time.
+TEST_F(CompactReading, TheXmlFormOfLargeFramesIsMadeAPieceAtATime) {
+    const Written paths = writeBoth(directory_, 4000, 1u << 20);
+    std::ifstream xmlFile(paths.xml, std::ios::binary);
+    const std::string xml((std::istreambuf_iterator<char>(xmlFile)),
+                          std::istreambuf_iterator<char>());
+    const size_t frames = FrameFile(paths.compact).frames().size();
+    ASSERT_GT(xml.size() / frames, 8 * CompactXmlText::kLeastPieceBytes)
+        << "each frame must hold several pieces of text";
+    for (size_t room : {size_t{1}, size_t{4096}, size_t{1} << 20}) {
+        CompactXmlText text(openCompactSource(paths.compact, TraceOptions{}));
+        std::string read;
+        std::vector<char> buffer(room);
+        size_t mostHeld = 0;
+        for (bool last = false; !last;) {
+            read.append(buffer.data(), text.read(buffer.data(), room, &last));
+            mostHeld = std::max(mostHeld, text.heldBytes());
+        }
+        EXPECT_TRUE(read == xml) << "room " << room << ": the text differs from the XML trace";
+        EXPECT_LE(mostHeld, std::max(room, CompactXmlText::kLeastPieceBytes) + 4096)
+            << "room " << room << ": more text held than a piece and a call";
+    }
+    EXPECT_EQ(eventsOf(TraceReader(paths.compact)), eventsOf(TraceReader(paths.xml)));
+    TraceOptions window;
+    window.filter.toNs = origin().nanoseconds + 40'000'000'000;
+    EXPECT_EQ(eventsOf(TraceReader(paths.compact, window)),
+              eventsOf(TraceReader(paths.xml, window)));
 }
 
 TEST_F(CompactReading, SlicesTileTheTraceAtFrames) {

@@ -26,6 +26,11 @@
 //    decodeFrame() with the handler's own type (direct calls, and static
 //    elements without an attribute list: CompactHandler::kTakesStaticElements).
 //    Each frame decodes on its own; one decoder per thread.
+// 3. A handler of its own type may stop the decoding between two top-level
+//    elements (CompactHandler::kMayPause): decodeFrame() then returns
+//    false, and resumeFrame() goes on from there, as long as the frame's
+//    records stay where they are. So a frame can be turned into text a
+//    piece at a time.
 //
 // Structure reported: the top level holds calls and Events, each possibly
 // preceded by a "Nested" element that holds the calls made inside it (and
@@ -179,6 +184,11 @@ class CompactHandler {
     // which returns false, having done nothing, to be given the element
     // through startElement instead. Its end comes through endElement.
     static constexpr bool kTakesStaticElements = false;
+    // A handler of its own type may set this to true and define
+    //   bool pauseWanted() const
+    // which the decoder asks between two top-level elements: true stops
+    // the frame's decoding there (CompactFrameDecoder::resumeFrame).
+    static constexpr bool kMayPause = false;
 
     virtual ~CompactHandler() = default;
     // A frame begins (CompactFrameDecoder only): its Program's timeAdjustment.
@@ -204,13 +214,27 @@ class CompactFrameDecoder {
     // The same with the handler's own type: its calls are direct (and
     // inlined where it is final), and it may take static elements
     // (CompactHandler::kTakesStaticElements).
+    // True when the frame was decoded to its end; false when the handler
+    // paused it (kMayPause): resumeFrame() goes on.
     template <class Handler>
-    void decodeFrame(const unsigned char *records, size_t size, Handler &handler);
+    bool decodeFrame(const unsigned char *records, size_t size, Handler &handler);
     // The same for a frame whose times are gathered (GatheredTimes.hpp),
     // as it was decompressed: its times are read where they are. Problems
     // are placed in the gathered bytes.
     template <class Handler>
-    void decodeGatheredFrame(const unsigned char *gathered, size_t size, Handler &handler);
+    bool decodeGatheredFrame(const unsigned char *gathered, size_t size, Handler &handler);
+    // Whether the last frame given stopped where its handler paused it.
+    bool paused() const { return resumeAt_ != nullptr; }
+    // Goes on with the paused frame, whose records must not have moved or
+    // changed; true once it is decoded to its end.
+    template <class Handler>
+    bool resumeFrame(Handler &handler) {
+        const unsigned char *at = resumeAt_;
+        resumeAt_ = nullptr;
+        return decodeRecordsFrom(at, handler);
+    }
+    // Leaves a paused frame undecoded.
+    void abandonFrame() { resumeAt_ = nullptr; }
     int64_t timeAdjustmentSeconds() const { return timeAdjustmentSeconds_; }
 
   private:
@@ -270,14 +294,20 @@ class CompactFrameDecoder {
     void staticAttributes(uint32_t shape);
     void resetFrame(const unsigned char *records, size_t size, const unsigned char *times,
                     const unsigned char *timesEnd);
+    // The frame's Program, then its elements (decodeRecordsFrom).
     template <class Handler>
-    void decodeRecords(Handler &handler);
+    bool decodeRecords(Handler &handler);
+    // The elements from `in`, a top-level place; false where the handler
+    // pauses (resumeAt_ set), true at the frame's end, checked whole.
+    template <class Handler>
+    bool decodeRecordsFrom(const unsigned char *in, Handler &handler);
     // Per static shape: whether it has raw attribute text (read by
     // readElement). Bytes, not bits: the loop reads one for every element.
     static const std::vector<uint8_t> &staticShapesWithRaw();
 
     const unsigned char *begin_ = nullptr;
     const unsigned char *end_ = nullptr;
+    const unsigned char *resumeAt_ = nullptr;  // where a paused frame goes on; null: none
     int64_t timeAdjustmentSeconds_ = 0;
     std::vector<std::string_view> strings_;
     std::vector<compact::ShapeAttribute> dynamicAttributes_;
@@ -354,13 +384,13 @@ HDTRACE_HOT_INLINE int64_t CompactFrameDecoder::readValue(const unsigned char **
 }
 
 template <class Handler>
-void CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size, Handler &handler) {
+bool CompactFrameDecoder::decodeFrame(const unsigned char *records, size_t size, Handler &handler) {
     resetFrame(records, size, nullptr, nullptr);
-    decodeRecords(handler);
+    return decodeRecords(handler);
 }
 
 template <class Handler>
-void CompactFrameDecoder::decodeGatheredFrame(const unsigned char *gathered, size_t size,
+bool CompactFrameDecoder::decodeGatheredFrame(const unsigned char *gathered, size_t size,
                                               Handler &handler) {
     using compact::kGatheredTrailerBytes;
     size_t recordsBytes = 0;
@@ -371,24 +401,36 @@ void CompactFrameDecoder::decodeGatheredFrame(const unsigned char *gathered, siz
     }
     resetFrame(gathered, recordsBytes, gathered + recordsBytes,
                gathered + size - kGatheredTrailerBytes);
-    decodeRecords(handler);
-    if (times_ != timesEnd_) fail(times_, "gathered times left over after the frame's last time");
+    return decodeRecords(handler);
 }
 
 template <class Handler>
-void CompactFrameDecoder::decodeRecords(Handler &handler) {
+bool CompactFrameDecoder::decodeRecords(Handler &handler) {
     using namespace compact;
     const unsigned char *in = begin_;
     if (in == end_ || *in != kProgram) fail(in, "the frame does not begin with its Program");
     ++in;
     readProgram(&in);
     handler.frameStart(timeAdjustmentSeconds_);
+    return decodeRecordsFrom(in, handler);
+}
 
+template <class Handler>
+bool CompactFrameDecoder::decodeRecordsFrom(const unsigned char *in, Handler &handler) {
+    using namespace compact;
     const uint64_t staticCount = staticCount_;
+    // A pause comes only between top-level elements, where these are 0 and
+    // false: a frame goes on from there with them so.
     uint32_t nestedDepth = 0;
     std::string_view openElement;  // the call whose children are being listed
     bool inChildren = false;
     while (in != end_) {
+        if constexpr (Handler::kMayPause) {
+            if (!inChildren && nestedDepth == 0 && handler.pauseWanted()) {
+                resumeAt_ = in;
+                return false;
+            }
+        }
         const unsigned char *at = in;
         const uint64_t code = varint(&in, "an operation");
         switch (code) {
@@ -464,6 +506,9 @@ void CompactFrameDecoder::decodeRecords(Handler &handler) {
     }
     if (inChildren) fail(in, "the frame ends inside <" + std::string(openElement) + ">");
     if (nestedDepth > 0) fail(in, "the frame ends inside a <Nested> block");
+    if (gathered_ && times_ != timesEnd_)
+        fail(times_, "gathered times left over after the frame's last time");
+    return true;
 }
 
 }  // namespace hdtrace
