@@ -210,7 +210,7 @@ class XmlTreeHandler final : public DialectHandler {
     bool finished() const { return assembler_.finished(); }
 
     Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
-                         int count, TagShapeId shape) override {
+                         int count, const TagShapeId &shape) override {
         bool accepted = false;
         if (depth == 1) {
             if (!grammar::isRoot(name)) return Verdict::Unrecognised;

@@ -65,7 +65,7 @@ class DialectColumnBuilder final : public DialectHandler {
     int timeFractionDigits() const { return timeFractionDigits_; }
 
     Verdict startElement(int depth, std::string_view name, const ScannedAttribute *attributes,
-                         int count, TagShapeId shape) override;
+                         int count, const TagShapeId &shape) override;
     void endElement(int depth) override;
 
     // The parsing OpenCall::take asks for, word at a time.
@@ -106,10 +106,10 @@ class DialectColumnBuilder final : public DialectHandler {
 
     Verdict startProgram(std::string_view name, const ScannedAttribute *attributes, int count);
     Verdict startCall(std::string_view name, const ScannedAttribute *attributes, int count,
-                      TagShapeId shape);
+                      const TagShapeId &shape);
     bool takeCallAttribute(CallAttribute meaning, std::string_view value);
     Verdict startBelowCall(int depth, std::string_view name, const ScannedAttribute *attributes,
-                           int count, TagShapeId shape);
+                           int count, const TagShapeId &shape);
     Verdict startBelowCallWithoutShape(int depth, std::string_view name,
                                        const ScannedAttribute *attributes, int count);
     Verdict readBelowCall(int depth, const ScannedAttribute *attributes, int count,
@@ -178,7 +178,7 @@ bool DialectColumnBuilder::parseTimeSlowly(std::string_view text, int64_t *nanos
 
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startElement(int depth, std::string_view name,
                                                               const ScannedAttribute *attributes,
-                                                              int count, TagShapeId shape) {
+                                                              int count, const TagShapeId &shape) {
     if (skipBelowDepth_ > 0) return Verdict::Continue;
     if (depth == 2) return startCall(name, attributes, count, shape);
     if (depth == 1) return startProgram(name, attributes, count);
@@ -207,7 +207,7 @@ HDTRACE_HOT_INLINE bool DialectColumnBuilder::takeCallAttribute(CallAttribute me
 
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name,
                                                            const ScannedAttribute *attributes,
-                                                           int count, TagShapeId shape) {
+                                                           int count, const TagShapeId &shape) {
     // A shape seen before has its name's code and its attributes' meanings.
     const CallShape *known = nullptr;
     if (shape.slot >= 0) {
@@ -274,7 +274,8 @@ HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startCall(std::string_view name
 // work.
 HDTRACE_HOT_INLINE Verdict DialectColumnBuilder::startBelowCall(int depth, std::string_view name,
                                                                 const ScannedAttribute *attributes,
-                                                                int count, TagShapeId shape) {
+                                                                int count,
+                                                                const TagShapeId &shape) {
     if (shape.slot < 0) return startBelowCallWithoutShape(depth, name, attributes, count);
     ChildShape &known = childShapes_[shape.slot];
     if (known.generation != shape.generation) {

@@ -60,7 +60,7 @@ class DialectHandler {
     // depth 1 is the root. attributes are valid during the call only.
     virtual Verdict startElement(int depth, std::string_view name,
                                  const ScannedAttribute *attributes, int count,
-                                 TagShapeId shape) = 0;
+                                 const TagShapeId &shape) = 0;
     virtual void endElement(int depth) = 0;
 };
 
