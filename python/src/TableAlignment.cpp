@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -46,71 +45,6 @@ char *rowsOf(py::array &table) {
     return static_cast<char *>(table.mutable_data());
 }
 
-// The traces of a table as its rows are met: each row's trace chained to
-// the trace's next row, whether each trace's rows are in corrected order,
-// and each trace's correction.
-class Lanes {
-  public:
-    explicit Lanes(const clocks::ClockCorrection &correction, size_t rows)
-        : correction_(correction), nextRow_(rows, -1) {}
-
-    // The correction of the row's trace (rows given in order, each once).
-    const clocks::LaneCorrection &correctionOf(int64_t row, int32_t rank, int32_t thread) {
-        const std::pair<int32_t, int32_t> lane{rank, thread};
-        // The rows of a trace come in runs.
-        if (lanes_.empty() || lane != lastLane_) {
-            const auto [found, added] = index_.emplace(lane, lanes_.size());
-            if (added) lanes_.push_back({correction_.lane(rank, thread), row, -1, true});
-            lastLane_ = lane;
-            lastIndex_ = found->second;
-        }
-        current_ = row;
-        return lanes_[lastIndex_].correction;
-    }
-    // The row correctionOf was last given has these keys: chained.
-    void keep(const OrderKey *keys) {
-        Lane &lane = lanes_[lastIndex_];
-        if (lane.last >= 0) {
-            nextRow_[static_cast<size_t>(lane.last)] = current_;
-            lane.inOrder = lane.inOrder && before(keys, lane.last, current_);
-        }
-        lane.last = current_;
-    }
-    bool eachInOrder() const {
-        return std::all_of(lanes_.begin(), lanes_.end(),
-                           [](const Lane &lane) { return lane.inOrder; });
-    }
-
-    // Every row, the traces merged in corrected order.
-    template <typename Emit>
-    void merge(const OrderKey *keys, Emit emit) const {
-        std::vector<int64_t> firsts;
-        for (const Lane &lane : lanes_)
-            firsts.push_back(lane.first);
-        reader::mergeSortedRuns(
-            firsts, [this](size_t, int64_t row) { return nextRow_[static_cast<size_t>(row)]; },
-            [keys](size_t, int64_t row, size_t, int64_t otherRow) {
-                return before(keys, row, otherRow);
-            },
-            [&emit](size_t, int64_t row) { emit(row); });
-    }
-
-  private:
-    struct Lane {
-        clocks::LaneCorrection correction;
-        int64_t first;
-        int64_t last;
-        bool inOrder;
-    };
-    const clocks::ClockCorrection &correction_;
-    std::map<std::pair<int32_t, int32_t>, size_t> index_;
-    std::vector<Lane> lanes_;
-    reader::Column<int64_t> nextRow_;  // in the same trace; -1: its last row (see keys)
-    std::pair<int32_t, int32_t> lastLane_;
-    size_t lastIndex_ = 0;
-    int64_t current_ = 0;
-};
-
 // Corrects the table's times in place; (order, new_row) where the rows
 // change places (the row of the table as read at each place, and each
 // row's place), else None.
@@ -126,20 +60,27 @@ py::object alignTableTimes(const clocks::ClockCorrection &correction, py::array 
     char *const data = rowsOf(table);
     const auto itemSize = static_cast<size_t>(table.itemsize());
     const auto rows = static_cast<size_t>(table.shape(0));
-    // The keys and the chain in column memory: pages that the clock
-    // correction's table freed, not fresh ones; the keys left unset here
-    // (every row's are written below).
+    // The keys in column memory: pages that the clock correction's table
+    // freed, not fresh ones; left unset here (every row's are written below).
     reader::Column<OrderKey> keys;
     keys.resize(rows);
-    Lanes lanes(correction, rows);
-    bool inOrder = true;
+    // Each trace's rows chained, and its correction, looked up once.
+    reader::TraceChains chains(rows);
+    std::vector<clocks::LaneCorrection> corrections;
+    bool inOrder = true;        // the whole table, as it stands
+    bool tracesInOrder = true;  // each trace's rows
     {
         py::gil_scoped_release release;
         for (size_t row = 0; row < rows; ++row) {
             char *const at = data + row * itemSize;
-            const clocks::LaneCorrection &corrected =
-                lanes.correctionOf(static_cast<int64_t>(row), getField<int32_t>(at, rank),
-                                   getField<int32_t>(at, thread));
+            const int32_t rowRank = getField<int32_t>(at, rank);
+            const int32_t rowThread = getField<int32_t>(at, thread);
+            const reader::TraceChains::Added added =
+                chains.add(static_cast<int64_t>(row), rowRank, rowThread);
+            const size_t trace = added.trace;
+            if (trace == corrections.size())
+                corrections.push_back(correction.lane(rowRank, rowThread));
+            const clocks::LaneCorrection &corrected = corrections[trace];
             // LaneCorrection::apply, with the interpolated start kept.
             const int64_t interpolated = corrected.interpolate(getField<int64_t>(at, startNs));
             const int64_t correctedStart = interpolated + corrected.step(interpolated);
@@ -150,7 +91,9 @@ py::object alignTableTimes(const clocks::ClockCorrection &correction, py::array 
             putField(at, end, static_cast<double>(correctedEnd) / 1e9);
             putField(at, duration, static_cast<double>(correctedEnd - correctedStart) / 1e9);
             keys[row] = {correctedStart, interpolated};
-            lanes.keep(keys.data());
+            tracesInOrder =
+                tracesInOrder && (added.previous < 0 ||
+                                  before(keys.data(), added.previous, static_cast<int64_t>(row)));
             inOrder = inOrder && (row == 0 || before(keys.data(), static_cast<int64_t>(row) - 1,
                                                      static_cast<int64_t>(row)));
         }
@@ -161,15 +104,16 @@ py::object alignTableTimes(const clocks::ClockCorrection &correction, py::array 
     int64_t *const placeAt = place.mutable_data();
     {
         py::gil_scoped_release release;
-        if (lanes.eachInOrder()) {
+        const auto earlier = [&keys](int64_t left, int64_t right) {
+            return before(keys.data(), left, right);
+        };
+        if (tracesInOrder) {
             int64_t next = 0;
-            lanes.merge(keys.data(), [&](int64_t row) { orderAt[next++] = row; });
+            chains.merge(earlier, [&](int64_t row) { orderAt[next++] = row; });
         } else {
             // A correction that changed the order of one thread's calls.
             std::iota(orderAt, orderAt + rows, int64_t{0});
-            std::sort(orderAt, orderAt + rows, [&](int64_t left, int64_t right) {
-                return before(keys.data(), left, right);
-            });
+            std::sort(orderAt, orderAt + rows, earlier);
         }
         for (size_t at = 0; at < rows; ++at)
             placeAt[orderAt[at]] = static_cast<int64_t>(at);

@@ -1,9 +1,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <utility>
 
 #include <hdtrace/reader/DecimalNumber.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
@@ -43,62 +41,6 @@ void permute(Column<T> &values, const std::vector<size_t> &order) {
         to[row] = from[order[row]];
     values = std::move(sorted);
 }
-
-// The rows of a table by trace, (rank, thread): each chained to the
-// trace's next row, as the rows stand.
-class TraceRuns {
-  public:
-    explicit TraceRuns(const RunTable &table) {
-        const size_t count = table.rows();
-        nextRow_.resize(count);  // unset: each row's is written as the next one is met
-        std::map<std::pair<int32_t, int32_t>, size_t> runOf;
-        std::pair<int32_t, int32_t> lastTrace;
-        size_t run = 0;
-        for (size_t row = 0; row < count; ++row) {
-            const std::pair<int32_t, int32_t> trace{table.rank[row], table.thread[row]};
-            // The rows of a trace come in stretches.
-            if (row == 0 || trace != lastTrace) {
-                const auto [found, added] = runOf.emplace(trace, firsts_.size());
-                if (added) {
-                    firsts_.push_back(static_cast<int64_t>(row));
-                    lasts_.push_back(-1);
-                }
-                run = found->second;
-                lastTrace = trace;
-            }
-            if (lasts_[run] >= 0)
-                nextRow_[static_cast<size_t>(lasts_[run])] = static_cast<int64_t>(row);
-            lasts_[run] = static_cast<int64_t>(row);
-        }
-        for (int64_t last : lasts_)
-            nextRow_[static_cast<size_t>(last)] = -1;
-    }
-
-    // Whether each trace's rows are in the order of before(row, row).
-    template <typename Before>
-    bool eachInOrder(Before before) const {
-        for (int64_t first : firsts_)
-            for (int64_t row = first, next; (next = nextRow_[static_cast<size_t>(row)]) >= 0;
-                 row = next)
-                if (!before(row, next)) return false;
-        return true;
-    }
-
-    // Every row once, the traces merged in the order of before.
-    template <typename Before, typename Emit>
-    void merge(Before before, Emit emit) const {
-        mergeSortedRuns(
-            firsts_, [this](size_t, int64_t row) { return nextRow_[static_cast<size_t>(row)]; },
-            [&before](size_t, int64_t row, size_t, int64_t otherRow) {
-                return before(row, otherRow);
-            },
-            [&emit](size_t, int64_t row) { emit(row); });
-    }
-
-  private:
-    std::vector<int64_t> firsts_, lasts_;  // per trace, in the order first met
-    Column<int64_t> nextRow_;              // -1: the trace's last row
-};
 
 }  // namespace
 
@@ -187,13 +129,21 @@ void RunTable::sortByStart() {
     };
     std::vector<size_t> order;
     order.reserve(count);
-    std::optional<TraceRuns> runs;
-    if (rank.size() == count && thread.size() == count) runs.emplace(*this);
-    if (runs && runs->eachInOrder(before)) {
+    std::optional<TraceChains> chains;
+    bool tracesInOrder = rank.size() == count && thread.size() == count;
+    if (tracesInOrder) {
+        chains.emplace(count);
+        for (size_t row = 0; row < count && tracesInOrder; ++row) {
+            const int64_t previous =
+                chains->add(static_cast<int64_t>(row), rank[row], thread[row]).previous;
+            tracesInOrder = previous < 0 || before(previous, static_cast<int64_t>(row));
+        }
+    }
+    if (tracesInOrder) {
         // Each trace's rows are in order already (the usual case: a trace is
         // written in start order, and a clock's correction keeps it so): a
         // merge of the traces.
-        runs->merge(before, [&order](int64_t row) { order.push_back(static_cast<size_t>(row)); });
+        chains->merge(before, [&order](int64_t row) { order.push_back(static_cast<size_t>(row)); });
     } else {
         for (size_t row = 0; row < count; ++row)
             order.push_back(row);

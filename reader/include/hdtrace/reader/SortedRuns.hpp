@@ -3,13 +3,18 @@
 // Each run takes the heap once per stretch of its elements that comes before
 // every other run's next one, so two traces that take turns call after call
 // cost a comparison an element, and traces far apart cost almost nothing.
+// TraceChains makes such runs of the rows of a table that interleaves its
+// traces.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
+
+#include <hdtrace/reader/ColumnMemory.hpp>
 
 namespace hdtrace::reader {
 
@@ -43,5 +48,62 @@ void mergeSortedRuns(const std::vector<int64_t> &firsts, Next next, Before befor
         }
     }
 }
+
+// The rows of a table of several traces, met in the table's order: each row
+// chained to the next row of its trace (rank, thread), so that the traces,
+// each in order, can be merged.
+class TraceChains {
+  public:
+    explicit TraceChains(size_t rows) { nextRow_.resize(rows); }
+
+    struct Added {
+        size_t trace;      // its index, in the order traces are first met
+        int64_t previous;  // the trace's row before it; -1: none
+    };
+    // Row `row` (rows given in order, each once) is of trace (rank, thread).
+    Added add(int64_t row, int32_t rank, int32_t thread) {
+        const std::pair<int32_t, int32_t> trace{rank, thread};
+        // The rows of a trace come in stretches.
+        if (firsts_.empty() || trace != lastTrace_) {
+            const auto [found, added] = indexOf_.emplace(trace, firsts_.size());
+            if (added) {
+                firsts_.push_back(row);
+                lasts_.push_back(-1);
+            }
+            lastIndex_ = found->second;
+            lastTrace_ = trace;
+        }
+        int64_t &last = lasts_[lastIndex_];
+        const int64_t previous = last;
+        if (previous >= 0) nextRow_[static_cast<size_t>(previous)] = row;
+        last = row;
+        return {lastIndex_, previous};
+    }
+
+    // emit(row) for every row, the traces merged in the order of
+    // before(row, otherRow) (mergeSortedRuns; no two rows may compare equal).
+    template <typename Before, typename Emit>
+    void merge(Before before, Emit emit) const {
+        mergeSortedRuns(
+            firsts_, [this](size_t trace, int64_t row) { return nextOf(trace, row); },
+            [&before](size_t, int64_t row, size_t, int64_t otherRow) {
+                return before(row, otherRow);
+            },
+            [&emit](size_t, int64_t row) { emit(row); });
+    }
+
+  private:
+    // The row after `row` in its trace, -1 after its last.
+    int64_t nextOf(size_t trace, int64_t row) const {
+        return row == lasts_[trace] ? -1 : nextRow_[static_cast<size_t>(row)];
+    }
+
+    std::map<std::pair<int32_t, int32_t>, size_t> indexOf_;
+    std::vector<int64_t> firsts_, lasts_;  // per trace, in the order first met
+    // In column memory: a table of millions of rows has freed such pages.
+    Column<int64_t> nextRow_;  // a trace's last row's is left unset (nextOf)
+    std::pair<int32_t, int32_t> lastTrace_;
+    size_t lastIndex_ = 0;
+};
 
 }  // namespace hdtrace::reader
