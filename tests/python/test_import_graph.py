@@ -44,7 +44,7 @@ LAYERS = [
                 "report.model", "report.findings", "report.json_form", "report.figures",
                 "report.page", "report.__init__", "score.costs", "score.kept", "score.model",
                 "score.proposal", "score.output", "score.__init__"]),
-    ("commands", ["commands.common", "commands.merge", "commands.stats", "commands.events",
+    ("commands", ["warning_lines", "commands.common", "commands.merge", "commands.stats", "commands.events",
                   "commands.view", "commands.report", "commands.export", "commands.plot_io", "commands.convert", "commands.score",
                   "check", "align", "run", "cli", "__main__"]),
     ("package", ["__init__", "commands.__init__", "export.__init__", "view.__init__"]),
