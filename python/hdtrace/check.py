@@ -361,10 +361,41 @@ def check(project_path):
     return problems, len(leaves)
 
 
+#: Lines printed of one problem (the same text in the same file) before the
+#: rest are counted in one line: a program that makes a call a million times
+#: makes its problem a million times.
+SHOWN_PER_PROBLEM = 3
+
+
+def problem_lines(problems, shown_per_problem=SHOWN_PER_PROBLEM):
+    """The lines that name problems, in file order: each problem's first
+    shown_per_problem lines, then how many more there are and the last
+    one's line (None: every line)."""
+    if shown_per_problem is None:
+        return [str(problem) for problem in problems]
+    total, last = {}, {}
+    for problem in problems:
+        key = (problem.path, problem.text)
+        total[key] = total.get(key, 0) + 1
+        last[key] = problem.line
+    lines, seen = [], {}
+    for problem in problems:
+        key = (problem.path, problem.text)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > shown_per_problem:
+            continue
+        lines.append(str(problem))
+        more = total[key] - shown_per_problem
+        if seen[key] == shown_per_problem and more > 0:
+            lines.append(f"{problem.path}: the same problem on {more} more line(s), the last "
+                         f"at line {last[key]} (--all lists each)")
+    return lines
+
+
 def command_check(args):
     problems, traces = check(args.project)
-    for problem in problems:
-        print(problem)
+    for line in problem_lines(problems, None if args.all else SHOWN_PER_PROBLEM):
+        print(line)
     if problems:
         failing = "the PIOsim tools" if any(problem.piosim for problem in problems) else \
             "HDTrace's readers (not the PIOsim tools)"
@@ -383,6 +414,9 @@ def register(commands):
                     "rootRank on rooted collectives, unique communicator names, no negative "
                     "time, every id defined, every <For> issued. Prints 'file:line: problem' "
                     "for each failure, with what to do (merge again, or trace again), and "
-                    "exits 1 when there is one.")
+                    "exits 1 when there is one. A problem repeated in one file is listed "
+                    f"{SHOWN_PER_PROBLEM} times, then counted.")
     sub.add_argument("project", help="the project description (.proj)")
+    sub.add_argument("--all", action="store_true",
+                     help="list every line of a repeated problem")
     sub.set_defaults(handler=command_check)

@@ -189,3 +189,29 @@ def test_a_damaged_project_is_named_without_reading_the_traces(build_dir, tmp_pa
     result = run_check(build_dir, project)
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stdout.startswith(f"{project}:") and "not well-formed XML" in result.stdout
+
+
+def test_a_repeated_problem_is_listed_three_times_then_counted(build_dir, tmp_path):
+    gather = ("<Gather size='4' recvSize='4' root='1' rootRank='1' cid='0' count='1' tid='7' "
+              "recvCount='1' recvtid='7' time='0.410000000' end='0.420000000'/>\n")
+    broken = gather.replace(" rootRank='1'", "")
+    project, texts = write_run(tmp_path, [("app_node01_0_0.trc", gather, broken * 10)])
+    trace = tmp_path / "app_node01_0_0.trc"
+    first = line_of(texts["app_node01_0_0.trc"], "<Gather ")
+    result = run_check(build_dir, project)
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines[:3]] == [
+        f"{trace}:{first + index}" for index in range(3)]
+    assert all("<Gather> has no rootRank" in line for line in lines[:3])
+    assert lines[3] == (f"{trace}: the same problem on 7 more line(s), the last at line "
+                        f"{first + 9} (--all lists each)")
+    assert lines[4:] == [f"hdtrace check: 10 problem(s): the PIOsim tools would fail on {project}"]
+    every = subprocess.run(
+        ["/usr/bin/python3", "-m", "hdtrace", "check", "--all", str(project)],
+        env=dict(os.environ, PYTHONPATH=str(build_dir / "python")), capture_output=True,
+        text=True, timeout=60)
+    listed = every.stdout.splitlines()
+    assert every.returncode == 1 and len(listed) == 11, every.stdout
+    assert [line.split(": ", 1)[0] for line in listed[:10]] == [
+        f"{trace}:{first + index}" for index in range(10)]
