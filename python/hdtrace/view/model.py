@@ -54,10 +54,17 @@ class Timeline:
         return self.names[self.name_index[call]]
 
 
-def build_timeline(project, with_messages=True):
-    """Reads every trace of `project` (an hdtrace.Project) into a Timeline."""
+def build_timeline(project, with_messages=True, ranks=None, window=None):
+    """Reads every trace of `project` (an hdtrace.Project) into a Timeline.
+
+    ranks  -- only these ranks' traces (None: every rank)
+    window -- (start, end) in absolute float seconds: only the top-level
+              calls that overlap it, with the calls nested in them; either
+              bound may be None. A message is kept where both its calls are.
+    """
     leaves = sorted(project.topology.leaves, key=lambda leaf: (leaf.rank, leaf.thread))
-    leaves = [leaf for leaf in leaves if leaf.path not in project.missing_traces]
+    leaves = [leaf for leaf in leaves if leaf.path not in project.missing_traces
+              and (ranks is None or leaf.rank in ranks)]
     rows = [Row(leaf.rank, leaf.thread, leaf.host) for leaf in leaves]
     timeline = Timeline(project.name, rows, [], 0)
     raw_names = []
@@ -84,7 +91,7 @@ def build_timeline(project, with_messages=True):
         return index
 
     for row_index, leaf in enumerate(leaves):
-        for event in project.trace(leaf.rank, leaf.thread):
+        for event in project.trace(leaf.rank, leaf.thread, window=window):
             if event.start_ns is None:
                 continue
             add(event, row_index, 0, -1, (leaf.rank, leaf.thread))

@@ -1,0 +1,99 @@
+"""hdtrace view --rank/--from/--to: the page holds the calls of the chosen
+ranks and time, with their nested calls, and the messages between them;
+compared with what the generated program did."""
+import collections
+import json
+import re
+
+import tracegen
+
+
+def page_data(page):
+    return json.loads(re.search(r"window\.HDTRACE_DATA = (\{.*?\});?\n", page.read_text(),
+                                re.DOTALL)[1])
+
+
+def drawn_calls(data):
+    """(rank, thread, name, depth, start, end) of every call on the page,
+    times in ns since TIME_ADJUSTMENT."""
+    origin = int(data["originNs"]) - tracegen.TIME_ADJUSTMENT * 1_000_000_000
+    calls = data["calls"]
+    return collections.Counter(
+        (data["rows"][row]["rank"], data["rows"][row]["thread"], data["names"][name], depth,
+         start + origin, end + origin)
+        for row, name, depth, start, end in zip(calls["row"], calls["name"], calls["depth"],
+                                                calls["start"], calls["end"]))
+
+
+def generated_calls(run, keep):
+    """The same of the generated calls whose top-level call keep() accepts."""
+    chosen = collections.Counter()
+
+    def add(call, depth):
+        chosen[(call.rank, call.thread, call.name, depth, call.start_ns, call.end_ns)] += 1
+        for inner in call.nested:
+            add(inner, depth + 1)
+
+    for call in run.top_level():
+        if keep(call):
+            add(call, 0)
+    return chosen
+
+
+def view(hdtrace_command, tmp_path, run, *options):
+    page = tmp_path / "part.html"
+    result = hdtrace_command("view", "-o", page, *options, run.project)
+    assert result.returncode == 0, result.stderr
+    return page_data(page), result
+
+
+def test_ranks_chosen(generated_run, hdtrace_command, tmp_path):
+    data, _ = view(hdtrace_command, tmp_path, generated_run, "--rank", "1", "--rank", "2")
+    assert [row["rank"] for row in data["rows"]] == [1, 2]
+    assert drawn_calls(data) == generated_calls(generated_run, lambda call: call.rank in (1, 2))
+    # Only the messages whose two calls are on the page: rank 1's to rank 2.
+    expected = sum(1 for message in generated_run.messages
+                   if message.send.rank in (1, 2) and message.recv.rank in (1, 2))
+    assert expected > 0 and len(data["messages"]["send"]) == expected
+
+
+def test_time_window_chosen(generated_run, hdtrace_command, tmp_path):
+    top = sorted(generated_run.top_level(), key=lambda call: call.start_ns)
+    # From the middle of one call to the middle of a later one: both overlap.
+    first, last = top[len(top) // 3], top[2 * len(top) // 3]
+    low = (first.start_ns + first.end_ns) // 2
+    high = (last.start_ns + last.end_ns) // 2
+    seconds = lambda ns: tracegen.TIME_ADJUSTMENT + ns / 1e9  # noqa: E731
+    data, _ = view(hdtrace_command, tmp_path, generated_run,
+                   "--from", repr(seconds(low)), "--to", repr(seconds(high)))
+    expected = generated_calls(generated_run,
+                               lambda call: call.end_ns >= low and call.start_ns <= high)
+    assert 0 < sum(expected.values()) < len(generated_run.calls)
+    assert drawn_calls(data) == expected
+
+
+def test_bad_selections_are_refused(generated_run, hdtrace_command, tmp_path):
+    page = tmp_path / "none.html"
+    result = hdtrace_command("view", "-o", page, "--rank", "9", generated_run.project)
+    assert result.returncode == 1 and "no trace of rank(s) [9]" in result.stderr
+    result = hdtrace_command("view", "-o", page, "--from", "5", "--to", "4",
+                             generated_run.project)
+    assert result.returncode == 1 and "--from 5.0 is after --to 4.0" in result.stderr
+    assert not page.exists()
+
+
+def test_a_large_page_is_named_with_the_way_to_a_smaller_one(generated_run, tmp_path, capsys,
+                                                             monkeypatch):
+    from hdtrace import cli
+    from hdtrace.commands import view as view_command
+
+    calls = len(generated_run.calls)
+    page = tmp_path / "all.html"
+    monkeypatch.setattr(view_command, "LARGE_PAGE_CALLS", calls)
+    assert cli.main(["view", "-o", str(page), generated_run.project]) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(view_command, "LARGE_PAGE_CALLS", calls - 1)
+    assert cli.main(["view", "-o", str(page), generated_run.project]) == 0
+    assert capsys.readouterr().err == (
+        f"hdtrace view: warning: {page} holds {calls:,} calls (0 MiB), which a browser opens "
+        "slowly; --rank, --from and --to draw a part of the run\n")
