@@ -374,6 +374,17 @@ def _probe_starts(project, names, ranks, threads, start_ns):
     return starts
 
 
+def sends_any(names):
+    """Whether a table whose rows have these names ((distinct names, each
+    row's code), as Project.name_codes gives them) holds a call that sends
+    a message: matching lists every row of the table, so a run without one
+    skips it."""
+    distinct, codes = names
+    used = np.unique(codes) if len(codes) else []
+    return any(distinct[code] in SENDS or distinct[code] in SEND_RECEIVES or
+               distinct[code] in PERSISTENT_SENDS for code in used)
+
+
 def match_messages(project):
     """Pairs sends with receives in a Project: its whole table as one part."""
     table = project._full_table()

@@ -307,6 +307,20 @@ def test_late_sender(tmp_path):
     assert finding.ranks == [1]
 
 
+def test_late_sender_through_a_persistent_send(tmp_path):
+    # A run whose only sends are persistent ones, started late.
+    builder = RunBuilder(2)
+    builder.call(1, "Recv", 10 * MS, at=2 * MS, fromRank=0, fromTag=1, cid=0)
+    builder.call(0, "Send_init", 1000, at=MS, size=8, count=1, tid=1, toRank=1, toTag=1, cid=0,
+                 rid=5)
+    builder.call(0, "Start", 1000, at=8 * MS, rid=5)
+    wait = builder.call(0, "Wait", 1000, at=8 * MS + 2000)
+    wait.elements.append(("For", {"rid": 5}))
+    finding = fired(report_of(builder, tmp_path), "late-sender")
+    assert finding.message.startswith("The ranks waited 0.006000 s for messages not yet sent")
+    assert finding.ranks == [1]
+
+
 def test_early_sender_is_silent(tmp_path):
     builder = RunBuilder(2)
     builder.call(0, "Send", MS, at=2 * MS, size=8, count=1, tid=1, toRank=1, toTag=1, cid=0)

@@ -16,16 +16,12 @@ wait at N-to-N collective -- in a collective where every rank needs every
 """
 import numpy as np
 
-from ..calls import N_TO_N_COLLECTIVES, SEND_RECEIVES, SENDS
-from ..messages import PAIR_DTYPE, match_messages
+from ..calls import N_TO_N_COLLECTIVES
+from ..messages import PAIR_DTYPE, match_messages, sends_any
 
 
 def _message_waits(project, names, world):
-    # Matching lists every row of the table: a run without messages skips it.
-    distinct, codes = names
-    used = np.unique(codes) if len(codes) else []
-    messages = any(distinct[code] in SENDS or distinct[code] in SEND_RECEIVES for code in used)
-    pairs = match_messages(project).pairs if messages else np.zeros(0, dtype=PAIR_DTYPE)
+    pairs = match_messages(project).pairs if sends_any(names) else np.zeros(0, dtype=PAIR_DTYPE)
     late_sender = np.zeros(world)
     late_receiver = np.zeros(world)
     if len(pairs):
