@@ -97,3 +97,28 @@ def test_a_large_page_is_named_with_the_way_to_a_smaller_one(generated_run, tmp_
     assert capsys.readouterr().err == (
         f"hdtrace view: warning: {page} holds {calls:,} calls (0 MiB), which a browser opens "
         "slowly; --rank, --from and --to draw a part of the run\n")
+
+
+def test_messages_of_sends_with_the_same_start_and_name(tmp_path):
+    # Two Sends of one thread at the same nanosecond, received in the other
+    # order by tag: each message must be drawn from its own send.
+    from hdtrace import open as open_project
+    from hdtrace.view.model import build_timeline
+
+    def call(rank, name, start, **attrs):
+        return tracegen.Call(rank, 0, name, start, start + 1000, dict(attrs))
+
+    sends = [call(0, "Send", 5000, size=8, count=1, tid=1, toRank=1, toTag=tag, cid=0)
+             for tag in (1, 2)]
+    receives = [call(1, "Recv", 9000 + 2000 * index, fromRank=0, fromTag=tag, cid=0)
+                for index, tag in enumerate((2, 1))]
+    for rank, calls in ((0, sends), (1, receives)):
+        tracegen._write_trace(str(tmp_path), "same", rank, 0, calls)
+    project = tmp_path / "same.proj"
+    tracegen._write_project(str(project), "same", 2, {0: 1, 1: 1})
+    timeline = build_timeline(open_project(str(project)))
+    drawn = sorted((timeline.attrs[send]["toTag"], timeline.attrs[receive]["fromTag"],
+                    timeline.start_ns[receive])
+                   for send, receive, *_ in timeline.messages)
+    base = tracegen.TIME_ADJUSTMENT * 1_000_000_000
+    assert drawn == [(1, 1, base + 11000), (2, 2, base + 9000)]

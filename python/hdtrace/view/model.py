@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..calls import family_of
 from ..layer_traces import is_layer_call
-from ..messages import match_messages
+from ..messages import match_messages, sends_any
 
 
 @dataclass(frozen=True)
@@ -101,14 +101,13 @@ def build_timeline(project, with_messages=True, ranks=None, window=None):
     timeline.name_index = [code[name] for name in raw_names]
     timeline.origin_ns = min(timeline.start_ns) if timeline.start_ns else 0
 
-    if with_messages and timeline.row:
+    if with_messages and timeline.row and sends_any(project.name_codes()):
         matches = match_messages(project)
-        call_of_row = _calls_of_table_rows(project.to_numpy(), top_level_index)
+        pairs = matches.pairs.tolist()
+        call_of = _calls_of_table_rows(project.to_numpy(), top_level_index,
+                                       {pair[0] for pair in pairs} | {pair[1] for pair in pairs})
 
-        def call_of(table_row):
-            return call_of_row[table_row]
-
-        for pair in matches.pairs.tolist():
+        for pair in pairs:
             send, receive = call_of(pair[0]), call_of(pair[1])
             if send is not None and receive is not None:
                 # Where the receive completed (its Wait for Irecv); float seconds, so
@@ -124,18 +123,27 @@ def build_timeline(project, with_messages=True, ranks=None, window=None):
     return timeline
 
 
-def _calls_of_table_rows(table, top_level_index):
-    """The call of each row of project.to_numpy(), whose rows match_messages refers to.
+def _calls_of_table_rows(table, top_level_index, rows):
+    """A function giving the call of each of rows (rows of
+    project.to_numpy(), which match_messages refers to), None where the
+    call is not in the timeline.
 
     The table holds the top-level calls sorted stably by start, so calls with the
     same rank, thread, start and name keep their document order: the n-th such
-    row is the n-th such call."""
-    seen = {}
-    calls = []
-    for key in zip(table["rank"].tolist(), table["thread"].tolist(), table["start_ns"].tolist(),
-                   table["name"].tolist()):
-        candidates = top_level_index.get(key, ())
-        position = seen.get(key, 0)
-        seen[key] = position + 1
-        calls.append(candidates[position] if position < len(candidates) else None)
-    return calls
+    row is the n-th such call. Such rows are next to each other, among the
+    rows of the same start."""
+    rank, thread, start, name = table["rank"], table["thread"], table["start_ns"], table["name"]
+    calls = {}
+    for row in rows:
+        key = (int(rank[row]), int(thread[row]), int(start[row]), str(name[row]))
+        candidates = top_level_index.get(key)
+        if not candidates:
+            calls[row] = None
+            continue
+        position, earlier = 0, row - 1
+        while earlier >= 0 and start[earlier] == key[2]:
+            position += (rank[earlier], thread[earlier], name[earlier]) == (
+                rank[row], thread[row], name[row])
+            earlier -= 1
+        calls[row] = candidates[position] if position < len(candidates) else None
+    return calls.get
