@@ -232,6 +232,16 @@ void writeEvents(OTF2_Archive *archive, const Otf2Run &run, std::vector<uint64_t
         }
         check(OTF2_Archive_CloseEvtWriter(archive, writer), "closing an event writer");
     }
+    // A location without events (a trace cut before its first call, a rank
+    // left out of the export) still gets its event file: readers open one
+    // for every location defined.
+    for (size_t location = 0; location < run.locations.size(); ++location) {
+        if (perLocation[location] != 0) continue;
+        OTF2_EvtWriter *writer =
+            OTF2_Archive_GetEvtWriter(archive, locationId(run.locations[location]));
+        if (writer == nullptr) throw std::runtime_error("OTF2: no event writer for a location");
+        check(OTF2_Archive_CloseEvtWriter(archive, writer), "closing an event writer");
+    }
 }
 
 class Strings {

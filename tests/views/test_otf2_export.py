@@ -159,3 +159,20 @@ def test_writer_rejects_bad_records_and_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
     anchor = _otf2.write_archive(str(tmp_path / "c"), *arguments, records([0, 0], [4, 5]))["anchor"]
     assert [event for event, *_ in event_lines(anchor)] == ["ENTER", "LEAVE"]
+
+
+def test_a_trace_without_calls_is_a_location_without_events(generated_run, hdtrace_command,
+                                                            tmp_path):
+    # Rank 3's trace cut before its first call, read with --partial: its
+    # location is defined and has an event file with no event in it.
+    trace = next(path for path in (tmp_path / "run").iterdir() if path.name.endswith("_3_0.trc"))
+    trace.write_text(trace.read_text().split("\n", 2)[0] + "\n<Program timeAdjustment='1'>\n")
+    directory = tmp_path / "archive"
+    result = hdtrace_command("export", "--otf2", directory, "--partial", generated_run.project)
+    assert result.returncode == 0, result.stderr
+    events = event_lines(directory / "traces.otf2")
+    locations = {location for _, location, *_ in events}
+    kept = [call for call in generated_run.calls if call.rank != 3]
+    assert sum(1 for event, *_ in events if event == "ENTER") == len(kept)
+    definitions = otf2_print("-G", directory / "traces.otf2")
+    assert len(re.findall(r"^LOCATION ", definitions, re.MULTILINE)) == len(locations) + 1
