@@ -122,3 +122,21 @@ def test_messages_of_sends_with_the_same_start_and_name(tmp_path):
                    for send, receive, *_ in timeline.messages)
     base = tracegen.TIME_ADJUSTMENT * 1_000_000_000
     assert drawn == [(1, 1, base + 11000), (2, 2, base + 9000)]
+
+
+def test_exports_of_a_part(generated_run, hdtrace_command, tmp_path):
+    from test_otf2_export import event_lines
+
+    chrome, archive = tmp_path / "part.json", tmp_path / "archive"
+    result = hdtrace_command("export", "--chrome", chrome, "--otf2", archive, "--rank", "1",
+                             "--rank", "2", generated_run.project)
+    assert result.returncode == 0, result.stderr
+    expected = generated_calls(generated_run, lambda call: call.rank in (1, 2))
+    events = json.loads(chrome.read_text())["traceEvents"]
+    base = tracegen.TIME_ADJUSTMENT * 1_000_000_000
+    got = collections.Counter((event["pid"], event["name"]) for event in events
+                              if event["ph"] == "X")
+    assert got == collections.Counter((rank, name) for rank, _, name, *_ in expected.elements())
+    entered = [line for line in event_lines(archive / "traces.otf2") if line[0] == "ENTER"]
+    assert len(entered) == sum(expected.values())
+    assert base > 0

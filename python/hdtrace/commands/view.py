@@ -5,6 +5,7 @@ import sys
 from ..project import open as open_project
 from ..view.html import write_html
 from ..view.model import build_timeline
+from .common import add_selection_arguments, selection_from
 
 #: Beyond this many calls a page takes a browser seconds and gigabytes to open.
 LARGE_PAGE_CALLS = 1_000_000
@@ -21,13 +22,7 @@ def register(commands):
     view.add_argument("project", help="the project description (.proj)")
     view.add_argument("-o", "--output", metavar="FILE.html",
                       help="where to write the page (default: the project's name with .html)")
-    view.add_argument("--rank", type=int, action="append",
-                      help="only this rank's rows (repeatable)")
-    view.add_argument("--from", dest="start", type=float, metavar="SECONDS",
-                      help="only calls that end at or after this absolute time (seconds since "
-                           "the epoch, as hdtrace events prints them), with their nested calls")
-    view.add_argument("--to", dest="end", type=float, metavar="SECONDS",
-                      help="only calls that start at or before this absolute time")
+    add_selection_arguments(view)
     view.add_argument("--partial", action="store_true",
                       help="read damaged traces up to the damage (with a warning)")
     # The view on rank 0's clock by default (hdtrace.clocks).
@@ -38,13 +33,8 @@ def register(commands):
 
 def command_view(args):
     output = args.output or os.path.splitext(args.project)[0] + ".html"
-    if args.start is not None and args.end is not None and args.start > args.end:
-        raise SystemExit(f"hdtrace view: --from {args.start} is after --to {args.end}")
     project = open_project(args.project, partial=args.partial, align=not args.raw_times)
-    ranks = set(args.rank) if args.rank else None
-    if ranks is not None and not any(leaf.rank in ranks for leaf in project.topology.leaves):
-        raise SystemExit(f"hdtrace view: no trace of rank(s) {sorted(ranks)} in {args.project}")
-    window = None if args.start is None and args.end is None else (args.start, args.end)
+    ranks, window = selection_from(args, project)
     timeline = build_timeline(project, ranks=ranks, window=window)
     size = write_html(timeline, output)
     print(f"{output}: {len(timeline)} calls on {len(timeline.rows)} rows, "

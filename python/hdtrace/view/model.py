@@ -54,17 +54,19 @@ class Timeline:
         return self.names[self.name_index[call]]
 
 
-def build_timeline(project, with_messages=True, ranks=None, window=None):
+def build_timeline(project, with_messages=True, ranks=None, window=None, every_row=False):
     """Reads every trace of `project` (an hdtrace.Project) into a Timeline.
 
-    ranks  -- only these ranks' traces (None: every rank)
-    window -- (start, end) in absolute float seconds: only the top-level
-              calls that overlap it, with the calls nested in them; either
-              bound may be None. A message is kept where both its calls are.
+    ranks     -- only these ranks' calls (None: every rank)
+    window    -- (start, end) in absolute float seconds: only the top-level
+                 calls that overlap it, with the calls nested in them; either
+                 bound may be None. A message is kept where both its calls are.
+    every_row -- a row for every trace, also of the ranks left out (an OTF2
+                 archive needs every rank its communicators name)
     """
     leaves = sorted(project.topology.leaves, key=lambda leaf: (leaf.rank, leaf.thread))
     leaves = [leaf for leaf in leaves if leaf.path not in project.missing_traces
-              and (ranks is None or leaf.rank in ranks)]
+              and (every_row or ranks is None or leaf.rank in ranks)]
     rows = [Row(leaf.rank, leaf.thread, leaf.host) for leaf in leaves]
     timeline = Timeline(project.name, rows, [], 0)
     raw_names = []
@@ -91,6 +93,8 @@ def build_timeline(project, with_messages=True, ranks=None, window=None):
         return index
 
     for row_index, leaf in enumerate(leaves):
+        if ranks is not None and leaf.rank not in ranks:
+            continue
         for event in project.trace(leaf.rank, leaf.thread, window=window):
             if event.start_ns is None:
                 continue
