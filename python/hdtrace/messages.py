@@ -385,6 +385,44 @@ def sends_any(names):
                distinct[code] in PERSISTENT_SENDS for code in used)
 
 
+def persistent_sends_started(project):
+    """The messages that Start and Startall send through persistent send
+    requests (Send_init and the like, whose rows carry the peer and size):
+    (sender rank, peer, size) arrays, one entry per request started. Empty
+    where the run has no persistent send."""
+    if not any(name in PERSISTENT_SENDS for name in project.name_codes()[0]):
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
+    table = project._full_table()
+    names = table.array["name"].tolist()
+    rows = PartRows.of(names, table.array, table.recv_peer, table.recv_tag,
+                       table.completion_row, table.completion_rid)
+    # The request a rid names is the last one made with it before the start.
+    # (rank, thread, rid) -> the requests' starts, and (peer, size) of each
+    # (peer None: a receive request); the table's rows are in start order.
+    made = defaultdict(lambda: ([], []))
+    for row, name in enumerate(names):
+        if name in PERSISTENT_SENDS or name in PERSISTENT_RECEIVES:
+            starts, requests = made[(rows.rank[row], rows.thread[row], rows.rid[row])]
+            starts.append(rows.start_ns[row])
+            requests.append((rows.peer[row] if name in PERSISTENT_SENDS else None,
+                             rows.size[row]))
+    started = _PartMessages(0, rows, {}, lambda rank, cid: None).started
+    senders, peers, sizes = [], [], []
+    for row, rid, _, _ in started:
+        key = (rows.rank[row], rows.thread[row], rid)
+        if key not in made:
+            continue
+        starts, requests = made[key]
+        at = bisect.bisect_right(starts, rows.start_ns[row]) - 1
+        if at < 0 or requests[at][0] is None:
+            continue  # a receive request, or none made before
+        senders.append(rows.rank[row])
+        peers.append(requests[at][0])
+        sizes.append(requests[at][1])
+    return (np.array(senders, dtype=np.int64), np.array(peers, dtype=np.int64),
+            np.array(sizes, dtype=np.int64))
+
+
 def match_messages(project):
     """Pairs sends with receives in a Project: its whole table as one part."""
     table = project._full_table()

@@ -405,3 +405,29 @@ def test_overlapping_writes_over_several_ranges(tmp_path):
                                "(100 B written twice, and 4 more range(s): 500 B between "
                                "them); 1 pair(s) of ranks overlap, 500 B in all.")
     assert finding.values["ranges"] == 5 and finding.values["overlap_bytes"] == 500
+
+
+# --- messages
+
+def test_persistent_sends_count_as_messages(tmp_path):
+    # Rank 0 sends through two persistent requests: Start of the first three
+    # times, then Startall of both; each start is one message of its
+    # request's size to its request's peer.
+    builder = RunBuilder(2)
+    builder.call(0, "Send_init", size=64, count=8, tid=1, toRank=1, toTag=1, cid=0, rid=3)
+    builder.call(0, "Send_init", size=16, count=2, tid=1, toRank=1, toTag=2, cid=0, rid=4)
+    builder.call(1, "Recv_init", fromRank=0, fromTag=1, cid=0, rid=3)
+    for _ in range(3):
+        builder.call(0, "Start", rid=3)
+        builder.call(0, "Wait").elements.append(("For", {"rid": 3}))
+        builder.call(1, "Start", rid=3)
+        builder.call(1, "Wait").elements.append(("For", {"rid": 3}))
+    startall = builder.call(0, "Startall")
+    startall.elements += [("For", {"rid": 3}), ("For", {"rid": 4})]
+    builder.call(0, "Waitall").elements += [("For", {"rid": 3}), ("For", {"rid": 4})]
+    builder.call(1, "Recv", fromRank=0, fromTag=1, cid=0, size=64)
+    builder.call(1, "Recv", fromRank=0, fromTag=2, cid=0, size=16)
+    mpi = reporting.build(hdtrace.open(builder.write(tmp_path / "run"))).model.mpi
+    assert mpi["messages"] == 5 and mpi["message_bytes"] == 4 * 64 + 16
+    assert mpi["matrix"].tolist() == [[0.0, 4 * 64 + 16.0], [0.0, 0.0]]
+    assert sum(mpi["message_sizes"].values()) == 5

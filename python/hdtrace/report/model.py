@@ -26,6 +26,7 @@ from ..events import Event
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, info_file_names, \
     project_io_calls
 from ..layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
+from ..messages import persistent_sends_started
 from ..table import NO_PEER
 from .waits import wait_states
 
@@ -443,7 +444,7 @@ def _patterns_by_layer(io):
     return result
 
 
-def _mpi(table, names, world, run_time, top_n=20):
+def _mpi(table, names, world, run_time, persistent_sends, top_n=20):
     if len(table) == 0:
         return {"calls": [], "message_sizes": {},
                 "matrix": np.zeros((1, 1)), "matrix_labels": ["0"], "matrix_group": 1,
@@ -469,11 +470,17 @@ def _mpi(table, names, world, run_time, top_n=20):
                            for name in distinct], dtype=bool)
     sends = send_names[code] & (table["peer"] >= 0) & (table["peer"] != NO_PEER) & \
         (table["peer"] != PROC_NULL) & (table["size"] >= 0)
+    # And each start of a persistent send request (its peer and size are
+    # the request's).
+    started_by, started_to, started_sizes = persistent_sends
+    started = (started_to >= 0) & (started_to != NO_PEER) & (started_to != PROC_NULL) & \
+        (started_sizes >= 0)
     group, groups = rank_groups(world)
     matrix = np.zeros((groups, groups))
-    sender = table["rank"][sends] // group
-    receiver = np.clip(table["peer"][sends], 0, world - 1) // group
-    sizes = table["size"][sends]
+    sender = np.concatenate([table["rank"][sends], started_by[started]]) // group
+    receiver = np.clip(np.concatenate([table["peer"][sends], started_to[started]]), 0,
+                       world - 1) // group
+    sizes = np.concatenate([table["size"][sends], started_sizes[started]])
     matrix += np.bincount(sender * groups + receiver, weights=sizes,
                           minlength=groups * groups).reshape(groups, groups)
     collectives = []
@@ -487,7 +494,7 @@ def _mpi(table, names, world, run_time, top_n=20):
     return {"calls": calls, "calls_left_out": all_calls - len(calls),
             "message_sizes": dict(zip(SIZE_BIN_LABELS, size_bins(sizes).tolist())),
             "common_message_sizes": [{"size": s, "count": c} for s, c in common_sizes(sizes)],
-            "messages": int(sends.sum()), "message_bytes": int(sizes.sum()),
+            "messages": int(len(sizes)), "message_bytes": int(sizes.sum()),
             "matrix": matrix, "matrix_group": group,
             "matrix_labels": [group_label(i, group, world) for i in range(groups)],
             "collectives": collectives}
@@ -555,7 +562,7 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True):
     ranks = _ranks(table, names, io, world)
     heatmaps, axis = _heatmaps(io, world, run_start_ns, run_time_ns)
     files, rest = _files(io, file_limit)
-    mpi = _mpi(table, names, world, run_time)
+    mpi = _mpi(table, names, world, run_time, persistent_sends_started(project))
     waits = wait_states(project, table, names, world) if aligned else None
     return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
