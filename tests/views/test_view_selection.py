@@ -72,13 +72,38 @@ def test_time_window_chosen(generated_run, hdtrace_command, tmp_path):
     assert drawn_calls(data) == expected
 
 
+def test_time_window_since_the_run_start(generated_run, hdtrace_command, tmp_path):
+    # +seconds count from the run's first call, as the view's axis does.
+    first = min(call.start_ns for call in generated_run.calls)
+    top = sorted(generated_run.top_level(), key=lambda call: call.start_ns)
+    # Bounds inside calls: seconds since the epoch as floats resolve to
+    # about 0.2 us.
+    low = (top[len(top) // 4].start_ns + top[len(top) // 4].end_ns) // 2
+    high = (top[len(top) // 2].start_ns + top[len(top) // 2].end_ns) // 2
+    data, _ = view(hdtrace_command, tmp_path, generated_run,
+                   "--from", f"+{(low - first) / 1e9!r}", "--to", f"+{(high - first) / 1e9!r}")
+    expected = generated_calls(generated_run,
+                               lambda call: call.end_ns >= low and call.start_ns <= high)
+    assert 0 < sum(expected.values()) < len(generated_run.calls)
+    assert drawn_calls(data) == expected
+    events = hdtrace_command("events", "--format", "jsonl", "--from",
+                             f"+{(low - first) / 1e9!r}", "--to", f"+{(high - first) / 1e9!r}",
+                             generated_run.project)
+    assert events.returncode == 0, events.stderr
+    assert len(events.stdout.splitlines()) == sum(
+        1 for call in generated_run.top_level() if call.end_ns >= low and call.start_ns <= high)
+
+
 def test_bad_selections_are_refused(generated_run, hdtrace_command, tmp_path):
     page = tmp_path / "none.html"
     result = hdtrace_command("view", "-o", page, "--rank", "9", generated_run.project)
     assert result.returncode == 1 and "no trace of rank(s) [9]" in result.stderr
     result = hdtrace_command("view", "-o", page, "--from", "5", "--to", "4",
                              generated_run.project)
-    assert result.returncode == 1 and "--from 5.0 is after --to 4.0" in result.stderr
+    assert result.returncode == 1 and "--from is after --to (5.000000000 s > 4.000000000 s" \
+        in result.stderr
+    result = hdtrace_command("view", "-o", page, "--from", "soon", generated_run.project)
+    assert result.returncode == 2 and "not a time: 'soon'" in result.stderr
     assert not page.exists()
 
 

@@ -4,7 +4,7 @@ import heapq
 import json
 import sys
 
-from .common import add_project_arguments, open_from
+from .common import add_project_arguments, add_time_arguments, open_from, window_from
 
 EVENT_FIELDS = ("rank", "thread", "name", "start", "end", "duration", "start_ns", "end_ns")
 
@@ -12,7 +12,7 @@ EVENT_FIELDS = ("rank", "thread", "name", "start", "end", "duration", "start_ns"
 def command_events(args):
     project = open_from(args)
     names = args.name or None
-    window = None if args.start is None and args.end is None else (args.start, args.end)
+    window = window_from(args, project)
     if args.rank:
         leaves = [leaf for leaf in project.topology.leaves if leaf.rank in set(args.rank)]
         if not leaves:
@@ -55,8 +55,5 @@ def register(commands):
     events.add_argument("--format", choices=("csv", "jsonl"), default="csv")
     events.add_argument("--rank", type=int, action="append", help="only this rank (repeatable)")
     events.add_argument("--name", action="append", help="only calls with this name (repeatable)")
-    events.add_argument("--from", dest="start", type=float, metavar="SECONDS",
-                        help="only calls that end at or after this absolute time")
-    events.add_argument("--to", dest="end", type=float, metavar="SECONDS",
-                        help="only calls that start at or before this absolute time")
+    add_time_arguments(events)
     events.set_defaults(handler=command_events)
