@@ -79,6 +79,13 @@ std::vector<ByteBlock> dataBlocks(MPI_Datatype type, int64_t size, int64_t exten
     return blocks;
 }
 
+// MPI_Aint is a signed integer of the size of an address, 64 bits where
+// the wrapper is built: the addresses are packed as they are.
+static_assert(sizeof(MPI_Aint) == sizeof(int64_t), "MPI_Aint is not 64 bits");
+const int64_t *addressesOf(const MPI_Aint *addresses) {
+    return reinterpret_cast<const int64_t *>(addresses);
+}
+
 // --- Records are reused. A program like parallel HDF5 makes and
 // frees a dozen types per transfer; a new record, its children's vector and
 // its line cost several mallocs and frees each. Dead records (every thread
@@ -205,8 +212,8 @@ void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Dataty
         record->children.push_back(TypeReference(findLocked(inputs[i])).detach());
     }
     record->pendingCombiner = arguments.combiner;
-    formatTypeArguments(record->infoLine, arguments.integers.data(), arguments.integers.size(),
-                        arguments.addresses.data(), arguments.addresses.size());
+    packTypeArguments(record->infoLine, arguments.integers.data(), arguments.integers.size(),
+                      addressesOf(arguments.addresses.data()), arguments.addresses.size());
     // A handle seen before was freed by the program and now names this type.
     if (TypeReference *stale = byHandle_.find(newType)) dropHandle(stale);
     byHandle_.insert(newType, std::move(reference));
@@ -240,7 +247,6 @@ void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     char name[MPI_MAX_OBJECT_NAME] = "";
     int nameLength = 0;
     PMPI_Type_get_name(type, name, &nameLength);
-    record.id = nextDerivedId_++;
     // The children's ids; on the stack for any constructor but a long struct.
     constexpr size_t kOnStack = 16;
     const size_t count = record.children.size();
@@ -249,9 +255,21 @@ void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     int64_t *childIds = count > kOnStack ? onHeap.data() : onStack;
     for (size_t i = 0; i < count; ++i)
         childIds[i] = record.children[i]->id;
-    // The line around the arguments' text, in the record's own memory.
+    // While pending, the record's line holds the packed arguments.
+    definitionKey(key_, record.pendingCombiner, name, record.infoLine, childIds, count);
+    const TypeDefinitions::Known known = definitions_.find(key_);
+    if (known.id >= 0) {
+        record.id = known.id;
+        record.infoLine.assign(*known.line);
+        return;
+    }
+    record.id = nextDerivedId_++;
+    unpackTypeArguments(record.infoLine, integers_, addresses_);
+    formatTypeArguments(arguments_, integers_.data(), integers_.size(),
+                        reinterpret_cast<const MPI_Aint *>(addresses_.data()), addresses_.size());
     formatDerivedTypeLine(record.infoLine, record.id, combinerName(record.pendingCombiner), name,
-                          record.infoLine, childIds, count, figuresOf(type));
+                          arguments_, childIds, count, figuresOf(type));
+    definitions_.remember(key_, record.id, record.infoLine);
 }
 
 // Called with mutex_ held: a type no traced constructor made, through
@@ -301,9 +319,21 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
         if (!childRecord->predefined) PMPI_Type_free(&child);
         record->children.push_back(childRecord.detach());
     }
+    packTypeArguments(packed_, contents.integers.data(), contents.integers.size(),
+                      addressesOf(contents.addresses.data()), contents.addresses.size());
+    definitionKey(key_, combiner, name, packed_, childIds.data(), childIds.size());
+    const TypeDefinitions::Known known = definitions_.find(key_);
+    if (known.id >= 0) {
+        record->id = known.id;
+        record->infoLine.assign(*known.line);
+        return reference;
+    }
     record->id = nextDerivedId_++;
-    record->infoLine = derivedTypeLine(record->id, combinerName(combiner), name, contents.integers,
-                                       contents.addresses, childIds, figuresOf(type));
+    formatTypeArguments(arguments_, contents.integers.data(), contents.integers.size(),
+                        contents.addresses.data(), contents.addresses.size());
+    formatDerivedTypeLine(record->infoLine, record->id, combinerName(combiner), name, arguments_,
+                          childIds.data(), childIds.size(), figuresOf(type));
+    definitions_.remember(key_, record->id, record->infoLine);
     return reference;
 }
 

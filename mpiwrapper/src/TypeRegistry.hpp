@@ -18,6 +18,7 @@
 
 #include "HandleTable.hpp"
 #include "TypeArguments.hpp"
+#include "TypeDefinitions.hpp"
 
 namespace hdtracempi {
 
@@ -44,8 +45,9 @@ struct TypeRecord {
     // first needed, as every type did before: ids stay in order of first
     // use, and the name is the one the type has then (MPI_Type_set_name,
     // Open MPI's "Dup " names). While it is pending (id -1), infoLine holds
-    // the text of its arguments (formatTypeArguments) and pendingCombiner
-    // its combiner. Only the registry sees a pending record, under its lock.
+    // its arguments packed (packTypeArguments: formatted only if the
+    // definition is new) and pendingCombiner its combiner. Only the
+    // registry sees a pending record, under its lock.
     int pendingCombiner = MPI_COMBINER_NAMED;
     // Dead records are kept for reuse (TypeRegistry.cpp), with
     // the memory of their children and line; this links them.
@@ -131,6 +133,14 @@ class TypeRegistry {
     std::unordered_map<int64_t, TypeReference> namedById_;  // kept for good
     std::unordered_map<MPI_Datatype, int64_t> extraReferences_;
     int64_t nextDerivedId_ = kFirstDerivedTypeId;
+    TypeDefinitions definitions_;
+    // Scratch for a definition's key and a type's arguments, packed and as
+    // text, kept for their memory.
+    std::string key_;
+    std::string packed_;
+    std::vector<int64_t> integers_;
+    std::vector<int64_t> addresses_;
+    std::string arguments_;
 };
 
 }  // namespace hdtracempi

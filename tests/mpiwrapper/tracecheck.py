@@ -562,6 +562,7 @@ class Checker:
         self.trace, self.info = trace, info
         self.calls = [r for r in expectations if r["kind"] == "call"]
         self.typedefs = {r["label"]: r for r in expectations if r["kind"] == "typedef"}
+        self._definitions = {}
         self.file_lines = {}
         for record in expectations:
             if record["kind"] == "file":
@@ -781,9 +782,9 @@ class Checker:
                                      f"{tid} at {where}")
             alias = True
         for other, other_tid in self.types.items():
-            if other_tid == tid and other != label:
+            if other_tid == tid and other != label and not self.same_definition(label, other):
                 raise TraceMismatch(f"{where}: types '{label}' and '{other}' share id {tid} "
-                                    "(derived type ids are never reused)")
+                                    "(only types of one definition may share a derived id)")
         if tid < DERIVED_TYPE_BASE:
             raise TraceMismatch(f"{where}: derived type '{label}' has id {tid} < 2^24")
         if not alias:
@@ -807,6 +808,29 @@ class Checker:
                                 f"passed {typedef['types']}")
         for child_tid, child in zip(entry["types"], typedef["types"]):
             self.resolve_type(child, child_tid, f"{line}: types of '{label}'")
+
+    def definition(self, label: str):
+        """What the program passed to make one of its types, its inputs
+        described alike: two types with one definition were made alike (the
+        wrapper gives them one id). None for a label without a typedef."""
+        known = self._definitions.get(label)
+        if known is not None or label in self._definitions:
+            return known
+        typedef = self.typedefs.get(label)
+        described = None
+        if typedef is not None:
+            inputs = tuple(("named", child["named"]) if "named" in child
+                           else self.definition(child["dtype"]) for child in typedef["types"])
+            described = (typedef["combiner"], typedef["name"], tuple(typedef["integers"]),
+                         tuple(typedef["addresses"]), inputs)
+        self._definitions[label] = described
+        return described
+
+    def same_definition(self, first: str, second: str) -> bool:
+        if first == second:
+            return True
+        one = self.definition(first)
+        return one is not None and one == self.definition(second)
 
     def resolve_comm(self, expected: dict, cid: int, where: str):
         label = expected["comm"]

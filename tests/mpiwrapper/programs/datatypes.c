@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
     send_to_self(MPI_BOTTOM, 1, absolute, got, 3, MPI_INT, "bottom");
     tc_say("data=%d %d", got[0], got[2]);
 
-    /* Free a type and make an identical one: the new one gets a new id. */
+    /* Free a type and make an identical one: one definition, one id. */
     tc_forget_type(vector);
     MPI_Type_free(&vector);
     ex_plain("Type_free");
