@@ -211,14 +211,4 @@ void formatDerivedTypeLine(std::string &out, int64_t id, std::string_view combin
     out.assign(begin, static_cast<size_t>(p - begin));
 }
 
-std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
-                            const std::vector<int64_t> &integers,
-                            const std::vector<MPI_Aint> &addresses,
-                            const std::vector<int64_t> &typeIds, const TypeFigures &figures) {
-    std::string line;
-    formatTypeArguments(line, integers.data(), integers.size(), addresses.data(), addresses.size());
-    formatDerivedTypeLine(line, id, combiner, name, line, typeIds.data(), typeIds.size(), figures);
-    return line;
-}
-
 }  // namespace hdtracempi

@@ -48,11 +48,6 @@ struct TypeFigures {
     int64_t extent = 0;
 };
 
-std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
-                            const std::vector<int64_t> &integers,
-                            const std::vector<MPI_Aint> &addresses,
-                            const std::vector<int64_t> &typeIds, const TypeFigures &figures);
-
 // A derived type's line in two steps, so that a type made by a
 // traced constructor is formatted into memory the registry reuses.
 // First its arguments: the text between "integers='" and "' types='",

@@ -256,7 +256,13 @@ void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     for (size_t i = 0; i < count; ++i)
         childIds[i] = record.children[i]->id;
     // While pending, the record's line holds the packed arguments.
-    definitionKey(key_, record.pendingCombiner, name, record.infoLine, childIds, count);
+    identify(type, record.pendingCombiner, name, record.infoLine, childIds, count, record);
+}
+
+void TypeRegistry::identify(MPI_Datatype type, int combiner, const char *name,
+                            const std::string &packedArguments, const int64_t *childIds,
+                            size_t childCount, TypeRecord &record) {
+    definitionKey(key_, combiner, name, packedArguments, childIds, childCount);
     const TypeDefinitions::Known known = definitions_.find(key_);
     if (known.id >= 0) {
         record.id = known.id;
@@ -264,11 +270,12 @@ void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
         return;
     }
     record.id = nextDerivedId_++;
-    unpackTypeArguments(record.infoLine, integers_, addresses_);
+    // Unpacked first: packedArguments may be the record's own line.
+    unpackTypeArguments(packedArguments, integers_, addresses_);
     formatTypeArguments(arguments_, integers_.data(), integers_.size(),
                         reinterpret_cast<const MPI_Aint *>(addresses_.data()), addresses_.size());
-    formatDerivedTypeLine(record.infoLine, record.id, combinerName(record.pendingCombiner), name,
-                          arguments_, childIds, count, figuresOf(type));
+    formatDerivedTypeLine(record.infoLine, record.id, combinerName(combiner), name, arguments_,
+                          childIds, childCount, figuresOf(type));
     definitions_.remember(key_, record.id, record.infoLine);
 }
 
@@ -321,19 +328,7 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
     }
     packTypeArguments(packed_, contents.integers.data(), contents.integers.size(),
                       addressesOf(contents.addresses.data()), contents.addresses.size());
-    definitionKey(key_, combiner, name, packed_, childIds.data(), childIds.size());
-    const TypeDefinitions::Known known = definitions_.find(key_);
-    if (known.id >= 0) {
-        record->id = known.id;
-        record->infoLine.assign(*known.line);
-        return reference;
-    }
-    record->id = nextDerivedId_++;
-    formatTypeArguments(arguments_, contents.integers.data(), contents.integers.size(),
-                        contents.addresses.data(), contents.addresses.size());
-    formatDerivedTypeLine(record->infoLine, record->id, combinerName(combiner), name, arguments_,
-                          childIds.data(), childIds.size(), figuresOf(type));
-    definitions_.remember(key_, record->id, record->infoLine);
+    identify(type, combiner, name, packed_, childIds.data(), childIds.size(), *record);
     return reference;
 }
 

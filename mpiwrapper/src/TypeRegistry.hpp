@@ -121,6 +121,12 @@ class TypeRegistry {
   private:
     TypeReference decode(MPI_Datatype type);
     void decodePending(MPI_Datatype type, TypeRecord &record);
+    // The id and line of a derived type (either way of decoding it): those
+    // of its definition if the table knows it, else a new id and the line
+    // formatted, and the table told.
+    void identify(MPI_Datatype type, int combiner, const char *name,
+                  const std::string &packedArguments, const int64_t *childIds, size_t childCount,
+                  TypeRecord &record);
     TypeReference findLocked(MPI_Datatype type);
     // Lets go of the record the handle names (retired for the threads).
     void dropHandle(TypeReference *entry);

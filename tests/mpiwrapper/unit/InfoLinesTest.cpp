@@ -51,6 +51,19 @@ TEST(InfoLines, RunsWithAnotherWorldStepAreStridedFromThreeMembersOn) {
               "Comm map='4->0;8->1;' remote='1..13:4->0..3;' id=7 name=''\n");
 }
 
+// A derived type's line in the registry's two steps.
+std::string derivedTypeLine(int64_t id, std::string_view combiner, std::string_view name,
+                            const std::vector<int64_t> &integers,
+                            const std::vector<MPI_Aint> &addresses,
+                            const std::vector<int64_t> &typeIds, const TypeFigures &figures) {
+    std::string arguments, line;
+    formatTypeArguments(arguments, integers.data(), integers.size(), addresses.data(),
+                        addresses.size());
+    formatDerivedTypeLine(line, id, combiner, name, arguments, typeIds.data(), typeIds.size(),
+                          figures);
+    return line;
+}
+
 TEST(InfoLines, NamedAndDerivedTypeLinesAreTheDefinitions) {
     expectDefined(namedTypeLine(6, "MPI_INT", 4, 4, {}));
     expectDefined(namedTypeLine(8, "MPI_SHORT_INT", 6, 8, {{0, 2}, {4, 4}}));
