@@ -84,9 +84,7 @@ ThreadContext::TypeInfo ThreadContext::typeSlow(MPI_Datatype handle) {
         // declared, whatever other threads free meanwhile, and while cached.
         TypeReference record = gRuntime->types.find(handle);
         declare(record.get());
-        MPI_Count size = 0;
-        if (PMPI_Type_size_x(handle, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
-        entry.info = TypeInfo{record->id, static_cast<int64_t>(size)};
+        entry.info = TypeInfo{record->id, record->size};
         entry.handle = handle;
         entry.record = std::move(record);
     }

@@ -31,10 +31,12 @@ void packTypeArguments(std::string &packed, const int64_t *integers, size_t inte
 void unpackTypeArguments(const std::string &packed, std::vector<int64_t> &integers,
                          std::vector<int64_t> &addresses);
 
-// The key of a derived type's definition, into key (whose memory is reused):
-// its combiner, name, packed arguments and the ids of its input types.
-void definitionKey(std::string &key, int combiner, std::string_view name,
-                   std::string_view packedArguments, const int64_t *typeIds, size_t typeCount);
+// The key of a derived type's definition: its combiner, name, packed
+// arguments and the ids of its input types, written at the start of buffer
+// (whose memory is reused; bytes after the key are left over from before).
+std::string_view definitionKey(std::string &buffer, int combiner, std::string_view name,
+                               std::string_view packedArguments, const int64_t *typeIds,
+                               size_t typeCount);
 
 class TypeDefinitions {
   public:
@@ -44,16 +46,21 @@ class TypeDefinitions {
     struct Known {
         int64_t id = -1;                    // -1: not known
         const std::string *line = nullptr;  // valid until the next remember
+        int64_t size = 0;                   // MPI_Type_size_x, 0 where undefined
     };
     // What was remembered for key.
     Known find(std::string_view key);
-    // Remembers the id and line of a definition find did not know.
-    void remember(std::string_view key, int64_t id, std::string_view line);
+    // Remembers the id, line and size of a definition find did not know.
+    void remember(std::string_view key, int64_t id, std::string_view line, int64_t size);
+
+    // The set a key's definition is kept in.
+    static size_t setOf(std::string_view key) { return hashOf(key) % kSets; }
 
   private:
     struct Slot {
         uint64_t hash = 0;
         int64_t id = -1;
+        int64_t size = 0;
         uint64_t used = 0;  // when found or filled last (uses_)
         std::string key;
         std::string line;

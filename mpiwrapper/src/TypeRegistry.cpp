@@ -130,6 +130,7 @@ TypeRecord *reusedOrNewRecord() {
     gFreeRecordCount.fetch_sub(1, std::memory_order_relaxed);
     record->id = -1;
     record->predefined = false;
+    record->size = 0;
     record->retired.store(false, std::memory_order_relaxed);
     record->pendingCombiner = MPI_COMBINER_NAMED;
     record->nextFree = nullptr;
@@ -256,16 +257,19 @@ void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     for (size_t i = 0; i < count; ++i)
         childIds[i] = record.children[i]->id;
     // While pending, the record's line holds the packed arguments.
-    identify(type, record.pendingCombiner, name, record.infoLine, childIds, count, record);
+    identify(type, record.pendingCombiner, std::string_view(name, static_cast<size_t>(nameLength)),
+             record.infoLine, childIds, count, record);
 }
 
-void TypeRegistry::identify(MPI_Datatype type, int combiner, const char *name,
+void TypeRegistry::identify(MPI_Datatype type, int combiner, std::string_view name,
                             const std::string &packedArguments, const int64_t *childIds,
                             size_t childCount, TypeRecord &record) {
-    definitionKey(key_, combiner, name, packedArguments, childIds, childCount);
-    const TypeDefinitions::Known known = definitions_.find(key_);
+    const std::string_view key =
+        definitionKey(key_, combiner, name, packedArguments, childIds, childCount);
+    const TypeDefinitions::Known known = definitions_.find(key);
     if (known.id >= 0) {
         record.id = known.id;
+        record.size = known.size;
         record.infoLine.assign(*known.line);
         return;
     }
@@ -274,9 +278,12 @@ void TypeRegistry::identify(MPI_Datatype type, int combiner, const char *name,
     unpackTypeArguments(packedArguments, integers_, addresses_);
     formatTypeArguments(arguments_, integers_.data(), integers_.size(),
                         reinterpret_cast<const MPI_Aint *>(addresses_.data()), addresses_.size());
+    MPI_Count size = 0;
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
+    record.size = static_cast<int64_t>(size);
     formatDerivedTypeLine(record.infoLine, record.id, combinerName(combiner), name, arguments_,
                           childIds, childCount, figuresOf(type));
-    definitions_.remember(key_, record.id, record.infoLine);
+    definitions_.remember(key, record.id, record.infoLine, record.size);
 }
 
 // Called with mutex_ held: a type no traced constructor made, through
@@ -300,6 +307,7 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
         auto *record = new TypeRecord;
         record->id = id;
         record->predefined = true;
+        record->size = static_cast<int64_t>(size);
         // A type the PIOsim tools do not know is written as a layout of
         // MPI_BYTE by the merger, so MPI_BYTE's line comes first.
         if (type != MPI_BYTE && !hdtrace::piosimKnowsNamed(name, size))
@@ -328,7 +336,8 @@ TypeReference TypeRegistry::decode(MPI_Datatype type) {
     }
     packTypeArguments(packed_, contents.integers.data(), contents.integers.size(),
                       addressesOf(contents.addresses.data()), contents.addresses.size());
-    identify(type, combiner, name, packed_, childIds.data(), childIds.size(), *record);
+    identify(type, combiner, std::string_view(name, static_cast<size_t>(nameLength)), packed_,
+             childIds.data(), childIds.size(), *record);
     return reference;
 }
 

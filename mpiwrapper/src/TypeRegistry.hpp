@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -27,6 +28,10 @@ struct TypeRecord {
     // Predefined (MPI_Type_c2f id, which on MPICH lies above the derived
     // ids), or derived (ids from kFirstDerivedTypeId up, in sequence).
     bool predefined = false;
+    // Bytes of data (MPI_Type_size_x; 0 where MPI leaves it undefined), set
+    // with the id: a definition's size, so that a thread's first lookup of
+    // a handle needs no MPI call for it.
+    int64_t size = 0;
     // The types the line references; each entry holds a reference.
     std::vector<const TypeRecord *> children;
     std::string infoLine;
@@ -124,7 +129,7 @@ class TypeRegistry {
     // The id and line of a derived type (either way of decoding it): those
     // of its definition if the table knows it, else a new id and the line
     // formatted, and the table told.
-    void identify(MPI_Datatype type, int combiner, const char *name,
+    void identify(MPI_Datatype type, int combiner, std::string_view name,
                   const std::string &packedArguments, const int64_t *childIds, size_t childCount,
                   TypeRecord &record);
     TypeReference findLocked(MPI_Datatype type);
