@@ -1,5 +1,7 @@
 #include "TypeRegistry.hpp"
 
+#include <mutex>
+
 #include <hdtrace/PiosimTypes.hpp>
 
 #include "HandleGeneration.hpp"
@@ -155,8 +157,7 @@ TypeFigures figuresOf(MPI_Datatype type) {
 
 }  // namespace
 
-void TypeReference::release(const TypeRecord *record) {
-    if (!record || record->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+void TypeReference::releaseLast(const TypeRecord *record) {
     std::vector<const TypeRecord *> more;  // allocates only for a second dead child
     const TypeRecord *next = record;
     while (next) {
@@ -179,7 +180,7 @@ void TypeReference::release(const TypeRecord *record) {
 
 TypeReference TypeRegistry::find(MPI_Datatype type) {
     if (type == MPI_DATATYPE_NULL) return {};
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> held(lock_);
     return findLocked(type);
 }
 
@@ -204,7 +205,7 @@ void TypeRegistry::dropHandle(TypeReference *entry) {
 void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Datatype inputs[],
                                const TypeArguments &arguments) {
     if (newType == MPI_DATATYPE_NULL || count < 0 || !inputs) return;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> held(lock_);
     TypeRecord *record = reusedOrNewRecord();
     TypeReference reference(record);  // releases the children, should one be missing
     record->children.reserve(static_cast<size_t>(count));
@@ -221,7 +222,7 @@ void TypeRegistry::constructed(MPI_Datatype newType, int count, const MPI_Dataty
 }
 
 void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> held(lock_);
     for (int i = 0; i < count; ++i) {
         const MPI_Datatype type = types[i];
         // A new handle (Open MPI returns duplicates) is the program's to
@@ -231,7 +232,7 @@ void TypeRegistry::contentsReturned(int count, const MPI_Datatype types[]) {
 }
 
 void TypeRegistry::forget(MPI_Datatype type) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> held(lock_);
     if (!extraReferences_.empty()) {
         auto extra = extraReferences_.find(type);
         if (extra != extraReferences_.end()) {
@@ -242,7 +243,7 @@ void TypeRegistry::forget(MPI_Datatype type) {
     if (TypeReference *entry = byHandle_.find(type)) dropHandle(entry);
 }
 
-// Called with mutex_ held: the id and the line of a type made by a traced
+// Called with lock_ held: the id and the line of a type made by a traced
 // constructor, from its arguments.
 void TypeRegistry::decodePending(MPI_Datatype type, TypeRecord &record) {
     char name[MPI_MAX_OBJECT_NAME] = "";
@@ -286,7 +287,7 @@ void TypeRegistry::identify(MPI_Datatype type, int combiner, std::string_view na
     definitions_.remember(key, record.id, record.infoLine, record.size);
 }
 
-// Called with mutex_ held: a type no traced constructor made, through
+// Called with lock_ held: a type no traced constructor made, through
 // MPI_Type_get_envelope / MPI_Type_get_contents. The handles get_contents
 // returns are not entered into byHandle_: they are freed here, and their
 // values may be reused.

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,6 +17,7 @@
 #include <mpi.h>
 
 #include "HandleTable.hpp"
+#include "SpinLock.hpp"
 #include "TypeArguments.hpp"
 #include "TypeDefinitions.hpp"
 
@@ -90,10 +90,16 @@ class TypeReference {
     }
     // Drops one reference to record; the last one deletes it, and so on
     // down its children, without recursion (a chain of types, each built
-    // from the one before, may be long).
-    static void release(const TypeRecord *record);
+    // from the one before, may be long). Inline for the common case, a
+    // reference that is not the last.
+    static void release(const TypeRecord *record) {
+        if (record && record->references.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            releaseLast(record);
+    }
 
   private:
+    // record's last reference was dropped.
+    static void releaseLast(const TypeRecord *record);
     const TypeRecord *record_ = nullptr;
 };
 
@@ -136,7 +142,7 @@ class TypeRegistry {
     // Lets go of the record the handle names (retired for the threads).
     void dropHandle(TypeReference *entry);
 
-    std::mutex mutex_;
+    SpinLock lock_;
     // Decoded and pending records by handle; a pending record's entry is
     // the only reference to it, so the registry may complete it.
     // open-addressed (HandleTable.hpp), no division and no node per entry.
