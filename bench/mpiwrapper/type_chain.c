@@ -1,0 +1,113 @@
+/* The datatype calls parallel HDF5 makes for every collective transfer
+ * (as IOR's HDF5 back end drives it, H5S_mpio_hyper_type and
+ * H5FD_mpio_write), for comparing untraced and traced runs with the shared
+ * per-call yardstick (its run.sh: this program prints the line it reads).
+ * Each iteration builds two chains, a file type and a memory type, of
+ *   MPI_Type_contiguous -> MPI_Type_vector -> MPI_Type_create_hindexed ->
+ *   MPI_Type_create_resized, freeing each input after use, commits both
+ *   and frees them: 18 MPI calls, no communication.
+ * The file type's displacement moves by a 64 KiB block every iteration over
+ * 256 blocks (IOR's transfers within a block), so its definition recurs
+ * every 256 iterations; the memory type's is always the same.
+ *   type_chain CASE [ITERATIONS [IGNORED]]   CASE: typechain | noop
+ * (run.sh passes a directory third.) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+enum { CHUNKS = 50, CALLS_PER_ITERATION = 18, BLOCK = 65536, BLOCKS = 256 };
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void check(int result, const char *what) {
+    if (result != MPI_SUCCESS) {
+        fprintf(stderr, "type_chain: %s failed (%d)\n", what, result);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+/* Five calls: contiguous, vector, hindexed, resized and a commit, and three
+ * frees of the inputs. */
+static MPI_Datatype chain(MPI_Aint displacement) {
+    MPI_Datatype contiguous, vector, hindexed, resized;
+    int one = 1;
+    check(MPI_Type_contiguous(BLOCK, MPI_BYTE, &contiguous), "MPI_Type_contiguous");
+    check(MPI_Type_vector(1, 1, 1, contiguous, &vector), "MPI_Type_vector");
+    check(MPI_Type_free(&contiguous), "MPI_Type_free");
+    check(MPI_Type_create_hindexed(1, &one, &displacement, vector, &hindexed),
+          "MPI_Type_create_hindexed");
+    check(MPI_Type_free(&vector), "MPI_Type_free");
+    check(MPI_Type_create_resized(hindexed, 0, displacement + BLOCK, &resized),
+          "MPI_Type_create_resized");
+    check(MPI_Type_free(&hindexed), "MPI_Type_free");
+    check(MPI_Type_commit(&resized), "MPI_Type_commit");
+    return resized;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 2 || (strcmp(argv[1], "typechain") != 0 && strcmp(argv[1], "noop") != 0)) {
+        if (rank == 0) fprintf(stderr, "usage: %s typechain|noop [iterations]\n", argv[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const int noop = strcmp(argv[1], "noop") == 0;
+    /* An empty count (the yardstick's run.sh passes one) is the default. */
+    long iterations = argc >= 3 && argv[2][0] ? atol(argv[2]) : 50000;
+    iterations -= iterations % CHUNKS;
+    if (iterations <= 0) iterations = CHUNKS;
+
+    double chunk[CHUNKS];
+    double started = 0, ended = 0;
+    const long perChunk = iterations / CHUNKS;
+    for (int phase = 0; phase < 2 && !noop; ++phase) {
+        const long rounds = phase ? iterations : iterations / 10;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (phase) started = now();
+        double chunkStart = now();
+        for (long i = 0; i < rounds; ++i) {
+            MPI_Datatype file = chain((MPI_Aint)(i % BLOCKS) * BLOCK + 2048);
+            MPI_Datatype memory = chain(0);
+            check(MPI_Type_free(&file), "MPI_Type_free");
+            check(MPI_Type_free(&memory), "MPI_Type_free");
+            if (phase && (i + 1) % perChunk == 0) {
+                const double t = now();
+                chunk[(i + 1) / perChunk - 1] = t - chunkStart;
+                chunkStart = t;
+            }
+        }
+        if (phase) ended = now();
+    }
+    const long calls = noop ? 0 : iterations * CALLS_PER_ITERATION;
+    double robust = ended - started;
+    if (!noop) {
+        qsort(chunk, CHUNKS, sizeof chunk[0], compare);
+        robust = 0.5 * (chunk[CHUNKS / 2 - 1] + chunk[CHUNKS / 2]) * CHUNKS;
+    }
+    long total = 0;
+    MPI_Reduce(&calls, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    const double finalizeStart = now();
+    MPI_Finalize();
+    const double finalizeEnd = now();
+    if (rank == 0)
+        printf(
+            "case=%s ranks=%d calls=%ld seconds=%.6f iters=%ld warmup=%ld totalcalls=%ld "
+            "robust_seconds=%.6f finalize_seconds=%.6f\n",
+            argv[1], size, calls, ended - started, iterations, iterations / 10, total, robust,
+            finalizeEnd - finalizeStart);
+    return 0;
+}
