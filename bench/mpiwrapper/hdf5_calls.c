@@ -15,21 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-enum { CHUNKS = 50 };
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "yardstick_line.h"
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -46,7 +34,7 @@ int main(int argc, char **argv) {
     const int counted = argc >= 3 && argv[2][0];
     long iterations = counted ? atol(argv[2]) : 200000;
     if (strcmp(name, "h5dwrite") == 0 && !counted) iterations = 50000;
-    iterations -= iterations % CHUNKS;
+    iterations -= iterations % YARDSTICK_CHUNKS;
 
     char path[64];
     snprintf(path, sizeof path, "hdf5-calls-%d-%d.h5", (int)getpid(), rank);
@@ -70,15 +58,15 @@ int main(int argc, char **argv) {
     double values[16] = {0};
     if (file < 0 || dataset < 0 || attribute < 0) MPI_Abort(MPI_COMM_WORLD, 1);
 
-    double chunk[CHUNKS];
+    double chunk[YARDSTICK_CHUNKS];
     double started = 0, ended = 0;
-    const long perChunk = iterations / CHUNKS;
+    const long perChunk = iterations / YARDSTICK_CHUNKS;
     long calls = 0;
     for (int phase = 0; phase < 2; ++phase) {
         const long rounds = phase ? iterations : iterations / 10;
         MPI_Barrier(MPI_COMM_WORLD);
-        if (phase) started = now();
-        double chunkStart = now();
+        if (phase) started = yardstickNow();
+        double chunkStart = yardstickNow();
         for (long i = 0; i < rounds; ++i) {
             if (strcmp(name, "h5pset") == 0) {
                 H5Pset_dxpl_mpio(transfer, (i & 1) ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
@@ -94,19 +82,18 @@ int main(int argc, char **argv) {
                 break;  /* noop */
             }
             if (phase && (i + 1) % perChunk == 0) {
-                const double t = now();
+                const double t = yardstickNow();
                 chunk[(i + 1) / perChunk - 1] = t - chunkStart;
                 chunkStart = t;
             }
         }
-        if (phase) ended = now();
+        if (phase) ended = yardstickNow();
     }
     const int noop = strcmp(name, "noop") == 0;
     calls = noop ? 0 : iterations;
     double robust = ended - started;
     if (!noop) {
-        qsort(chunk, CHUNKS, sizeof chunk[0], compare);
-        robust = 0.5 * (chunk[CHUNKS / 2 - 1] + chunk[CHUNKS / 2]) * CHUNKS;
+        robust = yardstickRobustSeconds(chunk);
     }
     H5Aclose(attribute);
     H5Dclose(dataset);
@@ -118,13 +105,11 @@ int main(int argc, char **argv) {
     H5Sclose(attribute_space);
     long mine = calls, total = 0;
     MPI_Reduce(&mine, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    const double finalizeStart = now();
+    const double finalizeStart = yardstickNow();
     MPI_Finalize();
-    const double finalizeEnd = now();
+    const double finalizeEnd = yardstickNow();
     if (rank == 0)
-        printf("case=%s ranks=%d calls=%ld seconds=%.6f iters=%ld warmup=%ld totalcalls=%ld "
-               "robust_seconds=%.6f finalize_seconds=%.6f\n",
-               name, size, calls, ended - started, iterations, iterations / 10, total, robust,
-               finalizeEnd - finalizeStart);
+        yardstickPrint(name, size, calls, ended - started, iterations, total, robust,
+                       finalizeEnd - finalizeStart);
     return 0;
 }

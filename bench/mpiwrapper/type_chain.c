@@ -14,22 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
-enum { CHUNKS = 50, CALLS_PER_ITERATION = 18, BLOCK = 65536, BLOCKS = 256 };
+#include "yardstick_line.h"
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+enum { CALLS_PER_ITERATION = 18, BLOCK = 65536, BLOCKS = 256 };
 
 static void check(int result, const char *what) {
     if (result != MPI_SUCCESS) {
@@ -68,46 +58,42 @@ int main(int argc, char **argv) {
     const int noop = strcmp(argv[1], "noop") == 0;
     /* An empty count (the yardstick's run.sh passes one) is the default. */
     long iterations = argc >= 3 && argv[2][0] ? atol(argv[2]) : 50000;
-    iterations -= iterations % CHUNKS;
-    if (iterations <= 0) iterations = CHUNKS;
+    iterations -= iterations % YARDSTICK_CHUNKS;
+    if (iterations <= 0) iterations = YARDSTICK_CHUNKS;
 
-    double chunk[CHUNKS];
+    double chunk[YARDSTICK_CHUNKS];
     double started = 0, ended = 0;
-    const long perChunk = iterations / CHUNKS;
+    const long perChunk = iterations / YARDSTICK_CHUNKS;
     for (int phase = 0; phase < 2 && !noop; ++phase) {
         const long rounds = phase ? iterations : iterations / 10;
         MPI_Barrier(MPI_COMM_WORLD);
-        if (phase) started = now();
-        double chunkStart = now();
+        if (phase) started = yardstickNow();
+        double chunkStart = yardstickNow();
         for (long i = 0; i < rounds; ++i) {
             MPI_Datatype file = chain((MPI_Aint)(i % BLOCKS) * BLOCK + 2048);
             MPI_Datatype memory = chain(0);
             check(MPI_Type_free(&file), "MPI_Type_free");
             check(MPI_Type_free(&memory), "MPI_Type_free");
             if (phase && (i + 1) % perChunk == 0) {
-                const double t = now();
+                const double t = yardstickNow();
                 chunk[(i + 1) / perChunk - 1] = t - chunkStart;
                 chunkStart = t;
             }
         }
-        if (phase) ended = now();
+        if (phase) ended = yardstickNow();
     }
     const long calls = noop ? 0 : iterations * CALLS_PER_ITERATION;
     double robust = ended - started;
     if (!noop) {
-        qsort(chunk, CHUNKS, sizeof chunk[0], compare);
-        robust = 0.5 * (chunk[CHUNKS / 2 - 1] + chunk[CHUNKS / 2]) * CHUNKS;
+        robust = yardstickRobustSeconds(chunk);
     }
     long total = 0;
     MPI_Reduce(&calls, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    const double finalizeStart = now();
+    const double finalizeStart = yardstickNow();
     MPI_Finalize();
-    const double finalizeEnd = now();
+    const double finalizeEnd = yardstickNow();
     if (rank == 0)
-        printf(
-            "case=%s ranks=%d calls=%ld seconds=%.6f iters=%ld warmup=%ld totalcalls=%ld "
-            "robust_seconds=%.6f finalize_seconds=%.6f\n",
-            argv[1], size, calls, ended - started, iterations, iterations / 10, total, robust,
-            finalizeEnd - finalizeStart);
+        yardstickPrint(argv[1], size, calls, ended - started, iterations, total, robust,
+                       finalizeEnd - finalizeStart);
     return 0;
 }
