@@ -1,5 +1,5 @@
 // SpinLock: a lock for sections of a few hundred instructions that one
-// thread at a time enters nearly always (the registries of a process whose
+// thread at a time enters nearly always (the type registry of a process whose
 // MPI calls mostly come from one thread). Taking and dropping it costs one
 // atomic exchange and one store, where a pthread mutex costs two atomic
 // operations and two calls into the C library. A thread that finds it

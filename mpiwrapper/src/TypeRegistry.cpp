@@ -140,16 +140,18 @@ TypeRecord *reusedOrNewRecord() {
 }
 
 // The type's size, lower bound and extent as MPI computes them: queries
-// that make no object and allocate nothing.
+// that make no object and allocate nothing. The size is kept wherever MPI
+// defines it (a record's size), also when the extent is undefined and the
+// figures are not known as a whole.
 TypeFigures figuresOf(MPI_Datatype type) {
     TypeFigures figures;
     MPI_Count size = 0, lowerBound = 0, extent = 0;
-    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED ||
-        PMPI_Type_get_extent_x(type, &lowerBound, &extent) != MPI_SUCCESS ||
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) return figures;
+    figures.size = static_cast<int64_t>(size);
+    if (PMPI_Type_get_extent_x(type, &lowerBound, &extent) != MPI_SUCCESS ||
         lowerBound == MPI_UNDEFINED || extent == MPI_UNDEFINED)
         return figures;
     figures.known = true;
-    figures.size = static_cast<int64_t>(size);
     figures.lowerBound = static_cast<int64_t>(lowerBound);
     figures.extent = static_cast<int64_t>(extent);
     return figures;
@@ -279,11 +281,10 @@ void TypeRegistry::identify(MPI_Datatype type, int combiner, std::string_view na
     unpackTypeArguments(packedArguments, integers_, addresses_);
     formatTypeArguments(arguments_, integers_.data(), integers_.size(),
                         reinterpret_cast<const MPI_Aint *>(addresses_.data()), addresses_.size());
-    MPI_Count size = 0;
-    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = 0;
-    record.size = static_cast<int64_t>(size);
+    const TypeFigures figures = figuresOf(type);
+    record.size = figures.size;
     formatDerivedTypeLine(record.infoLine, record.id, combinerName(combiner), name, arguments_,
-                          childIds, childCount, figuresOf(type));
+                          childIds, childCount, figures);
     definitions_.remember(key, record.id, record.infoLine, record.size);
 }
 
