@@ -7,6 +7,7 @@ and loads in the Python package; the shorthand variables are the rules they
 stand for; a bad filter stops every rank in MPI_Init, with one message that
 says where it is wrong, and nothing written."""
 import json
+import pathlib
 import subprocess
 
 import pytest
@@ -14,6 +15,9 @@ import pytest
 import tracecheck
 from test_posix import load, posix_states, read_log, file_name
 from tool_trees import hdtrace, python_env, tools_tree_or_fail
+
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples" / "filters"
 
 
 def write_filter(tmp_path, text, name="run.filter"):
@@ -85,6 +89,29 @@ def test_a_left_out_file_open_still_names_the_file(runner, tmp_path):
         fids = {int(e.attrib["fid"]) for e in checker.trace.elements
                 if e.tag.startswith("File_") and "fid" in e.attrib}
         assert fids and all(fid in checker.info.files for fid in fids if fid >= 0)
+
+
+def test_left_out_datatype_calls_still_declare_the_types_written_calls_use(runner, build_dir,
+                                                                            tmp_path):
+    """examples/filters/no-datatypes.filter: no Type_* state is written, every
+    other call is, value by value (the tids of the calls that name derived
+    types among them, each with its line in the .info), and the run passes
+    hdtrace check."""
+    rules = EXAMPLES / "no-datatypes.filter"
+    run = runner.run("datatypes_traced", 2, env={"HDTRACE_FILTER": rules})
+    checkers = run.check(keep=lambda tag: not tag.startswith("Type_"))
+    derived = 0
+    for checker in checkers:
+        assert not [e.tag for e in checker.trace.elements if e.tag.startswith("Type_")]
+        for element in checker.trace.elements:
+            for name in ("tid", "filetid", "etid"):
+                if name in element.attrib and \
+                        int(element.attrib[name]) >= tracecheck.DERIVED_TYPE_BASE:
+                    assert int(element.attrib[name]) in checker.info.types, element.attrib
+                    derived += 1
+    assert derived > 0, "no written call names a derived type"
+    assert run.result.stderr == ""
+    assert_consistent(build_dir, run)
 
 
 @pytest.mark.parametrize("how", ["filter", "variable"])

@@ -36,6 +36,13 @@ def test_no_polling():
         assert rules.traces_call(tag), tag
 
 
+def test_no_datatypes():
+    rules = example("no-datatypes.filter")
+    for tag, *_ in native.dialect_calls():
+        assert rules.traces_call(tag) == (not tag.startswith("Type_")), tag
+    assert rules.traces_call("File_set_view") and rules.traces_call("File_write_at_all")
+
+
 def test_io_only():
     rules = example("io-only.filter")
     io_tags = {tag for tag, _, layer, groups in native.dialect_calls()
