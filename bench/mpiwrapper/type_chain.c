@@ -29,8 +29,8 @@
 
 enum { CALLS_PER_ITERATION = 18, BLOCK = 65536, BLOCKS = 256 };
 
-/* Set for typechain_cold: before each datatype call, evict() takes the
- * first-level caches from whatever ran before. */
+/* Set for typechain_cold: before each datatype call, evict() fills the
+ * first-level caches with other code and data, as HDF5's own work does. */
 static int cold;
 static unsigned char otherData[128 * 1024];
 static volatile unsigned otherSum;
