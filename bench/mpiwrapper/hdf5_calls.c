@@ -81,11 +81,7 @@ int main(int argc, char **argv) {
             } else {
                 break;  /* noop */
             }
-            if (phase && (i + 1) % perChunk == 0) {
-                const double t = yardstickNow();
-                chunk[(i + 1) / perChunk - 1] = t - chunkStart;
-                chunkStart = t;
-            }
+            if (phase) yardstickIterationDone(chunk, i, perChunk, &chunkStart);
         }
         if (phase) ended = yardstickNow();
     }

@@ -107,11 +107,7 @@ int main(int argc, char **argv) {
             MPI_Datatype memory = chain(0);
             check(MPI_Type_free(&file), "MPI_Type_free");
             check(MPI_Type_free(&memory), "MPI_Type_free");
-            if (phase && (i + 1) % perChunk == 0) {
-                const double t = yardstickNow();
-                chunk[(i + 1) / perChunk - 1] = t - chunkStart;
-                chunkStart = t;
-            }
+            if (phase) yardstickIterationDone(chunk, i, perChunk, &chunkStart);
         }
         if (phase) ended = yardstickNow();
     }

@@ -22,6 +22,16 @@ static int yardstickCompare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* After iteration i (from 0) of the timed loop of iterations, measured in
+ * parts of perChunk iterations: ends the part that iteration closes. */
+static void yardstickIterationDone(double chunk[YARDSTICK_CHUNKS], long i, long perChunk,
+                                   double *chunkStart) {
+    if ((i + 1) % perChunk != 0) return;
+    const double t = yardstickNow();
+    chunk[(i + 1) / perChunk - 1] = t - *chunkStart;
+    *chunkStart = t;
+}
+
 /* The median part's time times the number of parts: the loop's time
  * without the parts another process slowed down (sorts chunk). */
 static double yardstickRobustSeconds(double chunk[YARDSTICK_CHUNKS]) {
