@@ -18,6 +18,7 @@ CALL_KEYS = {
     'starts', 'completes', 'collective', 'operation', 'rooted_by', 'moves_data', 'io',
     'io_offset', 'rma', 'rma_target', 'rma_completes', 'creates_window', 'opens_file',
     'creates_communicator', 'frees_window', 'deletes_file', 'layer', 'written_on_failure',
+    'compact_table',
 }
 # Role keys whose value names one of the call's attributes, and the value
 # kind that attribute must have.
@@ -108,6 +109,9 @@ class Call:
             raise DefinitionError(f'{where}: io_offset is Data, but Data is not a child')
         if 'operation' in entry and 'collective' not in entry:
             raise DefinitionError(f'{where}: operation without collective')
+        table = entry.get('compact_table', 1)
+        if not isinstance(table, int) or isinstance(table, bool) or table < 1:
+            raise DefinitionError(f'{where}: compact_table is a table number, 1 or more')
 
     def __getattr__(self, key):
         if key in CALL_KEYS:

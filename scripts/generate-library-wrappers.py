@@ -14,6 +14,8 @@ definition per function, which calls its shape (the conf's SHAPES_HEADER).
 A conf may also name functions the layer observes without recording them
 (OBSERVED: a call that changes what the shapes would otherwise remember);
 they are defined the same way, in the same source, with their body only.
+A function with only_if (a preprocessor condition) is looked up and defined
+only where the condition holds: a library built without it lacks it.
 
 Every entry is checked against DIALECT (default format/dialect.toml): its
 tag is a call of a layer whose wrappers key names CONF, its shape gives
@@ -87,6 +89,9 @@ def check(conf, dialect, conf_key):
         for key in ('tag', 'shape'):
             if key in entry:
                 errors.append(f'{where}: has a {key}, but an observed function is not recorded')
+    for function, entry in defined(conf).items():
+        if not isinstance(entry.get('only_if', ''), str):
+            errors.append(f'{function}: only_if is a preprocessor condition, as text')
     shape_of_tag = {}
     for function, entry in conf.FUNCTIONS.items():
         where = f'{function}'
@@ -146,6 +151,12 @@ def record_name(conf, tag):
     return f'{conf.PREFIX}Record_{tag}'
 
 
+def only_if(entry, text):
+    """text, within #if and #endif where the entry has a condition."""
+    condition = entry.get('only_if')
+    return f'#if {condition}\n{text}#endif\n' if condition else text
+
+
 def header_text(conf, conf_key):
     out = [header_top(conf_key), '#pragma once\n\n']
     out += [f'#include {include}\n' for include in conf.HEADER_INCLUDES]
@@ -153,8 +164,8 @@ def header_text(conf, conf_key):
                f'// The library\'s own functions, the ones the wrappers define.\n'
                f'struct Real{conf.PREFIX} {{\n')
     for function, entry in defined(conf).items():
-        out.append(f'    {entry["returns"]} (*{function})'
-                   f'({parameter_list(entry["params"], False)});\n')
+        out.append(only_if(entry, f'    {entry["returns"]} (*{function})'
+                                  f'({parameter_list(entry["params"], False)});\n'))
     out.append(f'}};\n\n// Looks each of them up (dlsym(RTLD_NEXT)).\n'
                f'void lookUpEach(Real{conf.PREFIX} &found);\n\n}}  // namespace hdtracempi\n')
     return ''.join(out)
@@ -172,8 +183,8 @@ def source_text(conf, dialect, conf_key):
            'void lookUp(Function &pointer, const char *name) {\n'
            '    pointer = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));\n}\n}  // namespace\n\n'
            f'void lookUpEach(Real{conf.PREFIX} &found) {{\n']
-    out += [f'    lookUp(found.{function}, {cpp_string(function)});\n'
-            for function in defined(conf)]
+    out += [only_if(entry, f'    lookUp(found.{function}, {cpp_string(function)});\n')
+            for function, entry in defined(conf).items()]
     out.append('}\n\n')
     written = set()
     for function, entry in conf.FUNCTIONS.items():
@@ -203,6 +214,8 @@ def source_text(conf, dialect, conf_key):
     out.append('}  // namespace hdtracempi\n\n')
     for function, entry in defined(conf).items():
         params = entry['params']
+        if entry.get('only_if'):
+            out.append(f'#if {entry["only_if"]}\n')
         out.append(f'extern "C" {entry["returns"]} {function}'
                    f'({parameter_list(params, True)}) {{\n'
                    '    using namespace hdtracempi;\n')
@@ -217,7 +230,8 @@ def source_text(conf, dialect, conf_key):
         body = entry['body']
         if 'tag' in entry:
             body = body.replace('<Record>', f'<{record_name(conf, entry["tag"])}>')
-        out.append(f'    return {body};\n}}\n\n')
+        out.append(f'    return {body};\n}}\n')
+        out.append('#endif\n\n' if entry.get('only_if') else '\n')
     return ''.join(out)
 
 

@@ -1,7 +1,11 @@
 // The static shapes of compact records, generated from format/dialect.toml,
-// and the fingerprint that ties a frame to this table (or to the table
-// earlier writers used: these shapes without those of successful calls).
+// and the fingerprint that ties a frame to this table (or to a table
+// earlier writers used, each a beginning of this one).
 #include <hdtrace/codec/CompactFormat.hpp>
+
+#include <array>
+#include <iterator>
+#include <vector>
 
 namespace hdtrace::compact {
 namespace {
@@ -72,10 +76,21 @@ uint32_t shapeTableFingerprint(uint32_t shapes) {
 }
 
 uint32_t staticShapeCountFor(uint32_t fingerprint) {
-    static const uint32_t earlier = fingerprintOf(kStaticShapeTable, kShapesBeforeSuccesses);
     if (fingerprint == staticShapesFingerprint()) return kShapeCount;
-    if (fingerprint == earlier) return kShapesBeforeSuccesses;
+    constexpr size_t kEarlierTables = std::size(kEarlierTableShapes);
+    static const std::array<uint32_t, kEarlierTables> earlier = [] {
+        std::array<uint32_t, kEarlierTables> fingerprints{};
+        for (size_t table = 0; table < kEarlierTables; ++table)
+            fingerprints[table] = fingerprintOf(kStaticShapeTable, kEarlierTableShapes[table]);
+        return fingerprints;
+    }();
+    for (size_t table = 0; table < kEarlierTables; ++table)
+        if (fingerprint == earlier[table]) return kEarlierTableShapes[table];
     return 0;
+}
+
+std::vector<uint32_t> earlierShapeTables() {
+    return std::vector<uint32_t>(std::begin(kEarlierTableShapes), std::end(kEarlierTableShapes));
 }
 
 }  // namespace hdtrace::compact

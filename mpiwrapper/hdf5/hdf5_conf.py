@@ -49,9 +49,14 @@ SHAPE_VALUES = {
 }
 
 H = 'hid_t'
+# The condition (of the C preprocessor, after HEADER_INCLUDES) under which
+# HDF5 declares its deprecated functions.
+DEPRECATED = '!defined(H5_NO_DEPRECATED_SYMBOLS)'
 # Each function: its tag, shape, return type, parameters (type, name), and
 # the call of its shape (a function template of Hdf5Shapes.hpp taking the
-# call's record as its template argument; `real` is HDF5's function).
+# call's record as its template argument; `real` is HDF5's function); with
+# only_if, a preprocessor condition without which the library has no such
+# function (its wrapper and look-up are left out).
 FUNCTIONS = {
     # --- Files: the id is the file's File line in the main trace's .info.
     'H5Fcreate': dict(tag='H5Fcreate', shape='file-open', returns=H,
@@ -91,6 +96,18 @@ FUNCTIONS = {
                      params=[(H, 'location'), ('const char *', 'name'), (H, 'access')],
                      body='openDataset<Record>(location, name, [&] { '
                           'return real(location, name, access); })'),
+    # HDF5 1.6's forms: deprecated, absent from an HDF5 built without them.
+    'H5Dcreate1': dict(tag='H5Dcreate1', shape='dataset-create', returns=H,
+                       params=[(H, 'location'), ('const char *', 'name'), (H, 'type'),
+                               (H, 'space'), (H, 'creation')],
+                       body='createDataset<Record>(location, name, type, space, creation, [&] { '
+                            'return real(location, name, type, space, creation); })',
+                       only_if=DEPRECATED),
+    'H5Dopen1': dict(tag='H5Dopen1', shape='dataset-open', returns=H,
+                     params=[(H, 'location'), ('const char *', 'name')],
+                     body='openDataset<Record>(location, name, [&] { '
+                          'return real(location, name); })',
+                     only_if=DEPRECATED),
     'H5Dwrite': dict(tag='H5Dwrite', shape='dataset-transfer', returns='herr_t',
                      params=[(H, 'dataset'), (H, 'memoryType'), (H, 'memorySpace'),
                              (H, 'fileSpace'), (H, 'transfer'), ('const void *', 'data')],

@@ -7,6 +7,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -269,3 +270,41 @@ def test_no_source_outside_the_definition_decides_what_an_attribute_means():
         "attribute meanings restated outside format/dialect.toml (take them from the "
         "generated tables: the readers' callAttributeOf, Python's calls.attribute_value):\n"
         + "\n".join(restated))
+
+
+def table_entries(generated):
+    """The kStaticShapeTable lines of a generated CompactShapes.inc, and the
+    shape counts of its earlier tables."""
+    rows = generated.split("kStaticShapeTable[] = {\n", 1)[1].split("};", 1)[0].splitlines()
+    earlier = re.search(r"kEarlierTableShapes\[\] = \{([0-9, ]*)\}", generated).group(1)
+    return rows, [int(count) for count in earlier.split(",")]
+
+
+def test_each_compact_shape_table_begins_with_the_tables_before_it(tmp_path):
+    """A call added later (compact_table) gets its shapes after every earlier
+    table's: the table of the definition without those calls is the
+    beginning of this one, and its count is among the earlier tables', so
+    that a trace written with it still decodes (CompactShapeTableTest)."""
+    assert run_generator("compact", tmp_path / "now.inc").returncode == 0
+    rows, earlier = table_entries((tmp_path / "now.inc").read_text())
+    text = DEFINITION.read_text()
+    later = [(tag, entry["compact_table"]) for tag, entry in tomllib.loads(text)["calls"].items()
+             if entry.get("compact_table", 1) > 1]
+    assert later, "no call of a later table: this test has nothing to check"
+    for table in sorted({number for _, number in later}):
+        before = text
+        for tag, number in later:
+            if number >= table:
+                block = re.search(r"\n\[calls\.%s\]\n(?:[^\[\n][^\n]*\n|\n)*" % tag, before)
+                before = before.replace(block.group(0), "\n", 1)
+        (tmp_path / "before.toml").write_text(before)
+        result = run_generator("compact", tmp_path / "before.inc", tmp_path / "before.toml")
+        assert result.returncode == 0, result.stderr
+        rows_before, earlier_before = table_entries((tmp_path / "before.inc").read_text())
+        assert rows[:len(rows_before)] == rows_before, table
+        assert len(rows_before) in earlier and earlier[:len(earlier_before)] == earlier_before
+    # A table number must be a number of 1 or more.
+    result, output = generate_from_changed(tmp_path, ("compact_table = 2", "compact_table = 0",
+                                                      1), "compact", "broken.inc")
+    assert result.returncode != 0 and "compact_table is a table number, 1 or more" in \
+        result.stderr and not output.exists()

@@ -109,6 +109,14 @@ def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
         assert f"Hdf5Record_{function} " not in text, function
     assert ("return changes<SelectedElements>(space, [&] { return real(space, op, start, "
             "stride, count, block); });") in text
+    # HDF5 1.6's deprecated forms: their wrappers, looks-up and table entries
+    # only where HDF5 declares them.
+    condition = "#if !defined(H5_NO_DEPRECATED_SYMBOLS)\n"
+    for function in ("H5Dcreate1", "H5Dopen1"):
+        assert f'{condition}extern "C" hid_t {function}(' in text, function
+        assert f'{condition}    lookUp(found.{function}, "{function}");\n#endif\n' in text
+        assert f"{condition}    hid_t (*{function})(" in header.read_text(), function
+    assert text.count("#if ") == text.count("#endif") == 2 * 2  # look-up and wrapper each
     listed = subprocess.run([sys.executable, str(GENERATOR), "--list-functions", str(HDF5_CONF)],
                             capture_output=True, text=True, check=True).stdout.strip().split(";")
     assert set(observed) <= set(listed) and "H5Dwrite" in listed
@@ -129,6 +137,8 @@ def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
      "OBSERVED H5close: has a tag, but an observed function is not recorded"),
     ("'H5close': dict(returns='herr_t', params=[],", "'H5close': dict(params=[],",
      "OBSERVED H5close: no returns"),
+    ("only_if=DEPRECATED),\n    'H5Dopen1'", "only_if=True),\n    'H5Dopen1'",
+     "H5Dcreate1: only_if is a preprocessor condition, as text"),
 ])
 def test_an_hdf5_entry_the_definition_contradicts_is_refused(tmp_path, old, new, message):
     text = HDF5_CONF.read_text()

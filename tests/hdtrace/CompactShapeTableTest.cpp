@@ -1,8 +1,10 @@
 // The static shapes of compact records: a successful call of the POSIX
 // layer (written without its errno) is coded with a static shape, as a
 // failed one is, so a frame defines neither strings nor a shape for it;
-// and frames of the table earlier writers used, which lacked those shapes
-// and numbered their own shapes from its end, still decode.
+// and frames of the tables earlier writers used, which lacked those shapes
+// (or, later, the calls added since) and numbered their own shapes from
+// their end, still decode.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -160,16 +162,32 @@ std::vector<unsigned char> frameOfTable(uint32_t fingerprint, uint32_t shapes) {
     return out;
 }
 
-TEST(CompactShapeTable, FramesOfTheEarlierTableStillDecode) {
+// The fingerprint of the table the writers of the first table's calls and
+// their successful forms used (before the calls of compact_table 2): their
+// traces must always decode.
+constexpr uint32_t kFirstTableFingerprint = 1577865131u;
+
+TEST(CompactShapeTable, FramesOfTheEarlierTablesStillDecode) {
     const uint32_t earlier = shapesBeforeSuccesses();
     ASSERT_LT(earlier, staticShapeCount()) << "no shapes of successful calls in the table";
+    const std::vector<uint32_t> tables = earlierShapeTables();
+    ASSERT_GE(tables.size(), 2u);
+    EXPECT_EQ(tables.front(), earlier);
+    EXPECT_TRUE(std::is_sorted(tables.begin(), tables.end()));
+    EXPECT_LT(tables.back(), staticShapeCount());
     EXPECT_EQ(shapeTableFingerprint(staticShapeCount()), staticShapesFingerprint());
     EXPECT_EQ(staticShapeCountFor(shapeTableFingerprint(staticShapeCount())), staticShapeCount());
-    EXPECT_EQ(staticShapeCountFor(shapeTableFingerprint(earlier)), earlier);
+    for (const uint32_t shapes : tables)
+        EXPECT_EQ(staticShapeCountFor(shapeTableFingerprint(shapes)), shapes);
+    EXPECT_EQ(staticShapeCountFor(kFirstTableFingerprint), tables[1]);
+    EXPECT_EQ(shapeTableFingerprint(tables[1]), kFirstTableFingerprint);
     EXPECT_EQ(staticShapeCountFor(shapeTableFingerprint(earlier - 1)), 0u);
 
-    for (const uint32_t shapes : {earlier, staticShapeCount()}) {
-        SCOPED_TRACE(shapes == earlier ? "earlier table" : "this table");
+    std::vector<uint32_t> decoded = tables;
+    decoded.push_back(staticShapeCount());
+    for (const uint32_t shapes : decoded) {
+        SCOPED_TRACE(shapes == staticShapeCount() ? "this table"
+                                                  : "a table of " + std::to_string(shapes));
         const std::vector<unsigned char> records =
             frameOfTable(shapeTableFingerprint(shapes), shapes);
         Shapes seen;

@@ -1,7 +1,8 @@
 /* A parallel HDF5 program of the kinds of I/O the HDF5 layer records: a
  * group with an attribute, a contiguous dataset written collectively and a
- * chunked, extended one written independently, read back, the file opened
- * again and read whole, and one call on an invalid id. Each rank prints the
+ * chunked, extended one written independently, read back, a dataset
+ * created and opened with HDF5 1.6's calls, the file opened again and read
+ * whole, and one call on an invalid id. Each rank prints the
  * HDF5 calls it made, one per line, as the trace must show them:
  *   r<rank> call <tag> [key=value]...
  * then "r<rank> ok". Usage: hdf5_layers FILE */
@@ -123,6 +124,22 @@ int main(int argc, char **argv) {
     said(line);
     for (int i = 0; i < CONTIGUOUS_PER_RANK; ++i) check(back[i] == values[i], "read back");
 
+    /* HDF5 1.6's forms of the dataset calls, which IOR's HDF5 back end
+     * calls: a dataset of the attribute's shape created, closed, opened. */
+    hid_t legacy = H5Dcreate1(group, "legacy", H5T_NATIVE_INT, attribute_space, H5P_DEFAULT);
+    check(legacy >= 0, "H5Dcreate1");
+    snprintf(line, sizeof line,
+             "H5Dcreate1 name=legacy dataset=2 layout=contiguous typeSize=%zu elements=3",
+             sizeof(int));
+    said(line);
+    check(H5Dclose(legacy) >= 0, "H5Dclose legacy");
+    said("H5Dclose dataset=2");
+    legacy = H5Dopen1(group, "legacy");
+    check(legacy >= 0, "H5Dopen1");
+    said("H5Dopen1 name=legacy dataset=3");
+    check(H5Dclose(legacy) >= 0, "H5Dclose legacy");
+    said("H5Dclose dataset=3");
+
     check(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, "H5Fflush");
     said("H5Fflush");
     check(H5Dclose(chunked) >= 0, "H5Dclose");
@@ -145,12 +162,12 @@ int main(int argc, char **argv) {
     said("H5Gopen2 name=results");
     contiguous = H5Dopen2(group, "contiguous", H5P_DEFAULT);
     check(contiguous >= 0, "H5Dopen2");
-    said("H5Dopen2 name=contiguous dataset=2");
+    said("H5Dopen2 name=contiguous dataset=4");
     double *all = malloc(total * sizeof(double));
     check(all && H5Dread(contiguous, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0,
           "H5Dread whole");
     snprintf(line, sizeof line,
-             "H5Dread dataset=2 size=%llu memTypeSize=%zu fileTypeSize=%zu transfer=independent",
+             "H5Dread dataset=4 size=%llu memTypeSize=%zu fileTypeSize=%zu transfer=independent",
              (unsigned long long)(total * sizeof(double)), sizeof(double), sizeof(double));
     said(line);
     for (hsize_t i = 0; i < total; ++i)
@@ -176,7 +193,7 @@ int main(int argc, char **argv) {
     said(line);
 
     check(H5Dclose(contiguous) >= 0, "H5Dclose");
-    said("H5Dclose dataset=2");
+    said("H5Dclose dataset=4");
     check(H5Gclose(group) >= 0, "H5Gclose");
     said("H5Gclose");
     check(H5Fclose(file) >= 0, "H5Fclose");

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include <hdtrace/codec/Varint.hpp>
 
@@ -89,11 +90,14 @@ uint32_t staticShapeCount();
 // the frame instead of misreading it.
 uint32_t staticShapesFingerprint();
 // How many static shapes the frames of a table fingerprint number (their
-// dynamic shapes are numbered from there): all for this table's; for the
-// table earlier writers used, which lacked the shapes of successful calls
-// (a call without the attribute it has only when it failed), the shapes
-// before those; 0 for any other table.
+// dynamic shapes are numbered from there): all for this table's; for a
+// table earlier writers used, its count, the tables being beginnings of
+// this one (the first lacked the shapes of successful calls, a call without
+// the attribute it has only when it failed; later ones the calls added
+// since, compact_table in the definition); 0 for any other table.
 uint32_t staticShapeCountFor(uint32_t fingerprint);
+// The shape counts of the tables earlier writers used, oldest first.
+std::vector<uint32_t> earlierShapeTables();
 // The fingerprint of the table's first `shapes` shapes (at most all of them).
 uint32_t shapeTableFingerprint(uint32_t shapes);
 // Where the attributes of static shape s start in one array of all static
