@@ -189,6 +189,8 @@ SINGLE_MEANINGS = {
     'file': 'fid', 'offset': 'integer', 'done': 'bytes', 'error': 'integer',
     'communicator': 'cid', 'request': 'rid', 'received_from': 'rank', 'received_tag': 'tag',
     'opened_name': 'string', 'window': 'wid', 'received': 'bytes', 'transfer': 'string',
+    'dataset': 'integer', 'layout': 'string', 'memory_type_size': 'bytes',
+    'file_type_size': 'bytes',
 }
 LIST_MEANINGS = {'asked': 'bytes', 'peer': 'rank', 'tag': 'tag'}
 MEANINGS = tuple(SINGLE_MEANINGS) + tuple(LIST_MEANINGS)
@@ -198,7 +200,8 @@ LAYER_KEYS = {'name', 'about', 'part_of', 'families', 'io', 'c_library', 'own_tr
 MPI_WRAPPERS = 'mpiwrapper/wrapper_conf.py'
 # Meanings only the exports and the Python package take, which fill no
 # column of the C++ readers.
-EXPORT_MEANINGS = {'window', 'received', 'transfer'}
+EXPORT_MEANINGS = {'window', 'received', 'transfer', 'dataset', 'layout', 'memory_type_size',
+                   'file_type_size'}
 # The readers' columns, filled by attribute name (Dialect.attribute_columns).
 COLUMNS = ('file', 'offset', 'bytes', 'asked', 'error', 'communicator', 'request', 'peer',
            'received_from', 'tag', 'received_tag', 'opened_name')
