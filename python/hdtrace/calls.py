@@ -171,6 +171,12 @@ def attribute_names(name, meaning):
     return _dialect.MEANINGS[layer_key(name)].get(meaning, ())
 
 
+def carries(name, meaning):
+    """Whether the call has an attribute that carries a meaning of its layer
+    (an HDF5 call may have the layer's opened_name, or not)."""
+    return bool(set(attribute_names(name, meaning)) & set(_dialect.ATTRIBUTES.get(name, ())))
+
+
 def attribute_value(name, attrs, meaning, default=None):
     """The value of the first attribute of attrs (a call's, or a child
     element's of that call) carrying the meaning or role; default if none."""
@@ -223,13 +229,14 @@ IO_LAYERS = tuple(layer[0] for layer in LAYERS.values() if layer[2])
 
 #: The reads and writes whose layer says how they moved their data (the
 #: transfer meaning: HDF5's H5Dwrite and H5Dread, collective or independent).
-TRANSFER_CALLS = frozenset(
-    name for name, key in _dialect.LAYER_OF.items()
-    if file_access(name) is not None and
-    set(_dialect.MEANINGS[key].get("transfer", ())) & set(_dialect.ATTRIBUTES.get(name, ())))
+TRANSFER_CALLS = frozenset(name for name in _dialect.LAYER_OF
+                           if file_access(name) is not None and carries(name, "transfer"))
 #: The value of the transfer meaning for a collective transfer (the other
 #: value the HDF5 layer writes is "independent").
 COLLECTIVE_TRANSFER = "collective"
+#: The calls that name a dataset of their layer (the dataset meaning:
+#: HDF5's H5Dcreate2, H5Dopen2, H5Dwrite, H5Dclose, ...).
+DATASET_CALLS = frozenset(name for name in _dialect.LAYER_OF if carries(name, "dataset"))
 
 
 def io_layer_of(name):

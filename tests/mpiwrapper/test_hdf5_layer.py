@@ -361,10 +361,11 @@ def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, buil
     assert (under["calls"], under["bytes_written"], under["bytes_read"]) == (
         layers["MPI-IO"]["calls"], layers["MPI-IO"]["bytes_written"],
         layers["MPI-IO"]["bytes_read"]), layers["MPI-IO"]
-    # Without the layer: the same report, but for HDF5's row and naming.
+    # Without the layer: the same report, but for HDF5's row and naming, and
+    # what only the layer tells: its datasets.
     def plain(document):
         kept = {key: value for key, value in document.items()
-                if key not in ("layers", "job", "files", "generated")}
+                if key not in ("layers", "job", "files", "generated", "datasets")}
         kept["layers"] = [{key: value for key, value in layer.items() if key != "beneath"}
                           for layer in document["layers"] if layer["name"] != "HDF5"]
         kept["files"] = [{key: value for key, value in entry.items() if key != "layers"}
@@ -539,3 +540,141 @@ def test_the_report_finds_the_independent_transfers_of_shared_files(runner, buil
     assert "independent-hdf5-transfers" not in findings(
         "--set", f"independent-hdf5-transfers.share={share}",
         "--set", "independent-hdf5-transfers.count=0")
+
+
+# The report's datasets, from what the program printed: each transfer's
+# bytes and mode, the creations and openings, and, beneath, the file bytes
+# its selection's elements take in the dataset's type.
+READ_DATASETS = """
+import json, sys, hdtrace
+import hdtrace.report
+project = hdtrace.open(sys.argv[1])
+report = hdtrace.report.build(project)
+page = sys.argv[1] + ".html"
+report.write_html(page)
+print(json.dumps({"with": report.document(), "page": open(page).read(),
+                  "without": hdtrace.report.build(project, layers=False).document()}))
+"""
+
+
+def _expected_datasets(run):
+    """{dataset name: figures} as the ranks' printed calls give them."""
+    expected = {}
+    for rank in range(RANKS):
+        names = {}
+        for tag, values in _said(run, rank):
+            if "dataset" not in values or "error" in values:
+                continue
+            if "name" in values:
+                names[values["dataset"]] = values["name"]
+            entry = expected.setdefault(names[values["dataset"]], collections.Counter())
+            entry["ranks " + str(rank)] = 1
+            if "name" in values:  # a creation or an opening, of either API
+                entry["opens"] += 1
+                if "layout" in values:
+                    entry["layout " + values["layout"]] = 1
+            if tag not in ("H5Dwrite", "H5Dread"):
+                continue
+            op = "writes" if tag == "H5Dwrite" else "reads"
+            size, memory, stored = (int(values[key]) for key in
+                                    ("size", "memTypeSize", "fileTypeSize"))
+            entry[op] += 1
+            entry["bytes_" + ("written" if op == "writes" else "read")] += size
+            entry["file_bytes_" + ("written" if op == "writes" else "read")] += \
+                size // memory * stored
+            collective = values["transfer"] == "collective"
+            entry["collective" if collective else "independent"] += 1
+            if memory != stored:
+                entry["converted"] += 1
+                # HDF5 does a transfer that converts independently.
+                entry["collective_done_independently"] += collective
+    return expected
+
+
+@pytest.mark.parametrize("form", ["xml", "compact"])
+def test_the_report_sums_each_dataset(runner, build_dir, form):
+    tools, run, project = _merged(runner, build_dir, form)
+    result = _python_json(tools, READ_DATASETS, project)
+    expected = _expected_datasets(run)
+    assert set(expected) == {"contiguous", "chunked", "legacy"}, expected
+    document = result["with"]
+    datasets = {entry["name"]: entry for entry in document["datasets"]}
+    assert sorted(datasets) == sorted(expected)
+    assert [entry["name"] for entry in document["datasets"]] == sorted(
+        expected, key=lambda name: -(expected[name]["bytes_read"] +
+                                     expected[name]["bytes_written"]))
+    for name, figures in expected.items():
+        entry = datasets[name]
+        assert entry["file"] == "data.h5"
+        assert entry["ranks"] == sum(1 for key in figures if key.startswith("ranks "))
+        assert entry["layout"] == next(key.split()[1] for key in figures
+                                       if key.startswith("layout "))
+        for key in ("opens", "writes", "reads", "bytes_written", "bytes_read", "collective",
+                    "independent", "converted", "collective_done_independently"):
+            assert entry[key] == figures[key], (name, key, entry)
+        # What reached MPI-IO and the file beneath: the selections' elements
+        # in the dataset's type (ompio moves each byte once).
+        for layer in ("mpi_io", "posix"):
+            assert entry[f"{layer}_bytes_written"] == figures["file_bytes_written"], entry
+            assert entry[f"{layer}_bytes_read"] == figures["file_bytes_read"], entry
+        if figures["reads"] + figures["writes"]:
+            assert entry["time_s"] > 0 and 0 < entry["file_calls_s"] < entry["time_s"]
+            assert entry["library_s"] == pytest.approx(entry["time_s"] - entry["file_calls_s"])
+        else:  # created and opened only
+            assert entry["time_s"] == entry["file_calls_s"] == entry["library_s"] == 0
+    assert datasets["chunked"]["collective_done_independently"] == RANKS
+    assert datasets["contiguous"]["collective_done_independently"] == 0
+
+    # The page's table: a row per dataset with the same figures.
+    section = result["page"].split("<section id='datasets'>", 1)[1].split("</section>", 1)[0]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row)
+            for row in re.findall(r"<tr>(<td.*?)</tr>", section)]
+    assert [row[1] for row in rows] == [entry["name"] for entry in document["datasets"]]
+    for row in rows:
+        entry = datasets[row[1]]
+        assert row[0] == "data.h5" and row[2] == entry["layout"]
+        assert [int(cell.replace(",", "")) for cell in row[3:11]] == [
+            entry[key] for key in ("ranks", "writes", "bytes_written", "reads", "bytes_read",
+                                   "collective", "collective_done_independently",
+                                   "converted")]
+
+    # Without the layer traces: no dataset.
+    assert result["without"]["datasets"] == []
+
+
+def test_the_report_page_of_an_hdf5_run_in_chromium(runner, build_dir, tmp_path):
+    """The page as a person sees it: no console error, every figure drawn,
+    the datasets' table with a row per dataset; a screenshot of that section
+    is kept with the test artifacts."""
+    import os
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
+    import buildtree
+    from browser import Browser
+    tools, run, project = _merged(runner, build_dir)
+    page = tmp_path / "report.html"
+    hdtrace(tools, "report", project, "-o", page, check=True)
+    expected = _expected_datasets(run)
+    with Browser(width=1200, height=900) as browser:
+        browser.open(page.as_uri())
+        assert browser.console_errors() == []
+        figures = browser.evaluate(
+            "Array.from(document.querySelectorAll('figure svg')).map(s => "
+            "s.querySelectorAll('path, use, rect').length)")
+        assert figures and min(figures) > 10, figures
+        rows = browser.evaluate(
+            "Array.from(document.querySelectorAll('#datasets tbody tr')).map(r => "
+            "Array.from(r.cells).map(c => c.innerText))")
+        assert sorted(row[1] for row in rows) == sorted(expected)
+        for row in rows:
+            figures = expected[row[1]]
+            assert [int(cell.replace(",", "")) for cell in (row[4], row[5], row[6], row[7])] == [
+                figures["writes"], figures["bytes_written"], figures["reads"],
+                figures["bytes_read"]], row
+        browser.evaluate("document.getElementById('datasets').scrollIntoView()")
+        picture = browser.screenshot()
+    artifacts = pathlib.Path(os.environ.get("HDTRACE_TEST_ARTIFACTS",
+                                            buildtree.build_dir() / "test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    (artifacts / "report-hdf5-datasets.png").write_bytes(picture)

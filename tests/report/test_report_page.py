@@ -20,8 +20,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
 import tracegen  # noqa: E402
 from browser import Browser  # noqa: E402
 
-SECTIONS = ("findings", "job", "layers", "io-cost", "heatmaps", "access-sizes", "files", "mpi",
-            "waits", "thresholds")
+SECTIONS = ("findings", "job", "layers", "io-cost", "heatmaps", "access-sizes", "files",
+            "datasets", "mpi", "waits", "thresholds")
 
 
 def busy_run(directory):

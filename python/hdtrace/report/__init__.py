@@ -3,7 +3,7 @@
     import hdtrace
     report = hdtrace.report.build(hdtrace.open("run.proj"))
     report.findings          # the Findings that fired, most severe first
-    report.tables()          # {"layers": DataFrame, "files": ..., "ranks": ..., ...}
+    report.tables()          # {"layers": DataFrame, "files": ..., "datasets": ..., ...}
     report.figures()         # {"io-cost": matplotlib Figure, ...}
     report.write_html("run-report.html"); report.write_json("run-report.json")
 
@@ -47,8 +47,8 @@ class Report:
         return all_figures(self.model)
 
     def tables(self):
-        """{name: pandas DataFrame}: layers, files, ranks, mpi_calls,
-        collectives, findings (needs pandas)."""
+        """{name: pandas DataFrame}: layers, files, datasets, ranks,
+        mpi_calls, collectives, findings (needs pandas)."""
         import pandas
         document = self.document()
         layers = [{key: value for key, value in layer.items()
@@ -57,6 +57,7 @@ class Report:
         return {
             "layers": pandas.DataFrame(layers),
             "files": pandas.DataFrame(document["files"]),
+            "datasets": pandas.DataFrame(document["datasets"]),
             "ranks": pandas.DataFrame(document["ranks"]),
             "mpi_calls": pandas.DataFrame(document["mpi"]["calls"]),
             "collectives": pandas.DataFrame(document["mpi"]["collectives"]),

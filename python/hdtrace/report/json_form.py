@@ -65,6 +65,7 @@ def report_document(report):
         "layers": model.layers,
         "files": model.files,
         "files_left_out": model.files_left_out,
+        "datasets": model.datasets or [],
         "ranks": rank_rows,
         "mpi": {
             "calls": mpi["calls"], "calls_left_out": mpi.get("calls_left_out", 0),

@@ -21,13 +21,12 @@ import numpy as np
 
 from .. import native
 from ..calls import (BLOCKING_COLLECTIVES, MPI_IO_LAYER, NONBLOCKING_COLLECTIVES, PROC_NULL,
-                     SENDS, SEND_RECEIVES, TRANSFER_CALLS, attribute_value, io_layer_of)
-from ..events import Event
-from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, info_file_names, \
-    project_io_calls
-from ..layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
+                     SENDS, SEND_RECEIVES, io_layer_of)
+from ..io_calls import KIND_META, KIND_READ, KIND_WRITE, KINDS, project_io_calls
+from ..layer_traces import OWN_TRACE_LAYER_NAMES
 from ..messages import persistent_sends_started
 from ..table import NO_PEER
+from .datasets import dataset_columns, datasets, transfers_by_file
 from .waits import wait_states
 
 #: Darshan's access size bins (bytes): [low, high) each, the last open.
@@ -106,6 +105,7 @@ class Model:
     table: object = None     # the top-level table
     patterns: dict = None    # per (layer, op): consecutive, sequential, random counts
     transfers: dict = None   # per file: the dataset transfers that name their mode
+    datasets: list = None    # dict per dataset of a layer traced apart (HDF5), by bytes
 
 
 def _trace_form_and_bytes(project):
@@ -500,34 +500,6 @@ def _mpi(table, names, world, run_time, persistent_sends, top_n=20):
             "collectives": collectives}
 
 
-def _transfers(project):
-    """Per file, the reads and writes of the layers traced apart that say how
-    they moved their data (HDF5's H5Dwrite and H5Dread: collective or
-    independent), failed ones left out: {file: {mode: [calls, bytes, set of
-    ranks]}}. Read from the layer traces alone, which hold few calls beside
-    the main traces."""
-    found = {}
-    names = sorted(TRANSFER_CALLS)
-    for leaf in project.topology.leaves:
-        layer_paths = layer_trace_paths(leaf.path) if names and \
-            leaf.path not in project.missing_traces else []
-        file_names = info_file_names(leaf.path) if layer_paths else {}
-        for _, path in layer_paths:
-            for raw in native.TraceReader(path, names, None, None, project.partial):
-                event = Event._from_raw(raw, leaf.rank, leaf.thread)
-                attrs = event.attrs
-                if attribute_value(event.name, attrs, "error") is not None:
-                    continue
-                mode = attribute_value(event.name, attrs, "transfer")
-                fid = int(attribute_value(event.name, attrs, "file", -1))
-                name = file_names.get(fid, f"fid {fid} of rank {leaf.rank}")
-                sums = found.setdefault(name, {}).setdefault(mode, [0, 0, set()])
-                sums[0] += 1
-                sums[1] += max(int(attribute_value(event.name, attrs, "asked", 0)), 0)
-                sums[2].add(leaf.rank)
-    return found
-
-
 def build_model(project, file_limit=100, io=None, progress=None, layers=True):
     """The Model of an hdtrace.Project; progress(text), if given, is told
     each step as it starts; layers: with the layers traced apart (HDF5)."""
@@ -535,6 +507,7 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True):
     say(f"reading the calls of {len(project.topology.leaves):,} traces")
     table = project.to_numpy()
     say(f"reading the calls on files, nested ones included ({len(table):,} top-level calls)")
+    with_layers = layers
     if io is None:
         io = project_io_calls(project, layers)
     say(f"computing the model ({len(io):,} calls on files)")
@@ -564,7 +537,9 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True):
     files, rest = _files(io, file_limit)
     mpi = _mpi(table, names, world, run_time, persistent_sends_started(project))
     waits = wait_states(project, table, names, world) if aligned else None
+    found = dataset_columns(project, io) if with_layers else None
     return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
                  patterns=_patterns_by_layer(io),
-                 transfers=_transfers(project) if layers else {})
+                 transfers=transfers_by_file(io, found) if found is not None else {},
+                 datasets=datasets(io, found) if found is not None else [])

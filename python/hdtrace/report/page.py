@@ -1,6 +1,6 @@
 """The report as one self-contained HTML page: findings first, then the
-job, the layers, I/O cost per rank, heatmaps, access sizes, files, MPI and
-wait states; figures inline as SVG (matplotlib), tables sortable by a click
+job, the layers, I/O cost per rank, heatmaps, access sizes, files, HDF5
+datasets, MPI and wait states; figures inline as SVG (matplotlib), tables sortable by a click
 on their heading. It loads nothing from outside, so it opens offline.
 """
 import html
@@ -16,8 +16,9 @@ TABLE_ROWS = 300
 
 SECTIONS = (("findings", "Findings"), ("job", "1. Job"), ("layers", "2. I/O layers"),
             ("io-cost", "3. I/O cost per rank"), ("heatmaps", "4. Heatmaps"),
-            ("access-sizes", "5. Access sizes"), ("files", "6. Files"), ("mpi", "7. MPI"),
-            ("waits", "8. Wait states"), ("thresholds", "Thresholds"))
+            ("access-sizes", "5. Access sizes"), ("files", "6. Files"),
+            ("datasets", "7. HDF5 datasets"), ("mpi", "8. MPI"), ("waits", "9. Wait states"),
+            ("thresholds", "Thresholds"))
 
 _STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px;color:#222}
@@ -29,7 +30,7 @@ th{background:#f2f2f2;cursor:pointer;user-select:none}
 td.text,th.text{text-align:left}.finding{border-left:6px solid;padding:6px 12px;margin:10px 0}
 .high{border-color:#c62828;background:#fdecea}.warning{border-color:#ef6c00;background:#fff3e0}
 .info{border-color:#1565c0;background:#e8f1fb}.id{font-family:monospace;font-weight:bold}
-.figure svg{max-width:100%;height:auto}.note{color:#555}
+.figure svg{max-width:100%;height:auto}.note{color:#555}.scroll{overflow-x:auto}
 """
 
 _SCRIPT = """
@@ -181,6 +182,31 @@ def _files(model):
                    "started (consecutive included), random ones below it.</p>")
 
 
+def _datasets(model):
+    entries = model.datasets or []
+    if not entries:
+        return ("<p>No dataset was read or written through the HDF5 layer (a run traced with "
+                "<code>HDTRACE_HDF5=0</code>, or without HDF5, has none).</p>")
+    rows = [[entry["file"], entry["name"], entry["layout"] or "(opened)", entry["ranks"],
+             entry["writes"], entry["bytes_written"], entry["reads"], entry["bytes_read"],
+             entry["collective"], entry["collective_done_independently"], entry["converted"],
+             entry["time_s"], entry["library_s"], entry["posix_bytes_written"],
+             entry["posix_bytes_read"]] for entry in entries]
+    table = _table([("file", True), ("dataset", True), ("layout", True), ("ranks", False),
+                    ("writes", False), ("bytes written (B)", False), ("reads", False),
+                    ("bytes read (B)", False), ("asked collective", False),
+                    ("done independently", False), ("converted", False), ("time (s)", False),
+                    ("in HDF5 itself (s)", False), ("file bytes written (B)", False),
+                    ("file bytes read (B)", False)], rows)
+    # Fifteen columns: wider than the page on a narrow screen, so they scroll.
+    return f"<div class='scroll'>{table}</div>" + (
+        "<p class='note'>Bytes are the selections' (elements times the memory type's size); "
+        "file bytes those the C library's calls beneath the transfers moved. A transfer asked "
+        "collective is done independently when it made MPI-IO calls, none collective; it "
+        "converted when its memory type's size is not the file type's. Time in HDF5 itself is "
+        "the transfers' time outside the file calls they made.</p>")
+
+
 def _mpi(model, figures):
     mpi = model.mpi
     calls = _table([("call", True), ("calls", False), ("time (s)", False), ("mean (s)", False),
@@ -256,6 +282,7 @@ def render(report, timeline=None):
         "access-sizes": _figure(figures, "access-sizes", "Requests per size bin (Darshan's "
                                 "bins), per layer.") + "<h3>Most common sizes</h3>" + _sizes(model),
         "files": _files(model),
+        "datasets": _datasets(model),
         "mpi": _mpi(model, figures) + link,
         "waits": _waits(model, figures),
         "thresholds": _thresholds(report),

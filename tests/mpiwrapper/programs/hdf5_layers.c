@@ -1,8 +1,9 @@
 /* A parallel HDF5 program of the kinds of I/O the HDF5 layer records: a
  * group with an attribute, a contiguous dataset written collectively and a
- * chunked, extended one written independently, read back, a dataset
- * created and opened with HDF5 1.6's calls, the file opened again and read
- * whole, and one call on an invalid id. Each rank prints the
+ * chunked, extended one written independently, both read back (the
+ * chunked one converted to wider integers), a dataset created and opened
+ * with HDF5 1.6's calls, the file opened again and read whole, and one call
+ * on an invalid id. Each rank prints the
  * HDF5 calls it made, one per line, as the trace must show them:
  *   r<rank> call <tag> [key=value]...
  * then "r<rank> ok". Usage: hdf5_layers FILE */
@@ -123,6 +124,18 @@ int main(int argc, char **argv) {
              CONTIGUOUS_PER_RANK * sizeof(double), sizeof(double), sizeof(double));
     said(line);
     for (int i = 0; i < CONTIGUOUS_PER_RANK; ++i) check(back[i] == values[i], "read back");
+
+    /* The chunked ints read back as long longs, asked collectively: HDF5
+     * converts every element, and transfers that convert it does
+     * independently. */
+    long long wide[EXTENDED_PER_RANK];
+    check(H5Dread(chunked, H5T_NATIVE_LLONG, chunked_memory, file_space, collective, wide) >= 0,
+          "H5Dread converted");
+    snprintf(line, sizeof line,
+             "H5Dread dataset=1 size=%zu memTypeSize=%zu fileTypeSize=%zu transfer=collective",
+             EXTENDED_PER_RANK * sizeof(long long), sizeof(long long), sizeof(int));
+    said(line);
+    for (int i = 0; i < EXTENDED_PER_RANK; ++i) check(wide[i] == numbers[i], "read converted");
 
     /* HDF5 1.6's forms of the dataset calls, which IOR's HDF5 back end
      * calls: a dataset of the attribute's shape created, closed, opened. */
