@@ -362,10 +362,18 @@ def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, buil
         layers["MPI-IO"]["calls"], layers["MPI-IO"]["bytes_written"],
         layers["MPI-IO"]["bytes_read"]), layers["MPI-IO"]
     # Without the layer: the same report, but for HDF5's row and naming, and
-    # what only the layer tells: its datasets.
+    # what only the layer tells: its datasets and the finding on them.
+    only_the_layer = "broken-hdf5-collectives"
+    assert only_the_layer in {finding["id"] for finding in with_layer["findings"]}
+
     def plain(document):
         kept = {key: value for key, value in document.items()
-                if key not in ("layers", "job", "files", "generated", "datasets")}
+                if key not in ("layers", "job", "files", "generated", "datasets", "findings",
+                               "checked")}
+        kept["findings"] = [finding for finding in document["findings"]
+                            if finding["id"] != only_the_layer]
+        kept["checked"] = [entry for entry in document["checked"]
+                           if entry["id"] != only_the_layer]
         kept["layers"] = [{key: value for key, value in layer.items() if key != "beneath"}
                           for layer in document["layers"] if layer["name"] != "HDF5"]
         kept["files"] = [{key: value for key, value in entry.items() if key != "layers"}
@@ -592,7 +600,8 @@ def _expected_datasets(run):
 
 
 @pytest.mark.parametrize("form", ["xml", "compact"])
-def test_the_report_sums_each_dataset(runner, build_dir, form):
+def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
+        runner, build_dir, form):
     tools, run, project = _merged(runner, build_dir, form)
     result = _python_json(tools, READ_DATASETS, project)
     expected = _expected_datasets(run)
@@ -625,6 +634,16 @@ def test_the_report_sums_each_dataset(runner, build_dir, form):
     assert datasets["chunked"]["collective_done_independently"] == RANKS
     assert datasets["contiguous"]["collective_done_independently"] == 0
 
+    fired = {finding["id"]: finding for finding in document["findings"]}
+    broken = fired["broken-hdf5-collectives"]
+    asked = sum(figures["collective"] for figures in expected.values())
+    assert broken["values"] == {
+        "asked_collective": asked, "done_independently": RANKS, "converted": RANKS,
+        "datasets": [{"file": "data.h5", "name": "chunked", "done_independently": RANKS}]}
+    assert broken["files"] == ["data.h5"] and broken["ranks"] == list(range(RANKS))
+    assert broken["message"].startswith(
+        f"{RANKS} of the {asked} HDF5 dataset transfers asked to be collective"), broken
+
     # The page's table: a row per dataset with the same figures.
     section = result["page"].split("<section id='datasets'>", 1)[1].split("</section>", 1)[0]
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row)
@@ -638,8 +657,11 @@ def test_the_report_sums_each_dataset(runner, build_dir, form):
                                    "collective", "collective_done_independently",
                                    "converted")]
 
-    # Without the layer traces: no dataset.
-    assert result["without"]["datasets"] == []
+    # Without the layer traces: no dataset, and the check stays silent.
+    without = result["without"]
+    assert without["datasets"] == []
+    assert {"id": "broken-hdf5-collectives", "fired": False, "checked": True} in \
+        without["checked"]
 
 
 def test_the_report_page_of_an_hdf5_run_in_chromium(runner, build_dir, tmp_path):

@@ -212,6 +212,10 @@ def datasets(io, columns):
         io, COLLECTIVE_FILE_ACCESSES.__contains__)]] = True
     broken = asked_collective & made_mpi_io & ~made_collective
     sums["collective_done_independently"] = _sums(dataset[broken], count)
+    sums["_broken_converted"] = _sums(dataset[broken & converted], count)
+    broken_ranks = {}
+    for code, rank in set(zip(dataset[broken].tolist(), io["rank"][broken].tolist())):
+        broken_ranks.setdefault(code, []).append(rank)
     world = int(io["rank"].max(initial=0)) + 1
     pairs = np.unique(dataset[named] * world + io["rank"][named])
     ranks = _sums(pairs // world, count)
@@ -222,6 +226,7 @@ def datasets(io, columns):
         for key, values in sums.items():
             entry[key] = float(values[code]) if key.endswith("_s") else int(values[code])
         entry["library_s"] = max(entry["time_s"] - entry["file_calls_s"], 0.0)
+        entry["_broken_ranks"] = sorted(broken_ranks.get(code, []))
         entries.append(entry)
     entries.sort(key=lambda e: (-(e["bytes_read"] + e["bytes_written"]), e["file"], e["name"]))
     return entries

@@ -271,6 +271,35 @@ def check_independent_transfers(model, limit):
          "independent_bytes": independent[1]})
 
 
+def check_broken_collectives(model, limit):
+    key = "broken-hdf5-collectives"
+    entries = model.datasets or []
+    asked = sum(entry["collective"] for entry in entries)
+    broken = [entry for entry in entries if entry["collective_done_independently"]]
+    count = sum(entry["collective_done_independently"] for entry in broken)
+    if count <= limit(key, "count"):
+        return None
+    converted = sum(entry["_broken_converted"] for entry in broken)
+    named = sorted(broken, key=lambda entry: -entry["collective_done_independently"])
+    return Finding(
+        key, WARNING,
+        f"{count:,} of the {asked:,} HDF5 dataset transfers asked to be collective "
+        f"({_percent(_share(count, asked))}, on {len(broken):,} dataset(s): "
+        f"{', '.join(entry['name'] for entry in named[:5])}) made MPI-IO calls, none of them "
+        f"collective: HDF5 did them independently. {converted:,} of them converted every "
+        "element (a memory type of another size than the file's).",
+        "HDF5 gives a collective transfer up when it must convert the elements (read and "
+        "write in the dataset's own type, H5Dget_type), apply a data transform, or filter "
+        "the data (compression before HDF5 1.10.2); H5Pget_mpio_no_collective_cause on the "
+        "transfer list after the call says why.",
+        sorted({entry["file"] for entry in named})[:5],
+        sorted(set().union(*(entry["_broken_ranks"] for entry in broken))),
+        {"asked_collective": asked, "done_independently": count, "converted": converted,
+         "datasets": [{"file": entry["file"], "name": entry["name"],
+                       "done_independently": entry["collective_done_independently"]}
+                      for entry in named]})
+
+
 def check_blocking_only(model, limit):
     io = model.io
     rows = _mpi_io_accesses(io)
@@ -568,6 +597,7 @@ CHECKS = (
     ("rank-imbalance", check_rank_imbalance),
     ("no-collective-io", check_no_collective),
     ("independent-hdf5-transfers", check_independent_transfers),
+    ("broken-hdf5-collectives", check_broken_collectives),
     ("blocking-io-only", check_blocking_only),
     ("stdio-heavy", check_stdio),
     ("metadata-heavy", check_metadata),

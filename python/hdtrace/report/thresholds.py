@@ -48,6 +48,10 @@ DEFAULTS = {
                        "on files more than one rank used"),
         "count": (1000, "... and above this many independent ones"),
     },
+    "broken-hdf5-collectives": {
+        "count": (0, "fires above this many HDF5 dataset transfers asked to be collective "
+                     "that made MPI-IO calls, none of them collective"),
+    },
     "blocking-io-only": {
         "count": (1000, "fires above this many MPI-IO reads and writes, none nonblocking"),
     },
