@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import native
 from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, DATASET_CALLS, LAYERS,
-                     MPI_IO_LAYER, attribute_value, carries, file_access)
+                     MPI_IO_LAYER, attribute_names, carries, file_access)
 from ..io_calls import KIND_READ, KIND_WRITE
 from ..layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
 
@@ -106,36 +106,57 @@ def dataset_columns(project, io):
                 layouts=[found.layouts.get(key, "") for key in found.keys], modes=found.modes)
 
 
+#: What the report takes of a call that names a dataset, by meaning.
+_TAKEN = ("dataset", "opened_name", "layout", "transfer", "memory_type_size", "file_type_size")
+
+
+def _taken_attributes(name):
+    """Per meaning of _TAKEN, the attribute of the call carrying it (these
+    meanings name one attribute each), or None where the call has none."""
+    return tuple(attribute_names(name, meaning)[0] if carries(name, meaning) else None
+                 for meaning in _TAKEN)
+
+
 def _match(rank, path, names, rows, io, columns, found, partial):
     """Reads one thread's calls that name a dataset from a layer trace; the
     k-th is the k-th of rows. Where the two part (a damaged trace read in
     part), the rest stay without a dataset."""
     named = {}  # this rank's dataset ids -> the names they were given
-    calls = io["call"]
+    expected = [io.names[code] for code in io["call"][rows].tolist()]
+    files = io["file"][rows].tolist()
+    taken = {name: _taken_attributes(name) for name in set(expected)}
+    values = {key: [] for key in ("dataset", "mode", "memory_type_size", "file_type_size")}
     place = 0
     for name, start_ns, _, attrs, _, _ in native.TraceReader(path, names, None, None, partial):
         if start_ns is None:
             continue
-        if place >= len(rows) or io.names[calls[rows[place]]] != name:
-            return
-        row = rows[place]
+        if place >= len(rows) or expected[place] != name:
+            break
+        file_code = files[place]
         place += 1
-        dataset = _integer(attribute_value(name, attrs, "dataset"))
-        if dataset < 0:
-            continue  # a failed call names none
-        given = attribute_value(name, attrs, "opened_name")
+        dataset_of, name_of, layout_of, mode_of, memory_of, stored_of = taken[name]
+        dataset = _integer(attrs.get(dataset_of)) if dataset_of else NO_VALUE
+        if dataset < 0:  # a failed call names none
+            for column in values.values():
+                column.append(NO_VALUE)
+            continue
+        given = attrs.get(name_of) if name_of else None
         if given is not None:
             named[dataset] = str(given)
-        key = (int(io["file"][row]), named.get(dataset, f"dataset {dataset} of rank {rank}"))
-        columns["dataset"][row] = found.dataset(key)
-        layout = attribute_value(name, attrs, "layout")
+        key = (file_code, named.get(dataset, f"dataset {dataset} of rank {rank}"))
+        values["dataset"].append(found.dataset(key))
+        layout = attrs.get(layout_of) if layout_of else None
         if layout is not None:
             found.layouts.setdefault(key, str(layout))
-        mode = attribute_value(name, attrs, "transfer")
-        if mode is not None:
-            columns["mode"][row] = found.mode(str(mode))
-        for meaning in ("memory_type_size", "file_type_size"):
-            columns[meaning][row] = _integer(attribute_value(name, attrs, meaning))
+        mode = attrs.get(mode_of) if mode_of else None
+        values["mode"].append(NO_VALUE if mode is None else found.mode(str(mode)))
+        values["memory_type_size"].append(_integer(attrs.get(memory_of)) if memory_of
+                                          else NO_VALUE)
+        values["file_type_size"].append(_integer(attrs.get(stored_of)) if stored_of
+                                        else NO_VALUE)
+    matched = rows[:place]
+    for key, column in values.items():
+        columns[key][matched] = column
 
 
 def _transfer_above(io, transfer):
