@@ -83,6 +83,14 @@ def read_columns(*args, **kwargs):
     return _core.read_columns(*args, **kwargs)
 
 
+def read_attribute_codes(path, names, attributes, partial=False):
+    """The calls of a trace named in names (all where empty) that have a start
+    time, in order, with the attributes asked for as codes into their distinct
+    texts: {"names", "name_code", "codes": {attribute: int32 array, -1 where a
+    call has none}, "texts": {attribute: [text]}, "damage"}."""
+    return _core.read_attribute_codes(path, list(names), list(attributes), partial)
+
+
 def call_costs(path):
     """Per call tag and nesting of a trace: visits, time, and its bytes in the
     XML and the compact form (hdtrace/reader/CallCosts.hpp)."""

@@ -24,6 +24,7 @@
 #include <hdtrace/reader/TraceReader.hpp>
 #include <hdtrace/reader/TraceSlices.hpp>
 
+#include "AttributeCodesBinding.hpp"
 #include "CallBytesBinding.hpp"
 #include "CallCostsBinding.hpp"
 #include "CallTreeBinding.hpp"
@@ -292,6 +293,7 @@ PYBIND11_MODULE(_core, module) {
                "Reads every trace of a project into one table of numpy columns, the rows "
                "sorted by start (stably, traces in (rank, thread) order).");
 
+    hdtrace::python::bindAttributeCodes(module);
     hdtrace::python::bindMerger(module);
     hdtrace::python::bindTableFill(module);
     hdtrace::python::bindTableOrder(module);
