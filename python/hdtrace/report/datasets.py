@@ -40,27 +40,105 @@ def _per_name(io, test):
     return np.array([bool(test(name)) for name in io.names] + [False], dtype=bool)[io["call"]]
 
 
-class _Found:
-    """What the layer traces said: datasets as (file code, name) keys in the
-    order first met, the layout a creation gave each, the transfer modes."""
+#: What the report takes of a call that names a dataset, by meaning.
+_TAKEN = ("dataset", "opened_name", "layout", "transfer", "memory_type_size", "file_type_size")
 
-    def __init__(self):
-        self.keys, self.codes, self.layouts = [], {}, {}
-        self.modes, self.mode_codes = [], {}
 
-    def dataset(self, key):
-        code = self.codes.get(key)
-        if code is None:
-            code = self.codes[key] = len(self.keys)
-            self.keys.append(key)
-        return code
+def _taken_attributes(names):
+    """Per meaning of _TAKEN, the attributes that carry it in any of the
+    calls named, the first present of them to be taken."""
+    taken = {}
+    for meaning in _TAKEN:
+        attributes = []
+        for name in names:
+            if carries(name, meaning):
+                attributes += [attribute for attribute in attribute_names(name, meaning)
+                               if attribute not in attributes]
+        taken[meaning] = attributes
+    return taken
 
-    def mode(self, text):
-        code = self.mode_codes.get(text)
-        if code is None:
-            code = self.mode_codes[text] = len(self.modes)
-            self.modes.append(text)
-        return code
+
+def _texts(read, attributes):
+    """Per call read: the code of the first present of attributes into one
+    list of texts (-1: none), and that list."""
+    texts, code = [], np.full(len(read["name_code"]), NO_VALUE, np.int64)
+    for attribute in attributes:
+        column = read["codes"][attribute].astype(np.int64)
+        fill = (code < 0) & (column >= 0)
+        code[fill] = column[fill] + len(texts)
+        texts += read["texts"][attribute]
+    return code, texts
+
+
+def _numbers(code, texts):
+    """The texts a code column points at, as integers (-1 where there is
+    none, or it is no number)."""
+    return np.array([_integer(text) for text in texts] + [NO_VALUE], np.int64)[code]
+
+
+def _read_thread(path, names, taken, rows, io, partial):
+    """One thread's calls that name a dataset, from a layer trace: the k-th
+    is the k-th of rows (both in start order). Where the two part (a damaged
+    trace read in part), the rest stay without a dataset. Returns the rows
+    matched and, per meaning of _TAKEN, each one's codes and the texts."""
+    attributes = sorted({attribute for listed in taken.values() for attribute in listed})
+    read = native.read_attribute_codes(path, names, attributes, partial)
+    got = np.array(read["names"] + [""], dtype=object)[read["name_code"]]
+    expected = np.array(io.names, dtype=object)[io["call"][rows]]
+    count = min(len(got), len(rows))
+    parted = np.flatnonzero(got[:count] != expected[:count])
+    matched = int(parted[0]) if len(parted) else count
+    values = {}
+    for meaning in _TAKEN:
+        code, texts = _texts(read, taken[meaning])
+        values[meaning] = (code[:matched], texts)
+    return rows[:matched], values
+
+
+def _threads_read(project, io, chosen):
+    """[(rank, rows matched, values)] of every thread's layer traces (see
+    _read_thread); chosen: the rows of the calls that name a dataset."""
+    # Each thread's rows of each layer, in row order (start order).
+    threads = int(io["thread"].max(initial=0)) + 1
+    layer_count = len(io.layers)
+    key = (io["rank"][chosen].astype(np.int64) * threads + io["thread"][chosen]) * \
+        layer_count + io["layer"][chosen]
+    order = np.argsort(key, kind="stable")
+    chosen, key = chosen[order], key[order]
+    groups = {}
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    for first, last in zip(starts.tolist(), np.r_[starts[1:], len(key)].tolist()):
+        groups[int(key[first])] = chosen[first:last]
+    names = sorted(DATASET_CALLS)
+    taken = _taken_attributes(names)
+    read = []
+    for leaf in project.topology.leaves:
+        if leaf.path in project.missing_traces:
+            continue
+        for layer, path in layer_trace_paths(leaf.path):
+            layer_name = LAYERS[layer][0]
+            if layer_name not in io.layers:
+                continue
+            group = groups.get((leaf.rank * threads + leaf.thread) * layer_count +
+                               io.layers.index(layer_name))
+            if group is not None:
+                read.append((leaf.rank,) + _read_thread(path, names, taken, group, io,
+                                                        project.partial))
+    return read
+
+
+def _names_by_rank(threads):
+    """{rank: {dataset id: the name it was created or opened with}}: an id is
+    the process's, so a name given on one thread holds on all."""
+    found = {}
+    for rank, _, values in threads:
+        ids = _numbers(*values["dataset"])
+        given, texts = values["opened_name"]
+        named = found.setdefault(rank, {})
+        chosen = (given >= 0) & (ids >= 0)
+        for dataset, text in set(zip(ids[chosen].tolist(), given[chosen].tolist())):
+            named[dataset] = texts[text]
+    return found
 
 
 def dataset_columns(project, io):
@@ -75,88 +153,47 @@ def dataset_columns(project, io):
                "mode": np.full(rows, NO_VALUE, np.int64),
                "memory_type_size": np.full(rows, NO_VALUE, np.int64),
                "file_type_size": np.full(rows, NO_VALUE, np.int64)}
-    found = _Found()
+    keys, codes, layouts, modes = [], {}, {}, []
     chosen = np.flatnonzero(_per_name(io, DATASET_CALLS.__contains__)) if rows else \
         np.zeros(0, np.int64)
-    if len(chosen):
-        # Each thread's rows of each layer, in row order (start order).
-        threads = int(io["thread"].max(initial=0)) + 1
-        layer_count = len(io.layers)
-        key = (io["rank"][chosen].astype(np.int64) * threads + io["thread"][chosen]) * \
-            layer_count + io["layer"][chosen]
-        order = np.argsort(key, kind="stable")
-        chosen, key = chosen[order], key[order]
-        groups = {}
-        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        for first, last in zip(starts.tolist(), np.r_[starts[1:], len(key)].tolist()):
-            groups[int(key[first])] = chosen[first:last]
-        names = sorted(DATASET_CALLS)
-        for leaf in project.topology.leaves:
-            if leaf.path in project.missing_traces:
-                continue
-            for layer, path in layer_trace_paths(leaf.path):
-                code = io.layers.index(LAYERS[layer][0]) if LAYERS[layer][0] in io.layers \
-                    else None
-                group = None if code is None else groups.get(
-                    (leaf.rank * threads + leaf.thread) * layer_count + code)
-                if group is not None:
-                    _match(leaf.rank, path, names, group, io, columns, found, project.partial)
+    threads = _threads_read(project, io, chosen) if len(chosen) else []
+    names_by_rank = _names_by_rank(threads)
+    for rank, matched, values in threads:
+        ids = _numbers(*values["dataset"])
+        has = ids >= 0  # a failed call names none
+        files = io["file"][matched].astype(np.int64)
+        named = names_by_rank[rank]
+        # One key per (file, id) of the thread, then every row its key's code.
+        span = int(ids.max(initial=0)) + 1
+        pairs, inverse = np.unique((files[has] + 1) * span + ids[has], return_inverse=True)
+        pair_codes = []
+        for pair in pairs.tolist():
+            file_code, dataset_id = pair // span - 1, pair % span
+            key = (file_code, named.get(dataset_id, f"dataset {dataset_id} of rank {rank}"))
+            if key not in codes:
+                codes[key] = len(keys)
+                keys.append(key)
+            pair_codes.append(codes[key])
+        dataset = np.full(len(matched), NO_VALUE, np.int64)
+        dataset[has] = np.array(pair_codes, np.int64)[inverse.reshape(-1)]
+        columns["dataset"][matched] = dataset
+        layout, layout_texts = values["layout"]
+        for code, text in sorted(set(zip(dataset[layout >= 0].tolist(),
+                                         layout[layout >= 0].tolist()))):
+            if code >= 0:
+                layouts.setdefault(keys[code], layout_texts[text])
+        mode, mode_texts = values["transfer"]
+        for text in mode_texts:
+            if text not in modes:
+                modes.append(text)
+        given = has & (mode >= 0)
+        mode_codes = np.array([modes.index(text) for text in mode_texts] + [NO_VALUE], np.int64)
+        columns["mode"][matched[given]] = mode_codes[mode[given]]
+        for meaning in ("memory_type_size", "file_type_size"):
+            columns[meaning][matched[has]] = _numbers(*values[meaning])[has]
     return dict(columns, keys=[(io.files[code] if code >= 0 else "", name)
-                               for code, name in found.keys],
-                layouts=[found.layouts.get(key, "") for key in found.keys], modes=found.modes)
-
-
-#: What the report takes of a call that names a dataset, by meaning.
-_TAKEN = ("dataset", "opened_name", "layout", "transfer", "memory_type_size", "file_type_size")
-
-
-def _taken_attributes(name):
-    """Per meaning of _TAKEN, the attribute of the call carrying it (these
-    meanings name one attribute each), or None where the call has none."""
-    return tuple(attribute_names(name, meaning)[0] if carries(name, meaning) else None
-                 for meaning in _TAKEN)
-
-
-def _match(rank, path, names, rows, io, columns, found, partial):
-    """Reads one thread's calls that name a dataset from a layer trace; the
-    k-th is the k-th of rows. Where the two part (a damaged trace read in
-    part), the rest stay without a dataset."""
-    named = {}  # this rank's dataset ids -> the names they were given
-    expected = [io.names[code] for code in io["call"][rows].tolist()]
-    files = io["file"][rows].tolist()
-    taken = {name: _taken_attributes(name) for name in set(expected)}
-    values = {key: [] for key in ("dataset", "mode", "memory_type_size", "file_type_size")}
-    place = 0
-    for name, start_ns, _, attrs, _, _ in native.TraceReader(path, names, None, None, partial):
-        if start_ns is None:
-            continue
-        if place >= len(rows) or expected[place] != name:
-            break
-        file_code = files[place]
-        place += 1
-        dataset_of, name_of, layout_of, mode_of, memory_of, stored_of = taken[name]
-        dataset = _integer(attrs.get(dataset_of)) if dataset_of else NO_VALUE
-        if dataset < 0:  # a failed call names none
-            for column in values.values():
-                column.append(NO_VALUE)
-            continue
-        given = attrs.get(name_of) if name_of else None
-        if given is not None:
-            named[dataset] = str(given)
-        key = (file_code, named.get(dataset, f"dataset {dataset} of rank {rank}"))
-        values["dataset"].append(found.dataset(key))
-        layout = attrs.get(layout_of) if layout_of else None
-        if layout is not None:
-            found.layouts.setdefault(key, str(layout))
-        mode = attrs.get(mode_of) if mode_of else None
-        values["mode"].append(NO_VALUE if mode is None else found.mode(str(mode)))
-        values["memory_type_size"].append(_integer(attrs.get(memory_of)) if memory_of
-                                          else NO_VALUE)
-        values["file_type_size"].append(_integer(attrs.get(stored_of)) if stored_of
-                                        else NO_VALUE)
-    matched = rows[:place]
-    for key, column in values.items():
-        columns[key][matched] = column
+                               for code, name in keys],
+                layouts=[layouts.get(key, "") for key in keys], modes=modes)
 
 
 def _transfer_above(io, transfer):
