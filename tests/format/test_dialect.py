@@ -308,3 +308,17 @@ def test_each_compact_shape_table_begins_with_the_tables_before_it(tmp_path):
                                                       1), "compact", "broken.inc")
     assert result.returncode != 0 and "compact_table is a table number, 1 or more" in \
         result.stderr and not output.exists()
+
+
+def test_the_filter_guide_names_every_call_of_the_groups_it_lists_in_full():
+    """docs/user/filters.md's table of groups lists the calls of the layers'
+    groups (and of test and lifecycle) by name: each such list is the
+    group's as the definition gives it, so that a call added there shows in
+    the guide, or this fails."""
+    definition = dialect.load()
+    text = (REPO_ROOT / "docs" / "user" / "filters.md").read_text()
+    rows = dict(re.findall(r"^\| `([\w-]+)` \| (.*) \|$", text, re.M))
+    for group in ("hdf5", "posix", "stdio", "test", "lifecycle"):
+        named = [word for word in re.findall(r"`([^`]+)`", rows[group])
+                 if word in definition.calls]
+        assert sorted(named) == sorted(definition.groups[group].tags), group
