@@ -560,8 +560,11 @@ project = hdtrace.open(sys.argv[1])
 report = hdtrace.report.build(project)
 page = sys.argv[1] + ".html"
 report.write_html(page)
+one = hdtrace.report.build(project, dataset_limit=1)
+one.write_html(page + ".one.html")
 print(json.dumps({"with": report.document(), "page": open(page).read(),
-                  "without": hdtrace.report.build(project, layers=False).document()}))
+                  "without": hdtrace.report.build(project, layers=False).document(),
+                  "one": one.document(), "one_page": open(page + ".one.html").read()}))
 """
 
 
@@ -656,6 +659,17 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
             entry[key] for key in ("ranks", "writes", "bytes_written", "reads", "bytes_read",
                                    "collective", "collective_done_independently",
                                    "converted")]
+
+    # With one dataset listed, the others summed below it.
+    one = result["one"]
+    assert one["datasets"] == document["datasets"][:1]
+    left = document["datasets"][1:]
+    assert one["datasets_left_out"] == dict(
+        {key: sum(entry[key] for entry in left) for key in left[0]
+         if key not in ("file", "name", "layout", "ranks")}, datasets=len(left))
+    assert document["datasets_left_out"] is None
+    assert (f"{len(left)} more datasets: {one['datasets_left_out']['bytes_read']:,} B read"
+            in result["one_page"])
 
     # Without the layer traces: no dataset, and the check stays silent.
     without = result["without"]

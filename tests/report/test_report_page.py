@@ -176,7 +176,9 @@ def test_bad_thresholds_are_refused_before_anything_is_written(tmp_path, hdtrace
              "finding 'small-requests' has no threshold 'shares'"),
             (["--set", "tiny-requests.share=0.2"], "no finding 'tiny-requests'"),
             (["--set", "small-requests.share=lots"], "takes a number, not 'lots'"),
-            (["--set", "share=0.2"], "is not FINDING.KEY=VALUE")):
+            (["--set", "share=0.2"], "is not FINDING.KEY=VALUE"),
+            (["--files", "-1"], "--files takes a number of at least 0"),
+            (["--datasets", "-1"], "--datasets takes a number of at least 0")):
         result = hdtrace_command("report", project, "-o", page, *arguments)
         assert result.returncode == 2 and message in result.stderr, result.stderr
         assert not page.exists() and result.stdout == ""

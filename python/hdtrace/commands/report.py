@@ -12,9 +12,9 @@ def register(commands):
     report = commands.add_parser(
         "report", help="an HTML page and a JSON summary of the run, with its findings",
         description="Writes one self-contained HTML page (the job, each I/O layer, I/O cost "
-                    "per rank, heatmaps, access sizes, files, MPI, wait states) and prints the "
-                    "findings, one line each. Thresholds: --set FINDING.KEY=VALUE or a TOML "
-                    "file; --list-thresholds prints them all.")
+                    "per rank, heatmaps, access sizes, files, HDF5 datasets, MPI, wait "
+                    "states) and prints the findings, one line each. Thresholds: --set "
+                    "FINDING.KEY=VALUE or a TOML file; --list-thresholds prints them all.")
     add_project_arguments(report)
     report.add_argument("-o", "--output", metavar="FILE.html",
                         help="the page (default: the project's name with -report.html)")
@@ -29,6 +29,8 @@ def register(commands):
                         help="the run's timeline (hdtrace view) for the page to link to")
     report.add_argument("--files", type=int, default=100, metavar="N",
                         help="files listed one by one, the rest summed (default 100)")
+    report.add_argument("--datasets", type=int, default=100, metavar="N",
+                        help="HDF5 datasets listed one by one, the rest summed (default 100)")
     report.add_argument("--list-thresholds", action=ListThresholds, nargs=0,
                         help="print every threshold, its default and meaning, and exit "
                              "(no project needed)")
@@ -61,15 +63,17 @@ def command_report(args):
     except (ThresholdError, OSError) as error:
         print(f"hdtrace report: {error}", file=sys.stderr)
         return 2
-    if args.files < 0:
-        print("hdtrace report: --files takes a number of at least 0", file=sys.stderr)
-        return 2
+    for option, value in (("--files", args.files), ("--datasets", args.datasets)):
+        if value < 0:
+            print(f"hdtrace report: {option} takes a number of at least 0", file=sys.stderr)
+            return 2
     # Steps on stderr where a person watches: a large run takes a while.
     progress = None
     if sys.stderr.isatty():
         def progress(text):
             print(f"hdtrace report: {text}", file=sys.stderr, flush=True)
-    report = build(open_from(args), thresholds, file_limit=args.files, progress=progress)
+    report = build(open_from(args), thresholds, file_limit=args.files, progress=progress,
+                   dataset_limit=args.datasets)
     written = []
     if not args.no_html:
         output = args.output or os.path.splitext(args.project)[0] + "-report.html"

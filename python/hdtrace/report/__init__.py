@@ -65,14 +65,16 @@ class Report:
         }
 
 
-def build(project, thresholds=None, file_limit=100, progress=None, layers=True):
+def build(project, thresholds=None, file_limit=100, progress=None, layers=True,
+          dataset_limit=100):
     """The Report of an hdtrace.Project (its damage warnings are kept in
     report.damage and named at the top of the page); progress(text), if
     given, is told each step as it starts; layers: with the calls of the
     layers traced apart (HDF5), or the main traces' alone."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TraceDamageWarning)
-        model = build_model(project, file_limit=file_limit, progress=progress, layers=layers)
+        model = build_model(project, file_limit=file_limit, progress=progress, layers=layers,
+                            dataset_limit=dataset_limit)
     damage = [str(warning.message) for warning in caught
               if issubclass(warning.category, TraceDamageWarning)]
     for warning in caught:

@@ -304,3 +304,17 @@ def transfers_by_file(io, columns):
         sums[1] += max(int(io["requested"][row]), 0)
         sums[2].add(int(io["rank"][row]))
     return found
+
+
+def shown_datasets(entries, limit):
+    """(the first limit entries, the rest summed or None): the page and the
+    JSON list datasets one by one up to a limit, as they do files."""
+    if limit is None or len(entries) <= limit:
+        return entries, None
+    rest = {"datasets": len(entries) - limit}
+    for entry in entries[limit:]:
+        for key, value in entry.items():
+            if key.startswith("_") or isinstance(value, str) or key == "ranks":
+                continue
+            rest[key] = rest.get(key, 0) + value
+    return entries[:limit], rest

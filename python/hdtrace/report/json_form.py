@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..export.atomic import write_atomically
+from .datasets import shown_datasets
 
 FORMAT = "hdtrace-report"
 VERSION = 1
@@ -50,6 +51,7 @@ def report_document(report):
             row["late_receiver_s"] = model.waits["late_receiver_s"][rank]
             row["collective_wait_s"] = model.waits["collective_wait_s"][rank]
     mpi = model.mpi
+    shown, datasets_left_out = shown_datasets(model.datasets or [], model.dataset_limit)
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -65,7 +67,8 @@ def report_document(report):
         "layers": model.layers,
         "files": model.files,
         "files_left_out": model.files_left_out,
-        "datasets": model.datasets or [],
+        "datasets": shown,
+        "datasets_left_out": datasets_left_out,
         "ranks": rank_rows,
         "mpi": {
             "calls": mpi["calls"], "calls_left_out": mpi.get("calls_left_out", 0),

@@ -106,6 +106,7 @@ class Model:
     patterns: dict = None    # per (layer, op): consecutive, sequential, random counts
     transfers: dict = None   # per file: the dataset transfers that name their mode
     datasets: list = None    # dict per dataset of a layer traced apart (HDF5), by bytes
+    dataset_limit: int = None  # how many of them the page and the JSON list one by one
 
 
 def _trace_form_and_bytes(project):
@@ -500,7 +501,8 @@ def _mpi(table, names, world, run_time, persistent_sends, top_n=20):
             "collectives": collectives}
 
 
-def build_model(project, file_limit=100, io=None, progress=None, layers=True):
+def build_model(project, file_limit=100, io=None, progress=None, layers=True,
+                dataset_limit=100):
     """The Model of an hdtrace.Project; progress(text), if given, is told
     each step as it starts; layers: with the layers traced apart (HDF5)."""
     say = progress or (lambda text: None)
@@ -542,4 +544,5 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True):
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
                  patterns=_patterns_by_layer(io),
                  transfers=transfers_by_file(io, found) if found is not None else {},
-                 datasets=datasets(io, found) if found is not None else [])
+                 datasets=datasets(io, found) if found is not None else [],
+                 dataset_limit=dataset_limit)

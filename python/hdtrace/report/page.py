@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from ..export.atomic import write_atomically
 from .figures import all_figures, svg_of
+from .datasets import shown_datasets
 from .thresholds import DEFAULTS
 
 #: Rows a table shows; the JSON has them all.
@@ -183,7 +184,7 @@ def _files(model):
 
 
 def _datasets(model):
-    entries = model.datasets or []
+    entries, rest = shown_datasets(model.datasets or [], model.dataset_limit)
     if not entries:
         return ("<p>No dataset was read or written through the HDF5 layer (a run traced with "
                 "<code>HDTRACE_HDF5=0</code>, or without HDF5, has none).</p>")
@@ -198,6 +199,10 @@ def _datasets(model):
                     ("done independently", False), ("converted", False), ("time (s)", False),
                     ("in HDF5 itself (s)", False), ("file bytes written (B)", False),
                     ("file bytes read (B)", False)], rows)
+    if rest:
+        table += (f"<p class='note'>{rest['datasets']:,} more datasets: "
+                  f"{rest['bytes_read']:,} B read in {rest['reads']:,} reads, "
+                  f"{rest['bytes_written']:,} B written in {rest['writes']:,} writes.</p>")
     # Fifteen columns: wider than the page on a narrow screen, so they scroll.
     return f"<div class='scroll'>{table}</div>" + (
         "<p class='note'>Bytes are the selections' (elements times the memory type's size); "
