@@ -82,6 +82,17 @@ FUNCTIONS = {
                      params=[(H, 'location'), ('const char *', 'name'), (H, 'access')],
                      body='openNamed<Record>(location, name, [&] { '
                           'return real(location, name, access); })'),
+    # HDF5 1.6's forms: deprecated, absent from an HDF5 built without them.
+    'H5Gcreate1': dict(tag='H5Gcreate1', shape='named', returns=H,
+                       params=[(H, 'location'), ('const char *', 'name'), ('size_t', 'sizeHint')],
+                       body='openNamed<Record>(location, name, [&] { '
+                            'return real(location, name, sizeHint); })',
+                       only_if=DEPRECATED),
+    'H5Gopen1': dict(tag='H5Gopen1', shape='named', returns=H,
+                     params=[(H, 'location'), ('const char *', 'name')],
+                     body='openNamed<Record>(location, name, [&] { '
+                          'return real(location, name); })',
+                     only_if=DEPRECATED),
     'H5Gclose': dict(tag='H5Gclose', shape='on-file', returns='herr_t', params=[(H, 'group')],
                      body='onObject<Record>(group, Forget::Yes, [&] { return real(group); })'),
     # --- Datasets: numbered per process as they are created or opened.
@@ -136,6 +147,18 @@ FUNCTIONS = {
                     params=[(H, 'object'), ('const char *', 'name'), (H, 'access')],
                     body='openNamed<Record>(object, name, [&] { '
                          'return real(object, name, access); })'),
+    # HDF5 1.6's forms: deprecated, absent from an HDF5 built without them.
+    'H5Acreate1': dict(tag='H5Acreate1', shape='named', returns=H,
+                       params=[(H, 'location'), ('const char *', 'name'), (H, 'type'),
+                               (H, 'space'), (H, 'creation')],
+                       body='openNamed<Record>(location, name, [&] { return real(location, name, '
+                            'type, space, creation); })',
+                       only_if=DEPRECATED),
+    'H5Aopen_name': dict(tag='H5Aopen_name', shape='named', returns=H,
+                         params=[(H, 'object'), ('const char *', 'name')],
+                         body='openNamed<Record>(object, name, [&] { '
+                              'return real(object, name); })',
+                         only_if=DEPRECATED),
     'H5Awrite': dict(tag='H5Awrite', shape='attribute-transfer', returns='herr_t',
                      params=[(H, 'attribute'), (H, 'memoryType'), ('const void *', 'data')],
                      body='transferAttribute<Record>(attribute, memoryType, [&] { '

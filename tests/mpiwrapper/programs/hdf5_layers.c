@@ -1,9 +1,9 @@
 /* A parallel HDF5 program of the kinds of I/O the HDF5 layer records: a
  * group with an attribute, a contiguous dataset written collectively and a
  * chunked, extended one written independently, both read back (the
- * chunked one converted to wider integers), a dataset created and opened
- * with HDF5 1.6's calls, the file opened again and read whole, and one call
- * on an invalid id. Each rank prints the
+ * chunked one converted to wider integers), a dataset, a group and an
+ * attribute created and opened with HDF5 1.6's calls, the file opened
+ * again and read whole, and one call on an invalid id. Each rank prints the
  * HDF5 calls it made, one per line, as the trace must show them:
  *   r<rank> call <tag> [key=value]...
  * then "r<rank> ok". Usage: hdf5_layers FILE */
@@ -152,6 +152,30 @@ int main(int argc, char **argv) {
     said("H5Dopen1 name=legacy dataset=3");
     check(H5Dclose(legacy) >= 0, "H5Dclose legacy");
     said("H5Dclose dataset=3");
+
+    /* And its group and attribute calls: a group with an attribute, both
+     * created, closed and opened again. */
+    hid_t legacy_group = H5Gcreate1(file, "legacy_group", 0);
+    check(legacy_group >= 0, "H5Gcreate1");
+    said("H5Gcreate1 name=legacy_group");
+    hid_t legacy_attribute =
+        H5Acreate1(legacy_group, "legacy_units", H5T_NATIVE_INT, attribute_space, H5P_DEFAULT);
+    check(legacy_attribute >= 0, "H5Acreate1");
+    said("H5Acreate1 name=legacy_units");
+    check(H5Aclose(legacy_attribute) >= 0, "H5Aclose legacy");
+    said("H5Aclose");
+    check(H5Gclose(legacy_group) >= 0, "H5Gclose legacy");
+    said("H5Gclose");
+    legacy_group = H5Gopen1(file, "legacy_group");
+    check(legacy_group >= 0, "H5Gopen1");
+    said("H5Gopen1 name=legacy_group");
+    legacy_attribute = H5Aopen_name(legacy_group, "legacy_units");
+    check(legacy_attribute >= 0, "H5Aopen_name");
+    said("H5Aopen_name name=legacy_units");
+    check(H5Aclose(legacy_attribute) >= 0, "H5Aclose legacy");
+    said("H5Aclose");
+    check(H5Gclose(legacy_group) >= 0, "H5Gclose legacy");
+    said("H5Gclose");
 
     check(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, "H5Fflush");
     said("H5Fflush");
