@@ -15,6 +15,11 @@ calls: a 2-rank run of N top-level File_write_at calls (default 1,000,000),
 ranks: a project of R ranks (default 16,384), each opening a shared file,
   writing four blocks (each with its pwrite), an Allreduce, a ring of
   Send/Recv and a close; the report on every core.
+datasets: a 2-rank run of T H5Dwrite calls on one dataset (default
+  200,000), each with the File_write_at and pwrite it made, the HDF5 calls
+  in layer traces beside the main ones as the HDF5 layer writes them; for
+  each form, the rate of the report's datasets (matching each dataset call
+  to its row of io_calls and summing per dataset), on one core.
 
 Prints wall and CPU seconds (best of --rounds), the peak resident memory of
 the report's process and the page's size. Asserts nothing about time.
@@ -87,6 +92,62 @@ def calls_run(directory, calls, ranks=2):
         write_trace(directory / f"bench_node01_{rank}_0.trc", lines())
     write_project(directory, "bench", ranks)
     return directory / "bench.proj"
+
+
+def datasets_run(directory, transfers, ranks=2):
+    """T H5Dwrite calls split over the ranks, each holding by its time the
+    File_write_at it made (with its pwrite nested), on one dataset."""
+    directory.mkdir(parents=True)
+    per_rank = transfers // ranks
+    modes = ("collective", "independent")
+    for rank in range(ranks):
+        main, layer = [], []
+        now = 1_000_000 + rank * 100
+        main.append(f"<File_open cid='0' name='shared.dat' flags='37' fid='0' "
+                    f"time='{stamp(now + 100)}' end='{stamp(now + 400)}'/>\n")
+        layer.append(f"<H5Dcreate2 fid='0' dataset='0' name='grid' layout='contiguous' "
+                     f"typeSize='8' elements='{transfers * BLOCK // 8}' time='{stamp(now)}' "
+                     f"end='{stamp(now + 500)}'/>\n")
+        now += 1000
+        for index in range(per_rank):
+            offset = (index * ranks + rank) * BLOCK
+            layer.append(f"<H5Dwrite fid='0' dataset='0' size='{BLOCK}' memTypeSize='8' "
+                         f"fileTypeSize='8' transfer='{modes[index % 2]}' "
+                         f"time='{stamp(now)}' end='{stamp(now + 700)}'/>\n")
+            main.append(f"<Nested>\n  <pwrite fid='0' offset='{offset}' asked='{BLOCK}' "
+                        f"size='{BLOCK}' time='{stamp(now + 200)}' end='{stamp(now + 500)}'/>\n"
+                        f"</Nested>\n<File_write_at fid='0' offset='{offset}' size='{BLOCK}' "
+                        f"count='{BLOCK}' tid='4' time='{stamp(now + 100)}' "
+                        f"end='{stamp(now + 600)}'/>\n")
+            now += 1000
+        main.append(f"<File_close fid='0' time='{stamp(now)}' end='{stamp(now + 300)}'/>\n")
+        write_trace(directory / f"bench_node01_{rank}_0.trc", main)
+        write_trace(directory / f"bench_node01_{rank}_0.hdf5.trc", layer)
+    write_project(directory, "bench", ranks)
+    return directory / "bench.proj"
+
+
+def dataset_rates(build, project):
+    """A line of figures: the report's datasets from the layer traces and the
+    I/O calls (read before, not timed), on one core, CPU time."""
+    sys.path.insert(0, str(build / "python"))
+    import hdtrace
+    from hdtrace.io_calls import project_io_calls
+    from hdtrace.report.datasets import dataset_columns, datasets
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    opened = hdtrace.open(str(project))
+    io = project_io_calls(opened)
+    fastest = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        columns = dataset_columns(opened, io)
+        found = datasets(io, columns)
+        fastest = min(fastest, time.process_time() - start)
+    calls = int((columns["dataset"] >= 0).sum())
+    transfers = sum(entry["reads"] + entry["writes"] for entry in found)
+    return (f"report's datasets: {calls / fastest / 1e6:6.2f} M dataset calls/s per core "
+            f"({calls:,} calls, {transfers:,} transfers on {len(found)} dataset(s), "
+            f"{fastest:.3f} s)")
 
 
 def ranks_run(directory, ranks):
@@ -246,15 +307,22 @@ def main():
     parser.add_argument("--build", default=os.environ.get("HDTRACE_BUILD_DIR",
                                                           str(here.parents[1] / "build")))
     parser.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it")
-    parser.add_argument("--only", choices=("calls", "ranks"), help="run one of the two cases")
+    parser.add_argument("--only", choices=("calls", "ranks", "datasets"),
+                        help="run one of the cases")
     parser.add_argument("--walk", action="store_true",
                         help="also time the former walk over every Event (slow: about 30 s "
                              "per million calls)")
+    parser.add_argument("--transfers", type=positive, default=200_000,
+                        help="H5Dwrite calls of the datasets case")
     parser.add_argument("--rates", metavar="PROJECT", help=argparse.SUPPRESS)
+    parser.add_argument("--dataset-rates", metavar="PROJECT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     build = pathlib.Path(args.build).resolve()
     if args.rates:  # in a process of its own, pinned to one core
         print("\n".join(reading_rates(build, pathlib.Path(args.rates), args.walk)))
+        return
+    if args.dataset_rates:  # the same
+        print(dataset_rates(build, pathlib.Path(args.dataset_rates)))
         return
     work = pathlib.Path(args.keep or tempfile.mkdtemp(prefix="hdtrace-report-bench-"))
     try:
@@ -280,6 +348,17 @@ def main():
             wall, cpu, peak, page = time_report(build, project, False, 1)
             print(f"report, {args.ranks:,} ranks, XML, every core: {wall:6.2f} s wall, "
                   f"{cpu:6.2f} s CPU, {peak:7.0f} MiB peak, page {page / 1e6:.2f} MB")
+        if args.only in (None, "datasets"):
+            started = time.perf_counter()
+            xml = datasets_run(work / "datasets-xml", args.transfers)
+            compact = to_compact(build, work / "datasets-xml", work / "datasets-compact")
+            print(f"generated {args.transfers:,} H5Dwrite calls with their File_write_at and "
+                  f"pwrite on 2 ranks in {time.perf_counter() - started:.1f} s")
+            for form, project in (("XML", xml), ("compact", compact)):
+                line = subprocess.run(
+                    [sys.executable, __file__, "--build", str(build), "--dataset-rates",
+                     str(project)], check=True, capture_output=True, text=True).stdout.strip()
+                print(f"{form:<7} {line}")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
