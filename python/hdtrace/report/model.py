@@ -509,7 +509,6 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True,
     say(f"reading the calls of {len(project.topology.leaves):,} traces")
     table = project.to_numpy()
     say(f"reading the calls on files, nested ones included ({len(table):,} top-level calls)")
-    with_layers = layers
     if io is None:
         io = project_io_calls(project, layers)
     say(f"computing the model ({len(io):,} calls on files)")
@@ -532,15 +531,15 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True,
               calls=int(len(table)), nested_calls=int((io["depth"] > 0).sum()),
               clocks=clocks, clocks_aligned=aligned,
               missing_traces=list(project.missing_traces))
-    layers = _layers(io)
+    layer_figures = _layers(io)
     names = project.name_codes()
     ranks = _ranks(table, names, io, world)
     heatmaps, axis = _heatmaps(io, world, run_start_ns, run_time_ns)
     files, rest = _files(io, file_limit)
     mpi = _mpi(table, names, world, run_time, persistent_sends_started(project))
     waits = wait_states(project, table, names, world) if aligned else None
-    found = dataset_columns(project, io) if with_layers else None
-    return Model(job=job, layers=layers, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
+    found = dataset_columns(project, io) if layers else None
+    return Model(job=job, layers=layer_figures, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
                  patterns=_patterns_by_layer(io),
                  transfers=transfers_by_file(io, found) if found is not None else {},
