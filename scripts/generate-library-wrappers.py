@@ -214,24 +214,21 @@ def source_text(conf, dialect, conf_key):
     out.append('}  // namespace hdtracempi\n\n')
     for function, entry in defined(conf).items():
         params = entry['params']
-        if entry.get('only_if'):
-            out.append(f'#if {entry["only_if"]}\n')
-        out.append(f'extern "C" {entry["returns"]} {function}'
-                   f'({parameter_list(params, True)}) {{\n'
-                   '    using namespace hdtracempi;\n')
+        text = (f'extern "C" {entry["returns"]} {function}'
+                f'({parameter_list(params, True)}) {{\n'
+                '    using namespace hdtracempi;\n')
         if params and params[-1] == '...':
             last = params[-2][1]
-            out.append('    va_list arguments;\n'
-                       f'    va_start(arguments, {last});\n'
-                       '    const mode_t mode = modeArgument(flags, arguments);\n'
-                       '    va_end(arguments);\n')
+            text += ('    va_list arguments;\n'
+                     f'    va_start(arguments, {last});\n'
+                     '    const mode_t mode = modeArgument(flags, arguments);\n'
+                     '    va_end(arguments);\n')
         if 'real' in entry['body'].replace(f'real{conf.PREFIX}', ''):
-            out.append(f'    const auto real = real{conf.PREFIX}().{function};\n')
+            text += f'    const auto real = real{conf.PREFIX}().{function};\n'
         body = entry['body']
         if 'tag' in entry:
             body = body.replace('<Record>', f'<{record_name(conf, entry["tag"])}>')
-        out.append(f'    return {body};\n}}\n')
-        out.append('#endif\n\n' if entry.get('only_if') else '\n')
+        out.append(only_if(entry, text + f'    return {body};\n}}\n') + '\n')
     return ''.join(out)
 
 
