@@ -295,14 +295,36 @@ def transfers_by_file(io, columns):
     ones left out: {file: {mode: [calls, bytes, set of ranks]}}."""
     found = {}
     mode = columns["mode"]
-    for row in np.flatnonzero((mode >= 0) & ~io["failed"]).tolist():
-        code = int(io["file"][row])
-        name = io.files[code] if code >= 0 else \
-            f"fid {int(io['fid'][row])} of rank {int(io['rank'][row])}"
-        sums = found.setdefault(name, {}).setdefault(columns["modes"][mode[row]], [0, 0, set()])
-        sums[0] += 1
-        sums[1] += max(int(io["requested"][row]), 0)
-        sums[2].add(int(io["rank"][row]))
+    rows = np.flatnonzero((mode >= 0) & ~io["failed"])
+
+    def add(name, mode_code, calls, size, ranks):
+        sums = found.setdefault(name, {}).setdefault(columns["modes"][mode_code],
+                                                     [0, 0, set()])
+        sums[0] += calls
+        sums[1] += size
+        sums[2].update(ranks)
+
+    files = io["file"][rows].astype(np.int64)
+    # A transfer whose fid no open or .info line named is "fid N of rank R".
+    for row in rows[files < 0].tolist():
+        add(f"fid {int(io['fid'][row])} of rank {int(io['rank'][row])}", int(mode[row]), 1,
+            max(int(io["requested"][row]), 0), [int(io["rank"][row])])
+    rows, files = rows[files >= 0], files[files >= 0]
+    # The rest summed per (file, mode) at once.
+    modes = max(len(columns["modes"]), 1)
+    pairs, inverse = np.unique(files * modes + mode[rows], return_inverse=True)
+    inverse = inverse.reshape(-1)
+    calls = np.bincount(inverse, minlength=len(pairs))
+    sizes = np.bincount(inverse, weights=np.maximum(io["requested"][rows], 0),
+                        minlength=len(pairs))
+    world = int(io["rank"].max(initial=0)) + 1
+    ranks = np.unique(inverse.astype(np.int64) * world + io["rank"][rows])
+    ranks_of = {}
+    for pair, rank in zip((ranks // world).tolist(), (ranks % world).tolist()):
+        ranks_of.setdefault(pair, []).append(rank)
+    for index, pair in enumerate(pairs.tolist()):
+        add(io.files[pair // modes], pair % modes, int(calls[index]), int(sizes[index]),
+            ranks_of[index])
     return found
 
 
