@@ -76,12 +76,12 @@ def _numbers(code, texts):
     return np.array([_integer(text) for text in texts] + [NO_VALUE], np.int64)[code]
 
 
-def _read_thread(path, names, taken, rows, io, partial):
+def _read_thread(path, names, taken, attributes, rows, io, partial):
     """One thread's calls that name a dataset, from a layer trace: the k-th
     is the k-th of rows (both in start order). Where the two part (a damaged
     trace read in part), the rest stay without a dataset. Returns the rows
-    matched and, per meaning of _TAKEN, each one's codes and the texts."""
-    attributes = sorted({attribute for listed in taken.values() for attribute in listed})
+    matched and, per meaning of _TAKEN, each one's codes and the texts;
+    attributes: every attribute taken names."""
     read = native.read_attribute_codes(path, names, attributes, partial)
     got = np.array(read["names"] + [""], dtype=object)[read["name_code"]]
     expected = np.array(io.names, dtype=object)[io["call"][rows]]
@@ -111,6 +111,7 @@ def _threads_read(project, io, chosen):
         groups[int(key[first])] = chosen[first:last]
     names = sorted(DATASET_CALLS)
     taken = _taken_attributes(names)
+    attributes = sorted({attribute for listed in taken.values() for attribute in listed})
     read = []
     for leaf in project.topology.leaves:
         if leaf.path in project.missing_traces:
@@ -122,8 +123,8 @@ def _threads_read(project, io, chosen):
             group = groups.get((leaf.rank * threads + leaf.thread) * layer_count +
                                io.layers.index(layer_name))
             if group is not None:
-                read.append((leaf.rank,) + _read_thread(path, names, taken, group, io,
-                                                        project.partial))
+                read.append((leaf.rank,) + _read_thread(path, names, taken, attributes, group,
+                                                        io, project.partial))
     return read
 
 
