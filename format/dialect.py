@@ -113,6 +113,11 @@ class Call:
         if not isinstance(table, int) or isinstance(table, bool) or table < 1:
             raise DefinitionError(f'{where}: compact_table is a table number, 1 or more')
 
+    @property
+    def compact_table(self):
+        """The compact shape table that first held the call (1: the first)."""
+        return self.roles.get('compact_table', 1)
+
     def __getattr__(self, key):
         if key in CALL_KEYS:
             return self.roles.get(key)

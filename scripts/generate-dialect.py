@@ -297,9 +297,9 @@ def compact_shapes(dialect):
         shapes.append((name, [(a.name, compact_coding(a)) for a in attributes]))
     ends = [(a.name, compact_coding(a, True)) for a in dialect.call_end]
     counts = []
-    for table in sorted({call.compact_table or 1 for call in dialect.calls.values()}):
+    for table in sorted({call.compact_table for call in dialect.calls.values()}):
         calls = [(tag, call) for tag, call in dialect.calls.items()
-                 if (call.compact_table or 1) == table]
+                 if (call.compact_table) == table]
         for tag, call in calls:
             shapes.append((tag, [(a.name, compact_coding(a)) for a in call.attributes] + ends))
         if table == 1:
