@@ -1,7 +1,7 @@
 """The report as one self-contained HTML page: findings first, then the
 job, the layers, I/O cost per rank, heatmaps, access sizes, files, HDF5
-datasets, MPI and wait states; figures inline as SVG (matplotlib), tables sortable by a click
-on their heading. It loads nothing from outside, so it opens offline.
+datasets, MPI and wait states; figures inline as SVG (matplotlib), tables
+sortable by a click on their heading. It loads nothing from outside, so it opens offline.
 """
 import html
 import os
