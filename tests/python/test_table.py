@@ -201,6 +201,11 @@ def test_start_order_rows_merges_traces_as_a_stable_sort_orders_them():
         [[-2**63, 0, 2**63 - 1], [-2**63, 2**63 - 1]],
         # Interleaved traces, as ranks running at once write them, with ties.
         [np.cumsum(generator.integers(0, 4, size=5000)) for _ in range(3)],
+        # Two traces (merged without the heap): turns, ties, one ending first.
+        [np.cumsum(generator.integers(0, 3, size=4000)) for _ in range(2)],
+        [[4, 6, 8], [1, 2, 3, 5, 9, 10]],
+        [[2, 2, 7], [2, 2, 2]],
+        [[], [3, 4], [1, 2]],
         # Many traces of few calls (each heap step).
         [np.sort(generator.integers(0, 50, size=generator.integers(0, 6))) for _ in range(200)],
         # A trace out of order sends every call to the sort: the same rows.

@@ -1,8 +1,10 @@
 // A merge of runs that are each in order already, as the calls of one
 // thread are in start order: every element once, in the order of before().
 // Each run takes the heap once per stretch of its elements that comes before
-// every other run's next one, so two traces that take turns call after call
-// cost a comparison an element, and traces far apart cost almost nothing.
+// every other run's next one, so traces far apart cost almost nothing. Two
+// runs left (the two traces of a two-rank run, or the last two of many) are
+// merged without the heap: traces that take turns call after call would
+// take it at every element.
 // TraceChains makes such runs of the rows of a table that interleaves its
 // traces.
 #pragma once
@@ -23,6 +25,26 @@ namespace hdtrace::reader {
 // before(run, element, otherRun, otherElement): strictly earlier; no two
 // elements may compare equal (break ties, by run or by element).
 // emit(run, element) for every element, in merged order.
+// The two runs whose next elements are first and second merged to their
+// ends, as mergeSortedRuns does.
+template <typename Next, typename Before, typename Emit>
+void mergeTwoSortedRuns(std::pair<size_t, int64_t> first, std::pair<size_t, int64_t> second,
+                        Next &next, Before &before, Emit &emit) {
+    if (before(second.first, second.second, first.first, first.second)) std::swap(first, second);
+    for (;;) {
+        // first's element comes before second's: emit first's stretch.
+        auto &[run, element] = first;
+        do {
+            emit(run, element);
+            element = next(run, element);
+        } while (element >= 0 && before(run, element, second.first, second.second));
+        if (element < 0) break;
+        std::swap(first, second);
+    }
+    for (int64_t element = second.second; element >= 0; element = next(second.first, element))
+        emit(second.first, element);
+}
+
 template <typename Next, typename Before, typename Emit>
 void mergeSortedRuns(const std::vector<int64_t> &firsts, Next next, Before before, Emit emit) {
     using Head = std::pair<size_t, int64_t>;  // (run, its next element)
@@ -34,6 +56,10 @@ void mergeSortedRuns(const std::vector<int64_t> &firsts, Next next, Before befor
         if (firsts[run] >= 0) heads.emplace_back(run, firsts[run]);
     std::make_heap(heads.begin(), heads.end(), later);
     while (!heads.empty()) {
+        if (heads.size() == 2) {
+            mergeTwoSortedRuns(heads[0], heads[1], next, before, emit);
+            return;
+        }
         std::pop_heap(heads.begin(), heads.end(), later);
         auto [run, element] = heads.back();
         heads.pop_back();
