@@ -12,11 +12,11 @@ wait at N-to-N collective -- in a collective where every rank needs every
                   other (Barrier, Allreduce, Alltoall, ...), a rank waited
                   from its own start until the last rank's start (at most
                   its call's time). The calls of one collective are the
-                  k-th such call of each rank on the same communicator.
+                  k-th such call of each rank on the same communicator
+                  (collectives.py).
 """
 import numpy as np
 
-from ..calls import N_TO_N_COLLECTIVES
 from ..messages import PAIR_DTYPE, match_messages, sends_any
 
 
@@ -43,59 +43,30 @@ def _message_waits(project, names, world):
     return late_sender, late_receiver, late_messages, blocked_messages, len(pairs)
 
 
-NO_COMMUNICATOR = -1
-
-
-def _collective_waits(project, table, names, world):
+def _collective_waits(instances, world):
     waits = np.zeros(world)
-    distinct, code = names
-    if len(table) == 0:
+    if len(instances) == 0:
         return waits, 0
-    wanted = np.array([name in N_TO_N_COLLECTIVES for name in distinct], dtype=bool)
-    rows = np.flatnonzero(wanted[code] & (table["cid"] >= 0))
-    if len(rows) == 0:
-        return waits, 0
-    # Each (rank, cid) pair's communicator, asked once per pair, not per call.
-    cids = int(table["cid"][rows].max()) + 1
-    pairs, inverse = np.unique(table["rank"][rows].astype(np.int64) * cids + table["cid"][rows],
-                               return_inverse=True)
-    found = [project.communicators.get(pair // cids, pair % cids) for pair in pairs.tolist()]
-    index = np.array([NO_COMMUNICATOR if one is None else one.index for one in found],
-                     dtype=np.int64)
-    comm = index[inverse.reshape(-1)]
-    keep = comm >= 0
-    rows, comm = rows[keep], comm[keep]
-    if len(rows) == 0:
-        return waits, 0
-    rank = table["rank"][rows].astype(np.int64)
-    start = table["start_ns"][rows]
-    end = table["end_ns"][rows]
-    # The k-th call of each rank on each communicator: rows are by start.
-    order = np.lexsort((start, rank, comm))
-    comm, rank, start, end = comm[order], rank[order], start[order], end[order]
-    lane_start = np.ones(len(order), dtype=bool)
-    lane_start[1:] = (comm[1:] != comm[:-1]) | (rank[1:] != rank[:-1])
-    lane_first = np.maximum.accumulate(np.where(lane_start, np.arange(len(order)), 0))
-    sequence = np.arange(len(order)) - lane_first
+    comm, sequence = instances.comm, instances.sequence
     group_order = np.lexsort((sequence, comm))
     comm_g, sequence_g = comm[group_order], sequence[group_order]
-    group_start = np.ones(len(order), dtype=bool)
+    group_start = np.ones(len(comm), dtype=bool)
     group_start[1:] = (comm_g[1:] != comm_g[:-1]) | (sequence_g[1:] != sequence_g[:-1])
     starts_at = np.flatnonzero(group_start)
-    last_start = np.maximum.reduceat(start[group_order], starts_at)
+    start, end = instances.start_ns[group_order], instances.end_ns[group_order]
+    last_start = np.maximum.reduceat(start, starts_at)
     group_of = np.cumsum(group_start) - 1
-    wait = np.minimum(last_start[group_of] - start[group_order],
-                      end[group_order] - start[group_order])
-    waits += np.bincount(np.clip(rank[group_order], 0, world - 1),
+    wait = np.minimum(last_start[group_of] - start, end - start)
+    waits += np.bincount(np.clip(instances.rank[group_order], 0, world - 1),
                          weights=np.maximum(wait, 0) / 1e9, minlength=world)
     return waits, len(starts_at)
 
 
-def wait_states(project, table, names, world):
+def wait_states(project, names, collectives, world):
     """{"late_sender_s", "late_receiver_s", "collective_wait_s": per rank
-    arrays, and counts} of the run."""
+    arrays, and counts} of the run; collectives: its CollectiveInstances."""
     late_sender, late_receiver, late, blocked, messages = _message_waits(project, names, world)
-    collective, instances = _collective_waits(project, table, names, world)
+    collective, instances = _collective_waits(collectives, world)
     return {"late_sender_s": late_sender, "late_receiver_s": late_receiver,
             "collective_wait_s": collective, "late_messages": late,
             "blocked_sends": blocked, "messages": messages, "collectives": instances}

@@ -1,0 +1,81 @@
+"""The run's N-to-N collectives (Barrier, Allreduce, Alltoall, ...) as
+instances: the k-th such call of each rank on one communicator is one
+instance. No member leaves an instance before every member has entered it,
+so whatever a rank did before entering happened before whatever another
+member did after leaving. The wait states read how long the members waited
+in each.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..calls import N_TO_N_COLLECTIVES
+
+NO_COMMUNICATOR = -1
+
+
+@dataclass
+class CollectiveInstances:
+    """One row per member's call, sorted by (comm, rank, sequence): each
+    (communicator, rank) lane is one stretch, in the rank's order, its
+    sequence numbers 0, 1, 2, ... (the instances it took part in)."""
+    comm: np.ndarray      # the communicator's index in the project
+    rank: np.ndarray
+    sequence: np.ndarray  # the instance's number on its communicator
+    start_ns: np.ndarray
+    end_ns: np.ndarray
+
+    def __len__(self):
+        return len(self.comm)
+
+    def lanes(self):
+        """{(comm, rank): slice of the rows}"""
+        if len(self.comm) == 0:
+            return {}
+        first = np.ones(len(self.comm), dtype=bool)
+        first[1:] = (self.comm[1:] != self.comm[:-1]) | (self.rank[1:] != self.rank[:-1])
+        starts = np.flatnonzero(first)
+        ends = np.append(starts[1:], len(self.comm))
+        return {(int(self.comm[begin]), int(self.rank[begin])): slice(int(begin), int(end))
+                for begin, end in zip(starts, ends)}
+
+
+def _empty():
+    none = np.zeros(0, dtype=np.int64)
+    return CollectiveInstances(none, none, none, none, none)
+
+
+def collective_instances(project, table, names):
+    """The CollectiveInstances of the table's top-level calls; names: the
+    project's name_codes()."""
+    distinct, code = names
+    if len(table) == 0:
+        return _empty()
+    wanted = np.array([name in N_TO_N_COLLECTIVES for name in distinct], dtype=bool)
+    rows = np.flatnonzero(wanted[code] & (table["cid"] >= 0))
+    if len(rows) == 0:
+        return _empty()
+    # Each (rank, cid) pair's communicator, asked once per pair, not per call.
+    cids = int(table["cid"][rows].max()) + 1
+    pairs, inverse = np.unique(table["rank"][rows].astype(np.int64) * cids + table["cid"][rows],
+                               return_inverse=True)
+    found = [project.communicators.get(pair // cids, pair % cids) for pair in pairs.tolist()]
+    index = np.array([NO_COMMUNICATOR if one is None else one.index for one in found],
+                     dtype=np.int64)
+    comm = index[inverse.reshape(-1)]
+    keep = comm >= 0
+    rows, comm = rows[keep], comm[keep]
+    if len(rows) == 0:
+        return _empty()
+    rank = table["rank"][rows].astype(np.int64)
+    start = table["start_ns"][rows]
+    end = table["end_ns"][rows]
+    # The k-th call of each rank on each communicator: rows are by start.
+    order = np.lexsort((start, rank, comm))
+    comm, rank, start, end = comm[order], rank[order], start[order], end[order]
+    lane_start = np.ones(len(order), dtype=bool)
+    lane_start[1:] = (comm[1:] != comm[:-1]) | (rank[1:] != rank[:-1])
+    lane_first = np.maximum.accumulate(np.where(lane_start, np.arange(len(order)), 0))
+    sequence = np.arange(len(order)) - lane_first
+    return CollectiveInstances(comm, rank, sequence, start, end)
+
