@@ -17,8 +17,8 @@ CALL_KEYS = {
     'receive_tag', 'persistent', 'probe', 'probes_message', 'receives_message', 'creates_request',
     'starts', 'completes', 'collective', 'operation', 'rooted_by', 'moves_data', 'io',
     'io_offset', 'rma', 'rma_target', 'rma_completes', 'creates_window', 'opens_file',
-    'creates_communicator', 'frees_window', 'deletes_file', 'layer', 'written_on_failure',
-    'compact_table',
+    'creates_communicator', 'frees_window', 'deletes_file', 'syncs_file', 'layer',
+    'written_on_failure', 'compact_table',
 }
 # Role keys whose value names one of the call's attributes, and the value
 # kind that attribute must have.
@@ -27,7 +27,7 @@ ATTRIBUTE_ROLES = {
     'probes_message': 'mid', 'receives_message': 'mid', 'creates_request': 'rid',
     'rooted_by': 'rank', 'rma_target': 'rank', 'creates_window': 'wid', 'opens_file': 'fid',
     'creates_communicator': 'cid', 'frees_window': 'wid',
-    'deletes_file': 'fid', 'written_on_failure': 'integer',
+    'deletes_file': 'fid', 'syncs_file': 'fid', 'written_on_failure': 'integer',
 }
 CHOICES = {
     'logged': {'all-functions', 'never'},

@@ -374,6 +374,8 @@ def python_sets(dialect, kinds):
         ('FILE_OPENS', dialect.tags(opens_file=True), 'Calls that open a file (its fid and name).'),
         ('FILE_DELETES', dialect.tags(deletes_file=True),
          'Calls that delete a file by name (its fid, which need not be open).'),
+        ('FILE_SYNCS', dialect.tags(syncs_file=True),
+         'Calls that make a file\'s writes visible to the other processes (its fid).'),
         ('C_LIBRARY_CALLS', [tag for tag, call in dialect.calls.items()
                              if dialect.layer_of(call).c_library],
          'C library calls on files (the POSIX and stdio layers), written below the MPI call '
@@ -499,6 +501,7 @@ ROLE_TEXT = [
     ('opens_file', lambda v: f'opens file `{v}`'),
     ('frees_window', lambda v: f'frees window `{v}`'),
     ('deletes_file', lambda v: f'deletes file `{v}`'),
+    ('syncs_file', lambda v: f'syncs file `{v}`'),
     ('creates_communicator', lambda v: f'new communicator `{v}`'),
     ('layer', lambda v: f'C library call ({v} layer)'),
     ('written_on_failure', lambda v: f'`{v}` only when it failed'),
