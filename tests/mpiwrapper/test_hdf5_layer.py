@@ -646,6 +646,11 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
     assert broken["files"] == ["data.h5"] and broken["ranks"] == list(range(RANKS))
     assert broken["message"].startswith(
         f"{RANKS} of the {asked} HDF5 dataset transfers asked to be collective"), broken
+    # Where ranks wrote the same bytes (HDF5's fill values of a chunk when it
+    # creates the dataset, then the program's data), collectives ordered them.
+    overlap = fired.get("overlapping-writes")
+    assert overlap is None or (overlap["severity"] == "info" and
+                               overlap["values"]["unordered_bytes"] == 0), overlap
 
     # The page's table: a row per dataset with the same figures.
     section = result["page"].split("<section id='datasets'>", 1)[1].split("</section>", 1)[0]

@@ -251,8 +251,91 @@ def test_overlapping_writes_name_both_ranks_and_the_range(tmp_path):
     finding = fired(report_of(builder, tmp_path), "overlapping-writes")
     assert finding.message == ("Ranks 0 and 1 both wrote bytes 1,048,576 to 2,097,152 of "
                                "data.bin (1.00 MiB written twice); 1 pair(s) of ranks overlap, "
-                               "1.00 MiB in all.")
+                               "1.00 MiB in all, with no collective of both ranks between the "
+                               "writes.")
+    assert finding.severity == "high" and not finding.values["ordered"]
     assert finding.ranks == [0, 1] and finding.values["range"] == [MIB, 2 * MIB]
+
+
+def barrier(builder, rank):
+    return builder.call(rank, "Barrier", cid=0)
+
+
+def test_overlapping_writes_a_barrier_orders_without_sync_are_information(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+    builder.write_at(0, 0, MIB)
+    barrier(builder, 0)
+    barrier(builder, 1)
+    builder.write_at(1, MIB // 2, MIB)       # after the barrier: [512 KiB, 1 MiB) again
+    finding = fired(report_of(builder, tmp_path), "overlapping-writes")
+    assert finding.severity == "info"
+    assert finding.message == ("Ranks 0 and 1 both wrote bytes 524,288 to 1,048,576 of data.bin "
+                               "(512.00 KiB written twice), one after the other: a collective "
+                               "of both ranks came between the writes, but not MPI_File_sync on "
+                               "both sides of it; 1 pair(s) of ranks, 512.00 KiB in all.")
+    assert finding.values["ordered"] and finding.values["unordered_bytes"] == 0
+    assert finding.values["unsynced_bytes"] == MIB // 2
+
+
+def test_overlapping_writes_synced_on_one_side_only_are_information(tmp_path):
+    # Rank 0 syncs before the barrier, rank 1 after it, or both after it
+    # (then the first sync does not come before the barrier).
+    for synced in ("0", "1", "both after"):
+        builder = RunBuilder(2)
+        for rank in range(2):
+            builder.open(rank)
+        builder.write_at(0, 0, MIB)
+        if synced == "0":
+            builder.call(0, "File_sync", fid=0)
+        barrier(builder, 0)
+        barrier(builder, 1)
+        if synced == "both after":
+            builder.call(0, "File_sync", fid=0)
+        if synced != "0":
+            builder.call(1, "File_sync", fid=0)
+        builder.write_at(1, 0, MIB)
+        finding = fired(report_of(builder, tmp_path / synced.replace(" ", "-")),
+                        "overlapping-writes")
+        assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
+
+
+def test_overlapping_writes_after_sync_barrier_sync_are_silent(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+    builder.write_at(0, 0, MIB)
+    builder.call(0, "File_sync", fid=0)
+    barrier(builder, 0)
+    barrier(builder, 1)
+    builder.call(1, "File_sync", fid=0)
+    builder.write_at(1, 0, MIB)
+    assert fired(report_of(builder, tmp_path), "overlapping-writes") is None
+
+
+def test_overlapping_writes_a_barrier_before_both_does_not_order_them(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+        barrier(builder, rank)
+    # Both after the first barrier, with none between: unordered.
+    builder.write_at(0, 0, MIB)
+    builder.write_at(1, MIB // 2, MIB)          # [512 KiB, 1 MiB) twice
+    builder.write_at(0, 4 * MIB, MIB)
+    builder.write_at(1, 3 * MIB, 2 * MIB)       # [4 MiB, 5 MiB) twice
+    builder.write_at(1, 8 * MIB, MIB)
+    barrier(builder, 0)
+    barrier(builder, 1)
+    builder.write_at(0, 8 * MIB, 256 * 1024)    # after the second: ordered, not synced
+    finding = fired(report_of(builder, tmp_path), "overlapping-writes")
+    assert finding.severity == "high"
+    assert finding.values["unordered_bytes"] == MIB // 2 + MIB
+    assert finding.values["unsynced_bytes"] == 256 * 1024
+    assert finding.values["overlap_bytes"] == MIB // 2 + MIB
+    assert finding.message.endswith(" A further 256.00 KiB were written again after a "
+                                    "collective that ordered the writes, without "
+                                    "MPI_File_sync on both sides.")
 
 
 def test_one_rank_rewriting_its_own_bytes_is_not_an_overlap(tmp_path):
@@ -403,7 +486,8 @@ def test_overlapping_writes_over_several_ranges(tmp_path):
     # Ranges: [1000, 1100), [2000, 2100), [3000, 3100), [4000, 4100), [5000, 5100).
     assert finding.message == ("Ranks 0 and 1 both wrote bytes 1,000 to 1,100 of data.bin "
                                "(100 B written twice, and 4 more range(s): 500 B between "
-                               "them); 1 pair(s) of ranks overlap, 500 B in all.")
+                               "them); 1 pair(s) of ranks overlap, 500 B in all, with no "
+                               "collective of both ranks between the writes.")
     assert finding.values["ranges"] == 5 and finding.values["overlap_bytes"] == 500
 
 

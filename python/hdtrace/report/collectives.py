@@ -3,8 +3,12 @@ instances: the k-th such call of each rank on one communicator is one
 instance. No member leaves an instance before every member has entered it,
 so whatever a rank did before entering happened before whatever another
 member did after leaving. The wait states read how long the members waited
-in each.
+in each; the overlapping writes, which of them are ordered.
+
+Only a rank's own times are compared (each member's call with that rank's
+other calls), so the order needs no clocks aligned between hosts.
 """
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,3 +83,37 @@ def collective_instances(project, table, names):
     sequence = np.arange(len(order)) - lane_first
     return CollectiveInstances(comm, rank, sequence, start, end)
 
+
+class CollectiveOrder:
+    """Whether a call of one rank happened before a call of another: both
+    ranks took part in an instance that the first rank entered after its
+    call had ended and the second left before its call began."""
+
+    def __init__(self, instances):
+        # Per (comm, rank): the lane's starts and ends as lists (a lane's
+        # position is its sequence), searched with bisect per question.
+        self._starts, self._ends, self._comms_of = {}, {}, {}
+        for (comm, rank), lane in instances.lanes().items():
+            self._starts[(comm, rank)] = instances.start_ns[lane].tolist()
+            self._ends[(comm, rank)] = instances.end_ns[lane].tolist()
+            self._comms_of.setdefault(rank, set()).add(comm)
+        self._shared = {}
+
+    def before(self, rank, end_ns, other_rank, other_start_ns):
+        """Whether rank's call that ended at end_ns happened before
+        other_rank's call that began at other_start_ns (each on its rank's
+        clock)."""
+        shared = self._shared.get((rank, other_rank))
+        if shared is None:
+            shared = sorted(self._comms_of.get(rank, set()) &
+                            self._comms_of.get(other_rank, set()))
+            self._shared[(rank, other_rank)] = shared
+        for comm in shared:
+            # The first instance rank entered after its call, and the last
+            # other_rank left before its own.
+            starts = self._starts[(comm, rank)]
+            entered = bisect.bisect_left(starts, end_ns)
+            left = bisect.bisect_right(self._ends[(comm, other_rank)], other_start_ns) - 1
+            if entered < len(starts) and left >= entered:
+                return True
+        return False

@@ -5,13 +5,16 @@ check is listed in the report's `checked` with what it found, so that a
 silent one is known to have looked. A check that cannot look (wait states
 without aligned clocks) says why.
 """
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_VIEW_SETTERS,
-                     MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES, POSIX_LAYER, STDIO_LAYER)
+from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_SYNCS,
+                     FILE_VIEW_SETTERS, MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES, POSIX_LAYER,
+                     STDIO_LAYER)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
+from .collectives import CollectiveOrder
 from .model import OPS, outermost
 
 INFO, WARNING, HIGH = "info", "warning", "high"
@@ -446,6 +449,55 @@ def check_redundant_reads(model, limit):
         {"redundant_bytes": again, "bytes_read": total, "share": share})
 
 
+class _WriteOrder:
+    """How two overlapping writes of different ranks stand to each other:
+    UNORDERED (nothing orders them: the file keeps either's bytes),
+    UNSYNCED (a collective both ranks took part in comes between them, but
+    MPI_File_sync does not come on both sides of it) or None (sync, a
+    collective, sync: MPI-IO's own promise that the later bytes are read)."""
+
+    UNORDERED, UNSYNCED = 0, 1
+
+    def __init__(self, io, instances):
+        self._io = io
+        self._order = CollectiveOrder(instances)
+        sync_codes = [code for code, name in enumerate(io.names) if name in FILE_SYNCS]
+        self._syncs = {}
+        for row in np.flatnonzero(np.isin(io["call"], sync_codes) & (io["file"] >= 0)):
+            key = (int(io["rank"][row]), int(io["file"][row]))
+            self._syncs.setdefault(key, []).append((int(io["start_ns"][row]),
+                                                    int(io["end_ns"][row])))
+        # Per (rank, file): the syncs' starts and ends, searched with bisect.
+        self._syncs = {key: ([start for start, _ in syncs], [end for _, end in syncs])
+                       for key, syncs in ((key, sorted(value))
+                                          for key, value in self._syncs.items())}
+
+    def kind(self, first, second):
+        io = self._io
+        for row, other in ((first, second), (second, first)):
+            rank, other_rank = int(io["rank"][row]), int(io["rank"][other])
+            end, other_start = int(io["end_ns"][row]), int(io["start_ns"][other])
+            if self._order.before(rank, end, other_rank, other_start):
+                return None if self._synced(row, other) else self.UNSYNCED
+        return self.UNORDERED
+
+    def _synced(self, row, other):
+        """row's rank synced the file after row, other's before other, and
+        the first sync happened before the second."""
+        io = self._io
+        file = int(io["file"][row])
+        rank, other_rank = int(io["rank"][row]), int(io["rank"][other])
+        mine = self._syncs.get((rank, file))
+        theirs = self._syncs.get((other_rank, file))
+        if mine is None or theirs is None:
+            return False
+        after = bisect.bisect_left(mine[0], int(io["end_ns"][row]))
+        before = bisect.bisect_right(theirs[1], int(io["start_ns"][other])) - 1
+        if after >= len(mine[0]) or before < 0:
+            return False
+        return self._order.before(rank, mine[1][after], other_rank, theirs[0][before])
+
+
 def check_overlapping_writes(model, limit):
     io = model.io
     rows = np.flatnonzero(byte_accesses(io) & (io["kind"] == KIND_WRITE) & (io["done"] > 0))
@@ -457,7 +509,10 @@ def check_overlapping_writes(model, limit):
     start = io["offset"][rows]
     end = start + io["done"][rows]
     rank = io["rank"][rows]
-    overlaps = {}
+    # Per kind of overlap (_WriteOrder), per (file, rank, rank): the lowest
+    # overlapping range, the bytes and ranges in all.
+    overlaps = ({}, {})
+    write_order = None
     # Candidates: an interval that starts before the furthest end so far in its file.
     new_file = np.ones(len(rows), dtype=bool)
     new_file[1:] = file[1:] != file[:-1]
@@ -477,36 +532,64 @@ def check_overlapping_writes(model, limit):
         while back >= 0 and segment[back] == segment[index] and reach[back] > start[index] \
                 and steps < OVERLAP_WALK:
             if end[back] > start[index] and rank[back] != rank[index]:
-                low, high = int(start[index]), int(min(end[back], end[index]))
-                key = (int(file[index]), int(min(rank[back], rank[index])),
-                       int(max(rank[back], rank[index])))
-                # Per pair: the lowest overlapping range, the bytes and ranges in all.
-                lowest, overlap_bytes, pieces = overlaps.get(key, ((low, high), 0, 0))
-                overlaps[key] = (min(lowest, (low, high)), overlap_bytes + high - low,
-                                 pieces + 1)
+                if write_order is None:
+                    write_order = _WriteOrder(io, model.collectives)
+                kind = write_order.kind(rows[back], rows[index])
+                if kind is not None:
+                    low, high = int(start[index]), int(min(end[back], end[index]))
+                    key = (int(file[index]), int(min(rank[back], rank[index])),
+                           int(max(rank[back], rank[index])))
+                    lowest, overlap_bytes, pieces = overlaps[kind].get(key, ((low, high), 0, 0))
+                    overlaps[kind][key] = (min(lowest, (low, high)), overlap_bytes + high - low,
+                                           pieces + 1)
             back -= 1
             steps += 1
-    total = sum(value[1] for value in overlaps.values())
-    if not overlaps or total < limit("overlapping-writes", "min-bytes"):
+    unordered, unsynced = overlaps
+    unordered_bytes = sum(value[1] for value in unordered.values())
+    unsynced_bytes = sum(value[1] for value in unsynced.values())
+    least = limit("overlapping-writes", "min-bytes")
+    if unordered and unordered_bytes >= least:
+        shown, total, severity = unordered, unordered_bytes, HIGH
+    elif unsynced and unsynced_bytes >= least:
+        shown, total, severity = unsynced, unsynced_bytes, INFO
+    else:
         return None
     (file_code, first, second), ((low, high), size, pieces) = max(
-        overlaps.items(), key=lambda item: (item[1][1], -item[0][1], -item[0][2]))
+        shown.items(), key=lambda item: (item[1][1], -item[0][1], -item[0][2]))
     name = io.files[file_code]
-    ranks = sorted({rank for key in overlaps for rank in key[1:]})
+    ranks = sorted({rank for key in shown for rank in key[1:]})
     more = (f", and {pieces - 1} more range(s): {_bytes(size)} between them" if pieces > 1
             else "")
+    values = {"file": name, "ranks": [first, second], "range": [low, high], "ranges": pieces,
+              "overlap_bytes": int(size), "pairs": len(shown), "total_bytes": int(total),
+              "ordered": severity == INFO, "unordered_bytes": int(unordered_bytes),
+              "unsynced_bytes": int(unsynced_bytes)}
+    files = sorted({io.files[key[0]] for key in shown})[:5]
+    if severity == HIGH:
+        also = (f" A further {_bytes(unsynced_bytes)} were written again after a collective "
+                f"that ordered the writes, without MPI_File_sync on both sides."
+                if unsynced_bytes else "")
+        return Finding(
+            "overlapping-writes", HIGH,
+            f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name} "
+            f"({_bytes(high - low)} written twice{more}); {len(shown)} pair(s) of ranks "
+            f"overlap, {_bytes(total)} in all, with no collective of both ranks between the "
+            f"writes.{also}",
+            "Two ranks writing the same bytes leave the file's content to chance unless the "
+            "writes are ordered (MPI_File_sync, a barrier, MPI_File_sync); give each rank its "
+            "own range.",
+            files, ranks, values)
     return Finding(
-        "overlapping-writes", HIGH,
+        "overlapping-writes", INFO,
         f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name} "
-        f"({_bytes(high - low)} written twice{more}); {len(overlaps)} pair(s) of ranks "
-        f"overlap, {_bytes(total)} in all.",
-        "Two ranks writing the same bytes leave the file's content to chance unless the "
-        "writes are ordered (MPI_File_sync and a barrier, or atomic mode); give each rank its "
-        "own range.",
-        sorted({io.files[key[0]] for key in overlaps})[:5], ranks,
-        {"file": name, "ranks": [first, second], "range": [low, high],
-         "ranges": pieces, "overlap_bytes": int(size), "pairs": len(overlaps),
-         "total_bytes": int(total)})
+        f"({_bytes(high - low)} written twice{more}), one after the other: a collective of "
+        f"both ranks came between the writes, but not MPI_File_sync on both sides of it; "
+        f"{len(shown)} pair(s) of ranks, {_bytes(total)} in all.",
+        "MPI-IO promises a reader the later bytes only after sync, barrier, sync "
+        "(MPI_File_sync by the first writer, a collective of both, MPI_File_sync by the "
+        "second) or in atomic mode. File systems that keep POSIX consistency (local disks, "
+        "Lustre, GPFS) show them anyway; NFS and other caching clients may not.",
+        files, ranks, values)
 
 
 def check_amplification(model, limit):
