@@ -255,6 +255,7 @@ def test_overlapping_writes_name_both_ranks_and_the_range(tmp_path):
                                "writes.")
     assert finding.severity == "high" and not finding.values["ordered"]
     assert finding.ranks == [0, 1] and finding.values["range"] == [MIB, 2 * MIB]
+    assert finding.values["calls"] == ["File_write_at", "File_write_at"]
 
 
 def barrier(builder, rank):
@@ -336,6 +337,20 @@ def test_overlapping_writes_a_barrier_before_both_does_not_order_them(tmp_path):
     assert finding.message.endswith(" A further 256.00 KiB were written again after a "
                                     "collective that ordered the writes, without "
                                     "MPI_File_sync on both sides.")
+
+
+def test_overlapping_writes_name_the_calls_that_made_them_where_they_differ(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+    builder.write_at(1, 0, 4096, nested=[posix("pwrite", 0, 0, 4096)])
+    builder.write_at(0, 2048, 4096, name="File_write_at_all",
+                     nested=[posix("pwrite", 0, 2048, 4096)])
+    finding = fired(report_of(builder, tmp_path), "overlapping-writes")
+    assert finding.message.startswith(
+        "Ranks 0 and 1 both wrote bytes 2,048 to 4,096 of data.bin, rank 0 within "
+        "File_write_at_all and rank 1 within File_write_at (2.00 KiB written twice); ")
+    assert finding.values["calls"] == ["File_write_at_all", "File_write_at"]
 
 
 def test_one_rank_rewriting_its_own_bytes_is_not_an_overlap(tmp_path):

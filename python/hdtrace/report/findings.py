@@ -498,6 +498,14 @@ class _WriteOrder:
         return self._order.before(rank, mine[1][after], other_rank, theirs[0][before])
 
 
+def _outermost_call(io, row):
+    """The name of the outermost I/O call row was made in (row's own at the
+    top level)."""
+    while io["parent"][row] >= 0:
+        row = io["parent"][row]
+    return io.names[io["call"][row]]
+
+
 def check_overlapping_writes(model, limit):
     io = model.io
     rows = np.flatnonzero(byte_accesses(io) & (io["kind"] == KIND_WRITE) & (io["done"] > 0))
@@ -539,9 +547,15 @@ def check_overlapping_writes(model, limit):
                     low, high = int(start[index]), int(min(end[back], end[index]))
                     key = (int(file[index]), int(min(rank[back], rank[index])),
                            int(max(rank[back], rank[index])))
-                    lowest, overlap_bytes, pieces = overlaps[kind].get(key, ((low, high), 0, 0))
-                    overlaps[kind][key] = (min(lowest, (low, high)), overlap_bytes + high - low,
-                                           pieces + 1)
+                    # The writes of the lowest range, the lower rank's first.
+                    writes = (rows[back], rows[index]) if rank[back] < rank[index] else \
+                        (rows[index], rows[back])
+                    lowest, overlap_bytes, pieces, lowest_writes = overlaps[kind].get(
+                        key, ((low, high), 0, 0, writes))
+                    if (low, high) < lowest:
+                        lowest, lowest_writes = (low, high), writes
+                    overlaps[kind][key] = (lowest, overlap_bytes + high - low, pieces + 1,
+                                           lowest_writes)
             back -= 1
             steps += 1
     unordered, unsynced = overlaps
@@ -554,16 +568,21 @@ def check_overlapping_writes(model, limit):
         shown, total, severity = unsynced, unsynced_bytes, INFO
     else:
         return None
-    (file_code, first, second), ((low, high), size, pieces) = max(
+    (file_code, first, second), ((low, high), size, pieces, writes) = max(
         shown.items(), key=lambda item: (item[1][1], -item[0][1], -item[0][2]))
     name = io.files[file_code]
+    # The calls the program made that wrote them (an HDF5 call over its
+    # MPI-IO and C library calls), named where the two differ.
+    made_by = [_outermost_call(io, row) for row in writes]
+    within = (f", rank {first} within {made_by[0]} and rank {second} within {made_by[1]}"
+              if made_by[0] != made_by[1] else "")
     ranks = sorted({rank for key in shown for rank in key[1:]})
     more = (f", and {pieces - 1} more range(s): {_bytes(size)} between them" if pieces > 1
             else "")
     values = {"file": name, "ranks": [first, second], "range": [low, high], "ranges": pieces,
               "overlap_bytes": int(size), "pairs": len(shown), "total_bytes": int(total),
               "ordered": severity == INFO, "unordered_bytes": int(unordered_bytes),
-              "unsynced_bytes": int(unsynced_bytes)}
+              "unsynced_bytes": int(unsynced_bytes), "calls": made_by}
     files = sorted({io.files[key[0]] for key in shown})[:5]
     if severity == HIGH:
         also = (f" A further {_bytes(unsynced_bytes)} were written again after a collective "
@@ -571,18 +590,19 @@ def check_overlapping_writes(model, limit):
                 if unsynced_bytes else "")
         return Finding(
             "overlapping-writes", HIGH,
-            f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name} "
-            f"({_bytes(high - low)} written twice{more}); {len(shown)} pair(s) of ranks "
-            f"overlap, {_bytes(total)} in all, with no collective of both ranks between the "
-            f"writes.{also}",
+            f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name}"
+            f"{within} ({_bytes(high - low)} written twice{more}); {len(shown)} pair(s) of "
+            f"ranks overlap, {_bytes(total)} in all, with no collective of both ranks between "
+            f"the writes.{also}",
             "Two ranks writing the same bytes leave the file's content to chance unless the "
             "writes are ordered (MPI_File_sync, a barrier, MPI_File_sync); give each rank its "
             "own range.",
             files, ranks, values)
     return Finding(
         "overlapping-writes", INFO,
-        f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name} "
-        f"({_bytes(high - low)} written twice{more}), one after the other: a collective of "
+        f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name}"
+        f"{within} ({_bytes(high - low)} written twice{more}), one after the other: a "
+        f"collective of "
         f"both ranks came between the writes, but not MPI_File_sync on both sides of it; "
         f"{len(shown)} pair(s) of ranks, {_bytes(total)} in all.",
         "MPI-IO promises a reader the later bytes only after sync, barrier, sync "
