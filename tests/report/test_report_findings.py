@@ -280,6 +280,20 @@ def test_overlapping_writes_a_barrier_orders_without_sync_are_information(tmp_pa
     assert finding.values["unsynced_bytes"] == MIB // 2
 
 
+def test_overlapping_writes_a_collective_of_one_rank_alone_does_not_order_them(tmp_path):
+    # cid 1 is each rank's MPI_COMM_SELF: the same number, not the same
+    # communicator, so neither barrier is one both ranks took part in.
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+    builder.write_at(0, 0, MIB)
+    builder.call(0, "Barrier", cid=1)
+    builder.call(1, "Barrier", cid=1)
+    builder.write_at(1, 0, MIB)
+    finding = fired(report_of(builder, tmp_path), "overlapping-writes")
+    assert finding.severity == "high" and finding.values["unordered_bytes"] == MIB
+
+
 def test_overlapping_writes_synced_on_one_side_only_are_information(tmp_path):
     # Rank 0 syncs before the barrier, rank 1 after it, or both after it
     # (then the first sync does not come before the barrier).
