@@ -86,7 +86,8 @@ READ, WRITE = "read", "write"
 FILE_OPENS = _dialect.FILE_OPENS
 #: Calls that delete a file by name: their fid need not be of an open file.
 FILE_DELETES = _dialect.FILE_DELETES
-#: Calls that make a file's writes visible to the other processes (MPI_File_sync).
+#: Calls that make a file's writes visible to the other processes (MPI_File_sync,
+#: MPI_File_close).
 FILE_SYNCS = _dialect.FILE_SYNCS
 
 
