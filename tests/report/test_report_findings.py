@@ -274,8 +274,8 @@ def test_overlapping_writes_a_barrier_orders_without_sync_are_information(tmp_pa
     assert finding.severity == "info"
     assert finding.message == ("Ranks 0 and 1 both wrote bytes 524,288 to 1,048,576 of data.bin "
                                "(512.00 KiB written twice), one after the other: a collective "
-                               "of both ranks came between the writes, but not MPI_File_sync on "
-                               "both sides of it; 1 pair(s) of ranks, 512.00 KiB in all.")
+                               "of both ranks came between the writes, but not a sync on both "
+                               "sides of it; 1 pair(s) of ranks, 512.00 KiB in all.")
     assert finding.values["ordered"] and finding.values["unordered_bytes"] == 0
     assert finding.values["unsynced_bytes"] == MIB // 2
 
@@ -349,8 +349,86 @@ def test_overlapping_writes_a_barrier_before_both_does_not_order_them(tmp_path):
     assert finding.values["unsynced_bytes"] == 256 * 1024
     assert finding.values["overlap_bytes"] == MIB // 2 + MIB
     assert finding.message.endswith(" A further 256.00 KiB were written again after a "
-                                    "collective that ordered the writes, without "
-                                    "MPI_File_sync on both sides.")
+                                    "collective that ordered the writes, without a sync on "
+                                    "both sides.")
+
+
+def test_overlapping_writes_after_close_barrier_open_are_silent(tmp_path):
+    builder = RunBuilder(2)
+    builder.open(0)
+    builder.write_at(0, 0, MIB)
+    builder.call(0, "File_close", fid=0)
+    barrier(builder, 0)
+    barrier(builder, 1)
+    builder.open(1)
+    builder.write_at(1, 0, MIB)
+    assert fired(report_of(builder, tmp_path), "overlapping-writes") is None
+
+
+# --- conflicting-reads
+
+def test_conflicting_reads_unordered_are_high(tmp_path):
+    builder = RunBuilder(3)
+    for rank in range(3):
+        builder.open(rank)
+    builder.write_at(0, 0, MIB)
+    builder.read_at(1, MIB // 4, MIB)         # [256 KiB, 1 MiB) of rank 0's bytes
+    builder.read_at(2, MIB, MIB)              # beyond them
+    builder.read_at(0, 0, MIB)                # its own bytes
+    finding = fired(report_of(builder, tmp_path), "conflicting-reads")
+    assert finding.severity == "high"
+    assert finding.message == (
+        "Rank 1 read bytes 262,144 to 1,048,576 of data.bin that rank 0 wrote, rank 0 within "
+        "File_write_at and rank 1 within File_read_at (768.00 KiB), with no collective of both ranks between the write and the read: the read may see "
+        "the old bytes or the new; 1 pair(s) of ranks, 768.00 KiB in all.")
+    assert finding.ranks == [0, 1]
+    assert finding.values == {
+        "file": "data.bin", "writer": 0, "reader": 1, "range": [MIB // 4, MIB], "ranges": 1,
+        "overlap_bytes": 3 * MIB // 4, "pairs": 1, "total_bytes": 3 * MIB // 4,
+        "ordered": False, "unordered_bytes": 3 * MIB // 4, "unsynced_bytes": 0,
+        "calls": ["File_write_at", "File_read_at"]}
+
+
+def test_conflicting_reads_ordered_without_sync_are_information(tmp_path):
+    builder = RunBuilder(2)
+    for rank in range(2):
+        builder.open(rank)
+    builder.write_at(0, 0, MIB)
+    barrier(builder, 0)
+    barrier(builder, 1)
+    builder.read_at(1, 0, MIB)
+    finding = fired(report_of(builder, tmp_path), "conflicting-reads")
+    assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
+    assert finding.message == (
+        "Rank 1 read bytes 0 to 1,048,576 of data.bin that rank 0 wrote, rank 0 within "
+        "File_write_at and rank 1 within File_read_at (1.00 MiB), after a collective of both ranks but without a sync on both sides of it; 1 pair(s) of "
+        "ranks, 1.00 MiB in all.")
+
+
+def test_conflicting_reads_silent_when_synced_or_read_before_the_write(tmp_path):
+    # Sync, barrier, sync; close, barrier, open; and a read the barrier
+    # orders before the write (it read the old bytes, as it should).
+    for case in ("sync", "reopen", "read first"):
+        builder = RunBuilder(2)
+        for rank in range(1 if case == "reopen" else 2):  # rank 1 opens after the barrier
+            builder.open(rank)
+        if case == "read first":
+            builder.read_at(1, 0, MIB)
+        else:
+            builder.write_at(0, 0, MIB)
+            builder.call(0, "File_close" if case == "reopen" else "File_sync", fid=0)
+        barrier(builder, 0)
+        barrier(builder, 1)
+        if case == "read first":
+            builder.write_at(0, 0, MIB)
+        elif case == "reopen":
+            builder.open(1)
+        else:
+            builder.call(1, "File_sync", fid=0)
+        if case != "read first":
+            builder.read_at(1, 0, MIB)
+        report = report_of(builder, tmp_path / case.replace(" ", "-"))
+        assert fired(report, "conflicting-reads") is None, case
 
 
 def test_overlapping_writes_name_the_calls_that_made_them_where_they_differ(tmp_path):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_SYNCS,
+from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_OPENS, FILE_SYNCS,
                      FILE_VIEW_SETTERS, MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES, POSIX_LAYER,
                      STDIO_LAYER)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
@@ -449,37 +449,54 @@ def check_redundant_reads(model, limit):
         {"redundant_bytes": again, "bytes_read": total, "share": share})
 
 
-class _WriteOrder:
-    """How two overlapping writes of different ranks stand to each other:
-    UNORDERED (nothing orders them: the file keeps either's bytes),
+class _AccessOrder:
+    """How two accesses of different ranks to the same bytes, one of them a
+    write, stand to each other: UNORDERED (nothing orders them: the file
+    keeps either write's bytes, a read sees the old bytes or the new),
     UNSYNCED (a collective both ranks took part in comes between them, but
-    MPI_File_sync does not come on both sides of it) or None (sync, a
-    collective, sync: MPI-IO's own promise that the later bytes are read)."""
+    not a sync on both sides of it) or None (sync, collective, sync: MPI-IO's
+    own promise that the later access sees the earlier write). The writer's
+    sync is MPI_File_sync or the file's close (FILE_SYNCS); the other rank's
+    is one of those or the file's open."""
 
     UNORDERED, UNSYNCED = 0, 1
 
     def __init__(self, io, instances):
         self._io = io
         self._order = CollectiveOrder(instances)
-        sync_codes = [code for code, name in enumerate(io.names) if name in FILE_SYNCS]
-        self._syncs = {}
-        for row in np.flatnonzero(np.isin(io["call"], sync_codes) & (io["file"] >= 0)):
-            key = (int(io["rank"][row]), int(io["file"][row]))
-            self._syncs.setdefault(key, []).append((int(io["start_ns"][row]),
-                                                    int(io["end_ns"][row])))
-        # Per (rank, file): the syncs' starts and ends, searched with bisect.
-        self._syncs = {key: ([start for start, _ in syncs], [end for _, end in syncs])
-                       for key, syncs in ((key, sorted(value))
-                                          for key, value in self._syncs.items())}
+        self._flushes = self._by_rank_and_file(FILE_SYNCS)
+        self._refreshes = self._by_rank_and_file(FILE_SYNCS | FILE_OPENS)
 
-    def kind(self, first, second):
+    def _by_rank_and_file(self, names):
+        """Per (rank, file): the starts and ends of the calls named, by
+        start, searched with bisect."""
         io = self._io
+        codes = [code for code, name in enumerate(io.names) if name in names]
+        found = {}
+        for row in np.flatnonzero(np.isin(io["call"], codes) & (io["file"] >= 0)):
+            key = (int(io["rank"][row]), int(io["file"][row]))
+            found.setdefault(key, []).append((int(io["start_ns"][row]), int(io["end_ns"][row])))
+        return {key: ([start for start, _ in calls], [end for _, end in calls])
+                for key, calls in ((key, sorted(value)) for key, value in found.items())}
+
+    def _before(self, row, other):
+        io = self._io
+        return self._order.before(int(io["rank"][row]), int(io["end_ns"][row]),
+                                  int(io["rank"][other]), int(io["start_ns"][other]))
+
+    def writes(self, first, second):
+        """Two writes, in either order."""
         for row, other in ((first, second), (second, first)):
-            rank, other_rank = int(io["rank"][row]), int(io["rank"][other])
-            end, other_start = int(io["end_ns"][row]), int(io["start_ns"][other])
-            if self._order.before(rank, end, other_rank, other_start):
+            if self._before(row, other):
                 return None if self._synced(row, other) else self.UNSYNCED
         return self.UNORDERED
+
+    def write_then_read(self, write, read):
+        """A write and a read of its bytes; a read ordered before the write
+        read what was there before, as it should."""
+        if self._before(write, read):
+            return None if self._synced(write, read) else self.UNSYNCED
+        return None if self._before(read, write) else self.UNORDERED
 
     def _synced(self, row, other):
         """row's rank synced the file after row, other's before other, and
@@ -487,8 +504,8 @@ class _WriteOrder:
         io = self._io
         file = int(io["file"][row])
         rank, other_rank = int(io["rank"][row]), int(io["rank"][other])
-        mine = self._syncs.get((rank, file))
-        theirs = self._syncs.get((other_rank, file))
+        mine = self._flushes.get((rank, file))
+        theirs = self._refreshes.get((other_rank, file))
         if mine is None or theirs is None:
             return False
         after = bisect.bisect_left(mine[0], int(io["end_ns"][row]))
@@ -506,21 +523,16 @@ def _outermost_call(io, row):
     return io.names[io["call"][row]]
 
 
-def check_overlapping_writes(model, limit):
-    io = model.io
-    rows = np.flatnonzero(byte_accesses(io) & (io["kind"] == KIND_WRITE) & (io["done"] > 0))
-    if len(rows) == 0:
-        return None
+def _overlapping_accesses(io, rows):
+    """(row, earlier, low, high) for each two of rows (accesses with an
+    offset and bytes done) of different ranks whose bytes [low, high) of one
+    file overlap; earlier starts no later in the file than row."""
     order = np.lexsort((io["offset"][rows], io["file"][rows]))
     rows = rows[order]
     file = io["file"][rows]
     start = io["offset"][rows]
     end = start + io["done"][rows]
     rank = io["rank"][rows]
-    # Per kind of overlap (_WriteOrder), per (file, rank, rank): the lowest
-    # overlapping range, the bytes and ranges in all.
-    overlaps = ({}, {})
-    write_order = None
     # Candidates: an interval that starts before the furthest end so far in its file.
     new_file = np.ones(len(rows), dtype=bool)
     new_file[1:] = file[1:] != file[:-1]
@@ -532,84 +544,183 @@ def check_overlapping_writes(model, limit):
     candidate[1:] = (~new_file[1:]) & (start[1:] < reach[:-1])
     for index in np.flatnonzero(candidate):
         # reach is the furthest end so far: once it stops past this start,
-        # no earlier write of the file overlaps this one. The walk is capped
-        # so that a pile of writes to one range stays linear; the bytes
+        # no earlier access of the file overlaps this one. The walk is capped
+        # so that a pile of accesses to one range stays linear; the bytes
         # counted are then a lower bound.
         back = index - 1
         steps = 0
         while back >= 0 and segment[back] == segment[index] and reach[back] > start[index] \
                 and steps < OVERLAP_WALK:
             if end[back] > start[index] and rank[back] != rank[index]:
-                if write_order is None:
-                    write_order = _WriteOrder(io, model.collectives)
-                kind = write_order.kind(rows[back], rows[index])
-                if kind is not None:
-                    low, high = int(start[index]), int(min(end[back], end[index]))
-                    key = (int(file[index]), int(min(rank[back], rank[index])),
-                           int(max(rank[back], rank[index])))
-                    # The writes of the lowest range, the lower rank's first.
-                    writes = (rows[back], rows[index]) if rank[back] < rank[index] else \
-                        (rows[index], rows[back])
-                    lowest, overlap_bytes, pieces, lowest_writes = overlaps[kind].get(
-                        key, ((low, high), 0, 0, writes))
-                    if (low, high) < lowest:
-                        lowest, lowest_writes = (low, high), writes
-                    overlaps[kind][key] = (lowest, overlap_bytes + high - low, pieces + 1,
-                                           lowest_writes)
+                yield rows[index], rows[back], int(start[index]), int(min(end[back], end[index]))
             back -= 1
             steps += 1
-    unordered, unsynced = overlaps
-    unordered_bytes = sum(value[1] for value in unordered.values())
-    unsynced_bytes = sum(value[1] for value in unsynced.values())
-    least = limit("overlapping-writes", "min-bytes")
-    if unordered and unordered_bytes >= least:
-        shown, total, severity = unordered, unordered_bytes, HIGH
-    elif unsynced and unsynced_bytes >= least:
-        shown, total, severity = unsynced, unsynced_bytes, INFO
-    else:
+
+
+def _tally(overlaps, key, low, high, rows):
+    """Per key: the lowest overlapping range and the two rows of it, the
+    bytes and the ranges in all."""
+    lowest, count, pieces, lowest_rows = overlaps.get(key, ((low, high), 0, 0, rows))
+    if (low, high) < lowest:
+        lowest, lowest_rows = (low, high), rows
+    overlaps[key] = (lowest, count + high - low, pieces + 1, lowest_rows)
+
+
+class _Overlaps:
+    """What one of the two checks found: per kind of _AccessOrder, per
+    (file, rank, rank), what _tally keeps; and the finding's figures."""
+
+    def __init__(self, io, found, least):
+        self.unordered, self.unsynced = found
+        self.unordered_bytes = sum(value[1] for value in self.unordered.values())
+        self.unsynced_bytes = sum(value[1] for value in self.unsynced.values())
+        if self.unordered and self.unordered_bytes >= least:
+            self.shown, self.total, self.severity = self.unordered, self.unordered_bytes, HIGH
+        elif self.unsynced and self.unsynced_bytes >= least:
+            self.shown, self.total, self.severity = self.unsynced, self.unsynced_bytes, INFO
+        else:
+            self.severity = None
+            return
+        (file_code, self.first, self.second), ((self.low, self.high), self.size, self.pieces,
+                                               rows) = max(
+            self.shown.items(), key=lambda item: (item[1][1], -item[0][1], -item[0][2]))
+        self.name = io.files[file_code]
+        # The calls the program made that made them (an HDF5 call over its
+        # MPI-IO and C library calls), named where the two differ.
+        self.calls = [_outermost_call(io, row) for row in rows]
+        self.within = (f", rank {self.first} within {self.calls[0]} and rank {self.second} "
+                       f"within {self.calls[1]}" if self.calls[0] != self.calls[1] else "")
+        self.more = (f", and {self.pieces - 1} more range(s): {_bytes(self.size)} between them"
+                     if self.pieces > 1 else "")
+        self.ranks = sorted({rank for key in self.shown for rank in key[1:]})
+        self.files = sorted({io.files[key[0]] for key in self.shown})[:5]
+
+    def values(self):
+        return {"file": self.name, "ranks": [self.first, self.second],
+                "range": [self.low, self.high], "ranges": self.pieces,
+                "overlap_bytes": int(self.size), "pairs": len(self.shown),
+                "total_bytes": int(self.total), "ordered": self.severity == INFO,
+                "unordered_bytes": int(self.unordered_bytes),
+                "unsynced_bytes": int(self.unsynced_bytes), "calls": self.calls}
+
+
+_UNSYNCED_ADVICE = (
+    "MPI-IO promises the later access the earlier write's bytes only after sync, collective, "
+    "sync (MPI_File_sync or the file's close by the writer, a collective of both ranks, "
+    "MPI_File_sync or the file's open by the other) or in atomic mode. File systems that keep "
+    "POSIX consistency (local disks, Lustre, GPFS) show them anyway; NFS and other caching "
+    "clients may not.")
+
+
+def check_overlapping_writes(model, limit):
+    io = model.io
+    rows = np.flatnonzero(byte_accesses(io) & (io["kind"] == KIND_WRITE) & (io["done"] > 0))
+    found = ({}, {})
+    order = None
+    for row, earlier, low, high in _overlapping_accesses(io, rows):
+        if order is None:
+            order = _AccessOrder(io, model.collectives)
+        kind = order.writes(earlier, row)
+        if kind is not None:
+            rank, other = int(io["rank"][row]), int(io["rank"][earlier])
+            # The lower rank's write first.
+            writes = (row, earlier) if rank < other else (earlier, row)
+            _tally(found[kind], (int(io["file"][row]), min(rank, other), max(rank, other)),
+                   low, high, writes)
+    got = _Overlaps(io, found, limit("overlapping-writes", "min-bytes"))
+    if got.severity is None:
         return None
-    (file_code, first, second), ((low, high), size, pieces, writes) = max(
-        shown.items(), key=lambda item: (item[1][1], -item[0][1], -item[0][2]))
-    name = io.files[file_code]
-    # The calls the program made that wrote them (an HDF5 call over its
-    # MPI-IO and C library calls), named where the two differ.
-    made_by = [_outermost_call(io, row) for row in writes]
-    within = (f", rank {first} within {made_by[0]} and rank {second} within {made_by[1]}"
-              if made_by[0] != made_by[1] else "")
-    ranks = sorted({rank for key in shown for rank in key[1:]})
-    more = (f", and {pieces - 1} more range(s): {_bytes(size)} between them" if pieces > 1
-            else "")
-    values = {"file": name, "ranks": [first, second], "range": [low, high], "ranges": pieces,
-              "overlap_bytes": int(size), "pairs": len(shown), "total_bytes": int(total),
-              "ordered": severity == INFO, "unordered_bytes": int(unordered_bytes),
-              "unsynced_bytes": int(unsynced_bytes), "calls": made_by}
-    files = sorted({io.files[key[0]] for key in shown})[:5]
-    if severity == HIGH:
-        also = (f" A further {_bytes(unsynced_bytes)} were written again after a collective "
-                f"that ordered the writes, without MPI_File_sync on both sides."
-                if unsynced_bytes else "")
+    said = (f"Ranks {got.first} and {got.second} both wrote bytes {got.low:,} to {got.high:,} "
+            f"of {got.name}{got.within} ({_bytes(got.high - got.low)} written twice{got.more})")
+    if got.severity == HIGH:
+        also = (f" A further {_bytes(got.unsynced_bytes)} were written again after a "
+                f"collective that ordered the writes, without a sync on both sides."
+                if got.unsynced_bytes else "")
         return Finding(
             "overlapping-writes", HIGH,
-            f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name}"
-            f"{within} ({_bytes(high - low)} written twice{more}); {len(shown)} pair(s) of "
-            f"ranks overlap, {_bytes(total)} in all, with no collective of both ranks between "
-            f"the writes.{also}",
+            f"{said}; {len(got.shown)} pair(s) of ranks overlap, {_bytes(got.total)} in all, "
+            f"with no collective of both ranks between the writes.{also}",
             "Two ranks writing the same bytes leave the file's content to chance unless the "
             "writes are ordered (MPI_File_sync, a barrier, MPI_File_sync); give each rank its "
             "own range.",
-            files, ranks, values)
+            got.files, got.ranks, got.values())
     return Finding(
         "overlapping-writes", INFO,
-        f"Ranks {first} and {second} both wrote bytes {low:,} to {high:,} of {name}"
-        f"{within} ({_bytes(high - low)} written twice{more}), one after the other: a "
-        f"collective of "
-        f"both ranks came between the writes, but not MPI_File_sync on both sides of it; "
-        f"{len(shown)} pair(s) of ranks, {_bytes(total)} in all.",
-        "MPI-IO promises a reader the later bytes only after sync, barrier, sync "
-        "(MPI_File_sync by the first writer, a collective of both, MPI_File_sync by the "
-        "second) or in atomic mode. File systems that keep POSIX consistency (local disks, "
-        "Lustre, GPFS) show them anyway; NFS and other caching clients may not.",
-        files, ranks, values)
+        f"{said}, one after the other: a collective of both ranks came between the writes, "
+        f"but not a sync on both sides of it; {len(got.shown)} pair(s) of ranks, "
+        f"{_bytes(got.total)} in all.",
+        _UNSYNCED_ADVICE, got.files, got.ranks, got.values())
+
+
+def _reads_over_writes(io, reads, writes):
+    """(read, write, low, high) for each read of reads and write of writes
+    by another rank whose bytes [low, high) of one file overlap. Only the
+    writes are walked, so that many ranks reading the same bytes cost no
+    more than they read."""
+    for code in np.intersect1d(io["file"][reads], io["file"][writes]).tolist():
+        mine = writes[io["file"][writes] == code]
+        mine = mine[np.argsort(io["offset"][mine], kind="stable")]
+        start = io["offset"][mine]
+        end = start + io["done"][mine]
+        reach = np.maximum.accumulate(end)
+        theirs = reads[io["file"][reads] == code]
+        read_start = io["offset"][theirs]
+        read_end = read_start + io["done"][theirs]
+        # The writes that start before a read ends are those up to last; the
+        # read overlaps one of them when their furthest end passes its start.
+        last = np.searchsorted(start, read_end, side="left") - 1
+        overlapping = (last >= 0) & (reach[np.maximum(last, 0)] > read_start)
+        for index in np.flatnonzero(overlapping):
+            read, low_end = theirs[index], int(read_start[index])
+            back, steps = int(last[index]), 0
+            while back >= 0 and reach[back] > low_end and steps < OVERLAP_WALK:
+                if end[back] > low_end and io["rank"][mine[back]] != io["rank"][read]:
+                    yield (read, mine[back], max(low_end, int(start[back])),
+                           int(min(end[back], read_end[index])))
+                back -= 1
+                steps += 1
+
+
+def check_conflicting_reads(model, limit):
+    io = model.io
+    accesses = byte_accesses(io) & (io["done"] > 0)
+    reads = np.flatnonzero(accesses & (io["kind"] == KIND_READ))
+    writes = np.flatnonzero(accesses & (io["kind"] == KIND_WRITE))
+    found = ({}, {})
+    order = None
+    for read, write, low, high in _reads_over_writes(io, reads, writes):
+        if order is None:
+            order = _AccessOrder(io, model.collectives)
+        which = order.write_then_read(write, read)
+        if which is not None:
+            _tally(found[which], (int(io["file"][read]), int(io["rank"][write]),
+                                  int(io["rank"][read])), low, high, (write, read))
+    got = _Overlaps(io, found, limit("conflicting-reads", "min-bytes"))
+    if got.severity is None:
+        return None
+    writer, reader = got.first, got.second
+    said = (f"Rank {reader} read bytes {got.low:,} to {got.high:,} of {got.name} that rank "
+            f"{writer} wrote{got.within} ({_bytes(got.high - got.low)}{got.more})")
+    values = dict(got.values(), writer=writer, reader=reader)
+    del values["ranks"]
+    if got.severity == HIGH:
+        also = (f" A further {_bytes(got.unsynced_bytes)} were read after a collective that "
+                f"ordered them after the write, without a sync on both sides."
+                if got.unsynced_bytes else "")
+        return Finding(
+            "conflicting-reads", HIGH,
+            f"{said}, with no collective of both ranks between the write and the read: the "
+            f"read may see the old bytes or the new; {len(got.shown)} pair(s) of ranks, "
+            f"{_bytes(got.total)} in all.{also}",
+            "Order the read after the write: MPI_File_sync by the writer, a barrier, "
+            "MPI_File_sync by the reader (or the file closed, a barrier, and opened again); "
+            "or send the data in a message.",
+            got.files, got.ranks, values)
+    return Finding(
+        "conflicting-reads", INFO,
+        f"{said}, after a collective of both ranks but without a sync on both sides of it; "
+        f"{len(got.shown)} pair(s) of ranks, {_bytes(got.total)} in all.",
+        _UNSYNCED_ADVICE, got.files, got.ranks, values)
 
 
 def check_amplification(model, limit):
@@ -707,6 +818,7 @@ CHECKS = (
     ("many-files", check_many_files),
     ("redundant-reads", check_redundant_reads),
     ("overlapping-writes", check_overlapping_writes),
+    ("conflicting-reads", check_conflicting_reads),
     ("io-amplification", check_amplification),
     ("late-sender", check_late_sender),
     ("late-receiver", check_late_receiver),

@@ -72,6 +72,10 @@ DEFAULTS = {
     "overlapping-writes": {
         "min-bytes": (1, "fires when two ranks write at least this many of the same bytes"),
     },
+    "conflicting-reads": {
+        "min-bytes": (1, "fires when a rank reads at least this many bytes another rank wrote "
+                         "without sync, collective, sync between"),
+    },
     "io-amplification": {
         "ratio": (1.25, "fires above this ratio of POSIX bytes beneath MPI-IO to bytes "
                         "MPI-IO asked for"),
