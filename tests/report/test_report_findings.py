@@ -431,6 +431,28 @@ def test_conflicting_reads_silent_when_synced_or_read_before_the_write(tmp_path)
         assert fired(report, "conflicting-reads") is None, case
 
 
+def test_conflicting_reads_a_collective_open_orders_them(tmp_path):
+    # Closed and opened again with no barrier: the open is collective, and
+    # the close and the open are the syncs (silent). Opened again while the
+    # writer kept its first handle open: ordered by the open, but the
+    # writer never synced (information).
+    for closed in (True, False):
+        builder = RunBuilder(2)
+        for rank in range(2):
+            builder.open(rank)
+        builder.write_at(0, 0, MIB)
+        for rank in range(2):
+            if closed:
+                builder.call(rank, "File_close", fid=0)
+            builder.open(rank, fid=0 if closed else 1)
+        builder.read_at(1, 0, MIB, fid=0 if closed else 1)
+        finding = fired(report_of(builder, tmp_path / str(closed)), "conflicting-reads")
+        if closed:
+            assert finding is None
+        else:
+            assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
+
+
 def test_overlapping_writes_name_the_calls_that_made_them_where_they_differ(tmp_path):
     builder = RunBuilder(2)
     for rank in range(2):

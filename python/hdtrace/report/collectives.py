@@ -3,7 +3,8 @@ instances: the k-th such call of each rank on one communicator is one
 instance. No member leaves an instance before every member has entered it,
 so whatever a rank did before entering happened before whatever another
 member did after leaving. The wait states read how long the members waited
-in each; the overlapping writes, which of them are ordered.
+in each; the overlapping accesses, which of them are ordered (by those and
+by the opens of a file, ORDERING_CALLS).
 
 Only a rank's own times are compared (each member's call with that rank's
 other calls), so the order needs no clocks aligned between hosts.
@@ -13,9 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..calls import N_TO_N_COLLECTIVES
+from ..calls import FILE_OPENS, N_TO_N_COLLECTIVES, carries
 
 NO_COMMUNICATOR = -1
+#: What orders two ranks' accesses of a file: the all-to-all collectives,
+#: and the collective opens of a file. The standard does not make an open
+#: wait for every rank, but Open MPI's OMPIO and ROMIO and MPICH all do: a
+#: rank that came to MPI_File_open a second before the other left it a
+#: second later, in each of the three on the development machine.
+ORDERING_CALLS = N_TO_N_COLLECTIVES | frozenset(
+    name for name in FILE_OPENS if carries(name, "communicator"))
 
 
 @dataclass
@@ -49,13 +57,14 @@ def _empty():
     return CollectiveInstances(none, none, none, none, none)
 
 
-def collective_instances(project, table, names):
-    """The CollectiveInstances of the table's top-level calls; names: the
+def collective_instances(project, table, names, calls=N_TO_N_COLLECTIVES):
+    """The CollectiveInstances of the table's top-level calls named in
+    calls (collectives over the communicator their cid names); names: the
     project's name_codes()."""
     distinct, code = names
     if len(table) == 0:
         return _empty()
-    wanted = np.array([name in N_TO_N_COLLECTIVES for name in distinct], dtype=bool)
+    wanted = np.array([name in calls for name in distinct], dtype=bool)
     rows = np.flatnonzero(wanted[code] & (table["cid"] >= 0))
     if len(rows) == 0:
         return _empty()

@@ -512,7 +512,9 @@ class _AccessOrder:
         before = bisect.bisect_right(theirs[1], int(io["start_ns"][other])) - 1
         if after >= len(mine[0]) or before < 0:
             return False
-        return self._order.before(rank, mine[1][after], other_rank, theirs[0][before])
+        # By the other's sync's end: that sync may be the ordering call
+        # itself (the file's open).
+        return self._order.before(rank, mine[1][after], other_rank, theirs[1][before])
 
 
 def _outermost_call(io, row):
@@ -619,7 +621,7 @@ def check_overlapping_writes(model, limit):
     order = None
     for row, earlier, low, high in _overlapping_accesses(io, rows):
         if order is None:
-            order = _AccessOrder(io, model.collectives)
+            order = _AccessOrder(io, model.ordering)
         kind = order.writes(earlier, row)
         if kind is not None:
             rank, other = int(io["rank"][row]), int(io["rank"][earlier])
@@ -690,7 +692,7 @@ def check_conflicting_reads(model, limit):
     order = None
     for read, write, low, high in _reads_over_writes(io, reads, writes):
         if order is None:
-            order = _AccessOrder(io, model.collectives)
+            order = _AccessOrder(io, model.ordering)
         which = order.write_then_read(write, read)
         if which is not None:
             _tally(found[which], (int(io["file"][read]), int(io["rank"][write]),

@@ -27,7 +27,7 @@ from ..layer_traces import OWN_TRACE_LAYER_NAMES
 from ..messages import persistent_sends_started
 from ..table import NO_PEER
 from .datasets import dataset_columns, datasets, transfers_by_file
-from .collectives import collective_instances
+from .collectives import ORDERING_CALLS, collective_instances
 from .waits import wait_states
 
 #: Darshan's access size bins (bytes): [low, high) each, the last open.
@@ -104,7 +104,7 @@ class Model:
     waits: dict              # None where the clocks are not aligned
     io: object = None        # the IoCalls, for the findings
     table: object = None     # the top-level table
-    collectives: object = None  # the N-to-N CollectiveInstances, for the findings
+    ordering: object = None  # CollectiveInstances of the calls that order accesses
     patterns: dict = None    # per (layer, op): consecutive, sequential, random counts
     transfers: dict = None   # per file: the dataset transfers that name their mode
     datasets: list = None    # dict per dataset of a layer traced apart (HDF5), by bytes
@@ -539,12 +539,13 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True,
     heatmaps, axis = _heatmaps(io, world, run_start_ns, run_time_ns)
     files, rest = _files(io, file_limit)
     mpi = _mpi(table, names, world, run_time, persistent_sends_started(project))
-    collectives = collective_instances(project, table, names)
-    waits = wait_states(project, names, collectives, world) if aligned else None
+    waits = wait_states(project, names, collective_instances(project, table, names),
+                        world) if aligned else None
+    ordering = collective_instances(project, table, names, ORDERING_CALLS)
     found = dataset_columns(project, io) if layers else None
     return Model(job=job, layers=layer_figures, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
-                 collectives=collectives,
+                 ordering=ordering,
                  patterns=_patterns_by_layer(io),
                  transfers=transfers_by_file(io, found) if found is not None else {},
                  datasets=datasets(io, found) if found is not None else [],
