@@ -453,6 +453,34 @@ def test_conflicting_reads_a_collective_open_orders_them(tmp_path):
             assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
 
 
+def test_conflicting_reads_a_message_orders_them(tmp_path):
+    # Rank 0 writes and sends to rank 1, which reads what it wrote after the
+    # receive: ordered (information); with a sync before the send and one
+    # after the receive: silent; a message the other way orders nothing.
+    for case in ("message", "synced", "other way"):
+        builder = RunBuilder(2)
+        for rank in range(2):
+            builder.open(rank)
+        builder.write_at(0, 0, MIB)
+        if case == "synced":
+            builder.call(0, "File_sync", fid=0)
+        sender, receiver = (1, 0) if case == "other way" else (0, 1)
+        send = builder.call(sender, "Send", size=8, count=1, tid=1, toRank=receiver, toTag=7,
+                            cid=0)
+        # Received once sent, on the one clock of the run's one host.
+        builder.call(receiver, "Recv", at=max(send.end_ns, builder.now[receiver]) + 1000,
+                     fromRank=sender, fromTag=7, cid=0)
+        if case == "synced":
+            builder.call(1, "File_sync", fid=0)
+        builder.read_at(1, 0, MIB)
+        finding = fired(report_of(builder, tmp_path / case.replace(" ", "-")),
+                        "conflicting-reads")
+        if case == "synced":
+            assert finding is None
+        else:
+            assert finding.severity == ("info" if case == "message" else "high"), case
+
+
 def test_overlapping_writes_name_the_calls_that_made_them_where_they_differ(tmp_path):
     builder = RunBuilder(2)
     for rank in range(2):

@@ -14,7 +14,7 @@ from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_OPENS, 
                      FILE_VIEW_SETTERS, MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES, POSIX_LAYER,
                      STDIO_LAYER)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
-from .collectives import CollectiveOrder
+from .ordering import CallOrder
 from .model import OPS, outermost
 
 INFO, WARNING, HIGH = "info", "warning", "high"
@@ -461,9 +461,10 @@ class _AccessOrder:
 
     UNORDERED, UNSYNCED = 0, 1
 
-    def __init__(self, io, instances):
+    def __init__(self, io, model):
         self._io = io
-        self._order = CollectiveOrder(instances)
+        self._order = CallOrder(model.ordering, model.waits and model.waits["pairs"],
+                                model.table)
         self._flushes = self._by_rank_and_file(FILE_SYNCS)
         self._refreshes = self._by_rank_and_file(FILE_SYNCS | FILE_OPENS)
 
@@ -621,7 +622,7 @@ def check_overlapping_writes(model, limit):
     order = None
     for row, earlier, low, high in _overlapping_accesses(io, rows):
         if order is None:
-            order = _AccessOrder(io, model.ordering)
+            order = _AccessOrder(io, model)
         kind = order.writes(earlier, row)
         if kind is not None:
             rank, other = int(io["rank"][row]), int(io["rank"][earlier])
@@ -692,7 +693,7 @@ def check_conflicting_reads(model, limit):
     order = None
     for read, write, low, high in _reads_over_writes(io, reads, writes):
         if order is None:
-            order = _AccessOrder(io, model.ordering)
+            order = _AccessOrder(io, model)
         which = order.write_then_read(write, read)
         if which is not None:
             _tally(found[which], (int(io["file"][read]), int(io["rank"][write]),

@@ -40,7 +40,7 @@ def _message_waits(project, names, world):
         blocked_messages = int(blocked.sum())
     else:
         late_messages = blocked_messages = 0
-    return late_sender, late_receiver, late_messages, blocked_messages, len(pairs)
+    return late_sender, late_receiver, late_messages, blocked_messages, pairs
 
 
 def _collective_waits(instances, world):
@@ -64,9 +64,11 @@ def _collective_waits(instances, world):
 
 def wait_states(project, names, collectives, world):
     """{"late_sender_s", "late_receiver_s", "collective_wait_s": per rank
-    arrays, and counts} of the run; collectives: its CollectiveInstances."""
-    late_sender, late_receiver, late, blocked, messages = _message_waits(project, names, world)
+    arrays, counts, and "pairs", the matched messages (messages.PAIR_DTYPE)}
+    of the run; collectives: its CollectiveInstances."""
+    late_sender, late_receiver, late, blocked, pairs = _message_waits(project, names, world)
     collective, instances = _collective_waits(collectives, world)
     return {"late_sender_s": late_sender, "late_receiver_s": late_receiver,
             "collective_wait_s": collective, "late_messages": late,
-            "blocked_sends": blocked, "messages": messages, "collectives": instances}
+            "blocked_sends": blocked, "messages": len(pairs), "collectives": instances,
+            "pairs": pairs}
