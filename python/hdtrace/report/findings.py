@@ -453,16 +453,17 @@ class _AccessOrder:
     """How two accesses of different ranks to the same bytes, one of them a
     write, stand to each other: UNORDERED (nothing orders them: the file
     keeps either write's bytes, a read sees the old bytes or the new),
-    UNSYNCED (a collective both ranks took part in comes between them, but
-    not a sync on both sides of it) or None (sync, collective, sync: MPI-IO's
-    own promise that the later access sees the earlier write). The writer's
-    sync is MPI_File_sync or the file's close (FILE_SYNCS); the other rank's
-    is one of those or the file's open."""
+    UNSYNCED (a collective or open both ranks took part in, or a message
+    between them, orders them, but a sync is missing on a side of it) or
+    None (sync, collective, sync: MPI-IO's own promise that the later access
+    sees the earlier write). The writer's sync is MPI_File_sync or the
+    file's close (FILE_SYNCS); the other rank's is one of those or the
+    file's open."""
 
     UNORDERED, UNSYNCED = 0, 1
 
-    def __init__(self, io, model):
-        self._io = io
+    def __init__(self, model):
+        self._io = model.io
         self._order = CallOrder(model.ordering, model.waits and model.waits["pairs"],
                                 model.table)
         self._flushes = self._by_rank_and_file(FILE_SYNCS)
@@ -622,7 +623,7 @@ def check_overlapping_writes(model, limit):
     order = None
     for row, earlier, low, high in _overlapping_accesses(io, rows):
         if order is None:
-            order = _AccessOrder(io, model)
+            order = _AccessOrder(model)
         kind = order.writes(earlier, row)
         if kind is not None:
             rank, other = int(io["rank"][row]), int(io["rank"][earlier])
@@ -693,7 +694,7 @@ def check_conflicting_reads(model, limit):
     order = None
     for read, write, low, high in _reads_over_writes(io, reads, writes):
         if order is None:
-            order = _AccessOrder(io, model)
+            order = _AccessOrder(model)
         which = order.write_then_read(write, read)
         if which is not None:
             _tally(found[which], (int(io["file"][read]), int(io["rank"][write]),
