@@ -251,9 +251,11 @@ def test_overlapping_writes_name_both_ranks_and_the_range(tmp_path):
     finding = fired(report_of(builder, tmp_path), "overlapping-writes")
     assert finding.message == ("Ranks 0 and 1 both wrote bytes 1,048,576 to 2,097,152 of "
                                "data.bin (1.00 MiB written twice); 1 pair(s) of ranks overlap, "
-                               "1.00 MiB in all, with no collective of both ranks between the "
-                               "writes.")
+                               "1.00 MiB in all, with nothing between the writes that orders "
+                               "them (no collective or file open of both ranks, no message from "
+                               "the one to the other).")
     assert finding.severity == "high" and not finding.values["ordered"]
+    assert finding.values["ordered_by"] is None
     assert finding.ranks == [0, 1] and finding.values["range"] == [MIB, 2 * MIB]
     assert finding.values["calls"] == ["File_write_at", "File_write_at"]
 
@@ -273,10 +275,11 @@ def test_overlapping_writes_a_barrier_orders_without_sync_are_information(tmp_pa
     finding = fired(report_of(builder, tmp_path), "overlapping-writes")
     assert finding.severity == "info"
     assert finding.message == ("Ranks 0 and 1 both wrote bytes 524,288 to 1,048,576 of data.bin "
-                               "(512.00 KiB written twice), one after the other: a collective "
-                               "of both ranks came between the writes, but not a sync on both "
+                               "(512.00 KiB written twice), one after the other: Barrier of "
+                               "both ranks came between the writes, but not a sync on both "
                                "sides of it; 1 pair(s) of ranks, 512.00 KiB in all.")
     assert finding.values["ordered"] and finding.values["unordered_bytes"] == 0
+    assert finding.values["ordered_by"] == "Barrier of both ranks"
     assert finding.values["unsynced_bytes"] == MIB // 2
 
 
@@ -379,14 +382,16 @@ def test_conflicting_reads_unordered_are_high(tmp_path):
     assert finding.severity == "high"
     assert finding.message == (
         "Rank 1 read bytes 262,144 to 1,048,576 of data.bin that rank 0 wrote, rank 0 within "
-        "File_write_at and rank 1 within File_read_at (768.00 KiB), with no collective of both ranks between the write and the read: the read may see "
-        "the old bytes or the new; 1 pair(s) of ranks, 768.00 KiB in all.")
+        "File_write_at and rank 1 within File_read_at (768.00 KiB), with nothing between the write "
+        "and the read that orders them (no collective or file open of both ranks, no message "
+        "from the writer to the reader): the read may see the old bytes or the new; 1 pair(s) "
+        "of ranks, 768.00 KiB in all.")
     assert finding.ranks == [0, 1]
     assert finding.values == {
         "file": "data.bin", "writer": 0, "reader": 1, "range": [MIB // 4, MIB], "ranges": 1,
         "overlap_bytes": 3 * MIB // 4, "pairs": 1, "total_bytes": 3 * MIB // 4,
         "ordered": False, "unordered_bytes": 3 * MIB // 4, "unsynced_bytes": 0,
-        "calls": ["File_write_at", "File_read_at"]}
+        "calls": ["File_write_at", "File_read_at"], "ordered_by": None}
 
 
 def test_conflicting_reads_ordered_without_sync_are_information(tmp_path):
@@ -401,8 +406,9 @@ def test_conflicting_reads_ordered_without_sync_are_information(tmp_path):
     assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
     assert finding.message == (
         "Rank 1 read bytes 0 to 1,048,576 of data.bin that rank 0 wrote, rank 0 within "
-        "File_write_at and rank 1 within File_read_at (1.00 MiB), after a collective of both ranks but without a sync on both sides of it; 1 pair(s) of "
-        "ranks, 1.00 MiB in all.")
+        "File_write_at and rank 1 within File_read_at (1.00 MiB), after Barrier of both ranks but "
+        "without a sync on both sides of it; 1 pair(s) of ranks, 1.00 MiB in all.")
+    assert finding.values["ordered_by"] == "Barrier of both ranks"
 
 
 def test_conflicting_reads_silent_when_synced_or_read_before_the_write(tmp_path):
@@ -451,6 +457,7 @@ def test_conflicting_reads_a_collective_open_orders_them(tmp_path):
             assert finding is None
         else:
             assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
+            assert finding.values["ordered_by"] == "File_open of both ranks"
 
 
 def test_conflicting_reads_a_message_orders_them(tmp_path):
@@ -477,8 +484,12 @@ def test_conflicting_reads_a_message_orders_them(tmp_path):
                         "conflicting-reads")
         if case == "synced":
             assert finding is None
+        elif case == "message":
+            assert finding.severity == "info"
+            assert finding.values["ordered_by"] == "a message from rank 0 to rank 1"
+            assert "after a message from rank 0 to rank 1 but without a sync" in finding.message
         else:
-            assert finding.severity == ("info" if case == "message" else "high"), case
+            assert finding.severity == "high" and finding.values["ordered_by"] is None
 
 
 def test_overlapping_writes_name_the_calls_that_made_them_where_they_differ(tmp_path):
@@ -643,8 +654,9 @@ def test_overlapping_writes_over_several_ranges(tmp_path):
     # Ranges: [1000, 1100), [2000, 2100), [3000, 3100), [4000, 4100), [5000, 5100).
     assert finding.message == ("Ranks 0 and 1 both wrote bytes 1,000 to 1,100 of data.bin "
                                "(100 B written twice, and 4 more range(s): 500 B between "
-                               "them); 1 pair(s) of ranks overlap, 500 B in all, with no "
-                               "collective of both ranks between the writes.")
+                               "them); 1 pair(s) of ranks overlap, 500 B in all, with nothing "
+                               "between the writes that orders them (no collective or file open "
+                               "of both ranks, no message from the one to the other).")
     assert finding.values["ranges"] == 5 and finding.values["overlap_bytes"] == 500
 
 

@@ -36,6 +36,7 @@ class CollectiveInstances:
     sequence: np.ndarray  # the instance's number on its communicator
     start_ns: np.ndarray
     end_ns: np.ndarray
+    call: tuple = ()      # per row, the name of the member's call
 
     def __len__(self):
         return len(self.comm)
@@ -86,11 +87,12 @@ def collective_instances(project, table, names, calls=N_TO_N_COLLECTIVES):
     # The k-th call of each rank on each communicator: rows are by start.
     order = np.lexsort((start, rank, comm))
     comm, rank, start, end = comm[order], rank[order], start[order], end[order]
+    call = tuple(distinct[one] for one in code[rows[order]].tolist())
     lane_start = np.ones(len(order), dtype=bool)
     lane_start[1:] = (comm[1:] != comm[:-1]) | (rank[1:] != rank[:-1])
     lane_first = np.maximum.accumulate(np.where(lane_start, np.arange(len(order)), 0))
     sequence = np.arange(len(order)) - lane_first
-    return CollectiveInstances(comm, rank, sequence, start, end)
+    return CollectiveInstances(comm, rank, sequence, start, end, call)
 
 
 class CollectiveOrder:
@@ -101,10 +103,11 @@ class CollectiveOrder:
     def __init__(self, instances):
         # Per (comm, rank): the lane's starts and ends as lists (a lane's
         # position is its sequence), searched with bisect per question.
-        self._starts, self._ends, self._comms_of = {}, {}, {}
+        self._starts, self._ends, self._calls, self._comms_of = {}, {}, {}, {}
         for (comm, rank), lane in instances.lanes().items():
             self._starts[(comm, rank)] = instances.start_ns[lane].tolist()
             self._ends[(comm, rank)] = instances.end_ns[lane].tolist()
+            self._calls[(comm, rank)] = instances.call[lane]
             self._comms_of.setdefault(rank, set()).add(comm)
         self._shared = {}
 
@@ -112,6 +115,11 @@ class CollectiveOrder:
         """Whether rank's call that ended at end_ns happened before
         other_rank's call that began at other_start_ns (each on its rank's
         clock)."""
+        return self.ordered_by(rank, end_ns, other_rank, other_start_ns) is not None
+
+    def ordered_by(self, rank, end_ns, other_rank, other_start_ns):
+        """The name of a collective that orders the two calls so (as rank
+        called it), or None."""
         shared = self._shared.get((rank, other_rank))
         if shared is None:
             shared = sorted(self._comms_of.get(rank, set()) &
@@ -124,5 +132,5 @@ class CollectiveOrder:
             entered = bisect.bisect_left(starts, end_ns)
             left = bisect.bisect_right(self._ends[(comm, other_rank)], other_start_ns) - 1
             if entered < len(starts) and left >= entered:
-                return True
-        return False
+                return self._calls[(comm, rank)][entered]
+        return None

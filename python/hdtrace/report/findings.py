@@ -486,6 +486,17 @@ class _AccessOrder:
         return self._order.before(int(io["rank"][row]), int(io["end_ns"][row]),
                                   int(io["rank"][other]), int(io["start_ns"][other]))
 
+    def ordered_by(self, first, second):
+        """What orders the two accesses (CallOrder.ordered_by), in either
+        order, or None."""
+        io = self._io
+        for row, other in ((first, second), (second, first)):
+            found = self._order.ordered_by(int(io["rank"][row]), int(io["end_ns"][row]),
+                                           int(io["rank"][other]), int(io["start_ns"][other]))
+            if found is not None:
+                return found
+        return None
+
     def writes(self, first, second):
         """Two writes, in either order."""
         for row, other in ((first, second), (second, first)):
@@ -574,7 +585,7 @@ class _Overlaps:
     """What one of the two checks found: per kind of _AccessOrder, per
     (file, rank, rank), what _tally keeps; and the finding's figures."""
 
-    def __init__(self, io, found, least):
+    def __init__(self, io, found, least, order):
         self.unordered, self.unsynced = found
         self.unordered_bytes = sum(value[1] for value in self.unordered.values())
         self.unsynced_bytes = sum(value[1] for value in self.unsynced.values())
@@ -592,6 +603,7 @@ class _Overlaps:
         # The calls the program made that made them (an HDF5 call over its
         # MPI-IO and C library calls), named where the two differ.
         self.calls = [_outermost_call(io, row) for row in rows]
+        self.ordered_by = order.ordered_by(*rows) if self.severity == INFO else None
         self.within = (f", rank {self.first} within {self.calls[0]} and rank {self.second} "
                        f"within {self.calls[1]}" if self.calls[0] != self.calls[1] else "")
         self.more = (f", and {self.pieces - 1} more range(s): {_bytes(self.size)} between them"
@@ -605,7 +617,8 @@ class _Overlaps:
                 "overlap_bytes": int(self.size), "pairs": len(self.shown),
                 "total_bytes": int(self.total), "ordered": self.severity == INFO,
                 "unordered_bytes": int(self.unordered_bytes),
-                "unsynced_bytes": int(self.unsynced_bytes), "calls": self.calls}
+                "unsynced_bytes": int(self.unsynced_bytes), "calls": self.calls,
+                "ordered_by": self.ordered_by}
 
 
 _UNSYNCED_ADVICE = (
@@ -631,7 +644,7 @@ def check_overlapping_writes(model, limit):
             writes = (row, earlier) if rank < other else (earlier, row)
             _tally(found[kind], (int(io["file"][row]), min(rank, other), max(rank, other)),
                    low, high, writes)
-    got = _Overlaps(io, found, limit("overlapping-writes", "min-bytes"))
+    got = _Overlaps(io, found, limit("overlapping-writes", "min-bytes"), order)
     if got.severity is None:
         return None
     said = (f"Ranks {got.first} and {got.second} both wrote bytes {got.low:,} to {got.high:,} "
@@ -643,14 +656,15 @@ def check_overlapping_writes(model, limit):
         return Finding(
             "overlapping-writes", HIGH,
             f"{said}; {len(got.shown)} pair(s) of ranks overlap, {_bytes(got.total)} in all, "
-            f"with no collective of both ranks between the writes.{also}",
+            f"with nothing between the writes that orders them (no collective or file open of "
+            f"both ranks, no message from the one to the other).{also}",
             "Two ranks writing the same bytes leave the file's content to chance unless the "
             "writes are ordered (MPI_File_sync, a barrier, MPI_File_sync); give each rank its "
             "own range.",
             got.files, got.ranks, got.values())
     return Finding(
         "overlapping-writes", INFO,
-        f"{said}, one after the other: a collective of both ranks came between the writes, "
+        f"{said}, one after the other: {got.ordered_by} came between the writes, "
         f"but not a sync on both sides of it; {len(got.shown)} pair(s) of ranks, "
         f"{_bytes(got.total)} in all.",
         _UNSYNCED_ADVICE, got.files, got.ranks, got.values())
@@ -699,7 +713,7 @@ def check_conflicting_reads(model, limit):
         if which is not None:
             _tally(found[which], (int(io["file"][read]), int(io["rank"][write]),
                                   int(io["rank"][read])), low, high, (write, read))
-    got = _Overlaps(io, found, limit("conflicting-reads", "min-bytes"))
+    got = _Overlaps(io, found, limit("conflicting-reads", "min-bytes"), order)
     if got.severity is None:
         return None
     writer, reader = got.first, got.second
@@ -713,8 +727,9 @@ def check_conflicting_reads(model, limit):
                 if got.unsynced_bytes else "")
         return Finding(
             "conflicting-reads", HIGH,
-            f"{said}, with no collective of both ranks between the write and the read: the "
-            f"read may see the old bytes or the new; {len(got.shown)} pair(s) of ranks, "
+            f"{said}, with nothing between the write and the read that orders them (no "
+            f"collective or file open of both ranks, no message from the writer to the reader): "
+            f"the read may see the old bytes or the new; {len(got.shown)} pair(s) of ranks, "
             f"{_bytes(got.total)} in all.{also}",
             "Order the read after the write: MPI_File_sync by the writer, a barrier, "
             "MPI_File_sync by the reader (or the file closed, a barrier, and opened again); "
@@ -722,7 +737,7 @@ def check_conflicting_reads(model, limit):
             got.files, got.ranks, values)
     return Finding(
         "conflicting-reads", INFO,
-        f"{said}, after a collective of both ranks but without a sync on both sides of it; "
+        f"{said}, after {got.ordered_by} but without a sync on both sides of it; "
         f"{len(got.shown)} pair(s) of ranks, {_bytes(got.total)} in all.",
         _UNSYNCED_ADVICE, got.files, got.ranks, values)
 

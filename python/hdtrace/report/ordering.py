@@ -67,3 +67,13 @@ class CallOrder:
     def before(self, rank, end_ns, other_rank, other_start_ns):
         return (self._collectives.before(rank, end_ns, other_rank, other_start_ns) or
                 self._messages.before(rank, end_ns, other_rank, other_start_ns))
+
+    def ordered_by(self, rank, end_ns, other_rank, other_start_ns):
+        """What orders the two calls so, as the report names it ("Barrier
+        of both ranks", "a message from rank 0 to rank 1"), or None."""
+        call = self._collectives.ordered_by(rank, end_ns, other_rank, other_start_ns)
+        if call is not None:
+            return f"{call} of both ranks"
+        if self._messages.before(rank, end_ns, other_rank, other_start_ns):
+            return f"a message from rank {rank} to rank {other_rank}"
+        return None
