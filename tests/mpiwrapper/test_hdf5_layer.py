@@ -362,8 +362,9 @@ def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, buil
         layers["MPI-IO"]["calls"], layers["MPI-IO"]["bytes_written"],
         layers["MPI-IO"]["bytes_read"]), layers["MPI-IO"]
     # Without the layer: the same report, but for HDF5's row and naming, and
-    # what only the layer tells: its datasets, the finding on them, and the
-    # calls an overlap's writes were made within (HDF5's, or MPI-IO's).
+    # what only the layer tells: its datasets and own file I/O, the finding
+    # on them, and the calls an overlap's writes were made within (HDF5's,
+    # or MPI-IO's).
     only_the_layer = "broken-hdf5-collectives"
     assert only_the_layer in {finding["id"] for finding in with_layer["findings"]}
 
@@ -378,7 +379,7 @@ def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, buil
     def plain(document):
         kept = {key: value for key, value in document.items()
                 if key not in ("layers", "job", "files", "generated", "datasets", "findings",
-                               "checked")}
+                               "checked", "library_io")}
         kept["findings"] = [unnamed(finding) for finding in document["findings"]
                             if finding["id"] != only_the_layer]
         kept["checked"] = [entry for entry in document["checked"]
@@ -389,6 +390,7 @@ def test_the_report_has_the_hdf5_layer_and_keeps_every_other_figure(runner, buil
                          for entry in document["files"]]
         return kept
     assert plain(with_layer) == plain(without)
+    assert with_layer["library_io"] and without["library_io"] == []
     data = [entry for entry in with_layer["files"] if entry["name"] == "data.h5"]
     assert data and data[0]["layers"][0] == "HDF5", with_layer["files"]
 
@@ -667,6 +669,7 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
 
     # The page's table: a row per dataset with the same figures.
     section = result["page"].split("<section id='datasets'>", 1)[1].split("</section>", 1)[0]
+    section = section.split("<div id='library-io'>", 1)[0]
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row)
             for row in re.findall(r"<tr>(<td.*?)</tr>", section)]
     assert [row[1] for row in rows] == [entry["name"] for entry in document["datasets"]]
@@ -698,8 +701,9 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
 
 def test_the_report_page_of_an_hdf5_run_in_chromium(runner, build_dir, tmp_path):
     """The page as a person sees it: no console error, every figure drawn,
-    the datasets' table with a row per dataset; a screenshot of that section
-    is kept with the test artifacts."""
+    the datasets' table with a row per dataset and the library's own file
+    I/O with a row per call; a screenshot of that section is kept with the
+    test artifacts."""
     import os
     import pathlib
     import sys
@@ -718,7 +722,7 @@ def test_the_report_page_of_an_hdf5_run_in_chromium(runner, build_dir, tmp_path)
             "s.querySelectorAll('path, use, rect').length)")
         assert figures and min(figures) > 10, figures
         rows = browser.evaluate(
-            "Array.from(document.querySelectorAll('#datasets tbody tr')).map(r => "
+            "Array.from(document.querySelectorAll('#dataset-table tbody tr')).map(r => "
             "Array.from(r.cells).map(c => c.innerText))")
         assert sorted(row[1] for row in rows) == sorted(expected)
         for row in rows:
@@ -726,9 +730,112 @@ def test_the_report_page_of_an_hdf5_run_in_chromium(runner, build_dir, tmp_path)
             assert [int(cell.replace(",", "")) for cell in (row[4], row[5], row[6], row[7])] == [
                 figures["writes"], figures["bytes_written"], figures["reads"],
                 figures["bytes_read"]], row
+        library = browser.evaluate(
+            "Array.from(document.querySelectorAll('#library-io tbody tr')).map(r => "
+            "Array.from(r.cells).map(c => c.innerText))")
+        library_expected = _expected_library_io(run)
+        assert sorted(row[1] for row in library) == sorted(library_expected)
+        for row in library:
+            figures = library_expected[row[1]]
+            assert [int(cell.replace(",", "")) for cell in row[4:8]] == [
+                figures["reads"], figures["bytes_read"], figures["writes"],
+                figures["bytes_written"]], row
         browser.evaluate("document.getElementById('datasets').scrollIntoView()")
         picture = browser.screenshot()
     artifacts = pathlib.Path(os.environ.get("HDTRACE_TEST_ARTIFACTS",
                                             buildtree.build_dir() / "test-artifacts"))
     artifacts.mkdir(parents=True, exist_ok=True)
     (artifacts / "report-hdf5-datasets.png").write_bytes(picture)
+
+
+# The file I/O HDF5 did on its own (metadata, a chunked dataset's fill
+# values), from the traces as written: each MPI-IO call at the top level of
+# the main trace lies within the HDF5 call that made it.
+READ_LIBRARY_IO = """
+import json, sys, hdtrace
+import hdtrace.report
+report = hdtrace.report.build(hdtrace.open(sys.argv[1]))
+page = sys.argv[1] + ".html"
+report.write_html(page)
+print(json.dumps({"document": report.document(), "page": open(page).read(),
+                  "table": report.tables()["library_io"].to_dict("records")}))
+"""
+MOVES_PROGRAM_DATA = ("H5Dwrite", "H5Dread", "H5Awrite", "H5Aread")
+
+
+def _expected_library_io(run):
+    """{HDF5 call: figures} of the MPI-IO calls within the HDF5 calls that
+    move none of the program's data, as the XML traces hold them."""
+    expected = {}
+    made = collections.defaultdict(set)
+    for rank in range(RANKS):
+        main, layer, _ = _traces(run, rank)
+        spans = _spans(layer)
+        for element in main.root:
+            # A <Nested> block holds the C library calls of the MPI call
+            # after it, beneath MPI-IO.
+            if "time" not in element.attrib:
+                continue
+            made_by = _within(element, spans)
+            if made_by is None or made_by.tag in MOVES_PROGRAM_DATA:
+                continue
+            # HDF5's MPI-IO driver makes every file access through MPI-IO.
+            assert element.tag not in tracecheck.POSIX_CALLS, (main.path, element.tag)
+            if not element.tag.startswith("File_"):
+                continue
+            entry = expected.setdefault(made_by.tag, collections.Counter())
+            made[made_by.tag].add((rank, made_by.attrib["time"]))
+            entry["ranks " + str(rank)] = 1
+            start, end = _nanoseconds(element)
+            entry["time_ns"] += end - start
+            if element.tag.startswith(("File_read", "File_iread")):
+                entry["reads"] += 1
+                entry["bytes_read"] += int(element.attrib["size"])
+            elif element.tag.startswith(("File_write", "File_iwrite")):
+                entry["writes"] += 1
+                entry["bytes_written"] += int(element.attrib["size"])
+            else:
+                entry["other"] += 1
+    for tag, entry in expected.items():
+        entry["calls"] = len(made[tag])
+        entry["ranks"] = sum(1 for key in list(entry) if key.startswith("ranks "))
+    return expected
+
+
+def test_the_report_ties_the_librarys_own_file_io_to_the_call_that_made_it(runner, build_dir):
+    tools, run, project = _merged(runner, build_dir)
+    result = _python_json(tools, READ_LIBRARY_IO, project)
+    expected = _expected_library_io(run)
+    # The program creates a chunked dataset (its fill values), opens files
+    # and datasets (metadata read) and flushes and closes (metadata written).
+    assert {"H5Dcreate2", "H5Fopen", "H5Dopen2", "H5Fflush", "H5Fclose"} <= set(expected), \
+        expected
+    assert expected["H5Dcreate2"]["bytes_written"] > 0 and expected["H5Fopen"]["reads"] > 0
+    entries = result["document"]["library_io"]
+    assert sorted(entry["call"] for entry in entries) == sorted(expected)
+    assert [entry["time_s"] for entry in entries] == sorted(
+        (entry["time_s"] for entry in entries), reverse=True)
+    for entry in entries:
+        figures = expected[entry["call"]]
+        assert entry["layer"] == "HDF5"
+        for key in ("calls", "ranks", "reads", "bytes_read", "writes", "bytes_written", "other"):
+            assert entry[key] == figures[key], (entry["call"], key, entry, figures)
+        assert entry["time_s"] == pytest.approx(figures["time_ns"] / 1e9, rel=1e-9, abs=1e-9)
+    assert result["table"] == entries
+    # The page's table: a row per call with the same figures.
+    section = result["page"].split("<div id='library-io'>", 1)[1].split("</div>", 1)[0]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row)
+            for row in re.findall(r"<tr>(<td.*?)</tr>", section)]
+    assert [row[1] for row in rows] == [entry["call"] for entry in entries]
+    for row, entry in zip(rows, entries):
+        assert [int(cell.replace(",", "")) for cell in row[2:9]] == [
+            entry[key] for key in ("calls", "ranks", "reads", "bytes_read", "writes",
+                                   "bytes_written", "other")]
+    # A run in the compact form: the same figures but the times.
+    _, _, compact = _merged(runner, build_dir, "compact")
+    compact_entries = _python_json(tools, READ_LIBRARY_IO, compact)["document"]["library_io"]
+
+    def untimed(listed):
+        return sorted((dict(entry, time_s=None) for entry in listed), key=lambda e: e["call"])
+    assert untimed(compact_entries) == untimed(entries)
+    assert all(entry["time_s"] > 0 for entry in compact_entries)

@@ -41,7 +41,7 @@ LAYERS = [
     ("Dask", ["distributed_frames"]),
     ("seeing", ["export.atomic", "export.chrome", "view.model",
                 "view.html", "export.otf2", "plot_io", "report.thresholds", "report.collectives", "report.ordering", "report.waits",
-                "report.datasets",
+                "report.datasets", "report.library_io",
                 "report.model", "report.findings", "report.json_form", "report.figures",
                 "report.page", "report.__init__", "score.costs", "score.kept", "score.model",
                 "score.proposal", "score.output", "score.__init__"]),

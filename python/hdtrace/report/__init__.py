@@ -47,8 +47,8 @@ class Report:
         return all_figures(self.model)
 
     def tables(self):
-        """{name: pandas DataFrame}: layers, files, datasets, ranks,
-        mpi_calls, collectives, findings (needs pandas)."""
+        """{name: pandas DataFrame}: layers, files, datasets, library_io,
+        ranks, mpi_calls, collectives, findings (needs pandas)."""
         import pandas
         document = self.document()
         layers = [{key: value for key, value in layer.items()
@@ -58,6 +58,7 @@ class Report:
             "layers": pandas.DataFrame(layers),
             "files": pandas.DataFrame(document["files"]),
             "datasets": pandas.DataFrame(document["datasets"]),
+            "library_io": pandas.DataFrame(document["library_io"]),
             "ranks": pandas.DataFrame(document["ranks"]),
             "mpi_calls": pandas.DataFrame(document["mpi"]["calls"]),
             "collectives": pandas.DataFrame(document["mpi"]["collectives"]),

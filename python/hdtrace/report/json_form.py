@@ -69,6 +69,7 @@ def report_document(report):
         "files_left_out": model.files_left_out,
         "datasets": shown,
         "datasets_left_out": datasets_left_out,
+        "library_io": model.library_io or [],
         "ranks": rank_rows,
         "mpi": {
             "calls": mpi["calls"], "calls_left_out": mpi.get("calls_left_out", 0),

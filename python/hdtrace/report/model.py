@@ -27,6 +27,7 @@ from ..layer_traces import OWN_TRACE_LAYER_NAMES
 from ..messages import persistent_sends_started
 from ..table import NO_PEER
 from .datasets import dataset_columns, datasets, transfers_by_file
+from .library_io import library_io
 from .collectives import ORDERING_CALLS, collective_instances
 from .waits import wait_states
 
@@ -108,6 +109,7 @@ class Model:
     patterns: dict = None    # per (layer, op): consecutive, sequential, random counts
     transfers: dict = None   # per file: the dataset transfers that name their mode
     datasets: list = None    # dict per dataset of a layer traced apart (HDF5), by bytes
+    library_io: list = None  # dict per call of such a layer that did file I/O of its own
     dataset_limit: int = None  # how many of them the page and the JSON list one by one
 
 
@@ -549,4 +551,5 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True,
                  patterns=_patterns_by_layer(io),
                  transfers=transfers_by_file(io, found) if found is not None else {},
                  datasets=datasets(io, found) if found is not None else [],
+                 library_io=library_io(io, traced_apart(io)) if layers else [],
                  dataset_limit=dataset_limit)

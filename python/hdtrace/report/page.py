@@ -184,6 +184,30 @@ def _files(model):
 
 
 def _datasets(model):
+    return _dataset_table(model) + _library_io(model)
+
+
+def _library_io(model):
+    entries = model.library_io or []
+    if not entries:
+        return ""
+    rows = [[entry["layer"], entry["call"], entry["calls"], entry["ranks"], entry["reads"],
+             entry["bytes_read"], entry["writes"], entry["bytes_written"], entry["other"],
+             entry["time_s"]] for entry in entries]
+    table = _table([("layer", True), ("call", True), ("calls", False), ("ranks", False),
+                    ("reads", False), ("bytes read (B)", False), ("writes", False),
+                    ("bytes written (B)", False), ("other file calls", False),
+                    ("time (s)", False)], rows)
+    return ("<h3>The library's own file I/O</h3><div id='library-io'>" + table + "</div>" +
+            "<p class='note'>The file calls (MPI-IO, or the C library's where no MPI-IO was "
+            "used) made by the calls that move none of the program's data: HDF5's metadata "
+            "(superblock, object headers, B-trees, heaps) read at opens and written at "
+            "creates, flushes and closes, and the fill values of a chunked dataset written "
+            "when it is created or extended. Other file calls: opens, closes, syncs, sizes "
+            "and views. Time: in those file calls.</p>")
+
+
+def _dataset_table(model):
     entries, rest = shown_datasets(model.datasets or [], model.dataset_limit)
     if not entries:
         return ("<p>No dataset was read or written through the HDF5 layer (a run traced with "
@@ -204,7 +228,7 @@ def _datasets(model):
                   f"{rest['bytes_read']:,} B read in {rest['reads']:,} reads, "
                   f"{rest['bytes_written']:,} B written in {rest['writes']:,} writes.</p>")
     # Fifteen columns: wider than the page on a narrow screen, so they scroll.
-    return f"<div class='scroll'>{table}</div>" + (
+    return f"<div class='scroll' id='dataset-table'>{table}</div>" + (
         "<p class='note'>Bytes are the selections' (elements times the memory type's size); "
         "file bytes those the C library's calls beneath the transfers moved. A transfer asked "
         "collective is done independently when it made MPI-IO calls, none collective; it "
