@@ -1,6 +1,8 @@
 """Running the HDF5 test programs (programs/hdf5_*.c) and reading what they
 printed and traced. Each program prints the HDF5 calls it made, one per
 line, as "r<rank> call <tag> [key=value]...", then "r<rank> ok"."""
+from decimal import Decimal
+
 import pytest
 
 import tracecheck
@@ -16,11 +18,12 @@ def require_program(runner, name):
     runner.path(name)  # fails naming the missing program
 
 
-def run_program(runner, program, how, env=None):
-    """how: linked (libhdtracempi.a), preloaded (libhdtracempi.so), untraced."""
+def run_program(runner, program, how, env=None, args=()):
+    """how: linked (libhdtracempi.a), preloaded (libhdtracempi.so), untraced;
+    args: the program's after the file's name."""
     name = f"{program}_{'traced' if how == 'linked' else 'plain'}"
     require_program(runner, name)
-    run = runner.run(name, RANKS, env={**IO_ENV, **(env or {})}, args=["data.h5"],
+    run = runner.run(name, RANKS, env={**IO_ENV, **(env or {})}, args=["data.h5", *args],
                      preload=how == "preloaded")
     run.assert_ok()
     return run
@@ -45,3 +48,24 @@ def traces(run, rank):
     layer = tracecheck.parse_trc(base.with_name(base.name + ".hdf5.trc"))
     info = tracecheck.parse_info(base.with_name(base.name + ".info"))
     return main, layer, info
+
+
+def nanoseconds(element):
+    """A trace element's start and end, in nanoseconds."""
+    return (int(Decimal(element.attrib["time"]) * 1_000_000_000),
+            int(Decimal(element.attrib["end"]) * 1_000_000_000))
+
+
+def spans(layer, tags=None):
+    """[(element, start, end)] of a layer trace's calls (those of tags)."""
+    return [(element, *nanoseconds(element)) for element in layer.root
+            if tags is None or element.tag in tags]
+
+
+def within(element, spans):
+    """The call of spans whose time holds element's, or None."""
+    start, end = nanoseconds(element)
+    for span, span_start, span_end in spans:
+        if span_start <= start and end <= span_end:
+            return span
+    return None

@@ -18,12 +18,12 @@ import json
 import re
 import shutil
 import subprocess
-from decimal import Decimal
 
 import pytest
 
 import tracecheck
 from hdf5_programs import RANKS, run_program, said as _said, traces as _traces
+from hdf5_programs import nanoseconds as _nanoseconds, spans as _spans, within as _within
 from tool_trees import hdtrace, python_env, tools_tree_or_fail
 
 PROGRAM = "hdf5_layers"
@@ -32,11 +32,6 @@ ON_FILE_EXCEPT = ("H5Pset_fapl_mpio", "H5Pset_dxpl_mpio")
 
 def _run(runner, how, env=None):
     return run_program(runner, PROGRAM, how, env)
-
-
-def _nanoseconds(element):
-    return (int(Decimal(element.attrib["time"]) * 1_000_000_000),
-            int(Decimal(element.attrib["end"]) * 1_000_000_000))
 
 
 @pytest.mark.parametrize("how", ["linked", "preloaded"])
@@ -66,19 +61,6 @@ def test_every_hdf5_call_is_in_the_layer_trace_as_the_program_made_it(runner, ho
         # The communicator H5Pset_fapl_mpio was given: WORLD.
         fapl = calls[0]
         assert info.comms[int(fapl.attrib["cid"])]["name"] == "WORLD", info.comms
-
-
-def _spans(layer, tags=None):
-    return [(element, *_nanoseconds(element)) for element in layer.root
-            if tags is None or element.tag in tags]
-
-
-def _within(element, spans):
-    start, end = _nanoseconds(element)
-    for span, span_start, span_end in spans:
-        if span_start <= start and end <= span_end:
-            return span
-    return None
 
 
 def test_mpi_io_and_posix_calls_lie_within_the_hdf5_call_that_made_them(runner):
