@@ -71,7 +71,7 @@ def test_only_the_second_read_is_a_finding(example_run):
     assert finding in written["findings"]
     assert f"  warning        redundant-reads: {finding['message']}" in stderr
     checked = {entry["id"]: entry for entry in document["checked"]}
-    assert len(checked) == 19 and all(entry["checked"] for entry in checked.values())
+    assert len(checked) == 20 and all(entry["checked"] for entry in checked.values())
 
 
 def test_layers_and_files_of_the_example(example_run):

@@ -251,7 +251,7 @@ def test_runs_without_file_io_or_without_calls(tmp_path, hdtrace_command):
         page = tmp_path / f"{name}.html"
         result = hdtrace_command("report", project, "-o", page, "--json", tmp_path / f"{name}.json")
         assert result.returncode == 0, result.stderr
-        assert result.stdout.startswith("no findings (19 checked)")
+        assert result.stdout.startswith("no findings (20 checked)")
         document = json.loads((tmp_path / f"{name}.json").read_text())
         assert document["layers"] == [] and document["files"] == []
         text = page.read_text()

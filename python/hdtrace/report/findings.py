@@ -14,8 +14,9 @@ from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_OPENS, 
                      FILE_VIEW_SETTERS, MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES, POSIX_LAYER,
                      STDIO_LAYER)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
+from .library_io import library_rows
 from .ordering import CallOrder
-from .model import OPS, outermost
+from .model import OPS, outermost, traced_apart
 
 INFO, WARNING, HIGH = "info", "warning", "high"
 #: How many earlier writes one write is compared with, at most.
@@ -301,6 +302,63 @@ def check_broken_collectives(model, limit):
          "datasets": [{"file": entry["file"], "name": entry["name"],
                        "done_independently": entry["collective_done_independently"]}
                       for entry in named]})
+
+
+def _most_within(io, rows):
+    """The call that made most of rows (their parent's name), and how many."""
+    names = io["call"][io["parent"][rows]]
+    counts = np.bincount(names, minlength=len(io.names))
+    most = int(np.argmax(counts))
+    return io.names[most], int(counts[most])
+
+
+def check_library_metadata(model, limit):
+    key = "hdf5-metadata-io"
+    io = model.io
+    rows = library_rows(io, traced_apart(io)) if len(io) else np.zeros(0, np.int64)
+    if not len(rows):
+        return None
+    mask = np.zeros(len(io), dtype=bool)
+    mask[rows] = True
+    reads = mask & (io["kind"] == KIND_READ)
+    writes = mask & (io["kind"] == KIND_WRITE)
+    writes[writes] = ~_calls_named(io, writes, COLLECTIVE_FILE_ACCESSES)
+    read_ranks = _ranks_of(io, reads)
+    read_count, write_count = int(reads.sum()), int(writes.sum())
+    reads_fire = len(read_ranks) > 1 and read_count > limit(key, "reads")
+    writes_fire = write_count > limit(key, "writes")
+    if not (reads_fire or writes_fire):
+        return None
+    layer = io.layers[int(io["layer"][io["parent"][rows[0]]])]
+    read_bytes = int(io["done"][reads].clip(min=0).sum())
+    write_bytes = int(io["done"][writes].clip(min=0).sum())
+    said, advice = [], []
+    values = {"reads": read_count, "bytes_read": read_bytes, "reading_ranks": len(read_ranks),
+              "independent_writes": write_count, "bytes_written": write_bytes,
+              "read_within": None, "write_within": None}
+    if reads_fire:
+        call, count = _most_within(io, np.flatnonzero(reads))
+        said.append(f"{len(read_ranks):,} ranks each read {layer}'s metadata for "
+                    f"themselves: {read_count:,} reads of {_bytes(read_bytes)}, {count:,} of "
+                    f"them within {call}")
+        advice.append(
+            "Let one rank read the metadata and broadcast it: H5Pset_all_coll_metadata_ops(list, "
+            "1) on the file access list and on the access lists the datasets, groups and "
+            "attributes are opened with (with HDF5 1.10.8, the file access list's setting "
+            "alone left every rank reading the metadata of the datasets and attributes it "
+            "opened). Open each file and dataset once rather than for every transfer.")
+        values["read_within"] = call
+    if writes_fire:
+        call, count = _most_within(io, np.flatnonzero(writes))
+        said.append(f"{'it' if said else layer} wrote its metadata in {write_count:,} "
+                    f"independent writes of {_bytes(write_bytes)}, {count:,} of them within "
+                    f"{call}")
+        advice.append("Write the metadata collectively, in a few large writes: "
+                      "H5Pset_coll_metadata_write(fapl, 1).")
+        values["write_within"] = call
+    text = "; ".join(said)
+    return Finding(key, WARNING, text[0].upper() + text[1:] + ".", " ".join(advice),
+                   _top_files(io, mask), _ranks_of(io, mask), values)
 
 
 def check_blocking_only(model, limit):
@@ -831,6 +889,7 @@ CHECKS = (
     ("no-collective-io", check_no_collective),
     ("independent-hdf5-transfers", check_independent_transfers),
     ("broken-hdf5-collectives", check_broken_collectives),
+    ("hdf5-metadata-io", check_library_metadata),
     ("blocking-io-only", check_blocking_only),
     ("stdio-heavy", check_stdio),
     ("metadata-heavy", check_metadata),

@@ -17,23 +17,31 @@ from ..calls import file_access
 from ..io_calls import KIND_READ, KIND_WRITE
 
 
-def library_io(io, apart):
-    """apart: per row of io, whether it is a call of a layer traced apart.
-    One dict per call name of such a layer whose calls made file calls
-    without moving the program's data, most time first: the layer,
-    the call, how many of its calls made file calls, on how many ranks, the
-    reads and writes beneath with their bytes, the other file calls (opens,
-    syncs, sizes, views), and the time in all of them."""
-    if not len(io):
-        return []
+def library_rows(io, apart):
+    """The rows of io of the library's own file calls: those directly
+    beneath a call of a layer traced apart (apart: per row, whether it is
+    one) that moves none of the program's data."""
     moving = np.array([file_access(name) is not None for name in io.names] + [False],
                       dtype=bool)[io["call"]]
     owners = apart & ~moving
     parent = io["parent"]
     beneath = np.flatnonzero(parent >= 0)
-    beneath = beneath[owners[parent[beneath]] & ~apart[beneath]]
+    return beneath[owners[parent[beneath]] & ~apart[beneath]]
+
+
+def library_io(io, apart):
+    """One dict per call name of a layer traced apart (apart: per row of io,
+    whether it is such a call) whose calls made file calls without moving
+    the program's data, most time first: the layer, the call, how many of
+    its calls made file calls, on how many ranks, the reads and writes
+    beneath with their bytes, the other file calls (opens, syncs, sizes,
+    views), and the time in all of them."""
+    if not len(io):
+        return []
+    beneath = library_rows(io, apart)
     if not len(beneath):
         return []
+    parent = io["parent"]
     owner = parent[beneath]
     kind = io["kind"][beneath]
     done = np.maximum(io["done"][beneath], 0)

@@ -52,6 +52,11 @@ DEFAULTS = {
         "count": (0, "fires above this many HDF5 dataset transfers asked to be collective "
                      "that made MPI-IO calls, none of them collective"),
     },
+    "hdf5-metadata-io": {
+        "reads": (1000, "fires above this many reads HDF5 made of its own metadata (outside "
+                        "dataset transfers), on more than one rank"),
+        "writes": (1000, "... or above this many independent writes of its metadata"),
+    },
     "blocking-io-only": {
         "count": (1000, "fires above this many MPI-IO reads and writes, none nonblocking"),
     },
