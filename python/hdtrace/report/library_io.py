@@ -21,6 +21,8 @@ def library_rows(io, apart):
     """The rows of io of the library's own file calls: those directly
     beneath a call of a layer traced apart (apart: per row, whether it is
     one) that moves none of the program's data."""
+    if not apart.any():  # no layer traced apart: a pass over every call saved
+        return np.zeros(0, dtype=np.int64)
     moving = np.array([file_access(name) is not None for name in io.names] + [False],
                       dtype=bool)[io["call"]]
     owners = apart & ~moving
