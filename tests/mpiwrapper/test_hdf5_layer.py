@@ -629,6 +629,42 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
             assert entry["time_s"] == entry["file_calls_s"] == entry["library_s"] == 0
     assert datasets["chunked"]["collective_done_independently"] == RANKS
     assert datasets["contiguous"]["collective_done_independently"] == 0
+    # The most common transfer sizes (reads and writes together), as the
+    # ranks printed them; the slowest rank by its time in the transfers.
+    sizes = collections.defaultdict(collections.Counter)
+    for rank in range(RANKS):
+        names = {}
+        for tag, values in _said(run, rank):
+            if "name" in values and "dataset" in values:
+                names[values["dataset"]] = values["name"]
+            if tag in ("H5Dwrite", "H5Dread") and "error" not in values:
+                sizes[names[values["dataset"]]][int(values["size"])] += 1
+    for name, entry in datasets.items():
+        common = sorted(sizes[name].items(), key=lambda item: (-item[1], item[0]))[:4]
+        assert entry["common_sizes"] == [{"size": size, "count": count}
+                                         for size, count in common], (name, entry)
+        if not common:
+            assert (entry["slowest_rank"], entry["slowest_rank_s"]) == (-1, 0.0)
+        else:
+            assert entry["slowest_rank"] in range(RANKS)
+            assert entry["time_s"] / RANKS <= entry["slowest_rank_s"] <= entry["time_s"]
+    if form == "xml":  # the times from the layer traces as written
+        for name, entry in datasets.items():
+            seconds = collections.Counter()
+            for rank in range(RANKS):
+                _, layer, _ = _traces(run, rank)
+                named = {}
+                for element in layer.root:
+                    if "name" in element.attrib and "dataset" in element.attrib:
+                        named[element.attrib["dataset"]] = element.attrib["name"]
+                    if element.tag in ("H5Dwrite", "H5Dread") and "error" not in \
+                            element.attrib and named[element.attrib["dataset"]] == name:
+                        start, end = _nanoseconds(element)
+                        seconds[rank] += end - start
+            if seconds:
+                rank, most = min(seconds.items(), key=lambda item: (-item[1], item[0]))
+                assert entry["slowest_rank"] == rank, (name, seconds, entry)
+                assert entry["slowest_rank_s"] == pytest.approx(most / 1e9, rel=1e-9)
 
     fired = {finding["id"]: finding for finding in document["findings"]}
     broken = fired["broken-hdf5-collectives"]
@@ -669,7 +705,8 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
     left = document["datasets"][1:]
     assert one["datasets_left_out"] == dict(
         {key: sum(entry[key] for entry in left) for key in left[0]
-         if key not in ("file", "name", "layout", "ranks")}, datasets=len(left))
+         if key not in ("file", "name", "layout", "ranks", "common_sizes", "slowest_rank",
+                        "slowest_rank_s")}, datasets=len(left))
     assert document["datasets_left_out"] is None
     assert (f"{len(left)} more datasets: {one['datasets_left_out']['bytes_read']:,} B read"
             in result["one_page"])

@@ -219,6 +219,43 @@ def _sums(codes, count, weights=None):
     return sums if weights is not None else sums.astype(np.int64)
 
 
+#: The most common transfer sizes kept per dataset, as Darshan keeps four.
+COMMON_TRANSFERS = 4
+
+
+def _common_transfers(dataset, sizes, count):
+    """Per dataset code below count: [{"size", "count"}] of its transfers'
+    most frequent sizes, most frequent first (ties: smaller first)."""
+    found = [[] for _ in range(count)]
+    if not len(dataset):
+        return found
+    pairs, counts = np.unique(np.stack([dataset, sizes]), axis=1, return_counts=True)
+    order = np.lexsort((pairs[1], -counts, pairs[0]))
+    for code, size, times in zip(pairs[0][order].tolist(), pairs[1][order].tolist(),
+                                 counts[order].tolist()):
+        if len(found[code]) < COMMON_TRANSFERS:
+            found[code].append({"size": size, "count": times})
+    return found
+
+
+def _slowest_ranks(dataset, rank, seconds, count):
+    """Per dataset code below count: (the rank with the most time in its
+    transfers, that time), (-1, 0.0) for a dataset without any."""
+    slowest = [(-1, 0.0)] * count
+    if not len(dataset):
+        return slowest
+    world = int(rank.max()) + 1
+    keys, inverse = np.unique(dataset.astype(np.int64) * world + rank, return_inverse=True)
+    sums = np.bincount(inverse.reshape(-1), weights=seconds, minlength=len(keys))
+    # Per dataset the largest sum; ties go to the lower rank (keys ascend).
+    order = np.lexsort((keys % world, -sums, keys // world))
+    for key, total in zip(keys[order].tolist(), sums[order].tolist()):
+        code = key // world
+        if slowest[code][0] < 0:
+            slowest[code] = (key % world, float(total))
+    return slowest
+
+
 def datasets(io, columns):
     """One dict per dataset, most bytes first (see the module's text)."""
     count = len(columns["keys"])
@@ -278,6 +315,8 @@ def datasets(io, columns):
     world = int(io["rank"].max(initial=0)) + 1
     pairs = np.unique(dataset[named] * world + io["rank"][named])
     ranks = _sums(pairs // world, count)
+    common = _common_transfers(dataset[transfer], io["requested"][transfer], count)
+    slowest = _slowest_ranks(dataset[transfer], io["rank"][transfer], duration[transfer], count)
     entries = []
     for code, (file_name, name) in enumerate(columns["keys"]):
         entry = {"file": file_name, "name": name, "layout": columns["layouts"][code],
@@ -285,6 +324,8 @@ def datasets(io, columns):
         for key, values in sums.items():
             entry[key] = float(values[code]) if key.endswith("_s") else int(values[code])
         entry["library_s"] = max(entry["time_s"] - entry["file_calls_s"], 0.0)
+        entry["common_sizes"] = common[code]
+        entry["slowest_rank"], entry["slowest_rank_s"] = slowest[code]
         entry["_broken_ranks"] = sorted(broken_ranks.get(code, []))
         entries.append(entry)
     entries.sort(key=lambda e: (-(e["bytes_read"] + e["bytes_written"]), e["file"], e["name"]))
@@ -329,6 +370,10 @@ def transfers_by_file(io, columns):
     return found
 
 
+#: What a dataset's entry holds that summing over datasets would not mean.
+NOT_SUMMED = ("ranks", "common_sizes", "slowest_rank", "slowest_rank_s")
+
+
 def shown_datasets(entries, limit):
     """(the first limit entries, the rest summed or None): the page and the
     JSON list datasets one by one up to a limit, as they do files."""
@@ -337,7 +382,7 @@ def shown_datasets(entries, limit):
     rest = {"datasets": len(entries) - limit}
     for entry in entries[limit:]:
         for key, value in entry.items():
-            if key.startswith("_") or isinstance(value, str) or key == "ranks":
+            if key.startswith("_") or key in NOT_SUMMED or isinstance(value, str):
                 continue
             rest[key] = rest.get(key, 0) + value
     return entries[:limit], rest

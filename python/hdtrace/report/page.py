@@ -59,6 +59,8 @@ def _e(text):
 
 
 def _number(value, unit=""):
+    if value is None:  # not known: an empty cell
+        return ""
     if isinstance(value, float):
         text = f"{value:.6g}"
     else:
@@ -77,7 +79,8 @@ def _table(headings, rows, classes="sortable"):
             if is_text:
                 cells.append(f"<td class='text'>{_e(value)}</td>")
             else:
-                cells.append(f"<td data-v='{_e(value)}'>{_e(_number(value))}</td>")
+                cells.append(f"<td data-v='{_e('' if value is None else value)}'>"
+                             f"{_e(_number(value))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = ""
     if len(rows) > TABLE_ROWS:
@@ -216,24 +219,29 @@ def _dataset_table(model):
              entry["writes"], entry["bytes_written"], entry["reads"], entry["bytes_read"],
              entry["collective"], entry["collective_done_independently"], entry["converted"],
              entry["time_s"], entry["library_s"], entry["posix_bytes_written"],
-             entry["posix_bytes_read"]] for entry in entries]
+             entry["posix_bytes_read"],
+             entry["common_sizes"][0]["size"] if entry["common_sizes"] else None,
+             entry["slowest_rank"] if entry["slowest_rank"] >= 0 else None]
+            for entry in entries]
     table = _table([("file", True), ("dataset", True), ("layout", True), ("ranks", False),
                     ("writes", False), ("bytes written (B)", False), ("reads", False),
                     ("bytes read (B)", False), ("asked collective", False),
                     ("done independently", False), ("converted", False), ("time (s)", False),
                     ("in HDF5 itself (s)", False), ("file bytes written (B)", False),
-                    ("file bytes read (B)", False)], rows)
+                    ("file bytes read (B)", False), ("most common transfer (B)", False),
+                    ("slowest rank", False)], rows)
     if rest:
         table += (f"<p class='note'>{rest['datasets']:,} more datasets: "
                   f"{rest['bytes_read']:,} B read in {rest['reads']:,} reads, "
                   f"{rest['bytes_written']:,} B written in {rest['writes']:,} writes.</p>")
-    # Fifteen columns: wider than the page on a narrow screen, so they scroll.
+    # Seventeen columns: wider than the page on a narrow screen, so they scroll.
     return f"<div class='scroll' id='dataset-table'>{table}</div>" + (
         "<p class='note'>Bytes are the selections' (elements times the memory type's size); "
         "file bytes those the C library's calls beneath the transfers moved. A transfer asked "
         "collective is done independently when it made MPI-IO calls, none collective; it "
         "converted when its memory type's size is not the file type's. Time in HDF5 itself is "
-        "the transfers' time outside the file calls they made.</p>")
+        "the transfers' time outside the file calls they made. The slowest rank spent the "
+        "most time in the dataset's transfers.</p>")
 
 
 def _mpi(model, figures):
