@@ -275,11 +275,11 @@ def test_overlapping_writes_a_barrier_orders_without_sync_are_information(tmp_pa
     finding = fired(report_of(builder, tmp_path), "overlapping-writes")
     assert finding.severity == "info"
     assert finding.message == ("Ranks 0 and 1 both wrote bytes 524,288 to 1,048,576 of data.bin "
-                               "(512.00 KiB written twice), one after the other: Barrier of "
+                               "(512.00 KiB written twice), one after the other: a Barrier of "
                                "both ranks came between the writes, but not a sync on both "
                                "sides of it; 1 pair(s) of ranks, 512.00 KiB in all.")
     assert finding.values["ordered"] and finding.values["unordered_bytes"] == 0
-    assert finding.values["ordered_by"] == "Barrier of both ranks"
+    assert finding.values["ordered_by"] == "a Barrier of both ranks"
     assert finding.values["unsynced_bytes"] == MIB // 2
 
 
@@ -406,9 +406,9 @@ def test_conflicting_reads_ordered_without_sync_are_information(tmp_path):
     assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
     assert finding.message == (
         "Rank 1 read bytes 0 to 1,048,576 of data.bin that rank 0 wrote, rank 0 within "
-        "File_write_at and rank 1 within File_read_at (1.00 MiB), after Barrier of both ranks but "
+        "File_write_at and rank 1 within File_read_at (1.00 MiB), after a Barrier of both ranks but "
         "without a sync on both sides of it; 1 pair(s) of ranks, 1.00 MiB in all.")
-    assert finding.values["ordered_by"] == "Barrier of both ranks"
+    assert finding.values["ordered_by"] == "a Barrier of both ranks"
 
 
 def test_conflicting_reads_silent_when_synced_or_read_before_the_write(tmp_path):
@@ -457,7 +457,7 @@ def test_conflicting_reads_a_collective_open_orders_them(tmp_path):
             assert finding is None
         else:
             assert finding.severity == "info" and finding.values["unsynced_bytes"] == MIB
-            assert finding.values["ordered_by"] == "File_open of both ranks"
+            assert finding.values["ordered_by"] == "a File_open of both ranks"
 
 
 def test_conflicting_reads_a_message_orders_them(tmp_path):

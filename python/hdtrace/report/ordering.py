@@ -69,11 +69,11 @@ class CallOrder:
                 self._messages.before(rank, end_ns, other_rank, other_start_ns))
 
     def ordered_by(self, rank, end_ns, other_rank, other_start_ns):
-        """What orders the two calls so, as the report names it ("Barrier
+        """What orders the two calls so, as the report names it ("a Barrier
         of both ranks", "a message from rank 0 to rank 1"), or None."""
         call = self._collectives.ordered_by(rank, end_ns, other_rank, other_start_ns)
         if call is not None:
-            return f"{call} of both ranks"
+            return f"a {call} of both ranks"
         if self._messages.before(rank, end_ns, other_rank, other_start_ns):
             return f"a message from rank {rank} to rank {other_rank}"
         return None
