@@ -5,79 +5,17 @@ check is listed in the report's `checked` with what it found, so that a
 silent one is known to have looked. A check that cannot look (wait states
 without aligned clocks) says why.
 """
-import bisect
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, FILE_OPENS, FILE_SYNCS,
-                     FILE_VIEW_SETTERS, MPI_IO_LAYER, NONBLOCKING_FILE_ACCESSES, POSIX_LAYER,
-                     STDIO_LAYER)
+from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, MPI_IO_LAYER,
+                     NONBLOCKING_FILE_ACCESSES, POSIX_LAYER, STDIO_LAYER)
 from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
+from .byte_ranges import byte_accesses
+from .finding import (HIGH, INFO, WARNING, Finding, NotChecked, byte_size, calls_named, percent,
+                      ranks_of, share_of, top_files)
 from .library_io import library_rows
-from .ordering import CallOrder
 from .model import OPS, outermost, traced_apart
-
-INFO, WARNING, HIGH = "info", "warning", "high"
-#: How many earlier writes one write is compared with, at most.
-OVERLAP_WALK = 256
-
-
-@dataclass
-class Finding:
-    id: str
-    severity: str
-    message: str
-    advice: str
-    files: list = field(default_factory=list)
-    ranks: list = field(default_factory=list)
-    values: dict = field(default_factory=dict)
-
-    def as_dict(self):
-        return {"id": self.id, "severity": self.severity, "message": self.message,
-                "advice": self.advice, "files": self.files, "ranks": self.ranks,
-                "values": self.values}
-
-
-class NotChecked(Exception):
-    """A check that cannot look at this run, and why."""
-
-
-def _share(part, whole):
-    return part / whole if whole else 0.0
-
-
-def _percent(share):
-    return f"{100 * share:.1f} %"
-
-
-def _bytes(count):
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            return f"{count / size:.2f} {unit}"
-    return f"{int(count)} B"
-
-
-def _rank_list(ranks, most=8):
-    ranks = sorted(int(rank) for rank in ranks)
-    text = ", ".join(str(rank) for rank in ranks[:most])
-    return text + (f" and {len(ranks) - most} more" if len(ranks) > most else "")
-
-
-def _top_files(io, rows, most=5):
-    codes = io["file"][rows]
-    codes = codes[codes >= 0]
-    if len(codes) == 0:
-        return []
-    # Counted per file code, not sorted: a run's files are few, its calls many.
-    counts = np.bincount(codes, minlength=len(io.files))
-    top = np.argsort(-counts, kind="stable")[:most]
-    return [io.files[int(code)] for code in top if counts[code] > 0]
-
-
-def _ranks_of(io, rows):
-    ranks = io["rank"][rows]
-    return np.flatnonzero(np.bincount(ranks)).tolist() if len(ranks) else []
+from .overlaps import check_conflicting_reads, check_overlapping_writes
 
 
 def _layer_op_rows(io, layer, kind):
@@ -93,7 +31,7 @@ def check_small_requests(model, limit):
             total = int(rows.sum())
             small_rows = rows & (io["requested"] < limit("small-requests", "size"))
             small = int(small_rows.sum())
-            share = _share(small, total)
+            share = share_of(small, total)
             if share > limit("small-requests", "share") and small > \
                     limit("small-requests", "count"):
                 if worst is None or small > worst[0]:
@@ -103,12 +41,12 @@ def check_small_requests(model, limit):
     small, total, share, layer, op, rows = worst
     return Finding(
         "small-requests", HIGH,
-        f"{small:,} of the {total:,} {layer} {op}s ({_percent(share)}) asked for fewer than "
-        f"{_bytes(limit('small-requests', 'size'))}.",
+        f"{small:,} of the {total:,} {layer} {op}s ({percent(share)}) asked for fewer than "
+        f"{byte_size(limit('small-requests', 'size'))}.",
         "Gather small requests into larger ones: buffer in the application, use collective "
         "MPI-IO (File_write_all) so that aggregators combine them, or a library (HDF5 chunking, "
         "ADIOS2) that does.",
-        _top_files(io, rows), _ranks_of(io, rows),
+        top_files(io, rows), ranks_of(io, rows),
         {"layer": layer, "op": op, "small": small, "total": total, "share": share})
 
 
@@ -124,7 +62,7 @@ def check_misaligned(model, limit):
         total = int(rows.sum())
         bad = rows & (io["offset"] % alignment != 0)
         count = int(bad.sum())
-        share = _share(count, total)
+        share = share_of(count, total)
         if share > limit("misaligned-requests", "share") and \
                 count > limit("misaligned-requests", "count"):
             if worst is None or count > worst[0]:
@@ -134,11 +72,11 @@ def check_misaligned(model, limit):
     count, total, share, layer, rows = worst
     return Finding(
         "misaligned-requests", WARNING,
-        f"{count:,} of the {total:,} {layer} reads and writes ({_percent(share)}) start at an "
+        f"{count:,} of the {total:,} {layer} reads and writes ({percent(share)}) start at an "
         f"offset that is not a multiple of {alignment:,} bytes.",
         "Align requests to the file system's block or stripe size (set the stripe size, pad "
         "records, or use MPI-IO hints such as striping_unit and cb_buffer_size).",
-        _top_files(io, rows), _ranks_of(io, rows),
+        top_files(io, rows), ranks_of(io, rows),
         {"layer": layer, "misaligned": count, "total": total, "share": share,
          "alignment": alignment})
 
@@ -146,7 +84,7 @@ def check_misaligned(model, limit):
 def check_random(model, limit):
     worst = None
     for (layer, op), counts in sorted(model.patterns.items()):
-        share = _share(counts["random"], counts["accesses"])
+        share = share_of(counts["random"], counts["accesses"])
         if share > limit("random-access", "share") and \
                 counts["random"] > limit("random-access", "count"):
             if worst is None or counts["random"] > worst[2]["random"]:
@@ -158,7 +96,7 @@ def check_random(model, limit):
     return Finding(
         "random-access", WARNING,
         f"{counts['random']:,} of the {counts['accesses']:,} {layer} {op}s "
-        f"({_percent(share)}) went to an offset below the rank's previous one on the file.",
+        f"({percent(share)}) went to an offset below the rank's previous one on the file.",
         "Access files in increasing offsets per rank, or let collective MPI-IO or a library "
         "reorder the accesses; random small reads suffer most on parallel file systems.",
         files, [], {"layer": layer, "op": op, "random": counts["random"],
@@ -185,9 +123,9 @@ def check_shared_file_imbalance(model, limit):
     least = min(ranks, key=lambda pair: pair[1]) if ranks else (None, 0)
     return Finding(
         "shared-file-imbalance", WARNING,
-        f"On the shared file {entry['name']}, the ranks moved from {_bytes(entry['rank_bytes_min'])} "
-        f"to {_bytes(entry['rank_bytes_max'])} each ({_percent(share)} imbalance; most: rank "
-        f"{most[0]}, least: rank {least[0]}).",
+        f"On the shared file {entry['name']}, the ranks moved from "
+        f"{byte_size(entry['rank_bytes_min'])} to {byte_size(entry['rank_bytes_max'])} each "
+        f"({percent(share)} imbalance; most: rank {most[0]}, least: rank {least[0]}).",
         "Give each rank an equal part of the shared file, or use collective MPI-IO so that "
         "aggregators even out the load.",
         [entry["name"]], [rank for rank in (most[0], least[0]) if rank is not None],
@@ -211,7 +149,7 @@ def check_rank_imbalance(model, limit):
     return Finding(
         "rank-imbalance", WARNING,
         f"Rank {rank} spent {slowest:.6f} s in I/O, the median rank {median:.6f} s "
-        f"({_percent(share)} imbalance).",
+        f"({percent(share)} imbalance).",
         "Balance the I/O across ranks (equal shares of data, or more aggregators); a straggler "
         "holds every rank back at the next collective.",
         [], [rank], {"slowest_rank": rank, "slowest_s": slowest, "median_s": median,
@@ -222,20 +160,13 @@ def _mpi_io_accesses(io):
     return (io["layer"] == io.layer_code(MPI_IO_LAYER)) & (io["kind"] != KIND_META)
 
 
-def _calls_named(io, rows, names):
-    """Per row of rows: whether its call's name is in names (looked up once
-    per name, not once per call)."""
-    among = np.fromiter((name in names for name in io.names), dtype=bool, count=len(io.names))
-    return among[io["call"][rows]] if len(among) else np.zeros(int(rows.sum()), dtype=bool)
-
-
 def check_no_collective(model, limit):
     io = model.io
     rows = _mpi_io_accesses(io)
     total = int(rows.sum())
     if total <= limit("no-collective-io", "count"):
         return None
-    collective = int(_calls_named(io, rows, COLLECTIVE_FILE_ACCESSES).sum())
+    collective = int(calls_named(io, rows, COLLECTIVE_FILE_ACCESSES).sum())
     if collective:
         return None
     return Finding(
@@ -243,7 +174,7 @@ def check_no_collective(model, limit):
         f"The run made {total:,} MPI-IO reads and writes and none of them collective.",
         "Use collective MPI-IO (File_write_all, File_read_at_all, ...) so that the MPI library "
         "can merge the ranks' requests (two-phase I/O).",
-        _top_files(io, rows), _ranks_of(io, rows), {"mpi_io_accesses": total, "collective": 0})
+        top_files(io, rows), ranks_of(io, rows), {"mpi_io_accesses": total, "collective": 0})
 
 
 def check_independent_transfers(model, limit):
@@ -260,13 +191,13 @@ def check_independent_transfers(model, limit):
                 independent = [independent[0] + count, independent[1] + size]
                 files[name] = files.get(name, 0) + size
                 ranks |= used
-    share = _share(independent[0], calls)
+    share = share_of(independent[0], calls)
     if independent[0] <= limit(key, "count") or share <= limit(key, "share"):
         return None
     return Finding(
         key, WARNING,
         f"{independent[0]:,} of the {calls:,} HDF5 dataset reads and writes on files shared by "
-        f"ranks ({_percent(share)}; {_bytes(independent[1])} of {_bytes(moved)}) used "
+        f"ranks ({percent(share)}; {byte_size(independent[1])} of {byte_size(moved)}) used "
         "independent transfers.",
         "Make the transfers collective (H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE)) so that "
         "MPI-IO can merge the ranks' requests into large ones (two-phase I/O).",
@@ -288,7 +219,7 @@ def check_broken_collectives(model, limit):
     return Finding(
         key, WARNING,
         f"{count:,} of the {asked:,} HDF5 dataset transfers asked to be collective "
-        f"({_percent(_share(count, asked))}, on {len(broken):,} dataset(s): "
+        f"({percent(share_of(count, asked))}, on {len(broken):,} dataset(s): "
         f"{', '.join(entry['name'] for entry in named[:5])}) made MPI-IO calls, none of them "
         f"collective: HDF5 did them independently. {converted:,} of them converted every "
         "element (a memory type of another size than the file's).",
@@ -322,8 +253,8 @@ def check_library_metadata(model, limit):
     mask[rows] = True
     reads = mask & (io["kind"] == KIND_READ)
     writes = mask & (io["kind"] == KIND_WRITE)
-    writes[writes] = ~_calls_named(io, writes, COLLECTIVE_FILE_ACCESSES)
-    read_ranks = _ranks_of(io, reads)
+    writes[writes] = ~calls_named(io, writes, COLLECTIVE_FILE_ACCESSES)
+    read_ranks = ranks_of(io, reads)
     read_count, write_count = int(reads.sum()), int(writes.sum())
     reads_fire = len(read_ranks) > 1 and read_count > limit(key, "reads")
     writes_fire = write_count > limit(key, "writes")
@@ -339,7 +270,7 @@ def check_library_metadata(model, limit):
     if reads_fire:
         call, count = _most_within(io, np.flatnonzero(reads))
         said.append(f"{len(read_ranks):,} ranks each read {layer}'s metadata for "
-                    f"themselves: {read_count:,} reads of {_bytes(read_bytes)}, {count:,} of "
+                    f"themselves: {read_count:,} reads of {byte_size(read_bytes)}, {count:,} of "
                     f"them within {call}")
         advice.append(
             "Let one rank read the metadata and broadcast it: H5Pset_all_coll_metadata_ops(list, "
@@ -351,14 +282,14 @@ def check_library_metadata(model, limit):
     if writes_fire:
         call, count = _most_within(io, np.flatnonzero(writes))
         said.append(f"{'it' if said else layer} wrote its metadata in {write_count:,} "
-                    f"independent writes of {_bytes(write_bytes)}, {count:,} of them within "
+                    f"independent writes of {byte_size(write_bytes)}, {count:,} of them within "
                     f"{call}")
         advice.append("Write the metadata collectively, in a few large writes: "
                       "H5Pset_coll_metadata_write(fapl, 1).")
         values["write_within"] = call
     text = "; ".join(said)
     return Finding(key, WARNING, text[0].upper() + text[1:] + ".", " ".join(advice),
-                   _top_files(io, mask), _ranks_of(io, mask), values)
+                   top_files(io, mask), ranks_of(io, mask), values)
 
 
 def check_blocking_only(model, limit):
@@ -367,14 +298,14 @@ def check_blocking_only(model, limit):
     total = int(rows.sum())
     if total <= limit("blocking-io-only", "count"):
         return None
-    if _calls_named(io, rows, NONBLOCKING_FILE_ACCESSES).any():
+    if calls_named(io, rows, NONBLOCKING_FILE_ACCESSES).any():
         return None
     return Finding(
         "blocking-io-only", INFO,
         f"All {total:,} MPI-IO reads and writes were blocking.",
         "Nonblocking MPI-IO (File_iwrite, File_iwrite_all, ...) lets computation or "
         "communication overlap the I/O.",
-        _top_files(io, rows), [], {"mpi_io_accesses": total, "nonblocking": 0})
+        top_files(io, rows), [], {"mpi_io_accesses": total, "nonblocking": 0})
 
 
 def check_stdio(model, limit):
@@ -390,18 +321,18 @@ def check_stdio(model, limit):
             beneath = layer.get("beneath_mpi_io", {})
             total += layer["bytes_read"] + layer["bytes_written"] - \
                 beneath.get("bytes_read", 0) - beneath.get("bytes_written", 0)
-    share = _share(stdio, total)
+    share = share_of(stdio, total)
     if share <= limit("stdio-heavy", "share") or stdio < limit("stdio-heavy", "min-bytes"):
         return None
     io = model.io
     rows = io["layer"] == io.layer_code(STDIO_LAYER)
     return Finding(
         "stdio-heavy", WARNING,
-        f"{_bytes(stdio)} ({_percent(share)} of the bytes the program read and wrote) went "
+        f"{byte_size(stdio)} ({percent(share)} of the bytes the program read and wrote) went "
         "through stdio (fread, fwrite).",
         "stdio buffers in small pieces and cannot be parallel: use MPI-IO or a parallel "
         "library for large data.",
-        _top_files(io, rows), _ranks_of(io, rows),
+        top_files(io, rows), ranks_of(io, rows),
         {"stdio_bytes": int(stdio), "total_bytes": int(total), "share": share})
 
 
@@ -433,30 +364,6 @@ def check_many_files(model, limit):
         "Many files load the file system's metadata servers: write fewer, shared files "
         "(collective MPI-IO, HDF5) or aggregate per node.",
         [entry["name"] for entry in model.files[:5]], [], {"files": count})
-
-
-def byte_accesses(io):
-    """Rows whose [offset, offset + done) are the file's own bytes: the C
-    library's reads and writes, and the MPI-IO ones that made none of them
-    (their bytes reached the file some other way) on a file whose view the
-    rank never set (a view makes the offset count etypes of the view, and
-    its data need not be one run of bytes)."""
-    rows = (io["kind"] != KIND_META) & (io["offset"] >= 0) & (io["file"] >= 0)
-    mpi_io = io["layer"] == io.layer_code(MPI_IO_LAYER)
-    has_children = np.zeros(len(io), dtype=bool)
-    parents = io["parent"][io["parent"] >= 0]
-    has_children[parents] = True
-    names = io.names
-    view_calls = [code for code, name in enumerate(names) if name in FILE_VIEW_SETTERS]
-    viewed = np.zeros(len(io), dtype=bool)
-    if view_calls:
-        setters = np.isin(io["call"], view_calls)
-        pairs = set(zip(io["rank"][setters].tolist(), io["file"][setters].tolist()))
-        candidates = np.flatnonzero(mpi_io & rows)
-        for row in candidates[[pair in pairs for pair in zip(
-                io["rank"][candidates].tolist(), io["file"][candidates].tolist())]]:
-            viewed[row] = True
-    return rows & ~(mpi_io & (has_children | viewed))
 
 
 def _interval_union(starts, ends):
@@ -491,313 +398,20 @@ def check_redundant_reads(model, limit):
         if redundant > 0:
             again += redundant
             worst.append((redundant, io.files[int(files[part[0]])]))
-    share = _share(again, total)
+    share = share_of(again, total)
     if share <= limit("redundant-reads", "share") or again < limit("redundant-reads",
                                                                      "min-bytes"):
         return None
     worst.sort(reverse=True)
     return Finding(
         "redundant-reads", WARNING,
-        f"{_bytes(again)} of the {_bytes(total)} read ({_percent(share)}) had been read before "
-        f"from the same file, by the same rank or another; most on {worst[0][1]} "
-        f"({_bytes(worst[0][0])}).",
+        f"{byte_size(again)} of the {byte_size(total)} read ({percent(share)}) had been read "
+        f"before from the same file, by the same rank or another; most on {worst[0][1]} "
+        f"({byte_size(worst[0][0])}).",
         "Read each byte once: keep what was read in memory, or read once and broadcast "
         "(MPI_Bcast) instead of every rank reading the same data.",
-        [name for _, name in worst[:5]], _ranks_of(io, rows),
+        [name for _, name in worst[:5]], ranks_of(io, rows),
         {"redundant_bytes": again, "bytes_read": total, "share": share})
-
-
-class _AccessOrder:
-    """How two accesses of different ranks to the same bytes, one of them a
-    write, stand to each other: UNORDERED (nothing orders them: the file
-    keeps either write's bytes, a read sees the old bytes or the new),
-    UNSYNCED (a collective or open both ranks took part in, or a message
-    between them, orders them, but a sync is missing on a side of it) or
-    None (sync, collective, sync: MPI-IO's own promise that the later access
-    sees the earlier write). The writer's sync is MPI_File_sync or the
-    file's close (FILE_SYNCS); the other rank's is one of those or the
-    file's open."""
-
-    UNORDERED, UNSYNCED = 0, 1
-
-    def __init__(self, model):
-        self._io = model.io
-        self._order = CallOrder(model.ordering, model.waits and model.waits["pairs"],
-                                model.table)
-        self._flushes = self._by_rank_and_file(FILE_SYNCS)
-        self._refreshes = self._by_rank_and_file(FILE_SYNCS | FILE_OPENS)
-
-    def _by_rank_and_file(self, names):
-        """Per (rank, file): the starts and ends of the calls named, by
-        start, searched with bisect."""
-        io = self._io
-        codes = [code for code, name in enumerate(io.names) if name in names]
-        found = {}
-        for row in np.flatnonzero(np.isin(io["call"], codes) & (io["file"] >= 0)):
-            key = (int(io["rank"][row]), int(io["file"][row]))
-            found.setdefault(key, []).append((int(io["start_ns"][row]), int(io["end_ns"][row])))
-        return {key: ([start for start, _ in calls], [end for _, end in calls])
-                for key, calls in ((key, sorted(value)) for key, value in found.items())}
-
-    def _before(self, row, other):
-        io = self._io
-        return self._order.before(int(io["rank"][row]), int(io["end_ns"][row]),
-                                  int(io["rank"][other]), int(io["start_ns"][other]))
-
-    def ordered_by(self, first, second):
-        """What orders the two accesses (CallOrder.ordered_by), in either
-        order, or None."""
-        io = self._io
-        for row, other in ((first, second), (second, first)):
-            found = self._order.ordered_by(int(io["rank"][row]), int(io["end_ns"][row]),
-                                           int(io["rank"][other]), int(io["start_ns"][other]))
-            if found is not None:
-                return found
-        return None
-
-    def writes(self, first, second):
-        """Two writes, in either order."""
-        for row, other in ((first, second), (second, first)):
-            if self._before(row, other):
-                return None if self._synced(row, other) else self.UNSYNCED
-        return self.UNORDERED
-
-    def write_then_read(self, write, read):
-        """A write and a read of its bytes; a read ordered before the write
-        read what was there before, as it should."""
-        if self._before(write, read):
-            return None if self._synced(write, read) else self.UNSYNCED
-        return None if self._before(read, write) else self.UNORDERED
-
-    def _synced(self, row, other):
-        """row's rank synced the file after row, other's before other, and
-        the first sync happened before the second."""
-        io = self._io
-        file = int(io["file"][row])
-        rank, other_rank = int(io["rank"][row]), int(io["rank"][other])
-        mine = self._flushes.get((rank, file))
-        theirs = self._refreshes.get((other_rank, file))
-        if mine is None or theirs is None:
-            return False
-        after = bisect.bisect_left(mine[0], int(io["end_ns"][row]))
-        before = bisect.bisect_right(theirs[1], int(io["start_ns"][other])) - 1
-        if after >= len(mine[0]) or before < 0:
-            return False
-        # By the other's sync's end: that sync may be the ordering call
-        # itself (the file's open).
-        return self._order.before(rank, mine[1][after], other_rank, theirs[1][before])
-
-
-def _outermost_call(io, row):
-    """The name of the outermost I/O call row was made in (row's own at the
-    top level)."""
-    while io["parent"][row] >= 0:
-        row = io["parent"][row]
-    return io.names[io["call"][row]]
-
-
-def _overlapping_accesses(io, rows):
-    """(row, earlier, low, high) for each two of rows (accesses with an
-    offset and bytes done) of different ranks whose bytes [low, high) of one
-    file overlap; earlier starts no later in the file than row."""
-    order = np.lexsort((io["offset"][rows], io["file"][rows]))
-    rows = rows[order]
-    file = io["file"][rows]
-    start = io["offset"][rows]
-    end = start + io["done"][rows]
-    rank = io["rank"][rows]
-    # Candidates: an interval that starts before the furthest end so far in its file.
-    new_file = np.ones(len(rows), dtype=bool)
-    new_file[1:] = file[1:] != file[:-1]
-    segment = np.cumsum(new_file) - 1
-    reach = end.copy()
-    for part in np.split(np.arange(len(rows)), np.flatnonzero(new_file)[1:]):
-        reach[part] = np.maximum.accumulate(end[part])
-    candidate = np.zeros(len(rows), dtype=bool)
-    candidate[1:] = (~new_file[1:]) & (start[1:] < reach[:-1])
-    for index in np.flatnonzero(candidate):
-        # reach is the furthest end so far: once it stops past this start,
-        # no earlier access of the file overlaps this one. The walk is capped
-        # so that a pile of accesses to one range stays linear; the bytes
-        # counted are then a lower bound.
-        back = index - 1
-        steps = 0
-        while back >= 0 and segment[back] == segment[index] and reach[back] > start[index] \
-                and steps < OVERLAP_WALK:
-            if end[back] > start[index] and rank[back] != rank[index]:
-                yield rows[index], rows[back], int(start[index]), int(min(end[back], end[index]))
-            back -= 1
-            steps += 1
-
-
-def _tally(overlaps, key, low, high, rows):
-    """Per key: the lowest overlapping range and the two rows of it, the
-    bytes and the ranges in all."""
-    lowest, count, pieces, lowest_rows = overlaps.get(key, ((low, high), 0, 0, rows))
-    if (low, high) < lowest:
-        lowest, lowest_rows = (low, high), rows
-    overlaps[key] = (lowest, count + high - low, pieces + 1, lowest_rows)
-
-
-class _Overlaps:
-    """What one of the two checks found: per kind of _AccessOrder, per
-    (file, rank, rank), what _tally keeps; and the finding's figures."""
-
-    def __init__(self, io, found, least, order):
-        self.unordered, self.unsynced = found
-        self.unordered_bytes = sum(value[1] for value in self.unordered.values())
-        self.unsynced_bytes = sum(value[1] for value in self.unsynced.values())
-        if self.unordered and self.unordered_bytes >= least:
-            self.shown, self.total, self.severity = self.unordered, self.unordered_bytes, HIGH
-        elif self.unsynced and self.unsynced_bytes >= least:
-            self.shown, self.total, self.severity = self.unsynced, self.unsynced_bytes, INFO
-        else:
-            self.severity = None
-            return
-        (file_code, self.first, self.second), ((self.low, self.high), self.size, self.pieces,
-                                               rows) = max(
-            self.shown.items(), key=lambda item: (item[1][1], -item[0][1], -item[0][2]))
-        self.name = io.files[file_code]
-        # The calls the program made that made them (an HDF5 call over its
-        # MPI-IO and C library calls), named where the two differ.
-        self.calls = [_outermost_call(io, row) for row in rows]
-        self.ordered_by = order.ordered_by(*rows) if self.severity == INFO else None
-        self.within = (f", rank {self.first} within {self.calls[0]} and rank {self.second} "
-                       f"within {self.calls[1]}" if self.calls[0] != self.calls[1] else "")
-        self.more = (f", and {self.pieces - 1} more range(s): {_bytes(self.size)} between them"
-                     if self.pieces > 1 else "")
-        self.ranks = sorted({rank for key in self.shown for rank in key[1:]})
-        self.files = sorted({io.files[key[0]] for key in self.shown})[:5]
-
-    def values(self):
-        return {"file": self.name, "ranks": [self.first, self.second],
-                "range": [self.low, self.high], "ranges": self.pieces,
-                "overlap_bytes": int(self.size), "pairs": len(self.shown),
-                "total_bytes": int(self.total), "ordered": self.severity == INFO,
-                "unordered_bytes": int(self.unordered_bytes),
-                "unsynced_bytes": int(self.unsynced_bytes), "calls": self.calls,
-                "ordered_by": self.ordered_by}
-
-
-_UNSYNCED_ADVICE = (
-    "MPI-IO promises the later access the earlier write's bytes only after sync, collective, "
-    "sync (MPI_File_sync or the file's close by the writer, a collective of both ranks, "
-    "MPI_File_sync or the file's open by the other) or in atomic mode. File systems that keep "
-    "POSIX consistency (local disks, Lustre, GPFS) show them anyway; NFS and other caching "
-    "clients may not.")
-
-
-def check_overlapping_writes(model, limit):
-    io = model.io
-    rows = np.flatnonzero(byte_accesses(io) & (io["kind"] == KIND_WRITE) & (io["done"] > 0))
-    found = ({}, {})
-    order = None
-    for row, earlier, low, high in _overlapping_accesses(io, rows):
-        if order is None:
-            order = _AccessOrder(model)
-        kind = order.writes(earlier, row)
-        if kind is not None:
-            rank, other = int(io["rank"][row]), int(io["rank"][earlier])
-            # The lower rank's write first.
-            writes = (row, earlier) if rank < other else (earlier, row)
-            _tally(found[kind], (int(io["file"][row]), min(rank, other), max(rank, other)),
-                   low, high, writes)
-    got = _Overlaps(io, found, limit("overlapping-writes", "min-bytes"), order)
-    if got.severity is None:
-        return None
-    said = (f"Ranks {got.first} and {got.second} both wrote bytes {got.low:,} to {got.high:,} "
-            f"of {got.name}{got.within} ({_bytes(got.high - got.low)} written twice{got.more})")
-    if got.severity == HIGH:
-        also = (f" A further {_bytes(got.unsynced_bytes)} were written again after a "
-                f"collective that ordered the writes, without a sync on both sides."
-                if got.unsynced_bytes else "")
-        return Finding(
-            "overlapping-writes", HIGH,
-            f"{said}; {len(got.shown)} pair(s) of ranks overlap, {_bytes(got.total)} in all, "
-            f"with nothing between the writes that orders them (no collective or file open of "
-            f"both ranks, no message from the one to the other).{also}",
-            "Two ranks writing the same bytes leave the file's content to chance unless the "
-            "writes are ordered (MPI_File_sync, a barrier, MPI_File_sync); give each rank its "
-            "own range.",
-            got.files, got.ranks, got.values())
-    return Finding(
-        "overlapping-writes", INFO,
-        f"{said}, one after the other: {got.ordered_by} came between the writes, "
-        f"but not a sync on both sides of it; {len(got.shown)} pair(s) of ranks, "
-        f"{_bytes(got.total)} in all.",
-        _UNSYNCED_ADVICE, got.files, got.ranks, got.values())
-
-
-def _reads_over_writes(io, reads, writes):
-    """(read, write, low, high) for each read of reads and write of writes
-    by another rank whose bytes [low, high) of one file overlap. Only the
-    writes are walked, so that many ranks reading the same bytes cost no
-    more than they read."""
-    for code in np.intersect1d(io["file"][reads], io["file"][writes]).tolist():
-        mine = writes[io["file"][writes] == code]
-        mine = mine[np.argsort(io["offset"][mine], kind="stable")]
-        start = io["offset"][mine]
-        end = start + io["done"][mine]
-        reach = np.maximum.accumulate(end)
-        theirs = reads[io["file"][reads] == code]
-        read_start = io["offset"][theirs]
-        read_end = read_start + io["done"][theirs]
-        # The writes that start before a read ends are those up to last; the
-        # read overlaps one of them when their furthest end passes its start.
-        last = np.searchsorted(start, read_end, side="left") - 1
-        overlapping = (last >= 0) & (reach[np.maximum(last, 0)] > read_start)
-        for index in np.flatnonzero(overlapping):
-            read, low_end = theirs[index], int(read_start[index])
-            back, steps = int(last[index]), 0
-            while back >= 0 and reach[back] > low_end and steps < OVERLAP_WALK:
-                if end[back] > low_end and io["rank"][mine[back]] != io["rank"][read]:
-                    yield (read, mine[back], max(low_end, int(start[back])),
-                           int(min(end[back], read_end[index])))
-                back -= 1
-                steps += 1
-
-
-def check_conflicting_reads(model, limit):
-    io = model.io
-    accesses = byte_accesses(io) & (io["done"] > 0)
-    reads = np.flatnonzero(accesses & (io["kind"] == KIND_READ))
-    writes = np.flatnonzero(accesses & (io["kind"] == KIND_WRITE))
-    found = ({}, {})
-    order = None
-    for read, write, low, high in _reads_over_writes(io, reads, writes):
-        if order is None:
-            order = _AccessOrder(model)
-        which = order.write_then_read(write, read)
-        if which is not None:
-            _tally(found[which], (int(io["file"][read]), int(io["rank"][write]),
-                                  int(io["rank"][read])), low, high, (write, read))
-    got = _Overlaps(io, found, limit("conflicting-reads", "min-bytes"), order)
-    if got.severity is None:
-        return None
-    writer, reader = got.first, got.second
-    said = (f"Rank {reader} read bytes {got.low:,} to {got.high:,} of {got.name} that rank "
-            f"{writer} wrote{got.within} ({_bytes(got.high - got.low)}{got.more})")
-    values = dict(got.values(), writer=writer, reader=reader)
-    del values["ranks"]
-    if got.severity == HIGH:
-        also = (f" A further {_bytes(got.unsynced_bytes)} were read after a collective that "
-                f"ordered them after the write, without a sync on both sides."
-                if got.unsynced_bytes else "")
-        return Finding(
-            "conflicting-reads", HIGH,
-            f"{said}, with nothing between the write and the read that orders them (no "
-            f"collective or file open of both ranks, no message from the writer to the reader): "
-            f"the read may see the old bytes or the new; {len(got.shown)} pair(s) of ranks, "
-            f"{_bytes(got.total)} in all.{also}",
-            "Order the read after the write: MPI_File_sync by the writer, a barrier, "
-            "MPI_File_sync by the reader (or the file closed, a barrier, and opened again); "
-            "or send the data in a message.",
-            got.files, got.ranks, values)
-    return Finding(
-        "conflicting-reads", INFO,
-        f"{said}, after {got.ordered_by} but without a sync on both sides of it; "
-        f"{len(got.shown)} pair(s) of ranks, {_bytes(got.total)} in all.",
-        _UNSYNCED_ADVICE, got.files, got.ranks, values)
 
 
 def check_amplification(model, limit):
@@ -820,12 +434,13 @@ def check_amplification(model, limit):
     under_rows = parent >= 0
     return Finding(
         "io-amplification", WARNING,
-        f"MPI-IO was asked to move {_bytes(asked)} and its POSIX calls moved {_bytes(beneath)}, "
-        f"{ratio:.2f} times as much (for example read-modify-write in data sieving).",
+        f"MPI-IO was asked to move {byte_size(asked)} and its POSIX calls moved "
+        f"{byte_size(beneath)}, {ratio:.2f} times as much (for example read-modify-write in "
+        f"data sieving).",
         "Switch data sieving off for writes where accesses do not overlap "
         "(romio_ds_write=disable), or make accesses contiguous so no hole is read and "
         "written back.",
-        _top_files(io, under_rows), _ranks_of(io, under_rows),
+        top_files(io, under_rows), ranks_of(io, under_rows),
         {"mpi_io_bytes": int(asked), "posix_bytes": int(beneath), "ratio": ratio})
 
 
@@ -841,13 +456,13 @@ def _wait_finding(model, limit, key, finding_id, what, advice, count_text):
     per_rank = waits[key]
     run = model.job.run_time_s * max(model.job.ranks, 1)
     total = float(per_rank.sum())
-    share = _share(total, run)
+    share = share_of(total, run)
     if share <= limit(finding_id, "share"):
         return None
     worst = np.argsort(-per_rank, kind="stable")[:5]
     return Finding(
         finding_id, WARNING,
-        f"The ranks waited {total:.6f} s for {what} ({_percent(share)} of their run time); "
+        f"The ranks waited {total:.6f} s for {what} ({percent(share)} of their run time); "
         f"most rank {int(worst[0])} ({float(per_rank[worst[0]]):.6f} s){count_text(waits)}.",
         advice, [], [int(rank) for rank in worst if per_rank[rank] > 0],
         {"wait_s": total, "share": share, "worst_rank": int(worst[0]),
