@@ -195,9 +195,9 @@ SINGLE_MEANINGS = {
     'communicator': 'cid', 'request': 'rid', 'received_from': 'rank', 'received_tag': 'tag',
     'opened_name': 'string', 'window': 'wid', 'received': 'bytes', 'transfer': 'string',
     'dataset': 'integer', 'layout': 'string', 'memory_type_size': 'bytes',
-    'file_type_size': 'bytes',
+    'extent': 'integer',
 }
-LIST_MEANINGS = {'asked': 'bytes', 'peer': 'rank', 'tag': 'tag'}
+LIST_MEANINGS = {'asked': 'bytes', 'peer': 'rank', 'tag': 'tag', 'file_type_size': 'bytes'}
 MEANINGS = tuple(SINGLE_MEANINGS) + tuple(LIST_MEANINGS)
 LAYER_KEYS = {'name', 'about', 'part_of', 'families', 'io', 'c_library', 'own_trace',
               'wrappers'} | set(MEANINGS)
@@ -206,7 +206,7 @@ MPI_WRAPPERS = 'mpiwrapper/wrapper_conf.py'
 # Meanings only the exports and the Python package take, which fill no
 # column of the C++ readers.
 EXPORT_MEANINGS = {'window', 'received', 'transfer', 'dataset', 'layout', 'memory_type_size',
-                   'file_type_size'}
+                   'file_type_size', 'extent'}
 # The readers' columns, filled by attribute name (Dialect.attribute_columns).
 COLUMNS = ('file', 'offset', 'bytes', 'asked', 'error', 'communicator', 'request', 'peer',
            'received_from', 'tag', 'received_tag', 'opened_name')
