@@ -577,6 +577,11 @@ def _expected_datasets(run):
                 entry["opens"] += 1
                 if "layout" in values:
                     entry["layout " + values["layout"]] = 1
+            if "elements" in values:  # a creation or a resizing: the last one holds
+                entry["elements"] = int(values["elements"])
+            for key in ("typeSize", "fileTypeSize"):
+                if key in values:
+                    entry["type_size"] = int(values[key])
             if tag not in ("H5Dwrite", "H5Dread"):
                 continue
             op = "writes" if tag == "H5Dwrite" else "reads"
@@ -629,6 +634,12 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
             assert entry["time_s"] == entry["file_calls_s"] == entry["library_s"] == 0
     assert datasets["chunked"]["collective_done_independently"] == RANKS
     assert datasets["contiguous"]["collective_done_independently"] == 0
+    # Each dataset's size: its last extent times its type's size in the file
+    # (the chunked one was resized after its creation).
+    for name, figures in expected.items():
+        assert figures["elements"] > 0 and figures["type_size"] > 0, (name, figures)
+        assert datasets[name]["elements"] == figures["elements"], (name, datasets[name])
+        assert datasets[name]["dataset_bytes"] == figures["elements"] * figures["type_size"]
     # The most common transfer sizes (reads and writes together), as the
     # ranks printed them; the slowest rank by its time in the transfers.
     sizes = collections.defaultdict(collections.Counter)
@@ -706,7 +717,7 @@ def test_the_report_sums_each_dataset_and_finds_collectives_done_independently(
     assert one["datasets_left_out"] == dict(
         {key: sum(entry[key] for entry in left) for key in left[0]
          if key not in ("file", "name", "layout", "ranks", "common_sizes", "slowest_rank",
-                        "slowest_rank_s")}, datasets=len(left))
+                        "slowest_rank_s", "elements", "dataset_bytes")}, datasets=len(left))
     assert document["datasets_left_out"] is None
     assert (f"{len(left)} more datasets: {one['datasets_left_out']['bytes_read']:,} B read"
             in result["one_page"])

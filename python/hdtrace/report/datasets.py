@@ -41,7 +41,8 @@ def _per_name(io, test):
 
 
 #: What the report takes of a call that names a dataset, by meaning.
-_TAKEN = ("dataset", "opened_name", "layout", "transfer", "memory_type_size", "file_type_size")
+_TAKEN = ("dataset", "opened_name", "layout", "transfer", "memory_type_size", "file_type_size",
+          "extent")
 
 
 def _taken_attributes(names):
@@ -145,15 +146,16 @@ def _names_by_rank(threads):
 def dataset_columns(project, io):
     """Per row of io, for the calls that name a dataset: "dataset" (its
     index in "keys", -1 elsewhere), "mode" (the transfer mode's index in
-    "modes", -1 where none is given), "memory_type_size" and
-    "file_type_size" (-1 where not given). "keys": the datasets as (file
+    "modes", -1 where none is given), "memory_type_size",
+    "file_type_size" and "extent" (-1 where not given). "keys": the datasets as (file
     name, dataset name); "layouts": per dataset the layout its creation gave
     ("" where it was only opened)."""
     rows = len(io)
     columns = {"dataset": np.full(rows, NO_VALUE, np.int64),
                "mode": np.full(rows, NO_VALUE, np.int64),
                "memory_type_size": np.full(rows, NO_VALUE, np.int64),
-               "file_type_size": np.full(rows, NO_VALUE, np.int64)}
+               "file_type_size": np.full(rows, NO_VALUE, np.int64),
+               "extent": np.full(rows, NO_VALUE, np.int64)}
     keys, codes, layouts, modes = [], {}, {}, []
     chosen = np.flatnonzero(_per_name(io, DATASET_CALLS.__contains__)) if rows else \
         np.zeros(0, np.int64)
@@ -190,7 +192,7 @@ def dataset_columns(project, io):
         given = has & (mode >= 0)
         mode_codes = np.array([modes.index(text) for text in mode_texts] + [NO_VALUE], np.int64)
         columns["mode"][matched[given]] = mode_codes[mode[given]]
-        for meaning in ("memory_type_size", "file_type_size"):
+        for meaning in ("memory_type_size", "file_type_size", "extent"):
             columns[meaning][matched[has]] = _numbers(*values[meaning])[has]
     return dict(columns, keys=[(io.files[code] if code >= 0 else "", name)
                                for code, name in keys],
@@ -256,6 +258,22 @@ def _slowest_ranks(dataset, rank, seconds, count):
     return slowest
 
 
+def _extents(io, columns, count):
+    """Per dataset code below count: the elements the last successful call
+    that gave them (by its start) gave it, and the size of an element in
+    the file as any call gave it; -1 where none did."""
+    extent = np.full(count, NO_VALUE, np.int64)
+    stored = np.full(count, NO_VALUE, np.int64)
+    dataset = columns["dataset"]
+    given = np.flatnonzero((dataset >= 0) & (columns["extent"] >= 0) & ~io["failed"])
+    # In start order, so that each dataset's last one is written last.
+    for row in given[np.argsort(io["start_ns"][given], kind="stable")].tolist():
+        extent[dataset[row]] = columns["extent"][row]
+    sized = np.flatnonzero((dataset >= 0) & (columns["file_type_size"] > 0))
+    stored[dataset[sized]] = columns["file_type_size"][sized]
+    return extent, stored
+
+
 def datasets(io, columns):
     """One dict per dataset, most bytes first (see the module's text)."""
     count = len(columns["keys"])
@@ -316,6 +334,7 @@ def datasets(io, columns):
     pairs = np.unique(dataset[named] * world + io["rank"][named])
     ranks = _sums(pairs // world, count)
     common = _common_transfers(dataset[transfer], io["requested"][transfer], count)
+    extent, stored_size = _extents(io, columns, count)
     slowest = _slowest_ranks(dataset[transfer], io["rank"][transfer], duration[transfer], count)
     entries = []
     for code, (file_name, name) in enumerate(columns["keys"]):
@@ -325,6 +344,9 @@ def datasets(io, columns):
             entry[key] = float(values[code]) if key.endswith("_s") else int(values[code])
         entry["library_s"] = max(entry["time_s"] - entry["file_calls_s"], 0.0)
         entry["common_sizes"] = common[code]
+        entry["elements"] = int(extent[code])
+        entry["dataset_bytes"] = int(extent[code] * stored_size[code]) \
+            if extent[code] >= 0 and stored_size[code] > 0 else NO_VALUE
         entry["slowest_rank"], entry["slowest_rank_s"] = slowest[code]
         entry["_broken_ranks"] = sorted(broken_ranks.get(code, []))
         entries.append(entry)
@@ -371,7 +393,8 @@ def transfers_by_file(io, columns):
 
 
 #: What a dataset's entry holds that summing over datasets would not mean.
-NOT_SUMMED = ("ranks", "common_sizes", "slowest_rank", "slowest_rank_s")
+NOT_SUMMED = ("ranks", "common_sizes", "slowest_rank", "slowest_rank_s", "elements",
+              "dataset_bytes")
 
 
 def shown_datasets(entries, limit):

@@ -221,7 +221,8 @@ def _dataset_table(model):
              entry["time_s"], entry["library_s"], entry["posix_bytes_written"],
              entry["posix_bytes_read"],
              entry["common_sizes"][0]["size"] if entry["common_sizes"] else None,
-             entry["slowest_rank"] if entry["slowest_rank"] >= 0 else None]
+             entry["slowest_rank"] if entry["slowest_rank"] >= 0 else None,
+             entry["dataset_bytes"] if entry["dataset_bytes"] >= 0 else None]
             for entry in entries]
     table = _table([("file", True), ("dataset", True), ("layout", True), ("ranks", False),
                     ("writes", False), ("bytes written (B)", False), ("reads", False),
@@ -229,19 +230,20 @@ def _dataset_table(model):
                     ("done independently", False), ("converted", False), ("time (s)", False),
                     ("in HDF5 itself (s)", False), ("file bytes written (B)", False),
                     ("file bytes read (B)", False), ("most common transfer (B)", False),
-                    ("slowest rank", False)], rows)
+                    ("slowest rank", False), ("dataset size (B)", False)], rows)
     if rest:
         table += (f"<p class='note'>{rest['datasets']:,} more datasets: "
                   f"{rest['bytes_read']:,} B read in {rest['reads']:,} reads, "
                   f"{rest['bytes_written']:,} B written in {rest['writes']:,} writes.</p>")
-    # Seventeen columns: wider than the page on a narrow screen, so they scroll.
+    # Eighteen columns: wider than the page on a narrow screen, so they scroll.
     return f"<div class='scroll' id='dataset-table'>{table}</div>" + (
         "<p class='note'>Bytes are the selections' (elements times the memory type's size); "
         "file bytes those the C library's calls beneath the transfers moved. A transfer asked "
         "collective is done independently when it made MPI-IO calls, none collective; it "
         "converted when its memory type's size is not the file type's. Time in HDF5 itself is "
         "the transfers' time outside the file calls they made. The slowest rank spent the "
-        "most time in the dataset's transfers.</p>")
+        "most time in the dataset's transfers. The dataset's size is its elements, as its "
+        "creation or last resizing gave them, times its type's size in the file.</p>")
 
 
 def _mpi(model, figures):
