@@ -7,7 +7,10 @@ data of its own (programs/hdf5_metadata.c), run three ways:
   collective ones, and the finding says only the reads;
 - collective (H5Pset_all_coll_metadata_ops on the file's and every
   object's access list as well): one rank reads, the others read nothing,
-  and the finding stays silent.
+  and the finding stays silent;
+- file-per-rank (each rank its own file on MPI_COMM_SELF): every rank
+  reads and writes its own file's metadata, which no other rank could do
+  for it, and the finding stays silent.
 What the finding advises rests on these: the test fails when HDF5 stops
 doing so. The figures are compared with the MPI-IO calls of the main
 traces that lie within each HDF5 call."""
@@ -132,3 +135,14 @@ def test_the_library_io_table_holds_the_same_accesses(runner, build_dir, tmp_pat
             assert entry[key] == expected[(entry["call"], key)], (entry, key)
     assert sum(entry["reads"] for entry in report["library_io"]) == sum(
         value for (call, key), value in expected.items() if key == "reads")
+
+
+def test_a_file_per_rank_has_no_metadata_another_rank_could_read(runner, build_dir, tmp_path):
+    # Every rank reads its own file's metadata: nothing to share, no finding.
+    run, finding, report = _report(runner, build_dir, tmp_path, "file-per-rank")
+    accesses = _metadata_io(run)
+    assert all(len(_reads(accesses[rank])) > 50 for rank in range(RANKS)), accesses
+    assert finding is None
+    assert {"id": "hdf5-metadata-io", "fired": False, "checked": True} in report["checked"]
+    assert sum(entry["reads"] for entry in report["library_io"]) == sum(
+        len(_reads(accesses[rank])) for rank in range(RANKS))

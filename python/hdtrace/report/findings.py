@@ -249,6 +249,12 @@ def check_library_metadata(model, limit):
     rows = library_rows(io, traced_apart(io)) if len(io) else np.zeros(0, np.int64)
     if not len(rows):
         return None
+    # Only files more than one rank opened through the library: a file per
+    # rank has its own metadata, which no other rank could read for it.
+    files = io["file"][rows]
+    pairs = np.unique(np.stack([files, io["rank"][rows]]), axis=1)
+    shared_files = np.flatnonzero(np.bincount(pairs[0][pairs[0] >= 0]) > 1)
+    rows = rows[np.isin(files, shared_files)]
     mask = np.zeros(len(io), dtype=bool)
     mask[rows] = True
     reads = mask & (io["kind"] == KIND_READ)

@@ -6,6 +6,8 @@
  *   collective-writes  H5Pset_coll_metadata_write on the file access list
  *   collective         that, and H5Pset_all_coll_metadata_ops on it and on
  *                      the access lists of every dataset and attribute
+ *   file-per-rank      each rank its own file, FILE.<rank>, on
+ *                      MPI_COMM_SELF, as independent does it
  * Prints "r<rank> ok". Usage: hdf5_metadata FILE MODE */
 #include <stdio.h>
 #include <string.h>
@@ -37,17 +39,25 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc != 3) {
-        fprintf(stderr, "usage: %s FILE independent|collective-writes|collective\n", argv[0]);
+        fprintf(stderr, "usage: %s FILE independent|collective-writes|collective|file-per-rank\n",
+                argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    const int collective_writes = strcmp(argv[2], "independent") != 0;
+    const int per_rank = strcmp(argv[2], "file-per-rank") == 0;
+    const int collective_writes = !per_rank && strcmp(argv[2], "independent") != 0;
     const int collective_reads = strcmp(argv[2], "collective") == 0;
+    char path[4096];
+    if (per_rank)
+        snprintf(path, sizeof path, "%s.%d", argv[1], rank);
+    else
+        snprintf(path, sizeof path, "%s", argv[1]);
 
     hid_t file_access = access_list(H5P_FILE_ACCESS, collective_reads);
-    check(H5Pset_fapl_mpio(file_access, MPI_COMM_WORLD, MPI_INFO_NULL) >= 0, "fapl_mpio");
+    MPI_Comm comm = per_rank ? MPI_COMM_SELF : MPI_COMM_WORLD;
+    check(H5Pset_fapl_mpio(file_access, comm, MPI_INFO_NULL) >= 0, "fapl_mpio");
     if (collective_writes) check(H5Pset_coll_metadata_write(file_access, 1) >= 0, "md_write");
 
-    hid_t file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, file_access);
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, file_access);
     check(file >= 0, "H5Fcreate");
     hsize_t dims[1] = {16};
     hid_t space = H5Screate_simple(1, dims, NULL);
@@ -69,7 +79,7 @@ int main(int argc, char **argv) {
     }
     check(H5Fclose(file) >= 0, "H5Fclose");
 
-    file = H5Fopen(argv[1], H5F_ACC_RDONLY, file_access);
+    file = H5Fopen(path, H5F_ACC_RDONLY, file_access);
     check(file >= 0, "H5Fopen");
     int sum = 0;
     for (int d = 0; d < DATASETS; ++d) {
