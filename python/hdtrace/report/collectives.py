@@ -36,7 +36,8 @@ class CollectiveInstances:
     sequence: np.ndarray  # the instance's number on its communicator
     start_ns: np.ndarray
     end_ns: np.ndarray
-    call: tuple = ()      # per row, the name of the member's call
+    call: np.ndarray = None  # per row, the member's call as a code into names
+    names: tuple = ()        # the project's distinct call names
 
     def __len__(self):
         return len(self.comm)
@@ -55,7 +56,7 @@ class CollectiveInstances:
 
 def _empty():
     none = np.zeros(0, dtype=np.int64)
-    return CollectiveInstances(none, none, none, none, none)
+    return CollectiveInstances(none, none, none, none, none, none)
 
 
 def collective_instances(project, table, names, calls=N_TO_N_COLLECTIVES):
@@ -87,12 +88,12 @@ def collective_instances(project, table, names, calls=N_TO_N_COLLECTIVES):
     # The k-th call of each rank on each communicator: rows are by start.
     order = np.lexsort((start, rank, comm))
     comm, rank, start, end = comm[order], rank[order], start[order], end[order]
-    call = tuple(distinct[one] for one in code[rows[order]].tolist())
+    call = code[rows[order]]
     lane_start = np.ones(len(order), dtype=bool)
     lane_start[1:] = (comm[1:] != comm[:-1]) | (rank[1:] != rank[:-1])
     lane_first = np.maximum.accumulate(np.where(lane_start, np.arange(len(order)), 0))
     sequence = np.arange(len(order)) - lane_first
-    return CollectiveInstances(comm, rank, sequence, start, end, call)
+    return CollectiveInstances(comm, rank, sequence, start, end, call, tuple(distinct))
 
 
 class CollectiveOrder:
@@ -104,6 +105,7 @@ class CollectiveOrder:
         # Per (comm, rank): the lane's starts and ends as lists (a lane's
         # position is its sequence), searched with bisect per question.
         self._starts, self._ends, self._calls, self._comms_of = {}, {}, {}, {}
+        self._names = instances.names
         for (comm, rank), lane in instances.lanes().items():
             self._starts[(comm, rank)] = instances.start_ns[lane].tolist()
             self._ends[(comm, rank)] = instances.end_ns[lane].tolist()
@@ -132,5 +134,5 @@ class CollectiveOrder:
             entered = bisect.bisect_left(starts, end_ns)
             left = bisect.bisect_right(self._ends[(comm, other_rank)], other_start_ns) - 1
             if entered < len(starts) and left >= entered:
-                return self._calls[(comm, rank)][entered]
+                return self._names[int(self._calls[(comm, rank)][entered])]
         return None
