@@ -13,8 +13,7 @@ from ..io_calls import KIND_META, KIND_READ, KIND_WRITE
 from .byte_ranges import byte_accesses
 from .finding import (HIGH, INFO, WARNING, Finding, NotChecked, byte_size, calls_named, percent,
                       ranks_of, share_of, top_files)
-from .library_io import library_rows
-from .model import OPS, outermost, traced_apart
+from .model import OPS, outermost
 from .overlaps import check_conflicting_reads, check_overlapping_writes
 
 
@@ -246,7 +245,7 @@ def _most_within(io, rows):
 def check_library_metadata(model, limit):
     key = "hdf5-metadata-io"
     io = model.io
-    rows = library_rows(io, traced_apart(io)) if len(io) else np.zeros(0, np.int64)
+    rows = model.library_rows
     if not len(rows):
         return None
     # Only files more than one rank opened through the library: a file per

@@ -31,16 +31,13 @@ def library_rows(io, apart):
     return beneath[owners[parent[beneath]] & ~apart[beneath]]
 
 
-def library_io(io, apart):
-    """One dict per call name of a layer traced apart (apart: per row of io,
-    whether it is such a call) whose calls made file calls without moving
-    the program's data, most time first: the layer, the call, how many of
+def library_io(io, beneath):
+    """One dict per call name of a layer traced apart whose calls made file
+    calls without moving the program's data (beneath: those file calls'
+    rows, library_rows), most time first: the layer, the call, how many of
     its calls made file calls, on how many ranks, the reads and writes
     beneath with their bytes, the other file calls (opens, syncs, sizes,
     views), and the time in all of them."""
-    if not len(io):
-        return []
-    beneath = library_rows(io, apart)
     if not len(beneath):
         return []
     parent = io["parent"]

@@ -27,7 +27,7 @@ from ..layer_traces import OWN_TRACE_LAYER_NAMES
 from ..messages import persistent_sends_started
 from ..table import NO_PEER
 from .datasets import dataset_columns, datasets, transfers_by_file
-from .library_io import library_io
+from .library_io import library_io, library_rows
 from .collectives import ORDERING_CALLS, collective_instances
 from .waits import wait_states
 
@@ -110,6 +110,7 @@ class Model:
     transfers: dict = None   # per file: the dataset transfers that name their mode
     datasets: list = None    # dict per dataset of a layer traced apart (HDF5), by bytes
     library_io: list = None  # dict per call of such a layer that did file I/O of its own
+    library_rows: object = None  # the rows of io of that file I/O (library_rows)
     dataset_limit: int = None  # how many of them the page and the JSON list one by one
 
 
@@ -545,11 +546,12 @@ def build_model(project, file_limit=100, io=None, progress=None, layers=True,
                         world) if aligned else None
     ordering = collective_instances(project, table, names, ORDERING_CALLS)
     found = dataset_columns(project, io) if layers else None
+    own_rows = library_rows(io, traced_apart(io))
     return Model(job=job, layers=layer_figures, ranks=ranks, heatmaps=heatmaps, heatmap_axis=axis,
                  files=files, files_left_out=rest, mpi=mpi, waits=waits, io=io, table=table,
                  ordering=ordering,
                  patterns=_patterns_by_layer(io),
                  transfers=transfers_by_file(io, found) if found is not None else {},
                  datasets=datasets(io, found) if found is not None else [],
-                 library_io=library_io(io, traced_apart(io)) if layers else [],
+                 library_io=library_io(io, own_rows), library_rows=own_rows,
                  dataset_limit=dataset_limit)
