@@ -40,7 +40,7 @@ LAYERS = [
     ("analysis", ["io_calls", "io_layers", "statistics", "messages"]),
     ("Dask", ["distributed_frames"]),
     ("seeing", ["export.atomic", "export.chrome", "view.model",
-                "view.html", "export.otf2", "plot_io", "report.thresholds", "report.finding", "report.byte_ranges", "report.collectives", "report.ordering", "report.overlaps", "report.waits",
+                "view.html", "export.otf2", "plot_io", "report.thresholds", "report.sizes", "report.finding", "report.byte_ranges", "report.collectives", "report.ordering", "report.overlaps", "report.waits",
                 "report.datasets", "report.library_io",
                 "report.model", "report.findings", "report.json_form", "report.figures",
                 "report.page", "report.__init__", "score.costs", "score.kept", "score.model",

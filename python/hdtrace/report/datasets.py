@@ -24,6 +24,7 @@ from ..calls import (COLLECTIVE_FILE_ACCESSES, COLLECTIVE_TRANSFER, DATASET_CALL
                      MPI_IO_LAYER, attribute_names, carries, file_access)
 from ..io_calls import KIND_READ, KIND_WRITE
 from ..layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
+from .sizes import common_sizes_by_group
 
 NO_VALUE = -1
 
@@ -221,25 +222,6 @@ def _sums(codes, count, weights=None):
     return sums if weights is not None else sums.astype(np.int64)
 
 
-#: The most common transfer sizes kept per dataset, as Darshan keeps four.
-COMMON_TRANSFERS = 4
-
-
-def _common_transfers(dataset, sizes, count):
-    """Per dataset code below count: [{"size", "count"}] of its transfers'
-    most frequent sizes, most frequent first (ties: smaller first)."""
-    found = [[] for _ in range(count)]
-    if not len(dataset):
-        return found
-    pairs, counts = np.unique(np.stack([dataset, sizes]), axis=1, return_counts=True)
-    order = np.lexsort((pairs[1], -counts, pairs[0]))
-    for code, size, times in zip(pairs[0][order].tolist(), pairs[1][order].tolist(),
-                                 counts[order].tolist()):
-        if len(found[code]) < COMMON_TRANSFERS:
-            found[code].append({"size": size, "count": times})
-    return found
-
-
 def _slowest_ranks(dataset, rank, seconds, count):
     """Per dataset code below count: (the rank with the most time in its
     transfers, that time), (-1, 0.0) for a dataset without any."""
@@ -333,7 +315,7 @@ def datasets(io, columns):
     world = int(io["rank"].max(initial=0)) + 1
     pairs = np.unique(dataset[named] * world + io["rank"][named])
     ranks = _sums(pairs // world, count)
-    common = _common_transfers(dataset[transfer], io["requested"][transfer], count)
+    common = common_sizes_by_group(dataset[transfer], io["requested"][transfer], count)
     extent, stored_size = _extents(io, columns, count)
     slowest = _slowest_ranks(dataset[transfer], io["rank"][transfer], duration[transfer], count)
     entries = []
@@ -343,7 +325,7 @@ def datasets(io, columns):
         for key, values in sums.items():
             entry[key] = float(values[code]) if key.endswith("_s") else int(values[code])
         entry["library_s"] = max(entry["time_s"] - entry["file_calls_s"], 0.0)
-        entry["common_sizes"] = common[code]
+        entry["common_sizes"] = [{"size": size, "count": times} for size, times in common[code]]
         entry["elements"] = int(extent[code])
         entry["dataset_bytes"] = int(extent[code] * stored_size[code]) \
             if extent[code] >= 0 and stored_size[code] > 0 else NO_VALUE

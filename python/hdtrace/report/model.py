@@ -28,6 +28,7 @@ from ..messages import persistent_sends_started
 from ..table import NO_PEER
 from .datasets import dataset_columns, datasets, transfers_by_file
 from .library_io import library_io, library_rows
+from .sizes import common_sizes
 from .collectives import ORDERING_CALLS, collective_instances
 from .waits import wait_states
 
@@ -42,7 +43,6 @@ MAX_RANK_ROWS = 256
 HEATMAP_BINS = 100
 #: A file is called random when more than this share of its accesses are.
 RANDOM_FILE_SHARE = 0.2
-COMMON_SIZES = 4
 OPS = (("read", KIND_READ), ("write", KIND_WRITE))
 
 
@@ -50,15 +50,6 @@ def size_bins(sizes):
     """Counts of sizes in each of Darshan's ten bins."""
     index = np.searchsorted(np.asarray(SIZE_BIN_EDGES[1:]), sizes, side="right")
     return np.bincount(index, minlength=len(SIZE_BIN_LABELS)).astype(np.int64)
-
-
-def common_sizes(sizes, count=COMMON_SIZES):
-    """[(size, count)] of the most frequent sizes, most frequent first (ties: smaller first)."""
-    if len(sizes) == 0:
-        return []
-    values, counts = np.unique(sizes, return_counts=True)
-    order = np.lexsort((values, -counts))[:count]
-    return [(int(values[i]), int(counts[i])) for i in order]
 
 
 def rank_groups(ranks, max_rows=MAX_RANK_ROWS):
