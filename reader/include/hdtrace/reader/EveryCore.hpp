@@ -1,7 +1,10 @@
-// Runs body(0) ... body(count - 1) on as many threads as there are cores.
+// Runs body(0) ... body(count - 1) on as many threads as there are cores
+// this process may run on. Items start in order of their index.
 // The first exception stops the items not yet started and is rethrown once
 // every thread has finished.
 #pragma once
+
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +15,20 @@
 #include <vector>
 
 namespace hdtrace::reader {
+
+// The cores this process may run on: its CPU affinity, as taskset, numactl
+// or a batch system's cpuset leave it, not every core of the node (which
+// std::thread::hardware_concurrency counts), so that a process given one
+// core does not interleave threads on it, each holding its own work.
+inline unsigned usableCores() {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+        const int count = CPU_COUNT(&allowed);
+        if (count > 0) return static_cast<unsigned>(count);
+    }
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 template <typename Body>
 void forEachOnEveryCore(size_t count, Body &&body) {
@@ -29,8 +46,7 @@ void forEachOnEveryCore(size_t count, Body &&body) {
             }
         }
     };
-    const size_t workers =
-        std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+    const size_t workers = std::min<size_t>(count, usableCores());
     std::vector<std::thread> threads;
     for (size_t worker = 1; worker < workers; ++worker)
         threads.emplace_back(work);
