@@ -1,5 +1,9 @@
 #include "CallTreeBinding.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -59,54 +63,73 @@ reader::IoCallKinds describeNames(const py::function &describe,
     return kinds;
 }
 
+// The rows of I/O calls the traces will give in all, foreseen from the
+// first ones read: rows in proportion to a trace's bytes, and an eighth
+// more, so that the columns rarely move while the rest are written.
+size_t foreseenIoRows(size_t rowsSoFar, uint64_t bytesSoFar, uint64_t allBytes) {
+    if (bytesSoFar == 0 || allBytes <= bytesSoFar) return rowsSoFar;
+    const double perByte = static_cast<double>(rowsSoFar) / static_cast<double>(bytesSoFar);
+    return rowsSoFar +
+           static_cast<size_t>(perByte * static_cast<double>(allBytes - bytesSoFar) * 1.125);
+}
+
+uint64_t fileBytes(const std::string &path) {
+    struct stat status {};
+    return ::stat(path.c_str(), &status) == 0 ? static_cast<uint64_t>(status.st_size) : 0;
+}
+
 // The I/O calls of several traces as one set of numpy columns. The traces'
-// call trees never reach Python: each is read, its I/O calls are written
-// straight into their place in the columns, and its memory is freed for
-// the next read. The columns are column memory (huge pages), so no numpy
-// concatenation faults in fresh pages for them.
+// call trees never reach Python. They are read on every core; each one's
+// I/O calls are then written straight after those of the traces before it,
+// and its memory freed for the next read: a process holds one tree per
+// core, not one per trace, and the next tree's columns take the memory of
+// the last instead of fresh pages, which the kernel zeroes. The columns are
+// column memory (huge pages), so no numpy concatenation faults in fresh
+// pages for them.
 py::dict readIoCalls(const std::vector<std::tuple<std::string, int32_t, int32_t>> &traces,
                      bool partial, bool layers, const py::function &describe,
                      const py::function &nameFiles) {
-    // The traces are read, and their rows written, on every core: each
-    // tree is a trace's own, and each trace's rows have their own place.
-    std::vector<reader::CallTreeResult> trees(traces.size());
-    {
-        py::gil_scoped_release release;
-        reader::forEachOnEveryCore(traces.size(), [&](size_t index) {
-            trees[index] = readTree(std::get<0>(traces[index]), partial, layers);
-        });
-    }
-    std::vector<reader::IoCallKinds> kinds;
-    std::vector<size_t> counts;
-    std::vector<size_t> firsts;
-    size_t total = 0;
-    for (const reader::CallTreeResult &result : trees) {
-        kinds.push_back(describeNames(describe, result.tree.names));
-        counts.push_back(reader::countIoCalls(result.tree, kinds.back()));
-        firsts.push_back(total);
-        total += counts.back();
-    }
+    const size_t count = traces.size();
+    std::vector<size_t> counts(count), firsts(count);
+    std::vector<std::vector<int32_t>> unnamedFids(count);
+    std::vector<std::vector<std::string>> openNames(count);
+    std::vector<std::optional<std::string>> damage(count);
     reader::IoCallColumns io;
-    std::vector<std::vector<int32_t>> unnamedFids(trees.size());
-    std::vector<std::vector<std::string>> openNames(trees.size());
     {
         py::gil_scoped_release release;
-        io.resize(total);
-        reader::forEachOnEveryCore(trees.size(), [&](size_t index) {
-            unnamedFids[index] =
-                reader::selectIoCalls(trees[index].tree, kinds[index], std::get<1>(traces[index]),
-                                      std::get<2>(traces[index]), io, firsts[index]);
-            // Only its opens' names are needed from here on.
-            openNames[index] = std::move(trees[index].tree.openName);
-            trees[index].tree = reader::CallTree{};
-        });
+        std::vector<uint64_t> bytes(count);
+        uint64_t allBytes = 0, bytesSoFar = 0;
+        for (size_t index = 0; index < count; ++index)
+            allBytes += bytes[index] = fileBytes(std::get<0>(traces[index]));
+        size_t total = 0;
+        reader::forEachOnEveryCoreInOrder(
+            count,
+            [&](size_t index) { return readTree(std::get<0>(traces[index]), partial, layers); },
+            [&](size_t index, reader::CallTreeResult result) {
+                reader::IoCallKinds kinds;
+                {
+                    py::gil_scoped_acquire acquire;
+                    kinds = describeNames(describe, result.tree.names);
+                }
+                counts[index] = reader::countIoCalls(result.tree, kinds);
+                firsts[index] = total;
+                total += counts[index];
+                bytesSoFar += bytes[index];
+                if (total > io.capacity())
+                    io.reserve(std::max(total, foreseenIoRows(total, bytesSoFar, allBytes)));
+                io.resize(total);
+                unnamedFids[index] =
+                    reader::selectIoCalls(result.tree, kinds, std::get<1>(traces[index]),
+                                          std::get<2>(traces[index]), io, firsts[index]);
+                // Only its opens' names are needed from here on.
+                openNames[index] = std::move(result.tree.openName);
+                damage[index] = std::move(result.damage);
+            });
     }
-    std::vector<std::optional<std::string>> damage;
-    for (size_t index = 0; index < trees.size(); ++index) {
+    for (size_t index = 0; index < count; ++index) {
         const auto codes =
             nameFiles(index, openNames[index], unnamedFids[index]).cast<std::vector<int32_t>>();
         reader::codeIoFiles(io, firsts[index], counts[index], codes);
-        damage.push_back(trees[index].damage);
     }
     py::dict out;
     out["rank"] = toArray(std::move(io.rank));

@@ -334,3 +334,35 @@ def test_random_nesting_and_reopens_are_named_as_the_walk_names_them(tmp_path, s
     to_compact(tmp_path / "xml", tmp_path / "compact")
     shutil.copy(tmp_path / "xml" / "rand_node-a_0_0.info", tmp_path / "compact")
     assert assert_same(hdtrace.open(tmp_path / "compact" / "rand.proj")) == columns
+
+
+def test_describe_failing_on_a_later_trace_stops_the_read(tmp_path):
+    """The traces are read on every core and their rows written in order:
+    a describe that raises on the third trace's names ends the read with
+    its own error, and every trace before it was described in order."""
+    run = tracegen.generate(tmp_path / "run", ranks=6, iterations=2, posix=True)
+    project = hdtrace.open(run.project)
+    traces = [(leaf.path, leaf.rank, leaf.thread) for leaf in project.topology.leaves]
+    described = []
+
+    class Refused(Exception):
+        pass
+
+    def describe(names):
+        described.append(list(names))
+        if len(described) == 3:
+            raise Refused("the third trace's names")
+        count = len(names)
+        return (np.zeros(count, np.int8), np.full(count, 2, np.int8),
+                np.zeros(count, bool), np.arange(count, dtype=np.int32))
+
+    with pytest.raises(Refused, match="the third trace's names"):
+        native.read_io_calls(traces, describe, lambda index, opens, unnamed: [])
+    assert len(described) == 3
+
+    def misshapen(names):
+        return (np.zeros(len(names) + 1, np.int8),) * 4
+
+    with pytest.raises(ValueError, match="describe must give layer as one value per name"):
+        native.read_io_calls(traces, misshapen, lambda index, opens, unnamed: [])
+

@@ -1,9 +1,13 @@
 // forEachOnEveryCore: every item once, the first failure rethrown, and as
 // many threads as the process's CPU affinity allows (on one core, the items
-// in order on the calling thread).
+// in order on the calling thread). forEachOnEveryCoreInOrder: products
+// consumed in order, at most one waiting per thread, failures of either
+// step rethrown without a thread left waiting.
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -79,6 +83,85 @@ TEST(EveryCore, TheFirstFailureIsRethrownAndStopsLaterItems) {
                                     }),
                  std::runtime_error);
     EXPECT_LT(ran.load(), 100000u);
+}
+
+// A product that counts how many of its kind are alive.
+class Counted {
+  public:
+    Counted(size_t index, std::atomic<int> &alive, std::atomic<int> &mostAlive)
+        : index_(index), alive_(&alive) {
+        const int now = ++alive;
+        int most = mostAlive.load();
+        while (now > most && !mostAlive.compare_exchange_weak(most, now)) {
+        }
+    }
+    Counted(Counted &&other) noexcept : index_(other.index_), alive_(other.alive_) {
+        other.alive_ = nullptr;
+    }
+    Counted(const Counted &) = delete;
+    ~Counted() {
+        if (alive_) --*alive_;
+    }
+    size_t index() const { return index_; }
+
+  private:
+    size_t index_;
+    std::atomic<int> *alive_;
+};
+
+TEST(EveryCoreInOrder, ConsumesInOrderWithOneProductPerThreadAtMost) {
+    constexpr size_t kItems = 3000;
+    std::atomic<int> alive{0}, mostAlive{0};
+    std::vector<size_t> consumed;
+    forEachOnEveryCoreInOrder(
+        kItems,
+        [&](size_t index) {
+            // Uneven work, so that later items are often produced first.
+            volatile size_t spin = 0;
+            for (size_t step = 0; step < (index % 7) * 2000; ++step)
+                spin = spin + step;
+            return Counted(index, alive, mostAlive);
+        },
+        [&](size_t index, Counted product) {
+            EXPECT_EQ(product.index(), index);
+            consumed.push_back(index);  // one consumer at a time: no lock needed
+        });
+    std::vector<size_t> expected(kItems);
+    for (size_t index = 0; index < kItems; ++index)
+        expected[index] = index;
+    EXPECT_EQ(consumed, expected);
+    EXPECT_EQ(alive.load(), 0);
+    EXPECT_GE(mostAlive.load(), 1);
+    EXPECT_LE(mostAlive.load(), static_cast<int>(usableCores()));
+}
+
+TEST(EveryCoreInOrder, AFailureWhileProducingStopsEveryThread) {
+    std::atomic<size_t> consumed{0};
+    EXPECT_THROW(forEachOnEveryCoreInOrder(
+                     100000,
+                     [&](size_t index) {
+                         if (index == 50) throw std::runtime_error("produce 50");
+                         return index;
+                     },
+                     [&](size_t index, size_t product) {
+                         EXPECT_EQ(index, product);
+                         EXPECT_LT(index, 50u);
+                         ++consumed;
+                     }),
+                 std::runtime_error);
+    EXPECT_LE(consumed.load(), 50u);
+}
+
+TEST(EveryCoreInOrder, AFailureWhileConsumingStopsEveryThread) {
+    std::atomic<size_t> consumed{0};
+    EXPECT_THROW(forEachOnEveryCoreInOrder(
+                     100000, [](size_t index) { return index; },
+                     [&](size_t index, size_t) {
+                         if (index == 70) throw std::runtime_error("consume 70");
+                         ++consumed;
+                     }),
+                 std::runtime_error);
+    EXPECT_EQ(consumed.load(), 70u);
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace hdtrace::reader {
@@ -54,6 +56,48 @@ void forEachOnEveryCore(size_t count, Body &&body) {
     for (std::thread &thread : threads)
         thread.join();
     if (failure) std::rethrow_exception(failure);
+}
+
+// Runs produce(index) for every index on every core, then consume(index,
+// its product) in order of index, one at a time: a product is consumed as
+// soon as those before it are, and freed then, so no more than one product
+// per core waits at any time (a trace's tree, whose rows go after those of
+// the traces before it). The first exception, from either, stops the rest
+// and is rethrown; a thread waiting for its turn then gives up its item.
+template <typename Produce, typename Consume>
+void forEachOnEveryCoreInOrder(size_t count, Produce &&produce, Consume &&consume) {
+    std::mutex lock;
+    std::condition_variable turnChanged;
+    size_t turn = 0;
+    bool stopped = false;
+    const auto stop = [&] {
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            stopped = true;
+        }
+        turnChanged.notify_all();
+    };
+    forEachOnEveryCore(count, [&](size_t index) {
+        try {
+            auto product = produce(index);
+            {
+                std::unique_lock<std::mutex> guard(lock);
+                // Items are claimed in order of index, each by a running
+                // thread, so the turn reaches every item that waits for it.
+                turnChanged.wait(guard, [&] { return turn == index || stopped; });
+                if (stopped) return;
+            }
+            consume(index, std::move(product));
+            {
+                std::lock_guard<std::mutex> guard(lock);
+                ++turn;
+            }
+            turnChanged.notify_all();
+        } catch (...) {
+            stop();
+            throw;
+        }
+    });
 }
 
 }  // namespace hdtrace::reader
