@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include <hdtrace/UsableCores.hpp>
 #include <hdtrace/merger/Merger.hpp>
 
 #include "CommunicatorUnifier.hpp"
@@ -149,7 +150,7 @@ void renderRank(const RunModel &run, const RankModel &rank, RenderingThread &thr
 
 unsigned jobsFor(const MergeOptions &options) {
     if (options.jobs > 0) return options.jobs;
-    return std::max(1u, std::thread::hardware_concurrency());
+    return usableCores();
 }
 
 }  // namespace

@@ -4,8 +4,6 @@
 // every thread has finished.
 #pragma once
 
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -16,21 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include <hdtrace/UsableCores.hpp>
+
 namespace hdtrace::reader {
 
-// The cores this process may run on: its CPU affinity, as taskset, numactl
-// or a batch system's cpuset leave it, not every core of the node (which
-// std::thread::hardware_concurrency counts), so that a process given one
-// core does not interleave threads on it, each holding its own work.
-inline unsigned usableCores() {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-        const int count = CPU_COUNT(&allowed);
-        if (count > 0) return static_cast<unsigned>(count);
-    }
-    return std::max(1u, std::thread::hardware_concurrency());
-}
+using hdtrace::usableCores;
 
 template <typename Body>
 void forEachOnEveryCore(size_t count, Body &&body) {
