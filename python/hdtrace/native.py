@@ -113,6 +113,13 @@ def read_call_tree(path, partial=False, layers=False, sizes_only=False):
     return _core.read_call_tree(path, partial, layers, sizes_only)
 
 
+def usable_cores():
+    """The cores this process may run on (its CPU affinity: taskset, a batch
+    system's cpuset), as the C++ reader counts them for its work on every core:
+    the threads to read traces on."""
+    return _core.usable_cores()
+
+
 def read_io_calls(traces, describe, name_files, partial=False, layers=False):
     """The calls on files of several traces' call trees ((path, rank, thread)
     each) as one set of columns, made in C++ (hdtrace/reader/IoCalls.hpp):

@@ -26,7 +26,6 @@ of a Dask frame run the same code: part_stats reduces one part of a table
 parts' sums up into a Stats.
 """
 import concurrent.futures
-import os
 import warnings
 from dataclasses import dataclass
 
@@ -297,7 +296,7 @@ def stats(project):
         project._raw is not None
     # The traces, their nested calls and the layer traces are read trace by
     # trace, on every core at once (the C++ reader releases the GIL).
-    workers = min(len(leaves), os.cpu_count() or 1)
+    workers = min(len(leaves), native.usable_cores())
     with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
         if from_table:
             table = project._full_table()

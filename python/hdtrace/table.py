@@ -148,7 +148,7 @@ def read_table_trace_by_trace(project, names, window):
     leaves = [leaf for leaf in project.topology.leaves if leaf.path not in project.missing_traces]
     # The C++ reader and fill_table release the GIL: traces are read, and
     # their rows written, on every core at once.
-    workers = min(len(leaves), os.cpu_count() or 1)
+    workers = min(len(leaves), native.usable_cores())
     pool = concurrent.futures.ThreadPoolExecutor(workers) if workers > 1 else None
     try:
         run = pool.map if pool else map

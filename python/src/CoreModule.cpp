@@ -13,6 +13,7 @@
 #include <hdtrace/PiosimTypes.hpp>
 #include <hdtrace/TraceNames.hpp>
 #include <hdtrace/TraceWriter.hpp>
+#include <hdtrace/UsableCores.hpp>
 #include <hdtrace/codec/FrameFormat.hpp>
 #include <hdtrace/reader/EventColumns.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
@@ -216,6 +217,9 @@ PYBIND11_MODULE(_core, module) {
 
     module.attr("XML_TRACE_SUFFIX") = std::string(hdtrace::kXmlTraceSuffix);
     module.attr("COMPACT_TRACE_SUFFIX") = std::string(hdtrace::kCompactTraceSuffix);
+    module.def("usable_cores", &hdtrace::usableCores,
+               "The cores this process may run on (its CPU affinity), which the reader's "
+               "work on every core uses.");
     module.def(
         "trace_form",
         [](const std::string &path) { return std::string(traceFormName(traceFormOf(path))); },

@@ -1,8 +1,11 @@
 """Project.to_numpy(): the columns, and peer ranks as world ranks in both dialects."""
+import os
+
 import numpy as np
 import pytest
 
 import hdtrace
+from hdtrace import native
 from expected import expected_events
 
 NO = hdtrace.NO_PEER
@@ -225,3 +228,15 @@ def test_start_order_rows_refuses_what_is_no_list_of_starts():
         hdtrace.native.start_order_rows([np.zeros((2, 2), dtype=np.int64)])
     with pytest.raises(TypeError):
         hdtrace.native.start_order_rows([["a", "b"]])
+
+
+def test_usable_cores_follow_the_affinity():
+    """The thread pools that read traces run as many threads as the process
+    may use cores (a batch system's cpuset, taskset), as the C++ reader does."""
+    saved = os.sched_getaffinity(0)
+    try:
+        assert native.usable_cores() == len(saved)
+        os.sched_setaffinity(0, {min(saved)})
+        assert native.usable_cores() == 1
+    finally:
+        os.sched_setaffinity(0, saved)
