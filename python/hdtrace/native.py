@@ -123,7 +123,8 @@ def usable_cores():
 def read_io_calls(traces, describe, name_files, partial=False, layers=False):
     """The calls on files of several traces' call trees ((path, rank, thread)
     each) as one set of columns, made in C++ (hdtrace/reader/IoCalls.hpp):
-    describe(names) gives each name's (layer, kind, counts_done, call_code)
+    describe(names) (asked again only for names unlike the last trace's) gives
+    each name's (layer, kind, counts_done, call_code)
     arrays, name_files(trace index, open names, unnamed fids) the file codes."""
     return _core.read_io_calls(list(traces), partial, layers, describe, name_files)
 

@@ -102,14 +102,18 @@ py::dict readIoCalls(const std::vector<std::tuple<std::string, int32_t, int32_t>
         for (size_t index = 0; index < count; ++index)
             allBytes += bytes[index] = fileBytes(std::get<0>(traces[index]));
         size_t total = 0;
+        // The traces of a run mostly name the same calls in the same order:
+        // their kinds are asked of describe once, not under the GIL per trace.
+        std::vector<std::string> describedNames;
+        reader::IoCallKinds kinds;
         reader::forEachOnEveryCoreInOrder(
             count,
             [&](size_t index) { return readTree(std::get<0>(traces[index]), partial, layers); },
             [&](size_t index, reader::CallTreeResult result) {
-                reader::IoCallKinds kinds;
-                {
+                if (index == 0 || result.tree.names != describedNames) {
                     py::gil_scoped_acquire acquire;
                     kinds = describeNames(describe, result.tree.names);
+                    describedNames = result.tree.names;
                 }
                 counts[index] = reader::countIoCalls(result.tree, kinds);
                 firsts[index] = total;
@@ -199,7 +203,8 @@ void bindCallTree(py::module_ &module) {
                py::arg("layers"), py::arg("describe"), py::arg("name_files"),
                "The calls that work on a file of read_call_tree's trees of traces (a list of "
                "(path, rank, thread)), as one set of numpy columns, trace after trace, each "
-               "in pre-order (IoCalls.hpp). describe(names) gives per call name (layer: "
+               "in pre-order (IoCalls.hpp). describe(names), asked again only for a list "
+               "of names unlike the last trace's, gives per call name (layer: "
                "int8, negative for a call that is not on a file; kind: int8, 0 read, 1 "
                "write, 2 neither; counts_done: bool, its layer writes bytes done apart "
                "from asked; call_code: int32, its code in the columns). name_files(trace "

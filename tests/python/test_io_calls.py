@@ -336,13 +336,22 @@ def test_random_nesting_and_reopens_are_named_as_the_walk_names_them(tmp_path, s
     assert assert_same(hdtrace.open(tmp_path / "compact" / "rand.proj")) == columns
 
 
+def kinds_of_nothing(names):
+    count = len(names)
+    return (np.zeros(count, np.int8), np.full(count, 2, np.int8),
+            np.zeros(count, bool), np.arange(count, dtype=np.int32))
+
+
 def test_describe_failing_on_a_later_trace_stops_the_read(tmp_path):
     """The traces are read on every core and their rows written in order:
     a describe that raises on the third trace's names ends the read with
     its own error, and every trace before it was described in order."""
-    run = tracegen.generate(tmp_path / "run", ranks=6, iterations=2, posix=True)
-    project = hdtrace.open(run.project)
-    traces = [(leaf.path, leaf.rank, leaf.thread) for leaf in project.topology.leaves]
+    # Traces of two runs in turn: each names other calls than the last.
+    with_posix = tracegen.generate(tmp_path / "posix", ranks=3, iterations=2, posix=True)
+    without = tracegen.generate(tmp_path / "mpi", ranks=3, iterations=2, posix=False)
+    leaves = zip(hdtrace.open(with_posix.project).topology.leaves,
+                 hdtrace.open(without.project).topology.leaves)
+    traces = [(leaf.path, leaf.rank, leaf.thread) for pair in leaves for leaf in pair]
     described = []
 
     class Refused(Exception):
@@ -352,13 +361,11 @@ def test_describe_failing_on_a_later_trace_stops_the_read(tmp_path):
         described.append(list(names))
         if len(described) == 3:
             raise Refused("the third trace's names")
-        count = len(names)
-        return (np.zeros(count, np.int8), np.full(count, 2, np.int8),
-                np.zeros(count, bool), np.arange(count, dtype=np.int32))
+        return kinds_of_nothing(names)
 
     with pytest.raises(Refused, match="the third trace's names"):
         native.read_io_calls(traces, describe, lambda index, opens, unnamed: [])
-    assert len(described) == 3
+    assert described == [list(native.read_call_tree(path)["names"]) for path, _, _ in traces[:3]]
 
     def misshapen(names):
         return (np.zeros(len(names) + 1, np.int8),) * 4
@@ -366,3 +373,25 @@ def test_describe_failing_on_a_later_trace_stops_the_read(tmp_path):
     with pytest.raises(ValueError, match="describe must give layer as one value per name"):
         native.read_io_calls(traces, misshapen, lambda index, opens, unnamed: [])
 
+
+def test_describe_asked_once_per_run_of_like_names(tmp_path):
+    """describe is asked for a trace's names only where they differ from the
+    last trace's, and every trace still gets its rows."""
+    run = tracegen.generate(tmp_path / "run", ranks=6, iterations=2, posix=True)
+    traces = [(leaf.path, leaf.rank, leaf.thread)
+              for leaf in hdtrace.open(run.project).topology.leaves]
+    names = [list(native.read_call_tree(path)["names"]) for path, _, _ in traces]
+    changes = [names[0]] + [later for earlier, later in zip(names, names[1:])
+                            if later != earlier]
+    assert len(changes) < len(traces), "the generated ranks should share their names"
+    described = []
+
+    def describe(asked):
+        described.append(list(asked))
+        return kinds_of_nothing(asked)
+
+    io = native.read_io_calls(traces, describe,
+                              lambda index, opens, unnamed: [0] * (len(opens) + len(unnamed)))
+    assert described == changes
+    assert list(io["rows"]) == [len(native.read_call_tree(path)["name_code"])
+                                for path, _, _ in traces]
