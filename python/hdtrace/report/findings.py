@@ -242,6 +242,18 @@ def _most_within(io, rows):
     return io.names[most], int(counts[most])
 
 
+def _files_of_ranks(files, ranks):
+    """The file codes among files that rows of more than one rank name (each
+    (file, rank) pair as one integer, so that numpy sorts one column)."""
+    named = files >= 0
+    files, ranks = files[named].astype(np.int64), ranks[named].astype(np.int64)
+    if not len(files):
+        return files
+    width = int(ranks.max()) + 1
+    pairs = np.unique(files * width + ranks)
+    return np.flatnonzero(np.bincount(pairs // width) > 1)
+
+
 def check_library_metadata(model, limit):
     key = "hdf5-metadata-io"
     io = model.io
@@ -251,9 +263,7 @@ def check_library_metadata(model, limit):
     # Only files more than one rank opened through the library: a file per
     # rank has its own metadata, which no other rank could read for it.
     files = io["file"][rows]
-    pairs = np.unique(np.stack([files, io["rank"][rows]]), axis=1)
-    shared_files = np.flatnonzero(np.bincount(pairs[0][pairs[0] >= 0]) > 1)
-    rows = rows[np.isin(files, shared_files)]
+    rows = rows[np.isin(files, _files_of_ranks(files, io["rank"][rows]))]
     mask = np.zeros(len(io), dtype=bool)
     mask[rows] = True
     reads = mask & (io["kind"] == KIND_READ)
