@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -78,14 +80,22 @@ uint64_t fileBytes(const std::string &path) {
     return ::stat(path.c_str(), &status) == 0 ? static_cast<uint64_t>(status.st_size) : 0;
 }
 
+// A trace's call tree on its way to the I/O call columns, with the kinds
+// of its call names once it has its place.
+struct TreeToPlace {
+    reader::CallTreeResult result;
+    std::shared_ptr<const reader::IoCallKinds> kinds;
+};
+
 // The I/O calls of several traces as one set of numpy columns. The traces'
-// call trees never reach Python. They are read on every core; each one's
-// I/O calls are then written straight after those of the traces before it,
-// and its memory freed for the next read: a process holds one tree per
-// core, not one per trace, and the next tree's columns take the memory of
-// the last instead of fresh pages, which the kernel zeroes. The columns are
-// column memory (huge pages), so no numpy concatenation faults in fresh
-// pages for them.
+// call trees never reach Python. They are read on every core; each is
+// given its rows' place, right after those of the traces before it, as
+// soon as those are placed, and its rows are written there (on every core
+// again) and its memory freed for the next read: a process holds one tree
+// per core, not one per trace, and the next tree's columns take the memory
+// of the last instead of fresh pages, which the kernel zeroes. The columns
+// are column memory (huge pages), so no numpy concatenation faults in
+// fresh pages for them.
 py::dict readIoCalls(const std::vector<std::tuple<std::string, int32_t, int32_t>> &traces,
                      bool partial, bool layers, const py::function &describe,
                      const py::function &nameFiles) {
@@ -105,30 +115,45 @@ py::dict readIoCalls(const std::vector<std::tuple<std::string, int32_t, int32_t>
         // The traces of a run mostly name the same calls in the same order:
         // their kinds are asked of describe once, not under the GIL per trace.
         std::vector<std::string> describedNames;
-        reader::IoCallKinds kinds;
+        std::shared_ptr<const reader::IoCallKinds> kinds;
+        // Rows are written on every core at once; the columns grow (and
+        // move) only while none is being written.
+        std::shared_mutex columnsInUse;
         reader::forEachOnEveryCoreInOrder(
             count,
-            [&](size_t index) { return readTree(std::get<0>(traces[index]), partial, layers); },
-            [&](size_t index, reader::CallTreeResult result) {
-                if (index == 0 || result.tree.names != describedNames) {
+            [&](size_t index) {
+                return TreeToPlace{readTree(std::get<0>(traces[index]), partial, layers), nullptr};
+            },
+            [&](size_t index, TreeToPlace &tree) {
+                const std::vector<std::string> &names = tree.result.tree.names;
+                if (!kinds || names != describedNames) {
                     py::gil_scoped_acquire acquire;
-                    kinds = describeNames(describe, result.tree.names);
-                    describedNames = result.tree.names;
+                    kinds =
+                        std::make_shared<const reader::IoCallKinds>(describeNames(describe, names));
+                    describedNames = names;
                 }
-                counts[index] = reader::countIoCalls(result.tree, kinds);
+                tree.kinds = kinds;
+                counts[index] = reader::countIoCalls(tree.result.tree, *kinds);
                 firsts[index] = total;
                 total += counts[index];
                 bytesSoFar += bytes[index];
-                if (total > io.capacity())
-                    io.reserve(std::max(total, foreseenIoRows(total, bytesSoFar, allBytes)));
-                io.resize(total);
-                unnamedFids[index] =
-                    reader::selectIoCalls(result.tree, kinds, std::get<1>(traces[index]),
-                                          std::get<2>(traces[index]), io, firsts[index]);
+                if (total > io.rows()) {
+                    std::unique_lock<std::shared_mutex> growing(columnsInUse);
+                    io.resize(std::max(total, foreseenIoRows(total, bytesSoFar, allBytes)));
+                }
+            },
+            [&](size_t index, TreeToPlace tree) {
+                {
+                    std::shared_lock<std::shared_mutex> writing(columnsInUse);
+                    unnamedFids[index] = reader::selectIoCalls(
+                        tree.result.tree, *tree.kinds, std::get<1>(traces[index]),
+                        std::get<2>(traces[index]), io, firsts[index]);
+                }
                 // Only its opens' names are needed from here on.
-                openNames[index] = std::move(result.tree.openName);
-                damage[index] = std::move(result.damage);
+                openNames[index] = std::move(tree.result.tree.openName);
+                damage[index] = std::move(tree.result.damage);
             });
+        io.resize(total);  // the rows foreseen beyond them were never written
     }
     for (size_t index = 0; index < count; ++index) {
         const auto codes =

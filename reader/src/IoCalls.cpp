@@ -159,10 +159,6 @@ void IoCallColumns::resize(size_t rows) {
     forEachIoColumn(*this, [rows](auto &column) { column.resize(rows); });
 }
 
-void IoCallColumns::reserve(size_t rows) {
-    forEachIoColumn(*this, [rows](auto &column) { column.reserve(rows); });
-}
-
 size_t countIoCalls(const CallTree &tree, const IoCallKinds &kinds) {
     checkKindsCover(tree, kinds);
     const int32_t *const nameCode = tree.nameCode.data();

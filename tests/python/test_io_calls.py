@@ -14,7 +14,7 @@ import pytest
 import hdtrace
 from hdtrace import native
 from hdtrace.errors import TraceDamageWarning
-from hdtrace.io_calls import finish_order, project_io_calls, walked_io_calls
+from hdtrace.io_calls import _NameTable, finish_order, project_io_calls, walked_io_calls
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "views"))
 
@@ -395,3 +395,41 @@ def test_describe_asked_once_per_run_of_like_names(tmp_path):
     assert described == changes
     assert list(io["rows"]) == [len(native.read_call_tree(path)["name_code"])
                                 for path, _, _ in traces]
+
+
+def test_columns_grow_where_later_traces_hold_more_io_calls(tmp_path):
+    """The columns are sized from the first traces' I/O calls per byte: a
+    later trace denser in them makes the columns grow (and move) between the
+    traces' writes. Every trace's rows still come out as they do alone."""
+    sparse = tracegen.generate(tmp_path / "mpi", ranks=2, iterations=5, posix=False)
+    dense = tracegen.generate(tmp_path / "posix", ranks=6, iterations=5, posix=True)
+    leaves = hdtrace.open(sparse.project).topology.leaves[:1] + \
+        hdtrace.open(dense.project).topology.leaves
+    traces = [(leaf.path, leaf.rank, leaf.thread) for leaf in leaves]
+
+    def files(index, opens, unnamed):
+        return list(range(len(opens) + len(unnamed)))
+
+    def read(traces):
+        table = _NameTable()
+        io = native.read_io_calls(traces, table.of, files)
+        io["call"] = [table.names[code] for code in io["call"]]
+        return io
+
+    alone = [read([trace]) for trace in traces]
+    per_byte = [len(io["rank"]) / pathlib.Path(path).stat().st_size
+                for io, (path, _, _) in zip(alone, traces)]
+    assert per_byte[1] > 1.125 * per_byte[0], "the second trace must outgrow the first's estimate"
+    together = read(traces)
+    assert list(together["rows"]) == [len(io["rank"]) for io in alone]
+    first = 0
+    for io in alone:
+        rows = len(io["rank"])
+        for column in ("rank", "call", "kind", "fid", "file", "offset", "requested", "done",
+                       "start_ns", "end_ns", "depth", "failed"):
+            assert list(together[column][first:first + rows]) == list(io[column]), column
+        parents = io["parent"]
+        assert list(together["parent"][first:first + rows]) == \
+            [parent + first if parent >= 0 else -1 for parent in parents]
+        first += rows
+    assert first == len(together["rank"])

@@ -1,12 +1,14 @@
 // forEachOnEveryCore: every item once, the first failure rethrown, and as
 // many threads as the process's CPU affinity allows (on one core, the items
 // in order on the calling thread). forEachOnEveryCoreInOrder: products
-// consumed in order, at most one waiting per thread, failures of either
-// step rethrown without a thread left waiting.
+// placed in order and finished after it, several at once, at most one
+// waiting per thread, failures of any step rethrown without a thread left
+// waiting.
 #include <sched.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -109,10 +111,12 @@ class Counted {
     std::atomic<int> *alive_;
 };
 
-TEST(EveryCoreInOrder, ConsumesInOrderWithOneProductPerThreadAtMost) {
+TEST(EveryCoreInOrder, PlacesInOrderThenFinishesWithOneProductPerThreadAtMost) {
     constexpr size_t kItems = 3000;
     std::atomic<int> alive{0}, mostAlive{0};
-    std::vector<size_t> consumed;
+    std::vector<size_t> placed;
+    std::vector<std::atomic<int>> finished(kItems);
+    std::atomic<size_t> wrongOrder{0};
     forEachOnEveryCoreInOrder(
         kItems,
         [&](size_t index) {
@@ -122,46 +126,87 @@ TEST(EveryCoreInOrder, ConsumesInOrderWithOneProductPerThreadAtMost) {
                 spin = spin + step;
             return Counted(index, alive, mostAlive);
         },
+        [&](size_t index, Counted &product) {
+            EXPECT_EQ(product.index(), index);
+            placed.push_back(index);  // one item placed at a time: no lock needed
+        },
         [&](size_t index, Counted product) {
             EXPECT_EQ(product.index(), index);
-            consumed.push_back(index);  // one consumer at a time: no lock needed
+            // Placed before it is finished (placed only grows, in order).
+            if (finished[index]++ != 0) ++wrongOrder;
         });
     std::vector<size_t> expected(kItems);
     for (size_t index = 0; index < kItems; ++index)
         expected[index] = index;
-    EXPECT_EQ(consumed, expected);
+    EXPECT_EQ(placed, expected);
+    for (size_t index = 0; index < kItems; ++index)
+        EXPECT_EQ(finished[index].load(), 1) << index;
+    EXPECT_EQ(wrongOrder.load(), 0u);
     EXPECT_EQ(alive.load(), 0);
     EXPECT_GE(mostAlive.load(), 1);
     EXPECT_LE(mostAlive.load(), static_cast<int>(usableCores()));
 }
 
+TEST(EveryCoreInOrder, FinishesOfSeveralItemsRunAtOnce) {
+    if (usableCores() < 2) GTEST_SKIP() << "one core: the items finish one after the other";
+    // The first item's finish waits until the second item's has started: it
+    // would wait for ever if finishing were one item at a time.
+    std::atomic<bool> secondStarted{false};
+    forEachOnEveryCoreInOrder(
+        2, [](size_t index) { return index; }, [](size_t, size_t &) {},
+        [&](size_t index, size_t) {
+            if (index == 1) {
+                secondStarted = true;
+                return;
+            }
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+            while (!secondStarted && std::chrono::steady_clock::now() < until)
+                std::this_thread::yield();
+            EXPECT_TRUE(secondStarted.load()) << "the second item did not finish beside the first";
+        });
+}
+
 TEST(EveryCoreInOrder, AFailureWhileProducingStopsEveryThread) {
-    std::atomic<size_t> consumed{0};
+    std::atomic<size_t> placed{0};
     EXPECT_THROW(forEachOnEveryCoreInOrder(
                      100000,
                      [&](size_t index) {
                          if (index == 50) throw std::runtime_error("produce 50");
                          return index;
                      },
-                     [&](size_t index, size_t product) {
+                     [&](size_t index, size_t &product) {
                          EXPECT_EQ(index, product);
                          EXPECT_LT(index, 50u);
-                         ++consumed;
-                     }),
+                         ++placed;
+                     },
+                     [](size_t, size_t) {}),
                  std::runtime_error);
-    EXPECT_LE(consumed.load(), 50u);
+    EXPECT_LE(placed.load(), 50u);
 }
 
-TEST(EveryCoreInOrder, AFailureWhileConsumingStopsEveryThread) {
-    std::atomic<size_t> consumed{0};
+TEST(EveryCoreInOrder, AFailureWhilePlacingStopsEveryThread) {
+    std::atomic<size_t> placed{0};
     EXPECT_THROW(forEachOnEveryCoreInOrder(
                      100000, [](size_t index) { return index; },
+                     [&](size_t index, size_t &) {
+                         if (index == 70) throw std::runtime_error("place 70");
+                         ++placed;
+                     },
+                     [](size_t, size_t) {}),
+                 std::runtime_error);
+    EXPECT_EQ(placed.load(), 70u);
+}
+
+TEST(EveryCoreInOrder, AFailureWhileFinishingStopsEveryThread) {
+    std::atomic<size_t> finished{0};
+    EXPECT_THROW(forEachOnEveryCoreInOrder(
+                     100000, [](size_t index) { return index; }, [](size_t, size_t &) {},
                      [&](size_t index, size_t) {
-                         if (index == 70) throw std::runtime_error("consume 70");
-                         ++consumed;
+                         if (index == 90) throw std::runtime_error("finish 90");
+                         ++finished;
                      }),
                  std::runtime_error);
-    EXPECT_EQ(consumed.load(), 70u);
+    EXPECT_LT(finished.load(), 100000u);
 }
 
 }  // namespace

@@ -46,14 +46,16 @@ void forEachOnEveryCore(size_t count, Body &&body) {
     if (failure) std::rethrow_exception(failure);
 }
 
-// Runs produce(index) for every index on every core, then consume(index,
-// its product) in order of index, one at a time: a product is consumed as
-// soon as those before it are, and freed then, so no more than one product
-// per core waits at any time (a trace's tree, whose rows go after those of
-// the traces before it). The first exception, from either, stops the rest
-// and is rethrown; a thread waiting for its turn then gives up its item.
-template <typename Produce, typename Consume>
-void forEachOnEveryCoreInOrder(size_t count, Produce &&produce, Consume &&consume) {
+// Runs produce(index) for every index on every core; then, in order of
+// index and one at a time, place(index, its product), which may change the
+// product (a trace's tree given its rows' place after those of the traces
+// before it); then, at once and on every core again, finish(index, its
+// product), which takes it and frees it. An item is placed as soon as those
+// before it are, so no more than one product per core waits at any time.
+// The first exception, from any step, stops the rest and is rethrown; a
+// thread waiting for its turn then gives up its item.
+template <typename Produce, typename Place, typename Finish>
+void forEachOnEveryCoreInOrder(size_t count, Produce &&produce, Place &&place, Finish &&finish) {
     std::mutex lock;
     std::condition_variable turnChanged;
     size_t turn = 0;
@@ -75,12 +77,13 @@ void forEachOnEveryCoreInOrder(size_t count, Produce &&produce, Consume &&consum
                 turnChanged.wait(guard, [&] { return turn == index || stopped; });
                 if (stopped) return;
             }
-            consume(index, std::move(product));
+            place(index, product);
             {
                 std::lock_guard<std::mutex> guard(lock);
                 ++turn;
             }
             turnChanged.notify_all();
+            finish(index, std::move(product));
         } catch (...) {
             stop();
             throw;

@@ -51,10 +51,6 @@ struct IoCallColumns {
     size_t rows() const { return rank.size(); }
     // Rows added are left unset, for selectIoCalls to write.
     void resize(size_t rows);
-    // Room for rows without moving the columns again; pages not written
-    // are not faulted in.
-    void reserve(size_t rows);
-    size_t capacity() const { return rank.capacity(); }
 };
 
 // How many rows selectIoCalls gives the tree. Throws std::invalid_argument
