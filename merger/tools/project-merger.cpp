@@ -123,8 +123,8 @@ int main(int argc, char **argv) {
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
          "print nothing but errors and warnings (no progress either)", nullptr},
         {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-         "read the .info files on N threads (default: one per core; the project is the same "
-         "whatever N)",
+         "read the .info files on N threads (default: one per core the process may run on; "
+         "the project is the same whatever N)",
          "N"},
         {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and exit", nullptr},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, nullptr, "INPUT..."},
