@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -166,47 +167,42 @@ TEST(EveryCoreInOrder, FinishesOfSeveralItemsRunAtOnce) {
         });
 }
 
-TEST(EveryCoreInOrder, AFailureWhileProducingStopsEveryThread) {
-    std::atomic<size_t> placed{0};
-    EXPECT_THROW(forEachOnEveryCoreInOrder(
-                     100000,
-                     [&](size_t index) {
-                         if (index == 50) throw std::runtime_error("produce 50");
-                         return index;
-                     },
-                     [&](size_t index, size_t &product) {
-                         EXPECT_EQ(index, product);
-                         EXPECT_LT(index, 50u);
-                         ++placed;
-                     },
-                     [](size_t, size_t) {}),
-                 std::runtime_error);
-    EXPECT_LE(placed.load(), 50u);
-}
-
-TEST(EveryCoreInOrder, AFailureWhilePlacingStopsEveryThread) {
-    std::atomic<size_t> placed{0};
-    EXPECT_THROW(forEachOnEveryCoreInOrder(
-                     100000, [](size_t index) { return index; },
-                     [&](size_t index, size_t &) {
-                         if (index == 70) throw std::runtime_error("place 70");
-                         ++placed;
-                     },
-                     [](size_t, size_t) {}),
-                 std::runtime_error);
-    EXPECT_EQ(placed.load(), 70u);
-}
-
-TEST(EveryCoreInOrder, AFailureWhileFinishingStopsEveryThread) {
-    std::atomic<size_t> finished{0};
-    EXPECT_THROW(forEachOnEveryCoreInOrder(
-                     100000, [](size_t index) { return index; }, [](size_t, size_t &) {},
-                     [&](size_t index, size_t) {
-                         if (index == 90) throw std::runtime_error("finish 90");
-                         ++finished;
-                     }),
-                 std::runtime_error);
-    EXPECT_LT(finished.load(), 100000u);
+// A failure in any step at item 50 ends the loop with that failure: no
+// thread is left waiting for a turn, and no item after it is placed.
+TEST(EveryCoreInOrder, AFailureInAnyStepStopsEveryThread) {
+    constexpr size_t kFailing = 50;
+    for (const std::string step : {"produce", "place", "finish"}) {
+        std::atomic<size_t> placed{0}, finished{0};
+        const auto failHere = [&](const char *name, size_t index) {
+            if (step == name && index == kFailing) throw std::runtime_error(step);
+        };
+        try {
+            forEachOnEveryCoreInOrder(
+                100000,
+                [&](size_t index) {
+                    failHere("produce", index);
+                    return index;
+                },
+                [&](size_t index, size_t &product) {
+                    EXPECT_EQ(index, product);
+                    failHere("place", index);
+                    ++placed;
+                },
+                [&](size_t index, size_t) {
+                    failHere("finish", index);
+                    ++finished;
+                });
+            ADD_FAILURE() << step << ": no failure came out";
+        } catch (const std::runtime_error &failure) {
+            EXPECT_EQ(failure.what(), step);
+        }
+        if (step == "place")  // every item before it was placed first
+            EXPECT_EQ(placed.load(), kFailing);
+        else if (step == "produce")  // items before it may give up their turn
+            EXPECT_LE(placed.load(), kFailing);
+        else
+            EXPECT_LT(finished.load(), 100000u);
+    }
 }
 
 }  // namespace
