@@ -29,6 +29,16 @@ class AffinityGuard {
     AffinityGuard() { sched_getaffinity(0, sizeof saved_, &saved_); }
     ~AffinityGuard() { sched_setaffinity(0, sizeof saved_, &saved_); }
     const cpu_set_t &saved() const { return saved_; }
+    // Leaves the thread on the first core it was allowed, alone.
+    void keepOneCore() const {
+        int first = 0;
+        while (!CPU_ISSET(first, &saved_))
+            ++first;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(first, &one);
+        ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    }
 
   private:
     cpu_set_t saved_;
@@ -37,25 +47,13 @@ class AffinityGuard {
 TEST(EveryCore, UsableCoresFollowTheAffinity) {
     AffinityGuard guard;
     EXPECT_EQ(usableCores(), static_cast<unsigned>(CPU_COUNT(&guard.saved())));
-    int first = 0;
-    while (!CPU_ISSET(first, &guard.saved()))
-        ++first;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(first, &one);
-    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    guard.keepOneCore();
     EXPECT_EQ(usableCores(), 1u);
 }
 
 TEST(EveryCore, OneCoreRunsTheItemsOnTheCallingThreadInOrder) {
     AffinityGuard guard;
-    int first = 0;
-    while (!CPU_ISSET(first, &guard.saved()))
-        ++first;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(first, &one);
-    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    guard.keepOneCore();
     std::vector<size_t> order;
     std::set<std::thread::id> threads;
     forEachOnEveryCore(50, [&](size_t index) {
