@@ -1,7 +1,6 @@
-// Runs body(0) ... body(count - 1) on as many threads as there are cores
-// this process may run on. Items start in order of their index.
-// The first exception stops the items not yet started and is rethrown once
-// every thread has finished.
+// Work spread over the cores this process may run on (usableCores): items
+// each on its own (forEachOnEveryCore), or made on every core and then
+// given their place in order (forEachOnEveryCoreInOrder).
 #pragma once
 
 #include <algorithm>
@@ -18,8 +17,10 @@
 
 namespace hdtrace::reader {
 
-using hdtrace::usableCores;
-
+// Runs body(0) ... body(count - 1) on as many threads as there are cores
+// this process may run on. Items start in order of their index. The first
+// exception stops the items not yet started and is rethrown once every
+// thread has finished.
 template <typename Body>
 void forEachOnEveryCore(size_t count, Body &&body) {
     std::atomic<size_t> next{0};
