@@ -133,30 +133,25 @@ inline int32_t nameCodeOf(const int32_t *nameCode, size_t names, size_t row) {
     return code;
 }
 
-template <class Visit>
-void forEachIoColumn(IoCallColumns &columns, Visit visit) {
-    visit(columns.rank);
-    visit(columns.thread);
-    visit(columns.call);
-    visit(columns.layer);
-    visit(columns.kind);
-    visit(columns.fid);
-    visit(columns.file);
-    visit(columns.offset);
-    visit(columns.requested);
-    visit(columns.done);
-    visit(columns.startNs);
-    visit(columns.endNs);
-    visit(columns.depth);
-    visit(columns.parent);
-    visit(columns.failed);
-    visit(columns.parentCall);
-}
-
 }  // namespace
 
 void IoCallColumns::resize(size_t rows) {
-    forEachIoColumn(*this, [rows](auto &column) { column.resize(rows); });
+    rank.resize(rows);
+    thread.resize(rows);
+    call.resize(rows);
+    layer.resize(rows);
+    kind.resize(rows);
+    fid.resize(rows);
+    file.resize(rows);
+    offset.resize(rows);
+    requested.resize(rows);
+    done.resize(rows);
+    startNs.resize(rows);
+    endNs.resize(rows);
+    depth.resize(rows);
+    parent.resize(rows);
+    failed.resize(rows);
+    parentCall.resize(rows);
 }
 
 size_t countIoCalls(const CallTree &tree, const IoCallKinds &kinds) {
