@@ -178,6 +178,16 @@ class _Overlaps:
         self.ranks = sorted({rank for key in self.shown for rank in key[1:]})
         self.files = sorted({io.files[key[0]] for key in self.shown})[:5]
 
+    def pairs(self):
+        """How many pairs of ranks the finding counts, and their bytes."""
+        return f"{len(self.shown)} pair(s) of ranks, {byte_size(self.total)} in all"
+
+    def further_unsynced(self, happened):
+        """A HIGH message's last sentence on the bytes that were ordered but
+        not synced (what happened to them), empty where there were none."""
+        return (f" A further {byte_size(self.unsynced_bytes)} {happened}, without a sync on "
+                f"both sides." if self.unsynced_bytes else "")
+
     def values(self):
         return {"file": self.name, "ranks": [self.first, self.second],
                 "range": [self.low, self.high], "ranges": self.pieces,
@@ -217,9 +227,8 @@ def check_overlapping_writes(model, limit):
     said = (f"Ranks {got.first} and {got.second} both wrote bytes {got.low:,} to {got.high:,} "
             f"of {got.name}{got.within} ({byte_size(got.high - got.low)} written twice{got.more})")
     if got.severity == HIGH:
-        also = (f" A further {byte_size(got.unsynced_bytes)} were written again after a "
-                f"collective that ordered the writes, without a sync on both sides."
-                if got.unsynced_bytes else "")
+        also = got.further_unsynced("were written again after a collective that ordered the "
+                                    "writes")
         return Finding(
             "overlapping-writes", HIGH,
             f"{said}; {len(got.shown)} pair(s) of ranks overlap, {byte_size(got.total)} in all, "
@@ -232,8 +241,7 @@ def check_overlapping_writes(model, limit):
     return Finding(
         "overlapping-writes", INFO,
         f"{said}, one after the other: {got.ordered_by} came between the writes, "
-        f"but not a sync on both sides of it; {len(got.shown)} pair(s) of ranks, "
-        f"{byte_size(got.total)} in all.",
+        f"but not a sync on both sides of it; {got.pairs()}.",
         _UNSYNCED_ADVICE, got.files, got.ranks, got.values())
 
 
@@ -289,15 +297,13 @@ def check_conflicting_reads(model, limit):
     values = dict(got.values(), writer=writer, reader=reader)
     del values["ranks"]
     if got.severity == HIGH:
-        also = (f" A further {byte_size(got.unsynced_bytes)} were read after a collective that "
-                f"ordered them after the write, without a sync on both sides."
-                if got.unsynced_bytes else "")
+        also = got.further_unsynced("were read after a collective that ordered them after the "
+                                    "write")
         return Finding(
             "conflicting-reads", HIGH,
             f"{said}, with nothing between the write and the read that orders them (no "
             f"collective or file open of both ranks, no message from the writer to the reader): "
-            f"the read may see the old bytes or the new; {len(got.shown)} pair(s) of ranks, "
-            f"{byte_size(got.total)} in all.{also}",
+            f"the read may see the old bytes or the new; {got.pairs()}.{also}",
             "Order the read after the write: MPI_File_sync by the writer, a barrier, "
             "MPI_File_sync by the reader (or the file closed, a barrier, and opened again); "
             "or send the data in a message.",
@@ -305,5 +311,5 @@ def check_conflicting_reads(model, limit):
     return Finding(
         "conflicting-reads", INFO,
         f"{said}, after {got.ordered_by} but without a sync on both sides of it; "
-        f"{len(got.shown)} pair(s) of ranks, {byte_size(got.total)} in all.",
+        f"{got.pairs()}.",
         _UNSYNCED_ADVICE, got.files, got.ranks, values)
