@@ -21,10 +21,10 @@ def byte_accesses(io):
     view_calls = [code for code, name in enumerate(names) if name in FILE_VIEW_SETTERS]
     viewed = np.zeros(len(io), dtype=bool)
     if view_calls:
-        setters = np.isin(io["call"], view_calls)
-        pairs = set(zip(io["rank"][setters].tolist(), io["file"][setters].tolist()))
-        candidates = np.flatnonzero(mpi_io & rows)
-        for row in candidates[[pair in pairs for pair in zip(
-                io["rank"][candidates].tolist(), io["file"][candidates].tolist())]]:
-            viewed[row] = True
+        # Each (rank, file) pair as one integer: a set view is looked up per
+        # row by numpy, not by a Python loop over every MPI-IO call.
+        setters = np.isin(io["call"], view_calls) & (io["file"] >= 0)
+        width = len(io.files)
+        pair = io["rank"].astype(np.int64) * width + io["file"]
+        viewed = mpi_io & rows & np.isin(pair, pair[setters])
     return rows & ~(mpi_io & (has_children | viewed))
