@@ -60,8 +60,10 @@ def library_io(io, beneath):
     everything = np.ones(len(beneath), dtype=bool)
     reads, writes = kind == KIND_READ, kind == KIND_WRITE
     time_s = summed(everything, duration)
-    made = [len(np.unique(owner[group == index])) for index in range(count)]
-    world = int(io["rank"].max(initial=0)) + 1
+    # Distinct owners and ranks per group: each (group, owner) and (group,
+    # rank) pair as one integer.
+    rows, world = len(io), int(io["rank"].max(initial=0)) + 1
+    made = np.bincount(np.unique(group.astype(np.int64) * rows + owner) // rows, minlength=count)
     rank_pairs = np.unique(group.astype(np.int64) * world + io["rank"][owner])
     ranks = np.bincount(rank_pairs // world, minlength=count)
     read_count, write_count = summed(reads), summed(writes)
