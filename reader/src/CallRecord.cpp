@@ -16,10 +16,16 @@ int64_t lookUpWorldRank(const LocalToWorldTable &localToWorld, int64_t cid, int6
 }
 
 void CallRowWriter::grow() {
-    // Room the columns already have (EventColumns::reserve, or an earlier
-    // move) is taken whole: its pages cost nothing until written, whereas a
-    // block past it would move every column to memory twice its size.
-    allocatedRows_ = std::max(allocatedRows_ + kBlockRows, reservedRows());
+    // Room the columns already have (EventColumns::reserve, from the
+    // file's size, or an earlier move) is taken whole, and alone: its pages
+    // cost nothing until written. Past it the rows double, as the columns'
+    // memory does when they move. A small trace's room is a few rows: a
+    // fixed block of thousands (272 KB) was faulted in and zeroed again for
+    // each of a run's many small traces.
+    const size_t reserved = reservedRows();
+    allocatedRows_ = reserved > allocatedRows_
+                         ? reserved
+                         : allocatedRows_ + std::max(allocatedRows_, kFewestRowsAdded);
     resizeColumns(allocatedRows_);
     nameCodeAt_ = columns_.nameCode.data(), peerAt_ = columns_.peer.data();
     tagAt_ = columns_.tag.data(), cidAt_ = columns_.cid.data(), fidAt_ = columns_.fid.data();

@@ -183,8 +183,8 @@ inline int64_t worldRank(const LocalToWorldTable *localToWorld, int64_t cid, int
     return lookUpWorldRank(*localToWorld, cid, rank, columns);
 }
 
-// Finishes calls into the columns. The twelve per-row columns grow in
-// blocks of rows, left uninitialised (ColumnMemory.hpp) until a call writes
+// Finishes calls into the columns. The twelve per-row columns grow by
+// doubling, their rows left uninitialised (ColumnMemory.hpp) until a call writes
 // them, and are written through pointers: a push_back per column and row
 // costs more than the value. trim() gives them their length at the end.
 class CallRowWriter {
@@ -206,7 +206,7 @@ class CallRowWriter {
     // Every column to the given number of rows (grow and trim).
     void resizeColumns(size_t rows);
 
-    static constexpr size_t kBlockRows = 4096;
+    static constexpr size_t kFewestRowsAdded = 64;
     EventColumns &columns_;
     const LocalToWorldTable *localToWorld_;
     size_t rows_ = 0, allocatedRows_ = 0;

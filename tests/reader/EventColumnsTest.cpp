@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include <hdtrace/reader/EventColumns.hpp>
@@ -97,4 +100,38 @@ TEST(EventColumns, NestedCallsAreNotRows) {
     ASSERT_EQ(result.columns.rows(), 1u);
     EXPECT_EQ(result.columns.names[0], "Bcast");
     EXPECT_EQ(result.columns.completionRow, (Column<int64_t>{0}));
+}
+
+// A run of many ranks is many small traces: each one's columns are given
+// the few rows its size foresees, not a block of thousands that the kernel
+// faults in and zeroes again for every trace. Past the foreseen rows (calls
+// shorter than the estimate's 100 bytes) the columns grow and every row is
+// still the call written.
+TEST(EventColumns, ColumnsAreAsLongAsTheTraceNeeds) {
+    for (const int calls : {9, 5000}) {
+        std::string text = "<Program>\n";
+        for (int i = 0; i < calls; ++i)
+            text += "<Barrier cid='" + std::to_string(i % 3) + "' time='" + std::to_string(i) +
+                    ".5' end='" + std::to_string(i) + ".75'/>\n";
+        text += "</Program>\n";
+        TemporaryFile file(text);
+        const ColumnsResult result = readEventColumns(file.path(), {}, nullptr);
+        ASSERT_FALSE(result.fallback) << *result.fallback;
+        const EventColumns &c = result.columns;
+        ASSERT_EQ(c.rows(), static_cast<size_t>(calls));
+        for (size_t row = 0; row < c.rows(); ++row) {
+            ASSERT_EQ(c.startNs[row], static_cast<int64_t>(row) * 1000000000 + 500000000);
+            ASSERT_EQ(c.endNs[row], static_cast<int64_t>(row) * 1000000000 + 750000000);
+            ASSERT_EQ(c.cid[row], static_cast<int32_t>(row % 3));
+        }
+        // Room for at most twice the rows, or the size's estimate where it
+        // is more (a row per 100 bytes of file), and the 64 rows that a
+        // growth adds at the least.
+        const size_t most = std::max(2 * c.rows(), text.size() / 100) + 64;
+        for (size_t capacity :
+             {c.startNs.capacity(), c.endNs.capacity(), c.size.capacity(), c.offset.capacity(),
+              c.rid.capacity(), c.nameCode.capacity(), c.peer.capacity(), c.tag.capacity(),
+              c.cid.capacity(), c.fid.capacity(), c.recvPeer.capacity(), c.recvTag.capacity()})
+            EXPECT_LE(capacity, most) << calls << " calls";
+    }
 }
