@@ -74,16 +74,36 @@ constexpr std::string_view kPrologs[] = {
 
 }  // namespace
 
+DialectScanner::Tables &DialectScanner::sparesOfThisThread() {
+    thread_local Tables spares;
+    return spares;
+}
+
 DialectScanner::DialectScanner(std::string path, size_t chunkBytes)
     : path_(std::move(path)), capacity_(chunkBytes) {
+    Tables &spares = sparesOfThisThread();
+    openNames_.swap(spares.openNames);
+    shapes_.swap(spares.shapes);
     openNames_.resize(kMaxDepth + 1);
-    shapes_.resize(kShapeSlots);
+    if (shapes_.size() == kShapeSlots) {
+        // An earlier scanner's: a slot of generation 0 is empty, whatever
+        // else it still holds.
+        for (TagShape &shape : shapes_)
+            shape.generation = 0;
+    } else {
+        shapes_.resize(kShapeSlots);
+    }
     shapeByHead_.fill(-1);
 }
 
 DialectScanner::~DialectScanner() {
     if (mapArea_) munmap(mapArea_, mapBytes_);
     if (fd_ >= 0) ::close(fd_);
+    Tables &spares = sparesOfThisThread();
+    if (spares.shapes.empty()) {
+        spares.shapes.swap(shapes_);
+        spares.openNames.swap(openNames_);
+    }
 }
 
 DialectScanner::TagResult DialectScanner::unrecognised(const char *why) {

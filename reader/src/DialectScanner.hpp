@@ -215,6 +215,14 @@ class DialectScanner {
         bool shortValues = false;
     };
     std::vector<TagShape> shapes_;
+    // The shapes' and open names' tables of a scanner that ended, kept for
+    // the thread's next one (some 360 KB that a run's many small traces
+    // would otherwise each make and zero).
+    struct Tables {
+        std::vector<TagShape> shapes;
+        std::vector<OpenName> openNames;
+    };
+    static Tables &sparesOfThisThread();
     // The index of the chunk: bit i of word i / 64 is byte i of the chunk.
     std::vector<uint64_t> quoteBits_;    // '\''
     std::vector<uint64_t> specialBits_;  // control, DEL, non-ASCII, '&', '<'
