@@ -1,6 +1,7 @@
 """Project: a .proj and the traces its topology names."""
 import heapq
 import os
+import stat
 import warnings
 from dataclasses import dataclass, field
 
@@ -227,12 +228,19 @@ class Project:
         self._table = None
         self._raw = None  # the table as written until _full_table takes it
 
-        # A FIFO, directory or device in place of a trace exists but is not
-        # a trace: say so rather than "does not exist" (and never open it).
+        # One look at each trace. A FIFO, directory or device in place of a
+        # trace exists but is not a trace: say so rather than "does not
+        # exist" (and never open it).
+        missing, self.trace_bytes = [], {}
         for leaf in leaves:
-            if os.path.exists(leaf.path) and not os.path.isfile(leaf.path):
+            try:
+                status = os.stat(leaf.path)
+            except OSError:
+                missing.append(leaf.path)
+                continue
+            if not stat.S_ISREG(status.st_mode):
                 raise read_error(leaf.path, 0, 0, "not a regular file")
-        missing = [leaf.path for leaf in leaves if not os.path.exists(leaf.path)]
+            self.trace_bytes[leaf.path] = status.st_size
         self.missing_traces = missing
         if missing:
             error = MissingTraceError(self.path, missing)

@@ -1,6 +1,5 @@
 """The numpy table of a project: one row per top-level call, filled by the C++ reader."""
 import concurrent.futures
-import os
 import warnings
 from dataclasses import dataclass
 
@@ -94,25 +93,18 @@ def read_table(project, names, window):
     thread) order, the topology's)."""
     paths = [leaf.path for leaf in project.topology.leaves
              if leaf.path not in project.missing_traces]
-    if len(paths) > TRACES_READ_ONE_BY_ONE and _mostly_small(paths):
+    if len(paths) > TRACES_READ_ONE_BY_ONE and _mostly_small(paths, project.trace_bytes):
         return read_table_as_run(project, names, window)
     return read_table_trace_by_trace(project, names, window)
 
 
-def _mostly_small(paths):
-    """Whether the traces at paths are on average small (SMALL_TRACE_BYTES)."""
+def _mostly_small(paths, trace_bytes):
+    """Whether the traces at paths are on average small (SMALL_TRACE_BYTES),
+    by their sizes when the project was opened."""
     compact = sum(1 for path in paths if path.endswith(".ctrc"))
     limit = (SMALL_TRACE_BYTES["compact"] * compact +
              SMALL_TRACE_BYTES["xml"] * (len(paths) - compact))
-    total = 0
-    for path in paths:
-        try:
-            total += os.stat(path).st_size
-        except OSError:
-            pass  # the reader says what is wrong with it
-        if total > limit:
-            return False
-    return True
+    return sum(trace_bytes.get(path, 0) for path in paths) <= limit
 
 
 def read_table_as_run(project, names, window):

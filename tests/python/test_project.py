@@ -85,3 +85,14 @@ def test_fixture_partdiff_project(fixtures_dir):
     vector = project.datatypes[4][5]
     assert (vector.combiner, vector.size, vector.extent) == ("VECTOR", 161 * 8, (160 * 810 + 1) * 8)
     assert vector.blocks[:2] == [(0, 8), (6480, 8)] and len(vector.blocks) == 161
+
+
+def test_trace_bytes_are_each_traces_size_when_opened(copy_project):
+    proj = copy_project("ours")
+    missing = proj.parent / "app_node01_1_0.trc"
+    kept = proj.parent / "app_node01_0_0.trc"
+    missing.unlink()
+    with pytest.warns(hdtrace.TraceDamageWarning):
+        project = hdtrace.open(proj, partial=True)
+    assert project.missing_traces == [str(missing)]
+    assert project.trace_bytes == {str(kept): kept.stat().st_size}

@@ -14,7 +14,6 @@ Units: bytes, seconds, counts. Which I/O calls count where:
   apart, as HDF5's H5Dwrite: it works on datasets, and the MPI-IO and POSIX
   calls it made are the file's), so that no byte or second is counted twice.
 """
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,7 +110,7 @@ def _trace_form_and_bytes(project):
         if leaf.path in project.missing_traces:
             continue
         forms.add(native.trace_form(leaf.path))
-        total += os.path.getsize(leaf.path)
+        total += project.trace_bytes.get(leaf.path, 0)
     form = forms.pop() if len(forms) == 1 else ("mixed" if forms else "none")
     return form, total
 
