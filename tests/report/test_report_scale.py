@@ -48,10 +48,19 @@ def test_rank_groups(tmp_path):
     figures = report.figures()
     labels = [tick.get_text() for tick in figures["heatmap-MPI-IO"].axes[0].get_yticklabels()]
     assert labels[0] == "0-2" and all("-" in label for label in labels)
-    bars = figures["io-cost"].axes[0].patches
-    assert len(bars) == 5 * 200  # five parts per group
-    # The write bars (the second part) are each group's mean share of the run.
-    run = model.job.run_time_s
+    parts = figures["io-cost"].axes[0].patches
+    assert [part.get_label() for part in parts] == ["read", "write", "metadata", "other MPI",
+                                                    "compute"]
+    # Each part is one path of a rectangle per group, in group order (five
+    # corners each, the last closing it).
+    corners = [part.get_path().vertices.reshape(200, 5, 2) for part in parts]
     for group in (0, 1, 199):
+        for part in corners:
+            assert np.allclose(part[group, :, 1], group + np.array([-1, -1, 1, 1, -1]) * 0.425)
+    # The write bars (the second part) are each group's mean share of the run,
+    # stacked after the read bars.
+    run = model.job.run_time_s
+    for group in range(200):
         mean = model.ranks["write_s"][3 * group:3 * group + 3].mean() / run
-        assert np.isclose(bars[200 + group].get_width(), mean)
+        left, right = corners[1][group, 0, 0], corners[1][group, 1, 0]
+        assert np.isclose(left, corners[0][group, 1, 0]) and np.isclose(right - left, mean)

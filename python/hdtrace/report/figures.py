@@ -34,6 +34,31 @@ def _grouped(values, world):
     return means, [group_label(index, group, world) for index in range(groups)]
 
 
+def _stacked_rows(axes, parts, rows):
+    """Horizontal bars stacked from 0, a row per rank (group): parts is
+    (values, label, colour) per part, each values holding a value per row.
+    Each part is one patch of all its bars, so that a figure of hundreds of
+    rows draws (and writes into the SVG) a path per part, not one per bar."""
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path
+    half = 0.85 / 2
+    y = np.arange(rows, dtype=float)
+    left = np.zeros(rows)
+    codes = np.tile([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY],
+                    rows)
+    for values, label, colour in parts:
+        right = left + np.asarray(values, dtype=float)
+        corners = np.stack([np.column_stack([left, y - half]), np.column_stack([right, y - half]),
+                            np.column_stack([right, y + half]), np.column_stack([left, y + half]),
+                            np.column_stack([left, y - half])], axis=1)
+        axes.add_patch(PathPatch(Path(corners.reshape(-1, 2), codes), facecolor=colour,
+                                 edgecolor="none", label=label))
+        left = right
+    widest = float(left.max()) if rows else 0.0
+    axes.set_xlim(0, widest * 1.05 if widest > 0 else 1)
+    axes.set_ylim(rows - 0.5, -0.5)  # the first row on top
+
+
 def io_cost(model):
     """Stacked bars per rank: read, write, metadata, other MPI, compute, as
     share of the run time."""
@@ -43,16 +68,14 @@ def io_cost(model):
         return None
     figure = _figure(9, 2.2 + min(world, MAX_RANK_ROWS) * 0.012)
     axes = figure.add_subplot()
-    left = None
+    parts = []
     for key, label, colour in COST_PARTS:
         share, labels = _grouped(model.ranks[key] / run, world)
-        positions = np.arange(len(share))
-        axes.barh(positions, share, left=left, color=colour, label=label, height=0.85)
-        left = share if left is None else left + share
+        parts.append((share, label, colour))
+    _stacked_rows(axes, parts, len(labels))
     axes.set_xlabel("share of run time")
     axes.set_ylabel("rank" if len(labels) == world else "rank group (mean)")
     _rank_ticks(axes, labels, "y")
-    axes.invert_yaxis()
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25 if world < 8 else -0.08),
                 ncol=5, frameon=False)
     axes.set_title(f"Time per rank ({run:.6g} s run)")
@@ -172,14 +195,12 @@ def wait_states(model):
         return None
     figure = _figure(9, 2.2 + min(world, MAX_RANK_ROWS) * 0.012)
     axes = figure.add_subplot()
-    left = None
+    grouped = []
     for key, label, colour in parts:
         values, labels = _grouped(waits[key], world)
-        axes.barh(np.arange(len(values)), values, left=left, color=colour, label=label,
-                  height=0.85)
-        left = values if left is None else left + values
+        grouped.append((values, label, colour))
+    _stacked_rows(axes, grouped, len(labels))
     _rank_ticks(axes, labels, "y")
-    axes.invert_yaxis()
     axes.set_xlabel("seconds waiting")
     axes.set_ylabel("rank" if len(labels) == world else "rank group (mean)")
     axes.legend(frameon=False)
