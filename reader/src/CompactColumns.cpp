@@ -7,6 +7,7 @@
 // this reader stops and the trace is read again as its XML form, rendered
 // frame by frame, by libxml2, which gives the same columns or words the
 // same error as for the XML trace (ColumnsResult::fallback says why).
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -62,6 +63,24 @@ struct ElementPlan {
     int rid = -1;                    // a completion's first rid
     std::vector<int> sizeAndOffset;  // a data access's size and offset, in order
     std::vector<bool> isSize;        // by sizeAndOffset: size (else offset)
+};
+
+// The plans of the static shapes a trace meets, by shape. A trace meets a
+// few of the shapes: a plan for every one (some 50 KB) was made and zeroed
+// for each trace of a run's many small ones.
+class PlansByShape {
+  public:
+    PlansByShape() : planOf_(compact::staticShapeCount(), nullptr) {}
+    // The shape's plan, made (not yet worked out) when first asked for.
+    ElementPlan &operator[](size_t shape) {
+        ElementPlan *&plan = planOf_[shape];
+        if (!plan) plan = &plans_.emplace_back();
+        return *plan;
+    }
+
+  private:
+    std::vector<ElementPlan *> planOf_;
+    std::deque<ElementPlan> plans_;  // a plan stays where it is as others are added
 };
 
 // One attribute of the element being read, as OpenCall::take gets it.
@@ -183,7 +202,7 @@ class CompactColumnBuilder final : public CompactHandler {
     std::unordered_map<std::string, int32_t> codeByName_;
     std::string lastName_;  // the name looked up last, and its code
     int32_t lastCode_ = -1;
-    std::vector<ElementPlan> staticPlans_ = std::vector<ElementPlan>(compact::staticShapeCount());
+    PlansByShape staticPlans_;
     ElementPlan otherPlan_;  // reused for elements of other shapes
 };
 
