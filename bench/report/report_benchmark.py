@@ -14,7 +14,8 @@ calls: a 2-rank run of N top-level File_write_at calls (default 1,000,000),
   report on one core (taskset -c 0).
 ranks: a project of R ranks (default 16,384), each opening a shared file,
   writing four blocks (each with its pwrite), an Allreduce, a ring of
-  Send/Recv and a close; the report on every core.
+  Send/Recv and a close, in XML and converted to compact; for each form,
+  the report on every core.
 datasets: a 2-rank run of T H5Dwrite calls on one dataset (default
   200,000), each with the File_write_at and pwrite it made, the HDF5 calls
   in layer traces beside the main ones as the HDF5 layer writes them; for
@@ -343,11 +344,14 @@ def main():
                       f"{cpu:6.2f} s CPU, {peak:7.0f} MiB peak, page {page / 1e6:.2f} MB")
         if args.only in (None, "ranks"):
             started = time.perf_counter()
-            project = ranks_run(work / "ranks", args.ranks)
-            print(f"generated {args.ranks:,} ranks in {time.perf_counter() - started:.1f} s")
-            wall, cpu, peak, page = time_report(build, project, False, 1)
-            print(f"report, {args.ranks:,} ranks, XML, every core: {wall:6.2f} s wall, "
-                  f"{cpu:6.2f} s CPU, {peak:7.0f} MiB peak, page {page / 1e6:.2f} MB")
+            xml = ranks_run(work / "ranks-xml", args.ranks)
+            compact = to_compact(build, work / "ranks-xml", work / "ranks-compact")
+            print(f"generated {args.ranks:,} ranks in both forms in "
+                  f"{time.perf_counter() - started:.1f} s")
+            for form, project in (("XML", xml), ("compact", compact)):
+                wall, cpu, peak, page = time_report(build, project, False, args.rounds)
+                print(f"report, {args.ranks:,} ranks, {form:<7} every core: {wall:6.2f} s wall, "
+                      f"{cpu:6.2f} s CPU, {peak:7.0f} MiB peak, page {page / 1e6:.2f} MB")
         if args.only in (None, "datasets"):
             started = time.perf_counter()
             xml = datasets_run(work / "datasets-xml", args.transfers)
