@@ -211,10 +211,13 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
             f"{project.path}` (then every reader gets the corrected times), or open it with "
             "align=False for the times as written")
     from_ns, to_ns = project._window_ns(window)
-    comm_index = {}
+    # Each rank's communicators by cid, gathered once for all ranks (a rank's
+    # own looked up in the whole run's pairs was quadratic in the ranks).
+    comms_of_rank = {}
     for communicator in project.communicators:
         for member in communicator.members:
-            comm_index.setdefault((member.world, member.cid), communicator.index)
+            comms_of_rank.setdefault(member.world, {}).setdefault(member.cid,
+                                                                  communicator.index)
     specs = []
     for leaf in project.topology.leaves:
         if leaf.path in project.missing_traces:
@@ -222,8 +225,7 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
         local_to_world = (project.communicators.local_to_world_table(leaf.rank)
                           if project.ranks_in_traces == "local" else None)
         ranges = trace_slices(leaf.path, slice_bytes) if slicing else [(None, None)]
-        comm_of_cid = {cid: index for (world, cid), index in comm_index.items()
-                       if world == leaf.rank}
+        comm_of_cid = dict(comms_of_rank.get(leaf.rank, {}))
         for index, (begin, end) in enumerate(ranges):
             specs.append(TraceSpec(
                 os.path.abspath(project.path), os.path.abspath(leaf.path), len(specs), leaf.rank,
