@@ -54,35 +54,48 @@ def match_messages(source):
 # --- stats
 
 def _stats_of_part(part):
-    side = part.side
-    return part_stats(side["names"], side["name_code"], part.frame, side["open_row"],
-                      side["open_fid"], side["open_name"])
+    """part_stats of each piece of a partition."""
+    return [part_stats(side["names"], side["name_code"], frame, side["open_row"],
+                       side["open_fid"], side["open_name"])
+            for frame, side in part.piece_frames()]
 
 
-def _posix_of_trace(spec):
-    require_trace_here(spec)
-    return posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial)
+def _posix_of_traces(specs):
+    sums = []
+    for spec in specs:
+        require_trace_here(spec)
+        sums.append(posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial))
+    return sums
 
 
-def _layers_of_trace(spec):
-    require_trace_here(spec)
-    return layer_part_stats(spec.path, spec.rank, spec.partial)
+def _layers_of_traces(specs):
+    sums = []
+    for spec in specs:
+        require_trace_here(spec)
+        sums.append(layer_part_stats(spec.path, spec.rank, spec.partial))
+    return sums
+
+
+def _flattened(lists):
+    return [item for items in lists for item in items]
 
 
 def frame_stats(run):
     dask = import_dask()[0]
     parts = [dask.delayed(_stats_of_part, pure=True)(read) for read in run.reads]
     # The POSIX calls nested in <Nested> blocks are not rows of the frame:
-    # one task per trace (its first slice's spec) walks them.
-    posix = [dask.delayed(_posix_of_trace, pure=True)(spec) for spec in run.specs
-             if spec.slice_index == 0]
+    # per partition, one task walks those of its traces (each trace's
+    # first slice's spec).
+    firsts = [[spec for spec in specs if spec.slice_index == 0] for specs in run.partitions]
+    firsts = [specs for specs in firsts if specs]
+    posix = [dask.delayed(_posix_of_traces, pure=True)(specs) for specs in firsts]
     # The layers traced apart (HDF5) are read beside each trace, as POSIX.
-    layers = [dask.delayed(_layers_of_trace, pure=True)(spec) for spec in run.specs
-              if spec.slice_index == 0]
+    layers = [dask.delayed(_layers_of_traces, pure=True)(specs) for specs in firsts]
     computed = dask.compute(*parts, *posix, *layers)
     first_layer = len(parts) + len(posix)
-    return combine_stats(computed[:len(parts)], computed[len(parts):first_layer],
-                         computed[first_layer:])
+    return combine_stats(_flattened(computed[:len(parts)]),
+                         _flattened(computed[len(parts):first_layer]),
+                         _flattened(computed[first_layer:]))
 
 
 # --- match_messages
@@ -91,17 +104,20 @@ def _comm_of(spec):
     return lambda rank, cid: spec.comm_of_cid.get(cid)
 
 
-def _posts_of_part(part, spec, groups):
-    """posts_of_part on a partition, its posts routed into groups."""
-    side = part.side
-    names = [side["names"][code] for code in np.asarray(side["name_code"]).tolist()]
-    rows = PartRows.of(names, part.frame, side["recv_peer"], side["recv_tag"],
-                       side["completion_row"], side["completion_rid"])
-    matched_at = _probe_starts_of_trace(spec, names, rows.start_ns) \
-        if any(name in MATCHED_RECEIVES for name in names) else {}
-    posts = posts_of_part(spec.part, rows, matched_at, _comm_of(spec), whole=spec.slices == 1)
-    posts["groups"] = route(posts.pop("sends"), posts.pop("receives"), groups)
-    return posts
+def _posts_of_part(part, specs, groups):
+    """posts_of_part on each piece of a partition, its posts routed into groups."""
+    all_posts = []
+    for (frame, side), spec in zip(part.piece_frames(), specs):
+        names = [side["names"][code] for code in np.asarray(side["name_code"]).tolist()]
+        rows = PartRows.of(names, frame, side["recv_peer"], side["recv_tag"],
+                           side["completion_row"], side["completion_rid"])
+        matched_at = _probe_starts_of_trace(spec, names, rows.start_ns) \
+            if any(name in MATCHED_RECEIVES for name in names) else {}
+        posts = posts_of_part(spec.part, rows, matched_at, _comm_of(spec),
+                              whole=spec.slices == 1)
+        posts["groups"] = route(posts.pop("sends"), posts.pop("receives"), groups)
+        all_posts.append(posts)
+    return all_posts
 
 
 def _settle_slice(spec, posts, carried, groups):
@@ -155,7 +171,12 @@ def _probe_starts_of_trace(spec, name_of, start_ns):
 
 
 def _group_of(posts, group):
-    return posts["groups"][group]
+    """The group's posts of each piece of a partition."""
+    return [piece["groups"][group] for piece in posts]
+
+
+def _only_piece(posts):
+    return posts[0]  # a slice of a trace is a partition of its own
 
 
 def _settled_group(settled, group):
@@ -166,34 +187,40 @@ def _carried_of(settled):
     return settled[1]
 
 
-def _length_of(posts):
-    return posts["length"]
+def _lengths_of(posts):
+    return [piece["length"] for piece in posts]
+
+
+def _match_group(pieces, settled):
+    return match_posts(_flattened(pieces) + list(settled))
 
 
 def frame_match_messages(run):
     """match_messages on a to_dask() frame. Rows are positions in
-    frame.compute(): partitions (traces) one after another."""
+    frame.compute(): partitions (traces and slices) one after another."""
     dask = import_dask()[0]
     groups = max(1, min(MESSAGE_GROUPS, len({spec.rank for spec in run.specs})))
-    posts = [dask.delayed(_posts_of_part, pure=True)(read, spec, groups)
-             for read, spec in zip(run.reads, run.specs)]
+    posts = [dask.delayed(_posts_of_part, pure=True)(read, specs, groups)
+             for read, specs in zip(run.reads, run.partitions)]
     # The slices of a trace settle what each cannot alone in a chain of small
     # steps, in trace order (the slices themselves are read in parallel).
     settled = []
     carried = {"waiting": [], "templates": {}}
-    for spec, piece in zip(run.specs, posts):
+    for specs, part_posts in zip(run.partitions, posts):
+        spec = specs[0]
         if spec.slices == 1:
             continue
         if spec.slice_index == 0:
             carried = {"waiting": [], "templates": {}}
+        piece = dask.delayed(_only_piece, pure=True)(part_posts)
         step = dask.delayed(_settle_slice, pure=True)(spec, piece, carried, groups)
         settled.append(step)
         carried = dask.delayed(_carried_of, pure=True)(step)
-    matched = [dask.delayed(match_posts, pure=True)(
-        [dask.delayed(_group_of, pure=True)(piece, group) for piece in posts] +
+    matched = [dask.delayed(_match_group, pure=True)(
+        [dask.delayed(_group_of, pure=True)(part_posts, group) for part_posts in posts],
         [dask.delayed(_settled_group, pure=True)(step, group) for step in settled])
         for group in range(groups)]
-    lengths = [dask.delayed(_length_of, pure=True)(piece) for piece in posts]
+    lengths = [dask.delayed(_lengths_of, pure=True)(part_posts) for part_posts in posts]
     matched, lengths = dask.compute(matched, lengths)
-    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+    offsets = np.concatenate([[0], np.cumsum(_flattened(lengths), dtype=np.int64)])
     return combine_matches(matched, lambda part, row: int(offsets[part]) + row)

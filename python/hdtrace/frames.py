@@ -1,8 +1,9 @@
 """Project.to_dask(): a project's table as a dask.dataframe.
 
-Each partition is one trace (one rank and thread), or one slice of a large
-trace (a byte range, TraceSlices.hpp), read by the C++ reader inside the task
-that makes it. An XML trace is cut into byte ranges of about slice_bytes; a
+Each partition is one slice of a large trace (a byte range,
+TraceSlices.hpp), or whole traces (ranks and threads) one after another, up
+to a slice's bytes in all (PARTITION_TRACES at most), read by the C++ reader
+inside the task that makes it. An XML trace is cut into byte ranges of about slice_bytes; a
 compact trace, whose calls take 30-50 times fewer bytes, is cut between its
 frames by the calls its frame index counts, about as many per slice as an
 XML slice of slice_bytes holds (slice_bytes / XML_BYTES_PER_CALL), so that
@@ -44,6 +45,17 @@ DEFAULT_SLICE_BYTES = 256 << 20
 #: calls, about as many as an XML slice of slice_bytes holds.
 XML_BYTES_PER_CALL = 100
 
+#: Whole traces share a partition up to slice_bytes in all and at most this
+#: many: a run of thousands of small traces is then tens of partitions, not
+#: thousands (each costs the scheduler and pandas about half a millisecond,
+#: as much as reading a trace of a few thousand calls), and still enough to
+#: keep every worker reading.
+PARTITION_TRACES = 1024
+
+#: A compact trace's bytes count this many times when traces are grouped:
+#: its calls take 30 to 50 times fewer bytes than in XML.
+COMPACT_BYTES_FACTOR = 40
+
 #: The reader's columns a partition keeps beside its frame, for stats and
 #: match_messages (row numbers are the partition's).
 SIDE_COLUMNS = ("name_code", "recv_peer", "recv_tag", "completion_row", "completion_rid",
@@ -69,10 +81,11 @@ def import_dask():
 
 @dataclass(frozen=True)
 class TraceSpec:
-    """Everything a task needs to read one trace: plain values only."""
+    """Everything a task needs to read one trace, or a slice of it: plain
+    values only."""
     project: str        # the .proj, for messages
     path: str           # the trace, absolute
-    part: int           # the partition's number
+    part: int           # the piece's number: traces and slices in the frame's order
     rank: int
     thread: int
     names: tuple
@@ -88,12 +101,21 @@ class TraceSpec:
 
 
 class Part:
-    """What a read task returns: the partition's DataFrame and the side
-    columns (SIDE_COLUMNS, and names: name code -> call name)."""
+    """What a read task returns: the partition's DataFrame and, per piece
+    (trace or slice) it holds, its rows [begin, end) in the frame and its
+    side columns (SIDE_COLUMNS, and names: name code -> call name)."""
 
-    def __init__(self, frame, side):
+    def __init__(self, frame, pieces):
         self.frame = frame
-        self.side = side
+        self.pieces = pieces  # [(begin, end, side)], in the frame's order
+
+    def piece_frames(self):
+        """(the piece's rows as a DataFrame of their own, its side) per piece."""
+        if len(self.pieces) == 1:
+            yield self.frame, self.pieces[0][2]
+            return
+        for begin, end, side in self.pieces:
+            yield self.frame.iloc[begin:end].reset_index(drop=True), side
 
 
 def require_trace_here(spec):
@@ -103,17 +125,23 @@ def require_trace_here(spec):
         raise TraceNotFoundError(spec.project, spec.path, socket.gethostname())
 
 
-def read_part(spec):
-    """The task that reads one partition."""
+def read_part(specs):
+    """The task that reads one partition: its pieces, one after another."""
     pandas = import_dask()[2]
-    require_trace_here(spec)
-    bounds = (spec.begin, spec.end) if spec.slices > 1 else (None, None)
-    columns = read_trace_columns(spec.path, spec.names, spec.from_ns, spec.to_ns, spec.partial,
-                                 spec.local_to_world, *bounds, stacklevel=3)
-    array = columns_to_array(columns, spec.rank, spec.thread)
-    side = {key: columns[key] for key in SIDE_COLUMNS}
-    side["names"] = list(columns["names"])
-    return Part(pandas.DataFrame(array), side)
+    arrays, pieces, rows = [], [], 0
+    for spec in specs:
+        require_trace_here(spec)
+        bounds = (spec.begin, spec.end) if spec.slices > 1 else (None, None)
+        columns = read_trace_columns(spec.path, spec.names, spec.from_ns, spec.to_ns,
+                                     spec.partial, spec.local_to_world, *bounds, stacklevel=3)
+        array = columns_to_array(columns, spec.rank, spec.thread)
+        side = {key: columns[key] for key in SIDE_COLUMNS}
+        side["names"] = list(columns["names"])
+        pieces.append((rows, rows + len(array), side))
+        arrays.append(array)
+        rows += len(array)
+    array = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+    return Part(pandas.DataFrame(array), pieces)
 
 
 def _frame_of(part):
@@ -124,8 +152,27 @@ def _frame_of(part):
 class DaskRun:
     """What a to_dask() frame knows of where it came from (kept on the client)."""
     project: str
-    specs: list
+    specs: list         # TraceSpec per piece, in the frame's order
+    partitions: list    # the specs of each partition, in partition order
     reads: list         # dask.delayed Part per partition, in partition order
+
+
+def group_pieces(specs, weights, slice_bytes, most=None):
+    """The partitions, as lists of specs in order: a slice of a trace alone;
+    whole traces one after another while their weights (bytes) stay within
+    slice_bytes and they are at most `most` (PARTITION_TRACES)."""
+    most = most or PARTITION_TRACES
+    partitions, load = [], 0
+    for spec, weight in zip(specs, weights):
+        last = partitions[-1] if partitions else None
+        if (last is not None and spec.slices == 1 and last[-1].slices == 1 and
+                len(last) < most and load + weight <= slice_bytes):
+            last.append(spec)
+            load += weight
+        else:
+            partitions.append([spec])
+            load = weight
+    return partitions
 
 
 def plan_slices(size, slice_bytes):
@@ -218,7 +265,7 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
         for member in communicator.members:
             comms_of_rank.setdefault(member.world, {}).setdefault(member.cid,
                                                                   communicator.index)
-    specs = []
+    specs, weights = [], []
     for leaf in project.topology.leaves:
         if leaf.path in project.missing_traces:
             continue  # partial=True: warned about when opened, reads as empty
@@ -226,7 +273,12 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
                           if project.ranks_in_traces == "local" else None)
         ranges = trace_slices(leaf.path, slice_bytes) if slicing else [(None, None)]
         comm_of_cid = dict(comms_of_rank.get(leaf.rank, {}))
+        # What the trace weighs when whole traces are grouped: its bytes as
+        # open found them, a compact trace's as many as its XML would take.
+        weight = project.trace_bytes.get(leaf.path, 0) * (
+            COMPACT_BYTES_FACTOR if leaf.path.endswith(".ctrc") else 1)
         for index, (begin, end) in enumerate(ranges):
+            weights.append(weight)
             specs.append(TraceSpec(
                 os.path.abspath(project.path), os.path.abspath(leaf.path), len(specs), leaf.rank,
                 leaf.thread, tuple(names or ()), from_ns, to_ns, bool(project.partial),
@@ -234,19 +286,21 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
     meta = pandas.DataFrame(np.empty(0, dtype=table_dtype(1)))
     if not specs:
         frame = dd.from_pandas(meta, npartitions=1)
-        frame._hdtrace_run = DaskRun(os.path.abspath(project.path), [], [])
+        frame._hdtrace_run = DaskRun(os.path.abspath(project.path), [], [], [])
         return frame
+
+    partitions = group_pieces(specs, weights, slice_bytes or DEFAULT_SLICE_BYTES)
 
     def version(path):  # a rewritten trace is another task, never a cached result
         status = os.stat(path)
         return status.st_size, status.st_mtime_ns
     token = dask.base.tokenize([(spec, version(spec.path)) for spec in specs])
-    reads = [dask.delayed(read_part, pure=True)(spec, dask_key_name=(f"hdtrace-read-{token}", i))
-             for i, spec in enumerate(specs)]
+    reads = [dask.delayed(read_part, pure=True)(part, dask_key_name=(f"hdtrace-read-{token}", i))
+             for i, part in enumerate(partitions)]
     frames = [dask.delayed(_frame_of, pure=True)(read, dask_key_name=(f"hdtrace-table-{token}", i))
               for i, read in enumerate(reads)]
     frame = dd.from_delayed(frames, meta=meta, prefix="hdtrace-table", verify_meta=False)
-    frame._hdtrace_run = DaskRun(os.path.abspath(project.path), specs, reads)
+    frame._hdtrace_run = DaskRun(os.path.abspath(project.path), specs, partitions, reads)
     return frame
 
 

@@ -385,14 +385,16 @@ class Project:
 
     # --- Dask: the table as a dask.dataframe (hdtrace.frames)
     def to_dask(self, names=None, window=None, slice_bytes=DEFAULT_SLICE_BYTES):
-        """A dask.dataframe of to_numpy()'s columns and dtypes, one partition per
-        trace (in topology order, each in the trace's order), read by the C++
-        reader inside the task. A trace of our dialect larger than slice_bytes
+        """A dask.dataframe of to_numpy()'s columns and dtypes, the traces in
+        topology order (each in the trace's order), read by the C++ reader
+        inside the tasks. A trace of our dialect larger than slice_bytes
         becomes several partitions, in order (None or 0: never): byte ranges
         of about slice_bytes of an XML trace; whole frames of a compact trace,
         about as many calls each as an XML slice of slice_bytes holds
-        (slice_bytes / hdtrace.frames.XML_BYTES_PER_CALL). Needs Dask and pandas; the workers must see
-        the trace files under the same (absolute) paths."""
+        (slice_bytes / hdtrace.frames.XML_BYTES_PER_CALL). Whole traces share
+        partitions, one after another, up to slice_bytes in all and
+        hdtrace.frames.PARTITION_TRACES traces. Needs Dask and pandas; the
+        workers must see the trace files under the same (absolute) paths."""
         return project_to_dask(self, names, window, slice_bytes)
     # --- end Dask
 

@@ -21,6 +21,7 @@ import pytest
 
 import buildtree
 import hdtrace
+from hdtrace import frames
 
 pandas = pytest.importorskip("pandas", reason="python3-pandas is needed (scripts/install-deps)")
 dask = pytest.importorskip("dask", reason="python3-dask is needed (scripts/install-deps)")
@@ -82,17 +83,48 @@ def in_trace_order(project, computed):
     return computed.iloc[order].reset_index(drop=True), order
 
 
+@pytest.fixture(params=[1, 3, None], ids=["a-trace-a-partition", "three-a-partition",
+                                         "traces-grouped"])
+def traces_per_partition(request, monkeypatch):
+    """Whole traces one per partition, three, or as many as the default
+    grouping puts together (all of a small run's)."""
+    if request.param:
+        monkeypatch.setattr(frames, "PARTITION_TRACES", request.param)
+    return request.param or frames.PARTITION_TRACES
+
+
+def assert_partitions_hold_their_traces(frame):
+    """Each partition holds the rows of its pieces (whole traces or a slice),
+    in order, and nothing else."""
+    run = frame._hdtrace_run
+    assert frame.npartitions == len(run.partitions)
+    assert [spec for specs in run.partitions for spec in specs] == run.specs
+    assert [spec.part for spec in run.specs] == list(range(len(run.specs)))
+    for number, specs in enumerate(run.partitions):
+        assert len(specs) == 1 or all(spec.slices == 1 for spec in specs)
+        assert len(specs) <= frames.PARTITION_TRACES
+        part = frame.get_partition(number).compute()
+        held = list(zip(part["rank"], part["thread"]))
+        # In the order of the pieces: each piece's rows come after the last one's.
+        pieces = [(spec.rank, spec.thread) for spec in specs]
+        at = 0
+        for rank_thread in held:
+            while pieces[at] != rank_thread:
+                at += 1
+                assert at < len(pieces), (number, rank_thread, pieces)
+    return run
+
+
 def assert_frame_matches(project, frame, **filters):
     expected = project.to_dataframe(**filters)
     assert list(frame.columns) == list(expected.columns)
     assert list(frame.dtypes) == list(expected.dtypes)
     computed = frame.compute()
     assert list(computed.dtypes) == list(expected.dtypes)
-    assert frame.npartitions == len(project.topology)
-    # One partition per trace, in topology order.
-    for number, leaf in enumerate(project.topology):
-        part = frame.get_partition(number).compute()
-        assert set(part["rank"]) <= {leaf.rank} and set(part["thread"]) <= {leaf.thread}
+    # Whole traces, in topology order, consecutive ones sharing partitions.
+    run = assert_partitions_hold_their_traces(frame)
+    assert [(spec.rank, spec.thread, spec.slices) for spec in run.specs] == [
+        (leaf.rank, leaf.thread, 1) for leaf in project.topology]
     ordered, _ = in_trace_order(project, computed)
     pandas.testing.assert_frame_equal(ordered, expected, check_exact=True)
     return computed
@@ -158,9 +190,10 @@ def test_the_run_has_every_kind_of_message(traced_run):
     assert wildcard["size"].tolist() == [8, 16, 24]
 
 
-def test_to_dask_equals_to_dataframe(traced_run):
+def test_to_dask_equals_to_dataframe(traced_run, traces_per_partition):
     project = hdtrace.open(traced_run, **AS_WRITTEN)
     frame = project.to_dask()
+    assert frame.npartitions == -(-len(project.topology) // traces_per_partition)
     computed = assert_frame_matches(project, frame)
     assert len(computed) == len(project.to_numpy())
     # The module function opens the project itself.
@@ -211,7 +244,7 @@ def test_original_dialect_on_dask(data_dir):
     assert_stats_equal(hdtrace.stats(project.to_dask()), hdtrace.stats(project))
 
 
-def test_stats_on_dask_equal_in_process(traced_run):
+def test_stats_on_dask_equal_in_process(traced_run, traces_per_partition):
     project = hdtrace.open(traced_run, **AS_WRITTEN)
     on_dask = hdtrace.stats(project.to_dask())
     assert_stats_equal(on_dask, hdtrace.stats(project))
@@ -221,21 +254,23 @@ def test_stats_on_dask_equal_in_process(traced_run):
     assert files[data]["bytes_written"] == RANKS * (64 + 32) * 8
 
 
-def test_match_messages_on_dask_equal_in_process(traced_run):
+def test_match_messages_on_dask_equal_in_process(traced_run, traces_per_partition):
     project = hdtrace.open(traced_run, **AS_WRITTEN)
     frame = project.to_dask()
     assert_matches_equal(project, frame, hdtrace.match_messages(frame),
                          hdtrace.match_messages(project))
 
 
-def test_everything_on_a_local_cluster_of_two_processes(traced_run, cluster):
+def test_everything_on_a_local_cluster_of_two_processes(traced_run, cluster, monkeypatch):
     project = hdtrace.open(traced_run, **AS_WRITTEN)
     with distributed.Client(cluster) as client:
-        frame = project.to_dask()
-        assert_frame_matches(project, frame)
-        assert_stats_equal(hdtrace.stats(frame), hdtrace.stats(project))
-        assert_matches_equal(project, frame, hdtrace.match_messages(frame),
-                             hdtrace.match_messages(project))
+        for per_partition in (frames.PARTITION_TRACES, 1):
+            monkeypatch.setattr(frames, "PARTITION_TRACES", per_partition)
+            frame = project.to_dask()
+            assert_frame_matches(project, frame)
+            assert_stats_equal(hdtrace.stats(frame), hdtrace.stats(project))
+            assert_matches_equal(project, frame, hdtrace.match_messages(frame),
+                                 hdtrace.match_messages(project))
         # The reading happened in the two worker processes, not in this one.
         pids = set(client.run(os.getpid).values())
         assert len(pids) == 2 and os.getpid() not in pids
@@ -332,15 +367,13 @@ def assert_sliced_frame_matches(project, frame, **filters):
     """Partitions in trace order, each holding its trace's rank and thread;
     the whole frame equals to_dataframe() row for row."""
     expected = project.to_dataframe(**filters)
-    specs = frame._hdtrace_run.specs
-    assert frame.npartitions == len(specs)
     assert list(frame.dtypes) == list(expected.dtypes)
     computed = frame.compute()
     assert list(computed.dtypes) == list(expected.dtypes)
+    assert_partitions_hold_their_traces(frame)
     at = 0
-    for spec, part in zip(specs, frame.to_delayed()):
+    for part in frame.to_delayed():
         rows = part.compute()
-        assert set(rows["rank"]) <= {spec.rank} and set(rows["thread"]) <= {spec.thread}
         assert rows.reset_index(drop=True).equals(computed.iloc[at:at + len(rows)]
                                                   .reset_index(drop=True))
         at += len(rows)
@@ -381,12 +414,15 @@ def test_sliced_traces_read_as_many_partitions_equal_to_dataframe(sliced_run):
                     {"window": (middle - 2e-5, middle + 2e-5)}):
         frame = project.to_dask(slice_bytes=slice_bytes, **filters)
         assert len(assert_sliced_frame_matches(project, frame, **filters)) > 0, filters
-    # A trace no larger than a slice stays one partition; the default slices
-    # (256 MiB) leave these small traces whole.
-    assert project.to_dask(slice_bytes=max(sizes)).npartitions == SLICED_RANKS
-    assert project.to_dask().npartitions == SLICED_RANKS
-    assert project.to_dask(slice_bytes=None).npartitions == SLICED_RANKS
-    assert project.to_dask(slice_bytes=0).npartitions == SLICED_RANKS
+    # A trace no larger than a slice stays whole, and whole traces share a
+    # partition up to a slice's bytes: the default slices (256 MiB) leave
+    # these small traces whole, all in one partition.
+    for options, partitions in (({"slice_bytes": max(sizes)}, SLICED_RANKS),
+                                ({"slice_bytes": 3 * max(sizes)}, 1), ({}, 1),
+                                ({"slice_bytes": None}, 1), ({"slice_bytes": 0}, 1)):
+        frame = project.to_dask(**options)
+        assert [spec.slices for spec in frame._hdtrace_run.specs] == [1] * SLICED_RANKS
+        assert frame.npartitions == partitions, options
     from hdtrace import distributed_frames
     for function in (hdtrace.Project.to_dask, hdtrace.to_dask):
         default = inspect.signature(function).parameters["slice_bytes"].default
@@ -619,3 +655,20 @@ def test_compact_slices_are_planned_from_the_frame_index():
     # Uneven frames: the cut goes to the frame start nearest to half the records.
     uneven = [(24, 90), (500, 5), (600, 5)]
     assert plan_compact_slices(uneven, 50 * XML_BYTES_PER_CALL) == [(0, 500), (500, None)]
+
+
+def test_whole_traces_share_partitions_up_to_a_slice_and_a_count(monkeypatch):
+    """group_pieces: a slice alone; whole traces one after another while
+    their bytes stay within the slice's and they are at most PARTITION_TRACES."""
+    def spec(number, slice_index=0, slices=1):
+        return types.SimpleNamespace(part=number, slice_index=slice_index, slices=slices)
+    pieces = [spec(0), spec(1), spec(2, 0, 2), spec(3, 1, 2), spec(4), spec(5), spec(6),
+              spec(7), spec(8)]
+    weights = [40, 50, 5, 5, 30, 30, 30, 101, 0]  # the small slices stay alone
+    grouped = frames.group_pieces(pieces, weights, 100, most=3)
+    assert [[piece.part for piece in part] for part in grouped] == [
+        [0, 1], [2], [3], [4, 5, 6], [7], [8]]
+    # The default count; a trace larger than the slice on its own.
+    monkeypatch.setattr(frames, "PARTITION_TRACES", 2)
+    grouped = frames.group_pieces(pieces[4:], weights[4:], 100)
+    assert [[piece.part for piece in part] for part in grouped] == [[4, 5], [6], [7], [8]]
