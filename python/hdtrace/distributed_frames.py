@@ -12,7 +12,7 @@ import numpy as np
 
 from . import native
 from .calls import MATCHED_PROBES, MATCHED_RECEIVES, matched_message
-from .frames import DEFAULT_SLICE_BYTES, import_dask, require_trace_here, run_of
+from .frames import DEFAULT_SLICE_BYTES, Pieces, import_dask, require_trace_here, run_of
 from .io_layers import posix_sums_of_trace
 from .messages import (PartRows, combine_matches, match_messages as match_in_process,
                        match_posts, posts_of_part, route, settle_slice)
@@ -86,8 +86,9 @@ def frame_stats(run):
     # The POSIX calls nested in <Nested> blocks are not rows of the frame:
     # per partition, one task walks those of its traces (each trace's
     # first slice's spec).
-    firsts = [[spec for spec in specs if spec.slice_index == 0] for specs in run.partitions]
-    firsts = [specs for specs in firsts if specs]
+    firsts = [Pieces([spec for spec in part if spec.slice_index == 0], f"{part.token}-firsts")
+              for part in run.partitions]
+    firsts = [part for part in firsts if len(part)]
     posix = [dask.delayed(_posix_of_traces, pure=True)(specs) for specs in firsts]
     # The layers traced apart (HDF5) are read beside each trace, as POSIX.
     layers = [dask.delayed(_layers_of_traces, pure=True)(specs) for specs in firsts]
@@ -206,8 +207,8 @@ def frame_match_messages(run):
     # steps, in trace order (the slices themselves are read in parallel).
     settled = []
     carried = {"waiting": [], "templates": {}}
-    for specs, part_posts in zip(run.partitions, posts):
-        spec = specs[0]
+    for part, part_posts in zip(run.partitions, posts):
+        spec = part.specs[0]
         if spec.slices == 1:
             continue
         if spec.slice_index == 0:

@@ -3,14 +3,15 @@
 Each partition is one slice of a large trace (a byte range,
 TraceSlices.hpp), or whole traces (ranks and threads) one after another, up
 to a slice's bytes in all (PARTITION_TRACES at most), read by the C++ reader
-inside the task that makes it. An XML trace is cut into byte ranges of about slice_bytes; a
-compact trace, whose calls take 30-50 times fewer bytes, is cut between its
-frames by the calls its frame index counts, about as many per slice as an
-XML slice of slice_bytes holds (slice_bytes / XML_BYTES_PER_CALL), so that
-both forms of one run give about as many partitions of about as many rows. A task carries a TraceSpec only: the trace's absolute path,
-the filters, and the two small tables the reading needs (the original
-dialect's local-to-world ranks, the rank's communicator per cid); never an
-open reader or the Project. So every Dask scheduler can run it, the
+inside the task that makes it. An XML trace is cut into byte ranges of about
+slice_bytes; a compact trace, whose calls take 30-50 times fewer bytes, is
+cut between its frames by the calls its frame index counts, about as many
+per slice as an XML slice of slice_bytes holds (slice_bytes /
+XML_BYTES_PER_CALL), so that both forms of one run give about as many
+partitions of about as many rows. A task carries TraceSpecs only: each
+trace's absolute path, the filters, and the two small tables the reading
+needs (the original dialect's local-to-world ranks, the rank's communicator
+per cid); never an open reader or the Project. So every Dask scheduler can run it, the
 distributed one included, and the worker opens the file itself: the traces
 must be visible to the workers under the same path (a shared file system).
 
@@ -24,6 +25,7 @@ to_dask() says what to install when they are absent.
 import bisect
 import operator
 import os
+import pickle
 import socket
 from dataclasses import dataclass
 
@@ -100,6 +102,27 @@ class TraceSpec:
     slices: int = 1
 
 
+class Pieces:
+    """A partition's specs, as its tasks take them: one argument that Dask
+    hands over as it is. Dask walks the lists and dataclasses a task is
+    given, looking for collections in them, at some 0.2 ms a spec: seconds
+    for a run of thousands of traces."""
+    __slots__ = ("specs", "token")
+
+    def __init__(self, specs, token):
+        self.specs = specs
+        self.token = token  # the run's token and the partition's number
+
+    def __iter__(self):
+        return iter(self.specs)
+
+    def __len__(self):
+        return len(self.specs)
+
+    def __dask_tokenize__(self):
+        return self.token
+
+
 class Part:
     """What a read task returns: the partition's DataFrame and, per piece
     (trace or slice) it holds, its rows [begin, end) in the frame and its
@@ -126,7 +149,7 @@ def require_trace_here(spec):
 
 
 def read_part(specs):
-    """The task that reads one partition: its pieces, one after another."""
+    """The task that reads one partition (Pieces): its pieces, one after another."""
     pandas = import_dask()[2]
     arrays, pieces, rows = [], [], 0
     for spec in specs:
@@ -153,7 +176,7 @@ class DaskRun:
     """What a to_dask() frame knows of where it came from (kept on the client)."""
     project: str
     specs: list         # TraceSpec per piece, in the frame's order
-    partitions: list    # the specs of each partition, in partition order
+    partitions: list    # the Pieces of each partition, in partition order
     reads: list         # dask.delayed Part per partition, in partition order
 
 
@@ -289,12 +312,15 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
         frame._hdtrace_run = DaskRun(os.path.abspath(project.path), [], [], [])
         return frame
 
-    partitions = group_pieces(specs, weights, slice_bytes or DEFAULT_SLICE_BYTES)
-
     def version(path):  # a rewritten trace is another task, never a cached result
         status = os.stat(path)
         return status.st_size, status.st_mtime_ns
-    token = dask.base.tokenize([(spec, version(spec.path)) for spec in specs])
+    # The specs' pickle hashed: dask's tokenize walks each dataclass field
+    # by field (seconds for thousands of traces).
+    token = dask.base.tokenize(pickle.dumps([(spec, version(spec.path)) for spec in specs],
+                                            protocol=4))
+    partitions = [Pieces(part, f"{token}-{index}") for index, part in
+                  enumerate(group_pieces(specs, weights, slice_bytes or DEFAULT_SLICE_BYTES))]
     reads = [dask.delayed(read_part, pure=True)(part, dask_key_name=(f"hdtrace-read-{token}", i))
              for i, part in enumerate(partitions)]
     frames = [dask.delayed(_frame_of, pure=True)(read, dask_key_name=(f"hdtrace-table-{token}", i))

@@ -98,9 +98,9 @@ def assert_partitions_hold_their_traces(frame):
     in order, and nothing else."""
     run = frame._hdtrace_run
     assert frame.npartitions == len(run.partitions)
-    assert [spec for specs in run.partitions for spec in specs] == run.specs
+    assert [spec for part in run.partitions for spec in part.specs] == run.specs
     assert [spec.part for spec in run.specs] == list(range(len(run.specs)))
-    for number, specs in enumerate(run.partitions):
+    for number, specs in enumerate(part.specs for part in run.partitions):
         assert len(specs) == 1 or all(spec.slices == 1 for spec in specs)
         assert len(specs) <= frames.PARTITION_TRACES
         part = frame.get_partition(number).compute()
