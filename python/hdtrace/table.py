@@ -91,11 +91,18 @@ SMALL_TRACE_BYTES = {"xml": 256 << 10, "compact": 8 << 10}
 def read_table(project, names, window):
     """The project's Table, in start order (stable; traces in (rank,
     thread) order, the topology's)."""
-    paths = [leaf.path for leaf in project.topology.leaves
-             if leaf.path not in project.missing_traces]
-    if len(paths) > TRACES_READ_ONE_BY_ONE and _mostly_small(paths, project.trace_bytes):
+    if reads_as_one_run(project):
         return read_table_as_run(project, names, window)
     return read_table_trace_by_trace(project, names, window)
+
+
+def reads_as_one_run(project):
+    """Whether the project's traces are read into one run table
+    (read_table_as_run): more than TRACES_READ_ONE_BY_ONE of them, small on
+    average."""
+    paths = [leaf.path for leaf in project.topology.leaves
+             if leaf.path not in project.missing_traces]
+    return len(paths) > TRACES_READ_ONE_BY_ONE and _mostly_small(paths, project.trace_bytes)
 
 
 def _mostly_small(paths, trace_bytes):
