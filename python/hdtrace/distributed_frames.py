@@ -54,10 +54,23 @@ def match_messages(source):
 # --- stats
 
 def _stats_of_part(part):
-    """part_stats of each piece of a partition."""
-    return [part_stats(side["names"], side["name_code"], frame, side["open_row"],
-                       side["open_fid"], side["open_name"])
-            for frame, side in part.piece_frames()]
+    """part_stats of a partition, its pieces' name codes made one list's and
+    their File_open rows the partition's (a part may hold many ranks)."""
+    if len(part.pieces) == 1:
+        side = part.pieces[0][2]
+        return [part_stats(side["names"], side["name_code"], part.frame, side["open_row"],
+                           side["open_fid"], side["open_name"])]
+    code_of = {}
+    codes, open_rows, open_fids, open_names = [], [], [], []
+    for begin, _, side in part.pieces:
+        ours = np.array([code_of.setdefault(name, len(code_of)) for name in side["names"]],
+                        dtype=np.int64)
+        codes.append(ours[np.asarray(side["name_code"], dtype=np.int64)])
+        open_rows.append(np.asarray(side["open_row"], dtype=np.int64) + begin)
+        open_fids.append(np.asarray(side["open_fid"], dtype=np.int64))
+        open_names += list(side["open_name"])
+    return [part_stats(list(code_of), np.concatenate(codes), part.frame,
+                       np.concatenate(open_rows), np.concatenate(open_fids), open_names)]
 
 
 def _posix_of_traces(specs):
@@ -108,9 +121,9 @@ def _comm_of(spec):
 def _posts_of_part(part, specs, groups):
     """posts_of_part on each piece of a partition, its posts routed into groups."""
     all_posts = []
-    for (frame, side), spec in zip(part.piece_frames(), specs):
+    for (columns, side), spec in zip(part.piece_columns(), specs):
         names = [side["names"][code] for code in np.asarray(side["name_code"]).tolist()]
-        rows = PartRows.of(names, frame, side["recv_peer"], side["recv_tag"],
+        rows = PartRows.of(names, columns, side["recv_peer"], side["recv_tag"],
                            side["completion_row"], side["completion_rid"])
         matched_at = _probe_starts_of_trace(spec, names, rows.start_ns) \
             if any(name in MATCHED_RECEIVES for name in names) else {}
