@@ -114,19 +114,32 @@ def map_pieces(offset, size, width):
     return pieces
 
 
-def rank_colour(rank, ranks):
+#: Up to this many ranks, each rank's boxes are collections of their own
+#: and the legend names the rank's colour. Beyond, one collection per layer
+#: and operation holds every rank's boxes, each coloured by its rank, and a
+#: colour bar names the ranks: thousands of collections and legend entries
+#: took matplotlib minutes to draw.
+MAX_RANK_COLLECTIONS = 32
+
+
+def rank_colours(ranks):
+    """{rank: its colour}, ranks sorted: tab10 up to ten ranks, else turbo
+    over the ranks' positions."""
     import matplotlib  # optional and heavy: loaded only to draw
     palette = matplotlib.colormaps["tab10" if len(ranks) <= 10 else "turbo"]
-    index = ranks.index(rank)
-    return palette(index % 10) if len(ranks) <= 10 else palette(index / max(len(ranks) - 1, 1))
+    if len(ranks) <= 10:
+        return {rank: palette(index % 10) for index, rank in enumerate(ranks)}
+    last = max(len(ranks) - 1, 1)
+    return {rank: palette(index / last) for index, rank in enumerate(ranks)}
 
 
-def _style(op, colour, layer=MPI_LAYER):
+def _style(op, colours, layer=MPI_LAYER):
+    """The style of a collection of boxes, colours: one, or one per box."""
     if op == WRITE:
-        style = {"facecolors": [colour], "edgecolors": [colour], "linewidths": 0.8,
+        style = {"facecolors": colours, "edgecolors": colours, "linewidths": 0.8,
                  "alpha": 0.85}
     else:
-        style = {"facecolors": ["none"], "edgecolors": [colour], "linewidths": 0.8,
+        style = {"facecolors": ["none"], "edgecolors": colours, "linewidths": 0.8,
                  "hatch": "///"}
     if layer == POSIX_LAYER:
         style.update(edgecolors=["black"], linestyles="dashed", alpha=0.6)
@@ -163,7 +176,9 @@ def plot_accesses(io, files=None):
 
     Every PolyCollection carries gid 'time-offset|<file>|<rank>|<op>' or
     'access-map|<file>|<rank>|<op>', followed by '|POSIX' for the POSIX
-    layer's accesses; an access map axes carries gid
+    layer's accesses; beyond MAX_RANK_COLLECTIONS ranks the rank is 'all'
+    (one collection holds every rank's boxes, in rank order, each box of
+    its rank's colour). An access map axes carries gid
     'access-map|<file>|width=<bytes per row>'."""
     # matplotlib is optional and heavy: loaded only to draw.
     from matplotlib.collections import PolyCollection
@@ -172,6 +187,8 @@ def plot_accesses(io, files=None):
 
     files = [name for name in io.files() if not files or name in files]
     ranks = io.ranks()
+    colour_of = rank_colours(ranks)
+    many = len(ranks) > MAX_RANK_COLLECTIONS
     figure = Figure(figsize=(13, 3.6 * max(len(files), 1)), layout="constrained")
     if not files:
         axes = figure.add_subplot(1, 1, 1)
@@ -180,28 +197,44 @@ def plot_accesses(io, files=None):
         axes.set_axis_off()
         return figure
     grid = figure.subplots(len(files), 2, squeeze=False)
+    # The accesses by file, then by rank, layer and operation, in one pass:
+    # picked out per rank from every file's accesses, a run of thousands of
+    # ranks took minutes.
+    by_file = {}
+    for access in io.accesses:
+        by_file.setdefault(access.file, {}).setdefault(
+            (access.rank, access.layer, access.op), []).append(access)
     for (time_axes, map_axes), file_name in zip(grid, files):
-        accesses = [access for access in io.accesses if access.file == file_name]
-        extent = max(access.offset + access.size for access in accesses)
+        groups = by_file[file_name]
+        extent = max(access.offset + access.size
+                     for group in groups.values() for access in group)
         width = map_width(extent)
-        for rank in ranks:
-            colour = rank_colour(rank, ranks)
-            for layer, op in ((MPI_LAYER, WRITE), (MPI_LAYER, READ), (POSIX_LAYER, WRITE),
-                              (POSIX_LAYER, READ)):
-                mine = [a for a in accesses if a.rank == rank and a.op == op and a.layer == layer]
-                if not mine:
-                    continue
-                suffix = "|POSIX" if layer == POSIX_LAYER else ""
-                boxes = [_box(a.start, a.end, a.offset, a.offset + a.size) for a in mine]
-                collection = PolyCollection(boxes, **_style(op, colour, layer))
-                collection.set_gid(f"time-offset|{file_name}|{rank}|{op}{suffix}")
-                time_axes.add_collection(collection)
-                pieces = [_box(column, column + length, row, row + rows)
-                          for a in mine
-                          for column, row, length, rows in map_pieces(a.offset, a.size, width)]
-                collection = PolyCollection(pieces, **_style(op, colour, layer))
-                collection.set_gid(f"access-map|{file_name}|{rank}|{op}{suffix}")
-                map_axes.add_collection(collection)
+        series = []  # (rank or "all", layer, op, accesses)
+        for layer, op in ((MPI_LAYER, WRITE), (MPI_LAYER, READ), (POSIX_LAYER, WRITE),
+                          (POSIX_LAYER, READ)):
+            if many:
+                mine = [a for rank in ranks for a in groups.get((rank, layer, op), ())]
+                series.append(("all", layer, op, mine))
+            else:
+                series += [(rank, layer, op, groups.get((rank, layer, op))) for rank in ranks]
+        for rank, layer, op, mine in series:
+            if not mine:
+                continue
+            suffix = "|POSIX" if layer == POSIX_LAYER else ""
+            boxes = [_box(a.start, a.end, a.offset, a.offset + a.size) for a in mine]
+            colours = [colour_of[a.rank] for a in mine] if many else [colour_of[rank]]
+            collection = PolyCollection(boxes, **_style(op, colours, layer))
+            collection.set_gid(f"time-offset|{file_name}|{rank}|{op}{suffix}")
+            time_axes.add_collection(collection)
+            pieces, piece_colours = [], []
+            for a in mine:
+                for column, row, length, rows in map_pieces(a.offset, a.size, width):
+                    pieces.append(_box(column, column + length, row, row + rows))
+                    piece_colours.append(colour_of[a.rank])
+            collection = PolyCollection(pieces, **_style(op, piece_colours if many else colours,
+                                                         layer))
+            collection.set_gid(f"access-map|{file_name}|{rank}|{op}{suffix}")
+            map_axes.add_collection(collection)
         time_axes.autoscale_view()
         # Titles name the file by its base name, wrapped to the panel's
         # width; the time panel's adds the whole path, wrapped as well, so
@@ -221,7 +254,19 @@ def plot_accesses(io, files=None):
                            fontsize="medium")
         map_axes.set_xlabel("byte within the row")
         map_axes.set_ylabel(f"row (offset / {width})")
-    handles = [Patch(facecolor=rank_colour(rank, ranks), label=f"rank {rank}") for rank in ranks]
+    handles = [] if many else [Patch(facecolor=colour_of[rank], label=f"rank {rank}")
+                               for rank in ranks]
+    if many:
+        from matplotlib.cm import ScalarMappable
+        from matplotlib.colors import Normalize
+        import matplotlib
+        # The ranks' colours by their positions among the ranks (rank_colours).
+        shown = ScalarMappable(Normalize(0, len(ranks) - 1), matplotlib.colormaps["turbo"])
+        bar = figure.colorbar(shown, ax=[axes for pair in grid for axes in pair],
+                              location="bottom", shrink=0.6, aspect=40)
+        positions = sorted({0, len(ranks) // 2, len(ranks) - 1})
+        bar.set_ticks(positions, labels=[str(ranks[index]) for index in positions])
+        bar.set_label(f"rank ({len(ranks)} ranks)")
     handles += [Patch(facecolor="grey", label="write (filled)"),
                 Patch(facecolor="none", edgecolor="grey", hatch="///", label="read (outlined)")]
     if any(access.layer == POSIX_LAYER for access in io.accesses):

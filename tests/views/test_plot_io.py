@@ -157,3 +157,48 @@ def test_titles_of_a_long_path_fit_their_panels(tmp_path):
     assert map_axes.get_title().startswith(f"{base}: access map")
     # The gids keep the whole path, for scripts.
     assert {key[0] for key in collections_by_gid(figure, "time-offset")} == {long_path}
+
+
+def test_beyond_some_ranks_a_collection_per_operation_holds_every_rank(generated_run,
+                                                                        monkeypatch):
+    """Thousands of ranks: one collection per operation, each box coloured by
+    its rank, and a colour bar instead of a legend entry per rank."""
+    monkeypatch.setattr(plot_io, "MAX_RANK_COLLECTIONS", 2)
+    project = hdtrace.open(generated_run.project)
+    io = plot_io.collect_accesses(project)
+    figure = plot_io.plot_accesses(io)
+    colours = plot_io.rank_colours(io.ranks())
+    origin = min(call.start_ns for call in generated_run.calls)
+    seen = []
+    for axes in figure.axes:
+        for collection in axes.collections:
+            if not collection.get_gid():
+                continue  # the colour bar's
+            panel, file_name, rank, op = collection.get_gid().split("|")
+            assert rank == "all" and file_name == tracegen.FILE_NAME
+            seen.append((panel, op))
+            mine = sorted((a for a in generated_run.accesses
+                           if ("write" if a.op == "w" else "read") == op),
+                          key=lambda a: a.rank)
+            if panel != "time-offset":
+                continue
+            # Every rank's boxes, in rank order, each in its rank's colour.
+            drawn = boxes(collection)
+            assert len(drawn) == len(mine)
+            by_rank = collections.defaultdict(list)
+            for box, access in zip(drawn, mine):
+                by_rank[access.rank].append(box)
+            for rank_number, drawn_boxes in by_rank.items():
+                want = [((a.start_ns - origin) / 1e9, (a.end_ns - origin) / 1e9, a.offset,
+                         a.offset + a.size) for a in mine if a.rank == rank_number]
+                assert sorted(drawn_boxes) == pytest.approx(sorted(want), abs=1e-9)
+            edges = collection.get_edgecolor()
+            assert [tuple(edge[:3]) for edge in edges] == [
+                tuple(colours[a.rank][:3]) for a in mine]
+    assert sorted(seen) == [("access-map", "read"), ("access-map", "write"),
+                            ("time-offset", "read"), ("time-offset", "write")]
+    labels = [text.get_text() for text in figure.legends[0].get_texts()] if figure.legends \
+        else [text.get_text() for axes in figure.axes if axes.get_legend()
+              for text in axes.get_legend().get_texts()]
+    assert not any(label.startswith("rank ") for label in labels)
+    assert any(axes.get_xlabel() == f"rank ({len(io.ranks())} ranks)" for axes in figure.axes)
