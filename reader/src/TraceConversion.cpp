@@ -6,6 +6,7 @@
 // the writer's encoder (CompactEncoder). The result is then rendered back
 // (CompactXmlText) and compared with the source byte for byte.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -259,10 +260,26 @@ int64_t firstDifference(const std::string &compactPath, const std::string &xmlPa
     return difference;
 }
 
+// The frame size of the default (0): a trace whose records fit in a frame
+// is one frame at any size that holds them, so its frame is made no larger
+// than its XML's bytes, twice over and a page more (a record is smaller
+// than its XML text). A writer makes its frames resident, and zstd's
+// tables with them, some 3-5 MB at the default size: a run of many small
+// traces paid that for each.
+uint32_t frameBytesFor(const std::string &source, uint32_t asked) {
+    const uint32_t defaultBytes = FrameWriterOptions{}.frameBytes;
+    if (asked != 0) return asked;
+    struct stat status {};
+    if (::stat(source.c_str(), &status) != 0 || status.st_size < 0) return 0;
+    const uint64_t enough = 2 * static_cast<uint64_t>(status.st_size) + 4096;
+    return enough < defaultBytes ? static_cast<uint32_t>(enough) : 0;
+}
+
 void xmlToCompact(const std::string &source, const std::string &target, uint32_t frameBytes,
                   std::vector<uint32_t> *recordBytes) {
     if (traceFormOf(source) != TraceForm::Xml)
         throw ReadError(source, 0, 0, "is a compact trace already");
+    frameBytes = frameBytesFor(source, frameBytes);
     TemporaryBeside temporary(target);
     {
         XmlToRecords records(temporary.path(), frameBytes, recordBytes);

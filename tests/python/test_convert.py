@@ -167,3 +167,32 @@ def test_frame_bytes_sets_the_compact_frames_size(build_dir, data_dir, tmp_path)
         assert f"argument --frame-bytes: {wrong!r} is not a frame size from 256 to 67108864 " \
             "bytes" in result.stderr, result.stderr
     assert not (tmp_path / "x.ctrc").exists()
+
+
+def test_a_trace_smaller_than_a_frame_is_one_frame_of_its_size(build_dir, data_dir, tmp_path):
+    """By default a trace whose XML is under half the writer's frame is one
+    frame sized to it (twice its XML's bytes and a page): the file is the one
+    1 MiB frames give but for the header's largest frame (and its CRC)."""
+    trace = tmp_path / "app_node01_0_0.trc"
+    shutil.copy(data_dir / "ours" / "app_node01_0_0.trc", trace)
+    sized, whole = tmp_path / "sized.ctrc", tmp_path / "whole.ctrc"
+    assert convert(build_dir, "-q", "-o", sized, trace).returncode == 0
+    assert convert(build_dir, "-q", "--frame-bytes", 1 << 20, "-o", whole, trace).returncode == 0
+    sized_bytes, whole_bytes = sized.read_bytes(), whole.read_bytes()
+    # The file header: magic (8), version (2), largest frame (u32), CRC (u32).
+    largest = int.from_bytes(sized_bytes[10:14], "little")
+    assert largest == 2 * trace.stat().st_size + 4096
+    assert int.from_bytes(whole_bytes[10:14], "little") == 1 << 20
+    assert sized_bytes[:10] == whole_bytes[:10] and sized_bytes[18:] == whole_bytes[18:]
+    assert len(_core.compact_frames(str(sized))) == 1
+    back = tmp_path / "back.trc"
+    assert convert(build_dir, "-q", "-o", back, sized).returncode == 0
+    assert back.read_bytes() == trace.read_bytes()
+    # A trace of half a frame or more takes the writer's frames.
+    lines = trace.read_text().splitlines(keepends=True)
+    large = tmp_path / "large_node01_0_0.trc"
+    large.write_text("".join(lines[:2] + lines[2:-1] * 800 + lines[-1:]))
+    assert large.stat().st_size * 2 + 4096 >= 1 << 20
+    converted = tmp_path / "large.ctrc"
+    assert convert(build_dir, "-q", "-o", converted, large).returncode == 0
+    assert int.from_bytes(converted.read_bytes()[10:14], "little") == 1 << 20

@@ -133,8 +133,9 @@ def register(commands):
     convert.add_argument("--frame-bytes", type=frame_bytes, default=0, metavar="N",
                          help="compact output: records per frame before compression, "
                               f"{MIN_FRAME_BYTES} to {MAX_FRAME_BYTES} bytes (default: the "
-                              "writer's, 1 MiB); smaller frames let readers split a trace more "
-                              "finely (Dask partitions), at some cost in size")
+                              "writer's, 1 MiB, or as few as hold a smaller trace whole); "
+                              "smaller frames let readers split a trace more finely (Dask "
+                              "partitions), at some cost in size")
     convert.add_argument("--force", action="store_true", help="replace outputs that exist")
     convert.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     convert.set_defaults(handler=command_convert)
