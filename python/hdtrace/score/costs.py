@@ -3,6 +3,7 @@ both forms, per trace, as the reader measures them in the trace itself
 (native.call_costs: an XML trace's elements byte by byte, a compact
 trace's records with their frames' compressed bytes shared out; the
 other form by converting the trace)."""
+import concurrent.futures
 import os
 from dataclasses import dataclass
 
@@ -64,21 +65,42 @@ def trace_files(project):
     return files
 
 
-def costs_frame(leaf, costs):
-    """The rows of one trace's costs (native.call_costs) as CALL_COLUMNS."""
-    import pandas as pd  # slow to import: only a score needs it
-    count = len(costs["tag"])
-    return pd.DataFrame({
-        "rank": np.full(count, leaf.rank, dtype=np.int32),
-        "thread": np.full(count, leaf.thread, dtype=np.int32),
-        "tag": list(costs["tag"]),
-        "nested": np.asarray(costs["nested"], dtype=bool),
-        "apart": np.full(count, leaf.apart, dtype=bool),
-        "visits": np.asarray(costs["visits"], dtype=np.int64),
-        "time_ns": np.asarray(costs["time_ns"], dtype=np.int64),
-        "bytes_xml": np.asarray(costs["bytes_xml"], dtype=np.int64),
-        "bytes_compact": np.asarray(costs["bytes_compact"], dtype=np.int64),
-    })
+#: The dtypes of CALL_COLUMNS but tag (object: str).
+_COLUMN_TYPES = {"rank": np.int32, "thread": np.int32, "nested": bool, "apart": bool,
+                 "visits": np.int64, "time_ns": np.int64, "bytes_xml": np.int64,
+                 "bytes_compact": np.int64}
+
+
+class CostRows:
+    """The rows of traces' costs (native.call_costs) as CALL_COLUMNS,
+    gathered trace by trace and made one DataFrame at the end: a DataFrame
+    per trace cost pandas more than reading a small trace."""
+
+    def __init__(self):
+        self._columns = {column: [] for column in CALL_COLUMNS}
+
+    def add(self, leaf, costs):
+        count = len(costs["tag"])
+        columns = self._columns
+        columns["rank"].append(np.full(count, leaf.rank, dtype=np.int32))
+        columns["thread"].append(np.full(count, leaf.thread, dtype=np.int32))
+        columns["tag"] += list(costs["tag"])
+        columns["nested"].append(np.asarray(costs["nested"], dtype=bool))
+        columns["apart"].append(np.full(count, leaf.apart, dtype=bool))
+        for column in ("visits", "time_ns", "bytes_xml", "bytes_compact"):
+            columns[column].append(np.asarray(costs[column], dtype=np.int64))
+
+    def frame(self):
+        import pandas as pd  # slow to import: only a score needs it
+        frame = {}
+        for column in CALL_COLUMNS:
+            values = self._columns[column]
+            if column == "tag":
+                frame[column] = np.array(values, dtype=object)
+            else:
+                frame[column] = np.concatenate(values) if values else \
+                    np.empty(0, dtype=_COLUMN_TYPES[column])
+        return pd.DataFrame(frame)
 
 
 def trace_row(leaf, costs, info_bytes):
@@ -95,14 +117,16 @@ def run_costs(project, progress=None):
     too; progress(done, total) after each trace file."""
     import pandas as pd  # slow to import: only a score needs it
     files = trace_files(project)
-    parts, traces = [], []
-    for done, trace in enumerate(files, start=1):
-        costs = native.call_costs(trace.path)
-        parts.append(costs_frame(trace, costs))
-        traces.append(trace_row(trace, costs, 0 if trace.apart else _info_bytes(trace.path)))
-        if progress:
-            progress(done, len(files))
-    calls = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        {column: [] for column in CALL_COLUMNS})
-    return RunCosts(calls, pd.DataFrame(traces), sorted({leaf.rank for leaf in
-                                                          project.topology.leaves}))
+    rows, traces = CostRows(), []
+    # The traces read on every core (the C++ reader releases the GIL), their
+    # costs taken in order.
+    workers = max(1, min(len(files), native.usable_cores()))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        found = pool.map(lambda trace: native.call_costs(trace.path), files)
+        for done, (trace, costs) in enumerate(zip(files, found), start=1):
+            rows.add(trace, costs)
+            traces.append(trace_row(trace, costs, 0 if trace.apart else _info_bytes(trace.path)))
+            if progress:
+                progress(done, len(files))
+    return RunCosts(rows.frame(), pd.DataFrame(traces), sorted({leaf.rank for leaf in
+                                                                project.topology.leaves}))

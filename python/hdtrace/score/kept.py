@@ -6,7 +6,7 @@ costs taken in both forms like the run's own."""
 from .. import native
 from ..calls import POSIX_CALLS
 from ..io_calls import info_file_names
-from .costs import RunCosts, costs_frame, trace_files, trace_row
+from .costs import CostRows, RunCosts, trace_files, trace_row
 
 def _c_library_tags():
     """The C library's calls, which file rules choose."""
@@ -29,7 +29,7 @@ def kept_costs(project, costs, rules, progress=None):
     c_library = _c_library_tags()
     tags_by_trace = costs.calls.groupby(["rank", "thread"])["tag"].unique()
     files = trace_files(project)
-    frames, traces = [], []
+    rows, traces = CostRows(), []
     relative = set()
     info_bytes = dict(zip(costs.traces["path"], costs.traces["info_bytes"]))
     for done, leaf in enumerate(files, start=1):
@@ -47,11 +47,10 @@ def kept_costs(project, costs, rules, progress=None):
                     left_out_fids.append(fid)
         result = native.filtered_call_costs(leaf.path, left_out, c_library & tags,
                                             left_out_fids)
-        frames.append(costs_frame(leaf, result))
+        rows.add(leaf, result)
         traces.append(trace_row(leaf, result, info_bytes.get(leaf.path, 0)))
         if progress:
             progress(done, len(files))
-    kept = RunCosts(pd.concat(frames, ignore_index=True) if frames else costs.calls.iloc[0:0],
-                    pd.DataFrame(traces), costs.ranks)
+    kept = RunCosts(rows.frame(), pd.DataFrame(traces), costs.ranks)
     kept.relative_names = sorted(relative)
     return kept
