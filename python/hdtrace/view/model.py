@@ -5,6 +5,8 @@ model, so that they agree on what a row, a call and a message are.
 """
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..calls import family_of
 from ..layer_traces import is_layer_call
 from ..messages import match_messages, sends_any
@@ -136,18 +138,23 @@ def _calls_of_table_rows(table, top_level_index, rows):
     same rank, thread, start and name keep their document order: the n-th such
     row is the n-th such call. Such rows are next to each other, among the
     rows of the same start."""
-    rank, thread, start, name = table["rank"], table["thread"], table["start_ns"], table["name"]
-    calls = {}
-    for row in rows:
-        key = (int(rank[row]), int(thread[row]), int(start[row]), str(name[row]))
-        candidates = top_level_index.get(key)
-        if not candidates:
-            calls[row] = None
-            continue
-        position, earlier = 0, row - 1
-        while earlier >= 0 and start[earlier] == key[2]:
-            position += (rank[earlier], thread[earlier], name[earlier]) == (
-                rank[row], thread[row], name[row])
-            earlier -= 1
-        calls[row] = candidates[position] if position < len(candidates) else None
+    wanted = set(rows)
+    if not wanted:
+        return {}.get
+    start = table["start_ns"]
+    # The rows that start with a wanted row, in table order, numbered per
+    # (rank, thread, start, name) in one pass (looking back from each
+    # wanted row over its start's rows was quadratic where thousands of
+    # ranks start their calls at the same nanosecond).
+    sharing = np.flatnonzero(np.isin(start, start[np.fromiter(wanted, dtype=np.int64)]))
+    keys = zip(table["rank"][sharing].tolist(), table["thread"][sharing].tolist(),
+               start[sharing].tolist(), [str(name) for name in table["name"][sharing]])
+    seen, calls = {}, {}
+    for row, key in zip(sharing.tolist(), keys):
+        position = seen.get(key, 0)
+        seen[key] = position + 1
+        if row in wanted:
+            candidates = top_level_index.get(key)
+            calls[row] = candidates[position] if candidates and position < len(candidates) \
+                else None
     return calls.get
