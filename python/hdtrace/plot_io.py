@@ -209,14 +209,16 @@ def plot_accesses(io, files=None):
         extent = max(access.offset + access.size
                      for group in groups.values() for access in group)
         width = map_width(extent)
-        series = []  # (rank or "all", layer, op, accesses)
-        for layer, op in ((MPI_LAYER, WRITE), (MPI_LAYER, READ), (POSIX_LAYER, WRITE),
-                          (POSIX_LAYER, READ)):
-            if many:
-                mine = [a for rank in ranks for a in groups.get((rank, layer, op), ())]
-                series.append(("all", layer, op, mine))
-            else:
-                series += [(rank, layer, op, groups.get((rank, layer, op))) for rank in ranks]
+        kinds = ((MPI_LAYER, WRITE), (MPI_LAYER, READ), (POSIX_LAYER, WRITE),
+                 (POSIX_LAYER, READ))
+        # (rank or "all", layer, op, accesses), in the order they are drawn.
+        if many:
+            series = [("all", layer, op,
+                       [a for rank in ranks for a in groups.get((rank, layer, op), ())])
+                      for layer, op in kinds]
+        else:
+            series = [(rank, layer, op, groups.get((rank, layer, op)))
+                      for rank in ranks for layer, op in kinds]
         for rank, layer, op, mine in series:
             if not mine:
                 continue
