@@ -119,9 +119,12 @@ def _comm_of(spec):
 
 
 def _posts_of_part(part, specs, groups):
-    """posts_of_part on each piece of a partition, its posts routed into groups."""
-    all_posts = []
-    for (columns, side), spec in zip(part.piece_columns(), specs):
+    """posts_of_part on each piece of a partition: their sends and receives
+    routed into groups together (routed piece by piece, a partition of
+    thousands of traces made thousands of lists per group), and each
+    piece's length and what a slice carries on to the next."""
+    sends, receives, pieces = [], [], []
+    for (columns, side), spec in zip(part.piece_columns(PartRows.COLUMNS), specs):
         names = [side["names"][code] for code in np.asarray(side["name_code"]).tolist()]
         rows = PartRows.of(names, columns, side["recv_peer"], side["recv_tag"],
                            side["completion_row"], side["completion_rid"])
@@ -129,9 +132,10 @@ def _posts_of_part(part, specs, groups):
             if any(name in MATCHED_RECEIVES for name in names) else {}
         posts = posts_of_part(spec.part, rows, matched_at, _comm_of(spec),
                               whole=spec.slices == 1)
-        posts["groups"] = route(posts.pop("sends"), posts.pop("receives"), groups)
-        all_posts.append(posts)
-    return all_posts
+        sends += posts.pop("sends")
+        receives += posts.pop("receives")
+        pieces.append(posts)
+    return {"groups": route(sends, receives, groups), "pieces": pieces}
 
 
 def _settle_slice(spec, posts, carried, groups):
@@ -185,12 +189,11 @@ def _probe_starts_of_trace(spec, name_of, start_ns):
 
 
 def _group_of(posts, group):
-    """The group's posts of each piece of a partition."""
-    return [piece["groups"][group] for piece in posts]
+    return posts["groups"][group]
 
 
 def _only_piece(posts):
-    return posts[0]  # a slice of a trace is a partition of its own
+    return posts["pieces"][0]  # a slice of a trace is a partition of its own
 
 
 def _settled_group(settled, group):
@@ -202,11 +205,11 @@ def _carried_of(settled):
 
 
 def _lengths_of(posts):
-    return [piece["length"] for piece in posts]
+    return [piece["length"] for piece in posts["pieces"]]
 
 
-def _match_group(pieces, settled):
-    return match_posts(_flattened(pieces) + list(settled))
+def _match_group(parts, settled):
+    return match_posts(list(parts) + list(settled))
 
 
 def frame_match_messages(run):

@@ -93,14 +93,18 @@ class PartRows:
     completion_row: list
     completion_rid: list
 
+    #: The table's columns it takes.
+    COLUMNS = ("rank", "thread", "peer", "tag", "cid", "size", "rid", "start_ns", "start", "end")
+
     @classmethod
     def of(cls, names, columns, recv_peer, recv_tag, completion_row, completion_rid):
-        """From call names per row and columns (a structured array or a DataFrame)."""
+        """From call names per row and columns (a structured array, a
+        DataFrame, or arrays by name)."""
         def listed(values):
             return values.tolist() if hasattr(values, "tolist") else list(values)
-        return cls(list(names), *(listed(columns[key]) for key in (
-            "rank", "thread", "peer", "tag", "cid", "size", "rid", "start_ns", "start", "end")),
-            listed(recv_peer), listed(recv_tag), listed(completion_row), listed(completion_rid))
+        return cls(list(names), *(listed(columns[key]) for key in cls.COLUMNS),
+                   listed(recv_peer), listed(recv_tag), listed(completion_row),
+                   listed(completion_rid))
 
 
 def _post(part, row, at, times, rank, thread, peer, tag, comm, size, group, sequence):
