@@ -102,8 +102,15 @@ bool AttributeList::find(std::string_view attributeName, std::string_view *value
 }
 
 SaxFileParser::SaxFileParser(std::string path, SaxHandler &handler, size_t chunkBytes)
-    : path_(std::move(path)), handler_(handler), chunk_(chunkBytes) {
+    : path_(std::move(path)), handler_(handler) {
     file_ = openRegularFile(path_);
+    // No larger than the file and the byte that finds its end: a process
+    // that holds many small traces open at once (a merge of every rank's
+    // calls in start order) held a whole chunk for each.
+    struct stat info {};
+    if (fstat(fileno(file_), &info) == 0 && info.st_size >= 0)
+        chunkBytes = std::min(chunkBytes, static_cast<size_t>(info.st_size) + 1);
+    chunk_.resize(std::max<size_t>(chunkBytes, 1));
     createContext();
 }
 
