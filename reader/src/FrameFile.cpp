@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <utility>
 
 #include <hdtrace/reader/FrameFile.hpp>
 
@@ -24,14 +23,16 @@ struct StopHere {
     std::string message;
 };
 
-// The zstd context of a frame file this thread closed, for its next one:
-// a run of many small traces made and freed one per trace, a tenth of
-// reading them.
-struct SpareDecompressor {
+// One zstd context per thread for every frame file it reads: a frame is
+// decompressed in one call, which keeps nothing in the context for the
+// next. A context per file, made and freed with it, was a tenth of reading
+// a run of many small traces, and a merge of every rank's calls, which
+// holds every trace open at once, held a context for each.
+struct ThreadDecompressor {
     ZSTD_DCtx *context = nullptr;
-    ~SpareDecompressor() { ZSTD_freeDCtx(context); }
+    ~ThreadDecompressor() { ZSTD_freeDCtx(context); }
 };
-thread_local SpareDecompressor spareDecompressor;
+thread_local ThreadDecompressor threadDecompressor;
 
 }  // namespace
 
@@ -63,13 +64,6 @@ FrameFile::FrameFile(const std::string &path, FrameFileOptions options)
 
 FrameFile::~FrameFile() {
     if (fd_ >= 0) ::close(fd_);
-    auto *context = static_cast<ZSTD_DCtx *>(decompressor_);
-    if (context && !spareDecompressor.context &&
-        !ZSTD_isError(ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters))) {
-        spareDecompressor.context = context;
-        return;
-    }
-    ZSTD_freeDCtx(context);
 }
 
 void FrameFile::damaged(uint64_t offset, const std::string &problem) const {
@@ -391,12 +385,12 @@ bool FrameFile::decode(const FrameInfo &listed, size_t position,
         if (frame.rawBytes > 0) std::memcpy(records.data(), payload_.data(), frame.rawBytes);
         return false;
     }
-    if (!decompressor_) {
-        decompressor_ = std::exchange(spareDecompressor.context, nullptr);
-        if (!decompressor_) decompressor_ = ZSTD_createDCtx();
-        if (!decompressor_) throw ReadError(path_, 0, 0, "cannot create a zstd context");
+    if (!threadDecompressor.context) {
+        threadDecompressor.context = ZSTD_createDCtx();
+        if (!threadDecompressor.context)
+            throw ReadError(path_, 0, 0, "cannot create a zstd context");
     }
-    auto *context = static_cast<ZSTD_DCtx *>(decompressor_);
+    ZSTD_DCtx *const context = threadDecompressor.context;
     // Gathered records: fewer bytes than the records they give back
     // (encoding 2), or at most maxGatheredBytes of them (encoding 3).
     const bool larger =

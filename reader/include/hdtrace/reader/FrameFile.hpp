@@ -138,7 +138,6 @@ class FrameFile {
     // what puts them back in place.
     std::vector<unsigned char> gathered_;
     compact::TimeGathering gathering_;
-    void *decompressor_ = nullptr;
 };
 
 }  // namespace hdtrace::reader
