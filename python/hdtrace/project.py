@@ -88,24 +88,56 @@ class Communicator:
         """World ranks of the members, ordered by local rank."""
         return [member.world for member in sorted(self.members, key=lambda m: m.local)]
 
+    def _members_by(self, key):
+        """{the members' key ("world" or "local"): the first such member},
+        made again when the members change in number: a scan of the members
+        per lookup was quadratic in the ranks (MPI_COMM_WORLD of 16,384)."""
+        cached = self.__dict__.get("_by_" + key)
+        if cached is None or cached[0] != len(self.members):
+            index = {}
+            for member in self.members:
+                index.setdefault(getattr(member, key), member)
+            cached = (len(self.members), index)
+            self.__dict__["_by_" + key] = cached
+        return cached[1]
+
+    def worlds_by_local(self):
+        """[world rank of local rank 0, 1, ...], -1 where no member has the
+        local rank; shared by the callers (made again when the members
+        change in number), not to be changed."""
+        cached = self.__dict__.get("_worlds")
+        if cached is None or cached[0] != len(self.members):
+            worlds = [-1] * (max((m.local for m in self.members), default=-1) + 1)
+            for member in self.members:
+                worlds[member.local] = member.world
+            cached = (len(self.members), worlds)
+            self.__dict__["_worlds"] = cached
+        return cached[1]
+
+    def member_of(self, world):
+        """The Member that world rank `world` is; None where it is none."""
+        return self._members_by("world").get(world)
+
     def to_world(self, local):
-        for member in self.members:
-            if member.local == local:
-                return member.world
-        raise KeyError(f"communicator {self.index} ({self.name!r}) has no local rank {local}")
+        member = self._members_by("local").get(local)
+        if member is None:
+            raise KeyError(f"communicator {self.index} ({self.name!r}) has no local rank {local}")
+        return member.world
 
     def to_local(self, world):
-        for member in self.members:
-            if member.world == world:
-                return member.local
-        raise KeyError(f"world rank {world} is not in communicator {self.index} ({self.name!r})")
+        member = self.member_of(world)
+        if member is None:
+            raise KeyError(f"world rank {world} is not in communicator {self.index} "
+                           f"({self.name!r})")
+        return member.local
 
     def cid_of(self, world):
         """The id by which world rank `world` refers to this communicator in its trace."""
-        for member in self.members:
-            if member.world == world:
-                return member.cid
-        raise KeyError(f"world rank {world} is not in communicator {self.index} ({self.name!r})")
+        member = self.member_of(world)
+        if member is None:
+            raise KeyError(f"world rank {world} is not in communicator {self.index} "
+                           f"({self.name!r})")
+        return member.cid
 
 
 class Communicators:
@@ -141,14 +173,10 @@ class Communicators:
         """{cid: [world rank of local rank 0, 1, ...]} for the traces of world rank `rank`."""
         table = {}
         for communicator in self._list:
-            cid = next((m.cid for m in communicator.members if m.world == rank), None)
-            if cid is None:
+            member = communicator.member_of(rank)
+            if member is None:
                 continue
-            size = max(m.local for m in communicator.members) + 1
-            worlds = [-1] * size
-            for member in communicator.members:
-                worlds[member.local] = member.world
-            table[cid] = worlds
+            table[member.cid] = communicator.worlds_by_local()
         return table
 
 
