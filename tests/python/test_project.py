@@ -96,3 +96,19 @@ def test_trace_bytes_are_each_traces_size_when_opened(copy_project):
         project = hdtrace.open(proj, partial=True)
     assert project.missing_traces == [str(missing)]
     assert project.trace_bytes == {str(kept): kept.stat().st_size}
+
+
+def test_communicator_lookups_follow_its_members():
+    """to_local, to_world and cid_of look members up by index, made again
+    when members are added; the first member of a world rank counts."""
+    from hdtrace.project import Communicator, Member
+    communicator = Communicator(3, "reversed", [Member(1, 0, 7), Member(0, 1, 7)])
+    assert (communicator.to_local(1), communicator.to_world(1), communicator.cid_of(0)) == (0, 0, 7)
+    assert communicator.worlds_by_local() == [1, 0]
+    with pytest.raises(KeyError, match="world rank 2 is not in communicator 3"):
+        communicator.to_local(2)
+    communicator.members += [Member(2, 2, 9), Member(2, 3, 11)]
+    assert (communicator.to_local(2), communicator.cid_of(2), communicator.to_world(3)) == (2, 9, 2)
+    assert communicator.worlds_by_local() == [1, 0, 2, 2]
+    with pytest.raises(KeyError, match="has no local rank 4"):
+        communicator.to_world(4)
