@@ -73,19 +73,20 @@ def _stats_of_part(part):
                        np.concatenate(open_rows), np.concatenate(open_fids), open_names)]
 
 
-def _posix_of_traces(specs):
+def _posix_of(spec):
+    return posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial)
+
+
+def _layers_of(spec):
+    return layer_part_stats(spec.path, spec.rank, spec.partial)
+
+
+def _each_trace(sums_of, specs):
+    """sums_of(spec) of each trace, each found where the task runs."""
     sums = []
     for spec in specs:
         require_trace_here(spec)
-        sums.append(posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial))
-    return sums
-
-
-def _layers_of_traces(specs):
-    sums = []
-    for spec in specs:
-        require_trace_here(spec)
-        sums.append(layer_part_stats(spec.path, spec.rank, spec.partial))
+        sums.append(sums_of(spec))
     return sums
 
 
@@ -102,9 +103,9 @@ def frame_stats(run):
     firsts = [Pieces([spec for spec in part if spec.slice_index == 0], f"{part.token}-firsts")
               for part in run.partitions]
     firsts = [part for part in firsts if len(part)]
-    posix = [dask.delayed(_posix_of_traces, pure=True)(specs) for specs in firsts]
+    posix = [dask.delayed(_each_trace, pure=True)(_posix_of, specs) for specs in firsts]
     # The layers traced apart (HDF5) are read beside each trace, as POSIX.
-    layers = [dask.delayed(_layers_of_traces, pure=True)(specs) for specs in firsts]
+    layers = [dask.delayed(_each_trace, pure=True)(_layers_of, specs) for specs in firsts]
     computed = dask.compute(*parts, *posix, *layers)
     first_layer = len(parts) + len(posix)
     return combine_stats(_flattened(computed[:len(parts)]),
