@@ -56,10 +56,6 @@ def match_messages(source):
 def _stats_of_part(part):
     """part_stats of a partition, its pieces' name codes made one list's and
     their File_open rows the partition's (a part may hold many ranks)."""
-    if len(part.pieces) == 1:
-        side = part.pieces[0][2]
-        return [part_stats(side["names"], side["name_code"], part.frame, side["open_row"],
-                           side["open_fid"], side["open_name"])]
     code_of = {}
     codes, open_rows, open_fids, open_names = [], [], [], []
     for begin, _, side in part.pieces:

@@ -133,12 +133,9 @@ class Part:
         self.pieces = pieces  # [(begin, end, side)], in the frame's order
 
     def piece_columns(self, names):
-        """(the piece's rows, its side) per piece: the rows as the frame, or,
-        of a partition of several pieces, as the slices of the columns named
-        (a DataFrame cut per piece costs pandas' work per piece)."""
-        if len(self.pieces) == 1:
-            yield self.frame, self.pieces[0][2]
-            return
+        """(the piece's rows, its side) per piece: the rows as slices of the
+        columns named (a DataFrame cut per piece costs pandas' work per
+        piece)."""
         columns = {name: self.frame[name].to_numpy() for name in names}
         for begin, end, side in self.pieces:
             yield {name: values[begin:end] for name, values in columns.items()}, side
