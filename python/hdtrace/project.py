@@ -88,31 +88,33 @@ class Communicator:
         """World ranks of the members, ordered by local rank."""
         return [member.world for member in sorted(self.members, key=lambda m: m.local)]
 
-    def _members_by(self, key):
-        """{the members' key ("world" or "local"): the first such member},
-        made again when the members change in number: a scan of the members
-        per lookup was quadratic in the ranks (MPI_COMM_WORLD of 16,384)."""
-        cached = self.__dict__.get("_by_" + key)
+    def _derived(self, name, make):
+        """make(members), kept until the members change in number: a scan of
+        the members per lookup was quadratic in the ranks (MPI_COMM_WORLD of
+        16,384)."""
+        cached = self.__dict__.get(name)
         if cached is None or cached[0] != len(self.members):
-            index = {}
-            for member in self.members:
-                index.setdefault(getattr(member, key), member)
-            cached = (len(self.members), index)
-            self.__dict__["_by_" + key] = cached
+            cached = self.__dict__[name] = (len(self.members), make(self.members))
         return cached[1]
+
+    def _members_by(self, key):
+        """{the members' key ("world" or "local"): the first such member}."""
+        def index(members):
+            found = {}
+            for member in members:
+                found.setdefault(getattr(member, key), member)
+            return found
+        return self._derived("_by_" + key, index)
 
     def worlds_by_local(self):
         """[world rank of local rank 0, 1, ...], -1 where no member has the
-        local rank; shared by the callers (made again when the members
-        change in number), not to be changed."""
-        cached = self.__dict__.get("_worlds")
-        if cached is None or cached[0] != len(self.members):
-            worlds = [-1] * (max((m.local for m in self.members), default=-1) + 1)
-            for member in self.members:
-                worlds[member.local] = member.world
-            cached = (len(self.members), worlds)
-            self.__dict__["_worlds"] = cached
-        return cached[1]
+        local rank; shared by the callers, not to be changed."""
+        def worlds(members):
+            found = [-1] * (max((m.local for m in members), default=-1) + 1)
+            for member in members:
+                found[member.local] = member.world
+            return found
+        return self._derived("_worlds", worlds)
 
     def member_of(self, world):
         """The Member that world rank `world` is; None where it is none."""
