@@ -82,13 +82,12 @@ class CostRows:
     def add(self, leaf, costs):
         count = len(costs["tag"])
         columns = self._columns
-        columns["rank"].append(np.full(count, leaf.rank, dtype=np.int32))
-        columns["thread"].append(np.full(count, leaf.thread, dtype=np.int32))
         columns["tag"] += list(costs["tag"])
-        columns["nested"].append(np.asarray(costs["nested"], dtype=bool))
-        columns["apart"].append(np.full(count, leaf.apart, dtype=bool))
-        for column in ("visits", "time_ns", "bytes_xml", "bytes_compact"):
-            columns[column].append(np.asarray(costs[column], dtype=np.int64))
+        for column in ("rank", "thread", "apart"):  # the trace's, on each of its rows
+            columns[column].append(np.full(count, getattr(leaf, column),
+                                           dtype=_COLUMN_TYPES[column]))
+        for column in ("nested", "visits", "time_ns", "bytes_xml", "bytes_compact"):
+            columns[column].append(np.asarray(costs[column], dtype=_COLUMN_TYPES[column]))
 
     def frame(self):
         import pandas as pd  # slow to import: only a score needs it
