@@ -9,11 +9,12 @@ namespace {
 std::atomic<bool> gFailureReported{false};
 }  // namespace
 
-hdtrace::TraceWriter *LayerTraces::of(std::string_view layer, const hdtrace::TraceWriter &main,
-                                      const hdtrace::TraceOptions &options) {
+hdtrace::TraceWriter *LayerTraces::find(std::string_view layer, const hdtrace::TraceWriter &main,
+                                        const hdtrace::TraceOptions &options) {
+    lastLayer_ = layer;
     // Few layers have traces of their own: a search beats a map.
     for (Entry &entry : entries_)
-        if (entry.layer == layer) return entry.writer.get();
+        if (entry.layer == layer) return lastWriter_ = entry.writer.get();
     hdtrace::TraceOptions layerOptions = options;
     layerOptions.layer = std::string(layer);
     layerOptions.earliestTime = main.origin();
@@ -26,7 +27,7 @@ hdtrace::TraceWriter *LayerTraces::of(std::string_view layer, const hdtrace::Tra
                      error.c_str(), static_cast<int>(layer.size()), layer.data());
     if (writer && writer->timeAdjustment() != main.timeAdjustment()) writer.reset();
     entries_.push_back(Entry{std::string(layer), std::move(writer)});
-    return entries_.back().writer.get();
+    return lastWriter_ = entries_.back().writer.get();
 }
 
 void LayerTraces::closeAll() {
