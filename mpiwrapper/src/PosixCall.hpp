@@ -83,13 +83,7 @@ class PosixCall {
         ended();
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
             hdtrace::TraceWriter &writer = *context_->writer;
-            int64_t fid = -1;
-            if (record_ == context_->lastPosixFile) {
-                fid = record_->id;
-            } else if (record_ != &kUnopenedFile) {
-                fid = context_->declare(record_);
-                context_->lastPosixFile = record_;
-            }
+            const int64_t fid = record_ == &kUnopenedFile ? -1 : context_->declare(record_);
             if (writer.beginInnerState(name_.tag, start_) == 0) {
                 writer.attribute(Record::kFileAttribute, fid);
                 Record::writeAttributes(writer, values);

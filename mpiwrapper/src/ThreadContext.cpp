@@ -33,9 +33,10 @@ int64_t ThreadContext::declare(const CommRecord *record) {
     return record->id;
 }
 
-int64_t ThreadContext::declare(const FileRecord *record) {
+int64_t ThreadContext::declareFile(const FileRecord *record) {
     if (!record) return -1;
     if (markNew(declaredFiles_, record->id)) writer->writeInfo(record->infoLine);
+    lastDeclaredFile_ = record;
     return record->id;
 }
 

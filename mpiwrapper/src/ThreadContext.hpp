@@ -81,10 +81,12 @@ struct ThreadContext {
             return lastFileRecord_;
         return fileSlow(handle);
     }
-    int64_t declare(const FileRecord *file);
-    // The POSIX layer's last file, already declared: a loop of calls on one
-    // file skips the lookup in declaredFiles_.
-    const FileRecord *lastPosixFile = nullptr;
+    // A loop of calls on one file (records are never freed, so one address
+    // is one file) skips the lookup in declaredFiles_.
+    int64_t declare(const FileRecord *file) {
+        if (file == lastDeclaredFile_ && file) return file->id;
+        return declareFile(file);
+    }
     int64_t declare(const CommRecord *comm);
 
     // One-sided communication: the window's record (nullptr when unknown),
@@ -101,6 +103,8 @@ struct ThreadContext {
     const CommRecord *commSlow(MPI_Comm handle);
     TypeInfo typeSlow(MPI_Datatype handle);
     const FileRecord *fileSlow(MPI_File handle);
+    int64_t declareFile(const FileRecord *file);
+    const FileRecord *lastDeclaredFile_ = nullptr;
     void declare(const TypeRecord *type);
 
     uint64_t commGeneration_ = 0;
