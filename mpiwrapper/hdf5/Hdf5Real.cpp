@@ -11,7 +11,9 @@ void find(Function &pointer, const char *name) {
     pointer = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
 }
 
-Hdf5Queries lookUpQueries() {
+}  // namespace
+
+Hdf5Queries lookUpHdf5Queries() {
     Hdf5Queries found{};
     find(found.H5Fget_name, "H5Fget_name");
     find(found.H5Sget_select_npoints, "H5Sget_select_npoints");
@@ -27,22 +29,10 @@ Hdf5Queries lookUpQueries() {
     return found;
 }
 
-RealHdf5 lookUpReal() {
+RealHdf5 lookUpRealHdf5() {
     RealHdf5 found{};
     lookUpEach(found);
     return found;
-}
-
-}  // namespace
-
-const RealHdf5 &realHdf5() {
-    static const RealHdf5 real = lookUpReal();
-    return real;
-}
-
-const Hdf5Queries &hdf5Queries() {
-    static const Hdf5Queries queries = lookUpQueries();
-    return queries;
 }
 
 }  // namespace hdtracempi

@@ -26,8 +26,19 @@ struct Hdf5Queries {
     herr_t (*H5Pget_dxpl_mpio)(hid_t, H5FD_mpio_xfer_t *);
 };
 
-// Resolved once, thread-safely; a pointer HDF5 lacks stays null.
-const RealHdf5 &realHdf5();
-const Hdf5Queries &hdf5Queries();
+// Each looked up with dlsym; a pointer HDF5 lacks stays null.
+RealHdf5 lookUpRealHdf5();
+Hdf5Queries lookUpHdf5Queries();
+
+// Resolved once, thread-safely. Inline, so that a wrapper's every call
+// tests the guard in place instead of calling a function to do it.
+inline const RealHdf5 &realHdf5() {
+    static const RealHdf5 real = lookUpRealHdf5();
+    return real;
+}
+inline const Hdf5Queries &hdf5Queries() {
+    static const Hdf5Queries queries = lookUpHdf5Queries();
+    return queries;
+}
 
 }  // namespace hdtracempi
