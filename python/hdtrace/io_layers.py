@@ -171,31 +171,35 @@ def has_nested_block(path):
 
 def posix_sums_of_trace(path, rank, thread, partial=False, top_level=True):
     """{(rank, op): [bytes done, calls]} of the POSIX reads and writes of one
-    trace, at every depth (a path and plain values: a Dask task runs it too).
-    Summed from the trace's call tree (native.read_call_tree) with numpy,
-    without an Event per call; not read at all when the trace nests nothing
-    and top_level says its top-level calls hold no POSIX call. A read or
-    write whose size is missing or no number is left to native.sum_call_bytes,
-    which says which one."""
+    trace, at every depth (a path and plain values: a Dask task runs it too);
+    as posix_sums_of_traces."""
+    return posix_sums_of_traces([(path, rank, thread, top_level)], partial)[0]
+
+
+def posix_sums_of_traces(traces, partial=False):
+    """[{(rank, op): [bytes done, calls]}] of the POSIX reads and writes of
+    each trace of traces ((path, rank, thread, top_level)), at every depth.
+    Summed from the traces' call trees in C++ on every core
+    (native.sum_call_sizes), without an Event per call; a trace is not read at
+    all when it nests nothing and top_level says its top-level calls hold no
+    POSIX call. A trace where a read or write has a size that is missing or no
+    number is left to native.sum_call_bytes, which says which one."""
     if not POSIX_CALLS:
-        return {}
-    if not top_level and not has_nested_block(path):
-        return {}
-    tree = native.read_call_tree(path, partial, sizes_only=True)
-    kinds = np.array([_POSIX_KIND.get(name, -1) for name in tree["names"]], dtype=np.int8)
-    kind = kinds[tree["name_code"]] if len(kinds) else np.zeros(0, np.int8)
-    size = tree["size"]
-    if (size[kind >= 0] < 0).any():
-        return _posix_sums_by_events(path, rank, partial)
-    if tree["damage"]:
-        warnings.warn(f"trace is damaged, kept every complete call before the damage: "
-                      f"{tree['damage']}", TraceDamageWarning, stacklevel=3)
-    sums = {}
-    for code, op in enumerate((READ, WRITE)):
-        rows = kind == code
-        calls = int(rows.sum())
-        if calls:
-            sums[(rank, op)] = [int(size[rows].sum()), calls]
+        return [{} for _ in traces]
+    read = [index for index, (path, _, _, top_level) in enumerate(traces)
+            if top_level or has_nested_block(path)]
+    sums = [{} for _ in traces]
+    totals = native.sum_call_sizes([traces[index][0] for index in read], partial, _POSIX_KIND)
+    for index, total in zip(read, totals):
+        path, rank = traces[index][0], traces[index][1]
+        if total["unsized"]:
+            sums[index] = _posix_sums_by_events(path, rank, partial)
+            continue
+        if total["damage"]:
+            warnings.warn(f"trace is damaged, kept every complete call before the damage: "
+                          f"{total['damage']}", TraceDamageWarning, stacklevel=3)
+        sums[index] = {(rank, op): [size, calls] for op in (READ, WRITE)
+                       for size, calls in [total[op]] if calls}
     return sums
 
 

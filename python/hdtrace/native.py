@@ -113,6 +113,14 @@ def read_call_tree(path, partial=False, layers=False, sizes_only=False):
     return _core.read_call_tree(path, partial, layers, sizes_only)
 
 
+def sum_call_sizes(paths, partial, kind_of):
+    """For each trace of paths, read on every core: the bytes (read_call_tree's
+    size) and number of the calls kind_of ({name: 0 read, 1 write}) names, at
+    every depth: [{'read': (bytes, calls), 'write': (bytes, calls), 'unsized':
+    a call summed had no size or one not a number, 'damage': text or None}]."""
+    return _core.sum_call_sizes(list(paths), partial, kind_of)
+
+
 def usable_cores():
     """The cores this process may run on (its CPU affinity: taskset, a batch
     system's cpuset), as the C++ reader counts them for its work on every core:

@@ -9,7 +9,9 @@
 
 #include <pybind11/stl.h>
 
+#include <hdtrace/reader/CallTree.hpp>
 #include <hdtrace/reader/Event.hpp>
+#include <hdtrace/reader/EveryCore.hpp>
 #include <hdtrace/reader/ReadError.hpp>
 #include <hdtrace/reader/TraceReader.hpp>
 
@@ -102,6 +104,62 @@ py::dict sumCallBytes(const std::string &path, std::vector<std::string> names,
     return out;
 }
 
+// What sumCallSizes gives per trace: for the calls that read (0) and
+// write (1), their bytes and their number.
+struct CallSizeSums {
+    int64_t bytes[2] = {0, 0};
+    int64_t calls[2] = {0, 0};
+    bool unsized = false;  // a call summed had no size, or one not a number
+    std::optional<std::string> damage;
+};
+
+// The sizes of the calls kindOf names, summed per trace from each trace's
+// call tree (names, depths and sizes only), read on every core: for runs
+// of many traces, whose trees read one by one from Python cost more in
+// Python's work per trace than in reading.
+py::list sumCallSizes(const std::vector<std::string> &paths, bool partial,
+                      const std::unordered_map<std::string, int> &kindOf) {
+    for (const auto &[name, kind] : kindOf)
+        if (kind != 0 && kind != 1)
+            throw py::value_error("sum_call_sizes: the kind of " + name + " is " +
+                                  std::to_string(kind) + ", not 0 (read) or 1 (write)");
+    std::vector<CallSizeSums> sums(paths.size());
+    {
+        py::gil_scoped_release release;
+        reader::forEachOnEveryCore(paths.size(), [&](size_t index) {
+            reader::TraceOptions options;
+            options.partial = partial;
+            reader::CallTreeResult result =
+                reader::readCallTree(paths[index], options, reader::TreeColumns::NamesDepthsSizes);
+            const reader::CallTree &tree = result.tree;
+            std::vector<int8_t> kinds(tree.names.size(), -1);
+            for (size_t code = 0; code < tree.names.size(); ++code) {
+                const auto found = kindOf.find(tree.names[code]);
+                if (found != kindOf.end()) kinds[code] = static_cast<int8_t>(found->second);
+            }
+            CallSizeSums &trace = sums[index];
+            for (size_t row = 0; row < tree.rows(); ++row) {
+                const int8_t kind = kinds[static_cast<size_t>(tree.nameCode[row])];
+                if (kind < 0) continue;
+                trace.unsized |= tree.size[row] < 0;
+                trace.bytes[kind] += tree.size[row];
+                trace.calls[kind] += 1;
+            }
+            trace.damage = std::move(result.damage);
+        });
+    }
+    py::list out;
+    for (const CallSizeSums &trace : sums) {
+        py::dict entry;
+        entry["read"] = py::make_tuple(trace.bytes[0], trace.calls[0]);
+        entry["write"] = py::make_tuple(trace.bytes[1], trace.calls[1]);
+        entry["unsized"] = trace.unsized;
+        entry["damage"] = trace.damage;
+        out.append(std::move(entry));
+    }
+    return out;
+}
+
 }  // namespace
 
 void bindCallBytes(py::module_ &module) {
@@ -112,6 +170,14 @@ void bindCallBytes(py::module_ &module) {
                "<Nested> blocks at any depth, of the "
                "top-level calls the names filter keeps (empty: all): {'read': (bytes, calls), "
                "'write': (bytes, calls), 'damage': text or None}.");
+    module.def("sum_call_sizes", &sumCallSizes, py::arg("paths"), py::arg("partial"),
+               py::arg("kind_of"),
+               "For each trace of paths, read on every core: the bytes (read_call_tree's size, "
+               "sizes_only) and the number of the calls kind_of names, at every depth, those "
+               "that read (kind 0) and those that write (1) apart: a list of {'read': (bytes, "
+               "calls), 'write': (bytes, calls), 'unsized': whether a call summed had a "
+               "negative size (none, or not a number: its bytes are then not to be used), "
+               "'damage': text or None}.");
 }
 
 }  // namespace hdtrace::python

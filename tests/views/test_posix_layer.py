@@ -359,6 +359,36 @@ def test_posix_sums_count_every_depth_and_refuse_a_bad_size(tmp_path):
     assert "size='five' is not a whole number" in str(error.value)
 
 
+def test_posix_sums_of_many_traces_are_each_traces_own_in_order(tmp_path):
+    from hdtrace import io_layers
+    nested = tmp_path / "nested.trc"
+    write_trace(nested, "<pwrite fid='0' offset='0' asked='5' size='5' time='0.1' end='0.2'/>\n"
+                        "<Nested>\n  <pread fid='0' offset='0' asked='7' size='6' time='0.31' "
+                        "end='0.32'/>\n</Nested>\n<File_read fid='0' size='7' time='0.3' "
+                        "end='0.4'/>\n</Program>\n")
+    top_level = tmp_path / "top.trc"
+    write_trace(top_level, "<write fid='1' asked='3' size='3' time='0.1' end='0.2'/>\n"
+                           "<write fid='1' asked='4' size='4' time='0.3' end='0.4'/>\n"
+                           "</Program>\n")
+    # A nested write without its size: counted, with no bytes (as sum_call_bytes does).
+    unsized = tmp_path / "unsized.trc"
+    write_trace(unsized, "<Nested>\n  <pwrite fid='0' offset='0' asked='5' time='0.1' "
+                         "end='0.2'/>\n</Nested>\n<File_write fid='0' size='5' time='0.1' "
+                         "end='0.3'/>\n</Program>\n")
+    traces = [(str(nested), 4, 0, False), (str(top_level), 5, 1, True),
+              (str(top_level), 6, 0, False), (str(unsized), 7, 0, False)]
+    assert io_layers.posix_sums_of_traces(traces) == [
+        {(4, "write"): [5, 1], (4, "read"): [6, 1]},
+        {(5, "write"): [7, 2]},
+        {},  # no nested block, and its top-level calls said to hold no POSIX call
+        {(7, "write"): [0, 1]},
+    ]
+    for path, rank, thread, top in traces:
+        assert io_layers.posix_sums_of_trace(path, rank, thread, top_level=top) == \
+            io_layers.posix_sums_of_traces([(path, rank, thread, top)])[0]
+    assert io_layers.posix_sums_of_traces([]) == []
+
+
 def test_slices_of_traces_with_posix_calls_read_as_the_whole_traces(posix_run):
     pytest.importorskip("dask", reason="python3-dask is needed (scripts/install-deps)")
     project = hdtrace.open(posix_run.project, align=False)
