@@ -36,7 +36,7 @@ from .calls import MPI_LAYER, POSIX_LAYER, READ, file_access, io_layer_of, layer
     moves_data
 from .clocks import AS_WRITTEN
 from .errors import TraceDamageWarning
-from .io_layers import posix_sums_of_trace
+from .io_layers import posix_sums_of_trace, posix_sums_of_traces
 from .layer_traces import OWN_TRACE_LAYER_NAMES, layer_trace_paths
 from .table import read_leaf_columns, reads_as_one_run
 from .text_tables import format_table
@@ -309,13 +309,16 @@ def stats(project):
                 names = names.tolist()
             parts = [part_stats(names, codes, array, table.open_row, table.open_fid,
                                 table.open_name)]
-            posix = _posix_sums(project, leaves, names, codes, array, pool.map)
+            posix = _posix_sums(project, leaves, names, codes, array)
         else:
             by_trace = list(pool.map(lambda leaf: _trace_sums(project, leaf), leaves))
             parts = [part for part, _ in by_trace]
             posix = [sums for _, sums in by_trace]
+        # Only the traces with a layer trace beside them go to the workers:
+        # a task per trace costs more than the look for its layer traces.
+        layered = [leaf for leaf in leaves if layer_trace_paths(leaf.path)]
         layer_parts = list(pool.map(
-            lambda leaf: layer_part_stats(leaf.path, leaf.rank, project.partial), leaves))
+            lambda leaf: layer_part_stats(leaf.path, leaf.rank, project.partial), layered))
     return combine_stats(parts, posix, layer_parts)
 
 
@@ -338,14 +341,14 @@ def _posix_codes(names):
     return [code for code, name in enumerate(names) if layer_of(name) == POSIX_LAYER]
 
 
-def _posix_sums(project, leaves, names, codes, array, run=map):
-    """The POSIX sums of each trace. A trace whose rows hold no POSIX call
-    and that nests no call has none: it is not read again."""
+def _posix_sums(project, leaves, names, codes, array):
+    """The POSIX sums of each trace, read on every core. A trace whose rows
+    hold no POSIX call and that nests no call has none: it is not read again."""
     posix_codes = _posix_codes(names)
     with_top_level = set()
     if posix_codes:
         rows = np.isin(np.asarray(codes), posix_codes)
         with_top_level = set(zip(array["rank"][rows].tolist(), array["thread"][rows].tolist()))
-    return list(run(lambda leaf: posix_sums_of_trace(
-        leaf.path, leaf.rank, leaf.thread, project.partial,
-        (leaf.rank, leaf.thread) in with_top_level), leaves))
+    return posix_sums_of_traces(
+        [(leaf.path, leaf.rank, leaf.thread, (leaf.rank, leaf.thread) in with_top_level)
+         for leaf in leaves], project.partial)
