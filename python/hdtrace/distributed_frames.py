@@ -13,7 +13,7 @@ import numpy as np
 from . import native
 from .calls import MATCHED_PROBES, MATCHED_RECEIVES, matched_message
 from .frames import DEFAULT_SLICE_BYTES, Pieces, import_dask, require_trace_here, run_of
-from .io_layers import posix_sums_of_trace
+from .io_layers import posix_sums_of_traces
 from .messages import (PartRows, combine_matches, match_messages as match_in_process,
                        match_posts, posts_of_part, route, settle_slice)
 from .project import Project, open as open_project
@@ -69,8 +69,20 @@ def _stats_of_part(part):
                        np.concatenate(open_rows), np.concatenate(open_fids), open_names)]
 
 
-def _posix_of(spec):
-    return posix_sums_of_trace(spec.path, spec.rank, spec.thread, spec.partial)
+def _posix_of_traces(specs):
+    """The POSIX sums of each trace, read together (on every core of the
+    worker), each found where the task runs."""
+    specs = list(specs)
+    for spec in specs:
+        require_trace_here(spec)
+    sums = [None] * len(specs)
+    for partial in {spec.partial for spec in specs}:
+        chosen = [index for index, spec in enumerate(specs) if spec.partial == partial]
+        traces = [(specs[index].path, specs[index].rank, specs[index].thread, True)
+                  for index in chosen]
+        for index, trace_sums in zip(chosen, posix_sums_of_traces(traces, partial)):
+            sums[index] = trace_sums
+    return sums
 
 
 def _layers_of(spec):
@@ -99,7 +111,7 @@ def frame_stats(run):
     firsts = [Pieces([spec for spec in part if spec.slice_index == 0], f"{part.token}-firsts")
               for part in run.partitions]
     firsts = [part for part in firsts if len(part)]
-    posix = [dask.delayed(_each_trace, pure=True)(_posix_of, specs) for specs in firsts]
+    posix = [dask.delayed(_posix_of_traces, pure=True)(specs) for specs in firsts]
     # The layers traced apart (HDF5) are read beside each trace, as POSIX.
     layers = [dask.delayed(_each_trace, pure=True)(_layers_of, specs) for specs in firsts]
     computed = dask.compute(*parts, *posix, *layers)
