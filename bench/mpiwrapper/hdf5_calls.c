@@ -24,9 +24,14 @@ int main(int argc, char **argv) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc < 2) {
-        if (rank == 0) fprintf(stderr, "usage: %s h5pset|h5dwrite|h5aread|noop [iterations]\n",
-                               argv[0]);
+    const char *const cases[] = {"h5pset", "h5dwrite", "h5dwrite_list", "h5aread", "noop"};
+    int known = 0;
+    for (size_t i = 0; argc >= 2 && i < sizeof cases / sizeof cases[0]; ++i)
+        known |= strcmp(argv[1], cases[i]) == 0;
+    if (!known) {
+        if (rank == 0)
+            fprintf(stderr, "usage: %s h5pset|h5dwrite|h5dwrite_list|h5aread|noop [iterations]\n",
+                    argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *name = argv[1];
