@@ -33,7 +33,7 @@ EXTENSIONS = {"_core", "_otf2"}
 #: (within a layer, from modules before it in the list). A new module goes
 #: into the layer that says what it is.
 LAYERS = [
-    ("helpers", ["text_tables", "output", "elf"]),
+    ("helpers", ["text_tables", "output", "elf", "object_bulk"]),
     ("door to C++", ["native"]),
     ("model", ["errors", "calls", "events", "datatypes", "table", "clocks", "frames",
                "layer_traces", "project", "merging"]),

@@ -44,6 +44,7 @@ from ..calls import (ALL_TO_ONE, BLOCKING_COLLECTIVES, BLOCKING_RECEIVES, BLOCKI
                      RMA_COMPLETE_TARGET, RMA_FETCHING_ATOMICS, RMA_GETS, RMA_PUTS,
                      SEND_RECEIVES, WINDOW_CONSTRUCTORS, WINDOW_DESTRUCTORS, WRITE,
                      attribute_value, file_access, file_access_values, family_of)
+from ..object_bulk import cyclic_gc_paused
 
 ENTER, LEAVE, MPI_SEND, MPI_RECV, MPI_ISEND, MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_IRECV, \
     COLLECTIVE_BEGIN, COLLECTIVE_END, IO_BEGIN, IO_COMPLETE, RMA_WIN_CREATE, RMA_WIN_DESTROY, \
@@ -359,7 +360,8 @@ def write_otf2(timeline, project, directory):
         raise SystemExit("hdtrace export: this build has no OTF2 writer (hdtrace._otf2; build "
                          f"exporter/ with Debian's libotf2-trace-dev): {error}") from None
     builder = _RecordBuilder(timeline, project)
-    records = builder.build()
+    with cyclic_gc_paused():
+        records = builder.build()
     regions = [(name, _role(name, family_of(name))) for name in timeline.names]
     locations = [(row.rank, row.thread, row.host) for row in timeline.rows]
     communicators = [(c.name, [int(rank) for rank in c.world_ranks]) for c in project.communicators]

@@ -10,6 +10,7 @@ import numpy as np
 from ..calls import family_of
 from ..layer_traces import is_layer_call
 from ..messages import match_messages, sends_any
+from ..object_bulk import cyclic_gc_paused
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,11 @@ def build_timeline(project, with_messages=True, ranks=None, window=None, every_r
     every_row -- a row for every trace, also of the ranks left out (an OTF2
                  archive needs every rank its communicators name)
     """
+    with cyclic_gc_paused():
+        return _build_timeline(project, with_messages, ranks, window, every_row)
+
+
+def _build_timeline(project, with_messages, ranks, window, every_row):
     leaves = sorted(project.topology.leaves, key=lambda leaf: (leaf.rank, leaf.thread))
     leaves = [leaf for leaf in leaves if leaf.path not in project.missing_traces
               and (every_row or ranks is None or leaf.rank in ranks)]
@@ -74,24 +80,42 @@ def build_timeline(project, with_messages=True, ranks=None, window=None, every_r
     raw_names = []
     top_level_index = {}
 
+    # The lists' appends bound once: add runs for every call of the run.
+    append_row, append_depth = timeline.row.append, timeline.depth.append
+    append_parent, append_name = timeline.parent.append, raw_names.append
+    append_start, append_end = timeline.start_ns.append, timeline.end_ns.append
+    append_attrs, append_elements = timeline.attrs.append, timeline.elements.append
+    layer_calls = {}  # name -> is_layer_call(name)
+
     def add(event, row_index, depth, parent, key=None):
-        index = len(timeline.row)
-        timeline.row.append(row_index)
-        raw_names.append(event.name)
-        timeline.depth.append(depth)
-        timeline.parent.append(parent)
+        index = len(raw_names)
+        append_row(row_index)
+        append_name(event.name)
+        append_depth(depth)
+        append_parent(parent)
         start = event.start_ns
-        timeline.start_ns.append(start)
-        timeline.end_ns.append(event.end_ns if event.end_ns is not None else start)
-        timeline.attrs.append(event.attrs)
-        timeline.elements.append([(child.name, child.attrs) for child in event.elements])
+        append_start(start)
+        append_end(event.end_ns if event.end_ns is not None else start)
+        append_attrs(event.attrs)
+        # The children once: the calls nested in it (with times), then its
+        # own elements (<For>, <Data>, <Info>).
+        nested, elements = [], []
+        for child in event.children:
+            if child.start_ns is None:
+                elements.append((child.name, child.attrs))
+            else:
+                nested.append(child)
+        append_elements(elements)
         if key is not None:
-            top_level_index.setdefault(key + (event.start_ns, event.name), []).append(index)
-        # A layer call's children are main-trace calls, which the table's
-        # rows (and so the matched messages) name as top-level calls.
-        layer_call = is_layer_call(event.name)
-        for child in event.nested:
-            add(child, row_index, depth + 1, index, key if layer_call else None)
+            top_level_index.setdefault(key + (start, event.name), []).append(index)
+        if nested:
+            # A layer call's children are main-trace calls, which the table's
+            # rows (and so the matched messages) name as top-level calls.
+            layer_call = layer_calls.get(event.name)
+            if layer_call is None:
+                layer_call = layer_calls[event.name] = is_layer_call(event.name)
+            for child in nested:
+                add(child, row_index, depth + 1, index, key if layer_call else None)
         return index
 
     for row_index, leaf in enumerate(leaves):
