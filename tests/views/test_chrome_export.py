@@ -131,3 +131,26 @@ def test_partdiff_counts(partdiff_project, hdtrace_command, tmp_path):
     # Every top-level send of this run has its receive.
     assert len(by_phase(trace, "s")) == len(by_phase(trace, "f")) == sends
     assert sends > 0
+
+
+def test_the_file_written_in_pieces_is_the_whole_trace_as_one_text(generated_run, tmp_path,
+                                                                    monkeypatch):
+    import hdtrace
+    from hdtrace.export import chrome
+    from hdtrace.view.model import build_timeline
+    timeline = build_timeline(hdtrace.open(generated_run.project))
+    whole = json.dumps(chrome.chrome_trace(timeline), separators=(",", ":"))
+    events = len(json.loads(whole)["traceEvents"])
+    # Pieces that end within the calls, at the last event, and one piece of all.
+    for per_piece in (7, events, events + 1):
+        monkeypatch.setattr(chrome, "EVENTS_PER_PIECE", per_piece)
+        path = tmp_path / f"pieces-{per_piece}.json"
+        assert chrome.write_chrome_trace(timeline, path) == events
+        assert path.read_text() == whole
+    # A run without a call: no event, and no comma before the fields.
+    empty = build_timeline(hdtrace.open(generated_run.project), ranks=[], window=None)
+    empty.rows = []
+    path = tmp_path / "empty.json"
+    assert chrome.write_chrome_trace(empty, path) == 0
+    assert path.read_text() == json.dumps(chrome.chrome_trace(empty), separators=(",", ":"))
+    assert json.loads(path.read_text())["traceEvents"] == []

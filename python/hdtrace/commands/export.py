@@ -43,7 +43,7 @@ def command_export(args):
         otf2_line = f"{anchor}: {counts}" + (f"; {skipped} MPI record(s) skipped" if skipped else "")
     if args.chrome:
         try:
-            trace = write_chrome_trace(timeline, args.chrome)
+            events = write_chrome_trace(timeline, args.chrome)
         except BaseException:
             if args.otf2:
                 shutil.rmtree(args.otf2, ignore_errors=True)
@@ -51,7 +51,7 @@ def command_export(args):
                     os.mkdir(args.otf2)  # it was an empty directory
             raise
         print(f"{args.chrome}: {len(timeline)} calls on {len(timeline.rows)} threads, "
-              f"{len(timeline.messages)} messages ({len(trace['traceEvents'])} trace events)")
+              f"{len(timeline.messages)} messages ({events} trace events)")
     if otf2_line:
         print(otf2_line)
     return 0
