@@ -10,6 +10,8 @@ the build generates from the definition of the dialect
 (format/dialect.toml), so that a call's tag and role are written in one
 place. A call's name is its element's tag, the MPI function without "MPI_".
 """
+import functools
+
 from . import _dialect
 
 # --- Point-to-point messages
@@ -162,6 +164,9 @@ def layer_of(name):
 # --- What attributes mean: the roles of each call and the meanings of its layer
 
 
+# Cached: the dialect's tables do not change, and the exports and the
+# readers in Python ask this for every call they see.
+@functools.lru_cache(maxsize=None)
 def attribute_names(name, meaning):
     """The attributes that carry a meaning of the call's layer (file, offset,
     asked, done, peer, tag, communicator, request, error, opened_name), the
