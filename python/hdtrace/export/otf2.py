@@ -33,6 +33,9 @@ Calls whose communicator the project does not list, and peers that are
 MPI_PROC_NULL or wildcards no send resolved, get Enter/Leave only; they are
 counted in the summary as skipped.
 """
+import array
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import native
@@ -102,12 +105,59 @@ def _io_mode(name):
     return _IO_MODES.get(file_access(name))
 
 
+# The record columns' types: array's codes, and numpy's for the same bytes.
+_COLUMN_CODES = {"location": "I", "kind": "i", "time": "Q",
+                 "a": "q", "b": "q", "c": "q", "d": "q", "e": "q"}
+_COLUMN_DTYPES = {"location": np.uint32, "kind": np.int32, "time": np.uint64,
+                  "a": np.int64, "b": np.int64, "c": np.int64, "d": np.int64, "e": np.int64}
+
+
+@dataclass(frozen=True)
+class _NameFacts:
+    """Which of emit's records a call of one name may make."""
+    sends: bool               # a blocking or nonblocking send, or a send-receive
+    nonblocking_send: bool
+    one_sided: bool
+    nonblocking_receive: bool
+    receives: bool            # a blocking receive, or a send-receive
+    completes: bool           # a Wait or Test, whose <For> children name requests
+    collective: bool          # a collective with an OTF2 operation
+    opens: bool
+    io_mode: object           # OTF2's READ or WRITE for a read or write, else None
+
+    @classmethod
+    def of(cls, name):
+        return cls(sends=name in BLOCKING_SENDS or name in NONBLOCKING_SENDS
+                   or name in SEND_RECEIVES,
+                   nonblocking_send=name in NONBLOCKING_SENDS,
+                   one_sided=family_of(name) == ONE_SIDED_FAMILY,
+                   nonblocking_receive=name in NONBLOCKING_RECEIVES,
+                   receives=name in BLOCKING_RECEIVES or name in SEND_RECEIVES,
+                   completes=name in COMPLETIONS,
+                   collective=name in COLLECTIVE_OPS,
+                   opens=name in FILE_OPENS,
+                   io_mode=_io_mode(name))
+
+    @property
+    def talks(self):
+        """Whether its records need its communicator, tag or request."""
+        return self.sends or self.nonblocking_receive or self.receives or self.collective
+
+
 class _RecordBuilder:
     def __init__(self, timeline, project):
         self.timeline = timeline
         self.project = project
         self.world_ranks = project.ranks_in_traces == "world"
-        self.columns = {key: [] for key in ("location", "kind", "time", "a", "b", "c", "d", "e")}
+        # Typed arrays, which numpy takes without a conversion of each value.
+        self.columns = {key: array.array(_COLUMN_CODES[key], ()) for key in _COLUMN_CODES}
+        # add's appends bound once: it runs for every record.
+        self._appends = tuple(self.columns[key].append
+                              for key in ("location", "kind", "a", "b", "c", "d", "e"))
+        self._times = self.columns["time"]
+        self._locations = self.columns["location"]
+        # What emit asks of a call's name, once per name: [_NameFacts] by name index.
+        self.facts = [_NameFacts.of(name) for name in timeline.names]
         self.skipped = 0
         self.files, self.file_index = [], {}
         self.handles, self.handle_index = [], {}
@@ -127,12 +177,18 @@ class _RecordBuilder:
 
     # --- helpers
     def add(self, location, kind, time, a=0, b=0, c=0, d=0, e=0):
-        columns = self.columns
-        if columns["location"] and columns["location"][-1] == location:
-            time = max(time, columns["time"][-1])   # OTF2 needs time order per location
-        for key, value in (("location", location), ("kind", kind), ("time", time), ("a", a),
-                           ("b", b), ("c", c), ("d", d), ("e", e)):
-            columns[key].append(value)
+        times = self._times
+        if times and self._locations[-1] == location and times[-1] > time:
+            time = times[-1]   # OTF2 needs time order per location
+        times.append(time)
+        add_location, add_kind, add_a, add_b, add_c, add_d, add_e = self._appends
+        add_location(location)
+        add_kind(kind)
+        add_a(a)
+        add_b(b)
+        add_c(c)
+        add_d(d)
+        add_e(e)
 
     def communicator(self, rank, name, attrs):
         cid = attribute_value(name, attrs, "communicator")
@@ -246,36 +302,39 @@ class _RecordBuilder:
         attrs = timeline.attrs[call]
         start, end = timeline.start_ns[call] - origin, timeline.end_ns[call] - origin
         region = timeline.name_index[call]
+        facts = self.facts[region]
         self.add(location, ENTER, start, region)
         at_end = []
-        communicator = self.communicator(rank, name, attrs)
-        tag = attribute_value(name, attrs, "send_tag", 0)
-        rid = attribute_value(name, attrs, "request")
+        communicator = tag = rid = None
+        if facts.talks:
+            communicator = self.communicator(rank, name, attrs)
+            tag = attribute_value(name, attrs, "send_tag", 0)
+            rid = attribute_value(name, attrs, "request")
 
-        if name in BLOCKING_SENDS or name in NONBLOCKING_SENDS or name in SEND_RECEIVES:
+        if facts.sends:
             receiver = self.local_rank(communicator, attribute_value(name, attrs, "sends_to")) \
                 if communicator else None
             size = attribute_value(name, attrs, "asked", 0)
             if receiver is None or int(tag) < 0:
                 self.skipped += 1
-            elif name in NONBLOCKING_SENDS and rid is not None:
+            elif facts.nonblocking_send and rid is not None:
                 self.add(location, MPI_ISEND, start, receiver, communicator.index, tag, size, rid)
                 state["pending"][rid] = ("send", call)
             else:
                 self.add(location, MPI_SEND, start, receiver, communicator.index, tag, size)
-        if family_of(name) == ONE_SIDED_FAMILY:
+        if facts.one_sided:
             self.rma(call, name, attrs, rank, location, start, state, at_end)
-        if name in NONBLOCKING_RECEIVES and rid is not None:
+        if facts.nonblocking_receive and rid is not None:
             self.add(location, MPI_IRECV_REQUEST, start, e=rid)
             state["pending"][rid] = ("recv", call)
-        if name in BLOCKING_RECEIVES or name in SEND_RECEIVES:
+        if facts.receives:
             sender, recv_tag, size = self.sender_of(call, rank, communicator, attrs) \
                 if communicator else (None, None, 0)
             if sender is None or recv_tag is None or int(recv_tag) < 0:
                 self.skipped += 1
             else:
                 at_end.append((MPI_RECV, sender, communicator.index, recv_tag, size, 0))
-        if name in COMPLETIONS:
+        if facts.completes:
             for tag_name, child in timeline.elements[call]:
                 completed = attribute_value(name, child, "request") if tag_name == "For" else None
                 if completed is None:
@@ -300,7 +359,7 @@ class _RecordBuilder:
                     self.skipped += 1
                     continue
                 at_end.append((MPI_IRECV, sender, request_comm.index, recv_tag, size, completed))
-        if name in COLLECTIVE_OPS:
+        if facts.collective:
             if communicator is None:
                 self.skipped += 1
             else:
@@ -311,10 +370,10 @@ class _RecordBuilder:
                 received = attribute_value(name, attrs, "received", size)
                 at_end.append((COLLECTIVE_END, COLLECTIVE_OPS[name], communicator.index,
                                -1 if local_root is None else local_root, max(size, 0), max(received, 0)))
-        fid = attribute_value(name, attrs, "file")
-        if name in FILE_OPENS and fid is not None:
+        mode = facts.io_mode
+        fid = attribute_value(name, attrs, "file") if facts.opens or mode is not None else None
+        if facts.opens and fid is not None:
             state["files"][fid] = str(attribute_value(name, attrs, "opened_name", ""))
-        mode = _io_mode(name)
         if mode is not None and fid is not None:
             def data_attrs():
                 data = [child for tag_name, child in timeline.elements[call] if tag_name == "Data"]
@@ -347,8 +406,7 @@ class _RecordBuilder:
             state = {"pending": {}, "files": {}, "rma": {}}
             for call in calls_of_row[location]:
                 self.emit(call, location, row.rank, state)
-        dtypes = {"location": np.uint32, "kind": np.int32, "time": np.uint64}
-        return {key: np.array(values, dtype=dtypes.get(key, np.int64))
+        return {key: np.frombuffer(values, dtype=_COLUMN_DTYPES[key])
                 for key, values in self.columns.items()}
 
 
