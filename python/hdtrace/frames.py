@@ -33,7 +33,7 @@ import numpy as np
 
 from . import native
 from .errors import TraceNotFoundError
-from .table import columns_to_array, read_trace_columns, table_dtype
+from .table import read_trace_columns, table_dtype
 
 #: Traces larger than this are read in slices of about this many bytes, one
 #: partition each (Project.to_dask's slice_bytes).
@@ -151,19 +151,28 @@ def require_trace_here(spec):
 def read_part(specs):
     """The task that reads one partition (Pieces): its pieces, one after another."""
     pandas = import_dask()[2]
-    arrays, pieces, rows = [], [], 0
+    read = []
     for spec in specs:
         require_trace_here(spec)
         bounds = (spec.begin, spec.end) if spec.slices > 1 else (None, None)
-        columns = read_trace_columns(spec.path, spec.names, spec.from_ns, spec.to_ns,
-                                     spec.partial, spec.local_to_world, *bounds, stacklevel=3)
-        array = columns_to_array(columns, spec.rank, spec.thread)
+        read.append((spec, read_trace_columns(spec.path, spec.names, spec.from_ns, spec.to_ns,
+                                              spec.partial, spec.local_to_world, *bounds,
+                                              stacklevel=3)))
+    # One table for all the pieces, its name column as wide as their longest
+    # name, filled piece by piece: not a table per piece, each of its own
+    # dtype, that numpy then unifies and copies.
+    width = max((len(name) for _, columns in read for name in columns["names"]), default=1)
+    array = native.empty_array(sum(len(columns["name_code"]) for _, columns in read),
+                               table_dtype(width))
+    pieces, rows = [], 0
+    for spec, columns in read:
+        names = list(columns["names"])
+        count = len(columns["name_code"])
+        native.fill_table(array, rows, columns, spec.rank, spec.thread, names)
         side = {key: columns[key] for key in SIDE_COLUMNS}
-        side["names"] = list(columns["names"])
-        pieces.append((rows, rows + len(array), side))
-        arrays.append(array)
-        rows += len(array)
-    array = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+        side["names"] = names
+        pieces.append((rows, rows + count, side))
+        rows += count
     return Part(pandas.DataFrame(array), pieces)
 
 
