@@ -196,3 +196,21 @@ def test_a_trace_smaller_than_a_frame_is_one_frame_of_its_size(build_dir, data_d
     converted = tmp_path / "large.ctrc"
     assert convert(build_dir, "-q", "-o", converted, large).returncode == 0
     assert int.from_bytes(converted.read_bytes()[10:14], "little") == 1 << 20
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o002])
+def test_both_forms_get_the_mode_a_new_file_gets(build_dir, data_dir, tmp_path, mask):
+    trace = sorted((data_dir / "ours").glob("*.trc"))[0]
+    xml = tmp_path / trace.name
+    shutil.copy(trace, xml)
+    compact, back = xml.with_suffix(".ctrc"), tmp_path / f"back-{trace.name}"
+    env = dict(os.environ, PYTHONPATH=str(build_dir / "python"))
+    for source, target in ((xml, compact), (compact, back)):
+        result = subprocess.run(
+            ["/bin/sh", "-c", f'umask {mask:03o} && exec "$@"', "convert", "/usr/bin/python3",
+             "-m", "hdtrace", "convert", str(source), "-o", str(target)],
+            env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert target.stat().st_mode & 0o777 == 0o666 & ~mask, oct(target.stat().st_mode)
+    assert back.read_bytes() == trace.read_bytes()
+    assert files(tmp_path) == sorted([xml.name, compact.name, back.name])
