@@ -324,12 +324,16 @@ def project_to_dask(project, names=None, window=None, slice_bytes=DEFAULT_SLICE_
     def version(path):  # a rewritten trace is another task, never a cached result
         status = os.stat(path)
         return status.st_size, status.st_mtime_ns
-    # The specs' pickle hashed: dask's tokenize walks each dataclass field
-    # by field (seconds for thousands of traces).
-    token = dask.base.tokenize(pickle.dumps([(spec, version(spec.path)) for spec in specs],
-                                            protocol=4))
-    partitions = [Pieces(part, f"{token}-{index}") for index, part in
-                  enumerate(group_pieces(specs, weights, slice_bytes or DEFAULT_SLICE_BYTES))]
+    groups = group_pieces(specs, weights, slice_bytes or DEFAULT_SLICE_BYTES)
+    # The specs' pickle hashed (dask's tokenize walks each dataclass field
+    # by field: seconds for thousands of traces), and how they are grouped:
+    # the same run grouped otherwise is other tasks, whose keys must not
+    # find the results of the first grouping on a cluster that still holds
+    # them.
+    token = dask.base.tokenize(pickle.dumps(
+        ([(spec, version(spec.path)) for spec in specs], [len(group) for group in groups]),
+        protocol=4))
+    partitions = [Pieces(part, f"{token}-{index}") for index, part in enumerate(groups)]
     reads = [dask.delayed(read_part, pure=True)(part, dask_key_name=(f"hdtrace-read-{token}", i))
              for i, part in enumerate(partitions)]
     frames = [dask.delayed(_frame_of, pure=True)(read, dask_key_name=(f"hdtrace-table-{token}", i))

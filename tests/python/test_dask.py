@@ -261,6 +261,19 @@ def test_match_messages_on_dask_equal_in_process(traced_run, traces_per_partitio
                          hdtrace.match_messages(project))
 
 
+def test_a_run_grouped_otherwise_has_keys_of_its_own(traced_run, monkeypatch):
+    # A cluster keeps the results of tasks that were just computed for a
+    # while: the same key in another grouping would be given the old rows.
+    project = hdtrace.open(traced_run, **AS_WRITTEN)
+    keys = []
+    for per_partition in (frames.PARTITION_TRACES, 1, 1):
+        monkeypatch.setattr(frames, "PARTITION_TRACES", per_partition)
+        frame = project.to_dask()
+        keys.append(set(frame.__dask_keys__()) | set(frame.__dask_graph__().keys()))
+    assert not keys[0] & keys[1]
+    assert keys[1] == keys[2]  # the same grouping: the same tasks
+
+
 def test_everything_on_a_local_cluster_of_two_processes(traced_run, cluster, monkeypatch):
     project = hdtrace.open(traced_run, **AS_WRITTEN)
     with distributed.Client(cluster) as client:
