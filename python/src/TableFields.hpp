@@ -16,11 +16,17 @@ struct TableField {
     size_t size = 0;
 };
 
-// The field name of dtype, of numpy kind expectedKind ("i", "f", "U") and,
-// unless 0, expectedSize bytes; std::invalid_argument otherwise.
-inline TableField tableField(const pybind11::dtype &dtype, const char *name,
+// The fields of a structured dtype by name (a copy numpy makes at each
+// ask: a caller that looks up many fields asks once).
+inline pybind11::dict tableFields(const pybind11::dtype &dtype) {
+    return dtype.attr("fields");
+}
+
+// The field name among fields (tableFields), of numpy kind expectedKind
+// ("i", "f", "U") and, unless 0, expectedSize bytes; std::invalid_argument
+// otherwise.
+inline TableField tableField(const pybind11::dict &fields, const char *name,
                              const char *expectedKind, size_t expectedSize) {
-    pybind11::dict fields = dtype.attr("fields");
     if (!fields.contains(name))
         throw std::invalid_argument(std::string("table has no column ") + name);
     pybind11::tuple field = fields[name];
@@ -30,6 +36,12 @@ inline TableField tableField(const pybind11::dtype &dtype, const char *name,
     if (kind != expectedKind || (expectedSize && result.size != expectedSize))
         throw std::invalid_argument(std::string("column ") + name + " has the wrong type");
     return result;
+}
+
+// The same, for one field of dtype.
+inline TableField tableField(const pybind11::dtype &dtype, const char *name,
+                             const char *expectedKind, size_t expectedSize) {
+    return tableField(tableFields(dtype), name, expectedKind, expectedSize);
 }
 
 template <typename T>

@@ -53,21 +53,22 @@ void fillTable(py::array table, size_t position, const py::dict &columns,
                const std::vector<std::string> &names, py::object rowsObject,
                py::object nameCodeObject, std::optional<std::vector<int32_t>> codeMap,
                py::object recvPeerObject, py::object recvTagObject) {
-    py::dtype dtype = table.dtype();
-    const TableField rankField = tableField(dtype, "rank", "i", 4),
-                     threadField = tableField(dtype, "thread", "i", 4);
-    const TableField nameField = tableField(dtype, "name", "U", 0);
-    const TableField start = tableField(dtype, "start", "f", 8),
-                     end = tableField(dtype, "end", "f", 8),
-                     duration = tableField(dtype, "duration", "f", 8);
-    const TableField size = tableField(dtype, "size", "i", 8),
-                     offset = tableField(dtype, "offset", "i", 8),
-                     rid = tableField(dtype, "rid", "i", 8);
-    const TableField peer = tableField(dtype, "peer", "i", 4),
-                     tag = tableField(dtype, "tag", "i", 4), cid = tableField(dtype, "cid", "i", 4),
-                     fid = tableField(dtype, "fid", "i", 4);
-    const TableField startNs = tableField(dtype, "start_ns", "i", 8),
-                     endNs = tableField(dtype, "end_ns", "i", 8);
+    const py::dict fields = tableFields(table.dtype());
+    const TableField rankField = tableField(fields, "rank", "i", 4),
+                     threadField = tableField(fields, "thread", "i", 4);
+    const TableField nameField = tableField(fields, "name", "U", 0);
+    const TableField start = tableField(fields, "start", "f", 8),
+                     end = tableField(fields, "end", "f", 8),
+                     duration = tableField(fields, "duration", "f", 8);
+    const TableField size = tableField(fields, "size", "i", 8),
+                     offset = tableField(fields, "offset", "i", 8),
+                     rid = tableField(fields, "rid", "i", 8);
+    const TableField peer = tableField(fields, "peer", "i", 4),
+                     tag = tableField(fields, "tag", "i", 4),
+                     cid = tableField(fields, "cid", "i", 4),
+                     fid = tableField(fields, "fid", "i", 4);
+    const TableField startNs = tableField(fields, "start_ns", "i", 8),
+                     endNs = tableField(fields, "end_ns", "i", 8);
 
     const size_t rows = py::len(columns["name_code"]);
     const size_t tableRows = table.ndim() == 1 ? static_cast<size_t>(table.shape(0)) : 0;
