@@ -40,7 +40,8 @@ class Timeline:
     start_ns: list = field(default_factory=list)    # absolute ns
     end_ns: list = field(default_factory=list)
     attrs: list = field(default_factory=list)       # dict per call
-    elements: list = field(default_factory=list)    # [(tag, attrs dict)] of <For>, <Data>, <Info>
+    # [(tag, attrs dict)] of its <For>, <Data>, <Info>; () where it has none
+    elements: list = field(default_factory=list)
     # Matched point-to-point messages: (send call, receive call, tag, size,
     # absolute ns at which the receive completed).
     messages: list = field(default_factory=list)
@@ -55,6 +56,9 @@ class Timeline:
 
     def call_name(self, call):
         return self.names[self.name_index[call]]
+
+
+_NO_ELEMENTS = ()
 
 
 def build_timeline(project, with_messages=True, ranks=None, window=None, every_row=False):
@@ -98,14 +102,15 @@ def _build_timeline(project, with_messages, ranks, window, every_row):
         append_end(event.end_ns if event.end_ns is not None else start)
         append_attrs(event.attrs)
         # The children once: the calls nested in it (with times), then its
-        # own elements (<For>, <Data>, <Info>).
+        # own elements (<For>, <Data>, <Info>). Most calls have neither,
+        # and share one empty tuple rather than a list each.
         nested, elements = [], []
         for child in event.children:
             if child.start_ns is None:
                 elements.append((child.name, child.attrs))
             else:
                 nested.append(child)
-        append_elements(elements)
+        append_elements(elements or _NO_ELEMENTS)
         if key is not None:
             top_level_index.setdefault(key + (start, event.name), []).append(index)
         if nested:
