@@ -57,15 +57,6 @@ def read_trace_columns(path, names, from_ns, to_ns, partial, local_to_world, beg
     return columns
 
 
-def columns_to_array(columns, rank, thread):
-    """One trace's columns as rows of the table, in the trace's order."""
-    names = list(columns["names"])
-    array = native.empty_array(len(columns["name_code"]),
-                               table_dtype(max((len(name) for name in names), default=1)))
-    native.fill_table(array, 0, columns, rank, thread, names)
-    return array
-
-
 def read_leaf_columns(project, leaf, names=None, window=None):
     """The C++ reader's columns of one leaf's trace, its ranks as the project's."""
     from_ns, to_ns = project._window_ns(window)
