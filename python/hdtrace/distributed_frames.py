@@ -71,18 +71,13 @@ def _stats_of_part(part):
 
 def _posix_of_traces(specs):
     """The POSIX sums of each trace, read together (on every core of the
-    worker), each found where the task runs."""
+    worker), each found where the task runs. The specs are of one run, and
+    share its partial."""
     specs = list(specs)
     for spec in specs:
         require_trace_here(spec)
-    sums = [None] * len(specs)
-    for partial in {spec.partial for spec in specs}:
-        chosen = [index for index, spec in enumerate(specs) if spec.partial == partial]
-        traces = [(specs[index].path, specs[index].rank, specs[index].thread, True)
-                  for index in chosen]
-        for index, trace_sums in zip(chosen, posix_sums_of_traces(traces, partial)):
-            sums[index] = trace_sums
-    return sums
+    return posix_sums_of_traces([(spec.path, spec.rank, spec.thread, True) for spec in specs],
+                                specs[0].partial)
 
 
 def _layers_of(spec):
