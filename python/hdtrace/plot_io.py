@@ -122,11 +122,16 @@ def map_pieces(offset, size, width):
 MAX_RANK_COLLECTIONS = 32
 
 
+#: The colour map of more than ten ranks, over their positions; the colour
+#: bar of many ranks shows it.
+MANY_RANKS_COLOURS = "turbo"
+
+
 def rank_colours(ranks):
-    """{rank: its colour}, ranks sorted: tab10 up to ten ranks, else turbo
-    over the ranks' positions."""
+    """{rank: its colour}, ranks sorted: tab10 up to ten ranks, else
+    MANY_RANKS_COLOURS over the ranks' positions."""
     import matplotlib  # optional and heavy: loaded only to draw
-    palette = matplotlib.colormaps["tab10" if len(ranks) <= 10 else "turbo"]
+    palette = matplotlib.colormaps["tab10" if len(ranks) <= 10 else MANY_RANKS_COLOURS]
     if len(ranks) <= 10:
         return {rank: palette(index % 10) for index, rank in enumerate(ranks)}
     last = max(len(ranks) - 1, 1)
@@ -263,7 +268,8 @@ def plot_accesses(io, files=None):
         from matplotlib.colors import Normalize
         import matplotlib
         # The ranks' colours by their positions among the ranks (rank_colours).
-        shown = ScalarMappable(Normalize(0, len(ranks) - 1), matplotlib.colormaps["turbo"])
+        shown = ScalarMappable(Normalize(0, len(ranks) - 1),
+                               matplotlib.colormaps[MANY_RANKS_COLOURS])
         bar = figure.colorbar(shown, ax=[axes for pair in grid for axes in pair],
                               location="bottom", shrink=0.6, aspect=40)
         positions = sorted({0, len(ranks) // 2, len(ranks) - 1})
