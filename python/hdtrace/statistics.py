@@ -296,8 +296,9 @@ def stats(project):
     # a part per trace cost Python's work per trace (some 0.3 ms).
     from_table = project.times is not AS_WRITTEN or project._table is not None or \
         project._raw is not None or reads_as_one_run(project)
-    # The traces, their nested calls and the layer traces are read trace by
-    # trace, on every core at once (the C++ reader releases the GIL).
+    # The traces and the layer traces are read trace by trace, on every core
+    # at once (the C++ reader releases the GIL); the nested calls of them all
+    # by one C++ call, on every core too.
     workers = min(len(leaves), native.usable_cores())
     with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
         if from_table:
