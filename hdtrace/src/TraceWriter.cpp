@@ -210,6 +210,43 @@ HDTRACE_CALL_PATH int TraceWriter::endInnerState(Timestamp end) {
     return failed_ ? EIO : 0;
 }
 
+// What beginInnerState, the attributes and endInnerState do for a typed
+// nested state, without its frame, the typed cursor's pause and resume, or
+// a name compare per attribute call: the open call's cursor stays on its
+// own values. Everything is checked before anything is counted, so that a
+// false leaves the general way the same work as before.
+HDTRACE_CALL_PATH bool TraceWriter::innerLeafState(std::string_view name, Timestamp start,
+                                                   Timestamp end, const NumberAttribute *attributes,
+                                                   uint32_t count) {
+    if (depth_ != 1 || !typedPlan_ || !typedCursorOnParent_ || typed_.nestingOff ||
+        typed_.nested >= kMaxTypedNested || frames_[0].childOpen || !frameWritten_[0] ||
+        !enabled_ || closed_ || failed_.load(std::memory_order_relaxed))
+        return false;
+    const CallPlan *plan = plans_.planOf(name, true);
+    if (!plan || plan->hasText || count > plan->own ||
+        typed_.nestedValuesUsed + plan->own > kMaxTypedNestedValues)
+        return false;
+    const CallPlan *found = planWithValues(plan, count);
+    if (!found) return false;
+    // The room first, as beginTypedNested makes it: the values are written
+    // while their names are compared, and count only once all match.
+    if (typed_.nested == typedNestedPlans_.size() ||
+        typed_.nestedValuesUsed + plan->own > typedNestedValues_.size())
+        growTypedNested(plan->own);
+    int64_t *out = typedNestedValues_.data() + typed_.nestedValuesUsed;
+    for (uint32_t index = 0; index < count; ++index) {
+        if (!compact_items::sameNameOrLiteral(plan->attributes[index].name, attributes[index].name))
+            return false;
+        out[index] = attributes[index].value;
+    }
+    typedNestedPlans_[typed_.nested] = found;
+    typedNestedTimes_[2 * typed_.nested] = relativeNanoseconds(start);
+    typedNestedTimes_[2 * typed_.nested + 1] = relativeNanoseconds(end);
+    typed_.nestedValuesUsed += count;
+    ++typed_.nested;
+    return true;
+}
+
 void TraceWriter::writeState(StateParts &parts, int depth, Timestamp end) {
     // First: the typed values the call kept join its parts.
     if (&parts == &frames_[0]) untypeHead();

@@ -79,6 +79,18 @@ class TraceWriter final : public OpenTrace {
     // is open. Dropped when states are open but none of them is written.
     int beginInnerState(std::string_view name, Timestamp start);
     int endInnerState(Timestamp end);
+    // Such a state given whole, when it is a leaf whose attributes are all
+    // numbers (a C library call on a file inside an MPI-IO call): kept as
+    // a typed nested state of the open call where it can be one, in one
+    // call instead of five. false where it cannot be, having done nothing:
+    // the caller then writes it with beginInnerState, attribute and
+    // endInnerState, which take it the general way.
+    struct NumberAttribute {
+        std::string_view name;
+        int64_t value;
+    };
+    bool innerLeafState(std::string_view name, Timestamp start, Timestamp end,
+                        const NumberAttribute *attributes, uint32_t count);
     // An event without duration: <Event name='N' time='T'/>.
     int event(std::string_view name, Timestamp at);
     int event(std::string_view name) { return event(name, now()); }
