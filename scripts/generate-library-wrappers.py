@@ -205,8 +205,9 @@ def source_text(conf, dialect, conf_key):
                        f'{cpp_string(layer.meanings["file"][0])};\n')
         out.append(f'    static constexpr std::string_view kErrorAttribute = '
                    f'{cpp_string(call.written_on_failure)};\n'
+                   '    template <class Writer>\n'
                    f'    __attribute__((always_inline)) static void writeAttributes(\n'
-                   f'        [[maybe_unused]] hdtrace::TraceWriter &writer, '
+                   f'        [[maybe_unused]] Writer &writer, '
                    f'[[maybe_unused]] const {conf.VALUE_TYPES[entry["shape"]]} &values) {{\n')
         out += [f'        writer.attribute({cpp_string(name)}, {expression});\n'
                 for name, expression in values.items()]

@@ -84,11 +84,18 @@ class PosixCall {
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
             hdtrace::TraceWriter &writer = *context_->writer;
             const int64_t fid = record_ == &kUnopenedFile ? -1 : context_->declare(record_);
-            if (writer.beginInnerState(name_.tag, start_) == 0) {
-                writer.attribute(Record::kFileAttribute, fid);
-                Record::writeAttributes(writer, values);
-                if (failed) writer.attribute(Record::kErrorAttribute, callErrno_);
-                writer.endInnerState(end_);
+            LeafAttributes leaf;
+            leaf.attribute(Record::kFileAttribute, fid);
+            Record::writeAttributes(leaf, values);
+            if (failed) leaf.attribute(Record::kErrorAttribute, callErrno_);
+            if (leaf.general ||
+                !writer.innerLeafState(name_.tag, start_, end_, leaf.items, leaf.count)) {
+                if (writer.beginInnerState(name_.tag, start_) == 0) {
+                    writer.attribute(Record::kFileAttribute, fid);
+                    Record::writeAttributes(writer, values);
+                    if (failed) writer.attribute(Record::kErrorAttribute, callErrno_);
+                    writer.endInnerState(end_);
+                }
             }
         }
         errno = callErrno_;
@@ -102,6 +109,24 @@ class PosixCall {
     static bool traces(PosixCallName name) { return callTraced(name.index) && layerOn(); }
 
   private:
+    // A call's attributes gathered for TraceWriter::innerLeafState; general
+    // when one is a text or there are more than it holds (the general way
+    // then writes them from the values again).
+    struct LeafAttributes {
+        static constexpr uint32_t kMaxAttributes = 8;
+        hdtrace::TraceWriter::NumberAttribute items[kMaxAttributes];
+        uint32_t count = 0;
+        bool general = false;
+        __attribute__((always_inline)) void attribute(std::string_view name, int64_t value) {
+            if (count == kMaxAttributes) {
+                general = true;
+                return;
+            }
+            items[count++] = {name, value};
+        }
+        void attribute(std::string_view, std::string_view) { general = true; }
+    };
+
     void start(const FileRecord *record) {
         ThreadContext *context = tracedThread();
         // internalDepth > 0: the wrapper's own code (its MPI queries, the
