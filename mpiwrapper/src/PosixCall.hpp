@@ -114,9 +114,14 @@ class PosixCall {
     // then writes them from the values again).
     struct LeafAttributes {
         static constexpr uint32_t kMaxAttributes = 8;
-        hdtrace::TraceWriter::NumberAttribute items[kMaxAttributes];
+        // Left unset until given: zeroing eight of them cost a call more
+        // than filling the few it gets.
+        union {
+            hdtrace::TraceWriter::NumberAttribute items[kMaxAttributes];
+        };
         uint32_t count = 0;
         bool general = false;
+        LeafAttributes() {}
         __attribute__((always_inline)) void attribute(std::string_view name, int64_t value) {
             if (count == kMaxAttributes) {
                 general = true;
