@@ -203,6 +203,13 @@ def source_text(conf, dialect, conf_key):
         if conf.FILE_ATTRIBUTE_FIRST:
             out.append(f'    static constexpr std::string_view kFileAttribute = '
                        f'{cpp_string(layer.meanings["file"][0])};\n')
+        # Every attribute in order (the configuration's check holds them to
+        # the definition's), for a writer given the values alone.
+        names = ', '.join(cpp_string(name) for name in call.attribute_names)
+        numbers_only = all(attribute.kind != 'string' for attribute in call.attributes)
+        out.append(f'    static constexpr std::string_view kAttributeNames[] = {{{names}}};\n'
+                   f'    static constexpr bool kNumbersOnly = '
+                   f'{"true" if numbers_only else "false"};\n')
         out.append(f'    static constexpr std::string_view kErrorAttribute = '
                    f'{cpp_string(call.written_on_failure)};\n'
                    '    template <class Writer>\n'
