@@ -216,8 +216,8 @@ HDTRACE_CALL_PATH int TraceWriter::endInnerState(Timestamp end) {
 // own values. Everything is checked before anything is counted, so that a
 // false leaves the general way the same work as before.
 HDTRACE_CALL_PATH bool TraceWriter::innerLeafState(std::string_view name, Timestamp start,
-                                                   Timestamp end, const NumberAttribute *attributes,
-                                                   uint32_t count) {
+                                                   Timestamp end, const std::string_view *names,
+                                                   const int64_t *values, uint32_t count) {
     if (depth_ != 1 || !typedPlan_ || !typedCursorOnParent_ || typed_.nestingOff ||
         typed_.nested >= kMaxTypedNested || frames_[0].childOpen || !frameWritten_[0] ||
         !enabled_ || closed_ || failed_.load(std::memory_order_relaxed))
@@ -228,17 +228,20 @@ HDTRACE_CALL_PATH bool TraceWriter::innerLeafState(std::string_view name, Timest
         return false;
     const CallPlan *found = planWithValues(plan, count);
     if (!found) return false;
-    // The room first, as beginTypedNested makes it: the values are written
-    // while their names are compared, and count only once all match.
+    if (names != leafNamesChecked_ || plan != leafPlanChecked_ || count > leafNamesCheckedCount_) {
+        for (uint32_t index = 0; index < count; ++index)
+            if (!compact_items::sameNameOrLiteral(plan->attributes[index].name, names[index]))
+                return false;
+        const bool more = names == leafNamesChecked_ && plan == leafPlanChecked_;
+        leafNamesCheckedCount_ = more ? std::max(count, leafNamesCheckedCount_) : count;
+        leafNamesChecked_ = names;
+        leafPlanChecked_ = plan;
+    }
     if (typed_.nested == typedNestedPlans_.size() ||
         typed_.nestedValuesUsed + plan->own > typedNestedValues_.size())
         growTypedNested(plan->own);
-    int64_t *out = typedNestedValues_.data() + typed_.nestedValuesUsed;
-    for (uint32_t index = 0; index < count; ++index) {
-        if (!compact_items::sameNameOrLiteral(plan->attributes[index].name, attributes[index].name))
-            return false;
-        out[index] = attributes[index].value;
-    }
+    std::memcpy(typedNestedValues_.data() + typed_.nestedValuesUsed, values,
+                count * sizeof(int64_t));
     typedNestedPlans_[typed_.nested] = found;
     typedNestedTimes_[2 * typed_.nested] = relativeNanoseconds(start);
     typedNestedTimes_[2 * typed_.nested + 1] = relativeNanoseconds(end);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include <iterator>
 #include <string_view>
 
 #include <hdtrace/TraceWriter.hpp>
@@ -84,12 +85,10 @@ class PosixCall {
         if (record_ && !gWritingPaused.load(std::memory_order_relaxed)) {
             hdtrace::TraceWriter &writer = *context_->writer;
             const int64_t fid = record_ == &kUnopenedFile ? -1 : context_->declare(record_);
-            LeafAttributes leaf;
-            leaf.attribute(Record::kFileAttribute, fid);
-            Record::writeAttributes(leaf, values);
-            if (failed) leaf.attribute(Record::kErrorAttribute, callErrno_);
-            if (leaf.general ||
-                !writer.innerLeafState(name_.tag, start_, end_, leaf.items, leaf.count)) {
+            bool whole = false;
+            if constexpr (Record::kNumbersOnly)
+                whole = writeWhole<Record>(writer, fid, failed, values);
+            if (!whole) {
                 if (writer.beginInnerState(name_.tag, start_) == 0) {
                     writer.attribute(Record::kFileAttribute, fid);
                     Record::writeAttributes(writer, values);
@@ -109,28 +108,38 @@ class PosixCall {
     static bool traces(PosixCallName name) { return callTraced(name.index) && layerOn(); }
 
   private:
-    // A call's attributes gathered for TraceWriter::innerLeafState; general
-    // when one is a text or there are more than it holds (the general way
-    // then writes them from the values again).
-    struct LeafAttributes {
-        static constexpr uint32_t kMaxAttributes = 8;
-        // Left unset until given: zeroing eight of them cost a call more
-        // than filling the few it gets.
+    // The values of a call whose attributes are all numbers, gathered in
+    // the order of Record::kAttributeNames (the generated writeAttributes
+    // gives them in that order) for TraceWriter::innerLeafState.
+    struct LeafValues {
+        static constexpr uint32_t kMaxValues = 8;
+        // Left unset until given: zeroing them all cost a call more than
+        // filling the few it gets.
         union {
-            hdtrace::TraceWriter::NumberAttribute items[kMaxAttributes];
+            int64_t values[kMaxValues];
         };
         uint32_t count = 0;
-        bool general = false;
-        LeafAttributes() {}
-        __attribute__((always_inline)) void attribute(std::string_view name, int64_t value) {
-            if (count == kMaxAttributes) {
-                general = true;
-                return;
-            }
-            items[count++] = {name, value};
+        LeafValues() {}
+        __attribute__((always_inline)) void attribute(std::string_view, int64_t value) {
+            values[count++] = value;
         }
-        void attribute(std::string_view, std::string_view) { general = true; }
     };
+
+    // The state given whole; false where the writer refuses it.
+    template <class Record, class Values>
+    __attribute__((always_inline)) bool writeWhole(hdtrace::TraceWriter &writer, int64_t fid,
+                                                   bool failed, const Values &values) {
+        constexpr size_t kNames = std::size(Record::kAttributeNames);
+        static_assert(kNames <= LeafValues::kMaxValues);
+        static_assert(Record::kAttributeNames[0] == Record::kFileAttribute &&
+                      Record::kAttributeNames[kNames - 1] == Record::kErrorAttribute);
+        LeafValues leaf;
+        leaf.attribute(Record::kFileAttribute, fid);
+        Record::writeAttributes(leaf, values);
+        if (failed) leaf.attribute(Record::kErrorAttribute, callErrno_);
+        return writer.innerLeafState(name_.tag, start_, end_, Record::kAttributeNames, leaf.values,
+                                     leaf.count);
+    }
 
     void start(const FileRecord *record) {
         ThreadContext *context = tracedThread();

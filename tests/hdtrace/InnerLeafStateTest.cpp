@@ -5,6 +5,7 @@
 // leaf or refuses it.
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <random>
 #include <string>
@@ -22,33 +23,42 @@ namespace {
 
 using test::readFile;
 using test::ScratchDirectory;
-using Attribute = TraceWriter::NumberAttribute;
 
 Timestamp at(int64_t nanoseconds) {
     static const int64_t origin = (Timestamp::now().nanoseconds / 1000000000 - 100) * 1000000000;
     return Timestamp{origin + nanoseconds};
 }
 
+// The names of the common leaves, as the POSIX layer's tables: the same
+// array call after call.
+constexpr std::string_view kAccessNames[] = {"fid", "offset", "asked", "size", "errno"};
+constexpr std::string_view kSeekNames[] = {"fid", "relative-offset", "whence", "offset", "errno"};
+
 // How a leaf state is given: whole (innerLeafState, then the five calls
 // where it refuses, as the POSIX layer does) or apart (the five calls).
+// Names made for one leaf are kept as long as the writer.
 struct LeafWriting {
     bool whole = false;
     int taken = 0;
     int refused = 0;
+    std::deque<std::vector<std::string_view>> madeNames;
 
+    const std::string_view *keep(std::vector<std::string_view> names) {
+        return madeNames.emplace_back(std::move(names)).data();
+    }
     void write(TraceWriter &writer, std::string_view name, int64_t start, int64_t end,
-               const std::vector<Attribute> &attributes) {
+               const std::string_view *names, const std::vector<int64_t> &values) {
+        const auto count = static_cast<uint32_t>(values.size());
         if (whole) {
-            if (writer.innerLeafState(name, at(start), at(end), attributes.data(),
-                                      static_cast<uint32_t>(attributes.size()))) {
+            if (writer.innerLeafState(name, at(start), at(end), names, values.data(), count)) {
                 ++taken;
                 return;
             }
             ++refused;
         }
         writer.beginInnerState(name, at(start));
-        for (const Attribute &attribute : attributes)
-            writer.attribute(attribute.name, attribute.value);
+        for (uint32_t index = 0; index < count; ++index)
+            writer.attribute(names[index], values[index]);
         writer.endInnerState(at(end));
     }
 };
@@ -70,35 +80,40 @@ void driveLeaves(TraceWriter &writer, LeafWriting &leaves, uint32_t seed) {
         const int64_t start = t += 1 + random() % 20;
         const int64_t end = t += 1 + random() % 20;
         const int64_t offset = static_cast<int64_t>(random() % 100000);
+        const char *call = chance(80) ? "pwrite" : "pwritev";
         if (chance(70)) {
-            std::vector<Attribute> attributes = {
-                {"fid", int64_t{3}}, {"offset", offset}, {"asked", 16}, {"size", 16}};
-            if (chance(20)) attributes.push_back({"errno", 28});
+            std::vector<int64_t> values = {3, offset, 16, 16};
+            if (chance(20)) values.push_back(28);
+            const std::string_view *names = kAccessNames;
             if (!inOrder) {
+                std::vector<std::string_view> mixed(kAccessNames, kAccessNames + 5);
                 switch (random() % 4) {
                     case 0:
-                        std::swap(attributes[1], attributes[2]);
+                        std::swap(mixed[1], mixed[2]);
                         break;
                     case 1:
-                        attributes.pop_back();
+                        values.pop_back();
                         break;
                     case 2:
-                        attributes.push_back({"extra", 1});
+                        mixed.insert(mixed.begin() + static_cast<long>(values.size()), "extra");
+                        values.push_back(1);
                         break;
                     default:
-                        attributes.resize(6, Attribute{"errno", 5});
+                        values.resize(6, 5);
+                        mixed.resize(6, "errno");
                         break;
                 }
+                names = leaves.keep(std::move(mixed));
             }
-            leaves.write(writer, "pwrite", start, end, attributes);
-        } else if (chance(80)) {
-            leaves.write(writer, "fwrite", start, end,
-                         {{"fid", int64_t{4}},
-                          {"offset", offset},
-                          {"asked", 8},
-                          {"size", chance(50) ? 8 : 0}});
+            leaves.write(writer, call, start, end, names, values);
+        } else if (chance(70)) {
+            leaves.write(writer, "fwrite", start, end, kAccessNames,
+                         {4, offset, 8, chance(50) ? 8 : 0});
+        } else if (chance(50)) {
+            // A shape with a text, given numbers: refused.
+            leaves.write(writer, "lseek", start, end, kSeekNames, {3, 0, 0, offset});
         } else {
-            leaves.write(writer, "my_inner_call", start, end, {{"level", offset}});
+            leaves.write(writer, "my_inner_call", start, end, leaves.keep({"level"}), {offset});
         }
     };
     for (int call = 0; call < 200; ++call) {
@@ -204,7 +219,7 @@ TEST(InnerLeafState, RandomLeavesGiveTheSameTraceAsTheirFiveCalls) {
 // same call's next leaf is still taken whole (but after a leaf that took
 // the general way, which the call's later leaves follow).
 TEST(InnerLeafState, RefusesWhatATypedNestedStateCannotHold) {
-    const std::vector<Attribute> pwrite = {{"fid", 3}, {"offset", 0}, {"asked", 1}, {"size", 1}};
+    const std::vector<int64_t> pwrite = {3, 0, 1, 1};
     for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
         ScratchDirectory directory;
         TraceOptions options = test::traceOptionsIn(directory, "refusals");
@@ -212,46 +227,62 @@ TEST(InnerLeafState, RefusesWhatATypedNestedStateCannotHold) {
         options.earliestTime = at(0);
         auto writer = TraceWriter::create(options);
         ASSERT_TRUE(writer);
-        const auto whole = [&writer](std::string_view name, std::vector<Attribute> attributes) {
-            return writer->innerLeafState(name, at(10), at(11), attributes.data(),
-                                          static_cast<uint32_t>(attributes.size()));
+        std::deque<std::vector<std::string_view>> kept;
+        const auto whole = [&writer](std::string_view name, const std::string_view *names,
+                                     const std::vector<int64_t> &values) {
+            return writer->innerLeafState(name, at(10), at(11), names, values.data(),
+                                          static_cast<uint32_t>(values.size()));
         };
-        EXPECT_FALSE(whole("pwrite", pwrite)) << "no call open";
+        const auto names = [&kept](std::vector<std::string_view> list) {
+            return kept.emplace_back(std::move(list)).data();
+        };
+        EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "no call open";
         writer->beginState("MyOwnCall", at(1));
-        EXPECT_FALSE(whole("pwrite", pwrite)) << "beneath a call of no shape";
+        EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "beneath a call of no shape";
         writer->endState(at(20));
         writer->beginState("File_write_at", at(21));
-        EXPECT_FALSE(whole("my_inner_call", {{"level", 1}})) << "a name of no shape";
-        EXPECT_FALSE(whole("pwrite", {{"offset", 0}, {"fid", 3}})) << "out of order";
-        EXPECT_FALSE(whole("pwrite", {{"fid", 3}, {"offset", 0}})) << "too few values";
-        std::vector<Attribute> tooMany = pwrite;
-        tooMany.push_back({"errno", 1});
-        tooMany.push_back({"errno", 2});
-        EXPECT_FALSE(whole("pwrite", tooMany)) << "more than the shape has";
-        EXPECT_FALSE(whole("fopen", {{"fid", 3}})) << "a shape with a text";
-        EXPECT_TRUE(whole("pwrite", pwrite));
-        tooMany.pop_back();
-        EXPECT_TRUE(whole("pwrite", tooMany)) << "with its error attribute";
+        EXPECT_FALSE(whole("my_inner_call", names({"level"}), {1})) << "a name of no shape";
+        EXPECT_FALSE(whole("pwrite", names({"offset", "fid"}), {0, 3})) << "out of order";
+        EXPECT_FALSE(whole("pwrite", kAccessNames, {3, 0})) << "too few values";
+        EXPECT_FALSE(whole("pwrite", names({"fid", "offset", "asked", "size", "errno", "errno"}),
+                           {3, 0, 1, 1, 1, 2}))
+            << "more than the shape has";
+        EXPECT_FALSE(whole("fopen", names({"fid"}), {3})) << "a shape with a text";
+        EXPECT_TRUE(whole("pwrite", kAccessNames, pwrite));
+        EXPECT_TRUE(whole("pwrite", kAccessNames, {3, 0, 1, -1, 5})) << "with its error";
+        // Names found in order for one plan and count are not taken for
+        // another plan, nor for more of them.
+        const std::string_view *fourRight = names({"fid", "offset", "asked", "size", "error"});
+        EXPECT_TRUE(whole("pwrite", fourRight, pwrite));
+        EXPECT_FALSE(whole("pwrite", fourRight, {3, 0, 1, -1, 5})) << "a fifth name unlike";
+        const std::string_view *fwriteNames = names({"fid", "asked", "offset", "size"});
+        EXPECT_FALSE(whole("fwrite", fwriteNames, pwrite)) << "out of order";
+        EXPECT_FALSE(whole("pwritev", fwriteNames, pwrite)) << "another plan, out of order";
+        EXPECT_TRUE(whole("pwritev", kAccessNames, pwrite)) << "another plan, in order";
+        const std::string_view *truncateNames = names({"fid", "size"});
+        EXPECT_TRUE(whole("ftruncate", truncateNames, {3, 0}));
+        EXPECT_FALSE(whole("open", truncateNames, {3, 0})) << "the same names, another plan";
         writer->beginElement("Data");
-        EXPECT_FALSE(whole("pwrite", pwrite)) << "while a child is open";
+        EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "while a child is open";
         writer->endElement();
         writer->beginState("Barrier", at(30));
-        EXPECT_FALSE(whole("pwrite", pwrite)) << "beneath a deeper state";
+        EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "beneath a deeper state";
         writer->endState(at(31));
         writer->endState(at(40));
 
         writer->beginState("File_write_at", at(41));
-        EXPECT_TRUE(whole("pwrite", pwrite));
+        EXPECT_TRUE(whole("pwrite", kAccessNames, pwrite));
         writer->beginInnerState("pwrite", at(42));
         writer->attribute("fid", "text");
         writer->endInnerState(at(43));
-        EXPECT_FALSE(whole("pwrite", pwrite)) << "after a leaf that took the general way";
+        EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite))
+            << "after a leaf that took the general way";
         writer->endState(at(50));
 
         writer->setEnabled(false);
         writer->beginState("File_write_at", at(51));
         writer->setEnabled(true);
-        EXPECT_FALSE(whole("pwrite", pwrite)) << "beneath a call that is not written";
+        EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "beneath a call that is not written";
         writer->endState(at(60));
         EXPECT_EQ(writer->close(), 0);
     }
@@ -264,8 +295,8 @@ TEST(InnerLeafState, TheLeavesPastTheKeptOnesTakeTheGeneralWay) {
         writer.beginState("File_write_at", at(1));
         const int64_t count = TraceWriter::kMaxTypedNested + 3;
         for (int64_t leaf = 0; leaf < count; ++leaf)
-            leaves.write(writer, "pwritev", 2 + 2 * leaf, 3 + 2 * leaf,
-                         {{"fid", 3}, {"offset", 8 * leaf}, {"asked", 8}, {"size", 8}});
+            leaves.write(writer, "pwritev", 2 + 2 * leaf, 3 + 2 * leaf, kAccessNames,
+                         {3, 8 * leaf, 8, 8});
         writer.attribute("fid", int64_t{3});
         writer.endState(at(3 * count));
     };

@@ -80,17 +80,16 @@ class TraceWriter final : public OpenTrace {
     int beginInnerState(std::string_view name, Timestamp start);
     int endInnerState(Timestamp end);
     // Such a state given whole, when it is a leaf whose attributes are all
-    // numbers (a C library call on a file inside an MPI-IO call): kept as
-    // a typed nested state of the open call where it can be one, in one
-    // call instead of five. false where it cannot be, having done nothing:
-    // the caller then writes it with beginInnerState, attribute and
-    // endInnerState, which take it the general way.
-    struct NumberAttribute {
-        std::string_view name;
-        int64_t value;
-    };
+    // numbers (a C library call on a file inside an MPI-IO call): the
+    // first count of names, with their values. Kept as a typed nested
+    // state of the open call where it can be one, in one call instead of
+    // five. false where it cannot be, having done nothing: the caller then
+    // writes it with beginInnerState, attribute and endInnerState, which
+    // take it the general way. names must hold the same names for as long
+    // as the writer lives (a static table): the writer compares them with
+    // the state's plan once, not at every call.
     bool innerLeafState(std::string_view name, Timestamp start, Timestamp end,
-                        const NumberAttribute *attributes, uint32_t count);
+                        const std::string_view *names, const int64_t *values, uint32_t count);
     // An event without duration: <Event name='N' time='T'/>.
     int event(std::string_view name, Timestamp at);
     int event(std::string_view name) { return event(name, now()); }
@@ -260,6 +259,11 @@ class TraceWriter final : public OpenTrace {
     const int64_t *typedShorterWhole_ = nullptr;
     const CallPlan *typedPlan_ = nullptr;
     bool typedCursorOnParent_ = false;
+    // The names last found in a plan's order by innerLeafState, how many of
+    // them, and the plan.
+    const std::string_view *leafNamesChecked_ = nullptr;
+    const CallPlan *leafPlanChecked_ = nullptr;
+    uint32_t leafNamesCheckedCount_ = 0;
     // The rest of what a typed call holds, started afresh by one store.
     struct TypedCounts {
         uint32_t parentValues = 0;  // the call's values while the cursor is elsewhere
