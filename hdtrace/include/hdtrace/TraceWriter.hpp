@@ -259,11 +259,6 @@ class TraceWriter final : public OpenTrace {
     const int64_t *typedShorterWhole_ = nullptr;
     const CallPlan *typedPlan_ = nullptr;
     bool typedCursorOnParent_ = false;
-    // The names last found in a plan's order by innerLeafState, how many of
-    // them, and the plan.
-    const std::string_view *leafNamesChecked_ = nullptr;
-    const CallPlan *leafPlanChecked_ = nullptr;
-    uint32_t leafNamesCheckedCount_ = 0;
     // The rest of what a typed call holds, started afresh by one store.
     struct TypedCounts {
         uint32_t parentValues = 0;  // the call's values while the cursor is elsewhere
@@ -288,6 +283,12 @@ class TraceWriter final : public OpenTrace {
     Clock clock_;
     StateParts frames_[HD_LOG_MAX_DEPTH];
     StateParts untypedNested_;  // where untypeNested() puts a typed nested state together
+    // The names last found in a plan's order by innerLeafState, how many of
+    // them, and the plan: read beside the plans, not with what every state
+    // reads.
+    const std::string_view *leafNamesChecked_ = nullptr;
+    const CallPlan *leafPlanChecked_ = nullptr;
+    uint32_t leafNamesCheckedCount_ = 0;
     CallPlanCache plans_;
     std::unique_ptr<StateEncoding> encoding_;
     std::string tracePath_;
