@@ -1,8 +1,8 @@
-// Mapped memory (hdtrace/MappedMemory.hpp): it starts at a 2 MB boundary,
-// is zeroed and whole pages long, and its pages are resident after one
-// faultInPages call. A compact trace's frame writer holds its two frames
-// resident from the start, so that the traced calls that fill them take no
-// page faults.
+// Mapped memory (hdtrace/MappedMemory.hpp): it starts at a 2 MB boundary
+// (less than 2 MB: at a page), is zeroed and whole pages long, and its
+// pages are resident after one faultInPages call. A compact trace's frame
+// writer holds its two frames resident from the start, so that the traced
+// calls that fill them take no page faults.
 #include <unistd.h>
 
 #include <cstdint>
@@ -55,6 +55,20 @@ TEST(MappedMemory, StartsAtAHugePageBoundaryZeroedAndInWholePages) {
     block[wholePages - 1] = 0x7e;
     EXPECT_EQ(block[wholePages - 1], 0x7e);
     unmapMemory(block, bytes);
+}
+
+TEST(MappedMemory, LessThanAHugePageStartsAtAPageZeroedAndInWholePages) {
+    for (const size_t bytes : {size_t{1}, size_t{4096}, size_t{7000}, kHugePageBytes - 1}) {
+        auto *block = static_cast<unsigned char *>(mapAtHugePageBoundary(bytes));
+        ASSERT_NE(block, nullptr);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % kSmallPageBytes, 0u);
+        const size_t wholePages = (bytes + kSmallPageBytes - 1) / kSmallPageBytes * kSmallPageBytes;
+        EXPECT_TRUE(allBytesAre(block, wholePages, 0));
+        std::memset(block, 0x5a, wholePages);
+        EXPECT_TRUE(faultInPages(block, bytes));
+        EXPECT_TRUE(allBytesAre(block, wholePages, 0x5a));
+        unmapMemory(block, bytes);
+    }
 }
 
 TEST(MappedMemory, FaultedInPagesAreResidentAndKeepTheirBytes) {

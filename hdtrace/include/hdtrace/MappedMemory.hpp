@@ -21,6 +21,7 @@ constexpr size_t kSmallPageBytes = 4096;
 // bytes (rounded up to whole 4 KiB pages) of zeroed memory that starts at a
 // 2 MB boundary, advised for transparent huge pages (MADV_HUGEPAGE): the
 // kernel backs each whole 2 MB piece of it with one huge page where it can.
+// Less than 2 MB, which no huge page backs, starts at a page boundary.
 // Null when the kernel has no memory for it. Give it back with
 // unmapMemory(pointer, bytes).
 void *mapAtHugePageBoundary(size_t bytes);
