@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <string>
 
 #include <hdtrace/reader/ReadError.hpp>
 
@@ -57,20 +59,48 @@ std::string_view attributeIn(std::string_view tag, std::string_view name) {
     return {};
 }
 
+namespace {
+
+// The calling thread's scratch directory: made at its first scratch file,
+// removed (empty by then) when the thread ends.
+class ThreadScratchDirectory {
+  public:
+    ~ThreadScratchDirectory() {
+        if (!path_.empty()) ::rmdir(path_.c_str());
+    }
+    const std::string &path() {
+        if (path_.empty()) {
+            std::string pattern =
+                (std::filesystem::temp_directory_path() / "hdtrace-XXXXXX").string();
+            if (!::mkdtemp(pattern.data()))
+                throw ReadError(
+                    pattern, 0, 0,
+                    std::string("cannot create a temporary directory: ") + std::strerror(errno));
+            path_ = pattern;
+        }
+        return path_;
+    }
+    uint64_t nextNumber() { return files_++; }
+
+  private:
+    std::string path_;
+    uint64_t files_ = 0;
+};
+
+ThreadScratchDirectory &threadScratchDirectory() {
+    thread_local ThreadScratchDirectory directory;
+    return directory;
+}
+
+}  // namespace
+
 ScratchFile::ScratchFile(const std::string &suffix) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "hdtrace-XXXXXX").string();
-    const int fd = ::mkstemp(pattern.data());
-    if (fd < 0)
-        throw ReadError(pattern, 0, 0,
-                        std::string("cannot create a temporary file: ") + std::strerror(errno));
-    ::close(fd);
-    stem_ = pattern;  // kept until the end, so that no other run takes the name
-    path_ = pattern + suffix;
+    ThreadScratchDirectory &directory = threadScratchDirectory();
+    path_ = directory.path() + "/" + std::to_string(directory.nextNumber()) + suffix;
 }
 
 ScratchFile::~ScratchFile() {
-    std::remove(path_.c_str());
-    std::remove(stem_.c_str());
+    ::unlink(path_.c_str());
 }
 
 }  // namespace hdtrace::reader::layout

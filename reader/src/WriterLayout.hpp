@@ -52,8 +52,12 @@ bool forEachLine(std::FILE *file, Take take) {
     return std::ferror(file) == 0;
 }
 
-// A file of the temporary directory, named with suffix, removed when done.
-// Throws ReadError when none can be made.
+// A file name, with suffix, in a directory of the temporary directory that
+// the calling thread made for itself (once, and removed when the thread
+// ends): no other process or thread makes files there, so the name needs
+// no reserving file, and threads that convert traces side by side do not
+// wait for each other's changes to one directory. The file, if made, is
+// removed when done. Throws ReadError when the directory cannot be made.
 class ScratchFile {
   public:
     explicit ScratchFile(const std::string &suffix);
@@ -63,7 +67,7 @@ class ScratchFile {
     const std::string &path() const { return path_; }
 
   private:
-    std::string stem_, path_;
+    std::string path_;
 };
 
 }  // namespace hdtrace::reader::layout
