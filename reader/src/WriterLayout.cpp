@@ -69,6 +69,9 @@ class ThreadScratchDirectory {
         if (!path_.empty()) ::rmdir(path_.c_str());
     }
     const std::string &path() {
+        // Made again if it went meanwhile (a cleaner of old temporary
+        // files, in a process that converts now and then for days).
+        if (!path_.empty() && ::access(path_.c_str(), W_OK | X_OK) != 0) path_.clear();
         if (path_.empty()) {
             std::string pattern =
                 (std::filesystem::temp_directory_path() / "hdtrace-XXXXXX").string();

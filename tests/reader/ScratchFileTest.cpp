@@ -75,5 +75,17 @@ TEST(ScratchFile, EachThreadHasItsDirectoryWhichGoesWithIt) {
     EXPECT_TRUE(exists(directoryOf(mine.path())));
 }
 
+TEST(ScratchFile, ADirectoryRemovedMeanwhileIsMadeAgain) {
+    std::string gone;
+    {
+        const ScratchFile file(".trc");
+        gone = directoryOf(file.path());
+    }
+    ASSERT_EQ(::rmdir(gone.c_str()), 0);
+    const ScratchFile file(".trc");
+    makeFile(file.path());
+    EXPECT_TRUE(exists(file.path()));
+}
+
 }  // namespace
 }  // namespace hdtrace::reader::layout
