@@ -12,7 +12,9 @@ to compact:
 stats RUN.proj` of each form, and a script that opens each form and calls
 `to_numpy()` once (the first read of a process: its memory fresh from the
 kernel), each as a process of its own; with --report, `hdtrace report` of
-each form as well. Every --package (a folder holding the hdtrace package,
+each form as well, and with --score, `hdtrace score` (a conversion of
+every trace; on a run of many small traces, e.g. --calls 163840 --ranks
+16384, mostly the files' making and removal). Every --package (a folder holding the hdtrace package,
 default the build tree's python/) is run in turn within each round, so that
 two builds side by side see the same machine; the same folder given twice
 shows the noise. Prints the median and best wall seconds of K rounds (default
@@ -57,6 +59,8 @@ def main():
     parser.add_argument("--keep", type=pathlib.Path, help="write the run here and keep it")
     parser.add_argument("--report", action="store_true",
                         help="also time hdtrace report of each form (some seconds each)")
+    parser.add_argument("--score", action="store_true",
+                        help="also time hdtrace score of each form")
     args = parser.parse_args()
     packages = args.package or [build / "python"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -80,6 +84,9 @@ def main():
                               ("hdtrace report of compact", compact)):
                 page = pathlib.Path(scratch) / f"{name.replace(' ', '-')}.html"
                 commands[name] = cli + ["report", str(run), "-o", str(page)]
+        if args.score:
+            commands["hdtrace score"] = cli + ["score", str(project)]
+            commands["hdtrace score of compact"] = cli + ["score", str(compact)]
         times = {(index, name): [] for index in range(len(packages)) for name in commands}
         for index, package in enumerate(packages):  # a first, unmeasured round
             for arguments in commands.values():
