@@ -266,12 +266,13 @@ CallCosts callCostsOf(const std::string &path) {
     std::string compactPath = path;
     layout::ScratchFile xmlForm(".trc"), compactForm(".ctrc");
     std::vector<uint32_t> recordBytes;
+    const ConversionTarget scratch = ConversionTarget::Scratch;
     if (traceFormOf(path) == TraceForm::Compact) {
-        convertTrace(path, xmlForm.path(), TraceForm::Xml);
+        convertTrace(path, xmlForm.path(), TraceForm::Xml, 0, nullptr, scratch);
         xmlPath = xmlForm.path();
-        convertTrace(xmlPath, compactForm.path(), TraceForm::Compact, 0, &recordBytes);
+        convertTrace(xmlPath, compactForm.path(), TraceForm::Compact, 0, &recordBytes, scratch);
     } else {
-        convertTrace(path, compactForm.path(), TraceForm::Compact, 0, &recordBytes);
+        convertTrace(path, compactForm.path(), TraceForm::Compact, 0, &recordBytes, scratch);
         compactPath = compactForm.path();
     }
     FrameSharer frames(compactPath, std::move(recordBytes), costs);

@@ -163,7 +163,8 @@ void writeFilteredTrace(const std::string &source, const std::string &target,
     std::unique_ptr<layout::ScratchFile> converted;
     if (traceFormOf(source) == TraceForm::Compact) {
         converted = std::make_unique<layout::ScratchFile>(".trc");
-        convertTrace(source, converted->path(), TraceForm::Xml);
+        convertTrace(source, converted->path(), TraceForm::Xml, 0, nullptr,
+                     ConversionTarget::Scratch);
         xmlPath = converted->path();
     }
     using File = std::unique_ptr<std::FILE, int (*)(std::FILE *)>;

@@ -39,10 +39,17 @@ namespace items = compact_items;
 
 constexpr std::string_view kProgramEnd = "</Program>\n";
 
-// A temporary file beside target, removed unless kept.
-class TemporaryBeside {
+// Where a conversion writes: a temporary file beside target, renamed to
+// target when kept and removed unless kept; or, for a scratch target (a
+// name no one else uses), target itself, removed unless kept.
+class ConversionOutput {
   public:
-    explicit TemporaryBeside(const std::string &target) : target_(target) {
+    ConversionOutput(const std::string &target, ConversionTarget kind)
+        : target_(target), inPlace_(kind == ConversionTarget::Scratch) {
+        if (inPlace_) {
+            path_ = target;
+            return;
+        }
         // A name no other conversion uses, and the mode the target would be
         // created with (0666 less the umask), both from a file made under
         // that name with O_EXCL. The file is then removed, for the writer
@@ -66,14 +73,15 @@ class TemporaryBeside {
                                 std::string("cannot create: ") + std::strerror(errno));
         }
     }
-    ~TemporaryBeside() {
+    ~ConversionOutput() {
         if (!kept_) std::remove(path_.c_str());
     }
-    TemporaryBeside(const TemporaryBeside &) = delete;
-    TemporaryBeside &operator=(const TemporaryBeside &) = delete;
+    ConversionOutput(const ConversionOutput &) = delete;
+    ConversionOutput &operator=(const ConversionOutput &) = delete;
     const std::string &path() const { return path_; }
     void keep() {
-        if (::chmod(path_.c_str(), mode_) != 0 || std::rename(path_.c_str(), target_.c_str()) != 0)
+        if (!inPlace_ && (::chmod(path_.c_str(), mode_) != 0 ||
+                          std::rename(path_.c_str(), target_.c_str()) != 0))
             throw ReadError(target_, 0, 0, std::string("cannot write: ") + std::strerror(errno));
         kept_ = true;
     }
@@ -81,6 +89,7 @@ class TemporaryBeside {
   private:
     std::string target_;
     std::string path_;
+    bool inPlace_;
     mode_t mode_ = 0644;
     bool kept_ = false;
 };
@@ -285,11 +294,11 @@ uint32_t frameBytesFor(const std::string &source, uint32_t asked) {
 }
 
 void xmlToCompact(const std::string &source, const std::string &target, uint32_t frameBytes,
-                  std::vector<uint32_t> *recordBytes) {
+                  std::vector<uint32_t> *recordBytes, ConversionTarget kind) {
     if (traceFormOf(source) != TraceForm::Xml)
         throw ReadError(source, 0, 0, "is a compact trace already");
     frameBytes = frameBytesFor(source, frameBytes);
-    TemporaryBeside temporary(target);
+    ConversionOutput temporary(target, kind);
     {
         XmlToRecords records(temporary.path(), frameBytes, recordBytes);
         SaxFileParser parser(source, records);
@@ -306,7 +315,7 @@ void xmlToCompact(const std::string &source, const std::string &target, uint32_t
     temporary.keep();
 }
 
-void compactToXml(const std::string &source, const std::string &target) {
+void compactToXml(const std::string &source, const std::string &target, ConversionTarget kind) {
     if (traceFormOf(source) != TraceForm::Compact)
         throw ReadError(source, 0, 0, "is an XML trace already");
     // Partial, for a trace whose writer was killed inside a frame: its
@@ -314,7 +323,7 @@ void compactToXml(const std::string &source, const std::string &target) {
     FrameFile file(source, FrameFileOptions{true});
     const bool cut = !file.indexed();
     if (!cut && file.damage()) throwDamage(source, *file.damage());
-    TemporaryBeside temporary(target);
+    ConversionOutput temporary(target, kind);
     std::FILE *out = std::fopen(temporary.path().c_str(), "wb");
     if (!out) throw ReadError(target, 0, 0, std::string("cannot create: ") + std::strerror(errno));
     bool written = false;
@@ -347,12 +356,13 @@ void compactToXml(const std::string &source, const std::string &target) {
 }  // namespace
 
 void convertTrace(const std::string &source, const std::string &target, TraceForm to,
-                  uint32_t compactFrameBytes, std::vector<uint32_t> *recordBytes) {
+                  uint32_t compactFrameBytes, std::vector<uint32_t> *recordBytes,
+                  ConversionTarget kind) {
     if (recordBytes) recordBytes->clear();
     if (to == TraceForm::Compact)
-        xmlToCompact(source, target, compactFrameBytes, recordBytes);
+        xmlToCompact(source, target, compactFrameBytes, recordBytes, kind);
     else
-        compactToXml(source, target);
+        compactToXml(source, target, kind);
 }
 
 }  // namespace hdtrace::reader

@@ -30,7 +30,13 @@ namespace hdtrace::reader {
 // recordBytes (compact output only): the bytes of each record the output
 // holds, before compression, in file order: the writer's opening record
 // (its Program), then one a top-level call with its <Nested> block.
+//
+// kind Scratch: target is a name no one else uses (a scratch file of the
+// process's own): written in place, without the temporary name and the
+// rename, and removed on failure.
+enum class ConversionTarget { Replaced, Scratch };
 void convertTrace(const std::string &source, const std::string &target, TraceForm to,
-                  uint32_t compactFrameBytes = 0, std::vector<uint32_t> *recordBytes = nullptr);
+                  uint32_t compactFrameBytes = 0, std::vector<uint32_t> *recordBytes = nullptr,
+                  ConversionTarget kind = ConversionTarget::Replaced);
 
 }  // namespace hdtrace::reader
