@@ -42,13 +42,6 @@ std::vector<std::string> tracesIn(const std::string &directory) {
     return traces;
 }
 
-std::string readFile(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // Both readers agree, and the scanner read the trace itself.
 void expectScannerReads(const std::string &path, const TraceOptions &options = {},
                         const LocalToWorldTable *table = nullptr) {
@@ -251,7 +244,7 @@ TEST_F(WrittenTrace, FiltersWindowsAndLocalRanksGiveTheSameColumns) {
 }
 
 TEST_F(WrittenTrace, EveryDamagedEndingGivesTheSameErrorAndTheSamePartialRead) {
-    const std::string text = readFile(trace_);
+    const std::string text = hdtrace::reader::testing::fileText(trace_);
     ASSERT_GT(text.size(), 4000u);
     // The trace's first 10 calls or so, cut at every byte, as a hard kill leaves them.
     for (size_t cut = 0; cut < 1500; ++cut)

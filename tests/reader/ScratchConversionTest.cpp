@@ -4,8 +4,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,13 +28,6 @@ const std::string kTrace =
     "<Finalize time='0.000007000' end='0.000007250'/>\n"
     "</Program>\n";
 
-std::string contents(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 bool exists(const std::string &path) {
     struct stat status {};
     return ::stat(path.c_str(), &status) == 0;
@@ -59,14 +50,14 @@ TEST(ScratchConversion, GivesWhatAReplacedTargetGetsAndNoOtherFile) {
                  ConversionTarget::Scratch);
     convertTrace(compact.path(), backToXml.path(), TraceForm::Xml, 0, nullptr,
                  ConversionTarget::Scratch);
-    EXPECT_EQ(contents(backToXml.path()), kTrace);
+    EXPECT_EQ(testing::fileText(backToXml.path()), kTrace);
     const std::vector<std::string> names = namesBeside(compact.path());
     EXPECT_EQ(names.size(), 2u) << "a temporary file was left beside the scratch files";
 
     const testing::TemporaryFile replaced("", ".ctrc");
     convertTrace(xml.path(), replaced.path(), TraceForm::Compact, 0, &replacedRecords);
     EXPECT_EQ(scratchRecords, replacedRecords);
-    EXPECT_EQ(contents(compact.path()).size(), contents(replaced.path()).size());
+    EXPECT_EQ(testing::fileText(compact.path()).size(), testing::fileText(replaced.path()).size());
 }
 
 TEST(ScratchConversion, LeavesNothingWhereItFails) {

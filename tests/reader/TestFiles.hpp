@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace hdtrace::reader::testing {
@@ -28,5 +29,13 @@ class TemporaryFile {
   private:
     std::string path_;
 };
+
+// The whole text of the file at path ("" where it cannot be read).
+inline std::string fileText(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
 
 }  // namespace hdtrace::reader::testing

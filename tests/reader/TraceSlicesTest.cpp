@@ -58,13 +58,6 @@ struct Rows {
     }
 };
 
-std::string fileText(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 Rows wholeRows(const std::string &path) {
     Rows rows;
     rows.append(readEventColumns(path, {}, nullptr).columns);
@@ -165,7 +158,7 @@ class TraceSlices : public ::testing::Test {
 }  // namespace
 
 TEST_F(TraceSlices, TheWrittenTraceHasWhatSlicesMustKeepApart) {
-    const std::string text = fileText(traces_[0]);
+    const std::string text = hdtrace::reader::testing::fileText(traces_[0]);
     EXPECT_NE(text.find("\n<Nested>\n  <Nested>\n    <Bcast"), std::string::npos) << text;
     EXPECT_NE(text.find("\n  <Info key='cb_nodes' value='&lt;2&gt;'/>"), std::string::npos);
     EXPECT_NE(text.find("&#xA;line"), std::string::npos);  // a newline in a value
@@ -215,7 +208,7 @@ TEST_F(TraceSlices, ManySmallSlicesGiveTheWholeRows) {
     }
     // A slice reads from a line start to a line start.
     SliceRead middle = readEventColumnsSlice(traces_[1], {}, nullptr, size / 3, 2 * size / 3);
-    const std::string text = fileText(traces_[1]);
+    const std::string text = hdtrace::reader::testing::fileText(traces_[1]);
     EXPECT_EQ(text[middle.from - 1], '\n');
     EXPECT_EQ(text[middle.to - 1], '\n');
     EXPECT_GE(middle.from, size / 3);
@@ -251,7 +244,7 @@ TEST_F(TraceSlices, SlicesLongerThanAChunkGiveTheWholeRowsAndPlaceErrors) {
             splits.push_back(at);
         EXPECT_TRUE(slicedRows(trace, splits, size) == whole) << "slices of " << step;
     }
-    const std::string text = fileText(trace);
+    const std::string text = hdtrace::reader::testing::fileText(trace);
     const size_t time = text.find("time='", 3 * text.size() / 4) + 6;
     TemporaryFile damaged(text.substr(0, time) + "x" + text.substr(time + 1));
     const std::optional<ErrorAt> expected =
@@ -277,7 +270,7 @@ TEST_F(TraceSlices, FiltersApplyInEachSlice) {
 }
 
 TEST_F(TraceSlices, DamageIsReportedWhereTheWholeReadReportsIt) {
-    const std::string text = fileText(traces_[0]);
+    const std::string text = hdtrace::reader::testing::fileText(traces_[0]);
     // A time that is none, a broken tag, a call left open, a cut file.
     std::vector<std::string> damaged;
     const size_t send = text.find("<Send ", text.size() / 2);
@@ -320,7 +313,7 @@ TEST_F(TraceSlices, DamageIsReportedWhereTheWholeReadReportsIt) {
 }
 
 TEST_F(TraceSlices, APartialSliceKeepsItsCallsBeforeTheCut) {
-    const std::string text = fileText(traces_[0]);
+    const std::string text = hdtrace::reader::testing::fileText(traces_[0]);
     TemporaryFile file(text.substr(0, text.size() / 2));
     TraceOptions partial;
     partial.partial = true;
@@ -415,7 +408,7 @@ TEST_F(TraceSlices, ALineStartingWithAStartTagInsideACallIsRefused) {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Program timeAdjustment='10'>\n"
         "<Wait time='0.1' end='0.2'>\n<For rid='1'/>\n</Wait>\n"
         "<Send size='8' toRank='0' toTag='5' cid='1' time='0.3' end='0.4'/>\n</Program>\n");
-    const std::string text = fileText(file.path());
+    const std::string text = hdtrace::reader::testing::fileText(file.path());
     const uint64_t child = text.find("<For");
     const std::optional<ErrorAt> error =
         errorOf([&] { readEventColumnsSlice(file.path(), {}, nullptr, 0, child); });
