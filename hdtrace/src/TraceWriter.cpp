@@ -40,6 +40,22 @@ __attribute__((always_inline)) inline uint32_t TraceWriter::typedParentValues() 
                                 : typed_.parentValues;
 }
 
+__attribute__((always_inline)) inline bool TraceWriter::keepsTypedNested() const {
+    return typedPlan_ && !typed_.nestingOff && !frames_[0].childOpen &&
+           typed_.nested < kMaxTypedNested;
+}
+
+__attribute__((always_inline)) inline bool TraceWriter::typedNestedFits(
+    const CallPlan &plan) const {
+    return typed_.nestedValuesUsed + plan.own <= kMaxTypedNestedValues;
+}
+
+__attribute__((always_inline)) inline void TraceWriter::makeRoomForTypedNested(uint32_t values) {
+    if (typed_.nested == typedNestedPlans_.size() ||
+        typed_.nestedValuesUsed + values > typedNestedValues_.size())
+        growTypedNested(values);
+}
+
 __attribute__((always_inline)) inline bool TraceWriter::typedCallIsWhole() {
     const StateParts &parts = frames_[0];
     if (parts.childOpen || !parts.children.empty() || !parts.nested.empty()) return false;
@@ -218,14 +234,12 @@ HDTRACE_CALL_PATH int TraceWriter::endInnerState(Timestamp end) {
 HDTRACE_CALL_PATH bool TraceWriter::innerLeafState(std::string_view name, Timestamp start,
                                                    Timestamp end, const std::string_view *names,
                                                    const int64_t *values, uint32_t count) {
-    if (depth_ != 1 || !typedPlan_ || !typedCursorOnParent_ || typed_.nestingOff ||
-        typed_.nested >= kMaxTypedNested || frames_[0].childOpen || !frameWritten_[0] ||
-        !enabled_ || closed_ || failed_.load(std::memory_order_relaxed))
+    // Written (as beginInnerState decides) right beneath the typed call.
+    if (depth_ != 1 || !frameWritten_[0] || !enabled_ || closed_ ||
+        failed_.load(std::memory_order_relaxed) || !typedCursorOnParent_ || !keepsTypedNested())
         return false;
     const CallPlan *plan = plans_.planOf(name, true);
-    if (!plan || plan->hasText || count > plan->own ||
-        typed_.nestedValuesUsed + plan->own > kMaxTypedNestedValues)
-        return false;
+    if (!plan || plan->hasText || count > plan->own || !typedNestedFits(*plan)) return false;
     const CallPlan *found = planWithValues(plan, count);
     if (!found) return false;
     if (names != leafNamesChecked_ || plan != leafPlanChecked_ || count > leafNamesCheckedCount_) {
@@ -237,9 +251,7 @@ HDTRACE_CALL_PATH bool TraceWriter::innerLeafState(std::string_view name, Timest
         leafNamesChecked_ = names;
         leafPlanChecked_ = plan;
     }
-    if (typed_.nested == typedNestedPlans_.size() ||
-        typed_.nestedValuesUsed + plan->own > typedNestedValues_.size())
-        growTypedNested(plan->own);
+    makeRoomForTypedNested(plan->own);
     std::memcpy(typedNestedValues_.data() + typed_.nestedValuesUsed, values,
                 count * sizeof(int64_t));
     typedNestedPlans_[typed_.nested] = found;
@@ -510,16 +522,13 @@ HDTRACE_CALL_PATH bool TraceWriter::beginTypedNested(std::string_view name, Time
                                                      bool written) {
     // Only a written state right beneath a typed call, none of whose nested
     // states took the general way, while none of the call's children is open.
-    const bool beneathTypedCall = written && typedPlan_ && !typed_.nestingOff && depth_ == 2 &&
-                                  !frames_[0].childOpen && typed_.nested < kMaxTypedNested;
+    const bool beneathTypedCall = written && depth_ == 2 && keepsTypedNested();
     const CallPlan *plan = beneathTypedCall ? plans_.planOf(name, true) : nullptr;
-    if (!plan || typed_.nestedValuesUsed + plan->own > kMaxTypedNestedValues) {
+    if (!plan || !typedNestedFits(*plan)) {
         untypeNested();  // this one and the rest take the general way, in order
         return false;
     }
-    if (typed_.nested == typedNestedPlans_.size() ||
-        typed_.nestedValuesUsed + plan->own > typedNestedValues_.size())
-        growTypedNested(plan->own);
+    makeRoomForTypedNested(plan->own);
     pauseTyped();
     typedNestedPlans_[typed_.nested] = plan;
     typedNestedTimes_[2 * typed_.nested] = relativeNanoseconds(start);

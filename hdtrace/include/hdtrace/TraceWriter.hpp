@@ -199,6 +199,12 @@ class TraceWriter final : public OpenTrace {
     // keeping their order).
     bool beginTypedNested(std::string_view name, Timestamp start, bool written);
     bool endTypedNested(Timestamp end);
+    // What beginTypedNested and innerLeafState both ask: whether the typed
+    // call still keeps its nested states as values (none took the general
+    // way, no child is open, fewer than the most kept), and whether one of
+    // plan fits in the most values kept.
+    bool keepsTypedNested() const;
+    bool typedNestedFits(const CallPlan &plan) const;
     void untypeNested();
     int endTypedCall(Timestamp end);
     // The common call: typed, every value of its plan given, no child and
@@ -215,6 +221,7 @@ class TraceWriter final : public OpenTrace {
     // needs it (most calls nest none or a few); given back after a call
     // that needed more than kKeptTypedNested, so that one call of very many
     // does not hold its room for the rest of the run.
+    void makeRoomForTypedNested(uint32_t values);
     __attribute__((noinline)) void growTypedNested(uint32_t values);
     void releaseTypedNestedRoom();
     static constexpr uint32_t kFirstTypedNested = 8;
