@@ -1,8 +1,6 @@
 // Conversions into a scratch file (ConversionTarget::Scratch): written in
 // place, they give what a conversion under a temporary name and a rename
 // gives, leave no other file, and leave nothing where they fail.
-#include <sys/stat.h>
-
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -27,11 +25,6 @@ const std::string kTrace =
     "end='0.000006000'/>\n"
     "<Finalize time='0.000007000' end='0.000007250'/>\n"
     "</Program>\n";
-
-bool exists(const std::string &path) {
-    struct stat status {};
-    return ::stat(path.c_str(), &status) == 0;
-}
 
 // The names in path's directory.
 std::vector<std::string> namesBeside(const std::string &path) {
@@ -69,7 +62,7 @@ TEST(ScratchConversion, LeavesNothingWhereItFails) {
     EXPECT_THROW(convertTrace(xml.path(), compact.path(), TraceForm::Compact, 0, nullptr,
                               ConversionTarget::Scratch),
                  ReadError);
-    EXPECT_FALSE(exists(compact.path()));
+    EXPECT_FALSE(testing::pathExists(compact.path()));
     EXPECT_TRUE(namesBeside(compact.path()).empty());
 }
 

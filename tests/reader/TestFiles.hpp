@@ -1,6 +1,7 @@
 // Temporary files for the reader tests.
 #pragma once
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,6 +30,12 @@ class TemporaryFile {
   private:
     std::string path_;
 };
+
+// Whether anything is at path.
+inline bool pathExists(const std::string &path) {
+    struct stat status {};
+    return ::stat(path.c_str(), &status) == 0;
+}
 
 // The whole text of the file at path ("" where it cannot be read).
 inline std::string fileText(const std::string &path) {
