@@ -62,16 +62,19 @@ std::string_view attributeIn(std::string_view tag, std::string_view name) {
 namespace {
 
 // The calling thread's scratch directory: made at its first scratch file,
-// removed (empty by then) when the thread ends.
+// removed (empty by then) when the thread ends. A child forked from the
+// thread makes one of its own: the numbers of the parent's files go on
+// there.
 class ThreadScratchDirectory {
   public:
     ~ThreadScratchDirectory() {
-        if (!path_.empty()) ::rmdir(path_.c_str());
+        if (!path_.empty() && owner_ == ::getpid()) ::rmdir(path_.c_str());
     }
     const std::string &path() {
         // Made again if it went meanwhile (a cleaner of old temporary
         // files, in a process that converts now and then for days).
-        if (!path_.empty() && ::access(path_.c_str(), W_OK | X_OK) != 0) path_.clear();
+        if (!path_.empty() && (owner_ != ::getpid() || ::access(path_.c_str(), W_OK | X_OK) != 0))
+            path_.clear();
         if (path_.empty()) {
             std::string pattern =
                 (std::filesystem::temp_directory_path() / "hdtrace-XXXXXX").string();
@@ -80,6 +83,7 @@ class ThreadScratchDirectory {
                     pattern, 0, 0,
                     std::string("cannot create a temporary directory: ") + std::strerror(errno));
             path_ = pattern;
+            owner_ = ::getpid();
         }
         return path_;
     }
@@ -87,6 +91,7 @@ class ThreadScratchDirectory {
 
   private:
     std::string path_;
+    pid_t owner_ = 0;
     uint64_t files_ = 0;
 };
 
