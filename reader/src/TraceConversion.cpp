@@ -298,21 +298,21 @@ void xmlToCompact(const std::string &source, const std::string &target, uint32_t
     if (traceFormOf(source) != TraceForm::Xml)
         throw ReadError(source, 0, 0, "is a compact trace already");
     frameBytes = frameBytesFor(source, frameBytes);
-    ConversionOutput temporary(target, kind);
+    ConversionOutput output(target, kind);
     {
-        XmlToRecords records(temporary.path(), frameBytes, recordBytes);
+        XmlToRecords records(output.path(), frameBytes, recordBytes);
         SaxFileParser parser(source, records);
         records.setParser(&parser);
         parser.parseAll();
         records.close();
     }
-    const int64_t difference = firstDifference(temporary.path(), source);
+    const int64_t difference = firstDifference(output.path(), source);
     if (difference >= 0)
         throw ReadError(source, 0, 0,
                         "byte " + std::to_string(difference) +
                             ": the compact form would not give this XML back from here on (the "
                             "trace is not in the layout XML mode writes); nothing written");
-    temporary.keep();
+    output.keep();
 }
 
 void compactToXml(const std::string &source, const std::string &target, ConversionTarget kind) {
@@ -323,8 +323,8 @@ void compactToXml(const std::string &source, const std::string &target, Conversi
     FrameFile file(source, FrameFileOptions{true});
     const bool cut = !file.indexed();
     if (!cut && file.damage()) throwDamage(source, *file.damage());
-    ConversionOutput temporary(target, kind);
-    std::FILE *out = std::fopen(temporary.path().c_str(), "wb");
+    ConversionOutput output(target, kind);
+    std::FILE *out = std::fopen(output.path().c_str(), "wb");
     if (!out) throw ReadError(target, 0, 0, std::string("cannot create: ") + std::strerror(errno));
     bool written = false;
     try {
@@ -343,14 +343,14 @@ void compactToXml(const std::string &source, const std::string &target, Conversi
     if (!cut && file.damage()) throwDamage(source, *file.damage());
     if (cut) {
         // Without its closing tag, as the XML writer leaves a killed trace.
-        const int fd = ::open(temporary.path().c_str(), O_RDWR | O_CLOEXEC);
+        const int fd = ::open(output.path().c_str(), O_RDWR | O_CLOEXEC);
         const off_t size = fd < 0 ? -1 : ::lseek(fd, 0, SEEK_END);
         const bool truncated = size >= static_cast<off_t>(kProgramEnd.size()) &&
                                ::ftruncate(fd, size - static_cast<off_t>(kProgramEnd.size())) == 0;
         if (fd >= 0) ::close(fd);
         if (!truncated) throw ReadError(target, 0, 0, "cannot cut the XML text");
     }
-    temporary.keep();
+    output.keep();
 }
 
 }  // namespace
