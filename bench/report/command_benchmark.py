@@ -14,12 +14,12 @@ stats RUN.proj` of each form, and a script that opens each form and calls
 kernel), each as a process of its own; with --report, `hdtrace report` of
 each form as well, and with --score, `hdtrace score` (a conversion of
 every trace; on a run of many small traces, e.g. --calls 163840 --ranks
-16384, mostly the files' making and removal). Every --package (a folder holding the hdtrace package,
-default the build tree's python/) is run in turn within each round, so that
-two builds side by side see the same machine; the same folder given twice
-shows the noise. Prints the median and best wall seconds of K rounds (default
-7). Asserts nothing about time. Target: `hdtrace stats` of the 1 M-call run
-under 1 s.
+16384, mostly the files' making and removal). Every --package (a folder
+holding the hdtrace package, default the build tree's python/) is run in
+turn within each round, so that two builds side by side see the same
+machine; the same folder given twice shows the noise. Prints the median
+and best wall seconds of K rounds (default 7). Asserts nothing about time.
+Target: `hdtrace stats` of the 1 M-call run under 1 s.
 """
 import argparse
 import os
