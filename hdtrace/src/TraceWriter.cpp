@@ -51,8 +51,8 @@ __attribute__((always_inline)) inline bool TraceWriter::typedNestedFits(
 }
 
 __attribute__((always_inline)) inline void TraceWriter::makeRoomForTypedNested(uint32_t values) {
-    if (typed_.nested == typedNestedPlans_.size() ||
-        typed_.nestedValuesUsed + values > typedNestedValues_.size())
+    if (HDTRACE_UNLIKELY(typed_.nested == typedNestedPlans_.size() ||
+                         typed_.nestedValuesUsed + values > typedNestedValues_.size()))
         growTypedNested(values);
 }
 
@@ -235,14 +235,17 @@ HDTRACE_CALL_PATH bool TraceWriter::innerLeafState(std::string_view name, Timest
                                                    Timestamp end, const std::string_view *names,
                                                    const int64_t *values, uint32_t count) {
     // Written (as beginInnerState decides) right beneath the typed call.
-    if (depth_ != 1 || !frameWritten_[0] || !enabled_ || closed_ ||
-        failed_.load(std::memory_order_relaxed) || !typedCursorOnParent_ || !keepsTypedNested())
+    if (HDTRACE_UNLIKELY(depth_ != 1 || !frameWritten_[0] || !enabled_ || closed_ ||
+                         failed_.load(std::memory_order_relaxed) || !typedCursorOnParent_ ||
+                         !keepsTypedNested()))
         return false;
     const CallPlan *plan = plans_.planOf(name, true);
-    if (!plan || plan->hasText || count > plan->own || !typedNestedFits(*plan)) return false;
+    if (HDTRACE_UNLIKELY(!plan || plan->hasText || count > plan->own || !typedNestedFits(*plan)))
+        return false;
     const CallPlan *found = planWithValues(plan, count);
-    if (!found) return false;
-    if (names != leafNamesChecked_ || plan != leafPlanChecked_ || count > leafNamesCheckedCount_) {
+    if (HDTRACE_UNLIKELY(!found)) return false;
+    if (HDTRACE_UNLIKELY(names != leafNamesChecked_ || plan != leafPlanChecked_ ||
+                         count > leafNamesCheckedCount_)) {
         for (uint32_t index = 0; index < count; ++index)
             if (!compact_items::sameNameOrLiteral(plan->attributes[index].name, names[index]))
                 return false;

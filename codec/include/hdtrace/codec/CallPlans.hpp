@@ -11,6 +11,7 @@
 
 #include <hdtrace/codec/CompactFormat.hpp>
 #include <hdtrace/codec/CompactItems.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 
 namespace hdtrace {
 
@@ -87,8 +88,9 @@ class CallPlanCache {
     // numbers and texts).
     const CallPlan *planOf(std::string_view name, bool timed) {
         const CachedPlan &cached = cache_[slot(name.data())];
-        if (cached.name == name.data() && cached.plan && cached.plan->timed == timed &&
-            compact_items::sameNameOrLiteral(cached.plan->element, name))
+        if (HDTRACE_LIKELY(cached.name == name.data() && cached.plan &&
+                           cached.plan->timed == timed &&
+                           compact_items::sameNameOrLiteral(cached.plan->element, name)))
             return cached.plan;
         return planMiss(name, timed);
     }
