@@ -17,12 +17,13 @@
 #include <hdtrace/reader/FrameFile.hpp>
 #include <hdtrace/reader/TraceConversion.hpp>
 
-#include "CompactToXml.hpp"
+#include "CompactAsXml.hpp"
 #include "TestSupport.hpp"
 
 namespace hdtrace {
 namespace {
 
+using test::compactAsXml;
 using test::readFile;
 using test::ScratchDirectory;
 
@@ -446,16 +447,6 @@ void driveRandomStates(TraceWriter &writer, uint32_t seed) {
         if (chance(3)) writer.event("after", at(t += 1));
         writer.endState(at(t += 1 + random() % 100));
     }
-}
-
-std::string compactAsXml(const std::string &path) {
-    reader::FrameFile file(path);
-    std::string text;
-    reader::CompactToXml converter(&text);
-    reader::CompactTraceReader traceReader(file);
-    traceReader.read(converter);
-    converter.drain();
-    return text;
 }
 
 // "" when equal, else the first line where they differ, with the line before.
