@@ -625,6 +625,17 @@ HDTRACE_CALL_PATH int TraceWriter::endTypedCall(Timestamp end) {
     return failed_ ? EIO : 0;
 }
 
+HDTRACE_CALL_PATH int TraceWriter::endTypedWithNested(Timestamp end) {
+    // What endStateSlow asks before it comes to endTypedCall; a flush and a
+    // failed trace endTypedCall takes as it does from there.
+    const StateParts &parts = frames_[0];
+    if (HDTRACE_UNLIKELY(parts.childOpen || !parts.children.empty() || !parts.nested.empty() ||
+                         closed_))
+        return endStateSlow(end);
+    typedPlan_ = typedOut_ == typedWhole_ ? typedPlan_ : typedPlan_->shorter;
+    return endTypedCall(end);
+}
+
 HDTRACE_CALL_PATH int TraceWriter::endTypedLeaf(Timestamp end) {
     const StateParts &parts = frames_[0];
     // The rest (and a trace that failed, or flushes every call) the way

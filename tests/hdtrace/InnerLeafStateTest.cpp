@@ -16,11 +16,13 @@
 #include <hdtrace/TraceWriter.hpp>
 #include <hdtrace/reader/FrameFile.hpp>
 
+#include "CompactAsXml.hpp"
 #include "TestSupport.hpp"
 
 namespace hdtrace {
 namespace {
 
+using test::compactAsXml;
 using test::readFile;
 using test::ScratchDirectory;
 
@@ -305,6 +307,47 @@ TEST(InnerLeafState, TheLeavesPastTheKeptOnesTakeTheGeneralWay) {
         EXPECT_EQ(whole.taken, static_cast<int>(TraceWriter::kMaxTypedNested));
         EXPECT_EQ(whole.refused, 3);
     }
+}
+
+// A child that takes the general way after a leaf kept whole: the call
+// then goes the general way at its end, with the leaf and the child.
+TEST(InnerLeafState, AChildOfTheGeneralWayAfterAKeptLeafIsWritten) {
+    std::string texts[2];
+    for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
+        ScratchDirectory directory;
+        TraceOptions options = test::traceOptionsIn(directory, "child");
+        options.format = format;
+        options.earliestTime = at(0);
+        auto writer = TraceWriter::create(options);
+        ASSERT_TRUE(writer);
+        writer->beginState("File_write_at", at(1));
+        const int64_t pwrite[] = {3, 64, 16, 16};
+        EXPECT_TRUE(writer->innerLeafState("pwrite", at(2), at(3), kAccessNames, pwrite, 4));
+        writer->beginElement("Note");
+        writer->attribute("says", "kept");
+        writer->endElement();
+        // Every value of the call's shape, as a typed call ends whole.
+        writer->attribute("fid", int64_t{3});
+        writer->attribute("offset", int64_t{64});
+        writer->attribute("size", int64_t{16});
+        writer->attribute("count", int64_t{16});
+        writer->attribute("tid", int64_t{0});
+        writer->endState(at(4));
+        EXPECT_EQ(writer->close(), 0);
+        texts[format == TraceOptions::Format::Xml ? 0 : 1] =
+            format == TraceOptions::Format::Xml ? readFile(writer->tracePath())
+                                                : compactAsXml(writer->tracePath());
+    }
+    const std::string &xml = texts[0];
+    size_t at = 0;
+    for (const char *part :
+         {"<Nested>", "<pwrite fid='3' offset='64' asked='16' size='16'", "</Nested>",
+          "<File_write_at fid='3' offset='64'", "<Note says='kept'/>", "</File_write_at>"}) {
+        const size_t found = xml.find(part, at);
+        EXPECT_NE(found, std::string::npos) << part << " missing from\n" << xml;
+        if (found != std::string::npos) at = found;
+    }
+    EXPECT_EQ(texts[1], xml);
 }
 
 }  // namespace

@@ -210,6 +210,8 @@ class TraceWriter final : public OpenTrace {
     // The common call: typed, every value of its plan given, no child and
     // no nested state; endStateSlow when it is not.
     __attribute__((noinline)) int endTypedLeaf(Timestamp end);
+    // The same with typed nested states: written as endTypedCall writes them.
+    __attribute__((noinline)) int endTypedWithNested(Timestamp end);
     // Whole: typed and nothing else; the plan then becomes the one with as
     // many values as it got (a call without its error attribute).
     bool typedCallIsWhole();
@@ -324,12 +326,13 @@ __attribute__((always_inline)) inline int TraceWriter::beginState(std::string_vi
 }
 
 inline int TraceWriter::endState(Timestamp end) {
-    // A call with every value of its plan and no typed child or nested state
-    // (endTypedLeaf asks the rest); a call with nested states goes on to
-    // endStateSlow without that detour.
+    // A call with every value of its plan and no typed child (endTypedLeaf
+    // and endTypedWithNested ask the rest): a leaf, or a call whose nested
+    // states were all kept typed, as the C library calls beneath an MPI-IO
+    // call are.
     if (typedCursorOnParent_ && (typedOut_ == typedWhole_ || typedOut_ == typedShorterWhole_) &&
-        (typed_.nested | typed_.children) == 0 && depth_ == 1)
-        return endTypedLeaf(end);
+        typed_.children == 0 && depth_ == 1)
+        return typed_.nested == 0 ? endTypedLeaf(end) : endTypedWithNested(end);
     return endStateSlow(end);
 }
 
