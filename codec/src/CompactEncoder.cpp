@@ -556,32 +556,43 @@ unsigned char *CompactEncoder::codeElementWithTexts(unsigned char *out, uint64_t
     return codeValues<true>(out, plan, values, indices);
 }
 
+template <bool kWithTexts>
+__attribute__((always_inline)) inline unsigned char *CompactEncoder::codeNestedBlock(
+    unsigned char *out, int64_t start, const Nested &nested, std::string_view texts,
+    int64_t *endBase) {
+    // As encode() codes <Nested> and its leaf states: the call's start
+    // first, then each time after the previous time, each end after its
+    // start; the call's end comes after the block's last end.
+    out = openBlock(out, start);
+    const int64_t *nestedValues = nested.values;
+    for (uint32_t state = 0; state < nested.count; ++state) {
+        const CallPlan &statePlan = *nested.plans[state];
+        const int64_t stateStart = nested.times[2 * state];
+        const int64_t stateEnd = nested.times[2 * state + 1];
+        const uint64_t code = kFirstElementCode + 2 * uint64_t{statePlan.shape};
+        if (kWithTexts) {
+            out = codeElement(out, code, statePlan, nestedValues, texts);
+        } else {
+            out = compact::putVarint(out, code);
+            out = codeValues<false>(out, statePlan, nestedValues, nullptr);
+        }
+        out = compact::putVarint(out, zigzag(wrappingDifference(stateStart, previousTime_)));
+        out = compact::putVarint(out, zigzag(wrappingDifference(stateEnd, stateStart)));
+        previousTime_ = stateEnd;
+        nestedValues += statePlan.own;
+    }
+    *out++ = static_cast<unsigned char>(kNestedClose);
+    *endBase = closeBlock(start);
+    return out;
+}
+
 HDTRACE_CALL_PATH unsigned char *CompactEncoder::codeCall(unsigned char *out, const CallPlan &plan,
                                                           const int64_t *values, int64_t start,
                                                           int64_t end, const Children &children,
                                                           const Nested &nested,
                                                           std::string_view texts) {
     int64_t endBase = start;
-    if (nested.count > 0) {
-        // As encode() codes <Nested> and its leaf states: the call's start
-        // first, then each time after the previous time, each end after its
-        // start; the call's end comes after the block's last end.
-        out = openBlock(out, start);
-        const int64_t *nestedValues = nested.values;
-        for (uint32_t state = 0; state < nested.count; ++state) {
-            const CallPlan &statePlan = *nested.plans[state];
-            const int64_t stateStart = nested.times[2 * state];
-            const int64_t stateEnd = nested.times[2 * state + 1];
-            out = codeElement(out, kFirstElementCode + 2 * uint64_t{statePlan.shape}, statePlan,
-                              nestedValues, texts);
-            out = compact::putVarint(out, zigzag(wrappingDifference(stateStart, previousTime_)));
-            out = compact::putVarint(out, zigzag(wrappingDifference(stateEnd, stateStart)));
-            previousTime_ = stateEnd;
-            nestedValues += statePlan.own;
-        }
-        *out++ = static_cast<unsigned char>(kNestedClose);
-        endBase = closeBlock(start);
-    }
+    if (nested.count > 0) out = codeNestedBlock<true>(out, start, nested, texts, &endBase);
     const bool open = children.count > 0;
     out = codeElement(out, kFirstElementCode + 2 * uint64_t{plan.shape} + (open ? 1 : 0), plan,
                       values, texts);
@@ -628,6 +639,31 @@ HDTRACE_CALL_PATH int CompactEncoder::appendCall(const CallPlan &plan, const int
     if (!begin)
         return appendCallRecord(plan, values, start, end, children, nested, texts, maxBytes);
     unsigned char *const out = codeCall(begin, plan, values, start, end, children, nested, texts);
+    return sink_.commit(static_cast<size_t>(out - begin), start);
+}
+
+HDTRACE_CALL_PATH int CompactEncoder::appendNestedCall(const CallPlan &plan, const int64_t *values,
+                                                       int64_t start, int64_t end,
+                                                       const Nested &nested,
+                                                       std::string_view texts) {
+    // maxCallBytes without children, and whether an element has texts; the
+    // same bytes claimed, so that frames end where they did.
+    size_t maxBytes = plan.maxBytes + 1 + texts.size() + kMaxBlockOpenBytes + 1;
+    bool withTexts = plan.hasText;
+    for (uint32_t state = 0; state < nested.count; ++state) {
+        maxBytes += nested.plans[state]->maxBytes;
+        withTexts |= nested.plans[state]->hasText;
+    }
+    unsigned char *const begin = HDTRACE_UNLIKELY(withTexts) ? nullptr : sink_.claim(maxBytes);
+    if (HDTRACE_UNLIKELY(!begin))
+        return appendCall(plan, values, start, end, Children{}, nested, texts);
+    int64_t endBase;
+    unsigned char *out = codeNestedBlock<false>(begin, start, nested, texts, &endBase);
+    out = compact::putVarint(out, kFirstElementCode + 2 * uint64_t{plan.shape});
+    out = codeValues<false>(out, plan, values, nullptr);
+    out = compact::putVarint(out, zigzag(wrappingDifference(start, previousTime_)));
+    out = compact::putVarint(out, zigzag(wrappingDifference(end, endBase)));
+    previousTime_ = end;
     return sink_.commit(static_cast<size_t>(out - begin), start);
 }
 

@@ -71,7 +71,9 @@ HDTRACE_CALL_PATH int CompactEncoding::writeCall(const CallPlan &plan, const int
                                                  const TypedChildren &children,
                                                  const TypedNested &nested,
                                                  std::string_view texts) {
-    const int error = encoder_->appendCall(plan, values, start, end, children, nested, texts);
+    const int error = children.count == 0 && nested.count != 0
+                          ? encoder_->appendNestedCall(plan, values, start, end, nested, texts)
+                          : encoder_->appendCall(plan, values, start, end, children, nested, texts);
     return error == 0 ? 0 : appendFailed(error);
 }
 

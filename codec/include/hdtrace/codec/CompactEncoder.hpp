@@ -55,6 +55,12 @@ class CompactEncoder {
     int appendCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
                    const Children &children, const Nested &nested, std::string_view texts);
 
+    // A call with nested states and no children (the C library calls
+    // beneath an MPI-IO call): appendCall's bytes, and where no element has
+    // a text, by a shorter way.
+    int appendNestedCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
+                         const Nested &nested, std::string_view texts);
+
     // The most common call: appendCall with neither children nor nested
     // states; the same bytes, by a shorter way.
     int appendLeafCall(const CallPlan &plan, const int64_t *values, int64_t start, int64_t end,
@@ -130,6 +136,11 @@ class CompactEncoder {
                                         const int64_t *values, std::string_view texts);
     unsigned char *codeElement(unsigned char *out, uint64_t code, const CallPlan &plan,
                                const int64_t *values, std::string_view texts);
+    // A call's <Nested> block at out; returns the end, and in endBase what
+    // the call's end is coded from. kWithTexts: some element may have texts.
+    template <bool kWithTexts>
+    unsigned char *codeNestedBlock(unsigned char *out, int64_t start, const Nested &nested,
+                                   std::string_view texts, int64_t *endBase);
     unsigned char *codeCall(unsigned char *out, const CallPlan &plan, const int64_t *values,
                             int64_t start, int64_t end, const Children &children,
                             const Nested &nested, std::string_view texts);
