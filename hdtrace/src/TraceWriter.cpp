@@ -45,9 +45,8 @@ __attribute__((always_inline)) inline bool TraceWriter::keepsTypedNested() const
            typed_.nested < kMaxTypedNested;
 }
 
-__attribute__((always_inline)) inline bool TraceWriter::typedNestedFits(
-    const CallPlan &plan) const {
-    return typed_.nestedValuesUsed + plan.own <= kMaxTypedNestedValues;
+__attribute__((always_inline)) inline bool TraceWriter::typedNestedFits(uint32_t values) const {
+    return typed_.nestedValuesUsed + values <= kMaxTypedNestedValues;
 }
 
 __attribute__((always_inline)) inline void TraceWriter::makeRoomForTypedNested(uint32_t values) {
@@ -239,30 +238,37 @@ HDTRACE_CALL_PATH bool TraceWriter::innerLeafState(std::string_view name, Timest
                          failed_.load(std::memory_order_relaxed) || !typedCursorOnParent_ ||
                          !keepsTypedNested()))
         return false;
-    const CallPlan *plan = plans_.planOf(name, true);
-    if (HDTRACE_UNLIKELY(!plan || plan->hasText || count > plan->own || !typedNestedFits(*plan)))
-        return false;
-    const CallPlan *found = planWithValues(plan, count);
-    if (HDTRACE_UNLIKELY(!found)) return false;
-    if (HDTRACE_UNLIKELY(names != leafNamesChecked_ || plan != leafPlanChecked_ ||
-                         count > leafNamesCheckedCount_)) {
-        for (uint32_t index = 0; index < count; ++index)
-            if (!compact_items::sameNameOrLiteral(plan->attributes[index].name, names[index]))
-                return false;
-        const bool more = names == leafNamesChecked_ && plan == leafPlanChecked_;
-        leafNamesCheckedCount_ = more ? std::max(count, leafNamesCheckedCount_) : count;
-        leafNamesChecked_ = names;
-        leafPlanChecked_ = plan;
+    const CallPlan *found = leafFound_.plan;
+    if (HDTRACE_UNLIKELY(name.data() != leafFound_.name || name.size() != leafFound_.nameLength ||
+                         names != leafFound_.names || count != leafFound_.count)) {
+        found = findLeaf(name, names, count);
+        if (!found) return false;
     }
-    makeRoomForTypedNested(plan->own);
-    std::memcpy(typedNestedValues_.data() + typed_.nestedValuesUsed, values,
-                count * sizeof(int64_t));
+    const uint32_t room = leafFound_.room;
+    if (HDTRACE_UNLIKELY(!typedNestedFits(room))) return false;
+    makeRoomForTypedNested(room);
+    int64_t *const kept = typedNestedValues_.data() + typed_.nestedValuesUsed;
+    for (uint32_t index = 0; index < count; ++index)
+        kept[index] = values[index];
     typedNestedPlans_[typed_.nested] = found;
     typedNestedTimes_[2 * typed_.nested] = relativeNanoseconds(start);
     typedNestedTimes_[2 * typed_.nested + 1] = relativeNanoseconds(end);
     typed_.nestedValuesUsed += count;
     ++typed_.nested;
     return true;
+}
+
+const CallPlan *TraceWriter::findLeaf(std::string_view name, const std::string_view *names,
+                                      uint32_t count) {
+    const CallPlan *plan = plans_.planOf(name, true);
+    if (!plan || plan->hasText || count > plan->own) return nullptr;
+    const CallPlan *found = planWithValues(plan, count);
+    if (!found) return nullptr;
+    for (uint32_t index = 0; index < count; ++index)
+        if (!compact_items::sameNameOrLiteral(plan->attributes[index].name, names[index]))
+            return nullptr;
+    leafFound_ = LeafFound{name.data(), name.size(), names, count, plan->own, found};
+    return found;
 }
 
 void TraceWriter::writeState(StateParts &parts, int depth, Timestamp end) {
@@ -527,7 +533,7 @@ HDTRACE_CALL_PATH bool TraceWriter::beginTypedNested(std::string_view name, Time
     // states took the general way, while none of the call's children is open.
     const bool beneathTypedCall = written && depth_ == 2 && keepsTypedNested();
     const CallPlan *plan = beneathTypedCall ? plans_.planOf(name, true) : nullptr;
-    if (!plan || !typedNestedFits(*plan)) {
+    if (!plan || !typedNestedFits(plan->own)) {
         untypeNested();  // this one and the rest take the general way, in order
         return false;
     }

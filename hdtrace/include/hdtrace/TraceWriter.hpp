@@ -85,9 +85,10 @@ class TraceWriter final : public OpenTrace {
     // state of the open call where it can be one, in one call instead of
     // five. false where it cannot be, having done nothing: the caller then
     // writes it with beginInnerState, attribute and endInnerState, which
-    // take it the general way. names must hold the same names for as long
-    // as the writer lives (a static table): the writer compares them with
-    // the state's plan once, not at every call.
+    // take it the general way. name and names must hold the same text for
+    // as long as the writer lives (a literal, a static table): the writer
+    // finds the state's plan and compares the names with it once, not at
+    // every call.
     bool innerLeafState(std::string_view name, Timestamp start, Timestamp end,
                         const std::string_view *names, const int64_t *values, uint32_t count);
     // An event without duration: <Event name='N' time='T'/>.
@@ -201,10 +202,10 @@ class TraceWriter final : public OpenTrace {
     bool endTypedNested(Timestamp end);
     // What beginTypedNested and innerLeafState both ask: whether the typed
     // call still keeps its nested states as values (none took the general
-    // way, no child is open, fewer than the most kept), and whether one of
-    // plan fits in the most values kept.
+    // way, no child is open, fewer than the most kept), and whether a state
+    // of that many values (its plan's) fits in the most values kept.
     bool keepsTypedNested() const;
-    bool typedNestedFits(const CallPlan &plan) const;
+    bool typedNestedFits(uint32_t values) const;
     void untypeNested();
     int endTypedCall(Timestamp end);
     // The common call: typed, every value of its plan given, no child and
@@ -283,6 +284,20 @@ class TraceWriter final : public OpenTrace {
     int64_t typedValues_[kMaxTypedValues];
     const CallPlan *typedChildPlans_[kMaxTypedChildren];
     int64_t typedChildValues_[kMaxTypedChildValues];
+    // The leaf innerLeafState last took, found once for its name, names and
+    // count: the plan of that many values, and the room its full plan
+    // asks. Beside the nested states' vectors, which it reads next.
+    struct LeafFound {
+        const char *name = nullptr;
+        size_t nameLength = 0;
+        const std::string_view *names = nullptr;
+        uint32_t count = 0;
+        uint32_t room = 0;
+        const CallPlan *plan = nullptr;
+    };
+    LeafFound leafFound_;
+    // The same, found: the plan, or nullptr (then leafFound_ is unchanged).
+    const CallPlan *findLeaf(std::string_view name, const std::string_view *names, uint32_t count);
     std::vector<const CallPlan *> typedNestedPlans_ =
         std::vector<const CallPlan *>(kFirstTypedNested);
     // Start and end of each.
@@ -292,12 +307,6 @@ class TraceWriter final : public OpenTrace {
     Clock clock_;
     StateParts frames_[HD_LOG_MAX_DEPTH];
     StateParts untypedNested_;  // where untypeNested() puts a typed nested state together
-    // The names last found in a plan's order by innerLeafState, how many of
-    // them, and the plan: read beside the plans, not with what every state
-    // reads.
-    const std::string_view *leafNamesChecked_ = nullptr;
-    const CallPlan *leafPlanChecked_ = nullptr;
-    uint32_t leafNamesCheckedCount_ = 0;
     CallPlanCache plans_;
     std::unique_ptr<StateEncoding> encoding_;
     std::string tracePath_;
