@@ -296,6 +296,17 @@ int TraceWriter::event(std::string_view name, Timestamp at) {
     return 0;
 }
 
+void TraceWriter::attributesOneByOne(const std::string_view *names, const int64_t *values,
+                                     uint32_t count) {
+    // Each typed attribute moves the cursor on by one, an untyped one never:
+    // where it moved by count, every name was its plan's in order, and will
+    // be wherever the cursor stands at the same place of the same plan.
+    const compact::ShapeAttribute *const at = typedNext_;
+    for (uint32_t index = 0; index < count; ++index)
+        attribute(names[index], values[index]);
+    if (at && typedNext_ == at + count) typedNames_ = TypedNames{at, names, count};
+}
+
 void TraceWriter::attributeNotTyped(std::string_view name, int64_t value) {
     if (!isWriting()) return;
     untypeTarget();

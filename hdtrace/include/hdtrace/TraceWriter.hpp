@@ -27,6 +27,7 @@
 #include <hdtrace/TraceOptions.hpp>
 #include <hdtrace/codec/CallPlans.hpp>
 #include <hdtrace/codec/CompactFormat.hpp>
+#include <hdtrace/codec/Inlining.hpp>
 #include <hdtrace/codec/TextBuffer.hpp>
 #include <hdtrace/hdTrace.h>
 
@@ -103,7 +104,13 @@ class TraceWriter final : public OpenTrace {
     // Attributes go to the open child element if there is one, else to the
     // innermost open state; they are ignored when no state is open or the
     // state is not written (see isWriting()).
-    void attribute(std::string_view name, int64_t value);          // inline, below
+    void attribute(std::string_view name, int64_t value);  // inline, below
+    // count number attributes at once, named in order by names, which must
+    // hold the same names for as long as the writer lives (a static table):
+    // the same as attribute() for each, with the names compared with the
+    // call's plan once per table and place, not at every call. Inline,
+    // below.
+    void attributes(const std::string_view *names, const int64_t *values, uint32_t count);
     void attribute(std::string_view name, std::string_view text);  // escaped
     void attribute(std::string_view name, const char *text) {
         attribute(name, std::string_view(text ? text : ""));
@@ -168,6 +175,10 @@ class TraceWriter final : public OpenTrace {
     // The attribute when the innermost state is not written or the value is
     // not the next one of a typed call: the general way.
     __attribute__((noinline)) void attributeNotTyped(std::string_view name, int64_t value);
+    // attributes() where the table was not found at its place before: one
+    // by one, then the table remembered where all were typed.
+    __attribute__((noinline)) void attributesOneByOne(const std::string_view *names,
+                                                      const int64_t *values, uint32_t count);
 
     // A top-level call of the dialect keeps its attributes as values only
     // (typedValues_) while they come in its plan's order, and so do its
@@ -281,6 +292,14 @@ class TraceWriter final : public OpenTrace {
         bool nestingOff = false;  // this call's nested states take the general way
     };
     TypedCounts typed_;
+    // The names table attributes() last found typed, where, and how many:
+    // beside the counts, which a call reads anyway.
+    struct TypedNames {
+        const compact::ShapeAttribute *at = nullptr;
+        const std::string_view *names = nullptr;
+        uint32_t count = 0;
+    };
+    TypedNames typedNames_;
     int64_t typedValues_[kMaxTypedValues];
     const CallPlan *typedChildPlans_[kMaxTypedChildren];
     int64_t typedChildValues_[kMaxTypedChildValues];
@@ -357,6 +376,20 @@ __attribute__((always_inline)) inline void TraceWriter::attribute(std::string_vi
         return;
     }
     attributeNotTyped(name, value);
+}
+
+__attribute__((always_inline)) inline void TraceWriter::attributes(const std::string_view *names,
+                                                                   const int64_t *values,
+                                                                   uint32_t count) {
+    if (HDTRACE_LIKELY(typedNext_ == typedNames_.at && names == typedNames_.names &&
+                       count == typedNames_.count && typedEnd_ - typedNext_ >= count)) {
+        for (uint32_t index = 0; index < count; ++index)
+            typedOut_[index] = values[index];
+        typedOut_ += count;
+        typedNext_ += count;
+        return;
+    }
+    attributesOneByOne(names, values, count);
 }
 
 }  // namespace hdtrace
