@@ -304,8 +304,8 @@ def entry_point(function, params, entry, kinds, logged, flavour):
         out.append(generate_wrappers.indent(entry.get('after', ''), 4))
         if attrs or entry.get('children'):
             out.append('    if (call.writing()) {\n')
-            for attr in attrs:
-                out.append(f'        call.attribute("{attr[0]}", {values[attr[0]]});\n')
+            if attrs:
+                out += generate_wrappers.attribute_lines(attrs, values)
             out.append(generate_wrappers.indent(entry.get('children', ''), 8))
             out.append('    }\n')
         out.append(generate_wrappers.indent(entry.get('last', ''), 4))

@@ -192,6 +192,15 @@ def indent(code, spaces):
     return ''.join(' ' * spaces + line + '\n' for line in code.splitlines() if line.strip())
 
 
+def attribute_lines(attrs, values):
+    """The written call's attributes: their names in a static table, their
+    values in a tuple made in their order (Call::attributes)."""
+    names = ', '.join(f'"{attr[0]}"' for attr in attrs)
+    made = ', '.join(values[attr[0]] for attr in attrs)
+    return [f'        static constexpr std::string_view kNames[] = {{{names}}};\n',
+            f'        call.attributes(kNames, std::tuple{{{made}}});\n']
+
+
 def wrapper(function, params, args, entry, kinds, logged):
     tag = entry['tag']
     status = entry.get('status')
@@ -249,8 +258,8 @@ def wrapper(function, params, args, entry, kinds, logged):
     out.append(indent(entry.get('after', ''), 4))
     if attrs or entry.get('children'):
         out.append('    if (call.writing()) {\n')
-        for attr in attrs:
-            out.append(f'        call.attribute("{attr[0]}", {values[attr[0]]});\n')
+        if attrs:
+            out += attribute_lines(attrs, values)
         out.append(indent(entry.get('children', ''), 8))
         out.append('    }\n')
     out.append(indent(entry.get('last', ''), 4))

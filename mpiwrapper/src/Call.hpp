@@ -6,6 +6,8 @@
 
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <mpi.h>
@@ -88,6 +90,19 @@ class Call {
     }
     void attribute(std::string_view name, const char *text) {
         context_->writer->attribute(name, text);
+    }
+    // The call's attributes, named in order by names (a static table of the
+    // wrapper's), their values in a tuple made in that order: all numbers
+    // at once, so that the writer compares the names with the call's plan
+    // once per table, not at every call; with a text among them, one by one.
+    template <size_t N, class... Values>
+    __attribute__((always_inline)) void attributes(const std::string_view (&names)[N],
+                                                   const std::tuple<Values...> &values) {
+        static_assert(sizeof...(Values) == N, "a name for each value");
+        if constexpr ((std::is_integral_v<Values> && ...))
+            allNumbers(names, values, std::index_sequence_for<Values...>{});
+        else
+            oneByOne(names, values, std::index_sequence_for<Values...>{});
     }
     void forChild(int64_t rid);
     void dataChild(int64_t offset, int64_t count, MPI_Datatype type);
@@ -206,6 +221,19 @@ class Call {
     void winFreed(MPI_Win win) { gRuntime->wins.forget(win); }
 
   private:
+    template <size_t N, class... Values, size_t... Index>
+    __attribute__((always_inline)) void allNumbers(const std::string_view (&names)[N],
+                                                   const std::tuple<Values...> &values,
+                                                   std::index_sequence<Index...>) {
+        const int64_t numbers[N] = {static_cast<int64_t>(std::get<Index>(values))...};
+        context_->writer->attributes(names, numbers, N);
+    }
+    template <size_t N, class... Values, size_t... Index>
+    void oneByOne(const std::string_view (&names)[N], const std::tuple<Values...> &values,
+                  std::index_sequence<Index...>) {
+        (attribute(names[Index], std::get<Index>(values)), ...);
+    }
+
     ThreadContext *context_ = nullptr;
     hdtrace::Timestamp end_;
     bool ended_ = false;
