@@ -23,14 +23,10 @@
 namespace hdtrace {
 namespace {
 
+using test::at;
 using test::compactAsXml;
 using test::readFile;
 using test::ScratchDirectory;
-
-Timestamp at(int64_t nanoseconds) {
-    static const int64_t origin = (Timestamp::now().nanoseconds / 1000000000 - 100) * 1000000000;
-    return Timestamp{origin + nanoseconds};
-}
 
 // Tables as the generated wrappers hold them: the same arrays call after call.
 constexpr std::string_view kWriteAt[] = {"fid", "offset", "size", "count", "tid"};

@@ -23,18 +23,10 @@
 namespace hdtrace {
 namespace {
 
+using test::at;
 using test::compactAsXml;
 using test::readFile;
 using test::ScratchDirectory;
-
-// A fixed origin: both writers get the same timeAdjustment.
-Timestamp origin() {
-    static const Timestamp at{(Timestamp::now().nanoseconds / 1000000000 - 100) * 1000000000};
-    return at;
-}
-Timestamp at(int64_t nanoseconds) {
-    return Timestamp{origin().nanoseconds + nanoseconds};
-}
 
 // Every shape of the API: known calls (static shapes), unknown names and
 // attribute lists, text needing escapes, raw attribute text in and out of
@@ -324,7 +316,7 @@ void driveStates(TraceWriter &writer, int repetitions) {
 
         writer.event("marker & <event>", at(t += 2));
         // A time before timeAdjustment: negative relative times.
-        writer.beginState("Barrier", Timestamp{origin().nanoseconds - 5});
+        writer.beginState("Barrier", Timestamp{at(0).nanoseconds - 5});
         writer.attribute("cid", int64_t{0});
         writer.endState(at(t += 3));
         t += round % 2 ? 1'000'000'007 : 13;
@@ -343,7 +335,7 @@ Pair writeBoth(const ScratchDirectory &directory, const std::function<void(Trace
         options.format = format;
         options.nestedDepth = 3;
         options.forceFlush = forceFlush;
-        options.earliestTime = origin();
+        options.earliestTime = at(0);
         options.compactFrameBytes = frameBytes;
         options.compactLevel = compactLevel;
         std::string error;
@@ -502,7 +494,7 @@ TEST(CompactRoundTrip, ManyFramesEachDecodingOnItsOwn) {
         ASSERT_TRUE(file.readFrame(position, records));
         Count count;
         decoder.decode(records.data(), records.size(), count);
-        EXPECT_EQ(count.adjustment, origin().nanoseconds / 1000000000);
+        EXPECT_EQ(count.adjustment, at(0).nanoseconds / 1000000000);
         EXPECT_EQ(count.starts, count.ends);
     }
 }
@@ -767,7 +759,7 @@ TEST(CompactRoundTrip, AttributesAnswerAsAnXmlParserWould) {
     } find;
     reader::FrameFile file(paths.compact);
     reader::CompactTraceReader(file).read(find);
-    const std::string adjustment = std::to_string(origin().nanoseconds / 1000000000);
+    const std::string adjustment = std::to_string(at(0).nanoseconds / 1000000000);
     ASSERT_GE(find.seen.size(), 4u);
     EXPECT_EQ(find.seen[0], "Program timeAdjustment=" + adjustment);
     EXPECT_EQ(

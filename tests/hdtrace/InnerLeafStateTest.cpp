@@ -22,14 +22,10 @@
 namespace hdtrace {
 namespace {
 
+using test::at;
 using test::compactAsXml;
 using test::readFile;
 using test::ScratchDirectory;
-
-Timestamp at(int64_t nanoseconds) {
-    static const int64_t origin = (Timestamp::now().nanoseconds / 1000000000 - 100) * 1000000000;
-    return Timestamp{origin + nanoseconds};
-}
 
 // The names of the common leaves, as the POSIX layer's tables: the same
 // array call after call.

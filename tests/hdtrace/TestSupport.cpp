@@ -9,6 +9,11 @@
 
 namespace hdtrace::test {
 
+Timestamp at(int64_t nanoseconds) {
+    static const int64_t origin = (Timestamp::now().nanoseconds / 1000000000 - 100) * 1000000000;
+    return Timestamp{origin + nanoseconds};
+}
+
 ScratchDirectory::ScratchDirectory() {
     const char *base = std::getenv("TMPDIR");
     std::string pattern = std::string(base && *base ? base : "/tmp") + "/hdtrace-test-XXXXXX";

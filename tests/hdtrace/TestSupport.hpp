@@ -26,6 +26,11 @@ class ScratchDirectory {
 
 std::string readFile(const std::string &path);
 
+// A time nanoseconds after a fixed whole second of the last few minutes,
+// the same for every writer of a test process, which then shares one
+// timeAdjustment: writers compared byte for byte give their states at().
+Timestamp at(int64_t nanoseconds);
+
 // Options for a trace <directory>/<program>_host_0_0.trc.
 TraceOptions traceOptionsIn(const ScratchDirectory &directory, const std::string &program);
 
