@@ -40,6 +40,9 @@ CHOICES = {
 }
 CHILD_ELEMENTS = {'For', 'Data', 'Info'}
 QUOTES = {"'", '"', ''}
+# The kinds whose values are numbers; the others (string, ranks, time) are
+# texts to the writer's typed calls.
+NUMBER_KINDS = ('integer', 'bytes', 'rank', 'tag', 'cid', 'rid', 'fid', 'tid', 'mid', 'wid')
 
 
 class DefinitionError(Exception):

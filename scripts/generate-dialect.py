@@ -75,7 +75,6 @@ def message_kind(call):
     return None
 
 
-NUMBER_KINDS = ('integer', 'bytes', 'rank', 'tag', 'cid', 'rid', 'fid', 'tid', 'mid', 'wid')
 # The readers' columns, in the order of the generated enum (after Other,
 # Time and End); those whose values are 32-bit.
 THIRTY_TWO_BIT_COLUMNS = {'file', 'communicator', 'peer', 'received_from', 'tag', 'received_tag'}
@@ -175,7 +174,7 @@ def reader_header(dialect):
     numbers = []
     for attributes in [call.attributes for call in dialect.calls.values()] + \
             list(dialect.elements.values()):
-        numbers += [a.name for a in attributes if a.kind in NUMBER_KINDS and a.name not in numbers]
+        numbers += [a.name for a in attributes if a.kind in definition.NUMBER_KINDS and a.name not in numbers]
     out.append(cpp_name_test('isNumberAttributeOfDialect', sorted(numbers),
                              'Attributes the wrapper writes as 64-bit numbers (the number kinds '
                              'of the dialect): in these a value beyond 64 bits is an error.'))
