@@ -171,6 +171,38 @@ def header_text(conf, conf_key):
     return ''.join(out)
 
 
+def attribute_lines(values, kinds):
+    """A record's attributes for its writer: a run of two numbers or more
+    through writer.attributes, a static table of their names and their
+    values made in order (the writer compares the names with the call's
+    plan once per table); a text, or a number alone, by writer.attribute."""
+    lines, run, tables = [], [], 0
+
+    def end_run():
+        nonlocal tables
+        if len(run) >= 2:
+            names = ', '.join(cpp_string(name) for name, _ in run)
+            made = ', '.join(f'static_cast<int64_t>({expression})' for _, expression in run)
+            table, numbers = f'kNames{tables}', f'numbers{tables}'
+            lines.extend([f'        static constexpr std::string_view {table}[] = {{{names}}};\n',
+                          f'        const int64_t {numbers}[] = {{{made}}};\n',
+                          f'        writer.attributes({table}, {numbers}, {len(run)});\n'])
+            tables += 1
+        else:
+            lines.extend(f'        writer.attribute({cpp_string(name)}, {expression});\n'
+                         for name, expression in run)
+        run.clear()
+
+    for name, expression in values.items():
+        if kinds[name] in definition.NUMBER_KINDS:
+            run.append((name, expression))
+        else:
+            end_run()
+            lines.append(f'        writer.attribute({cpp_string(name)}, {expression});\n')
+    end_run()
+    return lines
+
+
 def source_text(conf, dialect, conf_key):
     out = [header_top(conf_key), '#include <dlfcn.h>\n\n#include <string_view>\n\n',
            '#include <hdtrace/TraceWriter.hpp>\n\n',
@@ -206,7 +238,8 @@ def source_text(conf, dialect, conf_key):
         # Every attribute in order (the configuration's check holds them to
         # the definition's), for a writer given the values alone.
         names = ', '.join(cpp_string(name) for name in call.attribute_names)
-        numbers_only = all(attribute.kind != 'string' for attribute in call.attributes)
+        kinds = {attribute.name: attribute.kind for attribute in call.attributes}
+        numbers_only = all(kind in definition.NUMBER_KINDS for kind in kinds.values())
         out.append(f'    static constexpr std::string_view kAttributeNames[] = {{{names}}};\n'
                    f'    static constexpr bool kNumbersOnly = '
                    f'{"true" if numbers_only else "false"};\n')
@@ -216,8 +249,7 @@ def source_text(conf, dialect, conf_key):
                    f'    __attribute__((always_inline)) static void writeAttributes(\n'
                    f'        [[maybe_unused]] Writer &writer, '
                    f'[[maybe_unused]] const {conf.VALUE_TYPES[entry["shape"]]} &values) {{\n')
-        out += [f'        writer.attribute({cpp_string(name)}, {expression});\n'
-                for name, expression in values.items()]
+        out += attribute_lines(values, kinds)
         out.append('    }\n};\n\n')
     out.append('}  // namespace hdtracempi\n\n')
     for function, entry in defined(conf).items():

@@ -123,6 +123,11 @@ class PosixCall {
         __attribute__((always_inline)) void attribute(std::string_view, int64_t value) {
             values[count++] = value;
         }
+        __attribute__((always_inline)) void attributes(const std::string_view *,
+                                                       const int64_t *given, uint32_t number) {
+            for (uint32_t index = 0; index < number; ++index)
+                values[count++] = given[index];
+        }
     };
 
     // The state given whole; false where the writer refuses it.

@@ -27,6 +27,26 @@ def generate(tmp_path, conf_text, key="mpiwrapper/posix_conf.py"):
     return result, header, source
 
 
+def written_attributes(record, call):
+    """The attribute names a generated record writes, in order: one by one
+    (writer.attribute) or as a table of numbers (writer.attributes), each
+    table given to the writer with as many values; no text in a table."""
+    names = []
+    lines = record.splitlines()
+    for number, line in enumerate(lines):
+        if "writer.attribute(" in line:
+            names.append(line.split('"')[1])
+        elif "std::string_view kNames" in line:
+            table = line.split("[]")[0].split()[-1]
+            listed = line.split("{")[1].split("}")[0].split('"')[1::2]
+            given = [later for later in lines[number:] if f"writer.attributes({table}," in later]
+            assert given and given[0].rstrip().endswith(f", {len(listed)});"), line
+            kinds = {attribute.name: attribute.kind for attribute in call.attributes}
+            assert all(kinds[name] in dialect.NUMBER_KINDS for name in listed), line
+            names += listed
+    return names
+
+
 def test_the_configuration_gives_every_call_of_its_layers_its_attributes(tmp_path):
     result, header, source = generate(tmp_path, CONF.read_text())
     assert result.returncode == 0, result.stderr
@@ -39,8 +59,7 @@ def test_the_configuration_gives_every_call_of_its_layers_its_attributes(tmp_pat
         record = text[text.index(f"struct PosixRecord_{tag} {{"):]
         record = record[:record.index("\n};")]
         # The file id first and the errno last (PosixCall), the rest here in order.
-        written = [line.split('"')[1] for line in record.splitlines()
-                   if "writer.attribute(" in line]
+        written = written_attributes(record, call)
         assert [call.attribute_names[0]] + written + [call.written_on_failure] == \
             call.attribute_names, tag
     for function in ("open64", "pwrite64", "fseeko64", "fflush"):
@@ -95,8 +114,7 @@ def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
         record = record[:record.index("\n};")]
         assert 'kLayer = "hdf5"' in record, tag
         # Every attribute from the shape's values, the error last (Hdf5Call).
-        written = [line.split('"')[1] for line in record.splitlines()
-                   if "writer.attribute(" in line]
+        written = written_attributes(record, call)
         assert written + [call.written_on_failure] == call.attribute_names, tag
     assert 'extern "C" herr_t H5Dwrite(hid_t dataset' in text
     assert "(*H5Dwrite)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *)" in header.read_text()
