@@ -55,10 +55,10 @@ bool forEachLine(std::FILE *file, Take take) {
 // A file name, with suffix, in a directory of the temporary directory that
 // the calling thread made for itself (once, and removed when the thread
 // ends; a child forked from it makes its own): no other process or thread
-// makes files there, so the name needs
-// no reserving file, and threads that convert traces side by side do not
-// wait for each other's changes to one directory. The file, if made, is
-// removed when done. Throws ReadError when the directory cannot be made.
+// makes files there, so the name needs no reserving file, and threads that
+// convert traces side by side do not wait for each other's changes to one
+// directory. The file, if made, is removed when done. Throws ReadError when
+// the directory cannot be made.
 class ScratchFile {
   public:
     explicit ScratchFile(const std::string &suffix);
