@@ -85,17 +85,10 @@ void drive(TraceWriter &writer, bool byTable, uint32_t seed) {
 
 std::string writeTrace(const ScratchDirectory &directory, const std::string &program,
                        TraceOptions::Format format, bool byTable, uint32_t seed) {
-    TraceOptions options = test::traceOptionsIn(directory, program);
-    options.format = format;
-    options.earliestTime = at(0);
-    std::string error;
-    auto writer = TraceWriter::create(options, &error);
-    EXPECT_TRUE(writer) << error;
-    if (!writer) return "";
-    drive(*writer, byTable, seed);
-    EXPECT_EQ(writer->close(), 0);
-    return format == TraceOptions::Format::Xml ? readFile(writer->tracePath())
-                                               : compactAsXml(writer->tracePath());
+    const std::string path = test::writeTraceBy(
+        directory, program, format, [&](TraceWriter &writer) { drive(writer, byTable, seed); });
+    if (path.empty()) return "";
+    return format == TraceOptions::Format::Xml ? readFile(path) : compactAsXml(path);
 }
 
 TEST(AttributesTable, RandomCallsGiveTheSameTraceAsTheirAttributesOneByOne) {

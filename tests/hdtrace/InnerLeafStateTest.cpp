@@ -167,16 +167,9 @@ std::string contentOf(const std::string &path, TraceOptions::Format format) {
 std::string writeTrace(const ScratchDirectory &directory, const std::string &program,
                        TraceOptions::Format format, LeafWriting &leaves,
                        const std::function<void(TraceWriter &, LeafWriting &)> &drive) {
-    TraceOptions options = test::traceOptionsIn(directory, program);
-    options.format = format;
-    options.earliestTime = at(0);
-    std::string error;
-    auto writer = TraceWriter::create(options, &error);
-    EXPECT_TRUE(writer) << error;
-    if (!writer) return "";
-    drive(*writer, leaves);
-    EXPECT_EQ(writer->close(), 0);
-    return contentOf(writer->tracePath(), format);
+    const std::string path = test::writeTraceBy(
+        directory, program, format, [&](TraceWriter &writer) { drive(writer, leaves); });
+    return path.empty() ? "" : contentOf(path, format);
 }
 
 // Both ways give the same file; returns the leaves given whole.

@@ -41,6 +41,21 @@ TraceOptions traceOptionsIn(const ScratchDirectory &directory, const std::string
     return options;
 }
 
+std::string writeTraceBy(const ScratchDirectory &directory, const std::string &program,
+                         TraceOptions::Format format,
+                         const std::function<void(TraceWriter &)> &drive) {
+    TraceOptions options = traceOptionsIn(directory, program);
+    options.format = format;
+    options.earliestTime = at(0);
+    std::string error;
+    auto writer = TraceWriter::create(options, &error);
+    EXPECT_TRUE(writer) << error;
+    if (!writer) return "";
+    drive(*writer);
+    EXPECT_EQ(writer->close(), 0);
+    return writer->tracePath();
+}
+
 const std::string &Element::attribute(const std::string &key) const {
     for (const auto &[attributeName, value] : attributes) {
         if (attributeName == key) return value;

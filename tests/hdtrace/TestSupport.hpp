@@ -2,6 +2,7 @@
 // a trace, read back with libxml2.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,6 +34,12 @@ Timestamp at(int64_t nanoseconds);
 
 // Options for a trace <directory>/<program>_host_0_0.trc.
 TraceOptions traceOptionsIn(const ScratchDirectory &directory, const std::string &program);
+
+// A trace of program in directory, in format, written by drive with its
+// times from at(0) and closed; its path ("" where no writer was made).
+std::string writeTraceBy(const ScratchDirectory &directory, const std::string &program,
+                         TraceOptions::Format format,
+                         const std::function<void(TraceWriter &)> &drive);
 
 // One XML element of a trace, with its attributes in document order.
 struct Element {
