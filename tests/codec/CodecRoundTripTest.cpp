@@ -2,6 +2,7 @@
 // no writer thread) decode to the elements and values they were given,
 // frame by frame, through both of the encoder's paths.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -220,6 +221,114 @@ TEST_F(Codec, ALeafCallWithTextsCodesTheSameFramesByEitherWay) {
         EXPECT_EQ(both.byLeaf.frames, both.byAppendCall.frames);
         EXPECT_EQ(decodeAll(both.byLeaf), expected);
     }
+}
+
+// Values for a plan's attributes, texts among them as handles into texts,
+// and the line the decoder gives for the element.
+std::string valuesFor(const CallPlan &plan, int64_t base, std::vector<int64_t> &values,
+                      std::string &texts, int64_t start, int64_t end) {
+    const char *const modes[] = {"independent", "collective", "<&'\">"};
+    values.assign(plan.own, 0);
+    std::string line = "<" + std::string(compact::staticShapes()[plan.shape].element);
+    for (uint32_t index = 0; index < plan.own; ++index) {
+        line += " " + std::string(plan.attributes[index].name) + "=";
+        if (plan.attributes[index].coding == compact::kText) {
+            const std::string text = modes[static_cast<uint64_t>(base) % 3];
+            values[index] = typedTextHandle(texts.size(), text.size());
+            texts += text;
+            line += text;
+        } else {
+            values[index] = base + 7 * int64_t(index) - 3;
+            line += std::to_string(values[index]);
+        }
+    }
+    return line + " time=" + std::to_string(start) + " end=" + std::to_string(end);
+}
+
+// Calls with nested states coded by appendCall and by appendNestedCall,
+// each encoder into frames of its own: the same frames, and the elements
+// given. Each call nests one to three states; frames are small enough
+// that calls open frames, and values and times swing far apart.
+void expectNestedCallsByEitherWay(CallPlanCache &plans, const char *const parents[2],
+                                  const char *const leaves[3]) {
+    for (uint32_t frameBytes : {384u, 640u, 4096u}) {
+        SCOPED_TRACE("frames of " + std::to_string(frameBytes) + " bytes");
+        MemorySink byAppendCall(frameBytes), byNested(frameBytes);
+        int error = 0;
+        const auto general = CompactEncoder::create(byAppendCall, 0, 0, &error);
+        const auto nestedWay = CompactEncoder::create(byNested, 0, 0, &error);
+        ASSERT_NE(general, nullptr);
+        ASSERT_NE(nestedWay, nullptr);
+        std::vector<std::string> expected;
+        for (int call = 0; call < 400; ++call) {
+            const CallPlan *plan = plans.planOf(parents[call % 2], true);
+            ASSERT_NE(plan, nullptr);
+            // Now and then values and times as far apart as 64 bits go, each
+            // coded in the most bytes a varint takes, which the claim must
+            // hold.
+            const int64_t far = call % 7 == 0 ? int64_t{1} << 61 : 0;
+            const int64_t extreme = call % 10 == 4   ? std::numeric_limits<int64_t>::min() + 100
+                                    : call % 10 == 9 ? std::numeric_limits<int64_t>::max() - 100
+                                                     : far;
+            // A value near extreme, room left for valuesFor's additions.
+            const auto near = [extreme](int64_t offset) {
+                return extreme > (int64_t{1} << 62) ? extreme - offset : extreme + offset;
+            };
+            const int64_t start = extreme == far ? far + 1000 * call : near(5000);
+            const uint32_t count = 1 + call % 3;
+            std::string texts;
+            std::vector<const CallPlan *> nestedPlans;
+            std::vector<int64_t> nestedValues, nestedTimes;
+            std::vector<std::string> block = {"<Nested"};
+            for (uint32_t state = 0; state < count; ++state) {
+                const CallPlan *leaf = plans.planOf(leaves[(call + state) % 3], true);
+                ASSERT_NE(leaf, nullptr);
+                const int64_t leafStart = start + 10 + 100 * state + call % 11;
+                const int64_t leafEnd = leafStart + 50 + call % 17;
+                std::vector<int64_t> values;
+                block.push_back(
+                    valuesFor(*leaf, near(call + state), values, texts, leafStart, leafEnd));
+                block.push_back("</" + std::string(compact::staticShapes()[leaf->shape].element));
+                nestedPlans.push_back(leaf);
+                nestedValues.insert(nestedValues.end(), values.begin(), values.end());
+                nestedTimes.push_back(leafStart);
+                nestedTimes.push_back(leafEnd);
+            }
+            block.push_back("</Nested");
+            const int64_t end = start + 400 + call % 5;
+            std::vector<int64_t> values;
+            block.push_back(valuesFor(*plan, near(3 * call), values, texts, start, end));
+            block.push_back("</" + std::string(compact::staticShapes()[plan->shape].element));
+            CompactEncoder::Nested nested;
+            nested.plans = nestedPlans.data();
+            nested.count = count;
+            nested.values = nestedValues.data();
+            nested.times = nestedTimes.data();
+            ASSERT_EQ(general->appendCall(*plan, values.data(), start, end, {}, nested, texts), 0);
+            ASSERT_EQ(nestedWay->appendNestedCall(*plan, values.data(), start, end, nested, texts),
+                      0);
+            expected.insert(expected.end(), block.begin(), block.end());
+        }
+        EXPECT_GT(byNested.frames.size(), 1u);
+        EXPECT_EQ(byNested.frames, byAppendCall.frames);
+        EXPECT_EQ(decodeAll(byNested), expected);
+    }
+}
+
+TEST_F(Codec, ANestedCallCodesTheSameFramesByEitherWay) {
+    // The C library calls beneath MPI-IO calls: numbers only, which
+    // appendNestedCall codes by its shorter way.
+    const char *const parents[] = {"File_write_at", "File_read_at"};
+    const char *const leaves[] = {"pwrite", "pread", "lseek"};
+    expectNestedCallsByEitherWay(plans_, parents, leaves);
+}
+
+TEST_F(Codec, ANestedCallWithTextsCodesTheSameFramesByEitherWay) {
+    // A text in the call or in a nested state (H5Dwrite's transfer mode)
+    // sends appendNestedCall the general way: still the same frames.
+    const char *const parents[] = {"H5Dwrite", "File_write_at"};
+    const char *const leaves[] = {"pwrite", "H5Dwrite", "pwrite"};
+    expectNestedCallsByEitherWay(plans_, parents, leaves);
 }
 
 }  // namespace

@@ -32,10 +32,13 @@ class MemorySink final : public RecordSink {
         std::vector<unsigned char> &frame = frames.back();
         if (frame.empty() || frame.size() + maxBytes > frameBytes_) return nullptr;
         claimedAt_ = frame.size();
+        claimedBytes_ = maxBytes;
         frame.resize(claimedAt_ + maxBytes);
         return frame.data() + claimedAt_;
     }
+    // More than was claimed: the encoder wrote past its claim.
     int commit(size_t length, int64_t /*time*/) override {
+        if (length > claimedBytes_) return EOVERFLOW;
         frames.back().resize(claimedAt_ + length);
         return 0;
     }
@@ -52,6 +55,7 @@ class MemorySink final : public RecordSink {
   private:
     uint32_t frameBytes_;
     size_t claimedAt_ = 0;
+    size_t claimedBytes_ = 0;
 };
 
 // What a decoder reports, a line per start and end: "<Name a=1 t=text"
