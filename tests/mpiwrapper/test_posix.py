@@ -11,7 +11,8 @@ preloaded, nested in the MPI call that made them.
 - posix_threads: each thread's calls in its own trace, nested only under
   that thread's MPI calls;
 - posix_behaviour: the same results, errno included, traced and untraced;
-  failed calls carry errno; fork and exec children are not traced.
+  failed calls carry errno; fork and exec children are not traced; a thread
+  whose cancellation is pending ends in its pwrite or pread, as untraced.
 Every run: no state names a trace or .info file, every nested state lies
 within its MPI call (tracecheck.parse_trc), and POSIX states are well-formed.
 """
@@ -203,10 +204,18 @@ def test_the_program_gets_what_the_c_library_returns(runner, linked):
     assert results["fifo-read"] == ["-1", "4"]
     assert results["open-mode"] == ["640"]
     assert results["fork-child"] == ["0", "5"] and results["exec-child"] == ["0", "5"]
-    # the children wrote no trace: one trace (and .info) for the one rank
+    # pwrite and pread are cancellation points: the thread ended in each,
+    # before anything was written
+    assert results["pwrite-cancelled"] == ["1", "0"]
+    assert results["pread-cancelled"] == ["1"]
+    # the children wrote no trace: one trace (and .info) for the rank's main
+    # thread, one for the cancelled threads (the second takes the first's)
     assert sorted(p.name for p in run.trace_dir.iterdir()) == sorted(
-        tracecheck.trace_base(run.trace_dir, run.program, 0).with_suffix(s).name
-        for s in (".info", ".trc"))
+        tracecheck.trace_base(run.trace_dir, run.program, 0, thread).with_suffix(s).name
+        for s in (".info", ".trc") for thread in (0, 1))
+    # the cancelled calls ended before their end was taken: not written
+    cancelled, _ = load(run, 0, thread=1)
+    assert [e.tag for e, _ in posix_states(cancelled)] == []
     trace, info = load(run, 0)
     check_posix_attributes(trace, info)
     states = [(e.tag, file_name(info, e), e.attrib) for e, _ in posix_states(trace)]

@@ -3,10 +3,14 @@
  * errno of failed calls, a short read, a read interrupted by a signal
  * (EINTR, on a FIFO), the mode open() takes as its variadic argument, and
  * children made by fork() (writing a file) and by fork() and exec(), which
- * are not traced. */
+ * are not traced, and a thread whose cancellation is pending when it calls
+ * pwrite or pread (both are cancellation points, so it ends there). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +22,43 @@
 
 static void on_alarm(int signal_number) {
     (void)signal_number;
+}
+
+/* A thread that calls pwrite (or pread) once its cancellation is pending:
+ * main cancels it while cancellation is disabled, then lets it go on. */
+struct cancelled_transfer {
+    int fd;
+    int write;
+    sem_t ready, cancelled;
+    char buffer[16];
+};
+
+static void *transfer_when_cancelled(void *argument) {
+    struct cancelled_transfer *transfer = argument;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    sem_post(&transfer->ready);
+    sem_wait(&transfer->cancelled);
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+    ssize_t done = transfer->write ? pwrite(transfer->fd, "cancelled", 9, 0)
+                                   : pread(transfer->fd, transfer->buffer, 9, 0);
+    return (void *)(intptr_t)done;
+}
+
+/* Whether the thread ended in the call (1) or returned from it (0). */
+static int ended_by_cancellation(int fd, int write) {
+    struct cancelled_transfer transfer = {.fd = fd, .write = write};
+    sem_init(&transfer.ready, 0, 0);
+    sem_init(&transfer.cancelled, 0, 0);
+    pthread_t thread;
+    pthread_create(&thread, NULL, transfer_when_cancelled, &transfer);
+    sem_wait(&transfer.ready);
+    pthread_cancel(thread);
+    sem_post(&transfer.cancelled);
+    void *result = NULL;
+    pthread_join(thread, &result);
+    sem_destroy(&transfer.ready);
+    sem_destroy(&transfer.cancelled);
+    return result == PTHREAD_CANCELED;
 }
 
 int main(int argc, char **argv) {
@@ -42,6 +83,15 @@ int main(int argc, char **argv) {
     errno = 0;
     failed = pwrite(fd, buffer, 10, 0); /* opened for reading only */
     printf("r0 pwrite-readonly %lld %d\n", failed, errno);
+    close(fd);
+
+    fd = open("cancelled.dat", O_CREAT | O_TRUNC | O_RDWR, 0644);
+    int write_ended = ended_by_cancellation(fd, 1);
+    struct stat after_cancel;
+    fstat(fd, &after_cancel);
+    printf("r0 pwrite-cancelled %d %lld\n", write_ended, (long long)after_cancel.st_size);
+    int read_ended = ended_by_cancellation(fd, 0);
+    printf("r0 pread-cancelled %d\n", read_ended);
     close(fd);
 
     /* EINTR: a read on an empty FIFO, interrupted by SIGALRM (no SA_RESTART). */
