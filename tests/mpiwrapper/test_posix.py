@@ -12,7 +12,8 @@ preloaded, nested in the MPI call that made them.
   that thread's MPI calls;
 - posix_behaviour: the same results, errno included, traced and untraced;
   failed calls carry errno; fork and exec children are not traced; a thread
-  whose cancellation is pending ends in its pwrite or pread, as untraced.
+  whose cancellation is pending ends in its pwrite or pread, as untraced;
+  the vector forms.
 Every run: no state names a trace or .info file, every nested state lies
 within its MPI call (tracecheck.parse_trc), and POSIX states are well-formed.
 """
@@ -208,6 +209,8 @@ def test_the_program_gets_what_the_c_library_returns(runner, linked):
     # before anything was written
     assert results["pwrite-cancelled"] == ["1", "0"]
     assert results["pread-cancelled"] == ["1"]
+    assert results["vectors"] == ["100", "100", "100", "50"]
+    assert results["preadv-writeonly"] == ["-1", "9"]
     # the children wrote no trace: one trace (and .info) for the rank's main
     # thread, one for the cancelled threads (the second takes the first's)
     assert sorted(p.name for p in run.trace_dir.iterdir()) == sorted(
@@ -224,11 +227,16 @@ def test_the_program_gets_what_the_c_library_returns(runner, linked):
     failed = [(tag, name, attributes.get("errno")) for tag, name, attributes in states
               if "errno" in attributes]
     assert failed == [("open", None, "2"), ("read", "short.dat", "9"),
-                      ("pwrite", "short.dat", "9"), ("read", "interrupted.fifo", "4"),
+                      ("pwrite", "short.dat", "9"), ("preadv", "vector.dat", "9"),
+                      ("read", "interrupted.fifo", "4"),
                       ("fopen", None, "2")], failed
     short = [a for tag, name, a in states if tag == "read" and name == "short.dat"
              and "errno" not in a]
     assert [(a["offset"], a["asked"], a["size"]) for a in short] == [("0", "1000", "100")]
+    vectors = [(tag, a["offset"], a["asked"], a["size"]) for tag, name, a in states
+               if name == "vector.dat" and "errno" not in a and "asked" in a]
+    assert vectors == [("writev", "0", "100", "100"), ("pwritev", "200", "100", "100"),
+                       ("readv", "50", "100", "100"), ("preadv", "250", "100", "50")], vectors
 
 
 @pytest.mark.parametrize("setting", [{"HDTRACE_POSIX": "0"},

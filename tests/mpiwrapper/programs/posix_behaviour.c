@@ -3,8 +3,9 @@
  * errno of failed calls, a short read, a read interrupted by a signal
  * (EINTR, on a FIFO), the mode open() takes as its variadic argument, and
  * children made by fork() (writing a file) and by fork() and exec(), which
- * are not traced, and a thread whose cancellation is pending when it calls
- * pwrite or pread (both are cancellation points, so it ends there). */
+ * are not traced, a thread whose cancellation is pending when it calls
+ * pwrite or pread (both are cancellation points, so it ends there), and
+ * the vector forms. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,6 +94,22 @@ int main(int argc, char **argv) {
     printf("r0 pwrite-cancelled %d %lld\n", write_ended, (long long)after_cancel.st_size);
     int read_ended = ended_by_cancellation(fd, 0);
     printf("r0 pread-cancelled %d\n", read_ended);
+    close(fd);
+
+    /* The vector forms, two pieces each, and one that fails. */
+    fd = open("vector.dat", O_CREAT | O_TRUNC | O_RDWR, 0644);
+    struct iovec pieces[2] = {{buffer, 30}, {buffer + 30, 70}};
+    long long by_writev = writev(fd, pieces, 2);
+    long long by_pwritev = pwritev(fd, pieces, 2, 200);
+    lseek(fd, 50, SEEK_SET);
+    long long by_readv = readv(fd, pieces, 2);
+    long long by_preadv = preadv(fd, pieces, 2, 250); /* 50 bytes are there */
+    printf("r0 vectors %lld %lld %lld %lld\n", by_writev, by_pwritev, by_readv, by_preadv);
+    close(fd);
+    fd = open("vector.dat", O_WRONLY);
+    errno = 0;
+    failed = preadv(fd, pieces, 2, 0); /* opened for writing only */
+    printf("r0 preadv-writeonly %lld %d\n", failed, errno);
     close(fd);
 
     /* EINTR: a read on an empty FIFO, interrupted by SIGALRM (no SA_RESTART). */
