@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "DirectTransfers.hpp"
+
 namespace hdtracempi {
 
 RealPosix gRealPosix{};
@@ -21,6 +23,7 @@ void resolveRealPosix() {
     tResolving = true;
     RealPosix found{};
     lookUpEach(found);
+    findCLibraryTransfers();
     gRealPosix = found;
     gRealPosixResolved.store(true, std::memory_order_release);
     tResolving = false;

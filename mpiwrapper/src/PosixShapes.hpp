@@ -7,7 +7,9 @@
 // call (PosixCall.hpp): the program sees the same results, errno and file
 // positions; while the C library's functions are still being looked up, the
 // descriptor shapes make the system call themselves and the stream shapes
-// fail with ENOSYS.
+// fail with ENOSYS. A recorded data transfer is made by the shape itself,
+// as the C library makes it, where the C library's own function is next
+// (DirectTransfers.hpp).
 #pragma once
 
 #include <errno.h>
@@ -25,6 +27,7 @@
 
 #include <hdtrace/TracerIo.hpp>
 
+#include "DirectTransfers.hpp"
 #include "PosixCall.hpp"
 #include "PosixFiles.hpp"
 #include "PosixReal.hpp"
@@ -164,12 +167,15 @@ int closeDescriptor(int (*close)(int), int fd) {
 // each), without a PosixCall. Their recording is inlined into the wrapper,
 // down to the record's attributes, so that what runs after the kernel
 // returned lies in one function, on few pages (the kernel's page-table
-// isolation flushes the TLB at every system call).
-template <class Record, typename Transfer>
-__attribute__((always_inline)) inline ssize_t atPosition(Transfer transfer, int fd, int64_t asked) {
-    if (!PosixCall::traces(Record::kName)) return transfer();
+// isolation flushes the TLB at every system call). Each shape below gives
+// two ways of making the call: untraced, while the layer is off or the
+// filter leaves it out; traced, as the recorded call makes it.
+template <class Record, typename Untraced, typename Traced>
+__attribute__((always_inline)) inline ssize_t atPosition(Untraced untraced, Traced traced, int fd,
+                                                         int64_t asked) {
+    if (!PosixCall::traces(Record::kName)) return untraced();
     PosixCall call(Record::kName, fd);
-    const ssize_t result = transfer();
+    const ssize_t result = traced();
     if (call.active()) {
         call.ended();
         const int64_t offset = positionUsed(fd, result);
@@ -178,14 +184,27 @@ __attribute__((always_inline)) inline ssize_t atPosition(Transfer transfer, int 
     return result;
 }
 
-template <class Record, typename Transfer>
-__attribute__((always_inline)) inline ssize_t atOffset(Transfer transfer, int fd, off_t offset,
-                                                       int64_t asked) {
-    if (!PosixCall::traces(Record::kName)) return transfer();
+template <class Record, typename Untraced, typename Traced>
+__attribute__((always_inline)) inline ssize_t atOffset(Untraced untraced, Traced traced, int fd,
+                                                       off_t offset, int64_t asked) {
+    if (!PosixCall::traces(Record::kName)) return untraced();
     PosixCall call(Record::kName, fd);
-    const ssize_t result = transfer();
+    const ssize_t result = traced();
     call.write<Record>(result < 0, AccessValues{offset, asked, result});
     return result;
+}
+
+// A recorded transfer is made here where the C library's own function is
+// next (DirectTransfers.hpp): the wrapper's frame then stands for the C
+// library's between the program and the kernel. Else as untraced.
+template <typename Function, typename Untraced>
+__attribute__((always_inline)) inline ssize_t tracedTransfer(Function real, long number,
+                                                             Untraced untraced, long first,
+                                                             long second, long third,
+                                                             long fourth = 0, long fifth = 0) {
+    if (transfersDirectly(reinterpret_cast<const void *>(real), number))
+        return directTransfer(number, first, second, third, fourth, fifth);
+    return untraced();
 }
 
 // read: at the descriptor's position.
@@ -193,9 +212,14 @@ template <class Record, typename Data>
 __attribute__((always_inline)) inline ssize_t transferAtPosition(ssize_t (*real)(int, Data, size_t),
                                                                  long fallbackSyscall, int fd,
                                                                  Data data, size_t size) {
-    return atPosition<Record>(
-        [&] { return real ? real(fd, data, size) : ::syscall(fallbackSyscall, fd, data, size); },
-        fd, static_cast<int64_t>(size));
+    const auto untraced = [&]() __attribute__((always_inline)) {
+        return real ? real(fd, data, size) : ::syscall(fallbackSyscall, fd, data, size);
+    };
+    const auto traced = [&]() __attribute__((always_inline)) {
+        return tracedTransfer(real, fallbackSyscall, untraced, fd, reinterpret_cast<long>(data),
+                              static_cast<long>(size));
+    };
+    return atPosition<Record>(untraced, traced, fd, static_cast<int64_t>(size));
 }
 
 // write: also what the process's exit handling watches for.
@@ -211,36 +235,47 @@ template <class Record, typename Data>
 __attribute__((always_inline)) inline ssize_t transferAt(ssize_t (*real)(int, Data, size_t, off_t),
                                                          long fallbackSyscall, int fd, Data data,
                                                          size_t size, off_t offset) {
-    return atOffset<Record>(
-        [&] {
-            return real ? real(fd, data, size, offset)
-                        : ::syscall(fallbackSyscall, fd, data, size, offset);
-        },
-        fd, offset, static_cast<int64_t>(size));
+    const auto untraced = [&]() __attribute__((always_inline)) {
+        return real ? real(fd, data, size, offset)
+                    : ::syscall(fallbackSyscall, fd, data, size, offset);
+    };
+    const auto traced = [&]() __attribute__((always_inline)) {
+        return tracedTransfer(real, fallbackSyscall, untraced, fd, reinterpret_cast<long>(data),
+                              static_cast<long>(size), offset);
+    };
+    return atOffset<Record>(untraced, traced, fd, offset, static_cast<int64_t>(size));
 }
 
+// readv and writev.
 template <class Record>
 __attribute__((always_inline)) inline ssize_t vectorAtPosition(
     ssize_t (*real)(int, const struct iovec *, int), long fallbackSyscall, int fd,
     const struct iovec *vector, int count) {
-    return atPosition<Record>(
-        [&] {
-            return real ? real(fd, vector, count) : ::syscall(fallbackSyscall, fd, vector, count);
-        },
-        fd, requested(vector, count));
+    const auto untraced = [&]() __attribute__((always_inline)) {
+        return real ? real(fd, vector, count) : ::syscall(fallbackSyscall, fd, vector, count);
+    };
+    const auto traced = [&]() __attribute__((always_inline)) {
+        return tracedTransfer(real, fallbackSyscall, untraced, fd, reinterpret_cast<long>(vector),
+                              count);
+    };
+    return atPosition<Record>(untraced, traced, fd, requested(vector, count));
 }
 
-// preadv, pwritev and their 64 forms.
+// preadv, pwritev and their 64 forms: the offset as the system call takes
+// it, its low and high halves (all of it in the first on 64-bit systems).
 template <class Record>
 __attribute__((always_inline)) inline ssize_t vectorAt(
     ssize_t (*real)(int, const struct iovec *, int, off_t), long fallbackSyscall, int fd,
     const struct iovec *vector, int count, off_t offset) {
-    return atOffset<Record>(
-        [&] {
-            return real ? real(fd, vector, count, offset)
-                        : ::syscall(fallbackSyscall, fd, vector, count, offset, 0);
-        },
-        fd, offset, requested(vector, count));
+    const auto untraced = [&]() __attribute__((always_inline)) {
+        return real ? real(fd, vector, count, offset)
+                    : ::syscall(fallbackSyscall, fd, vector, count, offset, 0);
+    };
+    const auto traced = [&]() __attribute__((always_inline)) {
+        return tracedTransfer(real, fallbackSyscall, untraced, fd, reinterpret_cast<long>(vector),
+                              count, offset, 0);
+    };
+    return atOffset<Record>(untraced, traced, fd, offset, requested(vector, count));
 }
 
 // fsync and fdatasync.

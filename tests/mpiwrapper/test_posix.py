@@ -13,7 +13,8 @@ preloaded, nested in the MPI call that made them.
 - posix_behaviour: the same results, errno included, traced and untraced;
   failed calls carry errno; fork and exec children are not traced; a thread
   whose cancellation is pending ends in its pwrite or pread, as untraced;
-  the vector forms.
+  the vector forms; a second tool's transfers, preloaded after the
+  wrapper, are called.
 Every run: no state names a trace or .info file, every nested state lies
 within its MPI call (tracecheck.parse_trc), and POSIX states are well-formed.
 """
@@ -237,6 +238,34 @@ def test_the_program_gets_what_the_c_library_returns(runner, linked):
                if name == "vector.dat" and "errno" not in a and "asked" in a]
     assert vectors == [("writev", "0", "100", "100"), ("pwritev", "200", "100", "100"),
                        ("readv", "50", "100", "100"), ("preadv", "250", "100", "50")], vectors
+
+
+def test_a_second_tools_transfers_after_the_wrapper_are_called(runner):
+    """The wrapper makes the data transfers itself only where the C
+    library's own functions come next: a library preloaded after it that
+    defines them too sees every call the program made, and the trace still
+    has them."""
+    log = runner.factory.mktemp("next-transfers") / "calls.log"
+    library = runner.path("libhdtrace_test_next_transfers.so")
+    run = runner.run("posix_behaviour_plain", 1, cached=False, env={
+        "LD_PRELOAD": f"{runner.shared_library} {library}", "NEXT_TRANSFERS_LOG": str(log)})
+    run.assert_ok()
+    calls = [line.split() for line in log.read_text().splitlines()]
+    seen = [(function.rstrip("64"), pathlib.Path(file).name, size, offset)
+            for function, file, size, offset in calls]
+    made = [("write", "short.dat", "100", "-1"), ("read", "short.dat", "10", "-1"),
+            ("read", "short.dat", "1000", "-1"), ("pwrite", "short.dat", "10", "0"),
+            ("pwrite", "cancelled.dat", "9", "0"), ("pread", "cancelled.dat", "9", "0"),
+            ("writev", "vector.dat", "100", "-1"), ("pwritev", "vector.dat", "100", "200"),
+            ("readv", "vector.dat", "100", "-1"), ("preadv", "vector.dat", "100", "250"),
+            ("preadv", "vector.dat", "100", "0"), ("read", "interrupted.fifo", "10", "-1")]
+    assert [call for call in seen if call in made] == made, seen
+    trace, info = load(run, 0)
+    written = [(e.tag, file_name(info, e), e.attrib["asked"]) for e, _ in posix_states(trace)
+               if e.tag in ("read", "write", "pwrite", "pread", "readv", "writev", "preadv",
+                            "pwritev")]
+    assert [(tag, name, asked) for tag, name, asked, _ in made
+            if name != "cancelled.dat"] == written, written
 
 
 @pytest.mark.parametrize("setting", [{"HDTRACE_POSIX": "0"},
