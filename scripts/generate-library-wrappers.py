@@ -166,8 +166,10 @@ def header_text(conf, conf_key):
     for function, entry in defined(conf).items():
         out.append(only_if(entry, f'    {entry["returns"]} (*{function})'
                                   f'({parameter_list(entry["params"], False)});\n'))
-    out.append(f'}};\n\n// Looks each of them up (dlsym(RTLD_NEXT)).\n'
-               f'void lookUpEach(Real{conf.PREFIX} &found);\n\n}}  // namespace hdtracempi\n')
+    out.append(f'}};\n\n// Looks each of them up in library (a dlsym handle: RTLD_NEXT for the\n'
+               f'// definitions the wrappers stand for).\n'
+               f'void lookUpEach(Real{conf.PREFIX} &found, void *library);\n\n'
+               f'}}  // namespace hdtracempi\n')
     return ''.join(out)
 
 
@@ -212,10 +214,10 @@ def source_text(conf, dialect, conf_key):
            f'extern "C" const char {conf.MARKER} = 0;\n\n',
            'namespace hdtracempi {\n\n',
            'namespace {\ntemplate <typename Function>\n'
-           'void lookUp(Function &pointer, const char *name) {\n'
-           '    pointer = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));\n}\n}  // namespace\n\n'
-           f'void lookUpEach(Real{conf.PREFIX} &found) {{\n']
-    out += [only_if(entry, f'    lookUp(found.{function}, {cpp_string(function)});\n')
+           'void lookUp(Function &pointer, void *library, const char *name) {\n'
+           '    pointer = reinterpret_cast<Function>(::dlsym(library, name));\n}\n}  // namespace\n\n'
+           f'void lookUpEach(Real{conf.PREFIX} &found, void *library) {{\n']
+    out += [only_if(entry, f'    lookUp(found.{function}, library, {cpp_string(function)});\n')
             for function, entry in defined(conf).items()]
     out.append('}\n\n')
     written = set()

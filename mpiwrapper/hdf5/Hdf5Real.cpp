@@ -31,7 +31,7 @@ Hdf5Queries lookUpHdf5Queries() {
 
 RealHdf5 lookUpRealHdf5() {
     RealHdf5 found{};
-    lookUpEach(found);
+    lookUpEach(found, RTLD_NEXT);
     return found;
 }
 

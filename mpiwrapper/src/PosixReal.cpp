@@ -1,5 +1,7 @@
 #include "PosixReal.hpp"
 
+#include <dlfcn.h>
+
 #include <mutex>
 
 #include "DirectTransfers.hpp"
@@ -22,7 +24,7 @@ void resolveRealPosix() {
     if (gRealPosixResolved.load(std::memory_order_acquire)) return;
     tResolving = true;
     RealPosix found{};
-    lookUpEach(found);
+    lookUpEach(found, RTLD_NEXT);
     findCLibraryTransfers();
     gRealPosix = found;
     gRealPosixResolved.store(true, std::memory_order_release);

@@ -64,7 +64,7 @@ def test_the_configuration_gives_every_call_of_its_layers_its_attributes(tmp_pat
             call.attribute_names, tag
     for function in ("open64", "pwrite64", "fseeko64", "fflush"):
         assert f'extern "C" ' in text and f" {function}(" in text
-        assert f'lookUp(found.{function}, "{function}");' in text
+        assert f'lookUp(found.{function}, library, "{function}");' in text
         assert f"(*{function})(" in header.read_text()
 
 
@@ -123,7 +123,7 @@ def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
     observed = ['H5Sselect_hyperslab', 'H5Tset_size', 'H5Pset', 'H5close']
     for function in observed:
         assert f'extern "C" herr_t {function}(' in text, function
-        assert f'lookUp(found.{function}, "{function}");' in text, function
+        assert f'lookUp(found.{function}, library, "{function}");' in text, function
         assert f"Hdf5Record_{function} " not in text, function
     assert ("return changes<SelectedElements>(space, [&] { return real(space, op, start, "
             "stride, count, block); });") in text
@@ -134,7 +134,7 @@ def test_the_hdf5_configuration_gives_every_hdf5_call_its_attributes(tmp_path):
                   "H5Aopen_name")
     for function in deprecated:
         assert f'{condition}extern "C" hid_t {function}(' in text, function
-        assert f'{condition}    lookUp(found.{function}, "{function}");\n#endif\n' in text
+        assert f'{condition}    lookUp(found.{function}, library, "{function}");\n#endif\n' in text
         assert f"{condition}    hid_t (*{function})(" in header.read_text(), function
     # The look-up and the wrapper of each, nothing else.
     assert text.count("#if ") == text.count("#endif") == 2 * len(deprecated)
