@@ -1,7 +1,7 @@
 /* next_transfers.c: a library preloaded after the wrapper that defines the
  * data transfers too (read, write, pread, pwrite, their vector forms and
  * their 64 forms), as a second tool would. Each call is logged as
- * "<function> <file> <bytes asked> <offset, -1 for none>" to the file named
+ * "<function> <file or ?> <bytes asked> <offset, -1 for none>" to the file named
  * by NEXT_TRANSFERS_LOG, then made by the next definition (the C
  * library's): the wrapper must call it, not the kernel. */
 #define _GNU_SOURCE
@@ -22,7 +22,10 @@ static void log_call(const char *function, int fd, size_t size, off_t offset) {
     char link[64], file[PATH_MAX], line[PATH_MAX + 128];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t length = readlink(link, file, sizeof file - 1);
-    file[length > 0 ? length : 0] = '\0';
+    if (length > 0)
+        file[length] = '\0';
+    else
+        strcpy(file, "?"); /* no name: a descriptor already closed */
     int written =
         snprintf(line, sizeof line, "%s %s %zu %lld\n", function, file, size, (long long)offset);
     /* The system calls themselves: the C library's would come back here. */
