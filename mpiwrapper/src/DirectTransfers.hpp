@@ -6,10 +6,10 @@
 // Why: calling the C library's pread puts the wrapper's frame between the
 // program and the kernel. The kernel's own calls overwrite the processor's
 // predictions of the returns beneath it, and each frame more than the
-// program had costs a mispredicted return once the kernel is back (about
-// 28 ns a frame on the development machine; docs/dev/performance.md, "A
-// frame less beneath the kernel"). Made here, the system call is as deep
-// as the program made it.
+// program had costs a mispredicted return once the kernel is back (26-41
+// ns for the first such frame on the development machine;
+// docs/dev/performance.md, "A frame less beneath the kernel"). Made here,
+// the system call is as deep as the program made it.
 //
 // The same call: the same system call with the same arguments, errno from
 // its result, and a cancellation point as the C library's is (the thread's
