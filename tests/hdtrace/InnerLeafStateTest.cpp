@@ -211,27 +211,21 @@ TEST(InnerLeafState, RandomLeavesGiveTheSameTraceAsTheirFiveCalls) {
 // the general way, which the call's later leaves follow).
 TEST(InnerLeafState, RefusesWhatATypedNestedStateCannotHold) {
     const std::vector<int64_t> pwrite = {3, 0, 1, 1};
-    for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
-        ScratchDirectory directory;
-        TraceOptions options = test::traceOptionsIn(directory, "refusals");
-        options.format = format;
-        options.earliestTime = at(0);
-        auto writer = TraceWriter::create(options);
-        ASSERT_TRUE(writer);
+    const auto drive = [&pwrite](TraceWriter &writer) {
         std::deque<std::vector<std::string_view>> kept;
         const auto whole = [&writer](std::string_view name, const std::string_view *names,
                                      const std::vector<int64_t> &values) {
-            return writer->innerLeafState(name, at(10), at(11), names, values.data(),
-                                          static_cast<uint32_t>(values.size()));
+            return writer.innerLeafState(name, at(10), at(11), names, values.data(),
+                                         static_cast<uint32_t>(values.size()));
         };
         const auto names = [&kept](std::vector<std::string_view> list) {
             return kept.emplace_back(std::move(list)).data();
         };
         EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "no call open";
-        writer->beginState("MyOwnCall", at(1));
+        writer.beginState("MyOwnCall", at(1));
         EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "beneath a call of no shape";
-        writer->endState(at(20));
-        writer->beginState("File_write_at", at(21));
+        writer.endState(at(20));
+        writer.beginState("File_write_at", at(21));
         EXPECT_FALSE(whole("my_inner_call", names({"level"}), {1})) << "a name of no shape";
         EXPECT_FALSE(whole("pwrite", names({"offset", "fid"}), {0, 3})) << "out of order";
         EXPECT_FALSE(whole("pwrite", kAccessNames, {3, 0})) << "too few values";
@@ -253,29 +247,32 @@ TEST(InnerLeafState, RefusesWhatATypedNestedStateCannotHold) {
         const std::string_view *truncateNames = names({"fid", "size"});
         EXPECT_TRUE(whole("ftruncate", truncateNames, {3, 0}));
         EXPECT_FALSE(whole("open", truncateNames, {3, 0})) << "the same names, another plan";
-        writer->beginElement("Data");
+        writer.beginElement("Data");
         EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "while a child is open";
-        writer->endElement();
-        writer->beginState("Barrier", at(30));
+        writer.endElement();
+        writer.beginState("Barrier", at(30));
         EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "beneath a deeper state";
-        writer->endState(at(31));
-        writer->endState(at(40));
+        writer.endState(at(31));
+        writer.endState(at(40));
 
-        writer->beginState("File_write_at", at(41));
+        writer.beginState("File_write_at", at(41));
         EXPECT_TRUE(whole("pwrite", kAccessNames, pwrite));
-        writer->beginInnerState("pwrite", at(42));
-        writer->attribute("fid", "text");
-        writer->endInnerState(at(43));
+        writer.beginInnerState("pwrite", at(42));
+        writer.attribute("fid", "text");
+        writer.endInnerState(at(43));
         EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite))
             << "after a leaf that took the general way";
-        writer->endState(at(50));
+        writer.endState(at(50));
 
-        writer->setEnabled(false);
-        writer->beginState("File_write_at", at(51));
-        writer->setEnabled(true);
+        writer.setEnabled(false);
+        writer.beginState("File_write_at", at(51));
+        writer.setEnabled(true);
         EXPECT_FALSE(whole("pwrite", kAccessNames, pwrite)) << "beneath a call that is not written";
-        writer->endState(at(60));
-        EXPECT_EQ(writer->close(), 0);
+        writer.endState(at(60));
+    };
+    for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
+        ScratchDirectory directory;
+        test::writeTraceBy(directory, "refusals", format, drive);
     }
 }
 
@@ -301,42 +298,35 @@ TEST(InnerLeafState, TheLeavesPastTheKeptOnesTakeTheGeneralWay) {
 // A child that takes the general way after a leaf kept whole: the call
 // then goes the general way at its end, with the leaf and the child.
 TEST(InnerLeafState, AChildOfTheGeneralWayAfterAKeptLeafIsWritten) {
-    std::string texts[2];
-    for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
-        ScratchDirectory directory;
-        TraceOptions options = test::traceOptionsIn(directory, "child");
-        options.format = format;
-        options.earliestTime = at(0);
-        auto writer = TraceWriter::create(options);
-        ASSERT_TRUE(writer);
-        writer->beginState("File_write_at", at(1));
+    const auto drive = [](TraceWriter &writer) {
+        writer.beginState("File_write_at", at(1));
         const int64_t pwrite[] = {3, 64, 16, 16};
-        EXPECT_TRUE(writer->innerLeafState("pwrite", at(2), at(3), kAccessNames, pwrite, 4));
-        writer->beginElement("Note");
-        writer->attribute("says", "kept");
-        writer->endElement();
+        EXPECT_TRUE(writer.innerLeafState("pwrite", at(2), at(3), kAccessNames, pwrite, 4));
+        writer.beginElement("Note");
+        writer.attribute("says", "kept");
+        writer.endElement();
         // Every value of the call's shape, as a typed call ends whole.
-        writer->attribute("fid", int64_t{3});
-        writer->attribute("offset", int64_t{64});
-        writer->attribute("size", int64_t{16});
-        writer->attribute("count", int64_t{16});
-        writer->attribute("tid", int64_t{0});
-        writer->endState(at(4));
-        EXPECT_EQ(writer->close(), 0);
-        texts[format == TraceOptions::Format::Xml ? 0 : 1] =
-            format == TraceOptions::Format::Xml ? readFile(writer->tracePath())
-                                                : compactAsXml(writer->tracePath());
-    }
-    const std::string &xml = texts[0];
-    size_t at = 0;
+        writer.attribute("fid", int64_t{3});
+        writer.attribute("offset", int64_t{64});
+        writer.attribute("size", int64_t{16});
+        writer.attribute("count", int64_t{16});
+        writer.attribute("tid", int64_t{0});
+        writer.endState(at(4));
+    };
+    ScratchDirectory directory;
+    const std::string xml =
+        readFile(test::writeTraceBy(directory, "child-xml", TraceOptions::Format::Xml, drive));
+    const std::string compact = compactAsXml(
+        test::writeTraceBy(directory, "child-compact", TraceOptions::Format::Compact, drive));
+    size_t from = 0;
     for (const char *part :
          {"<Nested>", "<pwrite fid='3' offset='64' asked='16' size='16'", "</Nested>",
           "<File_write_at fid='3' offset='64'", "<Note says='kept'/>", "</File_write_at>"}) {
-        const size_t found = xml.find(part, at);
+        const size_t found = xml.find(part, from);
         EXPECT_NE(found, std::string::npos) << part << " missing from\n" << xml;
-        if (found != std::string::npos) at = found;
+        if (found != std::string::npos) from = found;
     }
-    EXPECT_EQ(texts[1], xml);
+    EXPECT_EQ(compact, xml);
 }
 
 }  // namespace
