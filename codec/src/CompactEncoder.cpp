@@ -611,10 +611,10 @@ HDTRACE_CALL_PATH unsigned char *CompactEncoder::codeCall(unsigned char *out, co
     return out;
 }
 
-HDTRACE_CALL_PATH size_t CompactEncoder::maxCallBytes(const CallPlan &plan,
-                                                      const Children &children,
-                                                      const Nested &nested,
-                                                      std::string_view texts) {
+__attribute__((always_inline)) inline size_t CompactEncoder::maxCallBytes(const CallPlan &plan,
+                                                                          const Children &children,
+                                                                          const Nested &nested,
+                                                                          std::string_view texts) {
     // Each text may need its string defined: its bytes and two varints.
     const auto textBytes = [](const CallPlan &of) {
         return of.hasText ? 2 * kMaxVarintBytes * of.own : 0;
@@ -646,15 +646,14 @@ HDTRACE_CALL_PATH int CompactEncoder::appendNestedCall(const CallPlan &plan, con
                                                        int64_t start, int64_t end,
                                                        const Nested &nested,
                                                        std::string_view texts) {
-    // maxCallBytes without children, and whether an element has texts; the
-    // same bytes claimed, so that frames end where they did.
-    size_t maxBytes = plan.maxBytes + 1 + texts.size() + kMaxBlockOpenBytes + 1;
+    // Elements with texts take appendCall's way; the others claim the bytes
+    // appendCall claims, so that frames end where they did.
     bool withTexts = plan.hasText;
-    for (uint32_t state = 0; state < nested.count; ++state) {
-        maxBytes += nested.plans[state]->maxBytes;
+    for (uint32_t state = 0; state < nested.count; ++state)
         withTexts |= nested.plans[state]->hasText;
-    }
-    unsigned char *const begin = HDTRACE_UNLIKELY(withTexts) ? nullptr : sink_.claim(maxBytes);
+    unsigned char *const begin = HDTRACE_UNLIKELY(withTexts)
+                                     ? nullptr
+                                     : sink_.claim(maxCallBytes(plan, Children{}, nested, texts));
     if (HDTRACE_UNLIKELY(!begin))
         return appendCall(plan, values, start, end, Children{}, nested, texts);
     int64_t endBase;
