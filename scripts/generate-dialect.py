@@ -174,7 +174,8 @@ def reader_header(dialect):
     numbers = []
     for attributes in [call.attributes for call in dialect.calls.values()] + \
             list(dialect.elements.values()):
-        numbers += [a.name for a in attributes if a.kind in definition.NUMBER_KINDS and a.name not in numbers]
+        numbers += [a.name for a in attributes
+                    if a.kind in definition.NUMBER_KINDS and a.name not in numbers]
     out.append(cpp_name_test('isNumberAttributeOfDialect', sorted(numbers),
                              'Attributes the wrapper writes as 64-bit numbers (the number kinds '
                              'of the dialect): in these a value beyond 64 bits is an error.'))

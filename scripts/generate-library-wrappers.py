@@ -215,7 +215,8 @@ def source_text(conf, dialect, conf_key):
            'namespace hdtracempi {\n\n',
            'namespace {\ntemplate <typename Function>\n'
            'void lookUp(Function &pointer, void *library, const char *name) {\n'
-           '    pointer = reinterpret_cast<Function>(::dlsym(library, name));\n}\n}  // namespace\n\n'
+           '    pointer = reinterpret_cast<Function>(::dlsym(library, name));\n}\n'
+           '}  // namespace\n\n'
            f'void lookUpEach(Real{conf.PREFIX} &found, void *library) {{\n']
     out += [only_if(entry, f'    lookUp(found.{function}, library, {cpp_string(function)});\n')
             for function, entry in defined(conf).items()]
