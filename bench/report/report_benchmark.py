@@ -253,28 +253,26 @@ def reading_rates(build, project, walk):
     from hdtrace import native
     from hdtrace.io_calls import project_io_calls, walked_io_calls
     lines = []
+
+    def best(work, rounds=3, clock=time.process_time):
+        fastest = float("inf")
+        for _ in range(rounds):
+            start = clock()
+            result = work()
+            fastest = min(fastest, clock() - start)
+        return result, fastest
+
     # First to_numpy as a script runs it, on every core the process may use
     # (it reads the project's traces side by side), by the wall clock.
     cores = len(os.sched_getaffinity(0))
-    fastest = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        table = hdtrace.open(str(project)).to_numpy()
-        fastest = min(fastest, time.perf_counter() - start)
-    lines.append(f"to_numpy on {cores} cores: {len(table) / fastest / 1e6:6.2f} M rows/s wall "
-                 f"({len(table):,} rows, {fastest:.3f} s)")
+    table, seconds = best(lambda: hdtrace.open(str(project)).to_numpy(), rounds=5,
+                          clock=time.perf_counter)
+    lines.append(f"to_numpy on {cores} cores: {len(table) / seconds / 1e6:6.2f} M rows/s wall "
+                 f"({len(table):,} rows, {seconds:.3f} s)")
     del table
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     opened = hdtrace.open(str(project))
     traces = [leaf.path for leaf in opened.topology.leaves]
-
-    def best(work, rounds=3):
-        fastest = float("inf")
-        for _ in range(rounds):
-            start = time.process_time()
-            result = work()
-            fastest = min(fastest, time.process_time() - start)
-        return result, fastest
 
     rows, seconds = best(lambda: sum(len(native.read_call_tree(path)["name_code"])
                                      for path in traces))
