@@ -9,6 +9,10 @@
  * Every line of code or data the rest of the call touches is then a miss
  * of the model's first-level caches (and of a second level of 512 KiB),
  * whatever the machine's noise. bench/mpiwrapper/call_lines.py uses it.
+ * Being another library's pwrite, it is called by the tracer's wrapper,
+ * which otherwise makes the system call itself (DirectTransfers.hpp): the
+ * model counts the wrapper's call of it, a few instructions, in place of
+ * the system call's.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
