@@ -212,14 +212,18 @@ def test_the_program_gets_what_the_c_library_returns(runner, linked):
     assert results["pread-cancelled"] == ["1"]
     assert results["vectors"] == ["100", "100", "100", "50"]
     assert results["preadv-writeonly"] == ["-1", "9"]
+    # a failing call in a thread of its own sets that thread's errno only
+    assert results["thread-errno"] == ["9", "0"]
     # the children wrote no trace: one trace (and .info) for the rank's main
-    # thread, one for the cancelled threads (the second takes the first's)
+    # thread, one for the other threads (each takes the one's before it)
     assert sorted(p.name for p in run.trace_dir.iterdir()) == sorted(
         tracecheck.trace_base(run.trace_dir, run.program, 0, thread).with_suffix(s).name
         for s in (".info", ".trc") for thread in (0, 1))
-    # the cancelled calls ended before their end was taken: not written
-    cancelled, _ = load(run, 0, thread=1)
-    assert [e.tag for e, _ in posix_states(cancelled)] == []
+    # the cancelled calls ended before their end was taken: not written; the
+    # failing thread's call is, with its own errno
+    threads, threads_info = load(run, 0, thread=1)
+    assert [(e.tag, file_name(threads_info, e), e.attrib.get("errno"))
+            for e, _ in posix_states(threads)] == [("pwrite", "short.dat", "9")]
     trace, info = load(run, 0)
     check_posix_attributes(trace, info)
     states = [(e.tag, file_name(info, e), e.attrib) for e, _ in posix_states(trace)]

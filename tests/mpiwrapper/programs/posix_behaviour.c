@@ -4,8 +4,8 @@
  * (EINTR, on a FIFO), the mode open() takes as its variadic argument, and
  * children made by fork() (writing a file) and by fork() and exec(), which
  * are not traced, a thread whose cancellation is pending when it calls
- * pwrite or pread (both are cancellation points, so it ends there), and
- * the vector forms. */
+ * pwrite or pread (both are cancellation points, so it ends there), the
+ * errno of a failing call in a thread of its own, and the vector forms. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -44,6 +44,20 @@ static void *transfer_when_cancelled(void *argument) {
     ssize_t done = transfer->write ? pwrite(transfer->fd, "cancelled", 9, 0)
                                    : pread(transfer->fd, transfer->buffer, 9, 0);
     return (void *)(intptr_t)done;
+}
+
+/* A thread's failing pwrite: errno is the thread's own, set in that
+ * thread and not in the one that made the program's earlier calls. */
+struct failing_transfer {
+    int fd;
+    int error;
+};
+
+static void *transfer_that_fails(void *argument) {
+    struct failing_transfer *transfer = argument;
+    errno = 0;
+    if (pwrite(transfer->fd, "x", 1, 0) < 0) transfer->error = errno;
+    return NULL;
 }
 
 /* Whether the thread ended in the call (1) or returned from it (0). */
@@ -94,6 +108,16 @@ int main(int argc, char **argv) {
     printf("r0 pwrite-cancelled %d %lld\n", write_ended, (long long)after_cancel.st_size);
     int read_ended = ended_by_cancellation(fd, 0);
     printf("r0 pread-cancelled %d\n", read_ended);
+    close(fd);
+
+    fd = open("short.dat", O_RDONLY);
+    struct failing_transfer failing = {.fd = fd, .error = 0};
+    pthread_t failing_thread;
+    pthread_create(&failing_thread, NULL, transfer_that_fails, &failing);
+    errno = 0;
+    pthread_join(failing_thread, NULL);
+    const int main_errno = errno;
+    printf("r0 thread-errno %d %d\n", failing.error, main_errno);
     close(fd);
 
     /* The vector forms, two pieces each, and one that fails. */
