@@ -10,8 +10,8 @@
  * Built as bench_least_tracer (both calls) and bench_least_tracer_mpi (the
  * MPI call alone; the C library's pwrite untouched). The shared harness's
  * fwrite case, run with each, gives the floor a real tracer's two states
- * stand on, on the machine at hand (docs/dev/performance.md, "The least a
- * tracer can do"). x86-64 Linux only. */
+ * stand on, on the machine at hand (docs/dev/performance.md, "What the
+ * kernel takes from a traced call"). x86-64 Linux only. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
