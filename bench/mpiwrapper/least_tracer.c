@@ -8,7 +8,10 @@
  * the cancellation point's handling, which the tracer keeps.
  *
  * Built as bench_least_tracer (both calls) and bench_least_tracer_mpi (the
- * MPI call alone; the C library's pwrite untouched). The shared harness's
+ * MPI call alone; the C library's pwrite untouched), and as
+ * bench_least_tracer_mpi_jumps32 and _jumps128, whose MPI call takes that
+ * many jumps once PMPI returned: what each branch a tracer takes after the
+ * kernel costs. The shared harness's
  * fwrite case, run with each, gives the floor a real tracer's two states
  * stand on, on the machine at hand (docs/dev/performance.md, "What the
  * kernel takes from a traced call"). x86-64 Linux only. */
@@ -21,6 +24,9 @@
 #include <x86intrin.h>
 
 #include <mpi.h>
+
+#define LEAST_TRACER_TEXT(x) #x
+#define LEAST_TRACER_REPEAT(x) LEAST_TRACER_TEXT(x)
 
 /* What a tracer must keep of a state at the least: which call, its two
  * times and three arguments. */
@@ -56,6 +62,12 @@ int MPI_File_write_at(MPI_File file, MPI_Offset offset, const void *data, int co
                       MPI_Datatype type, MPI_Status *status) {
     const uint64_t start = __rdtsc();
     const int result = PMPI_File_write_at(file, offset, data, count, type, status);
+#ifdef LEAST_TRACER_JUMPS
+    /* Taken jumps, 16 bytes apart, as a tracer's path takes branches. */
+    __asm__ volatile(
+        ".rept " LEAST_TRACER_REPEAT(LEAST_TRACER_JUMPS) "\njmp 7f\n.balign 16\n7:\n.endr\n" ::
+            : "memory");
+#endif
     keep(1, start, __rdtsc(), (int64_t)(intptr_t)file, offset, count);
     return result;
 }
