@@ -10,8 +10,8 @@
  * Built as bench_least_tracer (both calls) and bench_least_tracer_mpi (the
  * MPI call alone; the C library's pwrite untouched), and as
  * bench_least_tracer_mpi_jumps32 and _jumps128, whose MPI call takes that
- * many jumps once PMPI returned: what each branch a tracer takes after the
- * kernel costs. The shared harness's
+ * many jumps once PMPI returned, and _tests128, 128 tests whose jump is
+ * taken: what each branch a tracer takes after the kernel costs. The shared harness's
  * fwrite case, run with each, gives the floor a real tracer's two states
  * stand on, on the machine at hand (docs/dev/performance.md, "What the
  * kernel takes from a traced call"). x86-64 Linux only. */
@@ -67,6 +67,16 @@ int MPI_File_write_at(MPI_File file, MPI_Offset offset, const void *data, int co
     __asm__ volatile(
         ".rept " LEAST_TRACER_REPEAT(LEAST_TRACER_JUMPS) "\njmp 7f\n.balign 16\n7:\n.endr\n" ::
             : "memory");
+#endif
+#ifdef LEAST_TRACER_TAKEN_TESTS
+    /* Tests whose jump is always taken, as a tracer's tests mostly are
+     * one way; the value tested is not known to the compiler. */
+    const int nonzero = count != 0 || offset != 0 || file != MPI_FILE_NULL;
+    __asm__ volatile(
+        ".rept " LEAST_TRACER_REPEAT(
+            LEAST_TRACER_TAKEN_TESTS) "\ntest %0, %0\njnz 8f\nnop\n.balign 16\n8:\n.endr\n" ::
+            "r"(nonzero)
+        : "memory", "cc");
 #endif
     keep(1, start, __rdtsc(), (int64_t)(intptr_t)file, offset, count);
     return result;
