@@ -14,7 +14,11 @@ after the kernel as a miss. N and 3N iterations, the writer thread off;
 per iteration, the tracer's functions only (its object, and the code
 inlined into it): the lines of code and of data missed, and the
 instructions. Under valgrind the clock takes its slow path; its lines are
-counted alike for every library. Libraries are compared within one run.
+counted alike for every library. Then the branches the tracer takes per
+call on the calling thread (tests taken, jumps, calls and returns), which
+after the kernel cost some 0.3 ns more each (docs/dev/performance.md,
+"What the kernel takes from a traced call"), less the writer thread's
+and the clock's slow path's. Libraries are compared within one run.
 Prints figures; asserts nothing.
 """
 import argparse
@@ -39,7 +43,7 @@ def profile(build, library, form, iterations, directory):
                '-x', f'HDTRACE_DIR={directory}', '-x', f'HDTRACE_FORMAT={form}',
                '-x', 'HDTRACE_WRITER_THREAD=0',
                'valgrind', '--tool=callgrind', '--cache-sim=yes',
-               '--I1=32768,8,64', '--D1=32768,8,64', '--LL=524288,8,64',
+               '--I1=32768,8,64', '--D1=32768,8,64', '--LL=524288,8,64', '--collect-jumps=yes',
                f'--callgrind-out-file={output}',
                str(build / 'bench' / 'mpiwrapper' / 'bench_mpi_overhead'), 'file-write-at',
                str(iterations), str(directory / 'written')]
@@ -79,15 +83,75 @@ def tracer_counts(output, library):
     return counts
 
 
+# Functions whose branches are not the calling thread's in a normal run:
+# the frames' time gathering and zstd (the writer thread's), and the
+# clock's slow way (valgrind's: under it the TSC is not used).
+OFF_THE_CALL = ('RecordWalk', 'FrameWriter::compress', 'ZSTD', 'Clock::slowNow',
+                'Clock::takePair', 'readPair')
+
+
+def taken_branches(output, library):
+    """[tests taken, jumps, calls, returns] in the tracer's functions of a
+    profile made with --collect-jumps=yes, less those OFF_THE_CALL."""
+    real = os.path.realpath(library)
+    known = {'ob': {}, 'fn': {}}
+
+    def name(kind, text):
+        # Names are given once as "(id) name", then as "(id)" alone.
+        found = re.match(r'\((\d+)\)(?: (.*))?', text.strip())
+        if not found:
+            return text.strip()
+        if found.group(2) is not None:
+            known[kind][found.group(1)] = found.group(2)
+        return known[kind].get(found.group(1), '')
+
+    def tracers(obj, function):
+        return (obj and os.path.realpath(obj) == real
+                and not any(part in function for part in OFF_THE_CALL))
+
+    counts = [0, 0, 0, 0]
+    obj = function = called_object = called = None
+    function_object = None
+    for line in output.read_text().splitlines():
+        if line.startswith('ob='):
+            obj = name('ob', line[3:])
+        elif line.startswith('fn='):
+            function, function_object = name('fn', line[3:]), obj
+        elif line.startswith('cob='):
+            called_object = name('ob', line[4:])
+        elif line.startswith('cfn='):
+            called = name('fn', line[4:])
+        elif line.startswith('jcnd='):  # jcnd=taken/executed target
+            if tracers(function_object, function):
+                counts[0] += int(line[5:].split('/')[0])
+        elif line.startswith('jump='):
+            if tracers(function_object, function):
+                counts[1] += int(line[5:].split()[0])
+        elif line.startswith('calls='):
+            made = int(line[6:].split()[0])
+            if tracers(function_object, function):
+                counts[2] += made
+            # A call into the tracer is one of its returns.
+            if tracers(called_object or function_object, called):
+                counts[3] += made
+            called_object = None
+    return counts
+
+
 def measure(build, library, form, iterations):
     with tempfile.TemporaryDirectory() as temporary:
         directory = pathlib.Path(temporary)
-        few = tracer_counts(profile(build, library, form, iterations, directory), library)
-        more = tracer_counts(profile(build, library, form, 3 * iterations, directory), library)
+        few_profile = profile(build, library, form, iterations, directory)
+        few = tracer_counts(few_profile, library)
+        few_branches = taken_branches(few_profile, library)
+        more_profile = profile(build, library, form, 3 * iterations, directory)
+        more = tracer_counts(more_profile, library)
+        more_branches = taken_branches(more_profile, library)
     per_call = {function: [(b - a) / (2 * iterations)
                            for a, b in zip(few.get(function, [0] * len(EVENTS)), counts)]
                 for function, counts in more.items()}
-    return per_call
+    branches = [(b - a) / (2 * iterations) for a, b in zip(few_branches, more_branches)]
+    return per_call, branches
 
 
 def main():
@@ -108,9 +172,12 @@ def main():
     print(f'file-write-at, {args.format}, per call: lines of code / data missed after the '
           'kernel, instructions (the tracer\'s functions)')
     for name, library in libraries:
-        per_call = measure(args.build, library, args.format, args.iterations)
+        per_call, branches = measure(args.build, library, args.format, args.iterations)
         total = [sum(counts[event] for counts in per_call.values()) for event in range(4)]
         print(f'{name:<12} {total[1]:6.1f} / {total[2] + total[3]:5.1f} / {total[0]:7.1f}')
+        print(f'    taken branches on the calling thread: {sum(branches):.1f} ('
+              f'{branches[0]:.1f} tests, {branches[1]:.1f} jumps, {branches[2]:.1f} calls, '
+              f'{branches[3]:.1f} returns)')
         ranked = sorted(per_call.items(), key=lambda item: -(item[1][1] + item[1][2]))
         for function, counts in ranked[:args.top]:
             if counts[1] + counts[2] + counts[3] < 0.5:
