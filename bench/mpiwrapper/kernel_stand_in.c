@@ -14,6 +14,8 @@
  *             quarter of the code cache
  *   data      a read of each line of 32 KiB of data: the first-level data
  *             cache
+ *   entry     the shortest system call there is (getppid): the kernel's
+ *             entry and exit, and what they clear, with almost no work
  *
  * The shared harness's fwrite case, untraced and traced with each, gives
  * what tracing adds after each (docs/dev/performance.md, "What the kernel
@@ -21,10 +23,11 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
-static int lines_on, straight_on, branches_on, data_on;
+static int lines_on, straight_on, branches_on, data_on, entry_on;
 static char displacing_data[32768] __attribute__((aligned(64)));
 static volatile long data_sink;
 
@@ -35,6 +38,7 @@ __attribute__((constructor)) static void choose(void) {
     straight_on = strstr(chosen, "straight") != NULL;
     branches_on = strstr(chosen, "branches") != NULL;
     data_on = strstr(chosen, "data") != NULL;
+    entry_on = strstr(chosen, "entry") != NULL;
 }
 
 __attribute__((noinline)) static void run_lines(void) {
@@ -64,6 +68,7 @@ static ssize_t stand_in(size_t size) {
     if (straight_on) run_straight();
     if (branches_on) run_branches();
     if (data_on) read_data();
+    if (entry_on) syscall(SYS_getppid);
     return (ssize_t)size;
 }
 
