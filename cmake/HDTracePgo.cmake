@@ -100,18 +100,19 @@ endif()
 # branches (training tree) or with the counts (this tree).
 function(hdtrace_profile_guided target)
     if(HDTRACE_PGO_STAGE STREQUAL "generate")
-        # Named by the object's path below the tree, which is the same in both.
+        # Counts named by the object's path below the tree, the same in both.
+        # (A generated source names itself by its folder and name with a
+        # #line, for the same reason: see scripts/generate-wrappers.py.)
         target_compile_options(${target} PRIVATE -fprofile-generate=${HDTRACE_PGO_PROFILE_DIR}
             -fprofile-prefix-path=${CMAKE_BINARY_DIR} -fprofile-update=atomic)
     elseif(HDTRACE_PGO_ACTIVE)
         # Functions the training never ran are optimised as without counts.
-        # The generated sources lie in each tree's own folder, so their
-        # functions' location checksums differ while their counts fit: GCC
-        # uses the counts and would warn of each; a function whose code
-        # changed since the training loses its counts, and only its speed.
+        # A function whose code changed since the training (a training tree
+        # behind this one) loses its counts, and only its speed: said, not
+        # fatal.
         target_compile_options(${target} PRIVATE -fprofile-use=${HDTRACE_PGO_PROFILE_DIR}
             -fprofile-prefix-path=${CMAKE_BINARY_DIR} -fprofile-partial-training
-            -Wno-missing-profile -Wno-coverage-mismatch)
+            -Wno-missing-profile -Wno-error=coverage-mismatch)
         add_dependencies(${target} hdtrace_pgo_training)
         get_target_property(sources ${target} SOURCES)
         set_source_files_properties(${sources} PROPERTIES OBJECT_DEPENDS ${HDTRACE_PGO_STAMP})

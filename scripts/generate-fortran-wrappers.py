@@ -393,7 +393,7 @@ def main():
         text = generate(functions_h, conf_py, fortran_conf_py)
     except (ConfigError, OSError, SyntaxError, KeyError) as error:
         sys.exit(f'generate-fortran-wrappers.py: error:\n{error}')
-    generate_wrappers.write_whole(text, output)
+    generate_wrappers.write_whole(generate_wrappers.named_by_its_folder(text, output), output)
 
 
 if __name__ == '__main__':

@@ -317,6 +317,17 @@ def generate(functions_h, conf_py, declarations=None, dialect_toml=None):
     return ''.join(parts)
 
 
+def named_by_its_folder(text, output):
+    """The source with a #line naming it by its folder and name
+    ('generated/MpiWrappers.cpp', as the compiler in that folder's parent
+    finds it) instead of its full path. Each build tree generates it in a
+    folder of its own, and GCC names a function of internal linkage (a
+    wrapper's lambda) by its file's name: named alike, the training tree's
+    branch counts fit the main tree's functions (cmake/HDTracePgo.cmake)."""
+    folder = os.path.basename(os.path.dirname(os.path.abspath(output)))
+    return f'#line 2 "{folder}/{os.path.basename(output)}"\n' + text
+
+
 def write_whole(text, output):
     """Writes output whole or not at all: a temporary file, then a rename."""
     directory = os.path.dirname(os.path.abspath(output))
@@ -338,7 +349,7 @@ def main():
         text = generate(functions_h, conf_py, declarations, dialect_toml)
     except (ConfigError, OSError, SyntaxError, KeyError) as error:
         sys.exit(f'generate-wrappers.py: error:\n{error}')
-    write_whole(text, output)
+    write_whole(named_by_its_folder(text, output), output)
 
 
 if __name__ == '__main__':
