@@ -7,6 +7,15 @@
 file(REMOVE_RECURSE ${PROFILE_DIR} ${WORK_DIR})
 file(MAKE_DIRECTORY ${PROFILE_DIR} ${WORK_DIR})
 set(outcome "counted")
+# The builder's own HDTRACE_* settings (a filter, a layer switched off)
+# would change what the training counts: the runs go without them.
+execute_process(COMMAND ${CMAKE_COMMAND} -E environment OUTPUT_VARIABLE environment)
+string(REGEX MATCHALL "(^|\n)HDTRACE_[A-Za-z0-9_]*=" settings "${environment}")
+set(unset_settings "")
+foreach(setting IN LISTS settings)
+    string(REGEX REPLACE "^\n?(.*)=$" "\\1" name "${setting}")
+    list(APPEND unset_settings "--unset=${name}")
+endforeach()
 set(programs ${PROGRAM})
 if(HDF5_PROGRAM)
     list(APPEND programs ${HDF5_PROGRAM})
@@ -16,7 +25,8 @@ foreach(form xml compact)
         # Open MPI refuses root without these; a singleton run (no mpiexec)
         # needs no launcher.
         execute_process(
-            COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} HDTRACE_DIR=${WORK_DIR}
+            COMMAND ${CMAKE_COMMAND} -E env ${unset_settings} LD_PRELOAD=${LIBRARY}
+                    HDTRACE_DIR=${WORK_DIR}
                     HDTRACE_FORMAT=${form} OMPI_ALLOW_RUN_AS_ROOT=1
                     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${program} ${WORK_DIR}
             WORKING_DIRECTORY ${WORK_DIR}
