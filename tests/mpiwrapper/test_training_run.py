@@ -5,10 +5,11 @@ call's path. A failed training run only warns in the build, so that a
 machine whose MPI cannot start a process still builds; this test is where
 the loss of the counts fails."""
 import pathlib
-import re
 import subprocess
 
 import pytest
+
+from buildtree import cache_value
 
 # The objects a traced call runs through, by their path below the tree.
 CALL_PATH_OBJECTS = [
@@ -22,12 +23,6 @@ CALL_PATH_OBJECTS = [
     "mpiwrapper/CMakeFiles/hdtracempi_objects.dir/generated/MpiWrappers.cpp.o",
     "mpiwrapper/CMakeFiles/hdtracempi_objects.dir/generated/PosixWrappers.cpp.o",
 ]
-
-
-def cache_value(build_dir: pathlib.Path, name: str) -> str:
-    text = (build_dir / "CMakeCache.txt").read_text()
-    match = re.search(rf"^{name}:[A-Z]+=(.*)$", text, re.MULTILINE)
-    return match.group(1) if match else ""
 
 
 @pytest.fixture(scope="module")
