@@ -304,7 +304,8 @@ void TraceWriter::attributesOneByOne(const std::string_view *names, const int64_
     const compact::ShapeAttribute *const at = typedNext_;
     for (uint32_t index = 0; index < count; ++index)
         attribute(names[index], values[index]);
-    if (at && typedNext_ == at + count) typedNames_ = TypedNames{at, names, count};
+    if (at && typedNext_ == at + count)
+        typedNames_[typedNamesSlot(names)] = TypedNames{at, names, count};
 }
 
 void TraceWriter::attributeNotTyped(std::string_view name, int64_t value) {

@@ -4,7 +4,7 @@
 // the writer finds the table typed at its place or gives the names one by
 // one: a right table, a wrong name, a table begun after a single attribute,
 // more names than the plan has, a number where the plan has a text, a call
-// of no plan, an open child.
+// of no plan, an open child, tables that take turns.
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -101,6 +101,70 @@ TEST(AttributesTable, RandomCallsGiveTheSameTraceAsTheirAttributesOneByOne) {
             const std::string written = writeTrace(directory, "table", format, true, seed);
             ASSERT_FALSE(expected.empty());
             EXPECT_EQ(written, expected);
+        }
+    }
+}
+
+// The same wrong table at 16 places one after another: the writer keeps
+// the tables it found typed in a few slots by their address, and one of
+// these shares the right table's slot, whatever the slot's number.
+constexpr std::string_view kWriteAtWrongEverywhere[16][5] = {
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"},
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"},
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"},
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"},
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"},
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"},
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"},
+    {"fid", "offset", "bytes", "count", "tid"}, {"fid", "offset", "bytes", "count", "tid"}};
+
+// Calls that take turns, as an Isend, an Irecv and a Waitall do: the right
+// table, a wrong one at each of its places, a Send between them.
+void driveTurns(TraceWriter &writer, bool byTable) {
+    int64_t t = 1000;
+    const auto call = [&](const char *name, const std::string_view *names, uint32_t count,
+                          int64_t first) {
+        int64_t values[6];
+        for (uint32_t index = 0; index < count; ++index)
+            values[index] = first + index;
+        writer.beginState(name, at(t += 7));
+        if (byTable) {
+            writer.attributes(names, values, count);
+        } else {
+            for (uint32_t index = 0; index < count; ++index)
+                writer.attribute(names[index], values[index]);
+        }
+        writer.endState(at(t += 5));
+    };
+    for (int round = 0; round < 3; ++round) {
+        for (int place = 0; place < 16; ++place) {
+            call("File_write_at", kWriteAt, 5, 100 * place);
+            call("Send", kSend, 6, 7);
+            call("File_write_at", kWriteAtWrongEverywhere[place], 5, 100 * place + 50);
+        }
+    }
+}
+
+TEST(AttributesTable, TablesTakingTurnsGiveTheSameTraceAsTheirAttributesOneByOne) {
+    for (TraceOptions::Format format : {TraceOptions::Format::Xml, TraceOptions::Format::Compact}) {
+        SCOPED_TRACE(format == TraceOptions::Format::Xml ? "XML" : "compact");
+        ScratchDirectory directory;
+        std::string traces[2];
+        for (bool byTable : {false, true}) {
+            const std::string path =
+                test::writeTraceBy(directory, byTable ? "table" : "apart", format,
+                                   [&](TraceWriter &writer) { driveTurns(writer, byTable); });
+            ASSERT_FALSE(path.empty());
+            traces[byTable] =
+                format == TraceOptions::Format::Xml ? readFile(path) : compactAsXml(path);
+        }
+        EXPECT_EQ(traces[1], traces[0]);
+        // Every wrong table's values went out under its own names.
+        for (int place = 0; place < 16; ++place) {
+            const std::string wrong = "<File_write_at fid='" + std::to_string(100 * place + 50) +
+                                      "' offset='" + std::to_string(100 * place + 51) +
+                                      "' bytes='" + std::to_string(100 * place + 52) + "'";
+            EXPECT_NE(traces[1].find(wrong), std::string::npos) << wrong;
         }
     }
 }

@@ -292,14 +292,20 @@ class TraceWriter final : public OpenTrace {
         bool nestingOff = false;  // this call's nested states take the general way
     };
     TypedCounts typed_;
-    // The names table attributes() last found typed, where, and how many:
-    // beside the counts, which a call reads anyway.
+    // Names tables attributes() found typed, where, and how many: a few
+    // slots by the table's address, so that a program whose calls take
+    // turns (an Isend, an Irecv, a Waitall) finds each call's table again.
+    // Beside the counts, which a call reads anyway.
     struct TypedNames {
         const compact::ShapeAttribute *at = nullptr;
         const std::string_view *names = nullptr;
         uint32_t count = 0;
     };
-    TypedNames typedNames_;
+    static constexpr size_t kTypedNamesSlots = 8;
+    static size_t typedNamesSlot(const std::string_view *names) {
+        return reinterpret_cast<uintptr_t>(names) / sizeof(std::string_view) % kTypedNamesSlots;
+    }
+    TypedNames typedNames_[kTypedNamesSlots];
     int64_t typedValues_[kMaxTypedValues];
     const CallPlan *typedChildPlans_[kMaxTypedChildren];
     int64_t typedChildValues_[kMaxTypedChildValues];
@@ -381,8 +387,9 @@ __attribute__((always_inline)) inline void TraceWriter::attribute(std::string_vi
 __attribute__((always_inline)) inline void TraceWriter::attributes(const std::string_view *names,
                                                                    const int64_t *values,
                                                                    uint32_t count) {
-    if (HDTRACE_LIKELY(typedNext_ == typedNames_.at && names == typedNames_.names &&
-                       count == typedNames_.count && typedEnd_ - typedNext_ >= count)) {
+    const TypedNames &known = typedNames_[typedNamesSlot(names)];
+    if (HDTRACE_LIKELY(typedNext_ == known.at && names == known.names && count == known.count &&
+                       typedEnd_ - typedNext_ >= count)) {
         for (uint32_t index = 0; index < count; ++index)
             typedOut_[index] = values[index];
         typedOut_ += count;
