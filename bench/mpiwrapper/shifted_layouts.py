@@ -113,12 +113,13 @@ def main():
         library = out / f"libhdtracempi_shift{shift}.so"
         link_shifted(build, command, padding_object(compiler, shift, out), library)
         libraries[shift] = library
-    base = symbol_address(libraries[shifts[0]], HOT_SYMBOL) - shifts[0]
+    addresses = {shift: symbol_address(library, HOT_SYMBOL)
+                 for shift, library in libraries.items()}
+    base = addresses[shifts[0]] - shifts[0]
     for shift, library in libraries.items():
-        moved = symbol_address(library, HOT_SYMBOL) - base
+        moved = addresses[shift] - base
         note = "" if moved == shift else f"  (moved by {moved} bytes, not {shift})"
-        print(f"shift {shift:6d}: {library}  {HOT_SYMBOL} at "
-              f"{symbol_address(library, HOT_SYMBOL):#x}{note}")
+        print(f"shift {shift:6d}: {library}  {HOT_SYMBOL} at {addresses[shift]:#x}{note}")
 
     modes = [f"shift{shift}:{args.program or 'MPIBENCH'}:LD_PRELOAD={library};"
              f"HDTRACE_DIR={{RUNDIR}};HDTRACE_FORMAT={args.format}"
