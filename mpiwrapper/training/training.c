@@ -8,11 +8,12 @@
  * removed at the end. Exits non-zero when an MPI or C library call fails. */
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <mpi.h>
+
+#include "training_start.h"
 
 static void check(int result, const char *what) {
     if (result == MPI_SUCCESS) return;
@@ -101,14 +102,8 @@ static void posix_file(const char *path, int rounds) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s DIRECTORY [ROUNDS]\n", argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    const int rounds = argc > 2 ? atoi(argv[2]) : 20000;
     char path[4096];
-    snprintf(path, sizeof path, "%s/training.dat", argv[1]);
+    const int rounds = training_start(&argc, &argv, "training.dat", 20000, path, sizeof path);
     messages(rounds);
     collectives(rounds);
     mpi_file(path, rounds);

@@ -7,12 +7,13 @@
  * Usage: hdtrace_training_hdf5 DIRECTORY [ROUNDS]; the file it writes there
  * is removed at the end. Exits non-zero when a call fails. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <hdf5.h>
 
 #include <mpi.h>
+
+#include "training_start.h"
 
 /* line: where the failed call is in this file. */
 static void check(int failed, int line) {
@@ -22,14 +23,8 @@ static void check(int failed, int line) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s DIRECTORY [ROUNDS]\n", argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    const int rounds = argc > 2 ? atoi(argv[2]) : 5000;
     char path[4096];
-    snprintf(path, sizeof path, "%s/training.h5", argv[1]);
+    const int rounds = training_start(&argc, &argv, "training.h5", 5000, path, sizeof path);
 
     const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
     check(H5Pset_fapl_mpio(access, MPI_COMM_WORLD, MPI_INFO_NULL) < 0, __LINE__);
